@@ -1,0 +1,44 @@
+#include "experiment_log.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace lumen::collector {
+
+namespace {
+int g_log_fd = -1;
+}
+
+bool experiment_log_open(const std::string& directory) {
+  const std::string path = directory + "/collector.log";
+  g_log_fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  return g_log_fd >= 0;
+}
+
+void experiment_log_write(const std::string& fields) {
+  if (g_log_fd < 0) return;
+  const std::string line = "- {" + fields + "}\n";
+  // A lost log line must not disturb the target; nothing to do on failure.
+  [[maybe_unused]] ssize_t written = write(g_log_fd, line.data(), line.size());
+}
+
+std::string yaml_quoted(const std::string& text) {
+  std::string out = "\"";
+  for (const unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
+      out += escaped;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace lumen::collector

@@ -1,0 +1,147 @@
+// Interposers the runtime itself needs: thread creation (to start and stop
+// per-thread sources) and dlopen/dlclose (to keep the load-object map).
+//
+// glibc exports these under two symbol versions (GLIBC_2.2.5 and, since 2.34,
+// GLIBC_2.34); a program binds whichever it was linked against, so each is
+// defined under both, and each forwards to the same version of the real one.
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "loadobject_tracker.h"
+#include "runtime_state.h"
+
+namespace lumen::collector {
+namespace {
+
+using PthreadCreate = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+using Dlopen = void* (*)(const char*, int);
+using Dlclose = int (*)(void*);
+
+template <typename Function>
+Function real(const char* name, const char* version) {
+  return reinterpret_cast<Function>(dlvsym(RTLD_NEXT, name, version));
+}
+
+struct ThreadStart {
+  void* (*routine)(void*);
+  void* argument;
+};
+
+void thread_end_cleanup(void*) { runtime_thread_end(); }
+
+void* thread_trampoline(void* opaque) {
+  const ThreadStart start = *static_cast<ThreadStart*>(opaque);
+  std::free(opaque);
+  runtime_thread_begin();
+  void* result = nullptr;
+  pthread_cleanup_push(thread_end_cleanup, nullptr);
+  result = start.routine(start.argument);
+  pthread_cleanup_pop(1);
+  return result;
+}
+
+int create_thread(PthreadCreate real_create, pthread_t* thread, const pthread_attr_t* attr,
+                  void* (*routine)(void*), void* argument) {
+  if (real_create == nullptr) return EAGAIN;
+  if (!collecting()) return real_create(thread, attr, routine, argument);
+  auto* start = static_cast<ThreadStart*>(std::malloc(sizeof(ThreadStart)));
+  if (start == nullptr) return real_create(thread, attr, routine, argument);
+  *start = {routine, argument};
+  const int rc = real_create(thread, attr, thread_trampoline, start);
+  if (rc != 0) std::free(start);
+  return rc;
+}
+
+// dlopen resolves a bare name with the *caller's* RPATH/RUNPATH. Calling the
+// real dlopen from here would make this library the caller, so first try the
+// directories the dynamic linker would search for the caller's object.
+void* open_as_caller(Dlopen real_open, const char* file, int mode, void* caller) {
+  if (real_open == nullptr) return nullptr;
+  if (file == nullptr || std::strchr(file, '/') != nullptr) return real_open(file, mode);
+  if (void* loaded = real_open(file, mode | RTLD_NOLOAD)) return loaded;
+  Dl_info info;
+  link_map* caller_map = nullptr;
+  if (dladdr1(caller, &info, reinterpret_cast<void**>(&caller_map), RTLD_DL_LINKMAP) != 0 && caller_map != nullptr) {
+    Dl_serinfo size;
+    if (dlinfo(caller_map, RTLD_DI_SERINFOSIZE, &size) == 0) {
+      auto* paths = static_cast<Dl_serinfo*>(std::malloc(size.dls_size));
+      if (paths != nullptr) {
+        *paths = size;
+        if (dlinfo(caller_map, RTLD_DI_SERINFOSIZE, paths) == 0 && dlinfo(caller_map, RTLD_DI_SERINFO, paths) == 0) {
+          for (unsigned i = 0; i < paths->dls_cnt; ++i) {
+            const std::string candidate = std::string(paths->dls_serpath[i].dls_name) + "/" + file;
+            if (access(candidate.c_str(), F_OK) != 0) continue;
+            if (void* handle = real_open(candidate.c_str(), mode)) {
+              std::free(paths);
+              return handle;
+            }
+          }
+        }
+        std::free(paths);
+      }
+    }
+  }
+  return real_open(file, mode);
+}
+
+void* traced_dlopen(Dlopen real_open, const char* file, int mode, void* caller) {
+  void* handle = open_as_caller(real_open, file, mode, caller);
+  if (handle != nullptr && collecting()) loadobject_tracker_rescan();
+  return handle;
+}
+
+int traced_dlclose(Dlclose real_close, void* handle) {
+  if (real_close == nullptr) return -1;
+  const int rc = real_close(handle);
+  if (collecting()) loadobject_tracker_rescan();
+  return rc;
+}
+
+}  // namespace
+}  // namespace lumen::collector
+
+using namespace lumen::collector;
+
+extern "C" {
+
+__attribute__((visibility("default"))) int lumen_pthread_create_2_34(pthread_t* t, const pthread_attr_t* a,
+                                                                     void* (*r)(void*), void* arg) {
+  static const auto real_create = real<PthreadCreate>("pthread_create", "GLIBC_2.34");
+  return create_thread(real_create, t, a, r, arg);
+}
+__attribute__((visibility("default"))) int lumen_pthread_create_2_2_5(pthread_t* t, const pthread_attr_t* a,
+                                                                      void* (*r)(void*), void* arg) {
+  static const auto real_create = real<PthreadCreate>("pthread_create", "GLIBC_2.2.5");
+  return create_thread(real_create, t, a, r, arg);
+}
+__attribute__((visibility("default"))) void* lumen_dlopen_2_34(const char* file, int mode) {
+  static const auto real_open = real<Dlopen>("dlopen", "GLIBC_2.34");
+  return traced_dlopen(real_open, file, mode, __builtin_return_address(0));
+}
+__attribute__((visibility("default"))) void* lumen_dlopen_2_2_5(const char* file, int mode) {
+  static const auto real_open = real<Dlopen>("dlopen", "GLIBC_2.2.5");
+  return traced_dlopen(real_open, file, mode, __builtin_return_address(0));
+}
+__attribute__((visibility("default"))) int lumen_dlclose_2_34(void* handle) {
+  static const auto real_close = real<Dlclose>("dlclose", "GLIBC_2.34");
+  return traced_dlclose(real_close, handle);
+}
+__attribute__((visibility("default"))) int lumen_dlclose_2_2_5(void* handle) {
+  static const auto real_close = real<Dlclose>("dlclose", "GLIBC_2.2.5");
+  return traced_dlclose(real_close, handle);
+}
+
+}  // extern "C"
+
+__asm__(".symver lumen_pthread_create_2_34, pthread_create@@GLIBC_2.34");
+__asm__(".symver lumen_pthread_create_2_2_5, pthread_create@GLIBC_2.2.5");
+__asm__(".symver lumen_dlopen_2_34, dlopen@@GLIBC_2.34");
+__asm__(".symver lumen_dlopen_2_2_5, dlopen@GLIBC_2.2.5");
+__asm__(".symver lumen_dlclose_2_34, dlclose@@GLIBC_2.34");
+__asm__(".symver lumen_dlclose_2_2_5, dlclose@GLIBC_2.2.5");

@@ -1,0 +1,107 @@
+#include "loadobject_tracker.h"
+
+#include <elf.h>
+#include <link.h>
+#include <lumen/record_format.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "clock.h"
+#include "stream_writer.h"
+
+namespace lumen::collector {
+
+namespace {
+
+struct LoadedObject {
+  std::string path;
+  uint64_t bias;
+  uint64_t start;
+  uint64_t end;
+};
+
+std::mutex g_mutex;
+// Function-local: used from the runtime's constructor, before globals of
+// this file would be constructed. Guarded by g_mutex.
+std::vector<LoadedObject>& known() {
+  static auto* objects = new std::vector<LoadedObject>;
+  return *objects;
+}
+int g_stream = -1;
+
+std::string executable_path() {
+  char path[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+  return n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string("<executable>");
+}
+
+int collect_object(dl_phdr_info* info, size_t, void* data) {
+  auto* objects = static_cast<std::vector<LoadedObject>*>(data);
+  uint64_t start = UINT64_MAX, end = 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    start = std::min<uint64_t>(start, info->dlpi_addr + ph.p_vaddr);
+    end = std::max<uint64_t>(end, info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
+  }
+  if (start >= end) return 0;
+  const bool is_main = info->dlpi_name == nullptr || info->dlpi_name[0] == '\0';
+  objects->push_back({is_main && objects->empty() ? executable_path() : std::string(info->dlpi_name ? info->dlpi_name : ""),
+                      info->dlpi_addr, start, end});
+  return 0;
+}
+
+std::vector<LoadedObject> loaded_now() {
+  std::vector<LoadedObject> objects;
+  dl_iterate_phdr(collect_object, &objects);
+  return objects;
+}
+
+bool same(const LoadedObject& a, const LoadedObject& b) { return a.start == b.start && a.path == b.path; }
+
+void record(const LoadedObject& object, uint32_t event) {
+  char buffer[sizeof(lumen_loadobject_record) + 4096];
+  lumen_loadobject_record header{};
+  header.time_ns = monotonic_ns();
+  header.load_bias = object.bias;
+  header.start = object.start;
+  header.end = object.end;
+  header.event = event;
+  header.path_bytes = static_cast<uint32_t>(std::min<size_t>(object.path.size(), 4096));
+  std::memcpy(buffer, &header, sizeof header);
+  std::memcpy(buffer + sizeof header, object.path.data(), header.path_bytes);
+  write_record(g_stream, LUMEN_RECORD_LOADOBJECT, buffer, static_cast<uint16_t>(sizeof header + header.path_bytes));
+}
+
+}  // namespace
+
+void loadobject_tracker_start(int loadobjects_stream) {
+  std::lock_guard lock(g_mutex);
+  g_stream = loadobjects_stream;
+  known() = loaded_now();
+  for (const LoadedObject& object : known()) record(object, LUMEN_LOADOBJECT_MAPPED);
+}
+
+void loadobject_tracker_rescan() {
+  if (g_stream < 0) return;
+  std::lock_guard lock(g_mutex);
+  std::vector<LoadedObject> now = loaded_now();
+  for (const LoadedObject& old : known()) {
+    bool still = false;
+    for (const LoadedObject& o : now) still = still || same(o, old);
+    if (!still) record(old, LUMEN_LOADOBJECT_UNMAPPED);
+  }
+  for (const LoadedObject& o : now) {
+    bool seen = false;
+    for (const LoadedObject& old : known()) seen = seen || same(o, old);
+    if (!seen) record(o, LUMEN_LOADOBJECT_MAPPED);
+  }
+  known() = std::move(now);
+}
+
+}  // namespace lumen::collector

@@ -1,0 +1,14 @@
+// The load-object map as the target sees it: every object mapped at start,
+// then every dlopen and dlclose, time-stamped, so analysis resolves a PC
+// against what was loaded when its event happened.
+#pragma once
+
+namespace lumen::collector {
+
+// Not signal-safe (all of this file). Records the objects loaded now.
+void loadobject_tracker_start(int loadobjects_stream);
+
+// Compares what is loaded now with what was recorded; records the changes.
+void loadobject_tracker_rescan();
+
+}  // namespace lumen::collector

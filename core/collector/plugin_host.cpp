@@ -1,0 +1,104 @@
+#include "plugin_host.h"
+
+#include <lumen/collector_plugin.h>
+
+#include <boost/dll/shared_library.hpp>
+#include <vector>
+
+#include "clock.h"
+#include "experiment_log.h"
+#include "stack_capture.h"
+#include "stream_writer.h"
+#include "thread_state.h"
+
+namespace lumen::collector {
+
+namespace {
+
+struct StartedPlugin {
+  boost::dll::shared_library library;
+  const lumen_collector_descriptor* descriptor;
+};
+
+// Function-local so they exist before the runtime's constructor runs, and
+// leaked on purpose: plugins must outlive every thread that may still call
+// into them while the process exits.
+std::vector<StartedPlugin>& started() {
+  static auto* plugins = new std::vector<StartedPlugin>;
+  return *plugins;
+}
+std::string& experiment_directory() {
+  static auto* directory = new std::string;
+  return *directory;
+}
+
+lumen_stream runtime_open_stream(const char* name) { return open_stream(experiment_directory().c_str(), name); }
+int runtime_write_record(lumen_stream stream, uint16_t kind, const void* payload, uint16_t bytes) {
+  return write_record(stream, kind, payload, bytes) ? 1 : 0;
+}
+uint64_t runtime_capture_stack(void* ucontext, int skip) { return capture_stack(ucontext, skip + 1); }
+uint64_t runtime_now_ns() { return monotonic_ns(); }
+uint32_t runtime_thread_id() { return current_tid(); }
+void runtime_log_note(const char* text) { experiment_log_write("event: note, text: " + yaml_quoted(text)); }
+
+const lumen_runtime kRuntime = {
+    runtime_open_stream, runtime_write_record, runtime_capture_stack, runtime_now_ns,
+    runtime_thread_id,   count_dropped_record, runtime_log_note,
+};
+
+void log_failure(const std::string& plugin, const std::string& message) {
+  experiment_log_write("event: plugin_failed, plugin: " + yaml_quoted(plugin) + ", message: " + yaml_quoted(message));
+}
+
+}  // namespace
+
+void plugins_start(const RuntimePlan& plan, const std::string& directory) {
+  experiment_directory() = directory;
+  for (const PlannedPlugin& planned : plan.plugins) {
+    try {
+      boost::dll::shared_library library(planned.path, boost::dll::load_mode::rtld_lazy);
+      if (!library.has(LUMEN_COLLECTOR_FACTORY)) {
+        log_failure(planned.name, planned.path + " has no " LUMEN_COLLECTOR_FACTORY " factory");
+        continue;
+      }
+      const lumen_collector_descriptor* descriptor =
+          library.get<const lumen_collector_descriptor*()>(LUMEN_COLLECTOR_FACTORY)();
+      if (descriptor == nullptr || descriptor->abi_version != LUMEN_PLUGIN_ABI_VERSION) {
+        log_failure(planned.name, planned.path + " was built for plugin ABI " +
+                                      std::to_string(descriptor ? descriptor->abi_version : 0) +
+                                      ", the runtime speaks " + std::to_string(LUMEN_PLUGIN_ABI_VERSION));
+        continue;
+      }
+      std::vector<lumen_option_value> options;
+      for (const auto& [key, value] : planned.options) options.push_back({key.c_str(), value.c_str()});
+      char error[512] = "";
+      if (descriptor->start(&kRuntime, options.data(), options.size(), error, sizeof error) != 0) {
+        log_failure(planned.name, error);
+        continue;
+      }
+      experiment_log_write("event: plugin_started, plugin: " + yaml_quoted(descriptor->name) +
+                           ", version: " + yaml_quoted(descriptor->version) + ", time_ns: " +
+                           std::to_string(monotonic_ns()));
+      started().push_back({std::move(library), descriptor});
+    } catch (const std::exception& e) {
+      log_failure(planned.name, e.what());
+    }
+  }
+}
+
+void plugins_thread_begin() {
+  for (const StartedPlugin& p : started())
+    if (p.descriptor->thread_begin) p.descriptor->thread_begin();
+}
+
+void plugins_thread_end() {
+  for (const StartedPlugin& p : started())
+    if (p.descriptor->thread_end) p.descriptor->thread_end();
+}
+
+void plugins_stop() {
+  for (const StartedPlugin& p : started())
+    if (p.descriptor->stop) p.descriptor->stop();
+}
+
+}  // namespace lumen::collector

@@ -1,0 +1,17 @@
+// Loads the collector halves named in the plan (already preloaded by collect)
+// with Boost.DLL, checks their ABI, and starts and stops them.
+#pragma once
+
+#include <string>
+
+#include "runtime_plan.h"
+
+namespace lumen::collector {
+
+// Not signal-safe (all of this file). Failures are logged; the target runs on.
+void plugins_start(const RuntimePlan& plan, const std::string& directory);
+void plugins_thread_begin();
+void plugins_thread_end();
+void plugins_stop();
+
+}  // namespace lumen::collector

@@ -1,0 +1,15 @@
+// Whether this process is being collected, and the runtime's start and stop.
+#pragma once
+
+#include <atomic>
+
+namespace lumen::collector {
+
+// [signal-safe] True between a successful start and the stop.
+bool collecting();
+
+// Not signal-safe: run on a thread the runtime sees begin or end.
+void runtime_thread_begin();
+void runtime_thread_end();
+
+}  // namespace lumen::collector

@@ -1,0 +1,18 @@
+// Call-stack capture with libunwind, for signal handlers and interposers.
+#pragma once
+
+#include <cstdint>
+
+namespace lumen::collector {
+
+// Not signal-safe: sets libunwind's per-thread caching once.
+void stack_capture_init();
+
+// [signal-safe] Unwinds the calling thread and interns the stack. With a
+// signal `ucontext` the leaf is the interrupted instruction; without one the
+// leaf is the caller of the function that called capture_stack, after
+// `skip` further frames are dropped. Stacks deeper than
+// LUMEN_MAX_STACK_DEPTH keep their leaf end and are flagged truncated.
+uint64_t capture_stack(void* ucontext, int skip);
+
+}  // namespace lumen::collector

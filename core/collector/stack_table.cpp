@@ -1,0 +1,107 @@
+#include "stack_table.h"
+
+#include <lumen/record_format.h>
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "stream_writer.h"
+
+namespace lumen::collector {
+
+namespace {
+
+constexpr uint64_t kSlotCount = 1u << 20;        // 8 MiB of slots, touched lazily
+constexpr uint64_t kArenaBytes = 1ull << 30;     // reserved, not committed
+constexpr uint32_t kMaxProbes = 4096;
+
+struct Entry {
+  uint64_t hash;
+  uint64_t id;
+  uint32_t depth;
+  uint32_t flags;
+  uint64_t pcs[];  // depth entries
+};
+
+// A slot holds 1 + the entry's offset in the arena; 0 means empty.
+std::atomic<uint64_t>* g_slots = nullptr;
+char* g_arena = nullptr;
+std::atomic<uint64_t> g_arena_used{0};
+std::atomic<uint64_t> g_next_id{0};
+int g_stacks_stream = -1;
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "handler touches it");
+
+uint64_t hash_stack(const uint64_t* pcs, uint32_t depth, uint32_t flags) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ (static_cast<uint64_t>(depth) << 32) ^ flags;
+  for (uint32_t i = 0; i < depth; ++i) {
+    h ^= pcs[i] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h *= 0xff51afd7ed558ccdull;
+  }
+  return h ^ (h >> 33);
+}
+
+bool same_stack(const Entry* e, uint64_t hash, const uint64_t* pcs, uint32_t depth, uint32_t flags) {
+  return e->hash == hash && e->depth == depth && e->flags == flags &&
+         std::memcmp(e->pcs, pcs, depth * sizeof(uint64_t)) == 0;
+}
+
+Entry* new_entry(uint64_t hash, const uint64_t* pcs, uint32_t depth, uint32_t flags, uint64_t* ref) {
+  const uint64_t bytes = (sizeof(Entry) + depth * sizeof(uint64_t) + 7) & ~7ull;
+  const uint64_t at = g_arena_used.fetch_add(bytes, std::memory_order_relaxed);
+  if (at + bytes > kArenaBytes) return nullptr;
+  auto* e = reinterpret_cast<Entry*>(g_arena + at);
+  e->hash = hash;
+  e->depth = depth;
+  e->flags = flags;
+  std::memcpy(e->pcs, pcs, depth * sizeof(uint64_t));
+  e->id = g_next_id.fetch_add(1, std::memory_order_relaxed);
+  *ref = at + 1;
+  return e;
+}
+
+void write_stack_record(const Entry* e) {
+  // The record is the entry minus its hash: id, depth, flags, pcs.
+  static_assert(sizeof(lumen_stack_record) == sizeof(Entry) - sizeof(uint64_t), "layout");
+  const auto* record = reinterpret_cast<const char*>(e) + sizeof(uint64_t);
+  write_record(g_stacks_stream, LUMEN_RECORD_STACK, record,
+               static_cast<uint16_t>(sizeof(lumen_stack_record) + e->depth * sizeof(uint64_t)));
+}
+
+}  // namespace
+
+bool stack_table_init(int stacks_stream) {
+  void* slots = mmap(nullptr, kSlotCount * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* arena = mmap(nullptr, kArenaBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (slots == MAP_FAILED || arena == MAP_FAILED) return false;
+  g_slots = static_cast<std::atomic<uint64_t>*>(slots);
+  g_arena = static_cast<char*>(arena);
+  g_stacks_stream = stacks_stream;
+  return true;
+}
+
+uint64_t stack_table_intern(const uint64_t* pcs, uint32_t depth, uint32_t flags) {
+  if (g_slots == nullptr) return LUMEN_NO_STACK;
+  const uint64_t hash = hash_stack(pcs, depth, flags);
+  Entry* mine = nullptr;
+  uint64_t my_ref = 0;
+  uint64_t slot = hash & (kSlotCount - 1);
+  for (uint32_t probe = 0; probe < kMaxProbes; ++probe, slot = (slot + 1) & (kSlotCount - 1)) {
+    uint64_t ref = g_slots[slot].load(std::memory_order_acquire);
+    if (ref == 0) {
+      if (mine == nullptr && (mine = new_entry(hash, pcs, depth, flags, &my_ref)) == nullptr)
+        return LUMEN_NO_STACK;
+      if (g_slots[slot].compare_exchange_strong(ref, my_ref, std::memory_order_acq_rel)) {
+        write_stack_record(mine);
+        return mine->id;
+      }
+      // Lost the race for this slot: `ref` now holds the winner's entry.
+    }
+    const auto* e = reinterpret_cast<const Entry*>(g_arena + ref - 1);
+    if (same_stack(e, hash, pcs, depth, flags)) return e->id;
+  }
+  return LUMEN_NO_STACK;
+}
+
+}  // namespace lumen::collector

@@ -1,0 +1,20 @@
+// The experiment's deduplicated call-stack table, inside the target.
+//
+// A lock-free open-addressing hash set in memory from raw mmap (no malloc):
+// interning a stack compares it with the stacks already seen and, the first
+// time, appends a stack record to the "stacks" data file. Events then carry
+// the stack id only.
+#pragma once
+
+#include <cstdint>
+
+namespace lumen::collector {
+
+// Not signal-safe: maps the table's memory. Returns false when it cannot.
+bool stack_table_init(int stacks_stream);
+
+// [signal-safe] Returns the id of the stack `pcs[0..depth)` (leaf first),
+// adding it on first sight; LUMEN_NO_STACK when the table is full.
+uint64_t stack_table_intern(const uint64_t* pcs, uint32_t depth, uint32_t flags);
+
+}  // namespace lumen::collector

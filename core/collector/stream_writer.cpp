@@ -1,0 +1,137 @@
+#include "stream_writer.h"
+
+#include <fcntl.h>
+#include <lumen/record_format.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+
+#include "thread_state.h"
+
+namespace lumen::collector {
+
+namespace {
+
+struct DataFile {
+  int fd = -1;
+  std::atomic<uint64_t> next_block_offset{0};
+  char name[64] = {};
+};
+
+DataFile g_files[kMaxStreams];
+std::atomic<int> g_file_count{0};
+std::atomic<uint64_t> g_dropped{0};
+std::atomic<bool> g_abandoned{false};
+
+// Reserves the next block of the file, extends the file over it (a one-byte
+// pwrite at its end never shrinks the file, unlike a racing ftruncate) and
+// maps it. Only raw system calls: safe in a handler.
+char* map_new_block(DataFile& file, uint32_t tid) {
+  const uint64_t offset = file.next_block_offset.fetch_add(LUMEN_BLOCK_BYTES, std::memory_order_relaxed);
+  const char zero = 0;
+  if (pwrite(file.fd, &zero, 1, static_cast<off_t>(offset + LUMEN_BLOCK_BYTES - 1)) != 1) return nullptr;
+  void* block = mmap(nullptr, LUMEN_BLOCK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, file.fd,
+                     static_cast<off_t>(offset));
+  if (block == MAP_FAILED) return nullptr;
+  auto* header = static_cast<lumen_block_header*>(block);
+  header->format_major = LUMEN_FORMAT_MAJOR;
+  header->format_minor = LUMEN_FORMAT_MINOR;
+  header->block_bytes = LUMEN_BLOCK_BYTES;
+  header->thread_id = tid;
+  __atomic_store_n(&header->magic, LUMEN_BLOCK_MAGIC, __ATOMIC_RELEASE);
+  return static_cast<char*>(block);
+}
+
+// Called only by the outermost writer of this thread and stream.
+bool refill(int stream, ThreadBlock& block, uint32_t tid) {
+  char* old = block.base;
+  char* fresh = map_new_block(g_files[stream], tid);
+  if (fresh == nullptr) return false;
+  block.capacity = 0;  // a nested writer arriving now finds no room
+  block.base = fresh;
+  block.used.store(sizeof(lumen_block_header), std::memory_order_relaxed);
+  block.capacity = LUMEN_BLOCK_BYTES;
+  if (old != nullptr) munmap(old, LUMEN_BLOCK_BYTES);
+  return true;
+}
+
+// Reserves `span` bytes in the thread's block and returns where they start.
+char* reserve(int stream, ThreadBlock& block, uint32_t span, bool may_refill, uint32_t tid) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    char* base = block.base;
+    const uint32_t capacity = block.capacity;
+    const uint32_t at = block.used.fetch_add(span, std::memory_order_relaxed);
+    if (base != nullptr && at + span <= capacity) return base + at;
+    if (!may_refill || !refill(stream, block, tid)) return nullptr;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int open_stream(const char* directory, const char* name) {
+  const int count = g_file_count.load(std::memory_order_acquire);
+  for (int i = 0; i < count; ++i)
+    if (std::strcmp(g_files[i].name, name) == 0) return i;
+  if (count >= kMaxStreams || std::strlen(name) >= sizeof(g_files[0].name)) return -1;
+  char path[4096];
+  std::snprintf(path, sizeof path, "%s/%s", directory, name);
+  const int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return -1;
+  DataFile& file = g_files[count];
+  file.fd = fd;
+  // Appending to an existing file keeps what is there, block-aligned.
+  const off_t size = lseek(fd, 0, SEEK_END);
+  const uint64_t aligned = (static_cast<uint64_t>(size) + LUMEN_BLOCK_BYTES - 1) / LUMEN_BLOCK_BYTES * LUMEN_BLOCK_BYTES;
+  file.next_block_offset.store(aligned, std::memory_order_relaxed);
+  std::strncpy(file.name, name, sizeof file.name - 1);
+  g_file_count.store(count + 1, std::memory_order_release);
+  return count;
+}
+
+bool write_record(int stream, uint16_t kind, const void* payload, uint16_t payload_bytes) {
+  ThreadState& thread = current_thread();
+  if (stream < 0 || stream >= g_file_count.load(std::memory_order_acquire) || thread.finished ||
+      g_abandoned.load(std::memory_order_relaxed)) {
+    count_dropped_record();
+    return false;
+  }
+  ThreadBlock& block = thread.blocks[stream];
+  const uint32_t span = lumen_record_span(payload_bytes);
+  const bool outermost = block.writers.fetch_add(1, std::memory_order_acquire) == 0;
+  char* record = span <= LUMEN_BLOCK_BYTES - sizeof(lumen_block_header)
+                     ? reserve(stream, block, span, outermost, thread.tid)
+                     : nullptr;
+  if (record != nullptr) {
+    std::memcpy(record + 4, payload, payload_bytes);
+    __atomic_store_n(reinterpret_cast<uint32_t*>(record), lumen_record_word(kind, payload_bytes),
+                     __ATOMIC_RELEASE);
+  }
+  block.writers.fetch_sub(1, std::memory_order_release);
+  if (record == nullptr) count_dropped_record();
+  return record != nullptr;
+}
+
+void finish_thread_streams() {
+  ThreadState& thread = current_thread();
+  thread.finished = true;
+  const int count = g_file_count.load(std::memory_order_acquire);
+  for (int i = 0; i < count; ++i) {
+    ThreadBlock& block = thread.blocks[i];
+    if (block.writers.load(std::memory_order_acquire) != 0) continue;
+    char* base = block.base;
+    block.capacity = 0;
+    block.base = nullptr;
+    if (base != nullptr) munmap(base, LUMEN_BLOCK_BYTES);
+  }
+}
+
+void abandon_streams_after_fork() { g_abandoned.store(true, std::memory_order_relaxed); }
+
+uint64_t dropped_records() { return g_dropped.load(std::memory_order_relaxed); }
+void count_dropped_record() { g_dropped.fetch_add(1, std::memory_order_relaxed); }
+
+}  // namespace lumen::collector

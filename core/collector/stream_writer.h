@@ -1,0 +1,29 @@
+// Data files of the experiment, written through per-thread memory-mapped
+// blocks (see lumen/record_format.h for the layout a reader sees).
+#pragma once
+
+#include <cstdint>
+
+namespace lumen::collector {
+
+// Not signal-safe. Opens or creates `name` in the experiment directory and
+// returns its stream number, or -1 (the reason goes to the experiment log).
+int open_stream(const char* directory, const char* name);
+
+// [signal-safe] Appends one record to the calling thread's block of `stream`.
+// Never waits: returns false (and counts a drop) when the record cannot be
+// written now (nested refill on this thread, disk full, thread finished).
+bool write_record(int stream, uint16_t kind, const void* payload, uint16_t payload_bytes);
+
+// Not signal-safe. Unmaps the calling thread's blocks; later writes drop.
+void finish_thread_streams();
+
+// Forget every block without unmapping, in a forked child whose mappings are
+// still shared with its parent's files.
+void abandon_streams_after_fork();
+
+// [signal-safe] Records dropped so far, by any thread.
+uint64_t dropped_records();
+void count_dropped_record();
+
+}  // namespace lumen::collector

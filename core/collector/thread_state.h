@@ -1,0 +1,37 @@
+// Per-thread state of the collector runtime, in initial-exec TLS so that a
+// signal handler reaches it without calling into the dynamic linker.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace lumen::collector {
+
+inline constexpr int kMaxStreams = 32;
+
+// The calling thread's current block of one data file. `used` is advanced
+// with an atomic add so that a signal handler interrupting a write on the
+// same thread reserves its own, disjoint space. Only the outermost writer
+// (writers was 0 when it entered) may replace the block: a nested writer that
+// finds no room drops its record, so a block never moves under a writer.
+struct ThreadBlock {
+  char* base = nullptr;
+  std::atomic<uint32_t> used{0};
+  uint32_t capacity = 0;
+  std::atomic<uint32_t> writers{0};
+};
+
+struct ThreadState {
+  uint32_t tid = 0;
+  bool finished = false;     // thread_end ran: further writes are dropped
+  int interposer_depth = 0;  // >0 while the runtime itself is on the stack
+  ThreadBlock blocks[kMaxStreams];
+};
+
+// [signal-safe] The calling thread's state; its tid is filled on first use.
+ThreadState& current_thread();
+
+// [signal-safe] Kernel thread id of the calling thread (cached).
+uint32_t current_tid();
+
+}  // namespace lumen::collector

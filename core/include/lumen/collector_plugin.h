@@ -1,0 +1,87 @@
+/* The collector half of a plugin: an event source inside the target process.
+ *
+ * The runtime (liblumen_collector.so) owns threads, the experiment writer,
+ * call-stack capture and the load-object map; an event source only decides
+ * *when* to record *what*. Sampling sources arm a timer or counter per thread;
+ * tracing sources interpose on library calls (and so must be preloaded, which
+ * collect does for every collector half).
+ *
+ * Contract for every function below: the runtime calls start/stop once, from
+ * an ordinary (non-signal) context; thread_begin/thread_end run on the thread
+ * concerned, from ordinary context. Services marked [signal-safe] may be
+ * called from a signal handler; the others may not.
+ */
+#ifndef LUMEN_COLLECTOR_PLUGIN_H
+#define LUMEN_COLLECTOR_PLUGIN_H
+
+#include <lumen/plugin_abi.h>
+#include <lumen/record_format.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int lumen_stream; /* a data file opened for writing; < 0: none */
+
+/* What the runtime provides to an event source. */
+typedef struct lumen_runtime {
+  /* Opens (or creates) a data file of the experiment. Not signal-safe. */
+  lumen_stream (*open_stream)(const char* data_file_name);
+
+  /* [signal-safe] Appends one record to the calling thread's block of the
+   * stream. Never blocks: when the thread's writer is busy (the handler
+   * interrupted a write on the same thread) or the disk refuses, the record
+   * is dropped, counted, and 0 is returned; 1 on success. */
+  int (*write_record)(lumen_stream stream, uint16_t kind, const void* payload,
+                      uint16_t payload_bytes);
+
+  /* [signal-safe] Captures the calling thread's stack and returns its id in
+   * the experiment's stack table. With `ucontext` (a signal handler's third
+   * argument) the stack starts at the interrupted instruction; without, at
+   * the caller of the function calling capture_stack, skipping `skip` more
+   * frames. Returns LUMEN_NO_STACK when nothing could be captured. */
+  uint64_t (*capture_stack)(void* ucontext, int skip);
+
+  /* [signal-safe] CLOCK_MONOTONIC in nanoseconds: the experiment's time base. */
+  uint64_t (*now_ns)(void);
+
+  /* [signal-safe] The kernel thread id of the calling thread. */
+  uint32_t (*thread_id)(void);
+
+  /* [signal-safe] Counts a dropped event under the plugin's name; the count
+   * is reported in the experiment log at the end. */
+  void (*count_drop)(void);
+
+  /* Writes a line to the experiment log ("note" entries). Not signal-safe. */
+  void (*log_note)(const char* text);
+} lumen_runtime;
+
+typedef struct lumen_collector_descriptor {
+  uint32_t abi_version;       /* LUMEN_PLUGIN_ABI_VERSION */
+  const char* name;           /* unique, e.g. "clock" */
+  const char* version;        /* the plugin's own version string */
+  const char* data_file;      /* e.g. "profile" */
+  const char* description;    /* one line */
+  const lumen_option_def* options;
+  size_t option_count;
+  lumen_collect_flag flag;
+
+  /* Starts the source with canonical option values. Returns 0, or non-zero
+   * with a message in `error` (the target then runs on without it). */
+  int (*start)(const lumen_runtime* runtime, const lumen_option_value* options,
+               size_t option_count, char* error, size_t error_size);
+  /* Called on every thread the runtime sees begin (the main thread too) and
+   * end. May be NULL. */
+  void (*thread_begin)(void);
+  void (*thread_end)(void);
+  /* Stops recording; called at process exit or collection end. */
+  void (*stop)(void);
+} lumen_collector_descriptor;
+
+typedef const lumen_collector_descriptor* (*lumen_collector_factory)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LUMEN_COLLECTOR_PLUGIN_H */

@@ -1,0 +1,99 @@
+/* lumen plugin ABI: what every plugin shared object exports.
+ *
+ * A plugin is a directory holding two shared objects:
+ *   collector.so  exports  const lumen_collector_descriptor* lumen_collector_plugin(void);
+ *   analysis.so   exports  const lumen_analysis_descriptor*  lumen_analysis_plugin(void);
+ * Both descriptors carry the plugin's name, its data file's name and
+ * LUMEN_PLUGIN_ABI_VERSION as it was when the plugin was built. The loader
+ * refuses a descriptor whose abi_version differs from its own, naming the file.
+ *
+ * ABI rule: any change to a struct in this directory that moves a field or
+ * changes a signature bumps LUMEN_PLUGIN_ABI_VERSION. Fields are only ever
+ * appended in a new version.
+ */
+#ifndef LUMEN_PLUGIN_ABI_H
+#define LUMEN_PLUGIN_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LUMEN_PLUGIN_ABI_VERSION 1u
+
+#define LUMEN_COLLECTOR_FACTORY "lumen_collector_plugin"
+#define LUMEN_ANALYSIS_FACTORY "lumen_analysis_plugin"
+
+/* ---- options: declared by the collector half, validated by collect ---- */
+
+typedef enum lumen_option_kind {
+  LUMEN_OPTION_DURATION = 1, /* canonical value: integer nanoseconds        */
+  LUMEN_OPTION_INTEGER = 2,  /* canonical value: decimal integer            */
+  LUMEN_OPTION_STRING = 3,   /* canonical value: the string itself          */
+  LUMEN_OPTION_BOOLEAN = 4   /* canonical value: "1" or "0"                 */
+} lumen_option_kind;
+
+typedef struct lumen_option_def {
+  const char* name;          /* key in a profile: plugins: NAME: {key: value} */
+  lumen_option_kind kind;
+  const char* default_value; /* in the syntax a user would write            */
+  int64_t min;               /* inclusive bounds on the canonical value     */
+  int64_t max;               /* (ignored for strings and booleans)          */
+  int64_t bare_unit_ns;      /* DURATION: unit of a number without suffix   */
+  const char* help;
+} lumen_option_def;
+
+/* A value alias for the plugin's collect flag: "-p hi" means interval=1ms. */
+typedef struct lumen_flag_alias {
+  const char* word;
+  const char* value;
+} lumen_flag_alias;
+
+/* The collect command-line flag a plugin owns (Oracle's -p, -H, -s, ...).
+ * "-FLAG off" drops the plugin from the plan; any other value enables it and
+ * sets `option` to the alias's value or to the value as given. */
+typedef struct lumen_collect_flag {
+  const char* flag;               /* without the dash, e.g. "p"; NULL: none */
+  const char* option;             /* option the value is assigned to        */
+  const lumen_flag_alias* aliases;
+  size_t alias_count;
+  const char* help;               /* one line for collect --help            */
+} lumen_collect_flag;
+
+/* A canonical option value handed to a started plugin. */
+typedef struct lumen_option_value {
+  const char* name;
+  const char* value;
+} lumen_option_value;
+
+/* ---- metrics: declared by the analysis half ---- */
+
+typedef enum lumen_metric_unit {
+  LUMEN_UNIT_NANOSECONDS = 1, /* shown as seconds */
+  LUMEN_UNIT_COUNT = 2,
+  LUMEN_UNIT_BYTES = 3
+} lumen_metric_unit;
+
+enum {
+  LUMEN_FLAVOR_EXCLUSIVE = 1u,
+  LUMEN_FLAVOR_INCLUSIVE = 2u,
+  LUMEN_FLAVOR_ATTRIBUTED = 4u
+};
+
+#define LUMEN_MAX_PLUGIN_METRICS 8
+
+typedef struct lumen_metric_def {
+  const char* keyword;   /* Oracle's keyword where one exists: "user" */
+  const char* title;     /* "User CPU Time"                           */
+  lumen_metric_unit unit;
+  uint32_t flavors;      /* LUMEN_FLAVOR_* bits                        */
+  const char* description;
+} lumen_metric_def;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LUMEN_PLUGIN_ABI_H */

@@ -1,0 +1,93 @@
+/* The experiment's data-file format, declared once for writer and reader.
+ *
+ * A data file is a sequence of blocks. Each block belongs to one thread of the
+ * target and starts with a block header; records follow back to back, each a
+ * 4-byte record word (kind in the low 16 bits, payload bytes in the high 16)
+ * and its payload padded to 4 bytes. The writer stores the payload first and
+ * the record word last (release), so a reader that meets a zero word has
+ * reached the end of what this block holds: a torn tail after a crash, or
+ * space the thread never used. Every record is valid on its own.
+ *
+ * Format versions: a reader refuses a block whose major version is newer than
+ * its own; minor versions only append record kinds or trailing fields.
+ */
+#ifndef LUMEN_RECORD_FORMAT_H
+#define LUMEN_RECORD_FORMAT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LUMEN_FORMAT_MAJOR 1u
+#define LUMEN_FORMAT_MINOR 0u
+
+#define LUMEN_BLOCK_MAGIC 0x424d554cu /* "LUMB" little-endian */
+#define LUMEN_BLOCK_BYTES (64u * 1024u)
+#define LUMEN_RECORD_ALIGN 4u
+#define LUMEN_NO_STACK UINT64_MAX
+#define LUMEN_MAX_STACK_DEPTH 256u
+
+typedef struct lumen_block_header {
+  uint32_t magic;
+  uint16_t format_major;
+  uint16_t format_minor;
+  uint32_t block_bytes; /* including this header */
+  uint32_t thread_id;   /* kernel tid of the writing thread */
+} lumen_block_header;
+
+static inline uint32_t lumen_record_word(uint16_t kind, uint16_t payload_bytes) {
+  return (uint32_t)kind | ((uint32_t)payload_bytes << 16);
+}
+static inline uint16_t lumen_record_kind(uint32_t word) { return (uint16_t)(word & 0xffffu); }
+static inline uint16_t lumen_record_payload_bytes(uint32_t word) { return (uint16_t)(word >> 16); }
+static inline uint32_t lumen_record_span(uint16_t payload_bytes) {
+  return 4u + (((uint32_t)payload_bytes + LUMEN_RECORD_ALIGN - 1u) & ~(LUMEN_RECORD_ALIGN - 1u));
+}
+
+/* ---- the runtime's own data files ---- */
+
+#define LUMEN_STACKS_FILE "stacks"
+#define LUMEN_LOADOBJECTS_FILE "loadobjects"
+
+enum {
+  LUMEN_RECORD_STACK = 1,      /* in "stacks"      */
+  LUMEN_RECORD_LOADOBJECT = 2  /* in "loadobjects" */
+};
+
+enum {
+  LUMEN_STACK_TRUNCATED = 1u,      /* deeper than LUMEN_MAX_STACK_DEPTH */
+  LUMEN_STACK_LEAF_IS_RETURN = 2u  /* leaf is a return address, not the PC */
+};
+
+/* Followed by `depth` uint64_t program counters, leaf first. Frames after
+ * the leaf are return addresses; so is the leaf with LUMEN_STACK_LEAF_IS_RETURN
+ * (a stack captured in an interposer rather than by a signal). */
+typedef struct lumen_stack_record {
+  uint64_t stack_id;
+  uint32_t depth;
+  uint32_t flags; /* LUMEN_STACK_* */
+} lumen_stack_record;
+
+enum { LUMEN_LOADOBJECT_MAPPED = 1, LUMEN_LOADOBJECT_UNMAPPED = 2 };
+
+/* Followed by `path_bytes` bytes of path (no terminating NUL). */
+typedef struct lumen_loadobject_record {
+  uint64_t time_ns;
+  uint64_t load_bias; /* address minus file virtual address */
+  uint64_t start;     /* lowest mapped address of its PT_LOAD segments */
+  uint64_t end;       /* one past the highest */
+  uint32_t event;     /* LUMEN_LOADOBJECT_* */
+  uint32_t path_bytes;
+} lumen_loadobject_record;
+
+#ifdef __cplusplus
+}
+static_assert(sizeof(lumen_block_header) == 16, "block header layout");
+static_assert(sizeof(lumen_stack_record) == 16, "stack record layout");
+static_assert(sizeof(lumen_loadobject_record) == 40, "load-object record layout");
+static_assert(LUMEN_BLOCK_BYTES % 4096u == 0, "blocks are mapped page by page");
+#endif
+
+#endif /* LUMEN_RECORD_FORMAT_H */

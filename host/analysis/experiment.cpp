@@ -1,0 +1,110 @@
+#include "experiment.h"
+
+#include <lumen/record_format.h>
+
+#include <fstream>
+
+#include "data_file_reader.h"
+#include "format_error.h"
+
+namespace lumen::analysis {
+
+namespace fs = std::filesystem;
+
+AnalysisPlugins AnalysisPlugins::load(const fs::path& plugin_root) {
+  AnalysisPlugins plugins;
+  for (const host::PluginDirectory& dir : host::find_plugin_directories(plugin_root)) {
+    auto half = std::make_shared<host::AnalysisHalf>(host::load_analysis_half(dir.analysis_path()));
+    plugins.halves_[half->descriptor->name] = half;
+  }
+  return plugins;
+}
+
+const host::AnalysisHalf* AnalysisPlugins::find(const std::string& plugin) const {
+  const auto it = halves_.find(plugin);
+  return it == halves_.end() ? nullptr : it->second.get();
+}
+
+namespace {
+
+YAML::Node read_header(const fs::path& experiment) {
+  const fs::path file = experiment / "header.yaml";
+  if (!fs::is_directory(experiment)) throw FormatError(experiment.string() + ": no such experiment directory");
+  if (!fs::exists(file)) throw FormatError(experiment.string() + ": not an experiment (it has no header.yaml)");
+  YAML::Node header;
+  try {
+    header = YAML::LoadFile(file.string());
+  } catch (const YAML::Exception& e) {
+    throw FormatError(file.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  if (!header.IsMap() || !header["format"] || !header["format"]["major"])
+    throw FormatError(file.string() + ": not an experiment header (no format version)");
+  const unsigned major = header["format"]["major"].as<unsigned>();
+  if (major > LUMEN_FORMAT_MAJOR)
+    throw FormatError(file.string() + ": experiment format " + std::to_string(major) + "." +
+                      header["format"]["minor"].as<std::string>("0") + " needs a newer lumen; this one reads format " +
+                      std::to_string(LUMEN_FORMAT_MAJOR) + ".x");
+  return header;
+}
+
+std::vector<YAML::Node> read_log(const fs::path& experiment) {
+  std::vector<YAML::Node> entries;
+  std::ifstream in(experiment / "collector.log");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("- ", 0) != 0) continue;
+    try {
+      entries.push_back(YAML::Load(line.substr(2)));
+    } catch (const YAML::Exception&) {
+      // A line cut short by a crash: what came before it still counts.
+    }
+  }
+  return entries;
+}
+
+}  // namespace
+
+Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins, MetricRegistry& registry)
+    : path_(path), header_(read_header(path)), log_(read_log(path)) {
+  stacks_.load(path / LUMEN_STACKS_FILE);
+  loadobjects_.load(path / LUMEN_LOADOBJECTS_FILE);
+  if (const YAML::Node planned = header_["plugins"]; planned && planned.IsMap()) {
+    for (const auto& entry : planned) {
+      const std::string name = entry.first.as<std::string>();
+      const std::string data_file = entry.second["data_file"].as<std::string>("");
+      const host::AnalysisHalf* half = plugins.find(name);
+      if (half == nullptr) {
+        warnings_.push_back("no installed plugin '" + name + "' reads the data file '" + data_file + "'; it is skipped");
+        continue;
+      }
+      const size_t base = registry.add_plugin(name, half->descriptor->metrics, half->descriptor->metric_count);
+      data_files_.push_back({name, data_file, half, base});
+    }
+  }
+  for (const YAML::Node& entry : log_)
+    if (entry["event"] && entry["event"].as<std::string>() == "plugin_failed")
+      warnings_.push_back("plugin '" + entry["plugin"].as<std::string>("?") + "' did not collect: " +
+                          entry["message"].as<std::string>(""));
+}
+
+void Experiment::for_each_event(const std::function<void(const DataFile&, const lumen_event&)>& visit) const {
+  for (const DataFile& file : data_files_) {
+    const fs::path data_path = path_ / file.name;
+    if (!fs::exists(data_path)) continue;
+    struct Context {
+      const DataFile* file;
+      const std::function<void(const DataFile&, const lumen_event&)>* visit;
+    } context{&file, &visit};
+    const lumen_event_sink sink{&context, [](void* opaque, const lumen_event* event) {
+                                  auto* c = static_cast<Context*>(opaque);
+                                  (*c->visit)(*c->file, *event);
+                                }};
+    read_data_file(data_path, [&](const RawRecord& record) {
+      char error[256] = "";
+      if (file.half->descriptor->decode(record.kind, record.payload, record.payload_bytes, &sink, error, sizeof error) != 0)
+        throw FormatError(data_path.string(), record.offset, error);
+    });
+  }
+}
+
+}  // namespace lumen::analysis

@@ -1,0 +1,63 @@
+#include "loadobject_map.h"
+
+#include <lumen/record_format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "data_file_reader.h"
+#include "format_error.h"
+
+namespace lumen::analysis {
+
+void LoadObjectMap::load(const std::filesystem::path& file) {
+  if (!std::filesystem::exists(file)) return;
+  struct Change {
+    lumen_loadobject_record header;
+    std::string path;
+  };
+  std::vector<Change> changes;
+  read_data_file(file, [&](const RawRecord& r) {
+    if (r.kind != LUMEN_RECORD_LOADOBJECT) return;
+    Change change;
+    if (r.payload_bytes < sizeof change.header) throw FormatError(file.string(), r.offset, "load-object record too short");
+    std::memcpy(&change.header, r.payload, sizeof change.header);
+    if (sizeof change.header + change.header.path_bytes > r.payload_bytes)
+      throw FormatError(file.string(), r.offset, "load-object record does not hold its path");
+    change.path.assign(static_cast<const char*>(r.payload) + sizeof change.header, change.header.path_bytes);
+    changes.push_back(std::move(change));
+  });
+  std::stable_sort(changes.begin(), changes.end(),
+                   [](const Change& a, const Change& b) { return a.header.time_ns < b.header.time_ns; });
+  if (!changes.empty()) first_time_ = changes.front().header.time_ns;
+  for (const Change& c : changes) {
+    const lumen_loadobject_record& h = c.header;
+    if (h.time_ns != first_time_ && (change_times_.empty() || change_times_.back() != h.time_ns))
+      change_times_.push_back(h.time_ns);
+    if (h.event == LUMEN_LOADOBJECT_MAPPED) {
+      objects_.push_back({c.path, h.load_bias, h.start, h.end, h.time_ns, UINT64_MAX});
+    } else {
+      for (MappedObject& o : objects_)
+        if (o.unloaded_ns == UINT64_MAX && o.start == h.start && o.path == c.path) o.unloaded_ns = h.time_ns;
+    }
+  }
+}
+
+uint32_t LoadObjectMap::epoch_at(uint64_t time_ns) const {
+  return static_cast<uint32_t>(std::upper_bound(change_times_.begin(), change_times_.end(), time_ns) -
+                               change_times_.begin());
+}
+
+const MappedObject* LoadObjectMap::find(uint64_t pc, uint32_t epoch) const {
+  const uint64_t epoch_start = epoch == 0 ? 0 : change_times_[epoch - 1];
+  const MappedObject* latest = nullptr;
+  for (const MappedObject& o : objects_) {
+    if (pc < o.start || pc >= o.end) continue;
+    const bool mapped_then = o.loaded_ns <= std::max(epoch_start, first_time_) && o.unloaded_ns > epoch_start;
+    if (mapped_then) return &o;
+    if (latest == nullptr || o.loaded_ns > latest->loaded_ns) latest = &o;
+  }
+  return latest;
+}
+
+}  // namespace lumen::analysis

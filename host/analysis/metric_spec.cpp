@@ -1,0 +1,110 @@
+#include "metric_spec.h"
+
+#include <sstream>
+
+namespace lumen::analysis {
+
+namespace {
+
+std::string available(const MetricRegistry& registry) {
+  std::string list;
+  for (const MetricDef& m : registry.metrics()) list += (list.empty() ? "" : ", ") + m.keyword;
+  return list.empty() ? "none (the experiments hold no data)" : list;
+}
+
+size_t metric_index(const std::string& keyword, const MetricRegistry& registry, const std::string& item) {
+  const auto index = registry.find(keyword);
+  if (!index) throw SpecError("unknown metric '" + keyword + "' in '" + item + "'; available: " + available(registry));
+  return *index;
+}
+
+uint32_t flavor_bit(Flavor f) {
+  switch (f) {
+    case Flavor::Exclusive: return LUMEN_FLAVOR_EXCLUSIVE;
+    case Flavor::Inclusive: return LUMEN_FLAVOR_INCLUSIVE;
+    case Flavor::Attributed: return LUMEN_FLAVOR_ATTRIBUTED;
+  }
+  return 0;
+}
+
+}  // namespace
+
+char flavor_letter(Flavor flavor) {
+  return flavor == Flavor::Exclusive ? 'e' : flavor == Flavor::Inclusive ? 'i' : 'a';
+}
+
+std::string flavor_word(Flavor flavor) {
+  return flavor == Flavor::Exclusive ? "Exclusive" : flavor == Flavor::Inclusive ? "Inclusive" : "Attributed";
+}
+
+std::string column_key(const MetricColumn& column, const MetricRegistry& registry) {
+  return std::string(1, flavor_letter(column.flavor)) + (column.percent ? ".%" : ".") +
+         registry.metrics()[column.metric].keyword;
+}
+
+MetricSelection parse_metric_spec(const std::string& spec, const MetricRegistry& registry) {
+  MetricSelection selection;
+  bool name_seen = false;
+  std::stringstream items(spec);
+  std::string item;
+  while (std::getline(items, item, ':')) {
+    if (item.empty()) continue;
+    if (item == "name") {
+      selection.name_position = selection.columns.size();
+      name_seen = true;
+      continue;
+    }
+    std::vector<Flavor> flavors;
+    size_t i = 0;
+    for (; i < item.size() && (item[i] == 'e' || item[i] == 'i' || item[i] == 'a'); ++i) {
+      // A keyword may itself start with these letters: a flavor letter is
+      // only one when a visibility character or another flavor follows.
+      if (i + 1 >= item.size() || std::string(".%+!eia").find(item[i + 1]) == std::string::npos) break;
+      flavors.push_back(item[i] == 'e' ? Flavor::Exclusive : item[i] == 'i' ? Flavor::Inclusive : Flavor::Attributed);
+    }
+    bool value = false, percent = false, hidden = false;
+    for (; i < item.size() && std::string(".%+!").find(item[i]) != std::string::npos; ++i) {
+      value = value || item[i] == '.' || item[i] == '+';
+      percent = percent || item[i] == '%';
+      hidden = hidden || item[i] == '!';
+    }
+    const std::string keyword = item.substr(i);
+    const size_t metric = metric_index(keyword, registry, item);
+    if (flavors.empty()) flavors = {Flavor::Exclusive, Flavor::Inclusive};
+    if (!value && !percent) value = true;
+    if (hidden) continue;
+    for (const Flavor f : flavors) {
+      if ((registry.metrics()[metric].flavors & flavor_bit(f)) == 0)
+        throw SpecError("metric '" + keyword + "' has no " + flavor_word(f) + " flavor");
+      if (value) selection.columns.push_back({f, metric, false});
+      if (percent) selection.columns.push_back({f, metric, true});
+    }
+  }
+  if (!name_seen) selection.name_position = selection.columns.size();
+  return selection;
+}
+
+SortKey parse_sort_spec(const std::string& spec, const MetricRegistry& registry) {
+  if (spec == "name") return {true, Flavor::Exclusive, 0};
+  SortKey key;
+  size_t i = 0;
+  if (spec.size() > 1 && std::string("eia").find(spec[0]) != std::string::npos &&
+      std::string(".%+!").find(spec[1]) != std::string::npos) {
+    key.flavor = spec[0] == 'e' ? Flavor::Exclusive : spec[0] == 'i' ? Flavor::Inclusive : Flavor::Attributed;
+    i = 1;
+  }
+  while (i < spec.size() && std::string(".%+!").find(spec[i]) != std::string::npos) ++i;
+  key.metric = metric_index(spec.substr(i), registry, spec);
+  return key;
+}
+
+std::string default_metric_spec(const MetricRegistry& registry) {
+  std::string spec;
+  for (const MetricDef& m : registry.metrics()) {
+    if (m.flavors & LUMEN_FLAVOR_EXCLUSIVE) spec += "e.%" + m.keyword + ":";
+    if (m.flavors & LUMEN_FLAVOR_INCLUSIVE) spec += "i.%" + m.keyword + ":";
+  }
+  return spec + "name";
+}
+
+}  // namespace lumen::analysis

@@ -1,0 +1,51 @@
+// Oracle's metric and sort specifications:
+//   metrics  e.%user:i.user:name   flavor (e, i, a) + visibility (. value,
+//            % percentage of <Total>, + value, ! hidden) + keyword; "name"
+//            places the name column; a keyword without a flavor means both
+//            exclusive and inclusive.
+//   sort     e.user | i.user | user (exclusive) | name
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "metric_registry.h"
+
+namespace lumen::analysis {
+
+struct SpecError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class Flavor { Exclusive, Inclusive, Attributed };
+
+struct MetricColumn {
+  Flavor flavor = Flavor::Exclusive;
+  size_t metric = 0;
+  bool percent = false;
+};
+
+struct MetricSelection {
+  std::vector<MetricColumn> columns;
+  size_t name_position = 0;  // the name column comes before columns[name_position]
+};
+
+struct SortKey {
+  bool by_name = false;
+  Flavor flavor = Flavor::Exclusive;
+  size_t metric = 0;
+};
+
+MetricSelection parse_metric_spec(const std::string& spec, const MetricRegistry& registry);
+SortKey parse_sort_spec(const std::string& spec, const MetricRegistry& registry);
+
+// "e.user", "i.%user", "a.user": the key a column has in CSV and JSON.
+std::string column_key(const MetricColumn& column, const MetricRegistry& registry);
+char flavor_letter(Flavor flavor);
+std::string flavor_word(Flavor flavor);  // "Exclusive", ...
+
+// The metrics a view shows by default: e.%M:i.%M for every metric M.
+std::string default_metric_spec(const MetricRegistry& registry);
+
+}  // namespace lumen::analysis

@@ -1,0 +1,66 @@
+#include "program_structure.h"
+
+#include <cstdio>
+#include <filesystem>
+
+namespace lumen::analysis {
+
+ProgramStructure::ProgramStructure() {
+  objects_.push_back({"<Unknown>", "<Unknown>"});
+  symbols_.push_back(nullptr);
+  functions_.push_back({"<Total>", "<Total>", kNoObject, 0});
+  functions_.push_back({"<Unknown>", "<Unknown>", kNoObject, 0});
+  functions_.push_back({"<Truncated-stack>", "<Truncated-stack>", kNoObject, 0});
+}
+
+ObjectId ProgramStructure::object_for(const std::string& path) {
+  const auto found = object_ids_.find(path);
+  if (found != object_ids_.end()) return found->second;
+  const ObjectId id = static_cast<ObjectId>(objects_.size());
+  std::string name = std::filesystem::path(path).filename().string();
+  objects_.push_back({path, name.empty() ? path : name});
+  symbols_.push_back(std::filesystem::exists(path) ? std::make_unique<ObjectSymbols>(path) : nullptr);
+  object_ids_.emplace(path, id);
+  return id;
+}
+
+FunctionId ProgramStructure::intern_function(ObjectId object, uint64_t start, const std::string& mangled) {
+  const auto key = std::make_pair(object, start);
+  const auto found = function_ids_.find(key);
+  if (found != function_ids_.end()) return found->second;
+  const FunctionId id = static_cast<FunctionId>(functions_.size());
+  std::string name;
+  if (mangled.empty()) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "<static>@0x%llx", static_cast<unsigned long long>(start));
+    name = std::string(buffer) + " (" + objects_[object].name + ")";
+  } else {
+    name = demangle(mangled);
+  }
+  functions_.push_back({name, mangled.empty() ? name : mangled, object, start});
+  function_ids_.emplace(key, id);
+  return id;
+}
+
+FunctionId ProgramStructure::function_at(const LoadObjectMap& map, uint32_t epoch, uint64_t pc,
+                                         bool is_return_address) {
+  const MappedObject* mapped = map.find(pc, epoch);
+  if (mapped == nullptr) return kUnknownFunction;
+  auto& cache = pc_cache_[mapped];
+  const uint64_t key = pc ^ (is_return_address ? 1ull << 63 : 0);
+  if (const auto hit = cache.find(key); hit != cache.end()) return hit->second;
+  const ObjectId object = object_for(mapped->path);
+  const uint64_t address = pc - mapped->load_bias - (is_return_address ? 1 : 0);
+  FunctionId id = kUnknownFunction;
+  if (symbols_[object] != nullptr) {
+    if (const auto hit = symbols_[object]->lookup(address)) id = intern_function(object, hit->start, hit->name);
+  }
+  if (id == kUnknownFunction) {
+    // Mapped, but neither a symbol nor CFI covers it: one <static> per object.
+    id = intern_function(object, 0, "");
+  }
+  cache.emplace(key, id);
+  return id;
+}
+
+}  // namespace lumen::analysis

@@ -1,0 +1,64 @@
+// Functions and load objects as er_print names them, and the mapping of a
+// PC (at a point in time) to them. Each distinct PC is symbolized once; each
+// object file is opened once, by one persistent elfutils session.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "loadobject_map.h"
+#include "object_symbols.h"
+
+namespace lumen::analysis {
+
+using FunctionId = uint32_t;
+using ObjectId = uint32_t;
+
+// Special functions the Performance Analyzer defines.
+inline constexpr FunctionId kTotalFunction = 0;      // <Total>
+inline constexpr FunctionId kUnknownFunction = 1;    // <Unknown>
+inline constexpr FunctionId kTruncatedFunction = 2;  // <Truncated-stack>
+inline constexpr ObjectId kNoObject = 0;              // <Unknown> load object
+
+struct Function {
+  std::string name;            // demangled
+  std::string mangled_name;
+  ObjectId object = kNoObject;
+  uint64_t start = 0;          // file address of its entry
+};
+
+struct LoadObject {
+  std::string path;
+  std::string name;            // file name only
+};
+
+class ProgramStructure {
+ public:
+  ProgramStructure();
+
+  // The function holding `pc` as resolved against `map` at `epoch`.
+  // `is_return_address`: the PC follows a call; the call is what ran.
+  FunctionId function_at(const LoadObjectMap& map, uint32_t epoch, uint64_t pc, bool is_return_address);
+
+  const Function& function(FunctionId id) const { return functions_[id]; }
+  const LoadObject& object(ObjectId id) const { return objects_[id]; }
+  size_t function_count() const { return functions_.size(); }
+  size_t object_count() const { return objects_.size(); }
+
+ private:
+  ObjectId object_for(const std::string& path);
+  FunctionId intern_function(ObjectId object, uint64_t start, const std::string& mangled);
+
+  std::vector<Function> functions_;
+  std::vector<LoadObject> objects_;
+  std::unordered_map<std::string, ObjectId> object_ids_;
+  std::vector<std::unique_ptr<ObjectSymbols>> symbols_;  // by ObjectId
+  std::map<std::pair<ObjectId, uint64_t>, FunctionId> function_ids_;
+  std::unordered_map<const MappedObject*, std::unordered_map<uint64_t, FunctionId>> pc_cache_;
+};
+
+}  // namespace lumen::analysis

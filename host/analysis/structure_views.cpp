@@ -1,0 +1,165 @@
+#include "structure_views.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace lumen::analysis {
+
+namespace {
+
+// Names and places one node of an engine (a function or a load object).
+struct NodeNaming {
+  std::function<std::string(NodeId)> name;
+  std::function<std::string(NodeId)> load_object;
+};
+
+double scaled(const MetricDef& metric, int64_t raw) {
+  return metric.unit == LUMEN_UNIT_NANOSECONDS ? static_cast<double>(raw) / 1e9 : static_cast<double>(raw);
+}
+
+std::vector<ViewColumn> view_columns(const MetricSelection& selection, const MetricRegistry& registry) {
+  std::vector<ViewColumn> columns;
+  for (const MetricColumn& c : selection.columns) {
+    const MetricDef& m = registry.metrics()[c.metric];
+    const std::string flavor = c.flavor == Flavor::Exclusive ? "Excl." : c.flavor == Flavor::Inclusive ? "Incl." : "Attr.";
+    columns.push_back({column_key(c, registry), flavor, m.title, m.unit, c.percent});
+  }
+  return columns;
+}
+
+// The value of one column for a node; `attributed` is the context's
+// attributed values (an edge, or the node's own share).
+double cell(const MetricColumn& c, const MetricRegistry& registry, const MetricEngine& engine,
+            const MetricEngine::NodeMetrics* node, const Values* attributed) {
+  const Values* source = nullptr;
+  if (c.flavor == Flavor::Exclusive && node) source = &node->exclusive;
+  if (c.flavor == Flavor::Inclusive && node) source = &node->inclusive;
+  if (c.flavor == Flavor::Attributed) source = attributed ? attributed : (node ? &node->self_attributed : nullptr);
+  const int64_t raw = source && !source->empty() ? (*source)[c.metric] : 0;
+  if (!c.percent) return scaled(registry.metrics()[c.metric], raw);
+  const int64_t total = engine.total()[c.metric];
+  return total == 0 ? 0.0 : 100.0 * static_cast<double>(raw) / static_cast<double>(total);
+}
+
+ViewRow make_row(NodeId id, const NodeNaming& naming, const ViewRequest& request, const MetricRegistry& registry,
+                 const MetricEngine& engine, const Values* attributed) {
+  ViewRow row{naming.name(id), naming.load_object(id), {}, {}, {}};
+  const MetricEngine::NodeMetrics* node = engine.node(id);
+  for (const MetricColumn& c : request.metrics.columns)
+    row.values.push_back(cell(c, registry, engine, node, attributed));
+  return row;
+}
+
+int64_t sort_value(const SortKey& key, const MetricEngine::NodeMetrics& node) {
+  const Values& v = key.flavor == Flavor::Inclusive    ? node.inclusive
+                    : key.flavor == Flavor::Attributed ? node.self_attributed
+                                                       : node.exclusive;
+  return v.empty() ? 0 : v[key.metric];
+}
+
+// Nodes other than <Total>, in the requested order, limited.
+std::vector<NodeId> ordered_nodes(const MetricEngine& engine, NodeId total, const NodeNaming& naming,
+                                  const ViewRequest& request) {
+  std::vector<NodeId> ids;
+  for (const auto& [id, metrics] : engine.nodes())
+    if (id != total) ids.push_back(id);
+  std::vector<std::string> names;
+  std::sort(ids.begin(), ids.end(), [&](NodeId a, NodeId b) {
+    const std::string an = naming.name(a), bn = naming.name(b);
+    if (request.sort.by_name) return an != bn ? an < bn : a < b;
+    const int64_t av = sort_value(request.sort, *engine.node(a)), bv = sort_value(request.sort, *engine.node(b));
+    return av != bv ? av > bv : (an != bn ? an < bn : a < b);
+  });
+  if (request.limit && ids.size() > *request.limit) ids.resize(*request.limit);
+  return ids;
+}
+
+std::vector<ViewRow> edge_rows(const MetricEngine::EdgeMap& edges, const NodeNaming& naming,
+                               const ViewRequest& request, const MetricRegistry& registry, const MetricEngine& engine) {
+  std::vector<std::pair<NodeId, const Values*>> list;
+  for (const auto& [id, values] : edges) list.emplace_back(id, &values);
+  const size_t m = request.sort.by_name ? 0 : request.sort.metric;
+  std::sort(list.begin(), list.end(), [&](const auto& a, const auto& b) {
+    return (*a.second)[m] != (*b.second)[m] ? (*a.second)[m] > (*b.second)[m] : naming.name(a.first) < naming.name(b.first);
+  });
+  std::vector<ViewRow> rows;
+  for (const auto& [id, values] : list) rows.push_back(make_row(id, naming, request, registry, engine, values));
+  return rows;
+}
+
+std::string sort_title(const ViewRequest& request, const MetricRegistry& registry) {
+  if (request.sort.by_name) return "name";
+  return flavor_word(request.sort.flavor) + " " + registry.metrics()[request.sort.metric].title;
+}
+
+NodeNaming function_naming(const ProgramStructure& structure) {
+  return {[&structure](NodeId id) { return structure.function(id).name; },
+          [&structure](NodeId id) {
+            return id == kTotalFunction ? std::string() : structure.object(structure.function(id).object).name;
+          }};
+}
+
+ViewTable table_of(const std::string& view, const std::string& title, const ViewRequest& request,
+                   const MetricRegistry& registry, bool nested) {
+  ViewTable table;
+  table.view = view;
+  table.title = title;
+  table.columns = view_columns(request.metrics, registry);
+  table.name_position = request.metrics.name_position;
+  table.nested = nested;
+  return table;
+}
+
+}  // namespace
+
+ViewTable functions_view(const Profile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
+                         const ViewRequest& request) {
+  ViewTable table = table_of("functions", "Functions sorted by metric: " + sort_title(request, registry), request,
+                             registry, false);
+  const NodeNaming naming = function_naming(structure);
+  const MetricEngine& engine = profile.functions();
+  table.rows.push_back(make_row(kTotalFunction, naming, request, registry, engine, nullptr));
+  for (const NodeId id : ordered_nodes(engine, kTotalFunction, naming, request))
+    table.rows.push_back(make_row(id, naming, request, registry, engine, nullptr));
+  return table;
+}
+
+ViewTable callers_callees_view(const Profile& profile, const ProgramStructure& structure,
+                               const MetricRegistry& registry, ViewRequest request) {
+  const bool has_attributed = std::any_of(request.metrics.columns.begin(), request.metrics.columns.end(),
+                                          [](const MetricColumn& c) { return c.flavor == Flavor::Attributed; });
+  if (!has_attributed && !request.metrics.columns.empty()) {
+    request.metrics.columns.insert(request.metrics.columns.begin(),
+                                   {Flavor::Attributed, request.metrics.columns.front().metric, false});
+    ++request.metrics.name_position;
+  }
+  ViewTable table = table_of("callers-callees", "Callers and callees sorted by metric: " + sort_title(request, registry),
+                             request, registry, true);
+  const NodeNaming naming = function_naming(structure);
+  const MetricEngine& engine = profile.functions();
+  std::vector<NodeId> ids{kTotalFunction};
+  for (const NodeId id : ordered_nodes(engine, kTotalFunction, naming, request)) ids.push_back(id);
+  for (const NodeId id : ids) {
+    ViewRow row = make_row(id, naming, request, registry, engine, nullptr);
+    row.callers = edge_rows(engine.callers(id), naming, request, registry, engine);
+    row.callees = edge_rows(engine.callees(id), naming, request, registry, engine);
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+ViewTable objects_view(const Profile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
+                       const ViewRequest& request) {
+  ViewTable table = table_of("objects", "Load objects sorted by metric: " + sort_title(request, registry), request,
+                             registry, false);
+  const NodeNaming naming{
+      [&structure](NodeId id) { return id == kTotalObjectNode ? std::string("<Total>") : structure.object(id).name; },
+      [&structure](NodeId id) { return id == kTotalObjectNode ? std::string() : structure.object(id).path; }};
+  const MetricEngine& engine = profile.objects();
+  table.rows.push_back(make_row(kTotalObjectNode, naming, request, registry, engine, nullptr));
+  for (const NodeId id : ordered_nodes(engine, kTotalObjectNode, naming, request))
+    table.rows.push_back(make_row(id, naming, request, registry, engine, nullptr));
+  return table;
+}
+
+}  // namespace lumen::analysis

@@ -1,0 +1,32 @@
+// Views of metrics on program structure: functions, callers-callees, load
+// objects. Each is built from a Profile and a metric selection.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+#include "metric_spec.h"
+#include "profile.h"
+#include "view_table.h"
+
+namespace lumen::analysis {
+
+struct ViewRequest {
+  MetricSelection metrics;
+  SortKey sort;
+  std::optional<size_t> limit;  // rows after <Total>
+};
+
+ViewTable functions_view(const Profile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
+                         const ViewRequest& request);
+
+// For every function (ordered and limited as the functions view), its
+// callers and callees with attributed values. An attributed column is added
+// in front when the selection has none.
+ViewTable callers_callees_view(const Profile& profile, const ProgramStructure& structure,
+                               const MetricRegistry& registry, ViewRequest request);
+
+ViewTable objects_view(const Profile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
+                       const ViewRequest& request);
+
+}  // namespace lumen::analysis

@@ -1,0 +1,45 @@
+// What a view shows, independent of how it is printed: columns of metric
+// values and rows of named program objects (for callers-callees, each row
+// with its callers and callees).
+#pragma once
+
+#include <lumen/plugin_abi.h>
+
+#include <string>
+#include <vector>
+
+namespace lumen::analysis {
+
+enum class OutputFormat { Text, Csv, Json };
+
+struct ViewColumn {
+  std::string key;     // "e.user", "e.%user"
+  std::string flavor;  // "Excl.", "Incl.", "Attr."
+  std::string title;   // "User CPU Time"
+  lumen_metric_unit unit = LUMEN_UNIT_COUNT;
+  bool percent = false;
+};
+
+struct ViewRow {
+  std::string name;
+  std::string load_object;
+  std::vector<double> values;  // per column; times in seconds, percents in %
+  std::vector<ViewRow> callers;
+  std::vector<ViewRow> callees;
+};
+
+struct ViewTable {
+  std::string view;   // "functions", "callers-callees", "objects"
+  std::string title;  // first line of the text form
+  std::vector<ViewColumn> columns;
+  size_t name_position = 0;
+  bool nested = false;  // rows carry callers and callees
+  std::vector<ViewRow> rows;
+};
+
+std::string render(const ViewTable& table, OutputFormat format);
+
+// JSON string literal with escapes.
+std::string json_string(const std::string& text);
+
+}  // namespace lumen::analysis

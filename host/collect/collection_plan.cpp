@@ -1,0 +1,126 @@
+#include "collection_plan.h"
+
+#include <fstream>
+
+#include "option_value.h"
+
+namespace lumen::collect {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string names_of(const std::map<std::string, InstalledPlugin>& installed) {
+  std::string names;
+  for (const auto& [name, plugin] : installed) names += (names.empty() ? "" : ", ") + name;
+  return names.empty() ? "(none installed)" : names;
+}
+
+std::string option_names(const lumen_collector_descriptor& d) {
+  std::string names;
+  for (size_t i = 0; i < d.option_count; ++i) names += (names.empty() ? "" : ", ") + std::string(d.options[i].name);
+  return names.empty() ? "(it takes none)" : names;
+}
+
+const lumen_option_def* find_option(const lumen_collector_descriptor& d, const std::string& name) {
+  for (size_t i = 0; i < d.option_count; ++i)
+    if (name == d.options[i].name) return &d.options[i];
+  return nullptr;
+}
+
+// The options a user wrote for one plugin, before canonicalization.
+struct Choice {
+  std::map<std::string, std::string> written;
+  std::map<std::string, std::string> where;  // for errors: "file:line" or "-p"
+};
+
+}  // namespace
+
+std::map<std::string, InstalledPlugin> load_installed_plugins(const fs::path& root) {
+  std::map<std::string, InstalledPlugin> installed;
+  for (const host::PluginDirectory& dir : host::find_plugin_directories(root)) {
+    InstalledPlugin plugin{dir, host::load_collector_half(dir.collector_path()),
+                           host::load_analysis_half(dir.analysis_path())};
+    const auto& c = *plugin.collector.descriptor;
+    const auto& a = *plugin.analysis.descriptor;
+    if (std::string(c.name) != a.name || std::string(c.data_file) != a.data_file)
+      throw host::PluginError("plugin halves disagree: " + plugin.collector.path.string() + " is '" + c.name +
+                              "' writing '" + c.data_file + "', " + plugin.analysis.path.string() + " is '" +
+                              a.name + "' reading '" + a.data_file + "'");
+    installed.emplace(c.name, std::move(plugin));
+  }
+  return installed;
+}
+
+CollectionPlan resolve_plan(const Profile& profile, const CollectRequest& request,
+                            const std::map<std::string, InstalledPlugin>& installed) {
+  std::map<std::string, Choice> chosen;
+  for (const auto& [name, settings] : profile.plugins) {
+    const auto plugin = installed.find(name);
+    if (plugin == installed.end())
+      throw ProfileError(profile.path + ":" + std::to_string(settings.line) + ": unknown plugin '" + name +
+                         "'; installed: " + names_of(installed));
+    const auto& d = *plugin->second.collector.descriptor;
+    Choice& choice = chosen[name];
+    for (const auto& [key, option] : settings.options) {
+      if (find_option(d, key) == nullptr)
+        throw ProfileError(profile.path + ":" + std::to_string(option.line) + ": unknown option '" + key +
+                           "' for plugin '" + name + "'; allowed: " + option_names(d));
+      choice.written[key] = option.value;
+      choice.where[key] = profile.path + ":" + std::to_string(option.line);
+    }
+  }
+  for (const auto& [flag, value] : request.plugin_flags) {
+    for (const auto& [name, plugin] : installed) {
+      const auto& d = *plugin.collector.descriptor;
+      if (d.flag.flag == nullptr || flag != d.flag.flag) continue;
+      if (value == "off") {
+        chosen.erase(name);
+        continue;
+      }
+      std::string written = value;
+      for (size_t i = 0; i < d.flag.alias_count; ++i)
+        if (value == d.flag.aliases[i].word) written = d.flag.aliases[i].value;
+      Choice& choice = chosen[name];
+      if (d.flag.option != nullptr && !written.empty()) {
+        choice.written[d.flag.option] = written;
+        choice.where[d.flag.option] = "-" + flag;
+      }
+    }
+  }
+  CollectionPlan plan;
+  plan.profile_path = profile.path;
+  for (const auto& [name, choice] : chosen) {
+    const InstalledPlugin& plugin = installed.at(name);
+    const auto& d = *plugin.collector.descriptor;
+    PlannedPlugin planned{name, d.version, d.data_file, plugin.files.collector_path(), {}};
+    for (size_t i = 0; i < d.option_count; ++i) {
+      const lumen_option_def& def = d.options[i];
+      const auto written = choice.written.find(def.name);
+      const std::string text = written != choice.written.end() ? written->second : def.default_value;
+      const host::CanonicalValue canonical = host::canonical_option_value(def, text);
+      if (!canonical.value) {
+        const auto where = choice.where.find(def.name);
+        const std::string origin = where == choice.where.end() ? "default of" : where->second + ":";
+        if (where != choice.where.end() && where->second[0] == '-')
+          throw UsageError(where->second + ": " + canonical.problem);
+        throw ProfileError(origin + " option '" + def.name + "' of plugin '" + name + "': " + canonical.problem);
+      }
+      planned.options.emplace_back(def.name, *canonical.value);
+    }
+    plan.plugins.push_back(std::move(planned));
+  }
+  return plan;
+}
+
+void write_runtime_plan(const CollectionPlan& plan, const fs::path& file) {
+  std::ofstream out(file);
+  out << "lumen-plan 1\n";
+  for (const PlannedPlugin& p : plan.plugins) {
+    out << "plugin " << p.name << " " << p.collector_path.string() << "\n";
+    for (const auto& [key, value] : p.options) out << "option " << key << " " << value << "\n";
+  }
+  if (!out) throw std::runtime_error("cannot write " + file.string());
+}
+
+}  // namespace lumen::collect

@@ -1,0 +1,47 @@
+#include "command_line.h"
+
+namespace lumen::collect {
+
+namespace {
+
+// Returns the value of an option that takes one: "-o x" or "--profile=x".
+std::string take_value(const std::vector<std::string>& args, size_t& i, const std::string& option) {
+  const std::string& arg = args[i];
+  const auto equals = arg.find('=');
+  if (arg.rfind("--", 0) == 0 && equals != std::string::npos) return arg.substr(equals + 1);
+  if (i + 1 >= args.size()) throw UsageError("option " + option + " needs a value");
+  return args[++i];
+}
+
+}  // namespace
+
+CollectRequest parse_command_line(const std::vector<std::string>& args, const std::set<std::string>& plugin_flags) {
+  CollectRequest request;
+  size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (arg.empty() || arg[0] != '-') break;
+    const std::string name = arg.substr(0, arg.find('='));
+    if (name == "--profile") request.profile = take_value(args, i, "--profile");
+    else if (arg == "-o") request.experiment_name = take_value(args, i, "-o");
+    else if (arg == "-d") request.directory = take_value(args, i, "-d");
+    else if (arg == "-C") request.comments.push_back(take_value(args, i, "-C"));
+    else if (arg == "-n") request.dry_run = true;
+    else if (arg == "-V" || arg == "--version") request.show_version = true;
+    else if (arg == "--help" || arg == "-help") request.show_help = true;
+    else if (arg.size() >= 2 && plugin_flags.count(arg.substr(1)) != 0)
+      request.plugin_flags.emplace_back(arg.substr(1), take_value(args, i, arg));
+    else
+      throw UsageError("unknown option '" + arg + "'");
+  }
+  request.target.assign(args.begin() + static_cast<long>(i), args.end());
+  if (request.target.empty() && !request.show_version && !request.show_help)
+    throw UsageError("no target program given");
+  return request;
+}
+
+}  // namespace lumen::collect

@@ -1,0 +1,32 @@
+// collect's command line: Oracle's flags, --profile, and the target.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lumen::collect {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct CollectRequest {
+  std::optional<std::string> profile;
+  std::vector<std::pair<std::string, std::string>> plugin_flags;  // ("p", "hi"), in order given
+  std::optional<std::string> experiment_name;                      // -o
+  std::optional<std::string> directory;                            // -d
+  std::vector<std::string> comments;                               // -C, repeatable
+  bool dry_run = false;                                            // -n
+  bool show_version = false;                                       // -V
+  bool show_help = false;
+  std::vector<std::string> target;
+};
+
+// `plugin_flags` are the flag letters the installed plugins own ("p", ...).
+CollectRequest parse_command_line(const std::vector<std::string>& args, const std::set<std::string>& plugin_flags);
+
+}  // namespace lumen::collect

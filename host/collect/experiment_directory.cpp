@@ -1,0 +1,59 @@
+#include "experiment_directory.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <regex>
+
+#include "command_line.h"
+
+namespace lumen::collect {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::regex kNumbered(R"((.*)\.([0-9]+)\.er)");
+
+fs::path next_free(const fs::path& wanted) {
+  std::smatch m;
+  const std::string name = wanted.filename().string();
+  if (!std::regex_match(name, m, kNumbered)) return wanted;
+  for (long n = std::stol(m[2]);; ++n) {
+    fs::path candidate = wanted.parent_path() / (m[1].str() + "." + std::to_string(n) + ".er");
+    if (!fs::exists(candidate)) return candidate;
+  }
+}
+
+}  // namespace
+
+fs::path choose_experiment_path(const std::optional<std::string>& name, const std::optional<std::string>& directory) {
+  const std::string file = name.value_or("test.1.er");
+  if (file.size() < 4 || file.substr(file.size() - 3) != ".er")
+    throw UsageError("experiment name '" + file + "' must end in .er");
+  const fs::path dir = directory ? fs::path(*directory) : fs::path(".");
+  if (!fs::is_directory(dir)) throw UsageError("directory '" + dir.string() + "' does not exist");
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    throw UsageError("cannot write in directory '" + dir.string() + "': " + std::strerror(errno));
+  const fs::path wanted = dir / file;
+  if (!fs::exists(wanted)) return wanted;
+  const fs::path next = next_free(wanted);
+  if (next == wanted)
+    throw UsageError("experiment '" + wanted.string() + "' exists; it is never overwritten (choose another -o name)");
+  return next;
+}
+
+fs::path create_experiment_directory(const fs::path& path) {
+  fs::path candidate = path;
+  while (mkdir(candidate.c_str(), 0755) != 0) {
+    if (errno != EEXIST) throw UsageError("cannot create '" + candidate.string() + "': " + std::strerror(errno));
+    const fs::path next = next_free(candidate);
+    if (next == candidate) throw UsageError("experiment '" + candidate.string() + "' exists");
+    candidate = next;
+  }
+  return fs::absolute(candidate);
+}
+
+}  // namespace lumen::collect

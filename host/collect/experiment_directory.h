@@ -1,0 +1,20 @@
+// Choosing and creating the experiment directory: "test.1.er" by default,
+// the next free number after that; an existing experiment is never reused.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace lumen::collect {
+
+// Checks the name and directory without creating anything (for -n and for
+// refusing bad input before the target starts). Throws UsageError.
+std::filesystem::path choose_experiment_path(const std::optional<std::string>& name,
+                                             const std::optional<std::string>& directory);
+
+// Creates the directory at `path` or, when it appeared meanwhile, at the next
+// free number of the same stem. Returns the path created.
+std::filesystem::path create_experiment_directory(const std::filesystem::path& path);
+
+}  // namespace lumen::collect

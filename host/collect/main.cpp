@@ -1,0 +1,133 @@
+// collect [options] program [args]: runs a program and records an experiment.
+#include <time.h>
+
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "collection_plan.h"
+#include "command_line.h"
+#include "experiment_directory.h"
+#include "experiment_header.h"
+#include "install_layout.h"
+#include "profile.h"
+#include "target_launcher.h"
+
+namespace fs = std::filesystem;
+using namespace lumen;
+using namespace lumen::collect;
+
+namespace {
+
+long long clock_ns(clockid_t clock) {
+  timespec ts;
+  clock_gettime(clock, &ts);
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void print_usage(const std::map<std::string, InstalledPlugin>& installed) {
+  std::cerr << "usage: collect [options] [--] program [args...]\n"
+               "  --profile NAME|FILE.yaml  collection profile (shipped: ";
+  bool first = true;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(host::profile_directory(), ec)) {
+    if (entry.path().extension() != ".yaml") continue;
+    std::cerr << (first ? "" : ", ") << entry.path().stem().string();
+    first = false;
+  }
+  std::cerr << "; default: default)\n";
+  for (const auto& [name, plugin] : installed)
+    if (plugin.collector.descriptor->flag.help) std::cerr << "  " << plugin.collector.descriptor->flag.help << "\n";
+  std::cerr << "  -o NAME.er     experiment name (default test.1.er, then the next free number)\n"
+               "  -d DIR         directory for the experiment\n"
+               "  -C COMMENT     comment recorded in the experiment (repeatable)\n"
+               "  -n             dry run: print the plan, run nothing\n"
+               "  -V             print the version\n";
+}
+
+std::string profile_path(const std::optional<std::string>& profile) {
+  const std::string name = profile.value_or("default");
+  if (name.find('/') != std::string::npos || fs::path(name).extension() == ".yaml") return name;
+  const fs::path shipped = host::profile_directory() / (name + ".yaml");
+  if (!fs::exists(shipped)) throw ProfileError("no shipped profile named '" + name + "' in " +
+                                               fs::weakly_canonical(host::profile_directory()).string());
+  return fs::weakly_canonical(shipped).string();
+}
+
+void print_plan(const CollectionPlan& plan, const fs::path& experiment, const CollectRequest& request) {
+  std::cout << "experiment: " << experiment.string() << "\n"
+            << "profile: " << plan.profile_path << "\n"
+            << "plugins:\n";
+  for (const PlannedPlugin& p : plan.plugins) {
+    std::cout << "  " << p.name << " " << p.version << " -> " << p.data_file << "\n";
+    for (const auto& [key, value] : p.options) std::cout << "    " << key << ": " << value << "\n";
+  }
+  std::cout << "target:";
+  for (const std::string& a : request.target) std::cout << " " << a;
+  std::cout << "\n";
+}
+
+struct StartContext {
+  fs::path experiment;
+  ExperimentHeader* header;
+};
+
+void on_target_started(int pid, void* opaque) {
+  auto* context = static_cast<StartContext*>(opaque);
+  context->header->target_pid = pid;
+  write_header(context->experiment, *context->header, nullptr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::map<std::string, InstalledPlugin> installed;
+  try {
+    installed = load_installed_plugins(host::plugin_directory());
+    std::set<std::string> flags;
+    for (const auto& [name, plugin] : installed)
+      if (plugin.collector.descriptor->flag.flag) flags.insert(plugin.collector.descriptor->flag.flag);
+    const CollectRequest request = parse_command_line(std::vector<std::string>(argv + 1, argv + argc), flags);
+    if (request.show_version) {
+      std::cout << "collect (lumen) " << LUMEN_VERSION << "\n";
+      if (request.target.empty()) return 0;
+    }
+    if (request.show_help) {
+      print_usage(installed);
+      return 0;
+    }
+    const Profile profile = read_profile(profile_path(request.profile));
+    const CollectionPlan plan = resolve_plan(profile, request, installed);
+    const std::string program = resolve_target(request.target[0]);
+    if (program.empty()) throw UsageError("cannot find an executable program '" + request.target[0] + "'");
+    const fs::path wanted = choose_experiment_path(request.experiment_name, request.directory);
+    if (request.dry_run) {
+      print_plan(plan, wanted, request);
+      return 0;
+    }
+    const fs::path experiment = create_experiment_directory(wanted);
+    write_runtime_plan(plan, experiment / "collector.plan");
+    ExperimentHeader header{request.target, request.comments, plan, clock_ns(CLOCK_REALTIME),
+                            clock_ns(CLOCK_MONOTONIC), 0};
+    std::vector<std::string> preload{fs::weakly_canonical(host::runtime_library()).string()};
+    for (const PlannedPlugin& p : plan.plugins) preload.push_back(fs::weakly_canonical(p.collector_path).string());
+    std::cerr << "collect: recording " << experiment.filename().string() << "\n";
+    StartContext context{experiment, &header};
+    const LaunchResult result = run_target(program, request.target, preload, experiment.string(),
+                                           on_target_started, &context);
+    TargetEnd end;
+    end.exited = WIFEXITED(result.wait_status);
+    end.exit_code = end.exited ? WEXITSTATUS(result.wait_status) : 0;
+    end.signal = WIFSIGNALED(result.wait_status) ? WTERMSIG(result.wait_status) : 0;
+    end.end_wall_ns = clock_ns(CLOCK_REALTIME);
+    write_header(experiment, header, &end);
+    exit_like(result.wait_status);
+  } catch (const UsageError& e) {
+    std::cerr << "collect: " << e.what() << "\n";
+    if (!installed.empty()) print_usage(installed);
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "collect: " << e.what() << "\n";
+    return 2;
+  }
+}

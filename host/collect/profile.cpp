@@ -1,0 +1,60 @@
+#include "profile.h"
+
+#include <yaml-cpp/yaml.h>
+
+namespace lumen::collect {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const YAML::Node& node, const std::string& message) {
+  throw ProfileError(path + ":" + std::to_string(node.Mark().line + 1) + ": " + message);
+}
+
+std::string scalar(const std::string& path, const YAML::Node& node, const std::string& what) {
+  if (!node.IsScalar()) fail(path, node, what + " must be a single value");
+  return node.as<std::string>();
+}
+
+}  // namespace
+
+Profile read_profile(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw ProfileError(path + ": cannot read the profile");
+  } catch (const YAML::ParserException& e) {
+    throw ProfileError(path + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
+  }
+  Profile profile;
+  profile.path = path;
+  if (root.IsNull()) return profile;
+  if (!root.IsMap()) fail(path, root, "a profile is a mapping with the keys 'description' and 'plugins'");
+  for (const auto& entry : root) {
+    const std::string key = entry.first.as<std::string>();
+    if (key == "description") {
+      profile.description = scalar(path, entry.second, "'description'");
+    } else if (key == "plugins") {
+      if (entry.second.IsNull()) continue;
+      if (!entry.second.IsMap()) fail(path, entry.second, "'plugins' maps plugin names to their options");
+      for (const auto& plugin : entry.second) {
+        PluginSettings settings;
+        settings.line = plugin.first.Mark().line + 1;
+        const YAML::Node& options = plugin.second;
+        if (!options.IsNull() && !options.IsMap())
+          fail(path, options, "the options of plugin '" + plugin.first.as<std::string>() + "' must be a mapping");
+        if (options.IsMap())
+          for (const auto& option : options)
+            settings.options[option.first.as<std::string>()] = {
+                scalar(path, option.second, "option '" + option.first.as<std::string>() + "'"),
+                option.first.Mark().line + 1};
+        profile.plugins[plugin.first.as<std::string>()] = settings;
+      }
+    } else {
+      fail(path, entry.first, "unknown key '" + key + "'; allowed: description, plugins");
+    }
+  }
+  return profile;
+}
+
+}  // namespace lumen::collect

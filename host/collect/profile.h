@@ -1,0 +1,40 @@
+// YAML collection profiles (profiles/*.yaml):
+//
+//   description: one line
+//   plugins:
+//     clock:
+//       interval: 10ms
+//
+// Every error names the file and line and says what is allowed.
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <string>
+
+namespace lumen::collect {
+
+struct ProfileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct WrittenOption {
+  std::string value;
+  int line = 0;
+};
+
+struct PluginSettings {
+  int line = 0;
+  std::map<std::string, WrittenOption> options;
+};
+
+struct Profile {
+  std::string path;
+  std::string description;
+  std::map<std::string, PluginSettings> plugins;
+};
+
+// Reads and checks the shape of a profile (not yet its plugins and options).
+Profile read_profile(const std::string& path);
+
+}  // namespace lumen::collect

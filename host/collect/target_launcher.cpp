@@ -1,0 +1,120 @@
+#include "target_launcher.h"
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace lumen::collect {
+
+namespace {
+
+volatile sig_atomic_t g_child = 0;
+
+void forward_signal(int signal) {
+  if (g_child > 0) kill(g_child, signal);
+}
+
+bool is_executable_file(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+}  // namespace
+
+std::string resolve_target(const std::string& program) {
+  if (program.find('/') != std::string::npos) return is_executable_file(program) ? program : "";
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    const size_t end = dirs.find(':', start);
+    std::string dir = dirs.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (dir.empty()) dir = ".";
+    const std::string candidate = dir + "/" + program;
+    if (is_executable_file(candidate)) return candidate;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return "";
+}
+
+LaunchResult run_target(const std::string& program_path, const std::vector<std::string>& argv,
+                        const std::vector<std::string>& preload, const std::string& experiment,
+                        void (*on_started)(int pid, void* context), void* context) {
+  std::string preload_list;
+  for (const std::string& library : preload) preload_list += (preload_list.empty() ? "" : ":") + library;
+  if (const char* existing = std::getenv("LD_PRELOAD"); existing != nullptr && *existing != '\0')
+    preload_list += std::string(":") + existing;
+
+  int exec_error[2];
+  if (pipe2(exec_error, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  // While the target runs, a terminal's interrupt reaches it directly (same
+  // process group); collect only waits, as system() does.
+  struct sigaction ignore {}, old_int {}, old_quit {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ignore, &old_int);
+  sigaction(SIGQUIT, &ignore, &old_quit);
+
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGQUIT, &old_quit, nullptr);
+    setenv("LD_PRELOAD", preload_list.c_str(), 1);
+    setenv("LUMEN_EXPERIMENT", experiment.c_str(), 1);
+    setenv("LUMEN_TARGET_PID", std::to_string(getpid()).c_str(), 1);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(program_path.c_str(), args.data());
+    const int error = errno;
+    [[maybe_unused]] ssize_t n = write(exec_error[1], &error, sizeof error);
+    _exit(127);
+  }
+  close(exec_error[1]);
+  g_child = pid;
+  struct sigaction forward {};
+  forward.sa_handler = forward_signal;
+  sigaction(SIGTERM, &forward, nullptr);
+  sigaction(SIGHUP, &forward, nullptr);
+  int error = 0;
+  ssize_t got;
+  do got = read(exec_error[0], &error, sizeof error);
+  while (got < 0 && errno == EINTR);
+  close(exec_error[0]);
+  if (got == sizeof error)
+    throw std::runtime_error("cannot run '" + program_path + "': " + std::strerror(error));
+  on_started(pid, context);
+  LaunchResult result{pid, 0};
+  while (waitpid(pid, &result.wait_status, 0) < 0)
+    if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGQUIT, &old_quit, nullptr);
+  return result;
+}
+
+void exit_like(int wait_status) {
+  if (WIFSIGNALED(wait_status)) {
+    const int signal = WTERMSIG(wait_status);
+    // The target already dumped core if it was going to; collect must not.
+    rlimit no_core{0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    std::signal(signal, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, signal);
+    sigprocmask(SIG_UNBLOCK, &set, nullptr);
+    raise(signal);
+  }
+  std::exit(WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 1);
+}
+
+}  // namespace lumen::collect

@@ -1,0 +1,27 @@
+// Starting the target with the collector preloaded, and waiting for it
+// without changing anything it sees: stdin, stdout, stderr, environment
+// (beyond the preload and the experiment's address) and exit status.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace lumen::collect {
+
+// Finds the program as execvp would; empty when it cannot be run.
+std::string resolve_target(const std::string& program);
+
+struct LaunchResult {
+  int pid = 0;
+  int wait_status = 0;
+};
+
+// `preload`: libraries to put before any LD_PRELOAD the user already has.
+LaunchResult run_target(const std::string& program_path, const std::vector<std::string>& argv,
+                        const std::vector<std::string>& preload, const std::string& experiment,
+                        void (*on_started)(int pid, void* context), void* context);
+
+// Ends collect the way the target ended: same exit code, or same signal.
+[[noreturn]] void exit_like(int wait_status);
+
+}  // namespace lumen::collect

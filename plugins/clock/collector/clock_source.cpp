@@ -1,0 +1,126 @@
+// Clock profiling: a POSIX CPU-time timer per thread, delivering SIGPROF to
+// the thread whose CPU time it measures; each expiry records the interrupted
+// call stack and the CPU time the sample stands for.
+#include <lumen/collector_plugin.h>
+#include <sched.h>
+#include <signal.h>
+#include <time.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+
+#include "../clock_record.h"
+
+namespace {
+
+using lumen::clock::ClockSample;
+
+const lumen_runtime* g_runtime = nullptr;
+lumen_stream g_stream = -1;
+int64_t g_interval_ns = 10'000'000;
+std::atomic<bool> g_running{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "read in the handler");
+
+// Timer ids can be 0 (glibc >= 2.34 hands out the kernel's ids), so whether
+// this thread has a timer is a separate flag.
+struct ThreadTimer {
+  timer_t id;
+  bool armed;
+};
+__attribute__((tls_model("initial-exec"))) thread_local ThreadTimer t_timer;
+
+void on_profiling_signal(int, siginfo_t* info, void* ucontext) {
+  const int saved_errno = errno;
+  if (g_running.load(std::memory_order_acquire) && info->si_code == SI_TIMER) {
+    ClockSample sample;
+    sample.time_ns = g_runtime->now_ns();
+    sample.stack_id = g_runtime->capture_stack(ucontext, 0);
+    sample.cpu_ns = static_cast<uint64_t>(g_interval_ns) * (1u + static_cast<uint32_t>(info->si_overrun));
+    sample.thread_id = g_runtime->thread_id();
+    sample.cpu = sched_getcpu();
+    g_runtime->write_record(g_stream, lumen::clock::kSampleRecord, &sample, sizeof sample);
+  }
+  errno = saved_errno;
+}
+
+int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
+          size_t error_size) {
+  g_runtime = runtime;
+  for (size_t i = 0; i < count; ++i)
+    if (std::strcmp(options[i].name, "interval") == 0) g_interval_ns = std::atoll(options[i].value);
+  g_stream = runtime->open_stream(lumen::clock::kDataFile);
+  if (g_stream < 0) {
+    std::snprintf(error, error_size, "cannot create the data file '%s'", lumen::clock::kDataFile);
+    return 1;
+  }
+  struct sigaction action {};
+  action.sa_sigaction = on_profiling_signal;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  if (sigaction(SIGPROF, &action, nullptr) != 0) {
+    std::snprintf(error, error_size, "cannot install the SIGPROF handler: %s", std::strerror(errno));
+    return 1;
+  }
+  g_running.store(true, std::memory_order_release);
+  return 0;
+}
+
+void thread_begin() {
+  sigevent event{};
+  event.sigev_notify = SIGEV_THREAD_ID;
+  event.sigev_signo = SIGPROF;
+  event._sigev_un._tid = static_cast<pid_t>(g_runtime->thread_id());
+  if (timer_create(CLOCK_THREAD_CPUTIME_ID, &event, &t_timer.id) != 0) {
+    g_runtime->count_drop();
+    return;
+  }
+  t_timer.armed = true;
+  itimerspec period{};
+  period.it_interval.tv_sec = g_interval_ns / 1'000'000'000;
+  period.it_interval.tv_nsec = g_interval_ns % 1'000'000'000;
+  period.it_value = period.it_interval;
+  timer_settime(t_timer.id, 0, &period, nullptr);
+}
+
+void thread_end() {
+  if (!t_timer.armed) return;
+  t_timer.armed = false;
+  timer_delete(t_timer.id);
+}
+
+void stop() {
+  g_running.store(false, std::memory_order_release);
+}
+
+const lumen_option_def kOptions[] = {
+    {"interval", LUMEN_OPTION_DURATION, "10ms", 100'000, 10'000'000'000, 1'000'000,
+     "CPU time between samples of a thread; a number alone is in milliseconds"},
+};
+
+const lumen_flag_alias kFlagAliases[] = {{"on", "10ms"}, {"hi", "1ms"}, {"lo", "100ms"}};
+
+const lumen_collector_descriptor kPlugin = {
+    LUMEN_PLUGIN_ABI_VERSION,
+    "clock",
+    "1.0",
+    lumen::clock::kDataFile,
+    "Clock profiling: samples each thread's call stack on its CPU time",
+    kOptions,
+    std::size(kOptions),
+    {"p", "interval", kFlagAliases, std::size(kFlagAliases),
+     "-p on|off|hi|lo|<interval>  clock profiling (on = 10 ms, hi = 1 ms, lo = 100 ms; ms, or u for µs)"},
+    start,
+    thread_begin,
+    thread_end,
+    stop,
+};
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) const lumen_collector_descriptor* lumen_collector_plugin() {
+  return &kPlugin;
+}
