@@ -69,6 +69,8 @@ void plugins_start(const RuntimePlan& plan, const std::string& directory) {
                                       ", the runtime speaks " + std::to_string(LUMEN_PLUGIN_ABI_VERSION));
         continue;
       }
+      // Code of the collector half is left out of the target's stacks.
+      stack_capture_exclude_object_of(reinterpret_cast<const void*>(descriptor->start));
       std::vector<lumen_option_value> options;
       for (const auto& [key, value] : planned.options) options.push_back({key.c_str(), value.c_str()});
       char error[512] = "";

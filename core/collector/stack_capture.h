@@ -8,6 +8,11 @@ namespace lumen::collector {
 // Not signal-safe: sets libunwind's per-thread caching once.
 void stack_capture_init();
 
+// Not signal-safe. Frames inside the object that holds `address` (the
+// runtime itself, a plugin's collector half) are left out of every stack
+// captured from now on: the target's stacks show the target's code only.
+void stack_capture_exclude_object_of(const void* address);
+
 // [signal-safe] Unwinds the calling thread and interns the stack. With a
 // signal `ucontext` the leaf is the interrupted instruction; without one the
 // leaf is the caller of the function that called capture_stack, after

@@ -1,5 +1,6 @@
 #include "header_view.h"
 
+#include <ctime>
 #include <sstream>
 
 namespace lumen::analysis {
@@ -38,6 +39,12 @@ std::vector<Field> fields_of(const Experiment& e) {
   const long long start = h["start_wall_ns"].as<long long>(0);
   const long long end = h["end_wall_ns"].as<long long>(0);
   add("start_wall_ns", "Start (ns since the epoch)", std::to_string(start), true);
+  const time_t start_seconds = static_cast<time_t>(start / 1000000000LL);
+  char when[64] = "";
+  std::tm local{};
+  localtime_r(&start_seconds, &local);
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %Z", &local);
+  add("start_time", "Start time", when);
   if (end > 0) {
     std::ostringstream duration;
     duration.precision(3);

@@ -35,7 +35,8 @@ FunctionId ProgramStructure::intern_function(ObjectId object, uint64_t start, co
     std::snprintf(buffer, sizeof buffer, "<static>@0x%llx", static_cast<unsigned long long>(start));
     name = std::string(buffer) + " (" + objects_[object].name + ")";
   } else {
-    name = demangle(mangled);
+    // Versioned dynamic symbols read "name@@GLIBC_2.34": show the name.
+    name = demangle(mangled.substr(0, mangled.find('@')));
   }
   functions_.push_back({name, mangled.empty() ? name : mangled, object, start});
   function_ids_.emplace(key, id);
