@@ -1,0 +1,109 @@
+// Clock profiling end to end: real targets under the real collector, their
+// self-measured CPU time compared with what er_print reports.
+#include <gtest/gtest.h>
+
+#include "lumen_commands.h"
+
+namespace lumen::test {
+namespace {
+
+void expect_inclusive_matches_truth(const Collection& c, double interval) {
+  const auto rows = rows_by_name(er_print_json({"-metrics", "e.user:i.user:name", "-functions"}, c.experiment));
+  double truth_sum = 0;
+  for (const auto& [name, seconds] : c.truth.at("functions").items()) {
+    const double truth = seconds.get<double>();
+    truth_sum += truth;
+    ASSERT_TRUE(rows.count(name)) << "no row for " << name;
+    EXPECT_NEAR(rows.at(name).at("i.user").get<double>(), truth, sampling_tolerance(truth, interval)) << name;
+  }
+  const double total = rows.at("<Total>").at("i.user").get<double>();
+  EXPECT_NEAR(total, truth_sum, sampling_tolerance(truth_sum, interval) + 0.05);
+}
+
+TEST(ClockProfiling, EveryThreadsCpuTimeMatchesItsOwnMeasurement) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-p", "on"}, "threads_target");
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  EXPECT_EQ(c.run.out, "threads_target done\n");
+  ASSERT_EQ(c.truth.at("functions").size(), 4u);
+  expect_inclusive_matches_truth(c, 0.010);
+}
+
+TEST(ClockProfiling, HighRateCreditsTimerOverruns) {
+  // At 1 ms a CPU-time timer expires only on the 250 Hz tick; without the
+  // overruns credited the total would be about a quarter of the truth.
+  TempDir dir;
+  const Collection c = collect(dir, {"-p", "hi"}, "threads_target");
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  expect_inclusive_matches_truth(c, 0.001);
+}
+
+TEST(ClockProfiling, ExplicitIntervalInMilliseconds) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-p", "5"}, "threads_target", {"0.5"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const auto header = er_print_json({"-header"}, c.experiment);
+  EXPECT_NE(header.dump().find("interval=5000000"), std::string::npos) << header.dump();
+  expect_inclusive_matches_truth(c, 0.005);
+}
+
+TEST(ClockProfiling, LibraryLoadedWithDlopenIsResolvedAndAttributed) {
+  TempDir dir;
+  const Collection c = collect(dir, {}, "dlopen_target");
+  // Exit 4 would mean dlopen did not find the library through the
+  // program's RUNPATH, i.e. the collector changed how dlopen searches.
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  expect_inclusive_matches_truth(c, 0.010);
+  const auto view = er_print_json({"-metrics", "e.user:name", "-functions"}, c.experiment);
+  bool found = false;
+  for (const auto& row : view.at("rows"))
+    if (row.at("name") == "burn_in_library") {
+      EXPECT_EQ(row.at("load_object"), "libburn_library.so");
+      found = true;
+    }
+  EXPECT_TRUE(found);
+  const auto objects = rows_by_name(er_print_json({"-metrics", "i.user:name", "-objects"}, c.experiment));
+  ASSERT_TRUE(objects.count("libburn_library.so"));
+  EXPECT_NEAR(objects.at("libburn_library.so").at("i.user").get<double>(),
+              c.truth.at("functions").at("burn_in_library").get<double>(), sampling_tolerance(0.6, 0.01));
+}
+
+TEST(ClockProfiling, RecursionCountsEachSampleOnceInInclusiveTime) {
+  TempDir dir;
+  const Collection c = collect(dir, {}, "recursive_target");
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const auto rows = rows_by_name(er_print_json({"-metrics", "e.user:i.user:name", "-functions"}, c.experiment));
+  const double descend_self = c.truth.at("functions").at("lumen::test::descend(int, double)").get<double>();
+  const double bottom = c.truth.at("functions").at("lumen::test::bottom_work(double)").get<double>();
+  ASSERT_TRUE(rows.count("lumen::test::descend(int, double)")) << "C++ names are demangled";
+  const double descend_inclusive = rows.at("lumen::test::descend(int, double)").at("i.user").get<double>();
+  // Ten levels deep: counting every occurrence would give several times this.
+  EXPECT_NEAR(descend_inclusive, descend_self + bottom, sampling_tolerance(descend_self + bottom, 0.01));
+  EXPECT_LE(descend_inclusive, rows.at("<Total>").at("i.user").get<double>());
+  EXPECT_NEAR(rows.at("lumen::test::bottom_work(double)").at("i.user").get<double>(), bottom,
+              sampling_tolerance(bottom, 0.01));
+
+  // Attributed: descend is its own caller and callee; its callers' shares
+  // add up to its inclusive time.
+  const auto cc = er_print_json({"-metrics", "a.user:i.user:name", "-callers-callees"}, c.experiment);
+  bool checked = false;
+  for (const auto& row : cc.at("rows")) {
+    if (row.at("name") != "lumen::test::descend(int, double)") continue;
+    double callers_sum = 0;
+    bool calls_itself = false;
+    for (const auto& caller : row.at("callers")) {
+      callers_sum += caller.at("values").at("a.user").get<double>();
+      calls_itself = calls_itself || caller.at("name") == row.at("name");
+    }
+    double callees_sum = row.at("values").at("a.user").get<double>();
+    for (const auto& callee : row.at("callees")) callees_sum += callee.at("values").at("a.user").get<double>();
+    EXPECT_NEAR(callers_sum, descend_inclusive, 1e-6);
+    EXPECT_NEAR(callees_sum, descend_inclusive, 1e-6);
+    EXPECT_FALSE(calls_itself) << "the outermost descend is called by main, not by itself";
+    checked = true;
+  }
+  EXPECT_TRUE(checked);
+}
+
+}  // namespace
+}  // namespace lumen::test

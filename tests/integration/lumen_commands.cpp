@@ -1,0 +1,46 @@
+#include "lumen_commands.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+namespace lumen::test {
+
+Collection collect(const TempDir& dir, const std::vector<std::string>& collect_args, const std::string& target,
+                   const std::vector<std::string>& target_args) {
+  Collection c;
+  c.experiment = dir.path() / "run.er";
+  const auto truth_file = dir.path() / "truth.json";
+  std::vector<std::string> argv{(bin_dir() / "collect").string(), "-o", "run.er", "-d", dir.path().string()};
+  argv.insert(argv.end(), collect_args.begin(), collect_args.end());
+  argv.push_back((target_dir() / target).string());
+  argv.insert(argv.end(), target_args.begin(), target_args.end());
+  c.run = run_process(argv, {{"LUMEN_TEST_TRUTH", truth_file.string()}});
+  std::ifstream in(truth_file);
+  if (in) c.truth = nlohmann::json::parse(in);
+  return c;
+}
+
+nlohmann::json er_print_json(const std::vector<std::string>& args, const std::filesystem::path& experiment) {
+  std::vector<std::string> argv{(bin_dir() / "er_print").string(), "--format=json"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.push_back(experiment.string());
+  const ProcessResult r = run_process(argv);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+std::map<std::string, nlohmann::json> rows_by_name(const nlohmann::json& view) {
+  std::map<std::string, nlohmann::json> rows;
+  for (const auto& row : view.at("rows")) rows[row.at("name").get<std::string>()] = row.at("values");
+  return rows;
+}
+
+double sampling_tolerance(double truth, double interval) {
+  const double quantum = std::max(interval, 0.004);
+  return 3 * quantum + 0.05 * truth;
+}
+
+}  // namespace lumen::test

@@ -1,0 +1,38 @@
+// collect and er_print as a test uses them: record a target's experiment,
+// read its truth, and get views back as parsed JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "process_runner.h"
+
+namespace lumen::test {
+
+struct Collection {
+  std::filesystem::path experiment;
+  nlohmann::json truth;  // what the target measured of itself
+  ProcessResult run;
+};
+
+// collect -o NAME -d DIR <collect_args> TARGET <target_args>, with the
+// target writing its truth into DIR.
+Collection collect(const TempDir& dir, const std::vector<std::string>& collect_args, const std::string& target,
+                   const std::vector<std::string>& target_args = {});
+
+// er_print --format=json <args> EXPERIMENT; fails the test on a non-zero exit.
+nlohmann::json er_print_json(const std::vector<std::string>& args, const std::filesystem::path& experiment);
+
+// Rows of a functions-like view by name: name -> {"e.user": ..., ...}.
+std::map<std::string, nlohmann::json> rows_by_name(const nlohmann::json& view);
+
+// What a sampling profiler can honestly promise for `truth` seconds of
+// contiguous CPU time sampled every `interval` seconds: a CPU-time timer
+// fires on the scheduler tick (4 ms here), so each end of the interval can
+// be off by one quantum; allow three quanta and 5 % for scheduling noise.
+double sampling_tolerance(double truth, double interval);
+
+}  // namespace lumen::test

@@ -1,0 +1,37 @@
+// Running the real commands (collect, er_print, targets) from tests.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace lumen::test {
+
+struct ProcessResult {
+  int exit_code = -1;  // -1 when killed by a signal
+  int signal = 0;
+  std::string out;
+  std::string err;
+};
+
+// Runs argv[0] (searched in PATH) with extra environment variables and
+// standard input; collects stdout and stderr.
+ProcessResult run_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {},
+                          const std::string& input = "");
+
+// A fresh directory removed at the end of the test.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::filesystem::path bin_dir();     // collect, er_print
+std::filesystem::path target_dir();  // test targets
+
+}  // namespace lumen::test
