@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what building and testing lumen needs, from Debian's packages.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config
+  libboost-dev libboost-filesystem-dev   # Boost.DLL (plugin loading)
+  libyaml-cpp-dev                        # profiles
+  libunwind-dev                          # call stacks in the target
+  libdw-dev libelf-dev                   # symbols and lines (elfutils)
+  libgtest-dev libgmock-dev              # tests
+  libbenchmark-dev                       # benchmarks
+  nlohmann-json3-dev                     # reading er_print's JSON in tests
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
