@@ -19,6 +19,7 @@
 #include "stack_capture.h"
 #include "stack_table.h"
 #include "stream_writer.h"
+#include "thread_state.h"
 
 namespace lumen::collector {
 
@@ -41,6 +42,7 @@ void after_fork_in_child() {
 
 void start() {
   if (!is_collected_process()) return;
+  const RuntimeGuard guard;
   const std::string directory = std::getenv("LUMEN_EXPERIMENT");
   if (!experiment_log_open(directory)) return;
   experiment_log_write("event: start, pid: " + std::to_string(getpid()) + ", ppid: " + std::to_string(getppid()) +
@@ -66,6 +68,7 @@ void start() {
 }
 
 void stop() {
+  const RuntimeGuard guard;
   if (!g_collecting.exchange(false, std::memory_order_acq_rel)) return;
   plugins_stop();
   plugins_thread_end();
@@ -82,10 +85,12 @@ __attribute__((destructor)) void lumen_collector_stop() { stop(); }
 bool collecting() { return g_collecting.load(std::memory_order_acquire); }
 
 void runtime_thread_begin() {
+  const RuntimeGuard guard;
   if (collecting()) plugins_thread_begin();
 }
 
 void runtime_thread_end() {
+  const RuntimeGuard guard;
   if (!collecting()) return;
   plugins_thread_end();
   finish_thread_streams();

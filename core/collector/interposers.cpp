@@ -15,6 +15,7 @@
 
 #include "loadobject_tracker.h"
 #include "runtime_state.h"
+#include "thread_state.h"
 
 namespace lumen::collector {
 namespace {
@@ -36,8 +37,12 @@ struct ThreadStart {
 void thread_end_cleanup(void*) { runtime_thread_end(); }
 
 void* thread_trampoline(void* opaque) {
-  const ThreadStart start = *static_cast<ThreadStart*>(opaque);
-  std::free(opaque);
+  ThreadStart start;
+  {
+    const RuntimeGuard guard;
+    start = *static_cast<ThreadStart*>(opaque);
+    std::free(opaque);
+  }
   runtime_thread_begin();
   void* result = nullptr;
   pthread_cleanup_push(thread_end_cleanup, nullptr);
@@ -50,11 +55,18 @@ int create_thread(PthreadCreate real_create, pthread_t* thread, const pthread_at
                   void* (*routine)(void*), void* argument) {
   if (real_create == nullptr) return EAGAIN;
   if (!collecting()) return real_create(thread, attr, routine, argument);
-  auto* start = static_cast<ThreadStart*>(std::malloc(sizeof(ThreadStart)));
+  ThreadStart* start;
+  {
+    const RuntimeGuard guard;
+    start = static_cast<ThreadStart*>(std::malloc(sizeof(ThreadStart)));
+  }
   if (start == nullptr) return real_create(thread, attr, routine, argument);
   *start = {routine, argument};
   const int rc = real_create(thread, attr, thread_trampoline, start);
-  if (rc != 0) std::free(start);
+  if (rc != 0) {
+    const RuntimeGuard guard;
+    std::free(start);
+  }
   return rc;
 }
 
@@ -92,14 +104,20 @@ void* open_as_caller(Dlopen real_open, const char* file, int mode, void* caller)
 
 void* traced_dlopen(Dlopen real_open, const char* file, int mode, void* caller) {
   void* handle = open_as_caller(real_open, file, mode, caller);
-  if (handle != nullptr && collecting()) loadobject_tracker_rescan();
+  if (handle != nullptr && collecting()) {
+    const RuntimeGuard guard;
+    loadobject_tracker_rescan();
+  }
   return handle;
 }
 
 int traced_dlclose(Dlclose real_close, void* handle) {
   if (real_close == nullptr) return -1;
   const int rc = real_close(handle);
-  if (collecting()) loadobject_tracker_rescan();
+  if (collecting()) {
+    const RuntimeGuard guard;
+    loadobject_tracker_rescan();
+  }
   return rc;
 }
 

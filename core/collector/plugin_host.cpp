@@ -7,6 +7,7 @@
 
 #include "clock.h"
 #include "experiment_log.h"
+#include "runtime_state.h"
 #include "stack_capture.h"
 #include "stream_writer.h"
 #include "thread_state.h"
@@ -41,9 +42,16 @@ uint64_t runtime_now_ns() { return monotonic_ns(); }
 uint32_t runtime_thread_id() { return current_tid(); }
 void runtime_log_note(const char* text) { experiment_log_write("event: note, text: " + yaml_quoted(text)); }
 
+int runtime_enter() {
+  ThreadState& thread = current_thread();
+  return thread.interposer_depth++ == 0 ? 1 : (--thread.interposer_depth, 0);
+}
+void runtime_leave() { --current_thread().interposer_depth; }
+int runtime_collecting() { return collecting() ? 1 : 0; }
+
 const lumen_runtime kRuntime = {
-    runtime_open_stream, runtime_write_record, runtime_capture_stack, runtime_now_ns,
-    runtime_thread_id,   count_dropped_record, runtime_log_note,
+    runtime_open_stream, runtime_write_record, runtime_capture_stack, runtime_now_ns, runtime_thread_id,
+    count_dropped_record, runtime_log_note,      runtime_enter,         runtime_leave,  runtime_collecting,
 };
 
 void log_failure(const std::string& plugin, const std::string& message) {

@@ -34,4 +34,18 @@ ThreadState& current_thread();
 // [signal-safe] Kernel thread id of the calling thread (cached).
 uint32_t current_tid();
 
+// [signal-safe] Marks the calling thread as running collector code for the
+// guard's lifetime; `entered()` is false when it already was (nested).
+class RuntimeGuard {
+ public:
+  RuntimeGuard() : entered_(current_thread().interposer_depth++ == 0) {}
+  ~RuntimeGuard() { --current_thread().interposer_depth; }
+  RuntimeGuard(const RuntimeGuard&) = delete;
+  RuntimeGuard& operator=(const RuntimeGuard&) = delete;
+  bool entered() const { return entered_; }
+
+ private:
+  bool entered_;
+};
+
 }  // namespace lumen::collector

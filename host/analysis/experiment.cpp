@@ -99,11 +99,20 @@ void Experiment::for_each_event(const std::function<void(const DataFile&, const 
                                   auto* c = static_cast<Context*>(opaque);
                                   (*c->visit)(*c->file, *event);
                                 }};
-    read_data_file(data_path, [&](const RawRecord& record) {
-      char error[256] = "";
-      if (file.half->descriptor->decode(record.kind, record.payload, record.payload_bytes, &sink, error, sizeof error) != 0)
-        throw FormatError(data_path.string(), record.offset, error);
-    });
+    const lumen_analysis_descriptor& d = *file.half->descriptor;
+    void* state = d.decoder_begin ? d.decoder_begin() : nullptr;
+    char error[256] = "";
+    try {
+      read_data_file(data_path, [&](const RawRecord& record) {
+        if (d.decode(state, record.kind, record.payload, record.payload_bytes, &sink, error, sizeof error) != 0)
+          throw FormatError(data_path.string(), record.offset, error);
+      });
+    } catch (...) {
+      if (d.decoder_end) d.decoder_end(state, nullptr, error, sizeof error);
+      throw;
+    }
+    if (d.decoder_end && d.decoder_end(state, &sink, error, sizeof error) != 0)
+      throw FormatError(data_path.string() + ": " + error);
   }
 }
 

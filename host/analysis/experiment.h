@@ -24,6 +24,8 @@ class AnalysisPlugins {
  public:
   static AnalysisPlugins load(const std::filesystem::path& plugin_root);
   const host::AnalysisHalf* find(const std::string& plugin) const;
+  // Every installed half, by plugin name (for plugin-defined views).
+  const std::map<std::string, std::shared_ptr<host::AnalysisHalf>>& all() const { return halves_; }
 
  private:
   std::map<std::string, std::shared_ptr<host::AnalysisHalf>> halves_;

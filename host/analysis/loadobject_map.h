@@ -32,6 +32,7 @@ class LoadObjectMap {
   // record of its load).
   const MappedObject* find(uint64_t pc, uint32_t epoch) const;
 
+  uint32_t latest_epoch() const { return static_cast<uint32_t>(change_times_.size()); }
   const std::vector<MappedObject>& objects() const { return objects_; }
 
  private:

@@ -43,6 +43,16 @@ FunctionId ProgramStructure::intern_function(ObjectId object, uint64_t start, co
   return id;
 }
 
+std::optional<std::string> ProgramStructure::data_symbol(const LoadObjectMap& map, uint64_t address) {
+  const MappedObject* mapped = map.find(address, map.latest_epoch());
+  if (mapped == nullptr) return std::nullopt;
+  const ObjectId object = object_for(mapped->path);
+  if (symbols_[object] == nullptr) return std::nullopt;
+  const auto hit = symbols_[object]->lookup(address - mapped->load_bias);
+  if (!hit || !hit->from_symbol_table) return std::nullopt;
+  return demangle(hit->name.substr(0, hit->name.find('@')));
+}
+
 FunctionId ProgramStructure::function_at(const LoadObjectMap& map, uint32_t epoch, uint64_t pc,
                                          bool is_return_address) {
   const MappedObject* mapped = map.find(pc, epoch);

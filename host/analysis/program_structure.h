@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -43,6 +44,10 @@ class ProgramStructure {
   // The function holding `pc` as resolved against `map` at `epoch`.
   // `is_return_address`: the PC follows a call; the call is what ran.
   FunctionId function_at(const LoadObjectMap& map, uint32_t epoch, uint64_t pc, bool is_return_address);
+
+  // The data symbol (a global or static variable) holding `address` as
+  // mapped at the end of the experiment, demangled; empty when none does.
+  std::optional<std::string> data_symbol(const LoadObjectMap& map, uint64_t address);
 
   const Function& function(FunctionId id) const { return functions_[id]; }
   const LoadObject& object(ObjectId id) const { return objects_[id]; }

@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "header_view.h"
+#include "plugin_view.h"
 #include "structure_views.h"
 
 namespace lumen::er_print {
@@ -17,10 +18,13 @@ void require_experiments(Session& s) {
 
 void print_help(Session& s, const std::vector<std::string>&) {
   s.out() << "Commands (on the command line as -name args; at the prompt as name args):\n";
-  for (const Command& c : command_table()) {
-    std::string usage = c.name + (c.arguments.empty() ? "" : " " + c.arguments);
-    s.out() << "  " << usage << std::string(usage.size() < 24 ? 24 - usage.size() : 1, ' ') << c.help << "\n";
-  }
+  auto line = [&](const std::string& usage, const std::string& help) {
+    s.out() << "  " << usage << std::string(usage.size() < 24 ? 24 - usage.size() : 1, ' ') << help << "\n";
+  };
+  for (const Command& c : command_table()) line(c.name + (c.arguments.empty() ? "" : " " + c.arguments), c.help);
+  for (const auto& [plugin, half] : s.plugins().all())
+    for (size_t i = 0; i < half->descriptor->view_count; ++i)
+      line(half->descriptor->views[i].command, std::string(half->descriptor->views[i].help) + " [" + plugin + "]");
 }
 
 void print_metric_list(Session& s, const std::vector<std::string>&) {
@@ -86,10 +90,22 @@ const std::vector<Command>& command_table() {
   return commands;
 }
 
-const Command* find_command(const std::string& name) {
+std::optional<Command> find_command(const std::string& name, const AnalysisPlugins& plugins) {
   for (const Command& c : command_table())
-    if (c.name == name) return &c;
-  return nullptr;
+    if (c.name == name) return c;
+  for (const auto& [plugin, half] : plugins.all()) {
+    for (size_t i = 0; i < half->descriptor->view_count; ++i) {
+      const lumen_view_def& view = half->descriptor->views[i];
+      if (name != view.command) continue;
+      const std::string plugin_name = plugin;
+      return Command{view.command, 0, "", view.help, [plugin_name, &view](Session& s, const auto&) {
+                       require_experiments(s);
+                       s.out() << run_plugin_view(view, plugin_name, s.experiments(), s.structure(),
+                                                  s.limit().value_or(0), s.format());
+                     }};
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace lumen::er_print

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct Command {
 };
 
 const std::vector<Command>& command_table();
-const Command* find_command(const std::string& name);
+
+// A built-in command, or a view added by an installed plugin; nullopt when
+// neither has that name.
+std::optional<Command> find_command(const std::string& name, const analysis::AnalysisPlugins& plugins);
 
 }  // namespace lumen::er_print

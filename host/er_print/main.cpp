@@ -16,7 +16,7 @@ using namespace lumen::er_print;
 namespace {
 
 struct Invocation {
-  const Command* command;
+  Command command;
   std::vector<std::string> arguments;
 };
 
@@ -46,7 +46,7 @@ std::vector<std::string> split_words(const std::string& line) {
 }
 
 void run(Session& session, const Invocation& invocation) {
-  invocation.command->run(session, invocation.arguments);
+  invocation.command.run(session, invocation.arguments);
 }
 
 int interactive(Session& session) {
@@ -57,12 +57,12 @@ int interactive(Session& session) {
     const auto words = split_words(line);
     if (words.empty() || words[0][0] == '#') continue;
     if (words[0] == "quit" || words[0] == "exit") break;
-    const Command* command = find_command(words[0]);
     try {
-      if (command == nullptr) throw CommandError("unknown command '" + words[0] + "' (try help)");
+      const std::optional<Command> command = find_command(words[0], session.plugins());
+      if (!command) throw CommandError("unknown command '" + words[0] + "' (try help)");
       if (words.size() - 1 != command->argument_count)
         throw CommandError(command->name + " takes " + std::to_string(command->argument_count) + " argument(s)");
-      run(session, {command, std::vector<std::string>(words.begin() + 1, words.end())});
+      run(session, {*command, std::vector<std::string>(words.begin() + 1, words.end())});
     } catch (const std::exception& e) {
       std::cerr << "er_print: " << e.what() << "\n";
       status = 1;
@@ -85,13 +85,13 @@ int main(int argc, char** argv) {
         continue;
       }
       if (arg == "--help" || arg == "-help") {
-        invocations.push_back({find_command("help"), {}});
+        invocations.push_back({*find_command("help", session.plugins()), {}});
         continue;
       }
       if (arg.size() > 1 && arg[0] == '-') {
-        const Command* command = find_command(arg.substr(1));
-        if (command == nullptr) throw CommandError("unknown command '" + arg + "' (er_print -help lists them)");
-        Invocation invocation{command, {}};
+        const std::optional<Command> command = find_command(arg.substr(1), session.plugins());
+        if (!command) throw CommandError("unknown command '" + arg + "' (er_print -help lists them)");
+        Invocation invocation{*command, {}};
         for (size_t n = 0; n < command->argument_count; ++n) {
           if (i + 1 >= argc) throw CommandError(arg + " needs " + command->arguments);
           invocation.arguments.push_back(argv[++i]);

@@ -38,6 +38,9 @@ class Session {
   const analysis::Profile& profile();
   analysis::ViewRequest view_request() const;
   const analysis::ProgramStructure& structure() const { return structure_; }
+  analysis::ProgramStructure& structure() { return structure_; }
+  const analysis::AnalysisPlugins& plugins() const { return plugins_; }
+  std::optional<size_t> limit() const { return limit_; }
   const analysis::MetricRegistry& registry() const { return registry_; }
   std::ostream& out() { return out_; }
 

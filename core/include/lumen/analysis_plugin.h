@@ -31,6 +31,48 @@ typedef struct lumen_event_sink {
   void (*emit)(void* context, const lumen_event* event);
 } lumen_event_sink;
 
+/* ---- views a plugin adds to er_print (e.g. -leaks, -syncobjects) ---- */
+
+typedef struct lumen_view_column {
+  const char* key;    /* in CSV and JSON: "count", "bytes" */
+  const char* title;  /* in text: "Leaked bytes" */
+  lumen_metric_unit unit;
+} lumen_view_column;
+
+typedef struct lumen_frame_name {
+  const char* function;    /* valid until the view returns */
+  const char* load_object;
+} lumen_frame_name;
+
+/* What er_print provides to a plugin's view. Records are those of the
+ * plugin's data file in every selected experiment, in file order. Output is
+ * any number of tables (each row may carry a stack, printed under it) and
+ * summary lines; er_print renders them as text, CSV or JSON. */
+typedef struct lumen_view_host {
+  void* context;
+  void (*for_each_record)(void* context, void (*visit)(void* arg, uint16_t kind, const void* payload,
+                                                       uint16_t payload_bytes, uint32_t thread_id),
+                          void* arg);
+  /* The frames of a stack, leaf first; returns how many were written. */
+  size_t (*stack_frames)(void* context, uint64_t stack_id, lumen_frame_name* frames, size_t max_frames);
+  /* The data symbol (global or static variable) holding `address` in the
+   * target, or NULL. */
+  const char* (*data_symbol)(void* context, uint64_t address);
+  void (*summary)(void* context, const char* key, const char* label, double value, lumen_metric_unit unit);
+  void (*table_begin)(void* context, const char* title, const lumen_view_column* columns, size_t column_count);
+  /* `stack_id` is LUMEN_NO_STACK for a row without a stack. */
+  void (*table_row)(void* context, const char* name, const double* values, uint64_t stack_id);
+  /* The row limit the user asked for (-limit), 0 for none. */
+  size_t row_limit;
+} lumen_view_host;
+
+typedef struct lumen_view_def {
+  const char* command;  /* er_print command name, without the dash */
+  const char* help;
+  /* Returns 0, or non-zero with a message in `error`. */
+  int (*run)(const lumen_view_host* host, char* error, size_t error_size);
+} lumen_view_def;
+
 typedef struct lumen_analysis_descriptor {
   uint32_t abi_version; /* LUMEN_PLUGIN_ABI_VERSION */
   const char* name;     /* equal to the collector half's name */
@@ -39,10 +81,21 @@ typedef struct lumen_analysis_descriptor {
   const lumen_metric_def* metrics;
   size_t metric_count;  /* at most LUMEN_MAX_PLUGIN_METRICS */
 
-  /* Decodes one record. Returns 0, or non-zero with a message in `error`
-   * when the record is malformed (the reader then names file and offset). */
-  int (*decode)(uint16_t kind, const void* payload, uint16_t payload_bytes,
+  /* Decoding one data file: begin() returns the decoder's state (NULL is a
+   * valid state); decode() is called for every record in file order (blocks
+   * of different threads interleave, so time order is not guaranteed);
+   * end() may emit events that need the whole file (e.g. leaks: allocations
+   * never freed) and frees the state; its sink is NULL when decoding was
+   * abandoned (a malformed record), and then it only frees. begin and end may be NULL. Each
+   * returns 0, or non-zero with a message in `error` (for decode, the reader
+   * then names file and offset). */
+  void* (*decoder_begin)(void);
+  int (*decode)(void* state, uint16_t kind, const void* payload, uint16_t payload_bytes,
                 const lumen_event_sink* sink, char* error, size_t error_size);
+  int (*decoder_end)(void* state, const lumen_event_sink* sink, char* error, size_t error_size);
+
+  const lumen_view_def* views;
+  size_t view_count;
 } lumen_analysis_descriptor;
 
 typedef const lumen_analysis_descriptor* (*lumen_analysis_factory)(void);

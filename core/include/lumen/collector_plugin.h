@@ -54,6 +54,18 @@ typedef struct lumen_runtime {
 
   /* Writes a line to the experiment log ("note" entries). Not signal-safe. */
   void (*log_note)(const char* text);
+
+  /* [signal-safe] Re-entry guard for interposers. enter() returns 1 when the
+   * calling thread was not already inside the collector (the caller may
+   * record, and must call leave() after), 0 when it was (the runtime or
+   * another interposer is on this thread's stack: forward without recording,
+   * and do not call leave()). The runtime holds the guard while it runs its
+   * own code, so its allocations and locks are never traced. */
+  int (*enter)(void);
+  void (*leave)(void);
+
+  /* [signal-safe] 1 while this process is being collected. */
+  int (*collecting)(void);
 } lumen_runtime;
 
 typedef struct lumen_collector_descriptor {

@@ -18,7 +18,7 @@ const lumen_metric_def kMetrics[] = {
      "CPU time of the thread, sampled on its CPU-time clock"},
 };
 
-int decode(uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,
+int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,
            size_t error_size) {
   if (kind != lumen::clock::kSampleRecord || bytes < sizeof(ClockSample)) {
     std::snprintf(error, error_size, "clock record of kind %u and %u bytes is not a sample", kind, bytes);
@@ -37,7 +37,8 @@ int decode(uint16_t kind, const void* payload, uint16_t bytes, const lumen_event
 }
 
 const lumen_analysis_descriptor kPlugin = {
-    LUMEN_PLUGIN_ABI_VERSION, "clock", "1.0", lumen::clock::kDataFile, kMetrics, std::size(kMetrics), decode,
+    LUMEN_PLUGIN_ABI_VERSION, "clock", "1.0", lumen::clock::kDataFile, kMetrics, std::size(kMetrics),
+    nullptr, decode, nullptr, nullptr, 0,
 };
 
 }  // namespace
