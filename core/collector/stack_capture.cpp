@@ -6,8 +6,11 @@
 
 #include <link.h>
 
+#include <ucontext.h>
+
 #include <atomic>
 #include <cstring>
+#include <iterator>
 
 #include "stack_table.h"
 
@@ -66,30 +69,19 @@ void stack_capture_exclude_object_of(const void* address) {
   g_excluded_count.store(count + 1, std::memory_order_release);
 }
 
-// noinline keeps "the caller of the caller" meaningful for interposers.
-__attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
-  unw_context_t context;
-  unw_cursor_t cursor;
-  if (ucontext != nullptr) {
-    // On x86-64 libunwind's context is a ucontext_t: the handler's own.
-    std::memcpy(&context, ucontext, sizeof context);
-    if (unw_init_local2(&cursor, &context, UNW_INIT_SIGNAL_FRAME) < 0) return LUMEN_NO_STACK;
-  } else {
-    if (unw_getcontext(&context) < 0 || unw_init_local(&cursor, &context) < 0) return LUMEN_NO_STACK;
-    // Drop this frame and the frame of our caller, then `skip` more.
-    for (int i = 0; i < skip + 2; ++i)
-      if (unw_step(&cursor) <= 0) return LUMEN_NO_STACK;
-  }
+namespace {
+
+// Keeps the frames that are not the collector's, from `first` on, and
+// interns them. `flags` may already say the leaf is a return address.
+uint64_t intern_frames(void* const* frames, int count, int first, uint32_t flags) {
   uint64_t pcs[LUMEN_MAX_STACK_DEPTH];
   uint32_t depth = 0;
-  uint32_t flags = ucontext != nullptr ? 0u : static_cast<uint32_t>(LUMEN_STACK_LEAF_IS_RETURN);
-  for (;;) {
-    unw_word_t ip = 0;
-    if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
+  for (int i = first; i < count; ++i) {
+    const auto ip = reinterpret_cast<uint64_t>(frames[i]);
+    if (ip == 0) break;
     if (excluded(ip)) {
       // The frame after a left-out one is a return address, leaf or not.
       if (depth == 0) flags |= LUMEN_STACK_LEAF_IS_RETURN;
-      if (unw_step(&cursor) <= 0) break;
       continue;
     }
     if (depth == LUMEN_MAX_STACK_DEPTH) {
@@ -97,10 +89,45 @@ __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
       break;
     }
     pcs[depth++] = ip;
-    if (unw_step(&cursor) <= 0) break;
   }
   if (depth == 0) return LUMEN_NO_STACK;
   return stack_table_intern(pcs, depth, flags);
+}
+
+// The slow path for a signal: libunwind steps from the handler's context.
+uint64_t capture_from_context(void* ucontext) {
+  unw_context_t context;
+  unw_cursor_t cursor;
+  // On x86-64 libunwind's context is a ucontext_t: the handler's own.
+  std::memcpy(&context, ucontext, sizeof context);
+  if (unw_init_local2(&cursor, &context, UNW_INIT_SIGNAL_FRAME) < 0) return LUMEN_NO_STACK;
+  void* frames[LUMEN_MAX_STACK_DEPTH + 1];
+  int count = 0;
+  do {
+    unw_word_t ip = 0;
+    if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
+    frames[count++] = reinterpret_cast<void*>(ip);
+  } while (count < static_cast<int>(LUMEN_MAX_STACK_DEPTH) + 1 && unw_step(&cursor) > 0);
+  return intern_frames(frames, count, 0, 0);
+}
+
+}  // namespace
+
+// unw_backtrace walks with libunwind's per-thread trace cache, several times
+// faster than stepping a cursor. From a handler it walks through the signal
+// frame; the interrupted stack starts where the interrupted PC appears.
+// noinline keeps "the caller of the caller" meaningful for interposers.
+__attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
+  void* frames[LUMEN_MAX_STACK_DEPTH + 16];
+  const int count = unw_backtrace(frames, static_cast<int>(std::size(frames)));
+  if (ucontext == nullptr) {
+    // frames[0] is in this function, frames[1] in our caller; then `skip`.
+    return intern_frames(frames, count, 2 + skip, LUMEN_STACK_LEAF_IS_RETURN);
+  }
+  const auto interrupted = static_cast<uint64_t>(static_cast<ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_RIP]);
+  for (int i = 0; i < count; ++i)
+    if (reinterpret_cast<uint64_t>(frames[i]) == interrupted) return intern_frames(frames, count, i, 0);
+  return capture_from_context(ucontext);
 }
 
 }  // namespace lumen::collector
