@@ -1,7 +1,7 @@
 #include "stack_table.h"
 
 #include <lumen/record_format.h>
-#include <sys/mman.h>
+#include "raw_syscalls.h"
 
 #include <atomic>
 #include <cstring>
@@ -71,9 +71,9 @@ void write_stack_record(const Entry* e) {
 }  // namespace
 
 bool stack_table_init(int stacks_stream) {
-  void* slots = mmap(nullptr, kSlotCount * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+  void* slots = raw_mmap(nullptr, kSlotCount * sizeof(uint64_t), PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  void* arena = mmap(nullptr, kArenaBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* arena = raw_mmap(nullptr, kArenaBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (slots == MAP_FAILED || arena == MAP_FAILED) return false;
   g_slots = static_cast<std::atomic<uint64_t>*>(slots);
   g_arena = static_cast<char*>(arena);

@@ -2,7 +2,7 @@
 
 #include <fcntl.h>
 #include <lumen/record_format.h>
-#include <sys/mman.h>
+#include "raw_syscalls.h"
 #include <unistd.h>
 
 #include <atomic>
@@ -32,8 +32,8 @@ std::atomic<bool> g_abandoned{false};
 char* map_new_block(DataFile& file, uint32_t tid) {
   const uint64_t offset = file.next_block_offset.fetch_add(LUMEN_BLOCK_BYTES, std::memory_order_relaxed);
   const char zero = 0;
-  if (pwrite(file.fd, &zero, 1, static_cast<off_t>(offset + LUMEN_BLOCK_BYTES - 1)) != 1) return nullptr;
-  void* block = mmap(nullptr, LUMEN_BLOCK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, file.fd,
+  if (raw_pwrite(file.fd, &zero, 1, static_cast<off_t>(offset + LUMEN_BLOCK_BYTES - 1)) != 1) return nullptr;
+  void* block = raw_mmap(nullptr, LUMEN_BLOCK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, file.fd,
                      static_cast<off_t>(offset));
   if (block == MAP_FAILED) return nullptr;
   auto* header = static_cast<lumen_block_header*>(block);
@@ -54,7 +54,7 @@ bool refill(int stream, ThreadBlock& block, uint32_t tid) {
   block.base = fresh;
   block.used.store(sizeof(lumen_block_header), std::memory_order_relaxed);
   block.capacity = LUMEN_BLOCK_BYTES;
-  if (old != nullptr) munmap(old, LUMEN_BLOCK_BYTES);
+  if (old != nullptr) raw_munmap(old, LUMEN_BLOCK_BYTES);
   return true;
 }
 
@@ -125,7 +125,7 @@ void finish_thread_streams() {
     char* base = block.base;
     block.capacity = 0;
     block.base = nullptr;
-    if (base != nullptr) munmap(base, LUMEN_BLOCK_BYTES);
+    if (base != nullptr) raw_munmap(base, LUMEN_BLOCK_BYTES);
   }
 }
 

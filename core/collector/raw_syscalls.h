@@ -1,0 +1,30 @@
+// [signal-safe] Memory mapping by system call, bypassing libc's symbols: the
+// runtime's own mappings must never reach an interposer (the heap plugin
+// traces mmap and munmap) nor be seen by the target's.
+#pragma once
+
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstddef>
+
+namespace lumen::collector {
+
+inline void* raw_mmap(void* address, size_t length, int protection, int flags, int fd, off_t offset) {
+  const long result = syscall(SYS_mmap, address, length, protection, flags, fd, offset);
+  return result < 0 && result > -4096 ? MAP_FAILED : reinterpret_cast<void*>(result);
+}
+
+inline int raw_munmap(void* address, size_t length) { return static_cast<int>(syscall(SYS_munmap, address, length)); }
+
+}  // namespace lumen::collector
+
+namespace lumen::collector {
+
+// [signal-safe] pwrite by system call, for the same reason (I/O tracing).
+inline ssize_t raw_pwrite(int fd, const void* buffer, size_t count, off_t offset) {
+  return syscall(SYS_pwrite64, fd, buffer, count, offset);
+}
+
+}  // namespace lumen::collector
