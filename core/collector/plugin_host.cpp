@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "experiment_log.h"
 #include "runtime_state.h"
+#include "signal_chain.h"
 #include "stack_capture.h"
 #include "stream_writer.h"
 #include "thread_state.h"
@@ -50,8 +51,9 @@ void runtime_leave() { --current_thread().interposer_depth; }
 int runtime_collecting() { return collecting() ? 1 : 0; }
 
 const lumen_runtime kRuntime = {
-    runtime_open_stream, runtime_write_record, runtime_capture_stack, runtime_now_ns, runtime_thread_id,
-    count_dropped_record, runtime_log_note,      runtime_enter,         runtime_leave,  runtime_collecting,
+    runtime_open_stream, runtime_write_record, runtime_capture_stack, runtime_now_ns,     runtime_thread_id,
+    count_dropped_record, runtime_log_note,     runtime_enter,         runtime_leave,      runtime_collecting,
+    claim_signal,
 };
 
 void log_failure(const std::string& plugin, const std::string& message) {

@@ -105,5 +105,17 @@ TEST(ClockProfiling, RecursionCountsEachSampleOnceInInclusiveTime) {
   EXPECT_TRUE(checked);
 }
 
+TEST(ClockProfiling, TargetsOwnSigprofHandlersAndMasksAreChainedNotLost) {
+  const ProcessResult plain = run_process({(target_dir() / "signal_target").string()});
+  TempDir dir;
+  const Collection c = collect(dir, {"-p", "on"}, "signal_target");
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  EXPECT_EQ(plain.out,
+            "own SIGPROF handler still installed: yes\nown SIGPROF handler ran: yes\nSIGUSR1 handler ran: yes\n");
+  EXPECT_EQ(c.run.out, plain.out);
+  // The target blocked SIGPROF for its second half; sampling went on.
+  expect_inclusive_matches_truth(c, 0.010);
+}
+
 }  // namespace
 }  // namespace lumen::test

@@ -16,12 +16,18 @@
 
 #include <lumen/plugin_abi.h>
 #include <lumen/record_format.h>
+#include <signal.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef int lumen_stream; /* a data file opened for writing; < 0: none */
+
+/* A plugin's handler for a signal the runtime dispatches. Returns 1 when the
+ * signal was the plugin's own (e.g. its timer's), 0 to pass it on to the
+ * handler the target installed, exactly as if the collector were absent. */
+typedef int (*lumen_signal_handler)(int signal, siginfo_t* info, void* ucontext);
 
 /* What the runtime provides to an event source. */
 typedef struct lumen_runtime {
@@ -66,6 +72,12 @@ typedef struct lumen_runtime {
 
   /* [signal-safe] 1 while this process is being collected. */
   int (*collecting)(void);
+
+  /* Not signal-safe. Routes `signal` to `handler` first. The target keeps
+   * its own handler for that signal (its sigaction/signal calls are
+   * recorded, not applied, and it runs whenever the plugin passes), and it
+   * cannot block the signal. Returns 0, or -1 if another plugin holds it. */
+  int (*claim_signal)(int signal, lumen_signal_handler handler);
 } lumen_runtime;
 
 typedef struct lumen_collector_descriptor {

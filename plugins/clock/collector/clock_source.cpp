@@ -33,9 +33,13 @@ struct ThreadTimer {
 };
 __attribute__((tls_model("initial-exec"))) thread_local ThreadTimer t_timer;
 
-void on_profiling_signal(int, siginfo_t* info, void* ucontext) {
-  const int saved_errno = errno;
-  if (g_running.load(std::memory_order_acquire) && info->si_code == SI_TIMER) {
+// Marks this plugin's timers, so that a SIGPROF from anything else (the
+// target's own setitimer or timer) goes on to the target's handler.
+constexpr int kTimerCookie = 0x6c756d65;  // "lume"
+
+int on_profiling_signal(int, siginfo_t* info, void* ucontext) {
+  if (info->si_code != SI_TIMER || info->si_value.sival_int != kTimerCookie) return 0;
+  if (g_running.load(std::memory_order_acquire)) {
     ClockSample sample;
     sample.time_ns = g_runtime->now_ns();
     sample.stack_id = g_runtime->capture_stack(ucontext, 0);
@@ -44,7 +48,7 @@ void on_profiling_signal(int, siginfo_t* info, void* ucontext) {
     sample.cpu = sched_getcpu();
     g_runtime->write_record(g_stream, lumen::clock::kSampleRecord, &sample, sizeof sample);
   }
-  errno = saved_errno;
+  return 1;
 }
 
 int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
@@ -57,12 +61,8 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
     std::snprintf(error, error_size, "cannot create the data file '%s'", lumen::clock::kDataFile);
     return 1;
   }
-  struct sigaction action {};
-  action.sa_sigaction = on_profiling_signal;
-  action.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&action.sa_mask);
-  if (sigaction(SIGPROF, &action, nullptr) != 0) {
-    std::snprintf(error, error_size, "cannot install the SIGPROF handler: %s", std::strerror(errno));
+  if (runtime->claim_signal(SIGPROF, on_profiling_signal) != 0) {
+    std::snprintf(error, error_size, "SIGPROF is already used by another plugin");
     return 1;
   }
   g_running.store(true, std::memory_order_release);
@@ -73,6 +73,7 @@ void thread_begin() {
   sigevent event{};
   event.sigev_notify = SIGEV_THREAD_ID;
   event.sigev_signo = SIGPROF;
+  event.sigev_value.sival_int = kTimerCookie;
   event._sigev_un._tid = static_cast<pid_t>(g_runtime->thread_id());
   if (timer_create(CLOCK_THREAD_CPUTIME_ID, &event, &t_timer.id) != 0) {
     g_runtime->count_drop();
