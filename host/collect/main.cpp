@@ -100,6 +100,7 @@ int main(int argc, char** argv) {
     const CollectionPlan plan = resolve_plan(profile, request, installed);
     const std::string program = resolve_target(request.target[0]);
     if (program.empty()) throw UsageError("cannot find an executable program '" + request.target[0] + "'");
+    if (const std::string obstacle = preload_obstacle(program); !obstacle.empty()) throw UsageError(obstacle);
     const fs::path wanted = choose_experiment_path(request.experiment_name, request.directory);
     if (request.dry_run) {
       print_plan(plan, wanted, request);

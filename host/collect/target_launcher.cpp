@@ -6,7 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <elf.h>
+
 #include <cerrno>
+#include <fstream>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +31,26 @@ bool is_executable_file(const std::string& path) {
 }
 
 }  // namespace
+
+std::string preload_obstacle(const std::string& program) {
+  std::ifstream file(program, std::ios::binary);
+  char magic[4] = {};
+  file.read(magic, 4);
+  if (std::memcmp(magic, "#!", 2) == 0) return "";  // a script: its interpreter is what runs
+  if (std::memcmp(magic, ELFMAG, SELFMAG) != 0) return "";  // not ELF: exec will say why
+  Elf64_Ehdr header{};
+  file.seekg(0);
+  file.read(reinterpret_cast<char*>(&header), sizeof header);
+  if (!file || header.e_ident[EI_CLASS] != ELFCLASS64) return "";
+  for (int i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment{};
+    file.seekg(static_cast<std::streamoff>(header.e_phoff + static_cast<uint64_t>(i) * header.e_phentsize));
+    file.read(reinterpret_cast<char*>(&segment), sizeof segment);
+    if (file && segment.p_type == PT_INTERP) return "";
+  }
+  return "'" + program + "' is statically linked: the collector is loaded by the dynamic loader (LD_PRELOAD), "
+         "which such a program does not use; link it dynamically to collect it";
+}
 
 std::string resolve_target(const std::string& program) {
   if (program.find('/') != std::string::npos) return is_executable_file(program) ? program : "";

@@ -11,6 +11,10 @@ namespace lumen::collect {
 // Finds the program as execvp would; empty when it cannot be run.
 std::string resolve_target(const std::string& program);
 
+// Why the collector cannot be preloaded into `program` (a statically linked
+// executable has no dynamic loader to do it); empty when it can.
+std::string preload_obstacle(const std::string& program);
+
 struct LaunchResult {
   int pid = 0;
   int wait_status = 0;

@@ -114,6 +114,30 @@ TEST(CollectBehaviour, MissingProgramIsRefused) {
   EXPECT_NE(r.err.find("cannot find an executable program 'no-such-program-here'"), std::string::npos) << r.err;
 }
 
+TEST(CollectBehaviour, StaticallyLinkedTargetIsRefusedBeforeItStarts) {
+  TempDir dir;
+  const auto marker = dir.path() / "started";
+  const ProcessResult r = run_process({collect_path(), "-d", dir.path().string(), (target_dir() / "static_target").string()},
+                                      {{"LUMEN_TEST_MARKER", marker.string()}});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is statically linked"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(marker));
+  EXPECT_FALSE(fs::exists(dir.path() / "test.1.er"));
+}
+
+TEST(CollectBehaviour, CrashedTargetLeavesAReadableExperiment) {
+  TempDir dir;
+  const Collection c = collect(dir, {}, "behaviour_target", {"segv"});
+  EXPECT_EQ(c.run.signal, SIGSEGV);
+  const auto header = er_print_json({"-header"}, c.experiment).at("experiments").at(0);
+  EXPECT_EQ(header.at("signal"), "SIGSEGV");
+  // What was recorded before the crash is on disk (mapped blocks).
+  const auto rows = rows_by_name(er_print_json({"-metrics", "i.user:name", "-functions"}, c.experiment));
+  const double truth = c.truth.at("functions").at("burn_then_crash").get<double>();
+  ASSERT_TRUE(rows.count("burn_then_crash"));
+  EXPECT_NEAR(rows.at("burn_then_crash").at("i.user").get<double>(), truth, sampling_tolerance(truth, 0.01));
+}
+
 TEST(CollectBehaviour, DryRunPrintsThePlanAndRunsNothing) {
   TempDir dir;
   const auto marker = dir.path() / "started";
