@@ -7,10 +7,17 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "clock.h"
+#include "descendant_header.h"
+#include "descendants.h"
 #include "experiment_log.h"
 #include "loadobject_tracker.h"
 #include "plugin_host.h"
@@ -26,43 +33,61 @@ namespace lumen::collector {
 namespace {
 
 std::atomic<bool> g_collecting{false};
+int g_loadobjects_stream = -1;
 
-bool is_collected_process() {
-  const char* directory = std::getenv("LUMEN_EXPERIMENT");
-  const char* target = std::getenv("LUMEN_TARGET_PID");
-  return directory != nullptr && target != nullptr && std::atol(target) == static_cast<long>(getpid());
+// Function-local so they exist before this library's constructor runs.
+RuntimePlan& plan() {
+  static auto* the_plan = new RuntimePlan;
+  return *the_plan;
+}
+std::string& founder_directory() {
+  static auto* directory = new std::string;
+  return *directory;
 }
 
-void after_fork_in_child() {
-  // The child shares the parent's mapped blocks; writing there would corrupt
-  // the parent's data. It is not collected (its timers are not inherited).
-  g_collecting.store(false, std::memory_order_relaxed);
-  abandon_streams_after_fork();
+std::string sub_experiment(const std::string& lineage) { return founder_directory() + "/" + lineage + ".er"; }
+
+void log_start(const std::string& lineage) {
+  experiment_log_write("event: start, pid: " + std::to_string(getpid()) + ", ppid: " + std::to_string(getppid()) +
+                       ", lineage: " + yaml_quoted(lineage) + ", time_ns: " + std::to_string(monotonic_ns()));
+}
+
+std::string command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string line((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (char& c : line) c = c == '\0' ? ' ' : c;
+  return line;
 }
 
 void start() {
-  if (!is_collected_process()) return;
+  const char* founder = std::getenv("LUMEN_EXPERIMENT");
+  const char* target = std::getenv("LUMEN_TARGET_PID");
+  if (founder == nullptr || target == nullptr) return;
+  if (std::strcmp(target, "any") != 0 && std::atol(target) != static_cast<long>(getpid())) return;
   const RuntimeGuard guard;
-  const std::string directory = std::getenv("LUMEN_EXPERIMENT");
-  if (!experiment_log_open(directory)) return;
-  experiment_log_write("event: start, pid: " + std::to_string(getpid()) + ", ppid: " + std::to_string(getppid()) +
-                       ", time_ns: " + std::to_string(monotonic_ns()));
-  RuntimePlan plan;
+  // Whatever this process starts next is told apart by its own pid.
+  setenv("LUMEN_TARGET_PID", std::to_string(getpid()).c_str(), 1);
+  founder_directory() = founder;
+  const char* lineage_variable = std::getenv("LUMEN_LINEAGE");
+  const std::string lineage = lineage_variable ? lineage_variable : "";
   std::string error;
-  if (!read_runtime_plan(directory + "/collector.plan", plan, error)) {
-    experiment_log_write("event: error, message: " + yaml_quoted(error));
-    return;
-  }
+  if (!read_runtime_plan(founder_directory() + "/collector.plan", plan(), error)) return;
+  if (!lineage.empty() && !follows(plan().follow, command_line())) return;
+  const std::string directory = lineage.empty() ? founder_directory() : sub_experiment(lineage);
+  if (!lineage.empty()) mkdir(directory.c_str(), 0755);
+  if (!experiment_log_open(directory)) return;
+  log_start(lineage);
   stack_capture_init();
   const int stacks = open_stream(directory.c_str(), LUMEN_STACKS_FILE);
-  const int loadobjects = open_stream(directory.c_str(), LUMEN_LOADOBJECTS_FILE);
-  if (stacks < 0 || loadobjects < 0 || !stack_table_init(stacks)) {
+  g_loadobjects_stream = open_stream(directory.c_str(), LUMEN_LOADOBJECTS_FILE);
+  if (stacks < 0 || g_loadobjects_stream < 0 || !stack_table_init(stacks)) {
     experiment_log_write("event: error, message: \"cannot create the stack table or its data files\"");
     return;
   }
-  loadobject_tracker_start(loadobjects);
-  pthread_atfork(nullptr, nullptr, after_fork_in_child);
-  plugins_start(plan, directory);
+  loadobject_tracker_start(g_loadobjects_stream);
+  descendants_start(lineage, plan().follow);
+  plugins_start(plan(), directory);
+  if (!lineage.empty()) write_descendant_header(directory, lineage, started_plugins_yaml(plan()), plan().follow);
   g_collecting.store(true, std::memory_order_release);
   plugins_thread_begin();
 }
@@ -77,6 +102,34 @@ void stop() {
   finish_thread_streams();
 }
 
+}  // namespace
+
+void restart_in_forked_child(const std::string& lineage) {
+  const RuntimeGuard guard;
+  const std::string directory = sub_experiment(lineage);
+  if (mkdir(directory.c_str(), 0755) != 0 || !redirect_streams_after_fork(directory.c_str())) {
+    stop_in_forked_child();
+    return;
+  }
+  setenv("LUMEN_LINEAGE", lineage.c_str(), 1);
+  setenv("LUMEN_TARGET_PID", std::to_string(getpid()).c_str(), 1);
+  experiment_log_open(directory);
+  log_start(lineage);
+  stack_table_reset();
+  loadobject_tracker_start(g_loadobjects_stream);
+  plugins_set_directory(directory);
+  write_descendant_header(directory, lineage, started_plugins_yaml(plan()), plan().follow);
+  plugins_thread_begin();  // timers are not inherited across fork
+}
+
+void stop_in_forked_child() {
+  // The child shares the parent's mapped blocks; writing there would corrupt
+  // the parent's data. It is not collected (its timers are not inherited).
+  g_collecting.store(false, std::memory_order_relaxed);
+  abandon_streams_after_fork();
+}
+
+namespace {
 __attribute__((constructor)) void lumen_collector_start() { start(); }
 __attribute__((destructor)) void lumen_collector_stop() { stop(); }
 

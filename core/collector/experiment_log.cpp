@@ -13,6 +13,7 @@ int g_log_fd = -1;
 
 bool experiment_log_open(const std::string& directory) {
   const std::string path = directory + "/collector.log";
+  if (g_log_fd >= 0) close(g_log_fd);
   g_log_fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   return g_log_fd >= 0;
 }

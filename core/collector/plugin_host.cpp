@@ -98,6 +98,23 @@ void plugins_start(const RuntimePlan& plan, const std::string& directory) {
   }
 }
 
+void plugins_set_directory(const std::string& directory) { experiment_directory() = directory; }
+
+std::string started_plugins_yaml(const RuntimePlan& plan) {
+  std::string yaml = "{";
+  for (const StartedPlugin& p : started()) {
+    yaml += (yaml.size() > 1 ? ", " : "") + std::string(p.descriptor->name) + ": {version: " +
+            yaml_quoted(p.descriptor->version) + ", data_file: " + yaml_quoted(p.descriptor->data_file) + ", options: {";
+    for (const PlannedPlugin& planned : plan.plugins) {
+      if (planned.name != p.descriptor->name) continue;
+      for (size_t i = 0; i < planned.options.size(); ++i)
+        yaml += (i ? ", " : "") + planned.options[i].first + ": " + yaml_quoted(planned.options[i].second);
+    }
+    yaml += "}}";
+  }
+  return yaml + "}";
+}
+
 void plugins_thread_begin() {
   for (const StartedPlugin& p : started())
     if (p.descriptor->thread_begin) p.descriptor->thread_begin();

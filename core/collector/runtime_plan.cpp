@@ -32,6 +32,8 @@ bool read_runtime_plan(const std::string& path, RuntimePlan& plan, std::string& 
       words >> plugin.name;
       std::getline(words >> std::ws, plugin.path);
       plan.plugins.push_back(plugin);
+    } else if (word == "follow") {
+      std::getline(words >> std::ws, plan.follow);
     } else if (word == "option" && !plan.plugins.empty()) {
       std::string key, value;
       words >> key;

@@ -4,6 +4,7 @@
 //   lumen-plan 1
 //   plugin NAME PATH
 //   option KEY VALUE          (belongs to the plugin line above it)
+//   follow on|off|=REGEX      which descendant processes are collected
 #pragma once
 
 #include <string>
@@ -20,6 +21,7 @@ struct PlannedPlugin {
 
 struct RuntimePlan {
   std::vector<PlannedPlugin> plugins;
+  std::string follow = "on";
 };
 
 // Not signal-safe. On failure returns false with a reason in `error`.

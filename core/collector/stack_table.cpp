@@ -81,6 +81,16 @@ bool stack_table_init(int stacks_stream) {
   return true;
 }
 
+void stack_table_reset() {
+  if (g_slots != nullptr) raw_munmap(g_slots, kSlotCount * sizeof(uint64_t));
+  if (g_arena != nullptr) raw_munmap(g_arena, kArenaBytes);
+  g_slots = nullptr;
+  g_arena = nullptr;
+  g_arena_used.store(0, std::memory_order_relaxed);
+  g_next_id.store(0, std::memory_order_relaxed);
+  stack_table_init(g_stacks_stream);
+}
+
 uint64_t stack_table_intern(const uint64_t* pcs, uint32_t depth, uint32_t flags) {
   if (g_slots == nullptr) return LUMEN_NO_STACK;
   const uint64_t hash = hash_stack(pcs, depth, flags);

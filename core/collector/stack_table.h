@@ -13,6 +13,10 @@ namespace lumen::collector {
 // Not signal-safe: maps the table's memory. Returns false when it cannot.
 bool stack_table_init(int stacks_stream);
 
+// Not signal-safe. Empties the table (a forked child starts an experiment
+// of its own, whose stack file does not hold the parent's stacks).
+void stack_table_reset();
+
 // [signal-safe] Returns the id of the stack `pcs[0..depth)` (leaf first),
 // adding it on first sight; LUMEN_NO_STACK when the table is full.
 uint64_t stack_table_intern(const uint64_t* pcs, uint32_t depth, uint32_t flags);

@@ -131,6 +131,29 @@ void finish_thread_streams() {
 
 void abandon_streams_after_fork() { g_abandoned.store(true, std::memory_order_relaxed); }
 
+bool redirect_streams_after_fork(const char* directory) {
+  ThreadState& thread = current_thread();
+  thread.tid = 0;  // the child's own tid on next use
+  bool ok = true;
+  const int count = g_file_count.load(std::memory_order_acquire);
+  for (int i = 0; i < count; ++i) {
+    ThreadBlock& block = thread.blocks[i];
+    if (block.base != nullptr) raw_munmap(block.base, LUMEN_BLOCK_BYTES);
+    block.base = nullptr;
+    block.capacity = 0;
+    block.used.store(0, std::memory_order_relaxed);
+    DataFile& file = g_files[i];
+    close(file.fd);
+    char path[4096];
+    std::snprintf(path, sizeof path, "%s/%s", directory, file.name);
+    file.fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    file.next_block_offset.store(0, std::memory_order_relaxed);
+    ok = ok && file.fd >= 0;
+  }
+  g_dropped.store(0, std::memory_order_relaxed);
+  return ok;
+}
+
 uint64_t dropped_records() { return g_dropped.load(std::memory_order_relaxed); }
 void count_dropped_record() { g_dropped.fetch_add(1, std::memory_order_relaxed); }
 

@@ -18,8 +18,13 @@ bool write_record(int stream, uint16_t kind, const void* payload, uint16_t paylo
 // Not signal-safe. Unmaps the calling thread's blocks; later writes drop.
 void finish_thread_streams();
 
-// Forget every block without unmapping, in a forked child whose mappings are
-// still shared with its parent's files.
+// In a forked child (one thread): leaves the parent's blocks to the parent
+// (unmapping them here does not touch its files), and points every open
+// stream at a file of the same name in `directory`, keeping stream numbers.
+// Returns false when a file cannot be created.
+bool redirect_streams_after_fork(const char* directory);
+
+// In a forked child that is not collected: never write to the parent's files.
 void abandon_streams_after_fork();
 
 // [signal-safe] Records dropped so far, by any thread.

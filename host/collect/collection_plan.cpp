@@ -90,6 +90,7 @@ CollectionPlan resolve_plan(const Profile& profile, const CollectRequest& reques
   }
   CollectionPlan plan;
   plan.profile_path = profile.path;
+  plan.follow = request.follow;
   for (const auto& [name, choice] : chosen) {
     const InstalledPlugin& plugin = installed.at(name);
     const auto& d = *plugin.collector.descriptor;
@@ -116,6 +117,7 @@ CollectionPlan resolve_plan(const Profile& profile, const CollectRequest& reques
 void write_runtime_plan(const CollectionPlan& plan, const fs::path& file) {
   std::ofstream out(file);
   out << "lumen-plan 1\n";
+  out << "follow " << plan.follow << "\n";
   for (const PlannedPlugin& p : plan.plugins) {
     out << "plugin " << p.name << " " << p.collector_path.string() << "\n";
     for (const auto& [key, value] : p.options) out << "option " << key << " " << value << "\n";

@@ -34,6 +34,7 @@ struct PlannedPlugin {
 
 struct CollectionPlan {
   std::string profile_path;
+  std::string follow = "on";  // descendant processes: on, off, all, =REGEX
   std::vector<PlannedPlugin> plugins;
 };
 

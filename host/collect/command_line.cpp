@@ -1,5 +1,7 @@
 #include "command_line.h"
 
+#include <regex>
+
 namespace lumen::collect {
 
 namespace {
@@ -30,6 +32,19 @@ CollectRequest parse_command_line(const std::vector<std::string>& args, const st
     else if (arg == "-o") request.experiment_name = take_value(args, i, "-o");
     else if (arg == "-d") request.directory = take_value(args, i, "-d");
     else if (arg == "-C") request.comments.push_back(take_value(args, i, "-C"));
+    else if (arg == "-F") {
+      request.follow = take_value(args, i, "-F");
+      if (request.follow != "on" && request.follow != "off" && request.follow != "all" &&
+          (request.follow.size() < 2 || request.follow[0] != '='))
+        throw UsageError("-F takes on, off, all or =REGEX, not '" + request.follow + "'");
+      if (request.follow[0] == '=') {
+        try {
+          std::regex check(request.follow.substr(1));
+        } catch (const std::regex_error& e) {
+          throw UsageError("-F: '" + request.follow.substr(1) + "' is not a regular expression: " + e.what());
+        }
+      }
+    }
     else if (arg == "-n") request.dry_run = true;
     else if (arg == "-V" || arg == "--version") request.show_version = true;
     else if (arg == "--help" || arg == "-help") request.show_help = true;

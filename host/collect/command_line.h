@@ -20,6 +20,7 @@ struct CollectRequest {
   std::optional<std::string> experiment_name;                      // -o
   std::optional<std::string> directory;                            // -d
   std::vector<std::string> comments;                               // -C, repeatable
+  std::string follow = "on";                                       // -F on|off|all|=REGEX
   bool dry_run = false;                                            // -n
   bool show_version = false;                                       // -V
   bool show_help = false;

@@ -46,6 +46,8 @@ void write_header(const std::filesystem::path& experiment, const ExperimentHeade
   out << YAML::Key << "target_pid" << YAML::Value << header.target_pid;
   out << YAML::Key << "comments" << YAML::Value << header.comments;
   out << YAML::Key << "profile" << YAML::Value << header.plan.profile_path;
+  out << YAML::Key << "follow" << YAML::Value << header.plan.follow;
+  out << YAML::Key << "lineage" << YAML::Value << "";
   out << YAML::Key << "plugins" << YAML::Value << YAML::BeginMap;
   for (const PlannedPlugin& p : header.plan.plugins) {
     out << YAML::Key << p.name << YAML::Value << YAML::BeginMap;

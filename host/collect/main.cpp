@@ -41,6 +41,7 @@ void print_usage(const std::map<std::string, InstalledPlugin>& installed) {
   std::cerr << "  -o NAME.er     experiment name (default test.1.er, then the next free number)\n"
                "  -d DIR         directory for the experiment\n"
                "  -C COMMENT     comment recorded in the experiment (repeatable)\n"
+               "  -F on|off|all|=REGEX  collect descendant processes (default on; REGEX on their command line)\n"
                "  -n             dry run: print the plan, run nothing\n"
                "  -V             print the version\n";
 }
@@ -62,6 +63,7 @@ void print_plan(const CollectionPlan& plan, const fs::path& experiment, const Co
     std::cout << "  " << p.name << " " << p.version << " -> " << p.data_file << "\n";
     for (const auto& [key, value] : p.options) std::cout << "    " << key << ": " << value << "\n";
   }
+  std::cout << "descendants: " << plan.follow << "\n";
   std::cout << "target:";
   for (const std::string& a : request.target) std::cout << " " << a;
   std::cout << "\n";

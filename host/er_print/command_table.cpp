@@ -1,5 +1,6 @@
 #include "command_table.h"
 
+#include <cstdio>
 #include <ostream>
 
 #include "header_view.h"
@@ -25,6 +26,43 @@ void print_help(Session& s, const std::vector<std::string>&) {
   for (const auto& [plugin, half] : s.plugins().all())
     for (size_t i = 0; i < half->descriptor->view_count; ++i)
       line(half->descriptor->views[i].command, std::string(half->descriptor->views[i].help) + " [" + plugin + "]");
+}
+
+void print_experiment_list(Session& s, const std::vector<std::string>&) {
+  require_experiments(s);
+  const auto& experiments = s.experiments();
+  auto field = [](const Experiment& e, const char* key) { return e.header()[key].as<std::string>(""); };
+  auto command = [](const Experiment& e) {
+    std::string line;
+    if (const YAML::Node c = e.header()["command"]; c && c.IsSequence())
+      for (const auto& word : c) line += (line.empty() ? "" : " ") + word.as<std::string>();
+    return line;
+  };
+  if (s.format() == OutputFormat::Json) {
+    s.out() << "{\"view\": \"exp_list\", \"experiments\": [";
+    for (size_t i = 0; i < experiments.size(); ++i) {
+      const Experiment& e = *experiments[i];
+      s.out() << (i ? ", " : "") << "{\"id\": " << i + 1 << ", \"path\": " << json_string(e.path().string())
+              << ", \"pid\": " << field(e, "target_pid") << ", \"lineage\": " << json_string(field(e, "lineage"))
+              << ", \"command\": " << json_string(command(e)) << "}";
+    }
+    s.out() << "]}\n";
+    return;
+  }
+  if (s.format() == OutputFormat::Csv) s.out() << "id,pid,lineage,path,command\n";
+  else s.out() << "ID  PID      Lineage       Experiment and command\n";
+  for (size_t i = 0; i < experiments.size(); ++i) {
+    const Experiment& e = *experiments[i];
+    const std::string lineage = field(e, "lineage").empty() ? "(founder)" : field(e, "lineage");
+    if (s.format() == OutputFormat::Csv) {
+      s.out() << i + 1 << "," << field(e, "target_pid") << "," << lineage << "," << json_string(e.path().string())
+              << "," << json_string(command(e)) << "\n";
+    } else {
+      char line[64];
+      std::snprintf(line, sizeof line, "%-3zu %-8s %-13s ", i + 1, field(e, "target_pid").c_str(), lineage.c_str());
+      s.out() << line << e.path().string() << "  (" << command(e) << ")\n";
+    }
+  }
 }
 
 void print_metric_list(Session& s, const std::vector<std::string>&) {
@@ -77,6 +115,7 @@ const std::vector<Command>& command_table() {
          s.out() << header_view(s.experiments(), s.format());
        }},
       {"metric_list", 0, "", "the metrics the experiments offer", print_metric_list},
+      {"exp_list", 0, "", "the experiments loaded: founders and their descendants", print_experiment_list},
       {"metrics", 1, "SPEC", "metrics to show, e.g. e.%user:i.user:name",
        [](Session& s, const auto& a) { s.set_metrics(a[0]); }},
       {"sort", 1, "SPEC", "sort by a metric, e.g. i.user, or by name",

@@ -1,5 +1,7 @@
 #include "session.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <ostream>
 
 #include "metric_spec.h"
@@ -12,6 +14,15 @@ Session::Session(AnalysisPlugins plugins, std::ostream& out) : plugins_(std::mov
 
 void Session::open_experiment(const std::string& path) {
   experiments_.push_back(std::make_unique<Experiment>(path, plugins_, registry_));
+  // A founder's descendants (sub-experiments named by lineage) come with it.
+  std::vector<std::filesystem::path> descendants;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(path, ec))
+    if (entry.is_directory() && entry.path().extension() == ".er" && entry.path().filename().string()[0] == '_')
+      descendants.push_back(entry.path());
+  std::sort(descendants.begin(), descendants.end());
+  for (const auto& descendant : descendants)
+    experiments_.push_back(std::make_unique<Experiment>(descendant, plugins_, registry_));
   profile_.reset();
 }
 

@@ -1,0 +1,320 @@
+#include "descendants.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdarg>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <regex>
+#include <vector>
+
+#include "experiment_log.h"
+#include "runtime_state.h"
+#include "thread_state.h"
+
+extern char** environ;
+
+namespace lumen::collector {
+
+namespace {
+
+std::string& own_lineage() {
+  static auto* lineage = new std::string;
+  return *lineage;
+}
+std::string& follow_setting() {
+  static auto* follow = new std::string("on");
+  return *follow;
+}
+std::atomic<int> g_forks{0};
+std::atomic<int> g_execs{0};
+int g_fork_number = 0;  // set in the parent just before fork, read in the child
+std::mutex g_environment_mutex;  // system/popen change environ for a moment
+
+bool following() { return follow_setting() != "off"; }
+
+void before_fork() { g_fork_number = ++g_forks; }
+
+void in_forked_child() {
+  if (!collecting()) return;
+  if (!following()) {
+    stop_in_forked_child();
+    return;
+  }
+  own_lineage() += "_f" + std::to_string(g_fork_number);
+  g_forks = 0;
+  g_execs = 0;
+  restart_in_forked_child(own_lineage());
+}
+
+std::string joined(char* const argv[]) {
+  std::string line;
+  for (int i = 0; argv != nullptr && argv[i] != nullptr; ++i) line += (i ? " " : "") + std::string(argv[i]);
+  return line;
+}
+
+// The environment of a new image: the collector's variables set (or, when
+// it is not to be followed, a target pid that matches no process).
+struct Handover {
+  std::string lineage;
+  std::string target_pid;
+};
+
+Handover handover_for_exec(char* const argv[]) {
+  if (!following() || !follows(follow_setting(), joined(argv))) return {own_lineage(), "0"};
+  return {own_lineage() + "_x" + std::to_string(++g_execs), std::to_string(getpid())};
+}
+
+Handover handover_for_spawn(char* const argv[]) {
+  if (!following() || !follows(follow_setting(), joined(argv))) return {own_lineage(), "0"};
+  return {own_lineage() + "_f" + std::to_string(++g_forks) + "_x1", "any"};
+}
+
+// A copy of `envp` with the collector's variables replaced; LD_PRELOAD is
+// carried over from this process when `envp` dropped it, so that the new
+// image is followed.
+class Environment {
+ public:
+  Environment(char* const envp[], const Handover& handover) {
+    const char* preload = std::getenv("LD_PRELOAD");
+    const char* experiment = std::getenv("LUMEN_EXPERIMENT");
+    bool has_preload = false;
+    for (int i = 0; envp != nullptr && envp[i] != nullptr; ++i) {
+      const std::string entry = envp[i];
+      if (entry.rfind("LUMEN_LINEAGE=", 0) == 0 || entry.rfind("LUMEN_TARGET_PID=", 0) == 0 ||
+          entry.rfind("LUMEN_EXPERIMENT=", 0) == 0)
+        continue;
+      has_preload = has_preload || entry.rfind("LD_PRELOAD=", 0) == 0;
+      strings_.push_back(entry);
+    }
+    if (!has_preload && preload != nullptr) strings_.push_back(std::string("LD_PRELOAD=") + preload);
+    if (experiment != nullptr) strings_.push_back(std::string("LUMEN_EXPERIMENT=") + experiment);
+    strings_.push_back("LUMEN_LINEAGE=" + handover.lineage);
+    strings_.push_back("LUMEN_TARGET_PID=" + handover.target_pid);
+    for (std::string& s : strings_) pointers_.push_back(s.data());
+    pointers_.push_back(nullptr);
+  }
+  char* const* get() { return pointers_.data(); }
+
+ private:
+  std::vector<std::string> strings_;
+  std::vector<char*> pointers_;
+};
+
+// Sets the collector's variables in this process's own environment for an
+// exec that uses it, and restores them if the exec returns (failed).
+class ProcessEnvironment {
+ public:
+  explicit ProcessEnvironment(const Handover& handover) {
+    const char* lineage = std::getenv("LUMEN_LINEAGE");
+    const char* pid = std::getenv("LUMEN_TARGET_PID");
+    old_lineage_ = lineage ? lineage : "";
+    old_pid_ = pid ? pid : "";
+    setenv("LUMEN_LINEAGE", handover.lineage.c_str(), 1);
+    setenv("LUMEN_TARGET_PID", handover.target_pid.c_str(), 1);
+    experiment_log_write("event: exec, lineage: " + yaml_quoted(handover.lineage));
+  }
+  ~ProcessEnvironment() {
+    setenv("LUMEN_LINEAGE", old_lineage_.c_str(), 1);
+    setenv("LUMEN_TARGET_PID", old_pid_.c_str(), 1);
+  }
+
+ private:
+  std::string old_lineage_, old_pid_;
+};
+
+template <typename Function>
+Function real(const char* name, const char* version) {
+  return reinterpret_cast<Function>(dlvsym(RTLD_NEXT, name, version));
+}
+
+using Execve = int (*)(const char*, char* const[], char* const[]);
+using Execv = int (*)(const char*, char* const[]);
+using Spawn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
+                      char* const[], char* const[]);
+using System = int (*)(const char*);
+using Popen = FILE* (*)(const char*, const char*);
+using Fork = pid_t (*)();
+
+int exec_with_process_environment(Execv real_exec, const char* path, char* const argv[]) {
+  if (!collecting()) return real_exec(path, argv);
+  std::optional<ProcessEnvironment> environment;
+  {
+    const RuntimeGuard guard;
+    environment.emplace(handover_for_exec(argv));
+  }
+  const int rc = real_exec(path, argv);
+  const RuntimeGuard guard;
+  environment.reset();
+  return rc;
+}
+
+int exec_with_environment(Execve real_exec, const char* path, char* const argv[], char* const envp[]) {
+  if (!collecting()) return real_exec(path, argv, envp);
+  std::optional<Environment> environment;
+  {
+    const RuntimeGuard guard;
+    const Handover handover = handover_for_exec(argv);
+    experiment_log_write("event: exec, lineage: " + yaml_quoted(handover.lineage));
+    environment.emplace(envp, handover);
+  }
+  return real_exec(path, argv, environment->get());
+}
+
+// Collects the variadic arguments of execl and friends into an argv.
+std::vector<char*> variadic_argv(const char* first, va_list& args) {
+  std::vector<char*> argv{const_cast<char*>(first)};
+  while (char* next = va_arg(args, char*)) argv.push_back(next);
+  argv.push_back(nullptr);
+  return argv;
+}
+
+int spawn(Spawn real_spawn, pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
+          const posix_spawnattr_t* attributes, char* const argv[], char* const envp[]) {
+  if (!collecting()) return real_spawn(pid, path, actions, attributes, argv, envp);
+  std::optional<Environment> environment;
+  {
+    const RuntimeGuard guard;
+    environment.emplace(envp, handover_for_spawn(argv));
+  }
+  return real_spawn(pid, path, actions, attributes, argv, environment->get());
+}
+
+// system() and popen() spawn /bin/sh inside glibc, out of reach of the
+// posix_spawn wrapper, with this process's environment: set it for them.
+template <typename Call>
+auto with_shell_environment(const char* command, Call call) {
+  if (!collecting()) return call();
+  std::lock_guard lock(g_environment_mutex);
+  std::optional<ProcessEnvironment> environment;
+  {
+    const RuntimeGuard guard;
+    char* argv[] = {const_cast<char*>("/bin/sh"), const_cast<char*>("-c"), const_cast<char*>(command), nullptr};
+    environment.emplace(handover_for_spawn(argv));
+  }
+  auto result = call();
+  const RuntimeGuard guard;
+  environment.reset();
+  return result;
+}
+
+}  // namespace
+
+bool follows(const std::string& follow, const std::string& command_line) {
+  if (follow == "off") return false;
+  if (follow.empty() || follow[0] != '=') return true;
+  try {
+    return std::regex_search(command_line, std::regex(follow.substr(1)));
+  } catch (const std::regex_error&) {
+    return false;
+  }
+}
+
+void descendants_start(const std::string& lineage, const std::string& follow) {
+  own_lineage() = lineage;
+  follow_setting() = follow;
+  static std::once_flag registered;
+  std::call_once(registered, [] { pthread_atfork(before_fork, nullptr, in_forked_child); });
+}
+
+}  // namespace lumen::collector
+
+using namespace lumen::collector;
+
+#define LUMEN_EXPORT extern "C" __attribute__((visibility("default")))
+
+LUMEN_EXPORT int lumen_execve(const char* path, char* const argv[], char* const envp[]) {
+  static const auto real_exec = real<Execve>("execve", "GLIBC_2.2.5");
+  return exec_with_environment(real_exec, path, argv, envp);
+}
+LUMEN_EXPORT int lumen_execvpe(const char* file, char* const argv[], char* const envp[]) {
+  static const auto real_exec = real<Execve>("execvpe", "GLIBC_2.11");
+  return exec_with_environment(real_exec, file, argv, envp);
+}
+LUMEN_EXPORT int lumen_execv(const char* path, char* const argv[]) {
+  static const auto real_exec = real<Execv>("execv", "GLIBC_2.2.5");
+  return exec_with_process_environment(real_exec, path, argv);
+}
+LUMEN_EXPORT int lumen_execvp(const char* file, char* const argv[]) {
+  static const auto real_exec = real<Execv>("execvp", "GLIBC_2.2.5");
+  return exec_with_process_environment(real_exec, file, argv);
+}
+LUMEN_EXPORT int lumen_execl(const char* path, const char* first, ...) {
+  va_list args;
+  va_start(args, first);
+  std::vector<char*> argv = variadic_argv(first, args);
+  va_end(args);
+  return lumen_execv(path, argv.data());
+}
+LUMEN_EXPORT int lumen_execlp(const char* file, const char* first, ...) {
+  va_list args;
+  va_start(args, first);
+  std::vector<char*> argv = variadic_argv(first, args);
+  va_end(args);
+  return lumen_execvp(file, argv.data());
+}
+LUMEN_EXPORT int lumen_execle(const char* path, const char* first, ...) {
+  va_list args;
+  va_start(args, first);
+  std::vector<char*> argv = variadic_argv(first, args);
+  char* const* envp = va_arg(args, char* const*);
+  va_end(args);
+  return lumen_execve(path, argv.data(), envp);
+}
+LUMEN_EXPORT int lumen_posix_spawn_2_15(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
+                                        const posix_spawnattr_t* attributes, char* const argv[], char* const envp[]) {
+  static const auto real_spawn = real<Spawn>("posix_spawn", "GLIBC_2.15");
+  return spawn(real_spawn, pid, path, actions, attributes, argv, envp);
+}
+LUMEN_EXPORT int lumen_posix_spawn_2_2_5(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
+                                         const posix_spawnattr_t* attributes, char* const argv[], char* const envp[]) {
+  static const auto real_spawn = real<Spawn>("posix_spawn", "GLIBC_2.2.5");
+  return spawn(real_spawn, pid, path, actions, attributes, argv, envp);
+}
+LUMEN_EXPORT int lumen_posix_spawnp_2_15(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
+                                         const posix_spawnattr_t* attributes, char* const argv[], char* const envp[]) {
+  static const auto real_spawn = real<Spawn>("posix_spawnp", "GLIBC_2.15");
+  return spawn(real_spawn, pid, file, actions, attributes, argv, envp);
+}
+LUMEN_EXPORT int lumen_posix_spawnp_2_2_5(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
+                                          const posix_spawnattr_t* attributes, char* const argv[], char* const envp[]) {
+  static const auto real_spawn = real<Spawn>("posix_spawnp", "GLIBC_2.2.5");
+  return spawn(real_spawn, pid, file, actions, attributes, argv, envp);
+}
+LUMEN_EXPORT int lumen_system(const char* command) {
+  static const auto real_system = real<System>("system", "GLIBC_2.2.5");
+  if (command == nullptr) return real_system(command);
+  return with_shell_environment(command, [&] { return real_system(command); });
+}
+LUMEN_EXPORT FILE* lumen_popen(const char* command, const char* mode) {
+  static const auto real_popen = real<Popen>("popen", "GLIBC_2.2.5");
+  return with_shell_environment(command, [&] { return real_popen(command, mode); });
+}
+// A vfork child shares its parent's memory until it execs, which would let
+// it write into the parent's collector state; fork gives it its own copy,
+// and programs written for vfork (exec or _exit at once) behave the same.
+LUMEN_EXPORT pid_t lumen_vfork() {
+  static const auto real_fork = real<Fork>("fork", "GLIBC_2.2.5");
+  return real_fork();
+}
+
+__asm__(".symver lumen_execve, execve@@GLIBC_2.2.5");
+__asm__(".symver lumen_execvpe, execvpe@@GLIBC_2.11");
+__asm__(".symver lumen_execv, execv@@GLIBC_2.2.5");
+__asm__(".symver lumen_execvp, execvp@@GLIBC_2.2.5");
+__asm__(".symver lumen_execl, execl@@GLIBC_2.2.5");
+__asm__(".symver lumen_execlp, execlp@@GLIBC_2.2.5");
+__asm__(".symver lumen_execle, execle@@GLIBC_2.2.5");
+__asm__(".symver lumen_posix_spawn_2_15, posix_spawn@@GLIBC_2.15");
+__asm__(".symver lumen_posix_spawn_2_2_5, posix_spawn@GLIBC_2.2.5");
+__asm__(".symver lumen_posix_spawnp_2_15, posix_spawnp@@GLIBC_2.15");
+__asm__(".symver lumen_posix_spawnp_2_2_5, posix_spawnp@GLIBC_2.2.5");
+__asm__(".symver lumen_system, system@@GLIBC_2.2.5");
+__asm__(".symver lumen_popen, popen@@GLIBC_2.2.5");
+__asm__(".symver lumen_vfork, vfork@@GLIBC_2.2.5");

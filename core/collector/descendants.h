@@ -1,0 +1,28 @@
+// Descendant processes: each one the founder creates (fork, vfork, exec,
+// posix_spawn, system, popen), and theirs, is collected into a
+// sub-experiment of the founder named by its lineage: _f1.er for the first
+// fork, _x1.er for an exec, _f3_x1.er for an exec in the third fork's child.
+//
+// The environment carries the state across exec: LUMEN_EXPERIMENT (the
+// founder's directory), LUMEN_LINEAGE (empty for the founder) and
+// LUMEN_TARGET_PID (the pid that should collect, "any" for the next image
+// that starts, such as a spawned child).
+#pragma once
+
+#include <string>
+
+namespace lumen::collector {
+
+// Not signal-safe. Called once collection has started in this process.
+void descendants_start(const std::string& lineage, const std::string& follow);
+
+// Whether a process with this command line is followed under `follow`
+// ("on", "all", "off", or "=REGEX").
+bool follows(const std::string& follow, const std::string& command_line);
+
+// Implemented by the runtime's start-up code: begin a fresh experiment for
+// a forked child with the given lineage, or leave the child uncollected.
+void restart_in_forked_child(const std::string& lineage);
+void stop_in_forked_child();
+
+}  // namespace lumen::collector

@@ -1,0 +1,62 @@
+/* A founder that creates descendants every way a program can: fork (and an
+ * exec in that child), posix_spawn, and system(). Every process burns CPU in
+ * a function of its own and writes its own truth to LUMEN_TEST_TRUTH.<pid>.<role>.
+ * Each descendant exits with status 5; the founder prints what it saw. */
+#include <spawn.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "truth.h"
+
+extern char** environ;
+
+static void write_own_truth(const char* role) {
+  const char* base = getenv("LUMEN_TEST_TRUTH");
+  if (base == NULL) return;
+  char path[4096];
+  snprintf(path, sizeof path, "%s.%d.%s", base, (int)getpid(), role);
+  setenv("LUMEN_TEST_TRUTH", path, 1);
+  truth_write();
+  setenv("LUMEN_TEST_TRUTH", base, 1);
+}
+
+#define MEASURED(name, seconds)                   \
+  __attribute__((noinline)) void name(void) {     \
+    double t0 = thread_cpu_seconds();             \
+    burn_cpu(seconds);                            \
+    truth_add(#name, thread_cpu_seconds() - t0);  \
+  }
+MEASURED(founder_work, 0.2)
+MEASURED(forked_child_work, 0.3)
+MEASURED(exec_image_work, 0.25)
+
+int main(int argc, char** argv) {
+  if (argc > 1 && strcmp(argv[1], "exec") == 0) {
+    exec_image_work();
+    write_own_truth("exec");
+    return 5;
+  }
+  founder_work();
+  int status = 0;
+  const pid_t child = fork();
+  if (child == 0) {
+    truth_count = 0;  /* the founder's measurements are the founder's */
+    forked_child_work();
+    write_own_truth("fork");
+    execl(argv[0], argv[0], "exec", (char*)NULL);
+    _exit(99);
+  }
+  waitpid(child, &status, 0);
+  printf("fork+exec exit %d\n", WEXITSTATUS(status));
+  char* spawn_argv[] = {argv[0], "exec", NULL};
+  pid_t spawned;
+  posix_spawn(&spawned, argv[0], NULL, NULL, spawn_argv, environ);
+  waitpid(spawned, &status, 0);
+  printf("posix_spawn exit %d\n", WEXITSTATUS(status));
+  char command[4096];
+  snprintf(command, sizeof command, "'%s' exec", argv[0]);
+  printf("system exit %d\n", WEXITSTATUS(system(command)));
+  write_own_truth("founder");
+  return 0;
+}
