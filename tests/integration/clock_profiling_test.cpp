@@ -40,7 +40,7 @@ TEST(ClockProfiling, HighRateCreditsTimerOverruns) {
 
 TEST(ClockProfiling, ExplicitIntervalInMilliseconds) {
   TempDir dir;
-  const Collection c = collect(dir, {"-p", "5"}, "threads_target", {"0.5"});
+  const Collection c = collect(dir, {"-p", "5"}, "threads_target");
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
   const auto header = er_print_json({"-header"}, c.experiment);
   EXPECT_NE(header.dump().find("interval=5000000"), std::string::npos) << header.dump();

@@ -40,7 +40,7 @@ std::map<std::string, nlohmann::json> rows_by_name(const nlohmann::json& view) {
 
 double sampling_tolerance(double truth, double interval) {
   const double quantum = std::max(interval, 0.004);
-  return 3 * quantum + 0.05 * truth;
+  return 5 * quantum + 0.05 * truth;
 }
 
 }  // namespace lumen::test

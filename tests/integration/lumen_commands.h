@@ -30,9 +30,10 @@ nlohmann::json er_print_json(const std::vector<std::string>& args, const std::fi
 std::map<std::string, nlohmann::json> rows_by_name(const nlohmann::json& view);
 
 // What a sampling profiler can honestly promise for `truth` seconds of
-// contiguous CPU time sampled every `interval` seconds: a CPU-time timer
-// fires on the scheduler tick (4 ms here), so each end of the interval can
-// be off by one quantum; allow three quanta and 5 % for scheduling noise.
+// contiguous CPU time sampled every `interval` seconds: a CPU-time timer's
+// expiry is noticed on a scheduler tick (4 ms here) while the thread runs,
+// so under load the last samples of a region can land a few ticks after it
+// ends; allow five quanta and 5 %.
 double sampling_tolerance(double truth, double interval);
 
 }  // namespace lumen::test
