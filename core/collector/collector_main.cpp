@@ -23,6 +23,7 @@
 #include "plugin_host.h"
 #include "runtime_plan.h"
 #include "runtime_state.h"
+#include "samples.h"
 #include "stack_capture.h"
 #include "stack_table.h"
 #include "stream_writer.h"
@@ -34,6 +35,7 @@ namespace {
 
 std::atomic<bool> g_collecting{false};
 int g_loadobjects_stream = -1;
+int g_samples_stream = -1;
 
 // Function-local so they exist before this library's constructor runs.
 RuntimePlan& plan() {
@@ -85,6 +87,8 @@ void start() {
     return;
   }
   loadobject_tracker_start(g_loadobjects_stream);
+  g_samples_stream = open_stream(directory.c_str(), LUMEN_SAMPLES_FILE);
+  samples_start(g_samples_stream, plan());
   descendants_start(lineage, plan().follow);
   plugins_start(plan(), directory);
   if (!lineage.empty()) write_descendant_header(directory, lineage, started_plugins_yaml(plan()), plan().follow);
@@ -97,6 +101,7 @@ void stop() {
   if (!g_collecting.exchange(false, std::memory_order_acq_rel)) return;
   plugins_stop();
   plugins_thread_end();
+  samples_stop();
   experiment_log_write("event: end, time_ns: " + std::to_string(monotonic_ns()) +
                        ", dropped_records: " + std::to_string(dropped_records()));
   finish_thread_streams();
@@ -117,10 +122,13 @@ void restart_in_forked_child(const std::string& lineage) {
   log_start(lineage);
   stack_table_reset();
   loadobject_tracker_start(g_loadobjects_stream);
+  samples_after_fork();
   plugins_set_directory(directory);
   write_descendant_header(directory, lineage, started_plugins_yaml(plan()), plan().follow);
   plugins_thread_begin();  // timers are not inherited across fork
 }
+
+void stop_collection() { stop(); }
 
 void stop_in_forked_child() {
   // The child shares the parent's mapped blocks; writing there would corrupt

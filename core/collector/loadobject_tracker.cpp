@@ -104,4 +104,17 @@ void loadobject_tracker_rescan() {
   known() = std::move(now);
 }
 
+void loadobject_tracker_dynamic_code(const char* name, uint64_t start, uint64_t size) {
+  if (g_stream < 0) return;
+  char buffer[sizeof(lumen_dynamic_code_record) + 1024];
+  lumen_dynamic_code_record header{};
+  header.time_ns = monotonic_ns();
+  header.start = start;
+  header.size = size;
+  header.name_bytes = name ? static_cast<uint32_t>(strnlen(name, 1024)) : 0;
+  std::memcpy(buffer, &header, sizeof header);
+  if (name != nullptr) std::memcpy(buffer + sizeof header, name, header.name_bytes);
+  write_record(g_stream, LUMEN_RECORD_DYNAMIC_CODE, buffer, static_cast<uint16_t>(sizeof header + header.name_bytes));
+}
+
 }  // namespace lumen::collector

@@ -3,6 +3,8 @@
 // against what was loaded when its event happened.
 #pragma once
 
+#include <cstdint>
+
 namespace lumen::collector {
 
 // Not signal-safe (all of this file). Records the objects loaded now.
@@ -10,5 +12,9 @@ void loadobject_tracker_start(int loadobjects_stream);
 
 // Compares what is loaded now with what was recorded; records the changes.
 void loadobject_tracker_rescan();
+
+// Records generated code [start, start+size) named `name`; size 0 withdraws
+// the code at `start`.
+void loadobject_tracker_dynamic_code(const char* name, uint64_t start, uint64_t size);
 
 }  // namespace lumen::collector

@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "experiment_log.h"
 #include "runtime_state.h"
+#include "samples.h"
 #include "signal_chain.h"
 #include "stack_capture.h"
 #include "stream_writer.h"
@@ -35,10 +36,15 @@ std::string& experiment_directory() {
 }
 
 lumen_stream runtime_open_stream(const char* name) { return open_stream(experiment_directory().c_str(), name); }
+// While recording is paused, plugins' events are not written (nor are
+// their stacks interned); that is not a drop.
 int runtime_write_record(lumen_stream stream, uint16_t kind, const void* payload, uint16_t bytes) {
+  if (paused()) return 0;
   return write_record(stream, kind, payload, bytes) ? 1 : 0;
 }
-uint64_t runtime_capture_stack(void* ucontext, int skip) { return capture_stack(ucontext, skip + 1); }
+uint64_t runtime_capture_stack(void* ucontext, int skip) {
+  return paused() ? LUMEN_NO_STACK : capture_stack(ucontext, skip + 1);
+}
 uint64_t runtime_now_ns() { return monotonic_ns(); }
 uint32_t runtime_thread_id() { return current_tid(); }
 void runtime_log_note(const char* text) { experiment_log_write("event: note, text: " + yaml_quoted(text)); }

@@ -32,6 +32,14 @@ bool read_runtime_plan(const std::string& path, RuntimePlan& plan, std::string& 
       words >> plugin.name;
       std::getline(words >> std::ws, plugin.path);
       plan.plugins.push_back(plugin);
+    } else if (word == "samples") {
+      words >> plan.sample_period_ns;
+    } else if (word == "sample_signal") {
+      words >> plan.sample_signal;
+    } else if (word == "pause_signal") {
+      std::string paused;
+      words >> plan.pause_signal >> paused;
+      plan.start_paused = paused == "paused";
     } else if (word == "follow") {
       std::getline(words >> std::ws, plan.follow);
     } else if (word == "option" && !plan.plugins.empty()) {

@@ -5,6 +5,9 @@
 //   plugin NAME PATH
 //   option KEY VALUE          (belongs to the plugin line above it)
 //   follow on|off|=REGEX      which descendant processes are collected
+//   samples NANOSECONDS       periodic sample points (0: none)
+//   sample_signal N           a sample point when the process receives N
+//   pause_signal N [paused]   N toggles pause/resume; "paused": start paused
 #pragma once
 
 #include <string>
@@ -22,6 +25,10 @@ struct PlannedPlugin {
 struct RuntimePlan {
   std::vector<PlannedPlugin> plugins;
   std::string follow = "on";
+  long long sample_period_ns = 1'000'000'000;
+  int sample_signal = 0;
+  int pause_signal = 0;
+  bool start_paused = false;
 };
 
 // Not signal-safe. On failure returns false with a reason in `error`.

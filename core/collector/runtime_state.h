@@ -12,4 +12,8 @@ bool collecting();
 void runtime_thread_begin();
 void runtime_thread_end();
 
+// Not signal-safe. Ends collection in this process for good (the API's
+// collector_terminate_expt, and process exit).
+void stop_collection();
+
 }  // namespace lumen::collector

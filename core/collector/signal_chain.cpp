@@ -17,8 +17,11 @@ Sigaction real_sigaction() {
   return real;
 }
 
+constexpr int kHandlersPerSignal = 4;
+
 struct ClaimedSignal {
-  std::atomic<lumen_signal_handler> plugin{nullptr};
+  std::atomic<lumen_signal_handler> handlers[kHandlersPerSignal] = {};
+  std::atomic<bool> installed{false};
   // The target's disposition. Written by the target's sigaction calls,
   // read by the dispatcher; a handler change racing a delivery may see the
   // old handler, as with the kernel's own sigaction.
@@ -51,8 +54,11 @@ void pass_to_target(int signal, siginfo_t* info, void* ucontext) {
 
 void dispatch(int signal, siginfo_t* info, void* ucontext) {
   const int saved_errno = errno;
-  const lumen_signal_handler plugin = g_claimed[signal].plugin.load(std::memory_order_acquire);
-  const bool consumed = plugin != nullptr && plugin(signal, info, ucontext) != 0;
+  bool consumed = false;
+  for (int i = 0; i < kHandlersPerSignal && !consumed; ++i) {
+    const lumen_signal_handler handler = g_claimed[signal].handlers[i].load(std::memory_order_acquire);
+    consumed = handler != nullptr && handler(signal, info, ucontext) != 0;
+  }
   errno = saved_errno;
   if (!consumed) pass_to_target(signal, info, ucontext);
 }
@@ -61,14 +67,19 @@ void dispatch(int signal, siginfo_t* info, void* ucontext) {
 
 int claim_signal(int signal, lumen_signal_handler handler) {
   if (signal <= 0 || signal >= NSIG || real_sigaction() == nullptr) return -1;
-  lumen_signal_handler expected = nullptr;
-  if (!g_claimed[signal].plugin.compare_exchange_strong(expected, handler)) return -1;
+  ClaimedSignal& claimed = g_claimed[signal];
+  int slot = 0;
+  for (lumen_signal_handler expected = nullptr; slot < kHandlersPerSignal; ++slot, expected = nullptr)
+    if (claimed.handlers[slot].compare_exchange_strong(expected, handler)) break;
+  if (slot == kHandlersPerSignal) return -1;
+  if (claimed.installed.exchange(true)) return 0;
   struct sigaction action {}, previous {};
   action.sa_sigaction = dispatch;
   action.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&action.sa_mask);
   if (real_sigaction()(signal, &action, &previous) != 0) {
-    g_claimed[signal].plugin.store(nullptr);
+    claimed.handlers[slot].store(nullptr);
+    claimed.installed.store(false);
     return -1;
   }
   // A handler the target installed before collection started is kept.
@@ -77,7 +88,7 @@ int claim_signal(int signal, lumen_signal_handler handler) {
 }
 
 bool signal_claimed(int signal) {
-  return signal > 0 && signal < NSIG && g_claimed[signal].plugin.load(std::memory_order_acquire) != nullptr;
+  return signal > 0 && signal < NSIG && g_claimed[signal].installed.load(std::memory_order_acquire);
 }
 
 int target_sigaction(int signal, const struct sigaction* act, struct sigaction* old) {

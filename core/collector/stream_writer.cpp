@@ -94,7 +94,9 @@ int open_stream(const char* directory, const char* name) {
 
 bool write_record(int stream, uint16_t kind, const void* payload, uint16_t payload_bytes) {
   ThreadState& thread = current_thread();
-  if (stream < 0 || stream >= g_file_count.load(std::memory_order_acquire) || thread.finished ||
+  // Kind 0 with no payload would make a zero record word, which readers take
+  // as the end of the block: refused, so it cannot hide later records.
+  if (kind == 0 || stream < 0 || stream >= g_file_count.load(std::memory_order_acquire) || thread.finished ||
       g_abandoned.load(std::memory_order_relaxed)) {
     count_dropped_record();
     return false;

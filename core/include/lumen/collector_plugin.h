@@ -73,10 +73,12 @@ typedef struct lumen_runtime {
   /* [signal-safe] 1 while this process is being collected. */
   int (*collecting)(void);
 
-  /* Not signal-safe. Routes `signal` to `handler` first. The target keeps
-   * its own handler for that signal (its sigaction/signal calls are
-   * recorded, not applied, and it runs whenever the plugin passes), and it
-   * cannot block the signal. Returns 0, or -1 if another plugin holds it. */
+  /* Not signal-safe. Routes `signal` to `handler` first. Several handlers
+   * may share a signal (each is asked in turn until one takes it). The
+   * target keeps its own handler for that signal (its sigaction/signal
+   * calls are recorded, not applied, and it runs whenever no handler takes
+   * the signal), and it cannot block the signal. Returns 0, or -1 when the
+   * signal cannot be claimed. */
   int (*claim_signal)(int signal, lumen_signal_handler handler);
 } lumen_runtime;
 

@@ -6,7 +6,8 @@
  * and its payload padded to 4 bytes. The writer stores the payload first and
  * the record word last (release), so a reader that meets a zero word has
  * reached the end of what this block holds: a torn tail after a crash, or
- * space the thread never used. Every record is valid on its own.
+ * space the thread never used. Every record is valid on its own. Kind 0 is
+ * reserved (a writer refuses it), so a record word is never zero.
  *
  * Format versions: a reader refuses a block whose major version is newer than
  * its own; minor versions only append record kinds or trailing fields.
@@ -50,11 +51,52 @@ static inline uint32_t lumen_record_span(uint16_t payload_bytes) {
 
 #define LUMEN_STACKS_FILE "stacks"
 #define LUMEN_LOADOBJECTS_FILE "loadobjects"
+#define LUMEN_SAMPLES_FILE "samples"
 
 enum {
   LUMEN_RECORD_STACK = 1,      /* in "stacks"      */
-  LUMEN_RECORD_LOADOBJECT = 2  /* in "loadobjects" */
+  LUMEN_RECORD_LOADOBJECT = 2, /* in "loadobjects" */
+  LUMEN_RECORD_SAMPLE = 3,     /* in "samples"     */
+  LUMEN_RECORD_DYNAMIC_CODE = 4 /* in "loadobjects": collector_func_load/unload */
 };
+
+/* Code the program generated at run time and described with
+ * collector_func_load (size > 0) or withdrew with collector_func_unload
+ * (size == 0). Followed by `name_bytes` bytes of the function's name. */
+typedef struct lumen_dynamic_code_record {
+  uint64_t time_ns;
+  uint64_t start;
+  uint64_t size;
+  uint32_t name_bytes;
+  uint32_t reserved;
+} lumen_dynamic_code_record;
+
+/* Why a sample point was recorded. */
+enum {
+  LUMEN_SAMPLE_START = 1,    /* collection began          */
+  LUMEN_SAMPLE_PERIODIC = 2, /* collect -S                */
+  LUMEN_SAMPLE_SIGNAL = 3,   /* collect -l SIGNAL         */
+  LUMEN_SAMPLE_API = 4,      /* collector_sample(name)    */
+  LUMEN_SAMPLE_END = 5       /* collection ended          */
+};
+
+/* Process-wide figures at a sample point, cumulative since the process
+ * started (the reader takes differences). Followed by `name_bytes` bytes of
+ * the sample's name (API samples). */
+typedef struct lumen_sample_record {
+  uint64_t time_ns;
+  uint64_t user_ns;
+  uint64_t system_ns;
+  uint64_t minor_faults;
+  uint64_t major_faults;
+  uint64_t voluntary_switches;
+  uint64_t involuntary_switches;
+  uint64_t blocks_in;
+  uint64_t blocks_out;
+  uint64_t resident_bytes; /* at the sample point, not cumulative */
+  uint32_t reason;         /* LUMEN_SAMPLE_* */
+  uint32_t name_bytes;
+} lumen_sample_record;
 
 enum {
   LUMEN_STACK_TRUNCATED = 1u,      /* deeper than LUMEN_MAX_STACK_DEPTH */
@@ -87,6 +129,8 @@ typedef struct lumen_loadobject_record {
 static_assert(sizeof(lumen_block_header) == 16, "block header layout");
 static_assert(sizeof(lumen_stack_record) == 16, "stack record layout");
 static_assert(sizeof(lumen_loadobject_record) == 40, "load-object record layout");
+static_assert(sizeof(lumen_sample_record) == 88, "sample record layout");
+static_assert(sizeof(lumen_dynamic_code_record) == 32, "dynamic code record layout");
 static_assert(LUMEN_BLOCK_BYTES % 4096u == 0, "blocks are mapped page by page");
 #endif
 

@@ -1,0 +1,144 @@
+#include "samples.h"
+
+#include <fcntl.h>
+#include <lumen/record_format.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "clock.h"
+#include "signal_chain.h"
+#include "stream_writer.h"
+
+namespace lumen::collector {
+
+namespace {
+
+// Marks the runtime's periodic sample timer among SIGPROF's senders.
+constexpr int kSampleTimerCookie = 0x73616d70;  // "samp"
+
+int g_stream = -1;
+int g_statm_fd = -1;
+timer_t g_timer;
+bool g_timer_armed = false;  // a timer id can be 0
+int g_sample_signal = 0;
+int g_pause_signal = 0;
+std::atomic<bool> g_paused{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "read in handlers");
+
+uint64_t to_ns(const timeval& tv) { return uint64_t(tv.tv_sec) * 1000000000ull + uint64_t(tv.tv_usec) * 1000ull; }
+
+// Resident pages, from /proc/self/statm's second field; read with pread on
+// a descriptor opened at start, which a handler may do.
+uint64_t resident_bytes() {
+  char text[128];
+  if (g_statm_fd < 0) return 0;
+  const ssize_t n = pread(g_statm_fd, text, sizeof text - 1, 0);
+  if (n <= 0) return 0;
+  text[n] = '\0';
+  const char* field = std::strchr(text, ' ');
+  uint64_t pages = 0;
+  for (field = field ? field + 1 : text + n; *field >= '0' && *field <= '9'; ++field) pages = pages * 10 + uint64_t(*field - '0');
+  return pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+int on_signal(int signal, siginfo_t* info, void*) {
+  if (signal == SIGPROF && info->si_code == SI_TIMER && info->si_value.sival_int == kSampleTimerCookie) {
+    record_sample(LUMEN_SAMPLE_PERIODIC, nullptr);
+    return 1;
+  }
+  if (signal == g_sample_signal && info->si_code != SI_TIMER) {
+    record_sample(LUMEN_SAMPLE_SIGNAL, nullptr);
+    return 1;
+  }
+  if (signal == g_pause_signal && info->si_code != SI_TIMER) {
+    set_paused(!paused());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void record_sample(uint32_t reason, const char* name) {
+  if (g_stream < 0) return;
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  char buffer[sizeof(lumen_sample_record) + 256];
+  lumen_sample_record sample{};
+  sample.time_ns = monotonic_ns();
+  sample.user_ns = to_ns(usage.ru_utime);
+  sample.system_ns = to_ns(usage.ru_stime);
+  sample.minor_faults = uint64_t(usage.ru_minflt);
+  sample.major_faults = uint64_t(usage.ru_majflt);
+  sample.voluntary_switches = uint64_t(usage.ru_nvcsw);
+  sample.involuntary_switches = uint64_t(usage.ru_nivcsw);
+  sample.blocks_in = uint64_t(usage.ru_inblock);
+  sample.blocks_out = uint64_t(usage.ru_oublock);
+  sample.resident_bytes = resident_bytes();
+  sample.reason = reason;
+  sample.name_bytes = name ? static_cast<uint32_t>(strnlen(name, 255)) : 0;
+  std::memcpy(buffer, &sample, sizeof sample);
+  if (name != nullptr) std::memcpy(buffer + sizeof sample, name, sample.name_bytes);
+  write_record(g_stream, LUMEN_RECORD_SAMPLE, buffer, static_cast<uint16_t>(sizeof sample + sample.name_bytes));
+}
+
+namespace {
+
+long long g_period_ns = 0;
+
+void arm_periodic_timer() {
+  if (g_period_ns <= 0) return;
+  sigevent event{};
+  event.sigev_notify = SIGEV_SIGNAL;
+  event.sigev_signo = SIGPROF;
+  event.sigev_value.sival_int = kSampleTimerCookie;
+  if (timer_create(CLOCK_MONOTONIC, &event, &g_timer) != 0) return;
+  g_timer_armed = true;
+  itimerspec period{};
+  period.it_interval.tv_sec = g_period_ns / 1000000000;
+  period.it_interval.tv_nsec = g_period_ns % 1000000000;
+  period.it_value = period.it_interval;
+  timer_settime(g_timer, 0, &period, nullptr);
+}
+
+}  // namespace
+
+void samples_start(int samples_stream, const RuntimePlan& plan) {
+  g_stream = samples_stream;
+  g_statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  g_sample_signal = plan.sample_signal;
+  g_pause_signal = plan.pause_signal;
+  g_period_ns = plan.sample_period_ns;
+  g_paused.store(plan.start_paused, std::memory_order_release);
+  record_sample(LUMEN_SAMPLE_START, nullptr);
+  if (g_period_ns > 0) claim_signal(SIGPROF, on_signal);
+  arm_periodic_timer();
+  if (g_sample_signal > 0) claim_signal(g_sample_signal, on_signal);
+  if (g_pause_signal > 0) claim_signal(g_pause_signal, on_signal);
+}
+
+void samples_after_fork() {
+  if (g_statm_fd >= 0) close(g_statm_fd);
+  g_statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  g_timer_armed = false;
+  record_sample(LUMEN_SAMPLE_START, nullptr);
+  arm_periodic_timer();
+}
+
+void samples_stop() {
+  if (g_timer_armed) {
+    g_timer_armed = false;
+    timer_delete(g_timer);
+  }
+  record_sample(LUMEN_SAMPLE_END, nullptr);
+}
+
+bool paused() { return g_paused.load(std::memory_order_acquire); }
+void set_paused(bool value) { g_paused.store(value, std::memory_order_release); }
+
+}  // namespace lumen::collector

@@ -1,0 +1,32 @@
+// Sample points: process-wide figures (rusage, resident memory) recorded
+// periodically (collect -S), on a signal (collect -l), through the API
+// (collector_sample) and at start and end; and pausing and resuming
+// recording (collect -y, collector_pause/resume).
+#pragma once
+
+#include <cstdint>
+
+#include "runtime_plan.h"
+
+namespace lumen::collector {
+
+// Not signal-safe. Starts the periodic timer and claims the signals the
+// plan names; records the START sample.
+void samples_start(int samples_stream, const RuntimePlan& plan);
+
+// Not signal-safe. In a forked child being collected: timers are not
+// inherited and /proc/self was the parent's; start again.
+void samples_after_fork();
+
+// Not signal-safe. Stops the timer and records the END sample.
+void samples_stop();
+
+// [signal-safe] Records one sample point now.
+void record_sample(uint32_t reason, const char* name);
+
+// [signal-safe] Whether recording is paused; pausing stops plugins'
+// events, never the runtime's own bookkeeping.
+bool paused();
+void set_paused(bool paused);
+
+}  // namespace lumen::collector

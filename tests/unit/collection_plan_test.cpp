@@ -1,0 +1,264 @@
+// Resolving a collection plan from a profile and -p flags against the real
+// clock plugin from the build tree; and loading plugin halves.
+#include <gtest/gtest.h>
+
+#include "collection_plan.h"
+#include "test_support.h"
+
+namespace lumen::test {
+namespace {
+
+namespace fs = std::filesystem;
+using collect::CollectionPlan;
+using collect::CollectRequest;
+using collect::InstalledPlugin;
+using collect::ProfileError;
+using collect::UsageError;
+using host::PluginError;
+
+const fs::path kPluginDir = LUMEN_TEST_PLUGIN_DIR;
+const fs::path kClockCollector = LUMEN_TEST_CLOCK_COLLECTOR;
+const fs::path kClockAnalysis = LUMEN_TEST_CLOCK_ANALYSIS;
+
+using Options = std::vector<std::pair<std::string, std::string>>;
+
+class Plan : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    installed_ = new std::map<std::string, InstalledPlugin>;
+    const host::PluginDirectory files{"clock", kClockCollector.parent_path()};
+    installed_->emplace("clock", InstalledPlugin{files, host::load_collector_half(files.collector_path()),
+                                                 host::load_analysis_half(files.analysis_path())});
+  }
+  static void TearDownTestSuite() {
+    delete installed_;
+    installed_ = nullptr;
+  }
+
+  collect::Profile profile(const std::string& text) {
+    return collect::read_profile(write_text(dir_ / "plan.yaml", text).string());
+  }
+  CollectionPlan resolve(const collect::Profile& p, std::vector<std::pair<std::string, std::string>> flags = {}) {
+    CollectRequest request;
+    request.plugin_flags = std::move(flags);
+    request.target = {"prog"};
+    return collect::resolve_plan(p, request, *installed_);
+  }
+  // The clock's canonical interval with the default profile and `-p value`.
+  std::string interval_for_flag(const std::string& value) {
+    const CollectionPlan plan = resolve(profile(kDefaultProfile), {{"p", value}});
+    EXPECT_EQ(plan.plugins.size(), 1u);
+    if (plan.plugins.empty()) return "";
+    EXPECT_EQ(plan.plugins[0].options.size(), 1u);
+    return plan.plugins[0].options.at(0).second;
+  }
+  std::string profile_error(const std::string& text) {
+    const collect::Profile p = profile(text);
+    std::string message;
+    EXPECT_THROW_MESSAGE(resolve(p), ProfileError, message);
+    return message;
+  }
+  std::string path() const { return (dir_ / "plan.yaml").string(); }
+
+  static constexpr const char* kDefaultProfile = "plugins:\n  clock:\n    interval: 10ms\n";
+  static std::map<std::string, InstalledPlugin>* installed_;
+  TempDir dir_;
+};
+std::map<std::string, InstalledPlugin>* Plan::installed_ = nullptr;
+
+TEST_F(Plan, ProfileOptionsBecomeCanonical) {
+  const CollectionPlan plan = resolve(profile("description: d\nplugins:\n  clock:\n    interval: 5ms\n"));
+  EXPECT_EQ(plan.profile_path, path());
+  ASSERT_EQ(plan.plugins.size(), 1u);
+  const collect::PlannedPlugin& clock = plan.plugins[0];
+  EXPECT_EQ(clock.name, "clock");
+  EXPECT_EQ(clock.version, "1.0");
+  EXPECT_EQ(clock.data_file, "profile");
+  EXPECT_EQ(clock.collector_path, kClockCollector);
+  EXPECT_EQ(clock.options, (Options{{"interval", "5000000"}}));
+}
+
+TEST_F(Plan, DefaultsApplyWhenAPluginHasNoOptions) {
+  EXPECT_EQ(resolve(profile("plugins:\n  clock:\n")).plugins.at(0).options, (Options{{"interval", "10000000"}}));
+  EXPECT_EQ(resolve(profile("plugins:\n  clock:\n    interval: 20\n")).plugins.at(0).options,
+            (Options{{"interval", "20000000"}}));  // a number alone is in ms
+}
+
+TEST_F(Plan, EmptyProfileMeansNoPlugins) { EXPECT_TRUE(resolve(profile("")).plugins.empty()); }
+
+TEST_F(Plan, FlagAliasesAndValues) {
+  EXPECT_EQ(interval_for_flag("hi"), "1000000");
+  EXPECT_EQ(interval_for_flag("on"), "10000000");
+  EXPECT_EQ(interval_for_flag("lo"), "100000000");
+  EXPECT_EQ(interval_for_flag("5"), "5000000");
+  EXPECT_EQ(interval_for_flag("500u"), "500000");
+  EXPECT_EQ(interval_for_flag("2.5ms"), "2500000");
+  EXPECT_EQ(interval_for_flag("1s"), "1000000000");
+}
+
+TEST_F(Plan, FlagOffRemovesThePlugin) {
+  EXPECT_TRUE(resolve(profile(kDefaultProfile), {{"p", "off"}}).plugins.empty());
+  // Flags apply in order: a later -p turns it back on.
+  const CollectionPlan plan = resolve(profile(kDefaultProfile), {{"p", "off"}, {"p", "hi"}});
+  ASSERT_EQ(plan.plugins.size(), 1u);
+  EXPECT_EQ(plan.plugins[0].options, (Options{{"interval", "1000000"}}));
+}
+
+TEST_F(Plan, FlagEnablesAPluginTheProfileLacks) {
+  const CollectionPlan plan = resolve(profile("description: empty\n"), {{"p", "lo"}});
+  ASSERT_EQ(plan.plugins.size(), 1u);
+  EXPECT_EQ(plan.plugins[0].options, (Options{{"interval", "100000000"}}));
+}
+
+TEST_F(Plan, BadFlagValueIsAUsageError) {
+  const collect::Profile p = profile(kDefaultProfile);
+  std::string message;
+  EXPECT_THROW_MESSAGE((resolve(p, {{"p", "bogus"}})), UsageError, message);
+  EXPECT_CONTAINS(message, "-p: 'bogus' is not a duration");
+  EXPECT_THROW_MESSAGE((resolve(p, {{"p", "50u"}})), UsageError, message);
+  EXPECT_CONTAINS(message, "-p: '50u' is out of range: a duration from 100us to 10s");
+}
+
+TEST_F(Plan, UnknownPluginNamesFileLineAndInstalledPlugins) {
+  const std::string message = profile_error("description: x\nplugins:\n  clock: {}\n  nosuch:\n    a: 1\n");
+  EXPECT_EQ(message, path() + ":4: unknown plugin 'nosuch'; installed: clock");
+}
+
+TEST_F(Plan, UnknownOptionNamesTheAllowedOptions) {
+  const std::string message = profile_error("plugins:\n  clock:\n    interval: 1ms\n    rate: 5\n");
+  EXPECT_EQ(message, path() + ":4: unknown option 'rate' for plugin 'clock'; allowed: interval");
+}
+
+TEST_F(Plan, BadDurationNamesFileLineAndRange) {
+  const std::string message = profile_error("plugins:\n  clock:\n    interval: 5 parsecs\n");
+  EXPECT_EQ(message, path() +
+                         ":3: option 'interval' of plugin 'clock': '5 parsecs' is not a duration from 100us to 10s "
+                         "(suffix s, ms, us or ns; a number alone is in ms)");
+  const std::string range = profile_error("plugins:\n  clock:\n    interval: 20s\n");
+  EXPECT_CONTAINS(range, path() + ":3: option 'interval' of plugin 'clock': '20s' is out of range");
+  EXPECT_CONTAINS(range, "from 100us to 10s");
+}
+
+TEST_F(Plan, WritesTheRuntimePlan) {
+  const CollectionPlan plan = resolve(profile(kDefaultProfile), {{"p", "hi"}});
+  collect::write_runtime_plan(plan, dir_ / "collector.plan");
+  EXPECT_EQ(read_text(dir_ / "collector.plan"),
+            "lumen-plan 1\nfollow on\nplugin clock " + kClockCollector.string() + "\noption interval 1000000\n");
+  EXPECT_THROW(collect::write_runtime_plan(plan, dir_ / "missing" / "collector.plan"), std::runtime_error);
+}
+
+TEST_F(Plan, FollowComesFromTheRequest) {
+  const collect::Profile p = profile(kDefaultProfile);
+  EXPECT_EQ(resolve(p).follow, "on");
+  CollectRequest request;
+  request.follow = "=^worker";
+  request.target = {"prog"};
+  const CollectionPlan plan = collect::resolve_plan(p, request, *installed_);
+  EXPECT_EQ(plan.follow, "=^worker");
+  collect::write_runtime_plan(plan, dir_ / "collector.plan");
+  EXPECT_CONTAINS(read_text(dir_ / "collector.plan"), "\nfollow =^worker\n");
+}
+
+// ---- loading plugin halves ----
+
+std::string plugin_error(const std::function<void()>& load) {
+  std::string message;
+  EXPECT_THROW_MESSAGE(load(), PluginError, message);
+  return message;
+}
+
+TEST(PluginCatalog, LoadsTheClockPlugin) {
+  const host::CollectorHalf collector = host::load_collector_half(kClockCollector);
+  ASSERT_NE(collector.descriptor, nullptr);
+  EXPECT_EQ(collector.path, kClockCollector);
+  EXPECT_STREQ(collector.descriptor->name, "clock");
+  EXPECT_STREQ(collector.descriptor->data_file, "profile");
+  EXPECT_STREQ(collector.descriptor->flag.flag, "p");
+  ASSERT_EQ(collector.descriptor->option_count, 1u);
+  EXPECT_STREQ(collector.descriptor->options[0].name, "interval");
+  const host::AnalysisHalf analysis = host::load_analysis_half(kClockAnalysis);
+  ASSERT_NE(analysis.descriptor, nullptr);
+  EXPECT_STREQ(analysis.descriptor->name, "clock");
+  ASSERT_EQ(analysis.descriptor->metric_count, 1u);
+  EXPECT_STREQ(analysis.descriptor->metrics[0].keyword, "user");
+}
+
+TEST(PluginCatalog, SharedObjectWithoutAFactoryIsNamed) {
+  const std::string message = plugin_error([] { host::load_collector_half(LUMEN_TEST_NOT_A_PLUGIN); });
+  EXPECT_EQ(message, std::string("plugin ") + LUMEN_TEST_NOT_A_PLUGIN +
+                         " has no factory function 'lumen_collector_plugin'");
+  // A collector half is not an analysis half.
+  const std::string other = plugin_error([] { host::load_analysis_half(kClockCollector); });
+  EXPECT_EQ(other, "plugin " + kClockCollector.string() + " has no factory function 'lumen_analysis_plugin'");
+}
+
+TEST(PluginCatalog, FileThatIsNotASharedObjectIsNamed) {
+  TempDir dir;
+  const fs::path text = write_text(dir / "collector.so", "not an ELF file\n");
+  const std::string message = plugin_error([&] { host::load_collector_half(text); });
+  EXPECT_CONTAINS(message, "cannot load plugin " + text.string());
+  const std::string missing = plugin_error([&] { host::load_collector_half(dir / "absent.so"); });
+  EXPECT_CONTAINS(missing, "cannot load plugin " + (dir / "absent.so").string());
+}
+
+TEST(PluginCatalog, OtherAbiVersionIsRefused) {
+  const std::string message = plugin_error([] { host::load_collector_half(LUMEN_TEST_WRONG_ABI_PLUGIN); });
+  EXPECT_CONTAINS(message, std::string("plugin ") + LUMEN_TEST_WRONG_ABI_PLUGIN);
+  EXPECT_CONTAINS(message, "built for plugin ABI version " + std::to_string(LUMEN_PLUGIN_ABI_VERSION + 998));
+  EXPECT_CONTAINS(message, "this lumen speaks version " + std::to_string(LUMEN_PLUGIN_ABI_VERSION));
+}
+
+TEST(PluginCatalog, FactoryReturningNothing) {
+  const std::string message = plugin_error([] { host::load_collector_half(LUMEN_TEST_NULL_FACTORY_PLUGIN); });
+  EXPECT_EQ(message, std::string("plugin ") + LUMEN_TEST_NULL_FACTORY_PLUGIN + ": its factory returned nothing");
+}
+
+TEST(PluginCatalog, TooManyMetrics) {
+  const std::string message = plugin_error([] { host::load_analysis_half(LUMEN_TEST_TOO_MANY_METRICS_PLUGIN); });
+  EXPECT_CONTAINS(message, std::string("plugin ") + LUMEN_TEST_TOO_MANY_METRICS_PLUGIN);
+  EXPECT_CONTAINS(message, "declares " + std::to_string(LUMEN_MAX_PLUGIN_METRICS + 1) + " metrics; at most " +
+                               std::to_string(LUMEN_MAX_PLUGIN_METRICS));
+}
+
+TEST(PluginCatalog, FindsPluginDirectoriesSortedByName) {
+  TempDir dir;
+  fs::create_directory(dir / "zeta");
+  fs::create_directory(dir / "alpha");
+  write_text(dir / "README", "not a plugin directory\n");
+  const auto found = host::find_plugin_directories(dir.path());
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].name, "alpha");
+  EXPECT_EQ(found[0].collector_path(), dir / "alpha" / "collector.so");
+  EXPECT_EQ(found[1].name, "zeta");
+  EXPECT_EQ(found[1].analysis_path(), dir / "zeta" / "analysis.so");
+  EXPECT_TRUE(host::find_plugin_directories(dir / "absent").empty());
+}
+
+TEST(PluginCatalog, LoadsTheInstalledPlugins) {
+  const auto installed = collect::load_installed_plugins(kPluginDir);
+  ASSERT_EQ(installed.count("clock"), 1u);
+  EXPECT_STREQ(installed.at("clock").collector.descriptor->name, "clock");
+  EXPECT_STREQ(installed.at("clock").analysis.descriptor->name, "clock");
+  EXPECT_EQ(installed.at("clock").files.collector_path(), kClockCollector);
+}
+
+TEST(PluginCatalog, HalvesThatDisagreeAreRefused) {
+  TempDir dir;
+  fs::create_directory(dir / "clock");
+  fs::create_symlink(kClockCollector, dir / "clock" / "collector.so");
+  fs::create_symlink(LUMEN_TEST_MISMATCHED_ANALYSIS_PLUGIN, dir / "clock" / "analysis.so");
+  const std::string message = plugin_error([&] { collect::load_installed_plugins(dir.path()); });
+  EXPECT_CONTAINS(message, "plugin halves disagree");
+  EXPECT_CONTAINS(message, (dir / "clock" / "collector.so").string() + " is 'clock' writing 'profile'");
+  EXPECT_CONTAINS(message, (dir / "clock" / "analysis.so").string() + " is 'clock' reading 'not-profile'");
+}
+
+TEST(PluginCatalog, PluginDirectoryWithoutItsHalvesIsAnError) {
+  TempDir dir;
+  fs::create_directory(dir / "empty");
+  const std::string message = plugin_error([&] { collect::load_installed_plugins(dir.path()); });
+  EXPECT_CONTAINS(message, "cannot load plugin " + (dir / "empty" / "collector.so").string());
+}
+
+}  // namespace
+}  // namespace lumen::test

@@ -1,0 +1,191 @@
+// Metric and sort specifications (Oracle's e.%user:i.user:name syntax)
+// against a registry built from static metric declarations.
+#include <gtest/gtest.h>
+
+#include <iterator>
+
+#include "metric_registry.h"
+#include "metric_spec.h"
+#include "test_support.h"
+
+namespace lumen::test {
+namespace {
+
+using analysis::Flavor;
+using analysis::MetricColumn;
+using analysis::MetricRegistry;
+using analysis::MetricSelection;
+using analysis::SpecError;
+
+const lumen_metric_def kClockMetrics[] = {
+    {"user", "User CPU Time", LUMEN_UNIT_NANOSECONDS,
+     LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED, "CPU time"},
+};
+
+// "ecount" starts with a flavor letter; "leaks" is exclusive only.
+const lumen_metric_def kHeapMetrics[] = {
+    {"ecount", "Event Count", LUMEN_UNIT_COUNT, LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE, nullptr},
+    {"leaks", "Leaked Bytes", LUMEN_UNIT_BYTES, LUMEN_FLAVOR_EXCLUSIVE, "bytes never freed"},
+};
+
+class MetricSpec : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(registry_.add_plugin("clock", kClockMetrics, std::size(kClockMetrics)), 0u);
+    ASSERT_EQ(registry_.add_plugin("heap", kHeapMetrics, std::size(kHeapMetrics)), 1u);
+  }
+  MetricSelection parse(const std::string& spec) { return analysis::parse_metric_spec(spec, registry_); }
+  std::vector<std::string> keys(const MetricSelection& selection) {
+    std::vector<std::string> out;
+    for (const MetricColumn& c : selection.columns) out.push_back(analysis::column_key(c, registry_));
+    return out;
+  }
+  MetricRegistry registry_;
+};
+
+using Keys = std::vector<std::string>;
+
+TEST_F(MetricSpec, RegistryKeepsDeclarationOrderAndAddsAPluginOnce) {
+  ASSERT_EQ(registry_.size(), 3u);
+  EXPECT_EQ(registry_.add_plugin("clock", kClockMetrics, std::size(kClockMetrics)), 0u);
+  EXPECT_EQ(registry_.add_plugin("heap", kHeapMetrics, std::size(kHeapMetrics)), 1u);
+  EXPECT_EQ(registry_.size(), 3u);
+  EXPECT_EQ(registry_.find("user"), 0u);
+  EXPECT_EQ(registry_.find("ecount"), 1u);
+  EXPECT_EQ(registry_.find("leaks"), 2u);
+  EXPECT_FALSE(registry_.find("bogus").has_value());
+  const auto& user = registry_.metrics()[0];
+  EXPECT_EQ(user.title, "User CPU Time");
+  EXPECT_EQ(user.description, "CPU time");
+  EXPECT_EQ(user.unit, LUMEN_UNIT_NANOSECONDS);
+  EXPECT_EQ(registry_.metrics()[1].description, "");  // NULL description
+}
+
+TEST_F(MetricSpec, ParsesFlavorVisibilityAndName) {
+  const MetricSelection s = parse("e.%user:i.user:name");
+  ASSERT_EQ(s.columns.size(), 3u);
+  EXPECT_EQ(s.columns[0].flavor, Flavor::Exclusive);
+  EXPECT_FALSE(s.columns[0].percent);
+  EXPECT_EQ(s.columns[1].flavor, Flavor::Exclusive);
+  EXPECT_TRUE(s.columns[1].percent);
+  EXPECT_EQ(s.columns[2].flavor, Flavor::Inclusive);
+  EXPECT_FALSE(s.columns[2].percent);
+  for (const MetricColumn& c : s.columns) EXPECT_EQ(c.metric, 0u);
+  EXPECT_EQ(s.name_position, 3u);
+  EXPECT_EQ(keys(s), (Keys{"e.user", "e.%user", "i.user"}));
+}
+
+TEST_F(MetricSpec, PercentAloneAndPlus) {
+  EXPECT_EQ(keys(parse("i%user")), (Keys{"i.%user"}));
+  EXPECT_EQ(keys(parse("e+user")), (Keys{"e.user"}));
+  EXPECT_EQ(keys(parse("a.user")), (Keys{"a.user"}));
+}
+
+TEST_F(MetricSpec, KeywordWithoutFlavorMeansExclusiveAndInclusive) {
+  EXPECT_EQ(keys(parse("user")), (Keys{"e.user", "i.user"}));
+  EXPECT_EQ(keys(parse(".%user")), (Keys{"e.user", "e.%user", "i.user", "i.%user"}));
+}
+
+TEST_F(MetricSpec, SeveralFlavorLetters) {
+  EXPECT_EQ(keys(parse("ei.user")), (Keys{"e.user", "i.user"}));
+  EXPECT_EQ(keys(parse("eia.user")), (Keys{"e.user", "i.user", "a.user"}));
+}
+
+TEST_F(MetricSpec, KeywordStartingWithAFlavorLetter) {
+  EXPECT_EQ(keys(parse("ecount")), (Keys{"e.ecount", "i.ecount"}));
+  EXPECT_EQ(keys(parse("i.ecount")), (Keys{"i.ecount"}));
+  const MetricSelection s = parse("e.ecount");
+  ASSERT_EQ(s.columns.size(), 1u);
+  EXPECT_EQ(s.columns[0].metric, 1u);
+}
+
+TEST_F(MetricSpec, HiddenMetricsAddNoColumns) {
+  EXPECT_TRUE(parse("!user").columns.empty());
+  EXPECT_TRUE(parse("e!user").columns.empty());
+  EXPECT_EQ(keys(parse("e.user:i!user:e.leaks")), (Keys{"e.user", "e.leaks"}));
+  // Hidden still names a metric that must exist.
+  EXPECT_THROW(parse("!bogus"), SpecError);
+}
+
+TEST_F(MetricSpec, NamePosition) {
+  EXPECT_EQ(parse("name:e.user:i.user").name_position, 0u);
+  EXPECT_EQ(parse("e.user:name:i.user").name_position, 1u);
+  EXPECT_EQ(parse("e.%user:name:i.user").name_position, 2u);
+  EXPECT_EQ(parse("e.user:i.user").name_position, 2u);  // no name: after every column
+  EXPECT_EQ(parse("name").columns.size(), 0u);
+  EXPECT_EQ(parse("e.user::i.user").columns.size(), 2u);  // empty items are skipped
+}
+
+TEST_F(MetricSpec, DefaultSpecShowsOfferedFlavorsAsValueAndPercent) {
+  const std::string spec = analysis::default_metric_spec(registry_);
+  EXPECT_EQ(spec, "e.%user:i.%user:e.%ecount:i.%ecount:e.%leaks:name");
+  const MetricSelection s = parse(spec);
+  EXPECT_EQ(keys(s), (Keys{"e.user", "e.%user", "i.user", "i.%user", "e.ecount", "e.%ecount", "i.ecount",
+                           "i.%ecount", "e.leaks", "e.%leaks"}));
+  EXPECT_EQ(s.name_position, s.columns.size());
+  EXPECT_EQ(analysis::default_metric_spec(MetricRegistry()), "name");
+}
+
+TEST_F(MetricSpec, UnknownMetricListsAvailableOnes) {
+  std::string message;
+  EXPECT_THROW_MESSAGE(parse("e.user:i.bogus"), SpecError, message);
+  EXPECT_CONTAINS(message, "unknown metric 'bogus'");
+  EXPECT_CONTAINS(message, "'i.bogus'");
+  EXPECT_CONTAINS(message, "available: user, ecount, leaks");
+}
+
+TEST_F(MetricSpec, UnknownMetricWithNoMetricsAtAll) {
+  std::string message;
+  EXPECT_THROW_MESSAGE(analysis::parse_metric_spec("e.user", MetricRegistry()), SpecError, message);
+  EXPECT_CONTAINS(message, "available: none");
+}
+
+TEST_F(MetricSpec, FlavorNotOffered) {
+  std::string message;
+  EXPECT_THROW_MESSAGE(parse("i.leaks"), SpecError, message);
+  EXPECT_EQ(message, "metric 'leaks' has no Inclusive flavor");
+  EXPECT_THROW_MESSAGE(parse("a.ecount"), SpecError, message);
+  EXPECT_EQ(message, "metric 'ecount' has no Attributed flavor");
+}
+
+TEST_F(MetricSpec, SortSpecs) {
+  auto sort = [&](const std::string& spec) { return analysis::parse_sort_spec(spec, registry_); };
+  const auto inclusive = sort("i.user");
+  EXPECT_FALSE(inclusive.by_name);
+  EXPECT_EQ(inclusive.flavor, Flavor::Inclusive);
+  EXPECT_EQ(inclusive.metric, 0u);
+
+  const auto bare = sort("user");
+  EXPECT_FALSE(bare.by_name);
+  EXPECT_EQ(bare.flavor, Flavor::Exclusive);
+  EXPECT_EQ(bare.metric, 0u);
+
+  EXPECT_TRUE(sort("name").by_name);
+
+  const auto exclusive = sort("e.leaks");
+  EXPECT_EQ(exclusive.flavor, Flavor::Exclusive);
+  EXPECT_EQ(exclusive.metric, 2u);
+
+  EXPECT_EQ(sort("a.user").flavor, Flavor::Attributed);
+  EXPECT_EQ(sort("i.%ecount").metric, 1u);
+  EXPECT_EQ(sort("i.%ecount").flavor, Flavor::Inclusive);
+  EXPECT_EQ(sort("ecount").metric, 1u);  // keyword starting with a flavor letter
+  EXPECT_EQ(sort("ecount").flavor, Flavor::Exclusive);
+
+  std::string message;
+  EXPECT_THROW_MESSAGE(sort("i.bogus"), SpecError, message);
+  EXPECT_CONTAINS(message, "unknown metric 'bogus'");
+  EXPECT_CONTAINS(message, "available: user, ecount, leaks");
+}
+
+TEST(MetricSpecWords, FlavorLettersAndWords) {
+  EXPECT_EQ(analysis::flavor_letter(Flavor::Exclusive), 'e');
+  EXPECT_EQ(analysis::flavor_letter(Flavor::Inclusive), 'i');
+  EXPECT_EQ(analysis::flavor_letter(Flavor::Attributed), 'a');
+  EXPECT_EQ(analysis::flavor_word(Flavor::Exclusive), "Exclusive");
+  EXPECT_EQ(analysis::flavor_word(Flavor::Inclusive), "Inclusive");
+  EXPECT_EQ(analysis::flavor_word(Flavor::Attributed), "Attributed");
+}
+
+}  // namespace
+}  // namespace lumen::test
