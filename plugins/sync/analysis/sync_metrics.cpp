@@ -1,0 +1,68 @@
+// Synchronization wait tracing on the host: each recorded wait becomes one
+// event whose Sync Wait Time is the wait and whose Sync Wait Count is one,
+// attributed to the stack of the call that waited.
+#include <lumen/analysis_plugin.h>
+
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+
+#include "../sync_record.h"
+#include "sync_analysis.h"
+
+namespace lumen::sync {
+namespace {
+
+// Oracle's keywords and titles.
+const lumen_metric_def kMetrics[] = {
+    {"sync", "Sync Wait Time", LUMEN_UNIT_NANOSECONDS,
+     LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED,
+     "Synchronization wait time: time spent in calls that waited on another thread longer than the threshold"},
+    {"syncn", "Sync Wait Count", LUMEN_UNIT_COUNT,
+     LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED,
+     "Synchronization delay events: calls that waited longer than the threshold"},
+};
+
+int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,
+           size_t error_size) {
+  if (kind == kSettingsRecord) {
+    if (bytes < sizeof(SyncSettings)) {
+      std::snprintf(error, error_size, "sync settings record of %u bytes, expected %zu", bytes, sizeof(SyncSettings));
+      return 1;
+    }
+    return 0;  // no event: read by -syncobjects
+  }
+  if (kind != kWaitRecord) return 0;  // a kind a newer minor format appended
+  if (bytes < sizeof(SyncWait)) {
+    std::snprintf(error, error_size, "sync wait record of %u bytes, expected %zu", bytes, sizeof(SyncWait));
+    return 1;
+  }
+  SyncWait wait;
+  std::memcpy(&wait, payload, sizeof wait);
+  if (wait.grant_ns < wait.request_ns) {
+    std::snprintf(error, error_size, "sync wait granted at %llu ns, before its request at %llu ns",
+                  static_cast<unsigned long long>(wait.grant_ns), static_cast<unsigned long long>(wait.request_ns));
+    return 1;
+  }
+  lumen_event event{};
+  event.time_ns = wait.grant_ns;
+  event.stack_id = wait.stack_id;
+  event.thread_id = wait.thread_id;
+  event.cpu = -1;
+  event.values[0] = static_cast<int64_t>(wait.grant_ns - wait.request_ns);
+  event.values[1] = 1;
+  sink->emit(sink->context, &event);
+  return 0;
+}
+
+const lumen_analysis_descriptor kPlugin = {
+    LUMEN_PLUGIN_ABI_VERSION, "sync", "1.0", kDataFile, kMetrics, std::size(kMetrics),
+    nullptr, decode, nullptr, &kSyncObjectsView, 1,
+};
+
+}  // namespace
+}  // namespace lumen::sync
+
+extern "C" __attribute__((visibility("default"))) const lumen_analysis_descriptor* lumen_analysis_plugin() {
+  return &lumen::sync::kPlugin;
+}
