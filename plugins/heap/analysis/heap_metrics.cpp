@@ -1,0 +1,126 @@
+// Heap tracing on the host: the metrics, the decoder and the views.
+//
+// Every allocation becomes an event (heapalloccnt 1, heapallocbytes its size)
+// as its record is decoded. Leaks need the whole file: the decoder keeps the
+// allocations and frees in a HeapTimeline, and at the end pairs them in time
+// order and emits one event per allocation never freed (heapleakcnt 1,
+// heapleakbytes its size) with the allocation's stack, time and thread.
+#include <lumen/analysis_plugin.h>
+
+#include <cstdio>
+#include <iterator>
+#include <new>
+
+#include "heap_timeline.h"
+#include "heap_views.h"
+
+namespace lumen::heap {
+
+namespace {
+
+constexpr uint32_t kAllFlavors = LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED;
+
+// Event value slots follow this order.
+enum Metric { kAllocCount = 0, kAllocBytes = 1, kLeakCount = 2, kLeakBytes = 3 };
+const lumen_metric_def kMetrics[] = {
+    {"heapalloccnt", "Allocations", LUMEN_UNIT_COUNT, kAllFlavors,
+     "Calls to the memory allocation functions that succeeded (malloc, calloc, realloc, memalign, posix_memalign, "
+     "aligned_alloc, valloc, pvalloc, mmap, mremap)"},
+    {"heapallocbytes", "Bytes Allocated", LUMEN_UNIT_BYTES, kAllFlavors,
+     "Bytes asked for in each allocation (for realloc, its new size)"},
+    {"heapleakcnt", "Leaks", LUMEN_UNIT_COUNT, kAllFlavors,
+     "Allocations with no deallocation of their address before collection ended"},
+    {"heapleakbytes", "Bytes Leaked", LUMEN_UNIT_BYTES, kAllFlavors, "Bytes of the allocations never deallocated"},
+};
+
+lumen_event event_of(const HeapOp& op, Metric count, Metric bytes) {
+  lumen_event event{};
+  event.time_ns = op.time_ns;
+  event.stack_id = op.stack_id;
+  event.thread_id = op.thread_id;
+  event.cpu = -1;
+  event.values[count] = 1;
+  event.values[bytes] = static_cast<int64_t>(op.size);
+  return event;
+}
+
+// Emits each allocation at once and keeps every operation for the pairing.
+class Decoder final : public HeapRecordReader {
+ public:
+  void start(const HeapStart&) override {}
+  void op(const HeapOp& op) override {
+    if (op.allocation) {
+      const lumen_event event = event_of(op, kAllocCount, kAllocBytes);
+      sink_->emit(sink_->context, &event);
+    }
+    timeline_.add(op);
+  }
+  void set_sink(const lumen_event_sink* sink) { sink_ = sink; }
+  HeapTimeline& timeline() { return timeline_; }
+
+ private:
+  const lumen_event_sink* sink_ = nullptr;
+  HeapTimeline timeline_;
+};
+
+void* decoder_begin() { return new (std::nothrow) Decoder; }
+
+int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,
+           size_t error_size) {
+  if (state == nullptr) {
+    std::snprintf(error, error_size, "out of memory for the heap decoder");
+    return 1;
+  }
+  auto* decoder = static_cast<Decoder*>(state);
+  decoder->set_sink(sink);
+  std::string problem;
+  if (!decode_heap_record(kind, payload, bytes, *decoder, problem)) {
+    std::snprintf(error, error_size, "%s", problem.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+int decoder_end(void* state, const lumen_event_sink* sink, char*, size_t) {
+  auto* decoder = static_cast<Decoder*>(state);
+  if (decoder != nullptr && sink != nullptr) {
+    HeapTimeline& timeline = decoder->timeline();
+    timeline.finish();
+    for (const size_t index : timeline.replay(PairOnly{})) {
+      const lumen_event event = event_of(timeline.ops()[index], kLeakCount, kLeakBytes);
+      sink->emit(sink->context, &event);
+    }
+  }
+  delete decoder;
+  return 0;
+}
+
+const lumen_view_def kViews[] = {
+    {"leaks", "allocations never freed, one row per call stack, most bytes first", run_leaks_view},
+    {"allocs", "allocations, one row per call stack, most bytes first", run_allocs_view},
+    {"heap", "heap totals, allocation sizes, and the peak of memory in use with the stacks holding it",
+     run_heap_view},
+    {"heapstat", "the same as heap", run_heap_view},
+};
+
+const lumen_analysis_descriptor kPlugin = {
+    LUMEN_PLUGIN_ABI_VERSION,
+    "heap",
+    "1.0",
+    kDataFile,
+    kMetrics,
+    std::size(kMetrics),
+    decoder_begin,
+    decode,
+    decoder_end,
+    kViews,
+    std::size(kViews),
+};
+
+}  // namespace
+
+}  // namespace lumen::heap
+
+extern "C" __attribute__((visibility("default"))) const lumen_analysis_descriptor* lumen_analysis_plugin() {
+  return &lumen::heap::kPlugin;
+}

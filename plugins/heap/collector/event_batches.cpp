@@ -1,0 +1,163 @@
+#include "event_batches.h"
+
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+
+namespace lumen::heap {
+
+namespace {
+
+enum : uint32_t { kIdle = 0, kAppending = 1, kClosed = 2 };
+
+struct Slot {
+  std::atomic<uint32_t> owned;  // 0: free for a thread to claim
+  std::atomic<uint32_t> busy;   // kIdle, kAppending (owner or stop), kClosed (after stop)
+  uint32_t thread_id;
+  uint32_t used;   // bytes of `data` in use, HeapBatch included; 0: no batch open
+  uint32_t count;  // events in the open batch
+  uint64_t previous_time;
+  uint64_t previous_address;
+  alignas(8) uint8_t data[kBatchBytes];
+};
+
+constexpr int kSlotsPerChunk = 32;
+struct Chunk {
+  Slot slots[kSlotsPerChunk];
+  std::atomic<Chunk*> next;
+};
+
+static_assert(std::atomic<uint32_t>::is_always_lock_free && std::atomic<Chunk*>::is_always_lock_free,
+              "touched from interposers in signal handlers");
+
+const lumen_runtime* g_runtime = nullptr;
+lumen_stream g_stream = -1;
+std::atomic<Chunk*> g_chunks{nullptr};
+std::atomic<bool> g_stopped{false};
+__attribute__((tls_model("initial-exec"))) thread_local Slot* t_slot = nullptr;
+
+// By system call: the plugin's own memory is not an allocation of the target.
+Chunk* map_chunk() {
+  const long result = syscall(SYS_mmap, nullptr, sizeof(Chunk), PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return result < 0 && result > -4096 ? nullptr : reinterpret_cast<Chunk*>(result);  // zeroed: all free, idle
+}
+
+template <typename Visit>
+void for_each_slot(Visit&& visit) {
+  for (Chunk* c = g_chunks.load(std::memory_order_acquire); c != nullptr; c = c->next.load(std::memory_order_acquire))
+    for (Slot& slot : c->slots) visit(slot);
+}
+
+Slot* claim_slot() {
+  for (;;) {
+    Slot* found = nullptr;
+    for_each_slot([&](Slot& slot) {
+      uint32_t free = 0;
+      if (found == nullptr && slot.owned.load(std::memory_order_relaxed) == 0 &&
+          slot.owned.compare_exchange_strong(free, 1, std::memory_order_acquire))
+        found = &slot;
+    });
+    if (found != nullptr) {
+      found->thread_id = g_runtime->thread_id();
+      found->used = 0;
+      found->count = 0;
+      return found;
+    }
+    Chunk* fresh = map_chunk();
+    if (fresh == nullptr) return nullptr;
+    if (g_stopped.load(std::memory_order_acquire)) {
+      for (Slot& slot : fresh->slots) slot.busy.store(kClosed, std::memory_order_relaxed);
+    }
+    Chunk* head = g_chunks.load(std::memory_order_acquire);
+    do fresh->next.store(head, std::memory_order_relaxed);
+    while (!g_chunks.compare_exchange_weak(head, fresh, std::memory_order_acq_rel));
+  }
+}
+
+// Called by whoever holds the slot's busy word.
+void write_batch(Slot& slot) {
+  if (slot.count == 0) return;
+  HeapBatch* header = reinterpret_cast<HeapBatch*>(slot.data);
+  header->thread_id = slot.thread_id;
+  header->event_count = slot.count;
+  g_runtime->write_record(g_stream, kBatchRecord, slot.data, static_cast<uint16_t>(slot.used));
+  slot.used = 0;
+  slot.count = 0;
+}
+
+}  // namespace
+
+void batches_start(const lumen_runtime* runtime, lumen_stream stream) {
+  g_runtime = runtime;
+  g_stream = stream;
+}
+
+void batch_append(const HeapEvent& event) noexcept {
+  Slot* slot = t_slot;
+  if (slot == nullptr && (slot = t_slot = claim_slot()) == nullptr) {
+    g_runtime->count_drop();
+    return;
+  }
+  if (slot->busy.exchange(kAppending, std::memory_order_acquire) == kClosed) {
+    slot->busy.store(kClosed, std::memory_order_release);
+    g_runtime->count_drop();  // collection stopped while this event was under way
+    return;
+  }
+  if (slot->used + kMaxEventBytes > kBatchBytes) write_batch(*slot);
+  if (slot->count == 0) {
+    const uint64_t first = event.type == EventType::kRealloc ? event.free_time_ns : event.time_ns;
+    reinterpret_cast<HeapBatch*>(slot->data)->base_time_ns = first;
+    slot->previous_time = first;
+    slot->previous_address = 0;
+    slot->used = sizeof(HeapBatch);
+  }
+  uint8_t* end = encode_heap_event(slot->data + slot->used, event, slot->previous_time, slot->previous_address);
+  slot->used = static_cast<uint32_t>(end - slot->data);
+  slot->count += 1;
+  slot->busy.store(kIdle, std::memory_order_release);
+}
+
+void batches_thread_end() noexcept {
+  Slot* slot = t_slot;
+  if (slot == nullptr) return;
+  t_slot = nullptr;
+  if (slot->busy.exchange(kAppending, std::memory_order_acquire) != kClosed) {
+    write_batch(*slot);
+    slot->busy.store(kIdle, std::memory_order_release);
+  } else {
+    slot->busy.store(kClosed, std::memory_order_release);
+  }
+  slot->owned.store(0, std::memory_order_release);
+}
+
+void batches_stop() noexcept {
+  g_stopped.store(true, std::memory_order_release);
+  for_each_slot([](Slot& slot) {
+    // An owner holds `busy` for one append; it is running, so this ends.
+    uint32_t expected = kIdle;
+    while (!slot.busy.compare_exchange_weak(expected, kAppending, std::memory_order_acquire)) {
+      if (expected == kClosed) return;
+      expected = kIdle;
+      sched_yield();
+    }
+    write_batch(slot);
+    slot.busy.store(kClosed, std::memory_order_release);
+  });
+}
+
+void batches_forget_after_fork() noexcept {
+  t_slot = nullptr;
+  for_each_slot([](Slot& slot) {
+    slot.used = 0;
+    slot.count = 0;
+    slot.busy.store(kIdle, std::memory_order_relaxed);
+    slot.owned.store(0, std::memory_order_relaxed);
+  });
+}
+
+}  // namespace lumen::heap

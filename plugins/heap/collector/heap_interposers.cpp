@@ -1,0 +1,205 @@
+// The interposers: every allocation and deallocation function of the C
+// library (C++ new and delete reach malloc and free), and mmap, mremap and
+// munmap, which the Performance Analyzer counts as allocations too.
+//
+// Each forwards its arguments unchanged to the real function and returns its
+// result unchanged; errno is whatever the real call left. Recording happens
+// only under a TraceGuard, and a failed call records nothing (it allocated or
+// freed nothing). None of these symbols has a second version in glibc, so
+// plain definitions interpose on every binding.
+#include <malloc.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include <cstdarg>
+#include <cstring>
+
+#include "heap_tracer.h"
+#include "real_allocator.h"
+
+#define LUMEN_INTERPOSER extern "C" __attribute__((visibility("default")))
+
+using namespace lumen::heap;
+
+namespace {
+
+constexpr size_t kMallocAlignment = 16;
+
+// Frees before the real call: a block handed back can be handed out again to
+// another thread at once, and that allocation must be stamped later.
+void trace_free(void* pointer, void (*real_free)(void*)) noexcept {
+  const TraceGuard guard;
+  if (guard) record_free(guard, EventType::kFree, pointer, guard.now());
+  real_free(pointer);
+}
+
+// A block from the bootstrap arena was never traced nor given to the real
+// allocator: its realloc is a fresh real allocation holding a copy.
+void* move_out_of_bootstrap(const RealAllocator& real, void* old, size_t size) noexcept {
+  const TraceGuard guard;
+  void* fresh = real.malloc(size);
+  if (fresh == nullptr) return nullptr;
+  const size_t old_size = bootstrap_size(old);
+  std::memcpy(fresh, old, old_size < size ? old_size : size);
+  if (guard) record_reallocation(guard, Allocator::kRealloc, 0, nullptr, fresh, size);
+  return fresh;
+}
+
+}  // namespace
+
+LUMEN_INTERPOSER void* malloc(size_t size) noexcept {
+  const RealAllocator* real = real_allocator();
+  if (real == nullptr) return bootstrap_allocate(size, kMallocAlignment);
+  const TraceGuard guard;
+  void* p = real->malloc(size);
+  if (guard && p != nullptr) record_allocation(guard, Allocator::kMalloc, p, size);
+  return p;
+}
+
+LUMEN_INTERPOSER void* calloc(size_t count, size_t size) noexcept {
+  const RealAllocator* real = real_allocator();
+  size_t bytes = 0;
+  const bool overflow = __builtin_mul_overflow(count, size, &bytes);
+  if (real == nullptr) return overflow ? nullptr : bootstrap_allocate(bytes, kMallocAlignment);
+  const TraceGuard guard;
+  void* p = real->calloc(count, size);
+  if (guard && p != nullptr) record_allocation(guard, Allocator::kCalloc, p, bytes);
+  return p;
+}
+
+LUMEN_INTERPOSER void* realloc(void* old, size_t size) noexcept {
+  const RealAllocator* real = real_allocator();
+  if (real == nullptr) {
+    void* fresh = bootstrap_allocate(size, kMallocAlignment);
+    if (fresh != nullptr && old != nullptr) std::memcpy(fresh, old, bootstrap_size(old) < size ? bootstrap_size(old) : size);
+    return fresh;
+  }
+  if (bootstrap_owns(old)) return move_out_of_bootstrap(*real, old, size);
+  const TraceGuard guard;
+  const uint64_t free_time = guard && old != nullptr ? guard.now() : 0;
+  void* p = real->realloc(old, size);
+  if (guard) {
+    if (p != nullptr) record_reallocation(guard, Allocator::kRealloc, free_time, old, p, size);
+    else if (old != nullptr && size == 0) record_free(guard, EventType::kFree, old, free_time);  // glibc freed it
+  }
+  return p;
+}
+
+LUMEN_INTERPOSER void free(void* pointer) noexcept {
+  if (bootstrap_owns(pointer)) return;
+  const RealAllocator* real = real_allocator();
+  if (real == nullptr) return;  // only the arena exists yet: nothing else can be freed
+  if (pointer == nullptr) return real->free(pointer);
+  trace_free(pointer, real->free);
+}
+
+LUMEN_INTERPOSER void* memalign(size_t alignment, size_t size) noexcept {
+  const RealAllocator* real = real_allocator();
+  if (real == nullptr) return bootstrap_allocate(size, alignment);
+  const TraceGuard guard;
+  void* p = real->memalign(alignment, size);
+  if (guard && p != nullptr) record_allocation(guard, Allocator::kMemalign, p, size);
+  return p;
+}
+
+LUMEN_INTERPOSER int posix_memalign(void** result, size_t alignment, size_t size) noexcept {
+  const RealAllocator* real = real_allocator();
+  if (real == nullptr) {
+    if (alignment < sizeof(void*) || (alignment & (alignment - 1)) != 0) return EINVAL;
+    void* p = bootstrap_allocate(size, alignment);
+    if (p == nullptr) return ENOMEM;
+    *result = p;
+    return 0;
+  }
+  const TraceGuard guard;
+  const int rc = real->posix_memalign(result, alignment, size);
+  if (guard && rc == 0) record_allocation(guard, Allocator::kPosixMemalign, *result, size);
+  return rc;
+}
+
+LUMEN_INTERPOSER void* aligned_alloc(size_t alignment, size_t size) noexcept {
+  const RealAllocator* real = real_allocator();
+  if (real == nullptr) return bootstrap_allocate(size, alignment);
+  const TraceGuard guard;
+  void* p = real->aligned_alloc(alignment, size);
+  if (guard && p != nullptr) record_allocation(guard, Allocator::kAlignedAlloc, p, size);
+  return p;
+}
+
+LUMEN_INTERPOSER void* valloc(size_t size) noexcept {
+  const RealAllocator* real = real_allocator();
+  if (real == nullptr) return bootstrap_allocate(size, 4096);
+  const TraceGuard guard;
+  void* p = real->valloc(size);
+  if (guard && p != nullptr) record_allocation(guard, Allocator::kValloc, p, size);
+  return p;
+}
+
+// Recorded with the size asked for, like every other call (pvalloc rounds it
+// up to whole pages).
+LUMEN_INTERPOSER void* pvalloc(size_t size) noexcept {
+  const RealAllocator* real = real_allocator();
+  if (real == nullptr) return bootstrap_allocate(size, 4096);
+  const TraceGuard guard;
+  void* p = real->pvalloc(size);
+  if (guard && p != nullptr) record_allocation(guard, Allocator::kPvalloc, p, size);
+  return p;
+}
+
+namespace {
+
+void* trace_mmap(void* (*real_mmap)(void*, size_t, int, int, int, off_t), void* address, size_t length,
+                 int protection, int flags, int fd, off_t offset) noexcept {
+  const TraceGuard guard;
+  void* p = real_mmap(address, length, protection, flags, fd, offset);
+  if (guard && p != MAP_FAILED) record_allocation(guard, Allocator::kMmap, p, length);
+  return p;
+}
+
+}  // namespace
+
+LUMEN_INTERPOSER void* mmap(void* address, size_t length, int protection, int flags, int fd, off_t offset) noexcept {
+  const RealAllocator* real = real_allocator();
+  if (real == nullptr) return MAP_FAILED;  // dlsym does not map memory
+  return trace_mmap(real->mmap, address, length, protection, flags, fd, offset);
+}
+
+LUMEN_INTERPOSER void* mmap64(void* address, size_t length, int protection, int flags, int fd, off_t offset) noexcept {
+  const RealAllocator* real = real_allocator();
+  if (real == nullptr) return MAP_FAILED;
+  return trace_mmap(real->mmap64, address, length, protection, flags, fd, offset);
+}
+
+// Only the unmapping of a whole mapping from its start pairs with its mmap;
+// the host ignores an address it does not know.
+LUMEN_INTERPOSER int munmap(void* address, size_t length) noexcept {
+  const RealAllocator* real = real_allocator();
+  if (real == nullptr) return -1;
+  const TraceGuard guard;
+  const uint64_t time = guard ? guard.now() : 0;
+  const int rc = real->munmap(address, length);
+  if (guard && rc == 0) record_free(guard, EventType::kUnmap, address, time);
+  return rc;
+}
+
+// A moved or resized mapping is a reallocation of the old one; one that
+// leaves the old mapping in place (old size 0, MREMAP_DONTUNMAP) is a new one.
+LUMEN_INTERPOSER void* mremap(void* old, size_t old_length, size_t length, int flags, ...) noexcept {
+  va_list arguments;
+  va_start(arguments, flags);
+  void* wanted = (flags & MREMAP_FIXED) != 0 ? va_arg(arguments, void*) : nullptr;
+  va_end(arguments);
+  const RealAllocator* real = real_allocator();
+  if (real == nullptr) return MAP_FAILED;
+  const TraceGuard guard;
+  const uint64_t free_time = guard ? guard.now() : 0;
+  void* p = real->mremap(old, old_length, length, flags, wanted);
+  if (guard && p != MAP_FAILED) {
+    bool keeps_old = old_length == 0;
+#ifdef MREMAP_DONTUNMAP
+    keeps_old = keeps_old || (flags & MREMAP_DONTUNMAP) != 0;
+#endif
+    record_reallocation(guard, Allocator::kMremap, free_time, keeps_old ? nullptr : old, p, length);
+  }
+  return p;
+}

@@ -1,0 +1,157 @@
+// Heap tracing: the collector half's descriptor, start and stop, and the
+// records the interposers (heap_interposers.cpp) write.
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+
+#include "event_batches.h"
+#include "heap_tracer.h"
+
+namespace lumen::heap {
+
+namespace detail {
+const lumen_runtime* g_runtime = nullptr;
+std::atomic<bool> g_running{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "read in every interposer, handlers included");
+}  // namespace detail
+
+namespace {
+
+using detail::g_runtime;
+lumen_stream g_stream = -1;
+
+// Interposers run in signal handlers too: the stack capture may touch errno
+// (libunwind validating addresses) and the writer makes system calls.
+class ErrnoKept {
+ public:
+  ErrnoKept() noexcept : saved_(errno) {}
+  ~ErrnoKept() { errno = saved_; }
+
+ private:
+  int saved_;
+};
+
+}  // namespace
+
+void record_allocation(const TraceGuard&, Allocator allocator, const void* address, size_t size) noexcept {
+  const ErrnoKept errno_kept;
+  HeapEvent event{};
+  event.type = EventType::kAlloc;
+  event.allocator = allocator;
+  event.time_ns = g_runtime->now_ns();
+  event.address = reinterpret_cast<uint64_t>(address);
+  event.size = size;
+  event.stack_id = g_runtime->capture_stack(nullptr, 0);
+  batch_append(event);
+}
+
+void record_reallocation(const TraceGuard&, Allocator allocator, uint64_t free_time_ns, const void* old_address,
+                         const void* address, size_t size) noexcept {
+  const ErrnoKept errno_kept;
+  HeapEvent event{};
+  event.type = EventType::kRealloc;
+  event.allocator = allocator;
+  event.time_ns = g_runtime->now_ns();
+  event.free_time_ns = old_address != nullptr ? free_time_ns : event.time_ns;
+  event.old_address = reinterpret_cast<uint64_t>(old_address);
+  event.address = reinterpret_cast<uint64_t>(address);
+  event.size = size;
+  event.stack_id = g_runtime->capture_stack(nullptr, 0);
+  batch_append(event);
+}
+
+void record_free(const TraceGuard&, EventType type, const void* address, uint64_t time_ns) noexcept {
+  const ErrnoKept errno_kept;
+  HeapEvent event{};
+  event.type = type;
+  event.time_ns = time_ns;
+  event.address = reinterpret_cast<uint64_t>(address);
+  batch_append(event);
+}
+
+namespace {
+
+bool write_start_record() {
+  const HeapStart record{g_runtime->now_ns(), static_cast<uint32_t>(getpid()), 0};
+  return g_runtime->write_record(g_stream, kStartRecord, &record, sizeof record) != 0;
+}
+
+// A followed child writes into its own sub-experiment from here on (the
+// runtime's handler, registered before this one, has redirected the files).
+void after_fork_in_child() {
+  if (!detail::g_running.load(std::memory_order_acquire)) return;
+  batches_forget_after_fork();
+  if (g_runtime->collecting() != 0) write_start_record();
+}
+
+int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
+          size_t error_size) {
+  bool enabled = true;
+  for (size_t i = 0; i < count; ++i)
+    if (std::strcmp(options[i].name, "enable") == 0) enabled = std::strcmp(options[i].value, "1") == 0;
+  g_runtime = runtime;
+  if (!enabled) {
+    runtime->log_note("heap tracing is planned with enable=off: allocations are forwarded, not traced");
+    return 0;
+  }
+  g_stream = runtime->open_stream(kDataFile);
+  if (g_stream < 0) {
+    std::snprintf(error, error_size, "cannot create the data file '%s'", kDataFile);
+    return 1;
+  }
+  // Written before any interposer may record (collection has not begun), so
+  // it is the first record of this experiment's file.
+  if (!write_start_record()) {
+    std::snprintf(error, error_size, "cannot write to the data file '%s'", kDataFile);
+    return 1;
+  }
+  batches_start(runtime, g_stream);
+  pthread_atfork(nullptr, nullptr, after_fork_in_child);
+  detail::g_running.store(true, std::memory_order_release);
+  return 0;
+}
+
+void thread_end() {
+  if (detail::g_running.load(std::memory_order_acquire)) batches_thread_end();
+}
+
+void stop() {
+  if (!detail::g_running.exchange(false, std::memory_order_acq_rel)) return;
+  batches_stop();
+}
+
+const lumen_option_def kOptions[] = {
+    {"enable", LUMEN_OPTION_BOOLEAN, "on", 0, 0, 0,
+     "trace malloc, calloc, realloc, free, memalign, posix_memalign, aligned_alloc, valloc, pvalloc, mmap, "
+     "mremap and munmap"},
+};
+
+const lumen_flag_alias kFlagAliases[] = {{"on", "on"}};
+
+const lumen_collector_descriptor kPlugin = {
+    LUMEN_PLUGIN_ABI_VERSION,
+    "heap",
+    "1.0",
+    kDataFile,
+    "Heap tracing: every allocation and deallocation with the caller's stack",
+    kOptions,
+    std::size(kOptions),
+    {"H", "enable", kFlagAliases, std::size(kFlagAliases),
+     "-H on|off     heap tracing: malloc family, C++ new/delete, mmap/munmap (exact counts and leaks)"},
+    start,
+    nullptr,
+    thread_end,
+    stop,
+};
+
+}  // namespace
+
+}  // namespace lumen::heap
+
+extern "C" __attribute__((visibility("default"))) const lumen_collector_descriptor* lumen_collector_plugin() {
+  return &lumen::heap::kPlugin;
+}

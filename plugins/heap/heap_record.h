@@ -1,0 +1,169 @@
+// The heap plugin's records, declared once for its two halves.
+//
+// Heap events are many and small, and what they cost the target is mostly
+// the bytes written, so each thread gathers its events in a batch of up to
+// kBatchBytes, encoded compactly (times and addresses as differences from the
+// previous event, numbers as varints: 5 to 10 bytes an event), and writes
+// the batch as one record. Each batch is valid on its own (it starts from
+// absolute values). A thread's batch is written when full, when the thread
+// ends and when collection stops; a process killed outright loses at most
+// the last unwritten batch of each thread.
+//
+// Time order: an allocation is stamped after the real call returned, a
+// deallocation before the real call runs. So when one thread frees an address
+// and another thread gets it back from the allocator, the free's stamp is
+// earlier than the new allocation's, and the host can pair frees with
+// allocations by address in time order although threads' records interleave
+// in the file. A realloc carries both stamps for the same reason.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace lumen::heap {
+
+inline constexpr const char* kDataFile = "heaptrace";
+
+// Which function allocated. Heap blocks (everything but mmap/mremap) and
+// mappings are paired in separate address spaces.
+enum class Allocator : uint8_t {
+  kMalloc = 0,
+  kCalloc = 1,
+  kRealloc = 2,
+  kMemalign = 3,
+  kPosixMemalign = 4,
+  kAlignedAlloc = 5,
+  kValloc = 6,
+  kPvalloc = 7,
+  kMmap = 8,
+  kMremap = 9,
+};
+inline constexpr int kAllocatorCount = 10;
+
+inline constexpr const char* kAllocatorNames[kAllocatorCount] = {
+    "malloc", "calloc", "realloc", "memalign", "posix_memalign", "aligned_alloc", "valloc", "pvalloc", "mmap", "mremap",
+};
+
+inline constexpr bool is_mapping(Allocator a) { return a == Allocator::kMmap || a == Allocator::kMremap; }
+
+// Record kinds.
+enum : uint16_t {
+  kStartRecord = 1,  // HeapStart: first record of each process's file
+  kBatchRecord = 2,  // HeapBatch, then `event_count` encoded events
+};
+
+// Marks the start of a process's collection in its file. A forked child
+// writes one too, so a view reading several experiments tells them apart,
+// and times are shown relative to it.
+struct HeapStart {
+  uint64_t time_ns;
+  uint32_t pid;
+  uint32_t reserved;
+};
+
+struct HeapBatch {
+  uint64_t base_time_ns;  // the first event's time differs from this
+  uint32_t thread_id;
+  uint32_t event_count;
+};
+
+inline constexpr size_t kBatchBytes = 4096;   // a batch record's payload (HeapBatch and events), at most
+inline constexpr size_t kMaxEventBytes = 64;  // one encoded event, at most (1 + 6 varints of <= 10)
+
+// ---- event encoding ----
+//
+// Each event starts with a tag byte: the allocator in bits 0-3, the type in
+// bits 4-6, and for a reallocation bit 7 when it freed an old address. Then,
+// with Δ a zigzag varint difference from the previous event's value (time,
+// or address: the last address any event of the batch named) and U a
+// varint:
+//   kAlloc    Δtime Δaddress Usize Ustack        (Ustack: stack id + 1; 0: none)
+//   kFree     Δtime Δaddress                      (free)
+//   kUnmap    Δtime Δaddress                      (munmap)
+//   kRealloc  Δfree_time Utime_after_free [Δold_address] Δaddress Usize Ustack
+enum class EventType : uint8_t { kAlloc = 0, kFree = 1, kUnmap = 2, kRealloc = 3 };
+inline constexpr uint8_t kTagFreedOld = 0x80;
+
+inline uint8_t* put_varint(uint8_t* out, uint64_t value) {
+  while (value >= 0x80) {
+    *out++ = static_cast<uint8_t>(value | 0x80);
+    value >>= 7;
+  }
+  *out++ = static_cast<uint8_t>(value);
+  return out;
+}
+inline uint8_t* put_delta(uint8_t* out, uint64_t value, uint64_t previous) {
+  const auto d = static_cast<int64_t>(value - previous);
+  return put_varint(out, (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63));
+}
+
+// Readers return nullptr when the input ends inside the number.
+inline const uint8_t* get_varint(const uint8_t* in, const uint8_t* end, uint64_t& value) {
+  value = 0;
+  for (int shift = 0; in < end && shift < 64; shift += 7) {
+    const uint8_t byte = *in++;
+    value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) return in;
+  }
+  return nullptr;
+}
+inline const uint8_t* get_delta(const uint8_t* in, const uint8_t* end, uint64_t previous, uint64_t& value) {
+  uint64_t zigzag;
+  in = get_varint(in, end, zigzag);
+  value = previous + ((zigzag >> 1) ^ (~(zigzag & 1) + 1));
+  return in;
+}
+
+// One event as the collector sees it, before encoding.
+struct HeapEvent {
+  EventType type;
+  Allocator allocator;
+  uint64_t time_ns;       // after the real call (allocations), before it (frees)
+  uint64_t free_time_ns;  // reallocations: before the real call
+  uint64_t old_address;   // reallocations: 0 when nothing was freed
+  uint64_t address;
+  uint64_t size;
+  uint64_t stack_id;
+};
+
+// Appends `e` (at most kMaxEventBytes) at `out`; `previous_time` and
+// `previous_address` start a batch as its base time and 0.
+inline uint8_t* encode_heap_event(uint8_t* out, const HeapEvent& e, uint64_t& previous_time,
+                                  uint64_t& previous_address) {
+  uint8_t tag = static_cast<uint8_t>((static_cast<uint8_t>(e.type) << 4) | static_cast<uint8_t>(e.allocator));
+  if (e.type == EventType::kRealloc && e.old_address != 0) tag |= kTagFreedOld;
+  *out++ = tag;
+  switch (e.type) {
+    case EventType::kAlloc:
+      out = put_delta(out, e.time_ns, previous_time);
+      out = put_delta(out, e.address, previous_address);
+      out = put_varint(out, e.size);
+      out = put_varint(out, e.stack_id + 1);
+      break;
+    case EventType::kFree:
+    case EventType::kUnmap:
+      out = put_delta(out, e.time_ns, previous_time);
+      out = put_delta(out, e.address, previous_address);
+      break;
+    case EventType::kRealloc:
+      out = put_delta(out, e.free_time_ns, previous_time);
+      out = put_varint(out, e.time_ns - e.free_time_ns);
+      if (e.old_address != 0) {
+        out = put_delta(out, e.old_address, previous_address);
+        previous_address = e.old_address;
+      }
+      out = put_delta(out, e.address, previous_address);
+      out = put_varint(out, e.size);
+      out = put_varint(out, e.stack_id + 1);
+      break;
+  }
+  previous_time = e.time_ns;
+  previous_address = e.address;
+  return out;
+}
+
+static_assert(sizeof(HeapStart) == 16, "record layout");
+static_assert(sizeof(HeapBatch) == 16, "record layout");
+static_assert(kBatchBytes < 65536, "a batch fits a record and a block");
+
+}  // namespace lumen::heap
