@@ -11,14 +11,20 @@ namespace lumen::analysis {
 
 void StackStore::load(const std::filesystem::path& file) {
   if (!std::filesystem::exists(file)) return;
+  // Ids are handed out densely from 0, one per record written, so no valid id
+  // reaches the number of records the file could hold; a larger one is
+  // corruption, refused before it can size the table.
+  const uint64_t id_limit = std::filesystem::file_size(file) / lumen_record_span(sizeof(lumen_stack_record));
   read_data_file(file, [&](const RawRecord& r) {
     if (r.kind != LUMEN_RECORD_STACK) return;  // kinds from newer minor versions
     lumen_stack_record header;
     if (r.payload_bytes < sizeof header) throw FormatError(file.string(), r.offset, "stack record too short");
     std::memcpy(&header, r.payload, sizeof header);
-    if (sizeof header + uint64_t{header.depth} * 8 > r.payload_bytes || header.depth > LUMEN_MAX_STACK_DEPTH ||
-        header.stack_id > (1ull << 40))
+    if (sizeof header + uint64_t{header.depth} * 8 > r.payload_bytes || header.depth > LUMEN_MAX_STACK_DEPTH)
       throw FormatError(file.string(), r.offset, "stack record does not hold its " + std::to_string(header.depth) + " frames");
+    if (header.stack_id >= id_limit)
+      throw FormatError(file.string(), r.offset,
+                        "stack id " + std::to_string(header.stack_id) + " is beyond what the file can hold");
     if (header.stack_id >= stacks_.size()) stacks_.resize(header.stack_id + 1);
     Stack& stack = stacks_[header.stack_id];
     stack.first = pcs_.size();
