@@ -9,7 +9,10 @@
 # slow moment of the machine lands on every configuration alike; a
 # configuration's "ratio" is the median over rounds of its time divided by the
 # unprofiled run's time in the same round. Wall times are taken around the
-# whole command (start-up, collection and writing included). CPU columns: the
+# whole command (start-up, collection and writing included). "CPU ratio" is
+# the same median of the whole command tree's user+system CPU time (profiler
+# processes included), which the other core's load disturbs far less than
+# wall time on a shared 2-CPU machine. CPU columns: the
 # target's own CLOCK_PROCESS_CPUTIME_ID at exit (handler time of an
 # in-process collector included) and the CPU time the profiler reports for it
 # (lumen: er_print <Total> e.user; gprofng: <Total> e.totalcpu; perf: the
@@ -85,7 +88,7 @@ command_of() {  # config round -> the command, in the array `cmd`
 }
 
 # ---- the timed runs ----
-results=$work/results.tsv  # config round wall_s target_cpu_s
+results=$work/results.tsv  # config round wall_s target_cpu_s tree_cpu_s
 : >"$results"
 count=${#configs[@]}
 say "$rounds rounds of: ${configs[*]} (experiments in $work)"
@@ -96,7 +99,7 @@ for ((r = 1; r <= rounds; ++r)); do
     log=$work/$config.$r
     start=$(now)
     status=0
-    "${cmd[@]}" </dev/null >"$log.stdout" 2>"$log.stderr" || status=$?
+    /usr/bin/time -f '%U %S' -o "$log.time" "${cmd[@]}" </dev/null >"$log.stdout" 2>"$log.stderr" || status=$?
     end=$(now)
     cpu=$(sed -n 's/^cpu_target: cpu_seconds=\([0-9.]*\).*/\1/p' "$log.stderr" | tail -n 1)
     if [[ $status -ne 0 || -z $cpu ]]; then
@@ -104,7 +107,8 @@ for ((r = 1; r <= rounds; ++r)); do
       continue
     fi
     wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.6f", b - a }')
-    printf '%s\t%d\t%s\t%s\n' "$config" "$r" "$wall" "$cpu" >>"$results"
+    tree_cpu=$(awk 'END { printf "%.6f", $1 + $2 }' "$log.time")
+    printf '%s\t%d\t%s\t%s\t%s\n' "$config" "$r" "$wall" "$cpu" "$tree_cpu" >>"$results"
     say "round $r: ${label[$config]}: ${wall} s"
   done
 done
@@ -146,19 +150,21 @@ awk -F'\t' -v order="${configs[*]}" \
     return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
   }
   FNR == 1 { file++ }
-  file == 1 { wall[$1, $2] = $3; cpu[$1, $2] = $4; runs[$1]++; walls[$1] = walls[$1] " " $3; cpus[$1] = cpus[$1] " " $4; next }
+  file == 1 { wall[$1, $2] = $3; cpu[$1, $2] = $4; tree[$1, $2] = $5; runs[$1]++; walls[$1] = walls[$1] " " $3; cpus[$1] = cpus[$1] " " $4; next }
   file == 2 { if (($1, $2) in cpu && cpu[$1, $2] > 0) fraction[$1] = fraction[$1] " " ($3 / cpu[$1, $2]); rep[$1] = rep[$1] " " $3 }
   END {
     n = split(order, name, " "); split(labels, title, "\t")
     for (i = 1; i <= n; ++i)
       for (key in wall) { split(key, part, SUBSEP)
-        if (part[1] == name[i] && (("alone", part[2]) in wall)) ratio[name[i]] = ratio[name[i]] " " (wall[key] / wall["alone", part[2]]) }
-    printf "%-30s %4s %10s %9s %12s %14s %10s\n", "configuration", "runs", "median s", "ratio", "target CPU s", "reported CPU s", "rep./true"
+        if (part[1] == name[i] && (("alone", part[2]) in wall)) {
+          ratio[name[i]] = ratio[name[i]] " " (wall[key] / wall["alone", part[2]])
+          if (tree["alone", part[2]] > 0) cpu_ratio[name[i]] = cpu_ratio[name[i]] " " (tree[key] / tree["alone", part[2]]) } }
+    printf "%-30s %4s %10s %9s %9s %12s %14s %10s\n", "configuration", "runs", "median s", "ratio", "CPU ratio", "target CPU s", "reported CPU s", "rep./true"
     for (i = 1; i <= n; ++i) {
       c = name[i]
-      m = median(walls[c]); q = median(ratio[c]); t = median(cpus[c]); p = median(rep[c]); f = median(fraction[c])
-      printf "%-30s %4d %10s %9s %12s %14s %10s\n", title[i], runs[c] + 0,
-        (m == "" ? "-" : sprintf("%.3f", m)), (q == "" ? "-" : sprintf("%.3f", q)), (t == "" ? "-" : sprintf("%.3f", t)),
+      m = median(walls[c]); q = median(ratio[c]); z = median(cpu_ratio[c]); t = median(cpus[c]); p = median(rep[c]); f = median(fraction[c])
+      printf "%-30s %4d %10s %9s %9s %12s %14s %10s\n", title[i], runs[c] + 0,
+        (m == "" ? "-" : sprintf("%.3f", m)), (q == "" ? "-" : sprintf("%.3f", q)), (z == "" ? "-" : sprintf("%.3f", z)), (t == "" ? "-" : sprintf("%.3f", t)),
         (p == "" ? "-" : sprintf("%.3f", p)), (f == "" ? "-" : sprintf("%.3f", f))
     }
   }' "$results" "$reported"
