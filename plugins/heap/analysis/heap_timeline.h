@@ -109,4 +109,37 @@ struct PairOnly {
   void unmatched(size_t) {}
 };
 
+// A visitor for replay() that follows the bytes in use and remembers their
+// peak: the first moment they reached their highest value.
+struct PeakFinder {
+  explicit PeakFinder(const std::vector<HeapOp>& timeline_ops) : ops(&timeline_ops) {}
+
+  const std::vector<HeapOp>* ops;
+  uint64_t in_use = 0;      // bytes of the live allocations
+  uint64_t live = 0;        // live allocations
+  uint64_t peak_bytes = 0;
+  uint64_t peak_live = 0;
+  uint64_t peak_time = 0;
+  size_t peak_end = 0;      // operations replayed when the peak was reached: replay(..., peak_end) stops there
+  uint64_t frees = 0;       // deallocations that matched an allocation
+  uint64_t unmatched_frees = 0;
+
+  void allocated(size_t i) {
+    in_use += (*ops)[i].size;
+    live += 1;
+    if (in_use > peak_bytes) {
+      peak_bytes = in_use;
+      peak_live = live;
+      peak_time = (*ops)[i].time_ns;
+      peak_end = i + 1;
+    }
+  }
+  void released(size_t allocation, size_t by) {
+    in_use -= (*ops)[allocation].size;
+    live -= 1;
+    if (!(*ops)[by].allocation) frees += 1;
+  }
+  void unmatched(size_t) { unmatched_frees += 1; }
+};
+
 }  // namespace lumen::heap

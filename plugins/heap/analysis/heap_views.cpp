@@ -187,36 +187,6 @@ int fail(const std::string& message, char* error, size_t error_size) {
   return 1;
 }
 
-// Replays one experiment and remembers when the bytes in use peaked.
-struct PeakFinder {
-  const std::vector<HeapOp>* ops = nullptr;
-  uint64_t in_use = 0;
-  uint64_t live = 0;
-  uint64_t peak_bytes = 0;
-  uint64_t peak_live = 0;
-  uint64_t peak_time = 0;
-  size_t peak_end = 0;  // operations replayed when the peak was reached
-  uint64_t frees = 0;
-  uint64_t unmatched_frees = 0;
-
-  void allocated(size_t i) {
-    in_use += (*ops)[i].size;
-    live += 1;
-    if (in_use > peak_bytes) {
-      peak_bytes = in_use;
-      peak_live = live;
-      peak_time = (*ops)[i].time_ns;
-      peak_end = i + 1;
-    }
-  }
-  void released(size_t allocation, size_t by) {
-    in_use -= (*ops)[allocation].size;
-    live -= 1;
-    if (!(*ops)[by].allocation) frees += 1;
-  }
-  void unmatched(size_t) { unmatched_frees += 1; }
-};
-
 std::string size_bucket_name(int bucket) {
   if (bucket == 0) return "0";
   const uint64_t low = 1ull << (bucket - 1);
@@ -262,7 +232,8 @@ int run_heap_view(const lumen_view_host* host, char* error, size_t error_size) {
   double histogram_count[65] = {}, histogram_bytes[65] = {};
   double by_allocator_count[kAllocatorCount] = {}, by_allocator_bytes[kAllocatorCount] = {};
   const ExperimentHeap* peak_experiment = nullptr;
-  PeakFinder peak;
+  const std::vector<HeapOp> no_ops;
+  PeakFinder peak(no_ops);
   for (const ExperimentHeap& e : data.experiments()) {
     const auto& ops = e.timeline.ops();
     for (const HeapOp& op : ops) {
@@ -275,8 +246,7 @@ int run_heap_view(const lumen_view_host* host, char* error, size_t error_size) {
       by_allocator_count[static_cast<int>(op.allocator)] += 1;
       by_allocator_bytes[static_cast<int>(op.allocator)] += static_cast<double>(op.size);
     }
-    PeakFinder finder;
-    finder.ops = &ops;
+    PeakFinder finder(ops);
     for (const size_t index : e.timeline.replay(finder)) {
       leaks += 1;
       leaked += static_cast<double>(ops[index].size);

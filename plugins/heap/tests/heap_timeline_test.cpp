@@ -1,0 +1,310 @@
+// The heap plugin's host side on its own: batches encoded as the collector
+// encodes them are decoded back field by field, and the pairing of frees with
+// allocations is fed operations directly (realloc chains, frees of unknown
+// pointers, double frees, records of threads out of time order, the peak).
+#include <gtest/gtest.h>
+#include <lumen/record_format.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "analysis/heap_timeline.h"
+
+namespace lumen::heap {
+namespace {
+
+// Encodes events into one batch record payload, as the collector does.
+std::vector<uint8_t> encode_batch(const std::vector<HeapEvent>& events, uint32_t thread_id) {
+  std::vector<uint8_t> payload(sizeof(HeapBatch) + events.size() * kMaxEventBytes);
+  const uint64_t base = events.empty() ? 0
+                        : events[0].type == EventType::kRealloc ? events[0].free_time_ns
+                                                                : events[0].time_ns;
+  const HeapBatch header{base, thread_id, static_cast<uint32_t>(events.size())};
+  std::memcpy(payload.data(), &header, sizeof header);
+  uint64_t previous_time = base, previous_address = 0;
+  uint8_t* out = payload.data() + sizeof header;
+  for (const HeapEvent& e : events) out = encode_heap_event(out, e, previous_time, previous_address);
+  payload.resize(static_cast<size_t>(out - payload.data()));
+  return payload;
+}
+
+struct Collected final : HeapRecordReader {
+  std::vector<HeapStart> starts;
+  std::vector<HeapOp> ops;
+  void start(const HeapStart& s) override { starts.push_back(s); }
+  void op(const HeapOp& o) override { ops.push_back(o); }
+};
+
+HeapEvent alloc(Allocator a, uint64_t time, uint64_t address, uint64_t size, uint64_t stack) {
+  return {EventType::kAlloc, a, time, 0, 0, address, size, stack};
+}
+HeapEvent dealloc(EventType type, uint64_t time, uint64_t address) {
+  return {type, Allocator::kMalloc, time, 0, 0, address, 0, 0};
+}
+HeapEvent reallocation(uint64_t free_time, uint64_t time, uint64_t old_address, uint64_t address, uint64_t size,
+                       uint64_t stack) {
+  return {EventType::kRealloc, Allocator::kRealloc, time, free_time, old_address, address, size, stack};
+}
+
+TEST(HeapRecords, EveryEventTypeSurvivesEncodingAndDecoding) {
+  const std::vector<HeapEvent> events = {
+      alloc(Allocator::kMalloc, 1'000'000, 0x7f0000001000, 1999993, 5),
+      alloc(Allocator::kCalloc, 1'000'050, 0x7f0000000010, 1001, 0),  // lower address: a negative delta
+      dealloc(EventType::kFree, 1'000'100, 0x7f0000001000),
+      reallocation(1'000'200, 1'000'260, 0x7f0000000010, 0x5500000020, 70001, 7),
+      reallocation(1'000'300, 1'000'300, 0, 0x5500009000, 3, 8),  // realloc(NULL, n)
+      alloc(Allocator::kMmap, 1'000'400, 0x7fff00000000, 100001, LUMEN_NO_STACK),
+      dealloc(EventType::kUnmap, 1'000'500, 0x7fff00000000),
+      alloc(Allocator::kPvalloc, 1'000'600, 0x10, 9999, 123456789),
+  };
+  const std::vector<uint8_t> payload = encode_batch(events, 4242);
+  Collected got;
+  std::string error;
+  ASSERT_TRUE(decode_heap_record(kBatchRecord, payload.data(), static_cast<uint16_t>(payload.size()), got, error))
+      << error;
+  ASSERT_EQ(got.ops.size(), 9u);  // the realloc that freed yields a free and an allocation
+
+  const auto expect_op = [&](size_t i, uint64_t time, uint64_t address, uint64_t size, uint64_t stack,
+                             bool allocation, bool mapping, Allocator allocator) {
+    SCOPED_TRACE(i);
+    const HeapOp& op = got.ops[i];
+    EXPECT_EQ(op.time_ns, time);
+    EXPECT_EQ(op.address, address);
+    EXPECT_EQ(op.allocation, allocation);
+    EXPECT_EQ(op.mapping, mapping);
+    EXPECT_EQ(op.thread_id, 4242u);
+    if (allocation) {
+      EXPECT_EQ(op.size, size);
+      EXPECT_EQ(op.stack_id, stack);
+      EXPECT_EQ(op.allocator, allocator);
+    }
+  };
+  expect_op(0, 1'000'000, 0x7f0000001000, 1999993, 5, true, false, Allocator::kMalloc);
+  expect_op(1, 1'000'050, 0x7f0000000010, 1001, 0, true, false, Allocator::kCalloc);
+  expect_op(2, 1'000'100, 0x7f0000001000, 0, 0, false, false, Allocator::kMalloc);
+  expect_op(3, 1'000'200, 0x7f0000000010, 0, 0, false, false, Allocator::kRealloc);
+  expect_op(4, 1'000'260, 0x5500000020, 70001, 7, true, false, Allocator::kRealloc);
+  expect_op(5, 1'000'300, 0x5500009000, 3, 8, true, false, Allocator::kRealloc);
+  expect_op(6, 1'000'400, 0x7fff00000000, 100001, LUMEN_NO_STACK, true, true, Allocator::kMmap);
+  expect_op(7, 1'000'500, 0x7fff00000000, 0, 0, false, true, Allocator::kMalloc);
+  expect_op(8, 1'000'600, 0x10, 9999, 123456789, true, false, Allocator::kPvalloc);
+}
+
+TEST(HeapRecords, StartRecordIsPassedOn) {
+  const HeapStart start{123456789, 4711, 0};
+  Collected got;
+  std::string error;
+  ASSERT_TRUE(decode_heap_record(kStartRecord, &start, sizeof start, got, error)) << error;
+  ASSERT_EQ(got.starts.size(), 1u);
+  EXPECT_EQ(got.starts[0].time_ns, 123456789u);
+  EXPECT_EQ(got.starts[0].pid, 4711u);
+}
+
+TEST(HeapRecords, MalformedRecordsAreRefusedWithAReason) {
+  Collected got;
+  std::string error;
+  const HeapStart start{1, 2, 0};
+  EXPECT_FALSE(decode_heap_record(kStartRecord, &start, sizeof start - 1, got, error));
+  EXPECT_NE(error.find("start record of 15 bytes"), std::string::npos) << error;
+
+  // A batch cut inside its last event.
+  std::vector<uint8_t> payload = encode_batch({alloc(Allocator::kMalloc, 10, 0x1000, 100000, 1)}, 1);
+  payload.pop_back();
+  EXPECT_FALSE(decode_heap_record(kBatchRecord, payload.data(), static_cast<uint16_t>(payload.size()), got, error));
+  EXPECT_NE(error.find("ends inside"), std::string::npos) << error;
+
+  // A batch that claims more events than it holds.
+  payload = encode_batch({alloc(Allocator::kMalloc, 10, 0x1000, 100, 1)}, 1);
+  reinterpret_cast<HeapBatch*>(payload.data())->event_count = 2;
+  EXPECT_FALSE(decode_heap_record(kBatchRecord, payload.data(), static_cast<uint16_t>(payload.size()), got, error));
+  EXPECT_NE(error.find("ends inside event 1"), std::string::npos) << error;
+
+  // An allocator number no version defines.
+  payload = encode_batch({alloc(Allocator::kMalloc, 10, 0x1000, 100, 1)}, 1);
+  payload[sizeof(HeapBatch)] = 0x0f;
+  EXPECT_FALSE(decode_heap_record(kBatchRecord, payload.data(), static_cast<uint16_t>(payload.size()), got, error));
+  EXPECT_NE(error.find("allocator 15"), std::string::npos) << error;
+
+  // A header shorter than HeapBatch.
+  EXPECT_FALSE(decode_heap_record(kBatchRecord, payload.data(), 8, got, error));
+  EXPECT_NE(error.find("header alone needs 16"), std::string::npos) << error;
+
+  // A kind from a newer minor version is skipped.
+  EXPECT_TRUE(decode_heap_record(99, payload.data(), 8, got, error));
+}
+
+// ---- pairing ----
+
+HeapOp allocation_op(uint64_t time, uint64_t address, uint64_t size, uint64_t stack, uint32_t thread = 1) {
+  return {time, address, size, stack, thread, true, false, Allocator::kMalloc};
+}
+HeapOp free_op(uint64_t time, uint64_t address, uint32_t thread = 1) {
+  return {time, address, 0, 0, thread, false, false, Allocator::kMalloc};
+}
+
+// Remembers every callback of replay().
+struct Recorder {
+  std::vector<size_t> allocated;
+  std::vector<std::pair<size_t, size_t>> released;
+  std::vector<size_t> unmatched;
+};
+struct RecordingVisitor {
+  Recorder* r;
+  void allocated(size_t i) { r->allocated.push_back(i); }
+  void released(size_t a, size_t b) { r->released.emplace_back(a, b); }
+  void unmatched(size_t i) { r->unmatched.push_back(i); }
+};
+
+// Decodes a realloc chain as the collector records it and replays it.
+TEST(HeapPairing, ReallocChainFreesEachOldBlockAndLeaksTheLast) {
+  const std::vector<HeapEvent> events = {
+      reallocation(100, 100, 0, 0xa000, 101, 1),     // realloc(NULL, 101)
+      reallocation(200, 210, 0xa000, 0xb000, 3001, 1),  // moved
+      reallocation(300, 310, 0xb000, 0xb000, 57, 1),    // shrunk in place
+      reallocation(400, 410, 0xb000, 0xc000, 70001, 1),
+  };
+  const std::vector<uint8_t> payload = encode_batch(events, 1);
+  Collected got;
+  std::string error;
+  ASSERT_TRUE(decode_heap_record(kBatchRecord, payload.data(), static_cast<uint16_t>(payload.size()), got, error));
+  HeapTimeline timeline;
+  for (const HeapOp& op : got.ops) timeline.add(op);
+  timeline.finish();
+  Recorder r;
+  const std::vector<size_t> live = timeline.replay(RecordingVisitor{&r});
+  EXPECT_EQ(r.allocated.size(), 4u);
+  EXPECT_EQ(r.released.size(), 3u);
+  EXPECT_TRUE(r.unmatched.empty());
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(timeline.ops()[live[0]].address, 0xc000u);
+  EXPECT_EQ(timeline.ops()[live[0]].size, 70001u);
+}
+
+TEST(HeapPairing, FreesOfUnknownPointersAndDoubleFreesChangeNothing) {
+  HeapTimeline timeline;
+  timeline.add(free_op(5, 0xdead0));              // allocated before collection
+  timeline.add(allocation_op(10, 0x1000, 1001, 1));
+  timeline.add(allocation_op(20, 0x2000, 2002, 2));
+  timeline.add(free_op(30, 0x1000));
+  timeline.add(free_op(40, 0x1000));              // double free
+  timeline.add(free_op(50, 0x1008));              // inside a block, not its start
+  timeline.finish();
+  Recorder r;
+  PeakFinder peak(timeline.ops());
+  const std::vector<size_t> live = timeline.replay(peak);
+  const std::vector<size_t> again = timeline.replay(RecordingVisitor{&r});
+  EXPECT_EQ(live, again);
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(timeline.ops()[live[0]].address, 0x2000u);
+  EXPECT_EQ(r.unmatched, (std::vector<size_t>{0, 4, 5}));
+  EXPECT_EQ(peak.frees, 1u);
+  EXPECT_EQ(peak.unmatched_frees, 3u);
+  EXPECT_EQ(peak.in_use, 2002u);
+  EXPECT_EQ(peak.live, 1u);
+}
+
+// Thread 2 frees an address and thread 1 gets it back from the allocator, but
+// thread 1's records come first in the file: only time order pairs them right.
+TEST(HeapPairing, RecordsOfThreadsArePairedInTimeOrder) {
+  HeapTimeline timeline;
+  timeline.add(allocation_op(300, 0x5000, 64, 11, 1));  // thread 1 reuses the address
+  timeline.add(free_op(400, 0x5000, 1));
+  timeline.add(allocation_op(100, 0x5000, 32, 22, 2));  // thread 2's block
+  timeline.add(free_op(200, 0x5000, 2));
+  timeline.finish();
+  Recorder r;
+  const std::vector<size_t> live = timeline.replay(RecordingVisitor{&r});
+  EXPECT_TRUE(live.empty());
+  EXPECT_TRUE(r.unmatched.empty());
+  ASSERT_EQ(r.released.size(), 2u);
+  for (const auto& [a, f] : r.released) {
+    EXPECT_EQ(timeline.ops()[a].thread_id, timeline.ops()[f].thread_id);
+    EXPECT_FALSE(timeline.ops()[f].allocation);
+  }
+}
+
+// Equal stamps keep the order of the file (one thread's program order).
+TEST(HeapPairing, EqualStampsKeepFileOrder) {
+  HeapTimeline timeline;
+  timeline.add(allocation_op(100, 0x5000, 8, 1));
+  timeline.add(free_op(100, 0x5000));
+  timeline.add(allocation_op(100, 0x5000, 16, 2));
+  timeline.finish();
+  const std::vector<size_t> live = timeline.replay(PairOnly{});
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(timeline.ops()[live[0]].size, 16u);
+}
+
+// An allocation at a live address means the old block went away unseen.
+TEST(HeapPairing, AllocationAtALiveAddressReleasesTheOldBlock) {
+  HeapTimeline timeline;
+  timeline.add(allocation_op(10, 0x9000, 100, 1));
+  timeline.add(allocation_op(20, 0x9000, 200, 2));
+  timeline.finish();
+  Recorder r;
+  PeakFinder peak(timeline.ops());
+  const std::vector<size_t> live = timeline.replay(peak);
+  timeline.replay(RecordingVisitor{&r});
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(timeline.ops()[live[0]].size, 200u);
+  EXPECT_EQ(r.released, (std::vector<std::pair<size_t, size_t>>{{0, 1}}));
+  EXPECT_EQ(peak.frees, 0u);  // released by an allocation, not a free
+  EXPECT_EQ(peak.in_use, 200u);
+}
+
+// A mapping and a heap block at the same address are different things.
+TEST(HeapPairing, MappingsAndHeapBlocksArePairedSeparately) {
+  HeapTimeline timeline;
+  timeline.add({10, 0x7000, 4096, 1, 1, true, true, Allocator::kMmap});
+  timeline.add(allocation_op(20, 0x7000, 48, 2));
+  timeline.add({30, 0x7000, 0, 0, 1, false, true, Allocator::kMalloc});  // munmap
+  timeline.finish();
+  const std::vector<size_t> live = timeline.replay(PairOnly{});
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_FALSE(timeline.ops()[live[0]].mapping);
+  EXPECT_EQ(timeline.ops()[live[0]].size, 48u);
+}
+
+// Bytes in use: 100, 300, 1300 (peak), 1200, 1700 (higher: the new peak),
+// 700, 750. The peak is the first moment the highest value was reached.
+TEST(HeapPairing, PeakIsTheHighestBytesInUseAndWhatHeldThem) {
+  HeapTimeline timeline;
+  timeline.add(allocation_op(10, 0x100, 100, 1));
+  timeline.add(allocation_op(20, 0x200, 200, 2));
+  timeline.add(allocation_op(30, 0x300, 1000, 3));
+  timeline.add(free_op(40, 0x100));
+  timeline.add(allocation_op(50, 0x400, 500, 4));
+  timeline.add(free_op(60, 0x300));
+  timeline.add(allocation_op(70, 0x500, 50, 5));
+  timeline.add(free_op(80, 0x500));
+  timeline.add(allocation_op(90, 0x600, 1000, 6));  // back to 1700, not higher: not a new peak
+  timeline.finish();
+  PeakFinder peak(timeline.ops());
+  const std::vector<size_t> live = timeline.replay(peak);
+  EXPECT_EQ(peak.peak_bytes, 1700u);
+  EXPECT_EQ(peak.peak_live, 3u);
+  EXPECT_EQ(peak.peak_time, 50u);
+  EXPECT_EQ(peak.peak_end, 5u);
+  EXPECT_EQ(peak.in_use, 1700u);
+  EXPECT_EQ(live.size(), 3u);
+
+  // What was live at the peak: the blocks of stacks 2, 3 and 4.
+  std::vector<uint64_t> stacks;
+  for (const size_t i : timeline.replay(PairOnly{}, peak.peak_end)) stacks.push_back(timeline.ops()[i].stack_id);
+  EXPECT_EQ(stacks, (std::vector<uint64_t>{2, 3, 4}));
+}
+
+TEST(HeapPairing, NothingAllocatedHasNoPeak) {
+  HeapTimeline timeline;
+  timeline.add(free_op(1, 0x10));
+  timeline.finish();
+  PeakFinder peak(timeline.ops());
+  EXPECT_TRUE(timeline.replay(peak).empty());
+  EXPECT_EQ(peak.peak_bytes, 0u);
+  EXPECT_EQ(peak.peak_end, 0u);
+  EXPECT_EQ(peak.unmatched_frees, 1u);
+}
+
+}  // namespace
+}  // namespace lumen::heap
