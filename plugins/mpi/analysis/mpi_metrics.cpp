@@ -1,0 +1,90 @@
+// MPI tracing on the host: each traced call becomes one event carrying its
+// time in MPI and the point-to-point messages it started and completed,
+// attributed to the stack of the code that called MPI.
+#include <lumen/analysis_plugin.h>
+
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+
+#include "../mpi_record.h"
+#include "mpi_analysis.h"
+
+namespace lumen::mpi {
+namespace {
+
+constexpr uint32_t kAllFlavors = LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED;
+
+// Oracle's keywords and titles, in the order of MpiCall's values below.
+const lumen_metric_def kMetrics[] = {
+    {"mpitime", "MPI Time", LUMEN_UNIT_NANOSECONDS, kAllFlavors, "Time spent in all calls to MPI functions"},
+    {"mpisend", "MPI Sends", LUMEN_UNIT_COUNT, kAllFlavors, "Number of MPI point-to-point sends started"},
+    {"mpibytessent", "MPI Bytes Sent", LUMEN_UNIT_BYTES, kAllFlavors, "Number of bytes in MPI sends"},
+    {"mpireceive", "MPI Receives", LUMEN_UNIT_COUNT, kAllFlavors, "Number of MPI point-to-point receives completed"},
+    {"mpibytesrecv", "MPI Bytes Received", LUMEN_UNIT_BYTES, kAllFlavors, "Number of bytes in MPI receives"},
+    {"mpiother", "Other MPI Events", LUMEN_UNIT_COUNT, kAllFlavors,
+     "Number of calls to MPI functions that neither send nor receive point-to-point messages"},
+};
+
+template <typename Record>
+bool read_record(const void* payload, uint16_t bytes, Record* record, const char* what, char* error,
+                 size_t error_size) {
+  if (bytes < sizeof(Record)) {
+    std::snprintf(error, error_size, "MPI %s record of %u bytes, expected %zu", what, bytes, sizeof(Record));
+    return false;
+  }
+  std::memcpy(record, payload, sizeof(Record));
+  return true;
+}
+
+int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,
+           size_t error_size) {
+  if (kind == kProcessRecord) {
+    MpiProcess process;
+    if (!read_record(payload, bytes, &process, "process", error, error_size)) return 1;
+    if (sizeof process + process.library_bytes + process.host_bytes > bytes) {
+      std::snprintf(error, error_size, "MPI process record of %u bytes, too short for its %u + %u bytes of names",
+                    bytes, process.library_bytes, process.host_bytes);
+      return 1;
+    }
+    return 0;  // read by the views
+  }
+  if (kind == kMessageRecord) {
+    MpiMessage message;
+    return read_record(payload, bytes, &message, "message", error, error_size) ? 0 : 1;
+  }
+  if (kind != kCallRecord) return 0;  // settings, incomplete: read by the views; or a newer kind
+  MpiCall call;
+  if (!read_record(payload, bytes, &call, "call", error, error_size)) return 1;
+  if (call.exit_ns < call.enter_ns) {
+    std::snprintf(error, error_size, "%s returned at %llu ns, before it was called at %llu ns",
+                  function_name(call.function), static_cast<unsigned long long>(call.exit_ns),
+                  static_cast<unsigned long long>(call.enter_ns));
+    return 1;
+  }
+  lumen_event event{};
+  event.time_ns = call.exit_ns;
+  event.stack_id = call.stack_id;
+  event.thread_id = call.thread_id;
+  event.cpu = -1;
+  event.values[0] = static_cast<int64_t>(call.exit_ns - call.enter_ns);
+  event.values[1] = call.sends;
+  event.values[2] = static_cast<int64_t>(call.bytes_sent);
+  event.values[3] = call.receives;
+  event.values[4] = static_cast<int64_t>(call.bytes_received);
+  event.values[5] = call.sends + call.receives == 0 ? 1 : 0;
+  sink->emit(sink->context, &event);
+  return 0;
+}
+
+const lumen_analysis_descriptor kPlugin = {
+    LUMEN_PLUGIN_ABI_VERSION, "mpi", "1.0", kDataFile, kMetrics, std::size(kMetrics),
+    nullptr, decode, nullptr, kMpiViews, kMpiViewCount,
+};
+
+}  // namespace
+}  // namespace lumen::mpi
+
+extern "C" __attribute__((visibility("default"))) const lumen_analysis_descriptor* lumen_analysis_plugin() {
+  return &lumen::mpi::kPlugin;
+}

@@ -1,0 +1,270 @@
+// er_print's MPI views, built from the records of every experiment loaded
+// (the founder and its ranks' sub-experiments):
+//   -mpi_stats     per MPI function: calls, time, messages and bytes
+//   -mpi_messages  the sender x receiver matrix of messages and bytes sent
+//   -mpi_ranks     per rank: host, MPI library, calls, time, messages, bytes
+// Records carry the rank that wrote them, so no view needs to know which
+// experiment a record came from.
+#include <lumen/analysis_plugin.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../mpi_record.h"
+#include "mpi_analysis.h"
+
+namespace lumen::mpi {
+namespace {
+
+struct Totals {
+  int64_t calls = 0;
+  int64_t time_ns = 0;
+  int64_t sends = 0;
+  int64_t bytes_sent = 0;
+  int64_t receives = 0;
+  int64_t bytes_received = 0;
+  int64_t other = 0;
+
+  void add(const MpiCall& call) {
+    calls += 1;
+    time_ns += static_cast<int64_t>(call.exit_ns - call.enter_ns);
+    sends += call.sends;
+    bytes_sent += static_cast<int64_t>(call.bytes_sent);
+    receives += call.receives;
+    bytes_received += static_cast<int64_t>(call.bytes_received);
+    other += call.sends + call.receives == 0 ? 1 : 0;
+  }
+};
+
+struct RankInfo {
+  int32_t world_size = 0;
+  std::string library;
+  std::string host;
+  bool incomplete = false;
+  Totals totals;
+};
+
+struct MessageTotals {
+  int64_t count = 0;
+  int64_t bytes = 0;
+};
+
+struct Aggregate {
+  std::map<uint16_t, Totals> functions;
+  std::map<int32_t, RankInfo> ranks;  // -1: calls before MPI_Init
+  std::map<std::pair<int32_t, int32_t>, MessageTotals> sent;      // (sender, receiver)
+  std::map<std::pair<int32_t, int32_t>, MessageTotals> received;  // (sender, receiver)
+  int64_t processes = 0;  // settings records: processes that traced
+  int64_t incomplete = 0;
+  Totals all;
+  std::string problem;
+};
+
+void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes, uint32_t) {
+  auto* a = static_cast<Aggregate*>(arg);
+  if (!a->problem.empty()) return;
+  try {
+    if (kind == kSettingsRecord && bytes >= sizeof(MpiSettings)) {
+      ++a->processes;
+    } else if (kind == kProcessRecord && bytes >= sizeof(MpiProcess)) {
+      MpiProcess process;
+      std::memcpy(&process, payload, sizeof process);
+      if (sizeof process + process.library_bytes + process.host_bytes > bytes) {
+        a->problem = "an MPI process record is too short for its names";
+        return;
+      }
+      const char* text = static_cast<const char*>(payload) + sizeof process;
+      RankInfo& rank = a->ranks[process.rank];
+      rank.world_size = process.world_size;
+      rank.library.assign(text, process.library_bytes);
+      rank.host.assign(text + process.library_bytes, process.host_bytes);
+    } else if (kind == kCallRecord) {
+      if (bytes < sizeof(MpiCall)) {
+        a->problem = "an MPI call record is " + std::to_string(bytes) + " bytes, expected " + std::to_string(sizeof(MpiCall));
+        return;
+      }
+      MpiCall call;
+      std::memcpy(&call, payload, sizeof call);
+      if (call.exit_ns < call.enter_ns) {
+        a->problem = std::string(function_name(call.function)) + " returned before it was called";
+        return;
+      }
+      a->functions[call.function].add(call);
+      a->ranks[call.rank].totals.add(call);
+      a->all.add(call);
+    } else if (kind == kMessageRecord) {
+      if (bytes < sizeof(MpiMessage)) {
+        a->problem = "an MPI message record is " + std::to_string(bytes) + " bytes, expected " +
+                     std::to_string(sizeof(MpiMessage));
+        return;
+      }
+      MpiMessage m;
+      std::memcpy(&m, payload, sizeof m);
+      MessageTotals& t = m.direction == kMessageSent ? a->sent[{m.rank, m.peer}] : a->received[{m.peer, m.rank}];
+      t.count += 1;
+      t.bytes += static_cast<int64_t>(m.bytes);
+    } else if (kind == kIncompleteRecord && bytes >= sizeof(MpiIncomplete)) {
+      ++a->incomplete;
+      // The rank is the one of the records before it in this process.
+    }
+  } catch (const std::exception& e) {
+    a->problem = e.what();
+  }
+}
+
+// Reads every record; false with the problem in `error`.
+bool aggregate_all(const lumen_view_host* host, Aggregate& a, char* error, size_t error_size) {
+  host->for_each_record(host->context, visit_record, &a);
+  if (a.problem.empty()) return true;
+  std::snprintf(error, error_size, "%s", a.problem.c_str());
+  return false;
+}
+
+std::string rank_name(int32_t rank) { return rank < 0 ? std::string("unknown rank") : "rank " + std::to_string(rank); }
+
+void common_summaries(const lumen_view_host* host, const Aggregate& a) {
+  int64_t ranks = 0;
+  for (const auto& [rank, info] : a.ranks) ranks += rank >= 0 ? 1 : 0;
+  host->summary(host->context, "ranks", "Ranks", static_cast<double>(ranks), LUMEN_UNIT_COUNT);
+  host->summary(host->context, "incomplete_traces", "Incomplete traces (VT_MAX_FLUSHES reached)",
+                static_cast<double>(a.incomplete), LUMEN_UNIT_COUNT);
+}
+
+const lumen_view_column kTotalsColumns[] = {
+    {"calls", "Calls", LUMEN_UNIT_COUNT},
+    {"mpitime", "MPI Time", LUMEN_UNIT_NANOSECONDS},
+    {"mpisend", "MPI Sends", LUMEN_UNIT_COUNT},
+    {"mpibytessent", "MPI Bytes Sent", LUMEN_UNIT_BYTES},
+    {"mpireceive", "MPI Receives", LUMEN_UNIT_COUNT},
+    {"mpibytesrecv", "MPI Bytes Received", LUMEN_UNIT_BYTES},
+    {"mpiother", "Other MPI Events", LUMEN_UNIT_COUNT},
+};
+
+void totals_row(const lumen_view_host* host, const std::string& name, const Totals& t) {
+  const double values[] = {static_cast<double>(t.calls),      static_cast<double>(t.time_ns),
+                           static_cast<double>(t.sends),      static_cast<double>(t.bytes_sent),
+                           static_cast<double>(t.receives),   static_cast<double>(t.bytes_received),
+                           static_cast<double>(t.other)};
+  host->table_row(host->context, name.c_str(), values, LUMEN_NO_STACK);
+}
+
+int run_stats(const lumen_view_host* host, char* error, size_t error_size) {
+  try {
+    Aggregate a;
+    if (!aggregate_all(host, a, error, error_size)) return 1;
+    common_summaries(host, a);
+    host->summary(host->context, "calls", "MPI calls", static_cast<double>(a.all.calls), LUMEN_UNIT_COUNT);
+    host->summary(host->context, "mpitime", "MPI Time", static_cast<double>(a.all.time_ns), LUMEN_UNIT_NANOSECONDS);
+    std::vector<std::pair<uint16_t, Totals>> rows(a.functions.begin(), a.functions.end());
+    std::stable_sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) { return x.second.time_ns > y.second.time_ns; });
+    if (host->row_limit != 0 && rows.size() > host->row_limit) rows.resize(host->row_limit);
+    host->table_begin(host->context, "MPI functions", kTotalsColumns, std::size(kTotalsColumns));
+    for (const auto& [function, totals] : rows) totals_row(host, function_name(function), totals);
+    return 0;
+  } catch (const std::exception& e) {
+    std::snprintf(error, error_size, "%s", e.what());
+    return 1;
+  }
+}
+
+int run_ranks(const lumen_view_host* host, char* error, size_t error_size) {
+  try {
+    Aggregate a;
+    if (!aggregate_all(host, a, error, error_size)) return 1;
+    common_summaries(host, a);
+    host->table_begin(host->context, "MPI ranks", kTotalsColumns, std::size(kTotalsColumns));
+    for (const auto& [rank, info] : a.ranks) {
+      std::string name = rank_name(rank);
+      if (!info.host.empty()) name += " on " + info.host;
+      if (!info.library.empty()) name += " (" + info.library + ")";
+      totals_row(host, name, info.totals);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::snprintf(error, error_size, "%s", e.what());
+    return 1;
+  }
+}
+
+// One table of (sender, receiver) pairs, and one matrix per figure with a
+// row per sender and a column per receiver.
+void message_tables(const lumen_view_host* host, const char* what,
+                    const std::map<std::pair<int32_t, int32_t>, MessageTotals>& pairs) {
+  const lumen_view_column pair_columns[] = {
+      {"messages", "Messages", LUMEN_UNIT_COUNT},
+      {"bytes", "Bytes", LUMEN_UNIT_BYTES},
+  };
+  host->table_begin(host->context, (std::string("Messages ") + what + " by sender and receiver").c_str(), pair_columns, 2);
+  for (const auto& [pair, totals] : pairs) {
+    const double values[] = {static_cast<double>(totals.count), static_cast<double>(totals.bytes)};
+    host->table_row(host->context, (rank_name(pair.first) + " -> " + rank_name(pair.second)).c_str(), values,
+                    LUMEN_NO_STACK);
+  }
+  std::set<int32_t> receivers;
+  std::set<int32_t> senders;
+  for (const auto& [pair, totals] : pairs) {
+    senders.insert(pair.first);
+    receivers.insert(pair.second);
+  }
+  std::vector<std::string> keys, titles;
+  for (const int32_t r : receivers) {
+    keys.push_back(r < 0 ? std::string("to_unknown") : "to_" + std::to_string(r));
+    titles.push_back("to " + rank_name(r));
+  }
+  std::vector<lumen_view_column> columns;
+  for (const bool bytes : {false, true}) {
+    columns.clear();
+    for (size_t i = 0; i < keys.size(); ++i)
+      columns.push_back({keys[i].c_str(), titles[i].c_str(), bytes ? LUMEN_UNIT_BYTES : LUMEN_UNIT_COUNT});
+    const std::string title = std::string(bytes ? "Bytes " : "Messages ") + what + ": sender (row) x receiver (column)";
+    host->table_begin(host->context, title.c_str(), columns.data(), columns.size());
+    for (const int32_t s : senders) {
+      std::vector<double> values;
+      for (const int32_t r : receivers) {
+        const auto it = pairs.find({s, r});
+        values.push_back(it == pairs.end() ? 0.0 : static_cast<double>(bytes ? it->second.bytes : it->second.count));
+      }
+      host->table_row(host->context, ("from " + rank_name(s)).c_str(), values.data(), LUMEN_NO_STACK);
+    }
+  }
+}
+
+int run_messages(const lumen_view_host* host, char* error, size_t error_size) {
+  try {
+    Aggregate a;
+    if (!aggregate_all(host, a, error, error_size)) return 1;
+    common_summaries(host, a);
+    int64_t count = 0, bytes = 0;
+    for (const auto& [pair, totals] : a.sent) {
+      count += totals.count;
+      bytes += totals.bytes;
+    }
+    host->summary(host->context, "messages_sent", "Messages sent", static_cast<double>(count), LUMEN_UNIT_COUNT);
+    host->summary(host->context, "bytes_sent", "Bytes sent", static_cast<double>(bytes), LUMEN_UNIT_BYTES);
+    message_tables(host, "sent", a.sent);
+    message_tables(host, "received", a.received);
+    return 0;
+  } catch (const std::exception& e) {
+    std::snprintf(error, error_size, "%s", e.what());
+    return 1;
+  }
+}
+
+}  // namespace
+
+const lumen_view_def kMpiViews[] = {
+    {"mpi_stats", "per MPI function: calls, MPI time, point-to-point messages and bytes, over all ranks", run_stats},
+    {"mpi_messages", "point-to-point messages and bytes by sender and receiver rank (sent, and received)",
+     run_messages},
+    {"mpi_ranks", "per MPI rank: host, MPI library, calls, MPI time, messages and bytes", run_ranks},
+};
+const size_t kMpiViewCount = std::size(kMpiViews);
+
+}  // namespace lumen::mpi

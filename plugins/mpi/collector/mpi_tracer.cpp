@@ -1,0 +1,245 @@
+// MPI tracing: the plugin's lifecycle, the trace budget and the records.
+//
+// start() settles VampirTrace's settings (plugin options, then VT_*
+// variables), opens the data file and publishes g_active; the wrappers
+// (mpi_wrappers.cpp, generated from mpi_functions.def) then record every
+// MPI call made outside MPI itself. A process without an MPI library (the
+// launcher, its daemons) starts the plugin but writes nothing.
+#include "mpi_tracer.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+
+#include "vt_settings.h"
+
+namespace lumen::mpi {
+
+// Defined with the wrappers, where the MPI library's symbols are known:
+// whether this process has an MPI library at all.
+bool mpi_library_present();
+
+namespace {
+
+// Written by start() before g_active is published (release).
+const lumen_runtime* g_runtime = nullptr;
+lumen_stream g_stream = -1;
+VtSettings g_settings;
+
+std::atomic<bool> g_active{false};
+std::atomic<int32_t> g_rank{-1};
+// The trace budget: bytes of records so far, against VT_MAX_FLUSHES buffers
+// of VT_BUFFER_SIZE bytes. Once exceeded, tracing stops for good.
+std::atomic<uint64_t> g_recorded_bytes{0};
+std::atomic<bool> g_incomplete{false};
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "touched on every traced call");
+
+// Calls MPI makes inside a traced call are not traced again.
+thread_local int t_depth = 0;
+
+void print_message(const char* text) {
+  // stderr without stdio: the program's own buffered output stays untouched.
+  const ssize_t ignored = write(STDERR_FILENO, text, std::strlen(text));
+  (void)ignored;
+}
+
+void mark_incomplete() {
+  if (g_incomplete.exchange(true, std::memory_order_acq_rel)) return;
+  const uint64_t recorded = g_recorded_bytes.load(std::memory_order_relaxed);
+  MpiIncomplete incomplete{g_runtime->now_ns(), g_settings.max_flushes, recorded};
+  // Past the budget on purpose: the reader must learn that the trace stops here.
+  g_runtime->write_record(g_stream, kIncompleteRecord, &incomplete, sizeof incomplete);
+  char note[256];
+  std::snprintf(note, sizeof note,
+                "mpi: trace incomplete: rank %d filled VT_MAX_FLUSHES=%llu buffers of VT_BUFFER_SIZE=%llu bytes; "
+                "later MPI calls are not recorded",
+                g_rank.load(std::memory_order_relaxed), static_cast<unsigned long long>(g_settings.max_flushes),
+                static_cast<unsigned long long>(g_settings.buffer_bytes));
+  g_runtime->log_note(note);
+  if (g_settings.verbose >= 1) {
+    char line[320];
+    std::snprintf(line, sizeof line, "lumen: %s\n", note);
+    print_message(line);
+  }
+}
+
+// Writes one record if the budget allows.
+bool write_budgeted(uint16_t kind, const void* payload, uint16_t bytes) {
+  if (g_settings.max_flushes != 0) {
+    const uint64_t span = lumen_record_span(bytes);
+    const uint64_t limit = g_settings.max_flushes * g_settings.buffer_bytes;
+    if (g_recorded_bytes.fetch_add(span, std::memory_order_relaxed) + span > limit) {
+      g_recorded_bytes.fetch_sub(span, std::memory_order_relaxed);
+      mark_incomplete();
+      return false;
+    }
+  }
+  return g_runtime->write_record(g_stream, kind, payload, bytes) != 0;
+}
+
+int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
+          size_t error_size) {
+  g_runtime = runtime;
+  for (size_t i = 0; i < count; ++i)
+    if (!apply_vt_setting(g_settings, options[i].name, options[i].value, error, error_size)) return 1;
+  if (!apply_vt_environment(g_settings, error, error_size)) return 1;
+  if (!mpi_library_present()) {
+    runtime->log_note("mpi: no MPI library in this process (a launcher or daemon): nothing to trace");
+    return 0;
+  }
+  g_stream = runtime->open_stream(kDataFile);
+  if (g_stream < 0) {
+    std::snprintf(error, error_size, "cannot create the data file '%s'", kDataFile);
+    return 1;
+  }
+  MpiSettings settings{};
+  settings.buffer_bytes = g_settings.buffer_bytes;
+  settings.max_flushes = static_cast<uint32_t>(g_settings.max_flushes);
+  settings.stacks = g_settings.stacks ? 1 : 0;
+  settings.verbose = static_cast<uint32_t>(g_settings.verbose);
+  write_budgeted(kSettingsRecord, &settings, sizeof settings);
+  g_active.store(true, std::memory_order_release);
+  return 0;
+}
+
+void stop() { g_active.store(false, std::memory_order_release); }
+
+const lumen_option_def kOptions[] = {
+    {"stacks", LUMEN_OPTION_BOOLEAN, "on", 0, 1, 0, "record the caller's stack of each MPI call (VT_STACKS)"},
+    {"buffer_size", LUMEN_OPTION_STRING, "64M", 0, 0, 0,
+     "trace buffer per process in bytes, with K, M or G (VT_BUFFER_SIZE)"},
+    {"max_flushes", LUMEN_OPTION_INTEGER, "0", 0, 1000000000, 0,
+     "stop tracing after this many full buffers; 0: never (VT_MAX_FLUSHES)"},
+    {"verbose", LUMEN_OPTION_INTEGER, "1", 0, 9, 0, "messages on stderr: 0 none, 1 critical, 2 more (VT_VERBOSE)"},
+};
+
+const lumen_flag_alias kFlagAliases[] = {{"on", "1"}};
+
+const lumen_collector_descriptor kPlugin = {
+    LUMEN_PLUGIN_ABI_VERSION,
+    "mpi",
+    "1.0",
+    kDataFile,
+    "MPI tracing: every call of the MPI API through the PMPI profiling interface, with point-to-point messages",
+    kOptions,
+    std::size(kOptions),
+    {"m", "stacks", kFlagAliases, std::size(kFlagAliases), "-m on|off     MPI tracing (ranks of mpirun as sub-experiments)"},
+    start,
+    nullptr,
+    nullptr,
+    stop,
+};
+
+}  // namespace
+
+uint64_t now_ns() { return g_runtime->now_ns(); }
+
+int32_t world_rank() { return g_rank.load(std::memory_order_relaxed); }
+
+bool open_call(CallState& state, Function function) {
+  if (!g_active.load(std::memory_order_acquire) || t_depth != 0) return false;
+  if (g_incomplete.load(std::memory_order_relaxed) || !g_runtime->collecting()) return false;
+  ++t_depth;
+  state.call.function = static_cast<uint16_t>(function);
+  state.call.rank = g_rank.load(std::memory_order_relaxed);
+  state.call.peer = -1;
+  state.call.tag = -1;
+  state.call.stack_id = LUMEN_NO_STACK;
+  state.call.enter_ns = g_runtime->now_ns();
+  return true;
+}
+
+// Never inlined, so that the stack is captured from a frame of this object,
+// which the runtime leaves out with the wrapper that called it.
+// `guarded`: the caller holds the runtime's re-entry guard already.
+__attribute__((noinline)) static void finish_and_write(CallState& state, bool guarded) {
+  const int saved_errno = errno;
+  if (guarded || g_runtime->enter()) {
+    state.call.thread_id = g_runtime->thread_id();
+    if (state.call.rank < 0) state.call.rank = g_rank.load(std::memory_order_relaxed);
+    if (g_settings.stacks) state.call.stack_id = g_runtime->capture_stack(nullptr, 0);
+    write_budgeted(kCallRecord, &state.call, sizeof state.call);
+    if (!guarded) g_runtime->leave();
+  }
+  state.written = true;
+  errno = saved_errno;
+}
+
+void close_call(CallState& state) {
+  if (!state.written) {
+    state.call.exit_ns = g_runtime->now_ns();
+    finish_and_write(state, false);
+  }
+  --t_depth;
+}
+
+void write_call_now(CallState& state) {
+  state.call.exit_ns = state.call.enter_ns;
+  finish_and_write(state, true);
+}
+
+bool bookkeeping_begin() { return g_runtime->enter() != 0; }
+void bookkeeping_end() { g_runtime->leave(); }
+
+void add_message(CallState& state, uint16_t direction, uint64_t bytes, int32_t peer, int32_t tag,
+                 uint64_t communicator) {
+  MpiCall& call = state.call;
+  const bool first = call.sends + call.receives == 0;
+  if (direction == kMessageSent) {
+    ++call.sends;
+    call.bytes_sent += bytes;
+  } else {
+    ++call.receives;
+    call.bytes_received += bytes;
+  }
+  call.peer = first ? peer : (call.peer == peer ? peer : -1);
+  call.tag = first ? tag : (call.tag == tag ? tag : -1);
+  MpiMessage message{};
+  message.time_ns = g_runtime->now_ns();
+  message.bytes = bytes;
+  message.communicator = communicator;
+  message.rank = g_rank.load(std::memory_order_relaxed);
+  message.peer = peer;
+  message.tag = tag;
+  message.direction = direction;
+  message.function = call.function;
+  write_budgeted(kMessageRecord, &message, sizeof message);
+}
+
+void set_process(int32_t rank, int32_t world_size, uint32_t thread_level, const char* library, const char* host) {
+  g_rank.store(rank, std::memory_order_relaxed);
+  struct {
+    MpiProcess process;
+    char text[512];
+  } record{};
+  const size_t library_bytes = std::min<size_t>(std::strlen(library), 256);
+  const size_t host_bytes = std::min<size_t>(std::strlen(host), 256);
+  record.process.time_ns = g_runtime->now_ns();
+  record.process.rank = rank;
+  record.process.world_size = world_size;
+  record.process.library_bytes = static_cast<uint16_t>(library_bytes);
+  record.process.host_bytes = static_cast<uint16_t>(host_bytes);
+  record.process.thread_level = thread_level;
+  std::memcpy(record.text, library, library_bytes);
+  std::memcpy(record.text + library_bytes, host, host_bytes);
+  write_budgeted(kProcessRecord, &record, static_cast<uint16_t>(sizeof(MpiProcess) + library_bytes + host_bytes));
+  char note[640];
+  std::snprintf(note, sizeof note, "mpi: rank %d of %d on %.*s, %.*s", rank, world_size, static_cast<int>(host_bytes),
+                host, static_cast<int>(library_bytes), library);
+  g_runtime->log_note(note);
+  if (g_settings.verbose >= 2) {
+    char line[700];
+    std::snprintf(line, sizeof line, "lumen: %s\n", note);
+    print_message(line);
+  }
+}
+
+}  // namespace lumen::mpi
+
+extern "C" __attribute__((visibility("default"))) const lumen_collector_descriptor* lumen_collector_plugin() {
+  return &lumen::mpi::kPlugin;
+}

@@ -1,0 +1,50 @@
+// What the generated MPI wrappers share with the plugin's lifecycle: whether
+// a call is recorded, the per-thread nesting that keeps calls MPI makes
+// inside MPI out of the trace, the trace buffer budget (VT_BUFFER_SIZE x
+// VT_MAX_FLUSHES) and the writing of records. Nothing here needs mpi.h, so
+// it is the same for every MPI implementation.
+#pragma once
+
+#include <lumen/collector_plugin.h>
+
+#include <cstdint>
+
+#include "../mpi_record.h"
+
+namespace lumen::mpi {
+
+// A call being traced: its record, filled by the wrapper and its hooks.
+struct CallState {
+  MpiCall call{};
+  bool written = false;
+};
+
+// Opens a traced call on this thread: true when it is to be recorded (the
+// plugin runs, this process is collected, the trace is not full, and no MPI
+// call is already being traced on this thread). The caller must then call
+// close_call() exactly once. [Not signal-safe: MPI is not either.]
+bool open_call(CallState& state, Function function);
+// Completes the record (exit time, stack) and writes it, unless already
+// written (MPI_Abort writes before it forwards); then closes the call.
+void close_call(CallState& state);
+// Writes the record now, with the exit time equal to the entry time: for a
+// call that does not return (MPI_Abort). Only between bookkeeping_begin()
+// and bookkeeping_end().
+void write_call_now(CallState& state);
+
+// Runs bookkeeping under the runtime's re-entry guard (the request table
+// allocates); false when this thread is inside the collector already.
+bool bookkeeping_begin();
+void bookkeeping_end();
+
+// One point-to-point message the current call started or completed.
+void add_message(CallState& state, uint16_t direction, uint64_t bytes, int32_t peer, int32_t tag,
+                 uint64_t communicator);
+
+// MPI_Init returned: this process's rank, and what MPI says of itself.
+void set_process(int32_t rank, int32_t world_size, uint32_t thread_level, const char* library, const char* host);
+int32_t world_rank();
+
+uint64_t now_ns();
+
+}  // namespace lumen::mpi

@@ -1,0 +1,108 @@
+// The MPI plugin's records, shared by its two halves: one declaration of
+// each layout, checked by static_assert. No MPI header is needed here: MPI
+// handles are stored as their bits (a pointer in Open MPI, an int in MPICH).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace lumen::mpi {
+
+inline constexpr const char* kDataFile = "mpitrace";
+
+// Record kinds in "mpitrace". A reader skips kinds it does not know.
+inline constexpr uint16_t kSettingsRecord = 1;    // MpiSettings, once per process at start
+inline constexpr uint16_t kProcessRecord = 2;     // MpiProcess, when MPI_Init returns; then the name strings
+inline constexpr uint16_t kCallRecord = 3;        // MpiCall, one per traced call
+inline constexpr uint16_t kMessageRecord = 4;     // MpiMessage, one per point-to-point message
+inline constexpr uint16_t kIncompleteRecord = 5;  // MpiIncomplete, when VT_MAX_FLUSHES stopped tracing
+
+// The traced functions, numbered by their position in mpi_functions.def.
+enum class Function : uint16_t {
+  kNone = 0,
+#define LUMEN_MPI_CALL(name, kind, params, args) k##name,
+#include "mpi_functions.def"
+#undef LUMEN_MPI_CALL
+  kEnd
+};
+
+inline const char* function_name(uint16_t function) {
+  static constexpr const char* kNames[] = {
+      "<unknown MPI function>",
+#define LUMEN_MPI_CALL(name, kind, params, args) "MPI_" #name,
+#include "mpi_functions.def"
+#undef LUMEN_MPI_CALL
+  };
+  return function < sizeof kNames / sizeof kNames[0] ? kNames[function] : kNames[0];
+}
+
+// VampirTrace's settings as the process applied them.
+struct MpiSettings {
+  uint64_t buffer_bytes;  // VT_BUFFER_SIZE
+  uint32_t max_flushes;   // VT_MAX_FLUSHES: 0 = unlimited
+  uint32_t stacks;        // VT_STACKS: 0 = no call stacks
+  uint32_t verbose;       // VT_VERBOSE
+  uint32_t reserved;
+};
+static_assert(sizeof(MpiSettings) == 24, "record layout");
+
+// The process as MPI knows it, written when MPI_Init returns. Followed by
+// `library_bytes` of the MPI library's version string and `host_bytes` of
+// the processor name (no terminating NULs).
+struct MpiProcess {
+  uint64_t time_ns;
+  int32_t rank;        // in MPI_COMM_WORLD
+  int32_t world_size;
+  uint16_t library_bytes;
+  uint16_t host_bytes;
+  uint32_t thread_level;  // provided by MPI_Init_thread, 0 for MPI_Init
+};
+static_assert(sizeof(MpiProcess) == 24, "record layout");
+
+// One traced call. Sends are point-to-point messages the call started,
+// receives those it completed; a call with neither counts as "other".
+struct MpiCall {
+  uint64_t enter_ns;  // CLOCK_MONOTONIC
+  uint64_t exit_ns;
+  uint64_t stack_id;  // LUMEN_NO_STACK with VT_STACKS=0
+  uint64_t communicator;  // the handle's bits, 0 when the call has none
+  uint64_t bytes_sent;    // count x type size as given in the call
+  uint64_t bytes_received;  // as the completed receives' statuses report
+  uint32_t thread_id;
+  int32_t rank;   // this process's rank in MPI_COMM_WORLD, -1 before MPI_Init
+  int32_t peer;   // world rank of the one peer, -1 when none or several
+  int32_t tag;    // of the one message, -1 when none or several
+  uint32_t sends;
+  uint32_t receives;
+  uint16_t function;  // Function
+  uint16_t reserved;
+  int32_t result;     // what the call returned
+};
+static_assert(sizeof(MpiCall) == 80, "record layout");
+
+inline constexpr uint16_t kMessageSent = 1;
+inline constexpr uint16_t kMessageReceived = 2;
+
+// One point-to-point message: started by a send, or completed by a receive.
+struct MpiMessage {
+  uint64_t time_ns;  // when the call that started or completed it returned
+  uint64_t bytes;
+  uint64_t communicator;
+  int32_t rank;  // this process (the sender of a sent message, the receiver of a received one)
+  int32_t peer;  // world rank of the other side
+  int32_t tag;
+  uint16_t direction;  // kMessageSent, kMessageReceived
+  uint16_t function;   // the call that started or completed it
+};
+static_assert(sizeof(MpiMessage) == 40, "record layout");
+
+// Tracing stopped because VT_MAX_FLUSHES buffers were filled: what follows
+// in the program is missing from the trace.
+struct MpiIncomplete {
+  uint64_t time_ns;
+  uint64_t flushes;
+  uint64_t recorded_bytes;
+};
+static_assert(sizeof(MpiIncomplete) == 24, "record layout");
+
+}  // namespace lumen::mpi

@@ -1,0 +1,74 @@
+/* What an MPI test target knows of its own MPI calls, by Oracle's counting
+ * rules: per MPI function the calls made, the point-to-point sends started
+ * and their bytes (count x type size), the receives completed and their
+ * bytes; per destination the messages and bytes sent. Each rank writes its
+ * account to TRUTH_DIR/rank<N>.json at the end. */
+#ifndef LUMEN_MPI_TRUTH_H
+#define LUMEN_MPI_TRUTH_H
+
+#include <stdio.h>
+#include <string.h>
+
+#define TRUTH_MAX_FUNCTIONS 64
+#define TRUTH_MAX_RANKS 64
+
+struct truth_function {
+  const char* name;
+  long long calls, sends, bytes_sent, receives, bytes_received;
+};
+
+static struct truth_function truth_functions[TRUTH_MAX_FUNCTIONS];
+static int truth_function_count;
+static long long truth_sent_messages[TRUTH_MAX_RANKS];
+static long long truth_sent_bytes[TRUTH_MAX_RANKS];
+
+static struct truth_function* truth_function_named(const char* name) {
+  for (int i = 0; i < truth_function_count; ++i)
+    if (strcmp(truth_functions[i].name, name) == 0) return &truth_functions[i];
+  struct truth_function* f = &truth_functions[truth_function_count++];
+  f->name = name;
+  return f;
+}
+
+/* One call of `name`, after it returned. */
+static void truth_call(const char* name) { truth_function_named(name)->calls += 1; }
+/* A send `name` started to world rank `to`. */
+static void truth_send(const char* name, int to, long long bytes) {
+  struct truth_function* f = truth_function_named(name);
+  f->sends += 1;
+  f->bytes_sent += bytes;
+  truth_sent_messages[to] += 1;
+  truth_sent_bytes[to] += bytes;
+}
+/* A receive `name` completed. */
+static void truth_receive(const char* name, long long bytes) {
+  struct truth_function* f = truth_function_named(name);
+  f->receives += 1;
+  f->bytes_received += bytes;
+}
+
+static void truth_write(const char* dir, int rank, int size) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/rank%d.json", dir, rank);
+  FILE* out = fopen(path, "w");
+  if (out == NULL) return;
+  fprintf(out, "{\"rank\": %d, \"size\": %d, \"functions\": {", rank, size);
+  for (int i = 0; i < truth_function_count; ++i) {
+    const struct truth_function* f = &truth_functions[i];
+    fprintf(out, "%s\"%s\": {\"calls\": %lld, \"sends\": %lld, \"bytes_sent\": %lld, \"receives\": %lld, "
+                 "\"bytes_received\": %lld}",
+            i ? ", " : "", f->name, f->calls, f->sends, f->bytes_sent, f->receives, f->bytes_received);
+  }
+  fprintf(out, "}, \"sent_to\": {");
+  int first = 1;
+  for (int to = 0; to < size && to < TRUTH_MAX_RANKS; ++to) {
+    if (truth_sent_messages[to] == 0) continue;
+    fprintf(out, "%s\"%d\": {\"messages\": %lld, \"bytes\": %lld}", first ? "" : ", ", to, truth_sent_messages[to],
+            truth_sent_bytes[to]);
+    first = 0;
+  }
+  fprintf(out, "}}\n");
+  fclose(out);
+}
+
+#endif
