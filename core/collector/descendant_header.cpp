@@ -4,7 +4,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <thread>
 
@@ -29,6 +31,18 @@ std::string command_line_yaml() {
   return list + "]";
 }
 
+// The rank a parallel job's launcher gave this process (or its ancestor), or -1.
+long job_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') continue;
+    char* end = nullptr;
+    const long rank = std::strtol(value, &end, 10);
+    if (*end == '\0' && rank >= 0) return rank;
+  }
+  return -1;
+}
+
 }  // namespace
 
 void write_descendant_header(const std::string& directory, const std::string& lineage, const std::string& plugins_yaml,
@@ -48,8 +62,9 @@ void write_descendant_header(const std::string& directory, const std::string& li
       << "target_pid: " << getpid() << "\n"
       << "parent_pid: " << getppid() << "\n"
       << "lineage: " << yaml_quoted(lineage) << "\n"
-      << "follow: " << yaml_quoted(follow) << "\n"
-      << "plugins: " << plugins_yaml << "\n";
+      << "follow: " << yaml_quoted(follow) << "\n";
+  if (const long rank = job_rank(); rank >= 0) out << "rank: " << rank << "\n";
+  out << "plugins: " << plugins_yaml << "\n";
   out.close();
   std::rename((directory + "/header.yaml.tmp").c_str(), (directory + "/header.yaml").c_str());
 }

@@ -3,12 +3,14 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdarg>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <optional>
 #include <regex>
@@ -66,14 +68,67 @@ struct Handover {
   std::string target_pid;
 };
 
-Handover handover_for_exec(char* const argv[]) {
-  if (!following() || !follows(follow_setting(), joined(argv))) return {own_lineage(), "0"};
-  return {own_lineage() + "_x" + std::to_string(++g_execs), std::to_string(getpid())};
+// The variables a parallel job's launcher (mpirun, mpiexec, a PMI or PMIx
+// server) gives each rank it starts.
+constexpr const char* kRankVariables[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+
+const char* variable_in(char* const envp[], const char* name) {
+  const size_t length = std::strlen(name);
+  for (int i = 0; envp != nullptr && envp[i] != nullptr; ++i)
+    if (std::strncmp(envp[i], name, length) == 0 && envp[i][length] == '=') return envp[i] + length + 1;
+  return nullptr;
 }
 
-Handover handover_for_spawn(char* const argv[]) {
+// The rank variables as this image started with them (a launcher's forked
+// child sets them just before it execs the rank; a rank's own children
+// inherit them). Taken when collection starts, kept across fork.
+std::vector<std::string>& rank_variables_at_start() {
+  static auto* values = new std::vector<std::string>;
+  return *values;
+}
+
+void remember_rank_variables() {
+  rank_variables_at_start().clear();
+  for (const char* name : kRankVariables) {
+    const char* value = std::getenv(name);
+    rank_variables_at_start().push_back(value ? value : "");
+  }
+}
+
+// The rank of a new image whose environment has a launcher's rank variable
+// that this image did not start with (so a rank's own children are not
+// ranks again); empty when it is no rank.
+std::string new_rank(char* const envp[]) {
+  for (size_t i = 0; i < std::size(kRankVariables); ++i) {
+    const char* value = variable_in(envp, kRankVariables[i]);
+    if (value == nullptr || *value == '\0' || std::strspn(value, "0123456789") != std::strlen(value)) continue;
+    if (i < rank_variables_at_start().size() && rank_variables_at_start()[i] == value) continue;
+    return value;
+  }
+  return "";
+}
+
+// A rank is named by its rank, _rank3, unless the founder already has one
+// of that name (a second job launched in one collection): then by its
+// lineage, _f2_x1_rank3.
+std::string lineage_of_new_image(const std::string& by_lineage, char* const envp[]) {
+  const std::string rank = new_rank(envp);
+  if (rank.empty()) return by_lineage;
+  const char* founder = std::getenv("LUMEN_EXPERIMENT");
+  struct stat existing;
+  if (founder != nullptr && stat((std::string(founder) + "/_rank" + rank + ".er").c_str(), &existing) != 0)
+    return "_rank" + rank;
+  return by_lineage + "_rank" + rank;
+}
+
+Handover handover_for_exec(char* const argv[], char* const envp[]) {
   if (!following() || !follows(follow_setting(), joined(argv))) return {own_lineage(), "0"};
-  return {own_lineage() + "_f" + std::to_string(++g_forks) + "_x1", "any"};
+  return {lineage_of_new_image(own_lineage() + "_x" + std::to_string(++g_execs), envp), std::to_string(getpid())};
+}
+
+Handover handover_for_spawn(char* const argv[], char* const envp[]) {
+  if (!following() || !follows(follow_setting(), joined(argv))) return {own_lineage(), "0"};
+  return {lineage_of_new_image(own_lineage() + "_f" + std::to_string(++g_forks) + "_x1", envp), "any"};
 }
 
 // A copy of `envp` with the collector's variables replaced; LD_PRELOAD is
@@ -147,7 +202,7 @@ int exec_with_process_environment(Execv real_exec, const char* path, char* const
   std::optional<ProcessEnvironment> environment;
   {
     const RuntimeGuard guard;
-    environment.emplace(handover_for_exec(argv));
+    environment.emplace(handover_for_exec(argv, environ));
   }
   const int rc = real_exec(path, argv);
   const RuntimeGuard guard;
@@ -160,7 +215,7 @@ int exec_with_environment(Execve real_exec, const char* path, char* const argv[]
   std::optional<Environment> environment;
   {
     const RuntimeGuard guard;
-    const Handover handover = handover_for_exec(argv);
+    const Handover handover = handover_for_exec(argv, envp);
     experiment_log_write("event: exec, lineage: " + yaml_quoted(handover.lineage));
     environment.emplace(envp, handover);
   }
@@ -181,7 +236,7 @@ int spawn(Spawn real_spawn, pid_t* pid, const char* path, const posix_spawn_file
   std::optional<Environment> environment;
   {
     const RuntimeGuard guard;
-    environment.emplace(envp, handover_for_spawn(argv));
+    environment.emplace(envp, handover_for_spawn(argv, envp));
   }
   return real_spawn(pid, path, actions, attributes, argv, environment->get());
 }
@@ -196,7 +251,7 @@ auto with_shell_environment(const char* command, Call call) {
   {
     const RuntimeGuard guard;
     char* argv[] = {const_cast<char*>("/bin/sh"), const_cast<char*>("-c"), const_cast<char*>(command), nullptr};
-    environment.emplace(handover_for_spawn(argv));
+    environment.emplace(handover_for_spawn(argv, environ));
   }
   auto result = call();
   const RuntimeGuard guard;
@@ -217,6 +272,7 @@ bool follows(const std::string& follow, const std::string& command_line) {
 }
 
 void descendants_start(const std::string& lineage, const std::string& follow) {
+  remember_rank_variables();
   own_lineage() = lineage;
   follow_setting() = follow;
   static std::once_flag registered;

@@ -2,6 +2,9 @@
 // posix_spawn, system, popen), and theirs, is collected into a
 // sub-experiment of the founder named by its lineage: _f1.er for the first
 // fork, _x1.er for an exec, _f3_x1.er for an exec in the third fork's child.
+// A rank of a parallel job (an image whose environment gains the launcher's
+// OMPI_COMM_WORLD_RANK, PMI_RANK or PMIX_RANK) is named by its rank instead:
+// _rank3.er, or _f2_x1_rank3.er when the founder has a _rank3.er already.
 //
 // The environment carries the state across exec: LUMEN_EXPERIMENT (the
 // founder's directory), LUMEN_LINEAGE (empty for the founder) and
