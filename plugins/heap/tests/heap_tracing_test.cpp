@@ -1,0 +1,397 @@
+// Heap tracing end to end: the heap targets count every allocation they make
+// per function (heap_truth.h), and er_print's heap metrics and views read
+// from the real collector's experiment must equal those counts. Heap tracing
+// is exact, so every comparison is an equality.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "lumen_commands.h"
+
+namespace lumen::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string heap_target(const std::string& name) { return std::string(HEAP_TEST_TARGET_DIR) + "/" + name; }
+
+const char* const kHeapMetrics = "e.heapalloccnt:e.heapallocbytes:e.heapleakcnt:e.heapleakbytes:"
+                                 "i.heapalloccnt:i.heapallocbytes:i.heapleakcnt:i.heapleakbytes:name";
+
+std::map<std::string, json> heap_rows(const fs::path& experiment) {
+  return rows_by_name(er_print_json({"-metrics", kHeapMetrics, "-functions"}, experiment));
+}
+
+double value(const std::map<std::string, json>& rows, const std::string& name, const std::string& key) {
+  const auto row = rows.find(name);
+  return row == rows.end() ? 0.0 : row->second.at(key).get<double>();
+}
+
+// The truth's four figures of one function against its row, in one flavor
+// ("e." or "i.").
+void expect_function_equals_truth(const std::map<std::string, json>& rows, const std::string& function,
+                                  const json& truth, const std::string& flavor) {
+  SCOPED_TRACE(function + " (" + flavor + ")");
+  ASSERT_TRUE(rows.count(function)) << "no row for " << function;
+  EXPECT_EQ(value(rows, function, flavor + "heapalloccnt"), truth.at("allocations").get<double>());
+  EXPECT_EQ(value(rows, function, flavor + "heapallocbytes"), truth.at("bytes").get<double>());
+  EXPECT_EQ(value(rows, function, flavor + "heapleakcnt"), truth.at("leaks").get<double>());
+  EXPECT_EQ(value(rows, function, flavor + "heapleakbytes"), truth.at("leaked_bytes").get<double>());
+}
+
+struct TruthTotals {
+  double allocations = 0, bytes = 0, leaks = 0, leaked_bytes = 0;
+};
+TruthTotals totals_of(const json& truth) {
+  TruthTotals t;
+  for (const auto& [name, f] : truth.at("functions").items()) {
+    t.allocations += f.at("allocations").get<double>();
+    t.bytes += f.at("bytes").get<double>();
+    t.leaks += f.at("leaks").get<double>();
+    t.leaked_bytes += f.at("leaked_bytes").get<double>();
+  }
+  return t;
+}
+
+void expect_totals_equal_truth(const std::map<std::string, json>& rows, const TruthTotals& t) {
+  EXPECT_EQ(value(rows, "<Total>", "i.heapalloccnt"), t.allocations);
+  EXPECT_EQ(value(rows, "<Total>", "i.heapallocbytes"), t.bytes);
+  EXPECT_EQ(value(rows, "<Total>", "i.heapleakcnt"), t.leaks);
+  EXPECT_EQ(value(rows, "<Total>", "i.heapleakbytes"), t.leaked_bytes);
+}
+
+// The functions of a view row's stack, leaf first.
+std::vector<std::string> stack_functions(const json& row) {
+  std::vector<std::string> names;
+  if (row.contains("stack"))
+    for (const json& frame : row.at("stack")) names.push_back(frame.at("function").get<std::string>());
+  return names;
+}
+
+const json* table_titled(const json& view, const std::string& title) {
+  for (const json& table : view.at("tables"))
+    if (table.at("title") == title) return &table;
+  return nullptr;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// What a program prints and returns when run without the collector (its
+// truth goes to a file of its own, so it behaves exactly as collected).
+ProcessResult run_alone(const TempDir& dir, const std::string& target) {
+  return run_process({heap_target(target)}, {{"LUMEN_TEST_TRUTH", (dir.path() / "alone.json").string()}});
+}
+
+// ---- every allocator, the realloc chain, the leaks, failing calls ----
+
+class HeapAllocators : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir;
+    run_ = new Collection(collect(*dir_, {"-H", "on"}, heap_target("heap_allocators_target")));
+  }
+  static void TearDownTestSuite() {
+    delete run_;
+    delete dir_;
+  }
+  void SetUp() override {
+    ASSERT_EQ(run_->run.exit_code, 0) << run_->run.err;
+    ASSERT_TRUE(run_->truth.contains("functions")) << "the target wrote no truth";
+  }
+  static TempDir* dir_;
+  static Collection* run_;
+};
+TempDir* HeapAllocators::dir_ = nullptr;
+Collection* HeapAllocators::run_ = nullptr;
+
+TEST_F(HeapAllocators, TargetOutputAndExitStatusAreUnchanged) {
+  TempDir alone_dir;
+  const ProcessResult alone = run_alone(alone_dir, "heap_allocators_target");
+  EXPECT_EQ(alone.exit_code, 0);
+  EXPECT_EQ(run_->run.out, alone.out);
+  // Alignment, errno, malloc_usable_size and results as without a collector.
+  EXPECT_NE(run_->run.out.find("calloc zeroed 1\n"), std::string::npos) << run_->run.out;
+  EXPECT_NE(run_->run.out.find("memalign aligned 1\n"), std::string::npos);
+  EXPECT_NE(run_->run.out.find("posix_memalign aligned 1 bad alignment 22 result untouched 1\n"), std::string::npos);
+  EXPECT_NE(run_->run.out.find("aligned_alloc aligned 1\n"), std::string::npos);
+  EXPECT_NE(run_->run.out.find("valloc aligned 1\n"), std::string::npos);
+  EXPECT_NE(run_->run.out.find("pvalloc aligned 1 usable at least 1\n"), std::string::npos);
+  EXPECT_NE(run_->run.out.find("mmap refused 1 errno EBADF\n"), std::string::npos);
+  EXPECT_NE(run_->run.out.find("malloc huge null 1 ENOMEM 1; calloc overflow null 1 ENOMEM 1; realloc huge null 1 "
+                               "ENOMEM 1; free keeps errno 1\n"),
+            std::string::npos);
+  EXPECT_NE(run_->run.out.find("usable size at least asked 1\n"), std::string::npos);
+  EXPECT_NE(run_->run.out.find("early block intact 1\n"), std::string::npos);
+}
+
+TEST_F(HeapAllocators, EveryFunctionEqualsItsOwnCounts) {
+  const auto rows = heap_rows(run_->experiment);
+  for (const auto& [function, truth] : run_->truth.at("functions").items()) {
+    // Each calls the allocators directly and nothing else that allocates.
+    expect_function_equals_truth(rows, function, truth, "e.");
+    expect_function_equals_truth(rows, function, truth, "i.");
+  }
+  // main calls them all; collection began after the early library's block.
+  const TruthTotals t = totals_of(run_->truth);
+  EXPECT_EQ(value(rows, "main", "i.heapalloccnt"), t.allocations);
+  EXPECT_EQ(value(rows, "main", "i.heapleakbytes"), t.leaked_bytes);
+  EXPECT_EQ(value(rows, "main", "e.heapalloccnt"), 0.0);
+  expect_totals_equal_truth(rows, t);
+}
+
+TEST_F(HeapAllocators, NoInterposerFrameAppearsInAnyStack) {
+  const auto view = er_print_json({"-metrics", "i.heapalloccnt:name", "-functions"}, run_->experiment);
+  const std::set<std::string> allocators = {"malloc",        "calloc", "realloc", "free",   "memalign",
+                                            "posix_memalign", "aligned_alloc", "valloc", "pvalloc", "mmap",
+                                            "mmap64",        "munmap", "mremap"};
+  for (const json& row : view.at("rows")) {
+    const std::string name = row.at("name");
+    EXPECT_FALSE(allocators.count(name)) << name;
+    EXPECT_EQ(name.find("lumen"), std::string::npos) << name;
+    if (row.contains("load_object")) EXPECT_NE(row.at("load_object"), "collector.so") << name;
+  }
+}
+
+TEST_F(HeapAllocators, LeaksViewShowsEachLeakingStackLargestFirst) {
+  const json leaks = er_print_json({"-leaks"}, run_->experiment);
+  const TruthTotals t = totals_of(run_->truth);
+  EXPECT_EQ(leaks.at("summary").at("leaks").get<double>(), t.leaks);
+  EXPECT_EQ(leaks.at("summary").at("bytes").get<double>(), t.leaked_bytes);
+  const json& rows = leaks.at("tables").at(0).at("rows");
+  ASSERT_FALSE(rows.empty());
+  // leak_some's 1999993 bytes lead; its stack is leak_some called by main.
+  const std::vector<std::string> top = stack_functions(rows.at(0));
+  ASSERT_GE(top.size(), 2u) << rows.at(0).dump();
+  EXPECT_EQ(top[0], "leak_some");
+  EXPECT_EQ(top[1], "main");
+  EXPECT_EQ(rows.at(0).at("values").at("bytes").get<double>(), 1999993.0);
+  // One row per leaking stack, each named by its leaf, summing to the truth.
+  double leaked = 0, count = 0, previous = 1e300;
+  std::map<std::string, double> bytes_by_leaf;
+  for (const json& row : rows) {
+    const double bytes = row.at("values").at("bytes").get<double>();
+    EXPECT_LE(bytes, previous) << "not largest first";
+    previous = bytes;
+    leaked += bytes;
+    count += row.at("values").at("count").get<double>();
+    ASSERT_FALSE(stack_functions(row).empty()) << row.dump();
+    EXPECT_EQ(stack_functions(row)[0], row.at("name").get<std::string>());
+    bytes_by_leaf[row.at("name")] += bytes;
+  }
+  EXPECT_EQ(leaked, t.leaked_bytes);
+  EXPECT_EQ(count, t.leaks);
+  for (const auto& [function, truth] : run_->truth.at("functions").items())
+    EXPECT_EQ(bytes_by_leaf[function], truth.at("leaked_bytes").get<double>()) << function;
+}
+
+TEST_F(HeapAllocators, AllocsViewShowsEveryAllocatingStack) {
+  const json allocs = er_print_json({"-allocs"}, run_->experiment);
+  const TruthTotals t = totals_of(run_->truth);
+  EXPECT_EQ(allocs.at("summary").at("allocations").get<double>(), t.allocations);
+  EXPECT_EQ(allocs.at("summary").at("bytes").get<double>(), t.bytes);
+  std::map<std::string, double> count_by_leaf, bytes_by_leaf;
+  for (const json& row : allocs.at("tables").at(0).at("rows")) {
+    const auto frames = stack_functions(row);
+    ASSERT_GE(frames.size(), 2u) << row.dump();
+    EXPECT_EQ(frames[1], "main") << row.dump();
+    count_by_leaf[frames[0]] += row.at("values").at("count").get<double>();
+    bytes_by_leaf[frames[0]] += row.at("values").at("bytes").get<double>();
+  }
+  for (const auto& [function, truth] : run_->truth.at("functions").items()) {
+    EXPECT_EQ(count_by_leaf[function], truth.at("allocations").get<double>()) << function;
+    EXPECT_EQ(bytes_by_leaf[function], truth.at("bytes").get<double>()) << function;
+  }
+  // -limit cuts the rows, not the totals.
+  const json limited = er_print_json({"-limit", "2", "-allocs"}, run_->experiment);
+  EXPECT_EQ(limited.at("tables").at(0).at("rows").size(), 2u);
+  EXPECT_EQ(limited.at("summary").at("allocations").get<double>(), t.allocations);
+}
+
+// The target runs its functions one after another on one thread, so bytes in
+// use peak in check_usable_size, the last allocation: its 200-byte block on
+// top of every leak made before it.
+TEST_F(HeapAllocators, HeapViewShowsTotalsSizesAndThePeakWithItsStacks) {
+  for (const char* command : {"-heap", "-heapstat"}) {
+    SCOPED_TRACE(command);
+    const json heap = er_print_json({command}, run_->experiment);
+    const json& summary = heap.at("summary");
+    const TruthTotals t = totals_of(run_->truth);
+    const json& functions = run_->truth.at("functions");
+    EXPECT_EQ(summary.at("allocations").get<double>(), t.allocations);
+    EXPECT_EQ(summary.at("bytes_allocated").get<double>(), t.bytes);
+    EXPECT_EQ(summary.at("leaks").get<double>(), t.leaks);
+    EXPECT_EQ(summary.at("bytes_leaked").get<double>(), t.leaked_bytes);
+    EXPECT_GE(summary.at("unmatched_frees").get<double>(), 1.0) << "the early library's block was freed";
+    const double peak_expected = t.leaked_bytes + functions.at("check_usable_size").at("bytes").get<double>();
+    EXPECT_EQ(summary.at("peak_bytes").get<double>(), peak_expected);
+    EXPECT_EQ(summary.at("peak_allocations").get<double>(), t.leaks + 1);
+    EXPECT_GT(summary.at("peak_time").get<double>(), 0.0);
+
+    const json* sizes = table_titled(heap, "Allocation sizes (bytes)");
+    ASSERT_NE(sizes, nullptr);
+    double histogram_count = 0, histogram_bytes = 0;
+    bool found_largest = false;
+    for (const json& row : sizes->at("rows")) {
+      histogram_count += row.at("values").at("count").get<double>();
+      histogram_bytes += row.at("values").at("bytes").get<double>();
+      if (row.at("name") == "1048576 - 2097151") {
+        found_largest = true;
+        EXPECT_EQ(row.at("values").at("count").get<double>(), 1.0);  // leak_some's block alone
+      }
+    }
+    EXPECT_TRUE(found_largest) << sizes->dump();
+    EXPECT_EQ(histogram_count, t.allocations);
+    EXPECT_EQ(histogram_bytes, t.bytes);
+
+    const json* by_function = table_titled(heap, "Allocations by function");
+    ASSERT_NE(by_function, nullptr);
+    const auto allocators = rows_by_name(*by_function);
+    EXPECT_EQ(allocators.at("calloc").at("count").get<double>(), functions.at("use_calloc").at("allocations").get<double>());
+    EXPECT_EQ(allocators.at("realloc").at("bytes").get<double>(), functions.at("realloc_chain").at("bytes").get<double>());
+    EXPECT_EQ(allocators.at("mmap").at("bytes").get<double>(), functions.at("use_mmap").at("bytes").get<double>());
+    EXPECT_EQ(allocators.at("pvalloc").at("bytes").get<double>(), 9999.0);
+
+    const json* at_peak = table_titled(heap, "In use at the peak, by call stack");
+    ASSERT_NE(at_peak, nullptr);
+    const json& rows = at_peak->at("rows");
+    ASSERT_FALSE(rows.empty());
+    const std::vector<std::string> top = stack_functions(rows.at(0));
+    ASSERT_GE(top.size(), 2u) << rows.at(0).dump();
+    EXPECT_EQ(top[0], "leak_some");
+    EXPECT_EQ(top[1], "main");
+    double held = 0;
+    std::set<std::string> leaves;
+    for (const json& row : rows) {
+      held += row.at("values").at("bytes").get<double>();
+      leaves.insert(stack_functions(row).at(0));
+    }
+    EXPECT_EQ(held, peak_expected);
+    EXPECT_TRUE(leaves.count("check_usable_size"));
+    EXPECT_FALSE(leaves.count("use_calloc")) << "its blocks were all freed before the peak";
+  }
+}
+
+TEST_F(HeapAllocators, TextViewsShowTheStacksUnderTheirRows) {
+  for (const char* command : {"-leaks", "-allocs", "-heap"}) {
+    const ProcessResult r = run_process({(bin_dir() / "er_print").string(), command, run_->experiment.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("  leak_some\n"), std::string::npos) << command << "\n" << r.out;
+    EXPECT_NE(r.out.find("leak_some (heap_allocators_target)\n"), std::string::npos) << command << "\n" << r.out;
+    EXPECT_NE(r.out.find("main (heap_allocators_target)\n"), std::string::npos) << command << "\n" << r.out;
+  }
+}
+
+// ---- a pool of threads allocating at once, freeing each other's blocks ----
+
+TEST(HeapThreads, ConcurrentAllocationsAndCrossThreadFreesAreExact) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-H", "on"}, heap_target("heap_threads_target"), {"4", "20000"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  EXPECT_EQ(c.run.out, "threads_target done: 4 threads x 20000 blocks\n");
+  const auto rows = heap_rows(c.experiment);
+  for (const char* function : {"pool_allocate", "pool_churn"})
+    expect_function_equals_truth(rows, function, c.truth.at("functions").at(function), "e.");
+  EXPECT_EQ(value(rows, "pool_release", "i.heapalloccnt"), 0.0);
+  // Leaks: the blocks pool_release kept, nothing else the workers made.
+  EXPECT_EQ(value(rows, "worker", "i.heapleakcnt"), 4 * 200.0);
+  EXPECT_EQ(value(rows, "worker", "i.heapalloccnt"), 4 * 2 * 20000.0);
+  const json leaks = er_print_json({"-leaks"}, c.experiment);
+  std::map<std::string, double> by_leaf;
+  for (const json& row : leaks.at("tables").at(0).at("rows"))
+    by_leaf[stack_functions(row).empty() ? "" : stack_functions(row)[0]] += row.at("values").at("count").get<double>();
+  EXPECT_EQ(by_leaf["pool_allocate"], 4 * 200.0);
+  EXPECT_EQ(by_leaf["pool_churn"], 0.0);
+  EXPECT_EQ(read_text(c.experiment / "collector.log").find("dropped: 1"), std::string::npos);
+}
+
+// ---- C++ new and delete ----
+
+TEST(HeapCpp, NewAndDeleteAreCountedUnderTheirCallers) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-H", "on"}, heap_target("heap_cpp_target"));
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  TempDir alone_dir;
+  EXPECT_EQ(c.run.out, run_alone(alone_dir, "heap_cpp_target").out);
+  EXPECT_NE(c.run.out.find("aligned new on 64: 1\n"), std::string::npos);
+  EXPECT_EQ(c.run.out.find("aligned new on 64: 0"), std::string::npos);
+  const auto rows = heap_rows(c.experiment);
+  // operator new is the leaf; its callers' inclusive figures are exact.
+  for (const auto& [function, truth] : c.truth.at("functions").items())
+    expect_function_equals_truth(rows, function, truth, "i.");
+  bool saw_operator_new = false;
+  for (const auto& [name, values] : rows)
+    if (name.rfind("operator new", 0) == 0 && values.at("e.heapalloccnt").get<double>() > 0) saw_operator_new = true;
+  EXPECT_TRUE(saw_operator_new);
+}
+
+// ---- a signal handler and a fork child ----
+
+TEST(HeapSignalFork, HandlerAndForkChildAllocationsAreExact) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-H", "on"}, heap_target("heap_signal_fork_target"));
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  EXPECT_EQ(c.run.out, "handled 3 signals; child exited 3\n");
+  json child_truth;
+  for (const auto& entry : fs::directory_iterator(dir.path()))
+    if (entry.path().filename().string().rfind("truth.json.", 0) == 0) child_truth = json::parse(read_text(entry.path()));
+  ASSERT_TRUE(child_truth.contains("functions")) << "the child wrote no truth";
+  ASSERT_TRUE(fs::exists(c.experiment / "_f1.er"));
+
+  // The parent's experiment alone: the handler's and parent_work's blocks.
+  const auto parent = heap_rows(c.experiment);
+  for (const auto& [function, truth] : c.truth.at("functions").items())
+    expect_function_equals_truth(parent, function, truth, "e.");
+  // The child's sub-experiment alone: its own work, nothing of the parent's
+  // from before the fork.
+  const auto child = heap_rows(c.experiment / "_f1.er");
+  expect_function_equals_truth(child, "child_work", child_truth.at("functions").at("child_work"), "e.");
+  EXPECT_EQ(value(child, "on_signal", "e.heapalloccnt"), 0.0);
+  EXPECT_EQ(value(child, "<Total>", "i.heapalloccnt"), totals_of(child_truth).allocations);
+}
+
+// ---- combined with clock profiling, and the shipped profile ----
+
+TEST(HeapWithClock, HeapCountsStayExactBesideClockProfiling) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-p", "on", "-H", "on"}, heap_target("heap_allocators_target"));
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const json metrics = er_print_json({"-metric_list"}, c.experiment);
+  const std::string listed = metrics.dump();
+  EXPECT_NE(listed.find("heapalloccnt"), std::string::npos) << listed;
+  EXPECT_NE(listed.find("\"user\""), std::string::npos) << listed;
+  const auto rows =
+      rows_by_name(er_print_json({"-metrics", std::string("i.user:") + kHeapMetrics, "-functions"}, c.experiment));
+  for (const auto& [function, truth] : c.truth.at("functions").items())
+    expect_function_equals_truth(rows, function, truth, "e.");
+  expect_totals_equal_truth(rows, totals_of(c.truth));
+  EXPECT_TRUE(rows.at("<Total>").contains("i.user"));
+}
+
+TEST(HeapProfile, ShippedProfileTracesTheHeap) {
+  TempDir dir;
+  const Collection c = collect(dir, {"--profile", "heap"}, heap_target("heap_allocators_target"));
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const auto rows = heap_rows(c.experiment);
+  for (const auto& [function, truth] : c.truth.at("functions").items())
+    expect_function_equals_truth(rows, function, truth, "e.");
+  expect_totals_equal_truth(rows, totals_of(c.truth));
+}
+
+TEST(HeapOff, NothingIsTracedWithHeapOff) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-H", "off"}, heap_target("heap_allocators_target"));
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  EXPECT_FALSE(fs::exists(c.experiment / "heaptrace"));
+}
+
+}  // namespace
+}  // namespace lumen::test
