@@ -9,6 +9,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -47,6 +48,18 @@ std::string& founder_directory() {
   return *directory;
 }
 
+// Built before any handler may need it: writing it is one write().
+char g_size_limit_line[128];
+size_t g_size_limit_line_bytes = 0;
+void log_size_limit_reached() { experiment_log_write_prepared(g_size_limit_line, g_size_limit_line_bytes); }
+
+void apply_size_limit(long long bytes) {
+  if (bytes <= 0) return;
+  g_size_limit_line_bytes = static_cast<size_t>(std::snprintf(g_size_limit_line, sizeof g_size_limit_line,
+      "- {event: size_limit_reached, limit_bytes: %lld}\n", bytes));
+  set_size_limit(static_cast<uint64_t>(bytes), log_size_limit_reached);
+}
+
 std::string sub_experiment(const std::string& lineage) { return founder_directory() + "/" + lineage + ".er"; }
 
 void log_start(const std::string& lineage) {
@@ -80,6 +93,7 @@ void start() {
   if (!experiment_log_open(directory)) return;
   log_start(lineage);
   stack_capture_init();
+  apply_size_limit(plan().size_limit_bytes);
   const int stacks = open_stream(directory.c_str(), LUMEN_STACKS_FILE);
   g_loadobjects_stream = open_stream(directory.c_str(), LUMEN_LOADOBJECTS_FILE);
   if (stacks < 0 || g_loadobjects_stream < 0 || !stack_table_init(stacks)) {

@@ -5,6 +5,8 @@
 
 #include <cstdio>
 
+#include "runtime_fds.h"
+
 namespace lumen::collector {
 
 namespace {
@@ -13,8 +15,8 @@ int g_log_fd = -1;
 
 bool experiment_log_open(const std::string& directory) {
   const std::string path = directory + "/collector.log";
-  if (g_log_fd >= 0) close(g_log_fd);
-  g_log_fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (g_log_fd >= 0) close_runtime_fd(g_log_fd);
+  g_log_fd = adopt_runtime_fd(open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
   return g_log_fd >= 0;
 }
 
@@ -23,6 +25,11 @@ void experiment_log_write(const std::string& fields) {
   const std::string line = "- {" + fields + "}\n";
   // A lost log line must not disturb the target; nothing to do on failure.
   [[maybe_unused]] ssize_t written = write(g_log_fd, line.data(), line.size());
+}
+
+void experiment_log_write_prepared(const char* line, size_t bytes) {
+  if (g_log_fd < 0) return;
+  [[maybe_unused]] ssize_t written = write(g_log_fd, line, bytes);
 }
 
 std::string yaml_quoted(const std::string& text) {

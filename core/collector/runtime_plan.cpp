@@ -40,6 +40,12 @@ bool read_runtime_plan(const std::string& path, RuntimePlan& plan, std::string& 
       std::string paused;
       words >> plan.pause_signal >> paused;
       plan.start_paused = paused == "paused";
+    } else if (word == "window") {
+      words >> plan.window_start_ns >> plan.window_end_ns;
+    } else if (word == "origin_ns") {
+      words >> plan.origin_ns;
+    } else if (word == "size_limit") {
+      words >> plan.size_limit_bytes;
     } else if (word == "follow") {
       std::getline(words >> std::ws, plan.follow);
     } else if (word == "option" && !plan.plugins.empty()) {

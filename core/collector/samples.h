@@ -24,9 +24,14 @@ void samples_stop();
 // [signal-safe] Records one sample point now.
 void record_sample(uint32_t reason, const char* name);
 
-// [signal-safe] Whether recording is paused; pausing stops plugins'
-// events, never the runtime's own bookkeeping.
+// [signal-safe] Whether recording is paused (collect -y, the API), outside
+// the collection window (collect -t) or stopped by the size limit
+// (collect -L); pausing stops plugins' events, never the runtime's own
+// bookkeeping.
 bool paused();
 void set_paused(bool paused);
+
+// [signal-safe] Whether now is inside the collection window (collect -t).
+bool inside_window();
 
 }  // namespace lumen::collector

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "runtime_fds.h"
 #include "thread_state.h"
 
 namespace lumen::collector {
@@ -25,11 +26,25 @@ DataFile g_files[kMaxStreams];
 std::atomic<int> g_file_count{0};
 std::atomic<uint64_t> g_dropped{0};
 std::atomic<bool> g_abandoned{false};
+std::atomic<uint64_t> g_size_limit{0};
+std::atomic<uint64_t> g_bytes_mapped{0};  // counted only under a size limit
+std::atomic<bool> g_limit_reached{false};
+void (*g_on_limit_reached)() = nullptr;
+
+// Counts one more block against the size limit; false when it would pass it.
+bool within_size_limit() {
+  const uint64_t limit = g_size_limit.load(std::memory_order_relaxed);
+  if (limit == 0) return true;
+  if (g_bytes_mapped.fetch_add(LUMEN_BLOCK_BYTES, std::memory_order_relaxed) + LUMEN_BLOCK_BYTES <= limit) return true;
+  if (!g_limit_reached.exchange(true, std::memory_order_acq_rel) && g_on_limit_reached != nullptr) g_on_limit_reached();
+  return false;
+}
 
 // Reserves the next block of the file, extends the file over it (a one-byte
 // pwrite at its end never shrinks the file, unlike a racing ftruncate) and
 // maps it. Only raw system calls: safe in a handler.
 char* map_new_block(DataFile& file, uint32_t tid) {
+  if (!within_size_limit()) return nullptr;
   const uint64_t offset = file.next_block_offset.fetch_add(LUMEN_BLOCK_BYTES, std::memory_order_relaxed);
   const char zero = 0;
   if (raw_pwrite(file.fd, &zero, 1, static_cast<off_t>(offset + LUMEN_BLOCK_BYTES - 1)) != 1) return nullptr;
@@ -79,7 +94,7 @@ int open_stream(const char* directory, const char* name) {
   if (count >= kMaxStreams || std::strlen(name) >= sizeof(g_files[0].name)) return -1;
   char path[4096];
   std::snprintf(path, sizeof path, "%s/%s", directory, name);
-  const int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  const int fd = adopt_runtime_fd(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644));
   if (fd < 0) return -1;
   DataFile& file = g_files[count];
   file.fd = fd;
@@ -145,16 +160,25 @@ bool redirect_streams_after_fork(const char* directory) {
     block.capacity = 0;
     block.used.store(0, std::memory_order_relaxed);
     DataFile& file = g_files[i];
-    close(file.fd);
+    close_runtime_fd(file.fd);
     char path[4096];
     std::snprintf(path, sizeof path, "%s/%s", directory, file.name);
-    file.fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    file.fd = adopt_runtime_fd(open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     file.next_block_offset.store(0, std::memory_order_relaxed);
     ok = ok && file.fd >= 0;
   }
   g_dropped.store(0, std::memory_order_relaxed);
+  g_bytes_mapped.store(0, std::memory_order_relaxed);
+  g_limit_reached.store(false, std::memory_order_relaxed);
   return ok;
 }
+
+void set_size_limit(uint64_t bytes, void (*on_reached)()) {
+  g_on_limit_reached = on_reached;
+  g_size_limit.store(bytes, std::memory_order_relaxed);
+}
+
+bool size_limit_reached() { return g_limit_reached.load(std::memory_order_relaxed); }
 
 uint64_t dropped_records() { return g_dropped.load(std::memory_order_relaxed); }
 void count_dropped_record() { g_dropped.fetch_add(1, std::memory_order_relaxed); }

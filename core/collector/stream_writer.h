@@ -27,6 +27,15 @@ bool redirect_streams_after_fork(const char* directory);
 // In a forked child that is not collected: never write to the parent's files.
 void abandon_streams_after_fork();
 
+// Not signal-safe. From now on the data files together stop growing at
+// `bytes` (0: no limit): a block that would pass it is not mapped, and the
+// first refusal calls `on_reached` (from whatever thread, maybe in a signal
+// handler, so it must be signal-safe).
+void set_size_limit(uint64_t bytes, void (*on_reached)());
+
+// [signal-safe] Whether the size limit has refused a block.
+bool size_limit_reached();
+
 // [signal-safe] Records dropped so far, by any thread.
 uint64_t dropped_records();
 void count_dropped_record();

@@ -68,6 +68,7 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins, Met
     : path_(path), header_(read_header(path)), log_(read_log(path)) {
   stacks_.load(path / LUMEN_STACKS_FILE);
   loadobjects_.load(path / LUMEN_LOADOBJECTS_FILE);
+  loadobjects_.use_archive(path);
   if (const YAML::Node planned = header_["plugins"]; planned && planned.IsMap()) {
     for (const auto& entry : planned) {
       const std::string name = entry.first.as<std::string>();

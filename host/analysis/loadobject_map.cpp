@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "archive_index.h"
 #include "data_file_reader.h"
 #include "format_error.h"
 
@@ -18,6 +19,10 @@ void LoadObjectMap::load(const std::filesystem::path& file) {
   };
   std::vector<Change> changes;
   read_data_file(file, [&](const RawRecord& r) {
+    if (r.kind == LUMEN_RECORD_DYNAMIC_CODE) {
+      read_dynamic_code(file, r);
+      return;
+    }
     if (r.kind != LUMEN_RECORD_LOADOBJECT) return;
     Change change;
     if (r.payload_bytes < sizeof change.header) throw FormatError(file.string(), r.offset, "load-object record too short");
@@ -35,12 +40,40 @@ void LoadObjectMap::load(const std::filesystem::path& file) {
     if (h.time_ns != first_time_ && (change_times_.empty() || change_times_.back() != h.time_ns))
       change_times_.push_back(h.time_ns);
     if (h.event == LUMEN_LOADOBJECT_MAPPED) {
-      objects_.push_back({c.path, h.load_bias, h.start, h.end, h.time_ns, UINT64_MAX});
+      objects_.push_back({c.path, h.load_bias, h.start, h.end, h.time_ns, UINT64_MAX, c.path});
     } else {
       for (MappedObject& o : objects_)
         if (o.unloaded_ns == UINT64_MAX && o.start == h.start && o.path == c.path) o.unloaded_ns = h.time_ns;
     }
   }
+}
+
+void LoadObjectMap::read_dynamic_code(const std::filesystem::path& file, const RawRecord& r) {
+  lumen_dynamic_code_record h;
+  if (r.payload_bytes < sizeof h) throw FormatError(file.string(), r.offset, "dynamic-code record too short");
+  std::memcpy(&h, r.payload, sizeof h);
+  if (sizeof h + h.name_bytes > r.payload_bytes)
+    throw FormatError(file.string(), r.offset, "dynamic-code record does not hold its name");
+  if (h.size == 0) {
+    for (DynamicFunction& f : dynamic_)
+      if (f.start == h.start && f.unloaded_ns == UINT64_MAX) f.unloaded_ns = h.time_ns;
+    return;
+  }
+  dynamic_.push_back({std::string(static_cast<const char*>(r.payload) + sizeof h, h.name_bytes), h.start,
+                      h.start + h.size, h.time_ns, UINT64_MAX});
+}
+
+const DynamicFunction* LoadObjectMap::find_dynamic(uint64_t pc) const {
+  const DynamicFunction* latest = nullptr;
+  for (const DynamicFunction& f : dynamic_)
+    if (pc >= f.start && pc < f.end && (latest == nullptr || f.loaded_ns > latest->loaded_ns)) latest = &f;
+  return latest;
+}
+
+void LoadObjectMap::use_archive(const std::filesystem::path& experiment) {
+  const auto archive = read_archive_index(experiment);
+  if (archive.empty()) return;
+  for (MappedObject& o : objects_) o.symbol_file = symbol_file_for(o.path, archive);
 }
 
 uint32_t LoadObjectMap::epoch_at(uint64_t time_ns) const {

@@ -18,11 +18,27 @@ struct MappedObject {
   uint64_t end = 0;
   uint64_t loaded_ns = 0;
   uint64_t unloaded_ns = UINT64_MAX;
+  std::string symbol_file;  // where to read its symbols: `path` or its archived copy
+};
+
+struct RawRecord;
+
+// Code the program generated and described with collector_func_load.
+struct DynamicFunction {
+  std::string name;
+  uint64_t start = 0;
+  uint64_t end = 0;
+  uint64_t loaded_ns = 0;
+  uint64_t unloaded_ns = UINT64_MAX;
 };
 
 class LoadObjectMap {
  public:
   void load(const std::filesystem::path& file);
+
+  // Reads each object's symbols from its archived copy where the original
+  // is gone or was rebuilt (archives/ of `experiment`).
+  void use_archive(const std::filesystem::path& experiment);
 
   // The epoch (index of the map's state) in force at `time_ns`.
   uint32_t epoch_at(uint64_t time_ns) const;
@@ -32,11 +48,17 @@ class LoadObjectMap {
   // record of its load).
   const MappedObject* find(uint64_t pc, uint32_t epoch) const;
 
+  // The generated function holding `pc`, the latest described if several.
+  const DynamicFunction* find_dynamic(uint64_t pc) const;
+
   uint32_t latest_epoch() const { return static_cast<uint32_t>(change_times_.size()); }
   const std::vector<MappedObject>& objects() const { return objects_; }
 
  private:
+  void read_dynamic_code(const std::filesystem::path& file, const RawRecord& record);
+
   std::vector<MappedObject> objects_;
+  std::vector<DynamicFunction> dynamic_;
   std::vector<uint64_t> change_times_;  // sorted; epoch e starts at change_times_[e-1]
   uint64_t first_time_ = 0;
 };

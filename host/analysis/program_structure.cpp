@@ -13,13 +13,17 @@ ProgramStructure::ProgramStructure() {
   functions_.push_back({"<Truncated-stack>", "<Truncated-stack>", kNoObject, 0});
 }
 
-ObjectId ProgramStructure::object_for(const std::string& path) {
+// The load object er_print shows generated functions in.
+const char* const kDynamicCodeObject = "<dynamic code>";
+
+ObjectId ProgramStructure::object_for(const std::string& path, const std::string& symbol_file) {
   const auto found = object_ids_.find(path);
   if (found != object_ids_.end()) return found->second;
   const ObjectId id = static_cast<ObjectId>(objects_.size());
   std::string name = std::filesystem::path(path).filename().string();
   objects_.push_back({path, name.empty() ? path : name});
-  symbols_.push_back(std::filesystem::exists(path) ? std::make_unique<ObjectSymbols>(path) : nullptr);
+  const std::string& file = symbol_file.empty() ? path : symbol_file;
+  symbols_.push_back(std::filesystem::exists(file) ? std::make_unique<ObjectSymbols>(file) : nullptr);
   object_ids_.emplace(path, id);
   return id;
 }
@@ -46,7 +50,7 @@ FunctionId ProgramStructure::intern_function(ObjectId object, uint64_t start, co
 std::optional<std::string> ProgramStructure::data_symbol(const LoadObjectMap& map, uint64_t address) {
   const MappedObject* mapped = map.find(address, map.latest_epoch());
   if (mapped == nullptr) return std::nullopt;
-  const ObjectId object = object_for(mapped->path);
+  const ObjectId object = object_for(mapped->path, mapped->symbol_file);
   if (symbols_[object] == nullptr) return std::nullopt;
   const auto hit = symbols_[object]->lookup(address - mapped->load_bias);
   if (!hit || !hit->from_symbol_table) return std::nullopt;
@@ -56,11 +60,16 @@ std::optional<std::string> ProgramStructure::data_symbol(const LoadObjectMap& ma
 FunctionId ProgramStructure::function_at(const LoadObjectMap& map, uint32_t epoch, uint64_t pc,
                                          bool is_return_address) {
   const MappedObject* mapped = map.find(pc, epoch);
-  if (mapped == nullptr) return kUnknownFunction;
+  if (mapped == nullptr) {
+    // Generated code the program described (collector_func_load).
+    const DynamicFunction* generated = map.find_dynamic(pc - (is_return_address ? 1 : 0));
+    if (generated == nullptr) return kUnknownFunction;
+    return intern_function(object_for(kDynamicCodeObject), generated->start, generated->name);
+  }
   auto& cache = pc_cache_[mapped];
   const uint64_t key = pc ^ (is_return_address ? 1ull << 63 : 0);
   if (const auto hit = cache.find(key); hit != cache.end()) return hit->second;
-  const ObjectId object = object_for(mapped->path);
+  const ObjectId object = object_for(mapped->path, mapped->symbol_file);
   const uint64_t address = pc - mapped->load_bias - (is_return_address ? 1 : 0);
   FunctionId id = kUnknownFunction;
   if (symbols_[object] != nullptr) {

@@ -55,7 +55,8 @@ class ProgramStructure {
   size_t object_count() const { return objects_.size(); }
 
  private:
-  ObjectId object_for(const std::string& path);
+  // `symbol_file`: where its symbols are read (an archived copy); `path` when empty.
+  ObjectId object_for(const std::string& path, const std::string& symbol_file = "");
   FunctionId intern_function(ObjectId object, uint64_t start, const std::string& mangled);
 
   std::vector<Function> functions_;

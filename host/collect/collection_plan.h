@@ -36,6 +36,8 @@ struct CollectionPlan {
   std::string profile_path;
   std::string follow = "on";  // descendant processes: on, off, all, =REGEX
   std::vector<PlannedPlugin> plugins;
+  RuntimeSettings runtime;  // samples, pause signal, window, size limit, archiving
+  long long origin_ns = 0;  // CLOCK_MONOTONIC when collect started the target: time zero of -t
 };
 
 // Throws ProfileError (with file and line) or UsageError (for flags).

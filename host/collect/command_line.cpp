@@ -45,6 +45,15 @@ CollectRequest parse_command_line(const std::vector<std::string>& args, const st
         }
       }
     }
+    else if (arg == "-S") request.runtime.sample_period_ns = parse_sample_period(take_value(args, i, "-S"));
+    else if (arg == "-l") {
+      const std::string value = take_value(args, i, "-l");
+      request.runtime.sample_signal = value == "off" ? 0 : parse_signal("-l", value);
+    }
+    else if (arg == "-y") parse_pause_signal(take_value(args, i, "-y"), request.runtime);
+    else if (arg == "-t") parse_window(take_value(args, i, "-t"), request.runtime);
+    else if (arg == "-L") request.runtime.size_limit_bytes = parse_size_limit(take_value(args, i, "-L"));
+    else if (arg == "-A") request.runtime.archive = parse_archive_mode(take_value(args, i, "-A"));
     else if (arg == "-n") request.dry_run = true;
     else if (arg == "-V" || arg == "--version") request.show_version = true;
     else if (arg == "--help" || arg == "-help") request.show_help = true;
@@ -53,6 +62,9 @@ CollectRequest parse_command_line(const std::vector<std::string>& args, const st
     else
       throw UsageError("unknown option '" + arg + "'");
   }
+  if (request.runtime.sample_signal != 0 && request.runtime.sample_signal == request.runtime.pause_signal)
+    throw UsageError("-l and -y name the same signal (" + signal_name(request.runtime.sample_signal) +
+                     "); one signal cannot both mark samples and toggle pausing");
   request.target.assign(args.begin() + static_cast<long>(i), args.end());
   if (request.target.empty() && !request.show_version && !request.show_help)
     throw UsageError("no target program given");

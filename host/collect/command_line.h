@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "runtime_settings.h"
+
 namespace lumen::collect {
 
 struct UsageError : std::runtime_error {
@@ -21,6 +23,7 @@ struct CollectRequest {
   std::optional<std::string> directory;                            // -d
   std::vector<std::string> comments;                               // -C, repeatable
   std::string follow = "on";                                       // -F on|off|all|=REGEX
+  RuntimeSettings runtime;                                         // -S -l -y -t -L -A
   bool dry_run = false;                                            // -n
   bool show_version = false;                                       // -V
   bool show_help = false;

@@ -48,6 +48,19 @@ void write_header(const std::filesystem::path& experiment, const ExperimentHeade
   out << YAML::Key << "profile" << YAML::Value << header.plan.profile_path;
   out << YAML::Key << "follow" << YAML::Value << header.plan.follow;
   out << YAML::Key << "lineage" << YAML::Value << "";
+  const RuntimeSettings& r = header.plan.runtime;
+  out << YAML::Key << "sample_period_ns" << YAML::Value << r.sample_period_ns;
+  if (r.sample_signal != 0) out << YAML::Key << "sample_signal" << YAML::Value << signal_name(r.sample_signal);
+  if (r.pause_signal != 0) {
+    out << YAML::Key << "pause_signal" << YAML::Value << signal_name(r.pause_signal);
+    out << YAML::Key << "start_paused" << YAML::Value << r.start_paused;
+  }
+  if (r.window_start_ns != 0 || r.window_end_ns != 0)
+    out << YAML::Key << "window" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "start_ns"
+        << YAML::Value << r.window_start_ns << YAML::Key << "end_ns" << YAML::Value << r.window_end_ns
+        << YAML::EndMap;
+  if (r.size_limit_bytes != 0) out << YAML::Key << "size_limit_bytes" << YAML::Value << r.size_limit_bytes;
+  out << YAML::Key << "archive" << YAML::Value << archive_mode_name(r.archive);
   out << YAML::Key << "plugins" << YAML::Value << YAML::BeginMap;
   for (const PlannedPlugin& p : header.plan.plugins) {
     out << YAML::Key << p.name << YAML::Value << YAML::BeginMap;
@@ -60,6 +73,7 @@ void write_header(const std::filesystem::path& experiment, const ExperimentHeade
   out << YAML::EndMap;
   if (end != nullptr) {
     out << YAML::Key << "end_wall_ns" << YAML::Value << end->end_wall_ns;
+    if (r.size_limit_bytes != 0) out << YAML::Key << "size_limit_reached" << YAML::Value << end->size_limit_reached;
     out << YAML::Key << "target_end" << YAML::Value << YAML::Flow << YAML::BeginMap;
     if (end->exited) {
       out << YAML::Key << "exit_code" << YAML::Value << end->exit_code;

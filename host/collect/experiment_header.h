@@ -16,6 +16,7 @@ struct TargetEnd {
   int exit_code = 0;
   int signal = 0;
   long long end_wall_ns = 0;
+  bool size_limit_reached = false;  // some process of the experiment hit -L
 };
 
 struct ExperimentHeader {

@@ -2,9 +2,11 @@
 #include <time.h>
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <set>
 
+#include "archive_writer.h"
 #include "collection_plan.h"
 #include "command_line.h"
 #include "experiment_directory.h"
@@ -38,6 +40,12 @@ void print_usage(const std::map<std::string, InstalledPlugin>& installed) {
   std::cerr << "; default: default)\n";
   for (const auto& [name, plugin] : installed)
     if (plugin.collector.descriptor->flag.help) std::cerr << "  " << plugin.collector.descriptor->flag.help << "\n";
+  std::cerr << "  -S on|off|SECONDS  periodic samples (default 1 s)\n"
+               "  -l SIGNAL      a sample point whenever the target receives SIGNAL (SIGUSR1, USR1 or a number)\n"
+               "  -y SIGNAL[,r]  SIGNAL toggles pause/resume; starts paused unless ,r\n"
+               "  -t [START-]END record only from START to END seconds (suffix m: minutes)\n"
+               "  -L MB          stop recording when the experiment reaches MB megabytes (the target runs on)\n"
+               "  -A on|off|copy archive the load objects' names and build-ids (copy: the files too; default on)\n";
   std::cerr << "  -o NAME.er     experiment name (default test.1.er, then the next free number)\n"
                "  -d DIR         directory for the experiment\n"
                "  -C COMMENT     comment recorded in the experiment (repeatable)\n"
@@ -64,9 +72,47 @@ void print_plan(const CollectionPlan& plan, const fs::path& experiment, const Co
     for (const auto& [key, value] : p.options) std::cout << "    " << key << ": " << value << "\n";
   }
   std::cout << "descendants: " << plan.follow << "\n";
+  const RuntimeSettings& r = plan.runtime;
+  std::cout << "samples: " << (r.sample_period_ns ? std::to_string(r.sample_period_ns / 1e9) + " s" : "off");
+  if (r.sample_signal) std::cout << ", on " << signal_name(r.sample_signal);
+  std::cout << "\n";
+  if (r.pause_signal)
+    std::cout << "pause/resume: " << signal_name(r.pause_signal) << (r.start_paused ? ", starts paused" : "") << "\n";
+  if (r.window_start_ns || r.window_end_ns)
+    std::cout << "window: " << r.window_start_ns / 1e9 << " s to "
+              << (r.window_end_ns ? std::to_string(r.window_end_ns / 1e9) + " s" : std::string("the end")) << "\n";
+  if (r.size_limit_bytes) std::cout << "size limit: " << r.size_limit_bytes / (1024 * 1024) << " MB\n";
+  std::cout << "archive: " << archive_mode_name(r.archive) << "\n";
   std::cout << "target:";
   for (const std::string& a : request.target) std::cout << " " << a;
   std::cout << "\n";
+}
+
+// Whether any process's log says the size limit stopped its recording.
+bool size_limit_reached(const fs::path& experiment) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(experiment, ec); it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->path().filename() != "collector.log") continue;
+    std::ifstream log(it->path());
+    std::string line;
+    while (std::getline(log, line))
+      if (line.find("event: size_limit_reached") != std::string::npos) return true;
+  }
+  return false;
+}
+
+// -A: what analysis needs of the load objects, once the target is done. A
+// failure is reported; the experiment and the exit status stand.
+void archive_experiment(const fs::path& experiment, ArchiveMode mode) {
+  if (mode == ArchiveMode::off) return;
+  try {
+    for (const auto& report : lumen::archive::write_archives(experiment, mode == ArchiveMode::copy))
+      for (const std::string& missing : report.missing)
+        std::cerr << "collect: " << missing << " was removed before it could be archived\n";
+  } catch (const std::exception& e) {
+    std::cerr << "collect: archiving " << experiment.string() << " failed: " << e.what() << "\n";
+  }
 }
 
 struct StartContext {
@@ -99,7 +145,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     const Profile profile = read_profile(profile_path(request.profile));
-    const CollectionPlan plan = resolve_plan(profile, request, installed);
+    CollectionPlan plan = resolve_plan(profile, request, installed);
     const std::string program = resolve_target(request.target[0]);
     if (program.empty()) throw UsageError("cannot find an executable program '" + request.target[0] + "'");
     if (const std::string obstacle = preload_obstacle(program); !obstacle.empty()) throw UsageError(obstacle);
@@ -109,9 +155,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     const fs::path experiment = create_experiment_directory(wanted);
+    plan.origin_ns = clock_ns(CLOCK_MONOTONIC);
     write_runtime_plan(plan, experiment / "collector.plan");
-    ExperimentHeader header{request.target, request.comments, plan, clock_ns(CLOCK_REALTIME),
-                            clock_ns(CLOCK_MONOTONIC), 0};
+    ExperimentHeader header{request.target, request.comments, plan, clock_ns(CLOCK_REALTIME), plan.origin_ns, 0};
     std::vector<std::string> preload{fs::weakly_canonical(host::runtime_library()).string()};
     for (const PlannedPlugin& p : plan.plugins) preload.push_back(fs::weakly_canonical(p.collector_path).string());
     std::cerr << "collect: recording " << experiment.filename().string() << "\n";
@@ -123,7 +169,9 @@ int main(int argc, char** argv) {
     end.exit_code = end.exited ? WEXITSTATUS(result.wait_status) : 0;
     end.signal = WIFSIGNALED(result.wait_status) ? WTERMSIG(result.wait_status) : 0;
     end.end_wall_ns = clock_ns(CLOCK_REALTIME);
+    end.size_limit_reached = plan.runtime.size_limit_bytes != 0 && size_limit_reached(experiment);
     write_header(experiment, header, &end);
+    archive_experiment(experiment, plan.runtime.archive);
     exit_like(result.wait_status);
   } catch (const UsageError& e) {
     std::cerr << "collect: " << e.what() << "\n";

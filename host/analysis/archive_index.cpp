@@ -1,0 +1,76 @@
+#include "archive_index.h"
+
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <iostream>
+#include <mutex>
+#include <set>
+
+#include "format_error.h"
+
+namespace lumen::analysis {
+
+namespace fs = std::filesystem;
+
+std::string read_build_id(const fs::path& file) {
+  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  elf_version(EV_CURRENT);
+  std::string hex;
+  if (Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
+    const void* bytes = nullptr;
+    const ssize_t length = dwelf_elf_gnu_build_id(elf, &bytes);
+    static const char digits[] = "0123456789abcdef";
+    for (ssize_t i = 0; i < length; ++i) {
+      const auto byte = static_cast<const unsigned char*>(bytes)[i];
+      hex += digits[byte >> 4];
+      hex += digits[byte & 15];
+    }
+    elf_end(elf);
+  }
+  close(fd);
+  return hex;
+}
+
+std::map<std::string, ArchivedObject> read_archive_index(const fs::path& experiment) {
+  std::map<std::string, ArchivedObject> archive;
+  const fs::path index = experiment / kArchiveDirectory / kArchiveIndex;
+  if (!fs::exists(index)) return archive;
+  try {
+    const YAML::Node root = YAML::LoadFile(index.string());
+    for (const YAML::Node& entry : root["objects"]) {
+      ArchivedObject object;
+      object.build_id = entry["build_id"].as<std::string>("");
+      if (const std::string copy = entry["copy"].as<std::string>(""); !copy.empty())
+        object.copy = fs::absolute(experiment / kArchiveDirectory / copy);
+      archive[entry["path"].as<std::string>()] = object;
+    }
+  } catch (const YAML::Exception& e) {
+    throw FormatError(index.string() + ": not an archive index: " + e.what());
+  }
+  return archive;
+}
+
+std::string symbol_file_for(const std::string& path, const std::map<std::string, ArchivedObject>& archive) {
+  const auto entry = archive.find(path);
+  if (entry == archive.end()) return path;
+  const ArchivedObject& archived = entry->second;
+  const bool copied = !archived.copy.empty() && fs::exists(archived.copy);
+  if (!fs::exists(path)) return copied ? archived.copy.string() : path;
+  if (archived.build_id.empty() || read_build_id(path) == archived.build_id) return path;
+  if (copied) return archived.copy.string();
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  const std::lock_guard lock(mutex);
+  if (warned.insert(path).second)
+    std::cerr << "er_print: warning: " << path << " was rebuilt since the experiment was recorded (build-id "
+              << read_build_id(path) << ", recorded " << archived.build_id
+              << ") and the experiment has no copy of it (collect -A copy); its function names may be wrong\n";
+  return path;
+}
+
+}  // namespace lumen::analysis

@@ -1,0 +1,29 @@
+// Writing an experiment's archives/ (see host/analysis/archive_index.h for
+// what a reader does with it): every load object that a recorded stack
+// touched, with its path and build-id, and in copy mode the file itself.
+// collect calls this after the target ended (-A on|copy); er_archive any
+// time later.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace lumen::archive {
+
+struct ArchiveReport {
+  std::filesystem::path experiment;
+  size_t objects = 0;               // listed in the index
+  size_t copied = 0;                // files copied now
+  std::vector<std::string> missing; // touched objects no longer on disk
+};
+
+// Archives `experiment` and, when `descendants`, every sub-experiment in it.
+// Entries already in an index are kept as they are (their build-id is the
+// one the experiment was recorded with); copies are added in copy mode.
+// Throws std::runtime_error when the directory is not an experiment or the
+// index cannot be written.
+std::vector<ArchiveReport> write_archives(const std::filesystem::path& experiment, bool copy_files,
+                                          bool descendants = true);
+
+}  // namespace lumen::archive

@@ -1,0 +1,43 @@
+// er_cp [-q] from.er to.er | er_cp [-q] experiment... directory: copies
+// experiments, descendants and archives included. A new name must end in
+// .er and must not exist; into a directory, each keeps its own name.
+#include <filesystem>
+#include <iostream>
+
+#include "experiment_files.h"
+
+namespace fs = std::filesystem;
+using namespace lumen::er_tools;
+
+int main(int argc, char** argv) {
+  const std::string usage = "er_cp [-q] from.er to.er | er_cp [-q] experiment... directory";
+  ToolOptions options;
+  try {
+    if (!parse_tool_options("er_cp", usage, argc, argv, options)) return 0;
+    if (options.operands.size() < 2) throw ToolError("er_cp needs a source and a destination\nusage: " + usage);
+  } catch (const ToolError& e) {
+    std::cerr << "er_cp: " << e.what() << "\n";
+    return 2;
+  }
+  const fs::path destination = options.operands.back();
+  const bool into_directory = fs::is_directory(destination) && destination.extension() != ".er";
+  if (!into_directory && options.operands.size() > 2) {
+    std::cerr << "er_cp: '" << destination.string() << "' is not a directory to copy several experiments into\n";
+    return 2;
+  }
+  int status = 0;
+  for (size_t i = 0; i + 1 < options.operands.size(); ++i) {
+    const fs::path from = options.operands[i];
+    try {
+      require_experiment(from);
+      const fs::path to = into_directory ? destination / fs::path(from).lexically_normal().filename() : destination;
+      require_new_experiment_name(to);
+      fs::copy(from, to, fs::copy_options::recursive);
+      if (!options.quiet) std::cout << "copied " << from.string() << " to " << to.string() << "\n";
+    } catch (const std::exception& e) {
+      std::cerr << "er_cp: " << e.what() << "\n";
+      status = 1;
+    }
+  }
+  return status;
+}

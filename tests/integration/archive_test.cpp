@@ -1,0 +1,96 @@
+// Archives: with collect -A copy (or er_archive afterwards), er_print names
+// the same functions after the program was deleted or rebuilt; without a
+// copy, a rebuilt program is reported.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "lumen_commands.h"
+
+namespace lumen::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A private copy of a target, so the test may delete or replace it.
+fs::path private_program(const TempDir& dir, const std::string& target) {
+  const fs::path program = dir.path() / "app";
+  fs::copy_file(target_dir() / target, program, fs::copy_options::overwrite_existing);
+  return program;
+}
+
+ProcessResult collect_program(const TempDir& dir, const std::vector<std::string>& flags, const fs::path& program) {
+  std::vector<std::string> argv{(bin_dir() / "collect").string(), "-o", "run.er", "-d", dir.path().string()};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {program.string(), "0.3"});
+  return run_process(argv);
+}
+
+ProcessResult er_print_functions(const fs::path& experiment) {
+  return run_process({(bin_dir() / "er_print").string(), "--format=json", "-metrics", "e.user:name", "-functions",
+                      experiment.string()});
+}
+
+// The functions of the program itself that have samples.
+std::set<std::string> spin_functions(const ProcessResult& r) {
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> names;
+  for (const auto& [name, values] : rows_by_name(nlohmann::json::parse(r.out)))
+    if (name.rfind("spin_", 0) == 0 && values.at("e.user").get<double>() > 0) names.insert(name);
+  return names;
+}
+
+const std::set<std::string> kSpinFunctions = {"spin_main", "spin_a", "spin_b", "spin_c"};
+
+TEST(Archives, CopiedProgramStillNamesItsFunctionsAfterItIsDeletedOrRebuilt) {
+  TempDir dir;
+  const fs::path program = private_program(dir, "threads_target");
+  ASSERT_EQ(collect_program(dir, {"-A", "copy"}, program).exit_code, 0);
+  const fs::path experiment = dir.path() / "run.er";
+  EXPECT_TRUE(fs::exists(experiment / "archives" / "index.yaml"));
+  EXPECT_EQ(spin_functions(er_print_functions(experiment)), kSpinFunctions);
+
+  fs::remove(program);
+  EXPECT_EQ(spin_functions(er_print_functions(experiment)), kSpinFunctions) << "after deleting the program";
+
+  // "Rebuilt": another program at the same path, with another build-id.
+  private_program(dir, "recursive_target");
+  const ProcessResult rebuilt = er_print_functions(experiment);
+  EXPECT_EQ(spin_functions(rebuilt), kSpinFunctions) << "after replacing the program";
+  EXPECT_EQ(rebuilt.err.find("rebuilt"), std::string::npos) << rebuilt.err;
+}
+
+TEST(Archives, WithoutACopyARebuiltProgramIsReported) {
+  TempDir dir;
+  const fs::path program = private_program(dir, "threads_target");
+  ASSERT_EQ(collect_program(dir, {}, program).exit_code, 0);  // -A on is the default
+  const fs::path experiment = dir.path() / "run.er";
+  EXPECT_EQ(spin_functions(er_print_functions(experiment)), kSpinFunctions);
+  private_program(dir, "recursive_target");
+  const ProcessResult rebuilt = er_print_functions(experiment);
+  EXPECT_NE(rebuilt.err.find(program.string() + " was rebuilt since the experiment was recorded"), std::string::npos)
+      << rebuilt.err;
+}
+
+TEST(Archives, ErArchiveAfterwardsMakesTheExperimentOutliveTheProgram) {
+  TempDir dir;
+  const fs::path program = private_program(dir, "threads_target");
+  ASSERT_EQ(collect_program(dir, {"-A", "off"}, program).exit_code, 0);
+  const fs::path experiment = dir.path() / "run.er";
+  EXPECT_FALSE(fs::exists(experiment / "archives"));
+  const ProcessResult archived = run_process({(bin_dir() / "er_archive").string(), experiment.string()});
+  ASSERT_EQ(archived.exit_code, 0) << archived.err;
+  EXPECT_NE(archived.out.find("copied"), std::string::npos) << archived.out;
+  fs::remove(program);
+  EXPECT_EQ(spin_functions(er_print_functions(experiment)), kSpinFunctions);
+}
+
+TEST(Archives, ErArchiveRefusesWhatIsNotAnExperiment) {
+  TempDir dir;
+  const ProcessResult r = run_process({(bin_dir() / "er_archive").string(), dir.path().string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("is not an experiment"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace lumen::test

@@ -1,0 +1,112 @@
+/* What collect's -S, -l, -y, -t and -L control, done by a program that
+ * measures itself. Usage: collection_control_target MODE [ARG]
+ *   run SECONDS     burn CPU for SECONDS of wall time (periodic samples)
+ *   signals N       send itself SIGUSR1 N times (collect -l USR1)
+ *   pause           SIGUSR2 twice: paused_before_work, resumed_work,
+ *                   paused_after_work (collect -y USR2)
+ *   window          early_work until 0.5 s, window_work until 2.3 s,
+ *                   late_work until 2.8 s after main starts (collect -t)
+ *   threads N       N threads each burning 40 ms of CPU (collect -L)
+ * Truth: {"functions": {...}, "wall_seconds": ..., "signals_sent": ...,
+ * "window_work_cpu_per_wall": ...}. */
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "truth.h"
+
+#define NOINLINE __attribute__((noinline))
+
+static double wall_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double main_started;
+
+/* Burns CPU in the caller until `until` seconds after main started. */
+static void burn_until(double until) {
+  while (wall_seconds() - main_started < until) burn_cpu(0.002);
+}
+
+#define TIMED_WORK(name, body)                   \
+  NOINLINE void name(double arg) {               \
+    const double t0 = thread_cpu_seconds();      \
+    body;                                        \
+    truth_add(#name, thread_cpu_seconds() - t0); \
+  }
+
+TIMED_WORK(steady_work, burn_until(arg))
+TIMED_WORK(paused_before_work, burn_cpu(arg))
+TIMED_WORK(resumed_work, burn_cpu(arg))
+TIMED_WORK(paused_after_work, burn_cpu(arg))
+TIMED_WORK(early_work, burn_until(arg))
+TIMED_WORK(late_work, burn_until(arg))
+TIMED_WORK(thread_work, burn_cpu(arg))
+
+static double window_cpu_per_wall;
+NOINLINE void window_work(double until) {
+  const double t0 = thread_cpu_seconds(), w0 = wall_seconds();
+  burn_until(until);
+  const double cpu = thread_cpu_seconds() - t0;
+  truth_add("window_work", cpu);
+  window_cpu_per_wall = cpu / (wall_seconds() - w0);
+}
+
+static void* burning_thread(void* arg) {
+  (void)arg;
+  thread_work(0.04);
+  return NULL;
+}
+
+static void write_truth(int signals_sent) {
+  const char* path = getenv("LUMEN_TEST_TRUTH");
+  if (path == NULL) return;
+  FILE* f = fopen(path, "w");
+  if (f == NULL) return;
+  fprintf(f, "{\"functions\": {");
+  for (int i = 0; i < truth_count; ++i)
+    fprintf(f, "%s\"%s\": %.6f", i ? ", " : "", truth_entries[i].name, truth_entries[i].seconds);
+  fprintf(f, "}, \"wall_seconds\": %.6f, \"signals_sent\": %d, \"window_work_cpu_per_wall\": %.6f}\n",
+          wall_seconds() - main_started, signals_sent, window_cpu_per_wall);
+  fclose(f);
+}
+
+int main(int argc, char** argv) {
+  main_started = wall_seconds();
+  const char* mode = argc > 1 ? argv[1] : "";
+  const double arg = argc > 2 ? atof(argv[2]) : 0;
+  int signals_sent = 0;
+  if (strcmp(mode, "run") == 0) {
+    steady_work(arg);
+  } else if (strcmp(mode, "signals") == 0) {
+    for (int i = 0; i < (int)arg; ++i) {
+      burn_cpu(0.001);
+      raise(SIGUSR1); /* handled before raise returns */
+      ++signals_sent;
+    }
+  } else if (strcmp(mode, "pause") == 0) {
+    paused_before_work(0.3);
+    raise(SIGUSR2);
+    resumed_work(0.5);
+    raise(SIGUSR2);
+    paused_after_work(0.3);
+  } else if (strcmp(mode, "window") == 0) {
+    early_work(0.5);
+    window_work(2.3);
+    late_work(2.8);
+  } else if (strcmp(mode, "threads") == 0) {
+    for (int i = 0; i < (int)arg; ++i) {
+      pthread_t thread;
+      pthread_create(&thread, NULL, burning_thread, NULL);
+      pthread_join(thread, NULL);
+    }
+  } else {
+    fprintf(stderr, "usage: collection_control_target run|signals|pause|window|threads [ARG]\n");
+    return 2;
+  }
+  write_truth(signals_sent);
+  printf("collection_control_target %s done\n", mode);
+  return 0;
+}
