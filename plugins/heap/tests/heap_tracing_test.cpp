@@ -379,6 +379,19 @@ TEST(HeapWithClock, HeapCountsStayExactBesideClockProfiling) {
   EXPECT_TRUE(rows.at("<Total>").contains("i.user"));
 }
 
+// SIGPROF every millisecond of each thread's CPU time lands inside the
+// interposers and the recording too; the counts stay exact.
+TEST(HeapWithClock, ThreadsStayExactUnderOneMillisecondProfiling) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-p", "hi", "-H", "on"}, heap_target("heap_threads_target"), {"4", "20000"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const auto rows =
+      rows_by_name(er_print_json({"-metrics", std::string("i.user:") + kHeapMetrics, "-functions"}, c.experiment));
+  for (const char* function : {"pool_allocate", "pool_churn"})
+    expect_function_equals_truth(rows, function, c.truth.at("functions").at(function), "e.");
+  EXPECT_GT(value(rows, "<Total>", "i.user"), 0.0);
+}
+
 TEST(HeapProfile, ShippedProfileTracesTheHeap) {
   TempDir dir;
   const Collection c = collect(dir, {"--profile", "heap"}, heap_target("heap_allocators_target"));
