@@ -8,6 +8,7 @@
 
 #include "archive_writer.h"
 #include "collection_plan.h"
+#include "collector_variants.h"
 #include "command_line.h"
 #include "experiment_directory.h"
 #include "experiment_header.h"
@@ -149,6 +150,7 @@ int main(int argc, char** argv) {
     const std::string program = resolve_target(request.target[0]);
     if (program.empty()) throw UsageError("cannot find an executable program '" + request.target[0] + "'");
     if (const std::string obstacle = preload_obstacle(program); !obstacle.empty()) throw UsageError(obstacle);
+    choose_collector_variants(plan, program, request.target);
     const fs::path wanted = choose_experiment_path(request.experiment_name, request.directory);
     if (request.dry_run) {
       print_plan(plan, wanted, request);
