@@ -5,9 +5,12 @@
  * argv[1]/rank<N>.json. Needs an even number of ranks (2 or 4 in the tests).
  *
  * Optional argv[2]: "abort" makes the last rank call MPI_Abort after the
- * ring phase, once the other ranks have written their truth; they then
- * wait in a barrier the aborting rank never reaches, and die with the job. */
+ * ring phase and a barrier, once the other ranks have written their truth
+ * (which they do after the barrier returned, so after its record was
+ * written); they then wait in a receive that never completes, and die with
+ * the job. */
 #include <mpi.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,6 +172,33 @@ __attribute__((noinline)) static void collective_phase(void) {
   truth_call("MPI_Barrier");
 }
 
+static int file_exists(const char* path) {
+  FILE* f = fopen(path, "r");
+  if (f == NULL) return 0;
+  fclose(f);
+  return 1;
+}
+
+__attribute__((noinline)) static void abort_phase(const char* truth_dir) {
+  truth_call("MPI_Barrier"); /* counted before: the truth is written after it returns */
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank != size - 1) {
+    truth_write(truth_dir, rank, size);
+    int never;
+    MPI_Recv(&never, 1, MPI_INT, size - 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return;
+  }
+  /* Wait for the others' accounts (written atomically) before aborting. */
+  for (int other = 0; other < size - 1; ++other) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rank%d.json", truth_dir, other);
+    while (!file_exists(path)) sched_yield();
+  }
+  truth_call("MPI_Abort");
+  truth_write(truth_dir, rank, size);
+  MPI_Abort(MPI_COMM_WORLD, 3);
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) return 2;
   MPI_Init(&argc, &argv);
@@ -181,15 +211,7 @@ int main(int argc, char** argv) {
   const int abort_last = argc > 2 && strcmp(argv[2], "abort") == 0;
 
   ring_phase();
-  if (abort_last) {
-    if (rank == size - 1) {
-      truth_call("MPI_Abort");
-      truth_write(argv[1], rank, size);
-      MPI_Abort(MPI_COMM_WORLD, 3);
-    }
-    truth_write(argv[1], rank, size);
-    MPI_Barrier(MPI_COMM_WORLD); /* never completes: the last rank aborts the job */
-  }
+  if (abort_last) abort_phase(argv[1]);
   all_to_all_phase();
   persistent_phase();
   sendrecv_phase();

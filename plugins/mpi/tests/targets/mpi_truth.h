@@ -1,7 +1,8 @@
 /* What an MPI test target knows of its own MPI calls, by Oracle's counting
  * rules: per MPI function the calls made, the point-to-point sends started
  * and their bytes (count x type size), the receives completed and their
- * bytes; per destination the messages and bytes sent. Each rank writes its
+ * bytes, and the calls that did neither; per destination the messages and
+ * bytes sent. Each rank writes its
  * account to TRUTH_DIR/rank<N>.json at the end. */
 #ifndef LUMEN_MPI_TRUTH_H
 #define LUMEN_MPI_TRUTH_H
@@ -15,12 +16,15 @@
 struct truth_function {
   const char* name;
   long long calls, sends, bytes_sent, receives, bytes_received;
+  long long message_calls; /* calls that sent or received at least one message */
 };
 
 static struct truth_function truth_functions[TRUTH_MAX_FUNCTIONS];
 static int truth_function_count;
 static long long truth_sent_messages[TRUTH_MAX_RANKS];
 static long long truth_sent_bytes[TRUTH_MAX_RANKS];
+static struct truth_function* truth_last_call;
+static int truth_last_call_had_message;
 
 static struct truth_function* truth_function_named(const char* name) {
   for (int i = 0; i < truth_function_count; ++i)
@@ -30,11 +34,22 @@ static struct truth_function* truth_function_named(const char* name) {
   return f;
 }
 
-/* One call of `name`, after it returned. */
-static void truth_call(const char* name) { truth_function_named(name)->calls += 1; }
+/* One call of `name`, after it returned; its messages follow. */
+static void truth_call(const char* name) {
+  truth_last_call = truth_function_named(name);
+  truth_last_call->calls += 1;
+  truth_last_call_had_message = 0;
+}
+static void truth_message_of_last_call(struct truth_function* f) {
+  if (f == truth_last_call && !truth_last_call_had_message) {
+    f->message_calls += 1;
+    truth_last_call_had_message = 1;
+  }
+}
 /* A send `name` started to world rank `to`. */
 static void truth_send(const char* name, int to, long long bytes) {
   struct truth_function* f = truth_function_named(name);
+  truth_message_of_last_call(f);
   f->sends += 1;
   f->bytes_sent += bytes;
   truth_sent_messages[to] += 1;
@@ -43,21 +58,25 @@ static void truth_send(const char* name, int to, long long bytes) {
 /* A receive `name` completed. */
 static void truth_receive(const char* name, long long bytes) {
   struct truth_function* f = truth_function_named(name);
+  truth_message_of_last_call(f);
   f->receives += 1;
   f->bytes_received += bytes;
 }
 
 static void truth_write(const char* dir, int rank, int size) {
-  char path[4096];
+  /* Written under a temporary name and renamed: a reader sees all or nothing. */
+  char path[4096], temporary[4200];
   snprintf(path, sizeof path, "%s/rank%d.json", dir, rank);
-  FILE* out = fopen(path, "w");
+  snprintf(temporary, sizeof temporary, "%s.tmp", path);
+  FILE* out = fopen(temporary, "w");
   if (out == NULL) return;
   fprintf(out, "{\"rank\": %d, \"size\": %d, \"functions\": {", rank, size);
   for (int i = 0; i < truth_function_count; ++i) {
     const struct truth_function* f = &truth_functions[i];
     fprintf(out, "%s\"%s\": {\"calls\": %lld, \"sends\": %lld, \"bytes_sent\": %lld, \"receives\": %lld, "
-                 "\"bytes_received\": %lld}",
-            i ? ", " : "", f->name, f->calls, f->sends, f->bytes_sent, f->receives, f->bytes_received);
+                 "\"bytes_received\": %lld, \"other\": %lld}",
+            i ? ", " : "", f->name, f->calls, f->sends, f->bytes_sent, f->receives, f->bytes_received,
+            f->calls - f->message_calls);
   }
   fprintf(out, "}, \"sent_to\": {");
   int first = 1;
@@ -69,6 +88,7 @@ static void truth_write(const char* dir, int rank, int size) {
   }
   fprintf(out, "}}\n");
   fclose(out);
+  rename(temporary, path);
 }
 
 #endif
