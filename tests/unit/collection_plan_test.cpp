@@ -2,6 +2,8 @@
 // clock plugin from the build tree; and loading plugin halves.
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include "collection_plan.h"
 #include "test_support.h"
 
@@ -143,8 +145,31 @@ TEST_F(Plan, WritesTheRuntimePlan) {
   const CollectionPlan plan = resolve(profile(kDefaultProfile), {{"p", "hi"}});
   collect::write_runtime_plan(plan, dir_ / "collector.plan");
   EXPECT_EQ(read_text(dir_ / "collector.plan"),
-            "lumen-plan 1\nfollow on\nplugin clock " + kClockCollector.string() + "\noption interval 1000000\n");
+            "lumen-plan 1\nfollow on\nsamples 1000000000\norigin_ns 0\nplugin clock " + kClockCollector.string() +
+                "\noption interval 1000000\n");
   EXPECT_THROW(collect::write_runtime_plan(plan, dir_ / "missing" / "collector.plan"), std::runtime_error);
+}
+
+TEST_F(Plan, RuntimeSettingsComeFromTheRequest) {
+  CollectRequest request;
+  request.target = {"prog"};
+  request.runtime.sample_period_ns = 250'000'000;
+  request.runtime.sample_signal = SIGUSR1;
+  request.runtime.pause_signal = SIGUSR2;
+  request.runtime.start_paused = true;
+  request.runtime.window_start_ns = 2'000'000'000;
+  request.runtime.window_end_ns = 5'000'000'000;
+  request.runtime.size_limit_bytes = 3 << 20;
+  CollectionPlan plan = collect::resolve_plan(profile(kDefaultProfile), request, *installed_);
+  plan.origin_ns = 42;
+  collect::write_runtime_plan(plan, dir_ / "collector.plan");
+  const std::string text = read_text(dir_ / "collector.plan");
+  EXPECT_CONTAINS(text, "\nsamples 250000000\n");
+  EXPECT_CONTAINS(text, "\nsample_signal " + std::to_string(SIGUSR1) + "\n");
+  EXPECT_CONTAINS(text, "\npause_signal " + std::to_string(SIGUSR2) + " paused\n");
+  EXPECT_CONTAINS(text, "\nwindow 2000000000 5000000000\n");
+  EXPECT_CONTAINS(text, "\norigin_ns 42\n");
+  EXPECT_CONTAINS(text, "\nsize_limit 3145728\n");
 }
 
 TEST_F(Plan, FollowComesFromTheRequest) {
