@@ -13,6 +13,7 @@ packages=(
   libopenmpi-dev openmpi-bin            # MPI tracing: collector half and tests for Open MPI
   libmpich-dev mpich                    # MPI tracing: collector half and tests for MPICH
   libotf2-trace-dev otf2-tools           # MPI tracing: OTF2 export, read back with otf2-print
+  libpfm4-dev                            # hardware counters: raw PMU event names (collect -h)
   heaptrack time                         # heap tracing benchmark: the tool compared with, and CPU times
 )
 missing=()

@@ -2,6 +2,7 @@
 
 #include <lumen/record_format.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "data_file_reader.h"
@@ -62,6 +63,22 @@ std::vector<YAML::Node> read_log(const fs::path& experiment) {
   return entries;
 }
 
+// A plugin whose metrics depend on its options learns them from the
+// experiment (analysis_plugin.h, LUMEN_ANALYSIS_CONFIGURE).
+void configure_plugin(const host::AnalysisHalf& half, const fs::path& experiment, const YAML::Node& options) {
+  if (!half.library.has(LUMEN_ANALYSIS_CONFIGURE)) return;
+  std::vector<std::pair<std::string, std::string>> texts;
+  if (options && options.IsMap())
+    for (const auto& o : options) texts.emplace_back(o.first.as<std::string>(), o.second.as<std::string>());
+  std::vector<lumen_option_value> values;
+  for (const auto& [key, value] : texts) values.push_back({key.c_str(), value.c_str()});
+  char error[512] = "";
+  const auto configure = half.library.get<int(const char*, const lumen_option_value*, size_t, char*, size_t)>(
+      LUMEN_ANALYSIS_CONFIGURE);
+  if (configure(experiment.c_str(), values.data(), values.size(), error, sizeof error) != 0)
+    throw FormatError(error);
+}
+
 }  // namespace
 
 Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins, MetricRegistry& registry)
@@ -78,6 +95,7 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins, Met
         warnings_.push_back("no installed plugin '" + name + "' reads the data file '" + data_file + "'; it is skipped");
         continue;
       }
+      configure_plugin(*half, path, entry.second["options"]);
       const size_t base = registry.add_plugin(name, half->descriptor->metrics, half->descriptor->metric_count);
       data_files_.push_back({name, data_file, half, base});
     }
@@ -95,10 +113,18 @@ void Experiment::for_each_event(const std::function<void(const DataFile&, const 
     struct Context {
       const DataFile* file;
       const std::function<void(const DataFile&, const lumen_event&)>* visit;
-    } context{&file, &visit};
-    const lumen_event_sink sink{&context, [](void* opaque, const lumen_event* event) {
+      std::vector<std::string>* artificial;
+    } context{&file, &visit, &artificial_functions_};
+    const lumen_event_sink sink{&context,
+                                [](void* opaque, const lumen_event* event) {
                                   auto* c = static_cast<Context*>(opaque);
                                   (*c->visit)(*c->file, *event);
+                                },
+                                [](void* opaque, const char* function) -> uint64_t {
+                                  auto& names = *static_cast<Context*>(opaque)->artificial;
+                                  auto found = std::find(names.begin(), names.end(), function);
+                                  if (found == names.end()) found = names.insert(names.end(), function);
+                                  return kArtificialStackBase + static_cast<uint64_t>(found - names.begin());
                                 }};
     const lumen_analysis_descriptor& d = *file.half->descriptor;
     void* state = d.decoder_begin ? d.decoder_begin() : nullptr;

@@ -31,6 +31,13 @@ class AnalysisPlugins {
   std::map<std::string, std::shared_ptr<host::AnalysisHalf>> halves_;
 };
 
+// Stack ids a decoder obtained from lumen_event_sink.artificial_stack: far
+// above any recorded stack id (those are bounded by the stacks file's size).
+inline constexpr uint64_t kArtificialStackBase = 0xffffffff00000000ull;
+inline bool is_artificial_stack(uint64_t stack_id) {
+  return stack_id >= kArtificialStackBase && stack_id != UINT64_MAX;
+}
+
 struct DataFile {
   std::string plugin;
   std::string name;
@@ -51,6 +58,11 @@ class Experiment {
   const std::vector<DataFile>& data_files() const { return data_files_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
 
+  // The artificial function an artificial stack id stands for.
+  const std::string& artificial_function(uint64_t stack_id) const {
+    return artificial_functions_.at(stack_id - kArtificialStackBase);
+  }
+
   // Decodes every event of every data file, in file order.
   void for_each_event(const std::function<void(const DataFile&, const lumen_event&)>& visit) const;
 
@@ -62,6 +74,7 @@ class Experiment {
   LoadObjectMap loadobjects_;
   std::vector<DataFile> data_files_;
   std::vector<std::string> warnings_;
+  mutable std::vector<std::string> artificial_functions_;  // by id - kArtificialStackBase
 };
 
 }  // namespace lumen::analysis

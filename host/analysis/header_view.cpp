@@ -71,6 +71,11 @@ std::vector<Field> fields_of(const Experiment& e) {
   for (const YAML::Node& entry : e.log())
     if (entry["event"] && entry["event"].as<std::string>() == "end")
       add("dropped_records", "Records dropped", entry["dropped_records"].as<std::string>("0"), true);
+  // What plugins noted at start (e.g. the sync threshold they settled on).
+  size_t notes = 0;
+  for (const YAML::Node& entry : e.log())
+    if (entry["event"] && entry["event"].as<std::string>() == "note")
+      add("note" + std::to_string(++notes), "Note", entry["text"].as<std::string>(""));
   for (size_t i = 0; i < e.warnings().size(); ++i) add("warning" + std::to_string(i + 1), "Warning", e.warnings()[i]);
   return fields;
 }

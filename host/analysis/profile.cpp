@@ -58,7 +58,9 @@ Profile::Profile(const std::vector<std::unique_ptr<Experiment>>& experiments, co
       const bool is_return = i > 0 || (flags & LUMEN_STACK_LEAF_IS_RETURN) != 0;
       function_frames.push_back(structure.function_at(experiment.loadobjects(), key.epoch, pcs[i], is_return));
     }
-    if (pcs.empty()) function_frames.push_back(kUnknownFunction);
+    if (is_artificial_stack(key.stack_id))
+      function_frames.push_back(structure.artificial_function(experiment.artificial_function(key.stack_id)));
+    else if (pcs.empty()) function_frames.push_back(kUnknownFunction);
     if ((flags & LUMEN_STACK_TRUNCATED) != 0) function_frames.push_back(kTruncatedFunction);
     // Consecutive frames in one object are one visit to it.
     for (const FunctionId f : function_frames) {

@@ -47,6 +47,17 @@ FunctionId ProgramStructure::intern_function(ObjectId object, uint64_t start, co
   return id;
 }
 
+FunctionId ProgramStructure::artificial_function(const std::string& name) {
+  const auto [it, inserted] = artificial_ids_.try_emplace(name, static_cast<FunctionId>(functions_.size()));
+  if (inserted) {
+    Function f;
+    f.name = name;
+    f.mangled_name = name;
+    functions_.push_back(f);
+  }
+  return it->second;
+}
+
 std::optional<std::string> ProgramStructure::data_symbol(const LoadObjectMap& map, uint64_t address) {
   const MappedObject* mapped = map.find(address, map.latest_epoch());
   if (mapped == nullptr) return std::nullopt;

@@ -49,6 +49,10 @@ class ProgramStructure {
   // mapped at the end of the experiment, demangled; empty when none does.
   std::optional<std::string> data_symbol(const LoadObjectMap& map, uint64_t address);
 
+  // The artificial function of this name (collector_final_counters, ...),
+  // named by a decoder for counts that no recorded stack explains.
+  FunctionId artificial_function(const std::string& name);
+
   const Function& function(FunctionId id) const { return functions_[id]; }
   const LoadObject& object(ObjectId id) const { return objects_[id]; }
   size_t function_count() const { return functions_.size(); }
@@ -64,6 +68,7 @@ class ProgramStructure {
   std::unordered_map<std::string, ObjectId> object_ids_;
   std::vector<std::unique_ptr<ObjectSymbols>> symbols_;  // by ObjectId
   std::map<std::pair<ObjectId, uint64_t>, FunctionId> function_ids_;
+  std::map<std::string, FunctionId> artificial_ids_;
   std::unordered_map<const MappedObject*, std::unordered_map<uint64_t, FunctionId>> pc_cache_;
 };
 

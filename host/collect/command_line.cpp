@@ -57,6 +57,8 @@ CollectRequest parse_command_line(const std::vector<std::string>& args, const st
     else if (arg == "-n") request.dry_run = true;
     else if (arg == "-V" || arg == "--version") request.show_version = true;
     else if (arg == "--help" || arg == "-help") request.show_help = true;
+    else if (arg.size() >= 2 && plugin_flags.count(arg.substr(1)) != 0 && i + 1 == args.size())
+      request.describe_flag = arg.substr(1);
     else if (arg.size() >= 2 && plugin_flags.count(arg.substr(1)) != 0)
       request.plugin_flags.emplace_back(arg.substr(1), take_value(args, i, arg));
     else
@@ -66,7 +68,8 @@ CollectRequest parse_command_line(const std::vector<std::string>& args, const st
     throw UsageError("-l and -y name the same signal (" + signal_name(request.runtime.sample_signal) +
                      "); one signal cannot both mark samples and toggle pausing");
   request.target.assign(args.begin() + static_cast<long>(i), args.end());
-  if (request.target.empty() && !request.show_version && !request.show_help)
+  if (request.target.empty() && !request.show_version && !request.show_help &&
+      request.describe_flag.empty())
     throw UsageError("no target program given");
   return request;
 }

@@ -27,6 +27,7 @@ struct CollectRequest {
   bool dry_run = false;                                            // -n
   bool show_version = false;                                       // -V
   bool show_help = false;
+  std::string describe_flag;  // a plugin's flag given last, without a value ("collect -h"): list its values
   std::vector<std::string> target;
 };
 

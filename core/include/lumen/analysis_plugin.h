@@ -29,6 +29,11 @@ typedef struct lumen_event {
 typedef struct lumen_event_sink {
   void* context;
   void (*emit)(void* context, const lumen_event* event);
+  /* A stack id standing for a one-frame stack of the artificial function
+   * `function` (e.g. "collector_final_counters": counts no recorded stack
+   * explains), to put in lumen_event.stack_id. The same name gives the same
+   * id within an experiment. Added in ABI version 2. */
+  uint64_t (*artificial_stack)(void* context, const char* function);
 } lumen_event_sink;
 
 /* ---- views a plugin adds to er_print (e.g. -leaks, -syncobjects) ---- */
@@ -99,6 +104,20 @@ typedef struct lumen_analysis_descriptor {
 } lumen_analysis_descriptor;
 
 typedef const lumen_analysis_descriptor* (*lumen_analysis_factory)(void);
+
+/* Optional, for a plugin whose metrics depend on how it collected (one
+ * metric per hardware counter): the analysis half exports
+ *   int lumen_analysis_configure(const char* experiment,
+ *                                const lumen_option_value* options, size_t option_count,
+ *                                char* error, size_t error_size);
+ * er_print calls it with each experiment's directory and the canonical
+ * options the experiment recorded for the plugin, before it reads the
+ * descriptor's metrics; the plugin then declares that experiment's metrics
+ * in its descriptor. Returns 0, or non-zero with a message in `error` (e.g.
+ * experiments of one session that collected different counters). */
+#define LUMEN_ANALYSIS_CONFIGURE "lumen_analysis_configure"
+typedef int (*lumen_analysis_configure_fn)(const char* experiment, const lumen_option_value* options,
+                                           size_t option_count, char* error, size_t error_size);
 
 #ifdef __cplusplus
 }

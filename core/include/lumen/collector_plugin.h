@@ -106,6 +106,27 @@ typedef struct lumen_collector_descriptor {
 
 typedef const lumen_collector_descriptor* (*lumen_collector_factory)(void);
 
+/* Optional: services a collector half offers to collect itself, in collect's
+ * process before the target starts (never in the target). A plugin that has
+ * any exports
+ *   const lumen_collector_hooks* lumen_collector_host_hooks(void);
+ * Plugins without it are treated as if every hook were NULL. */
+#define LUMEN_COLLECTOR_HOST_HOOKS "lumen_collector_host_hooks"
+
+typedef struct lumen_collector_hooks {
+  uint32_t abi_version; /* LUMEN_PLUGIN_ABI_VERSION */
+  /* Checks the plugin's canonical options against this machine (e.g. that
+   * a hardware counter exists). Returns 0, or non-zero with a message in
+   * `error`: collect then refuses to start the target, printing it. May be
+   * NULL. */
+  int (*check)(const lumen_option_value* options, size_t option_count, char* error, size_t error_size);
+  /* What the plugin's collect flag accepts here, for the flag given without
+   * a value ("collect -h" alone): calls `line` once per line. May be NULL. */
+  void (*describe_values)(void (*line)(void* context, const char* text), void* context);
+} lumen_collector_hooks;
+
+typedef const lumen_collector_hooks* (*lumen_collector_hooks_factory)(void);
+
 #ifdef __cplusplus
 }
 #endif

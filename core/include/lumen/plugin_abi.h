@@ -21,7 +21,8 @@
 extern "C" {
 #endif
 
-#define LUMEN_PLUGIN_ABI_VERSION 1u
+/* 2: lumen_event_sink.artificial_stack. */
+#define LUMEN_PLUGIN_ABI_VERSION 2u
 
 #define LUMEN_COLLECTOR_FACTORY "lumen_collector_plugin"
 #define LUMEN_ANALYSIS_FACTORY "lumen_analysis_plugin"

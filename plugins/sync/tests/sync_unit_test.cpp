@@ -63,9 +63,11 @@ class SyncDecoder : public ::testing::Test {
   // Decodes one record; returns the decoder's status and collects events.
   int decode(uint16_t kind, const void* payload, uint16_t bytes) {
     char error[256] = "";
-    lumen_event_sink sink{&events_, [](void* context, const lumen_event* e) {
+    lumen_event_sink sink{&events_,
+                          [](void* context, const lumen_event* e) {
                             static_cast<std::vector<lumen_event>*>(context)->push_back(*e);
-                          }};
+                          },
+                          nullptr};  // the sync decoder names no artificial function
     void* state = plugin_->decoder_begin ? plugin_->decoder_begin() : nullptr;
     const int rc = plugin_->decode(state, kind, payload, bytes, &sink, error, sizeof error);
     if (plugin_->decoder_end) plugin_->decoder_end(state, &sink, error, sizeof error);

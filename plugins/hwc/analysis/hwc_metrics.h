@@ -1,0 +1,27 @@
+// The hwc plugin's metrics for one experiment: one per counter collected,
+// keyword = the counter's name; a cycle counter also as time at the CPU's
+// clock rate. Derived from the -h option the experiment recorded.
+#pragma once
+
+#include <lumen/plugin_abi.h>
+
+#include <string>
+#include <vector>
+
+namespace lumen::hwc {
+
+struct CounterMetrics {
+  std::vector<std::string> keywords;  // storage the descriptor's metrics point into
+  std::vector<std::string> titles;
+  std::vector<std::string> descriptions;
+  std::vector<lumen_metric_def> metrics;
+  // For counter i: its count metric, and its time metric or -1.
+  std::vector<int> count_metric;
+  std::vector<int> time_metric;
+  double clock_mhz = 0;
+};
+
+// Returns "" and fills `out`, or what is wrong with the counter list.
+std::string counter_metrics(const std::string& counters_option, double clock_mhz, CounterMetrics* out);
+
+}  // namespace lumen::hwc

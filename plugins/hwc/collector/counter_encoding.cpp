@@ -1,0 +1,175 @@
+#include "counter_encoding.h"
+
+#include <perfmon/pfmlib_perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+namespace lumen::hwc {
+
+namespace {
+
+bool pfm_ready() {
+  static std::once_flag once;
+  static bool ready = false;
+  std::call_once(once, [] { ready = pfm_initialize() == PFM_SUCCESS; });
+  return ready;
+}
+
+perf_event_attr base_attr(uint32_t type, uint64_t config, uint64_t interval) {
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = type;
+  attr.config = config;
+  attr.sample_period = interval;
+  attr.disabled = 1;
+  // Only the program's own user-space execution: what perf_event_paranoid 2
+  // allows, and what the call stacks describe.
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  attr.wakeup_events = 1;
+  return attr;
+}
+
+// Encodes a libpfm4 name (e.g. "INST_RETIRED:ANY_P", "pmu::EVENT:UMASK").
+bool encode_with_pfm(const std::string& name, uint64_t interval, EncodedCounter* encoded, bool* hardware) {
+  if (!pfm_ready()) return false;
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof attr);
+  char* canonical = nullptr;
+  pfm_perf_encode_arg_t arg;
+  std::memset(&arg, 0, sizeof arg);
+  arg.attr = &attr;
+  arg.size = sizeof arg;
+  arg.fstr = &canonical;
+  if (pfm_get_os_event_encoding(name.c_str(), PFM_PLM3, PFM_OS_PERF_EVENT, &arg) != PFM_SUCCESS) return false;
+  pfm_event_info_t info;
+  std::memset(&info, 0, sizeof info);
+  info.size = sizeof info;
+  pfm_pmu_info_t pmu;
+  std::memset(&pmu, 0, sizeof pmu);
+  pmu.size = sizeof pmu;
+  *hardware = true;
+  if (pfm_get_event_info(arg.idx, PFM_OS_PERF_EVENT, &info) == PFM_SUCCESS &&
+      pfm_get_pmu_info(info.pmu, &pmu) == PFM_SUCCESS)
+    *hardware = attr.type != PERF_TYPE_SOFTWARE;
+  encoded->attr = base_attr(attr.type, attr.config, interval);
+  encoded->attr.config1 = attr.config1;
+  encoded->attr.config2 = attr.config2;
+  encoded->event = canonical != nullptr ? canonical : name;
+  std::free(canonical);
+  return true;
+}
+
+std::string errno_text(int error) {
+  const char* name = error == ENOENT ? "ENOENT" : error == EOPNOTSUPP ? "EOPNOTSUPP" : error == EACCES ? "EACCES"
+                     : error == EPERM ? "EPERM" : error == EINVAL ? "EINVAL" : error == ENODEV ? "ENODEV" : "";
+  return std::string(std::strerror(error)) + (*name ? std::string(", ") + name : "");
+}
+
+}  // namespace
+
+std::string encode_counter(const CounterRequest& request, EncodedCounter* encoded) {
+  encoded->name = request.name;
+  if (const NamedCounter* named = find_named_counter(request.name)) {
+    encoded->hardware = (named->flags & kHardware) != 0;
+    if (named->perf_type != UINT32_MAX) {
+      encoded->attr = base_attr(named->perf_type, named->perf_config, request.interval);
+      encoded->event = named->event;
+      return "";
+    }
+    bool hardware = true;
+    for (const char* const* raw = named->raw_candidates; raw != nullptr && *raw != nullptr; ++raw)
+      if (encode_with_pfm(*raw, request.interval, encoded, &hardware)) return "";
+    return "the counter " + request.name + " (" + named->title + ") has no event on this machine's PMU";
+  }
+  bool hardware = true;
+  if (encode_with_pfm(request.name, request.interval, encoded, &hardware)) {
+    encoded->hardware = hardware;
+    return "";
+  }
+  return "unknown counter '" + request.name + "' (collect -h lists the counters of this machine)";
+}
+
+int open_counter(const perf_event_attr& attr, int group_fd) {
+  return static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC));
+}
+
+bool hardware_counters_available(std::string* why) {
+  perf_event_attr attr = base_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0);
+  const int fd = open_counter(attr, -1);
+  if (fd >= 0) {
+    close(fd);
+    return true;
+  }
+  const int error = errno;
+  if (why != nullptr) {
+    *why = "perf_event_open refuses PERF_COUNT_HW_CPU_CYCLES (" + errno_text(error) + ")";
+    if (error == ENOENT || error == EOPNOTSUPP || error == ENODEV)
+      *why += ": the kernel has no hardware PMU here, as in many virtual machines and containers";
+  }
+  return false;
+}
+
+std::string counter_obstacle(const EncodedCounter& counter) {
+  const int fd = open_counter(counter.attr, -1);
+  if (fd >= 0) {
+    close(fd);
+    return "";
+  }
+  const int error = errno;
+  std::string message = (counter.hardware ? "hardware counter " : "counter ") + counter.name + " (" + counter.event +
+                        ") cannot be counted here: perf_event_open: " + errno_text(error);
+  if (counter.hardware && (error == ENOENT || error == EOPNOTSUPP || error == ENODEV))
+    message += "; this machine has no hardware PMU (as in many virtual machines and containers), but the "
+               "software events (task-clock, page-faults, ...) work: collect -h lists them";
+  else if (error == EACCES || error == EPERM)
+    message += "; /proc/sys/kernel/perf_event_paranoid forbids it";
+  return message;
+}
+
+std::string combination_obstacle(const std::vector<EncodedCounter>& counters) {
+  std::vector<const EncodedCounter*> hardware;
+  for (const EncodedCounter& c : counters)
+    if (c.hardware) hardware.push_back(&c);
+  if (hardware.size() < 2) return "";
+  std::string names;
+  for (const EncodedCounter* c : hardware) names += (names.empty() ? "" : ",") + c->name;
+  std::vector<int> fds;
+  std::string problem;
+  for (const EncodedCounter* c : hardware) {
+    perf_event_attr attr = c->attr;
+    attr.sample_period = 0;  // counting only
+    attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+    attr.disabled = fds.empty() ? 1 : 0;
+    const int fd = open_counter(attr, fds.empty() ? -1 : fds[0]);
+    if (fd < 0) {
+      problem = "the PMU cannot count " + names + " together (perf_event_open of " + c->name +
+                " in their group: " + errno_text(errno) + ")";
+      break;
+    }
+    fds.push_back(fd);
+  }
+  if (problem.empty()) {
+    ioctl(fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+    volatile uint64_t spin = 0;
+    for (int i = 0; i < 2000000; ++i) spin = spin + static_cast<uint64_t>(i);
+    ioctl(fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+    uint64_t values[3 + 64] = {};
+    if (read(fds[0], values, sizeof values) > 0 && values[1] > 0 && values[2] == 0)
+      problem = "the PMU cannot schedule " + names + " at the same time (their group never ran); collect fewer "
+                "of them at once";
+  }
+  for (const int fd : fds) close(fd);
+  return problem;
+}
+
+}  // namespace lumen::hwc

@@ -1,0 +1,296 @@
+// Hardware counter overflow profiling: per thread, one perf_event counter
+// per -h counter, each overflowing every INTERVAL events and signalling the
+// thread that overflowed (F_SETOWN_EX/F_OWNER_TID, O_ASYNC, a realtime
+// signal through F_SETSIG, so the signal names the counter's fd). Each
+// overflow records the interrupted stack and the counter's increment since
+// the thread's previous record of it, read from the counter itself; the
+// counts after the last overflow are recorded when the thread ends (or when
+// collection stops) without a stack: collector_final_counters.
+#include <fcntl.h>
+#include <lumen/collector_plugin.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "../hwc_record.h"
+#include "counter_encoding.h"
+#include "counter_listing.h"
+
+namespace lumen::hwc {
+namespace {
+
+const lumen_runtime* g_runtime = nullptr;
+lumen_stream g_stream = -1;
+int g_signal = 0;
+uint32_t g_counter_count = 0;
+perf_event_attr g_attrs[kMaxCounters];
+std::atomic<bool> g_running{false};
+
+// One thread's counters, in a table of raw mmap memory that a handler and
+// the thread that stops collection may both reach. A slot is claimed by its
+// thread (kFree -> kClaimed -> kLive) and closed once (kLive -> kClosing ->
+// kFree), by its thread at its end or by stop() for threads still running.
+enum SlotState : int { kFree = 0, kClaimed = 1, kLive = 2, kClosing = 3 };
+struct ThreadCounters {
+  std::atomic<int> state;
+  std::atomic<bool> in_handler;  // with state, Dekker-style: a closer waits for a running handler
+  int pid;                       // a forked child's copy of its parent's slots is not its own
+  uint32_t tid;
+  int fds[kMaxCounters];
+  uint64_t last[kMaxCounters];   // the count at the previous record of each counter
+};
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free,
+              "touched in the signal handler");
+constexpr size_t kMaxThreads = 4096;
+ThreadCounters* g_slots = nullptr;
+
+__attribute__((tls_model("initial-exec"))) thread_local ThreadCounters* t_slot = nullptr;
+
+// fds this plugin opened (and may have closed since): a late signal of a
+// closed counter is still ours, never the target's.
+constexpr int kTrackedFds = 65536;
+std::atomic<uint64_t> g_our_fds[kTrackedFds / 64];
+
+void mark_fd(int fd) {
+  if (fd >= 0 && fd < kTrackedFds) g_our_fds[fd / 64].fetch_or(1ull << (fd % 64), std::memory_order_relaxed);
+}
+bool fd_was_ours(int fd) {
+  return fd >= 0 && fd < kTrackedFds && (g_our_fds[fd / 64].load(std::memory_order_relaxed) >> (fd % 64) & 1u);
+}
+
+// [signal-safe]
+void write_overflow(uint64_t stack_id, uint64_t count, uint32_t tid, uint32_t counter, uint16_t flags) {
+  CounterOverflow record{};
+  record.time_ns = g_runtime->now_ns();
+  record.stack_id = stack_id;
+  record.count = count;
+  record.thread_id = tid;
+  record.counter = static_cast<uint16_t>(counter);
+  record.flags = flags;
+  g_runtime->write_record(g_stream, kOverflowRecord, &record, sizeof record);
+}
+
+int on_overflow(int, siginfo_t* info, void* ucontext) {
+  if (info->si_code < POLL_IN || info->si_code > POLL_HUP) return 0;
+  ThreadCounters* slot = t_slot;
+  int index = -1;
+  if (slot != nullptr)
+    for (uint32_t i = 0; i < g_counter_count; ++i)
+      if (slot->fds[i] == info->si_fd) index = static_cast<int>(i);
+  if (index < 0) return fd_was_ours(info->si_fd) ? 1 : 0;
+  slot->in_handler.store(true, std::memory_order_seq_cst);
+  if (slot->state.load(std::memory_order_seq_cst) == kLive && g_running.load(std::memory_order_acquire)) {
+    uint64_t value = 0;
+    if (read(slot->fds[index], &value, sizeof value) == static_cast<ssize_t>(sizeof value) &&
+        value > slot->last[index]) {
+      const uint64_t increment = value - slot->last[index];
+      slot->last[index] = value;
+      write_overflow(g_runtime->capture_stack(ucontext, 0), increment, slot->tid, static_cast<uint32_t>(index), 0);
+    }
+  }
+  slot->in_handler.store(false, std::memory_order_release);
+  return 1;
+}
+
+// Records what each counter accrued since its last overflow and closes it.
+// Ordinary context; `slot` is the caller's own or a thread's still running.
+void close_slot(ThreadCounters* slot) {
+  int expected = kLive;
+  if (!slot->state.compare_exchange_strong(expected, kClosing, std::memory_order_seq_cst)) return;
+  while (slot->in_handler.load(std::memory_order_seq_cst)) sched_yield();
+  for (uint32_t i = 0; i < g_counter_count; ++i) {
+    if (slot->fds[i] < 0) continue;
+    ioctl(slot->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+    uint64_t value = 0;
+    if (read(slot->fds[i], &value, sizeof value) == static_cast<ssize_t>(sizeof value) && value > slot->last[i])
+      write_overflow(LUMEN_NO_STACK, value - slot->last[i], slot->tid, i, kFinalCounts);
+    close(slot->fds[i]);
+    slot->fds[i] = -1;
+  }
+  slot->state.store(kFree, std::memory_order_release);
+}
+
+ThreadCounters* claim_slot() {
+  for (size_t i = 0; i < kMaxThreads; ++i) {
+    int expected = kFree;
+    if (g_slots[i].state.compare_exchange_strong(expected, kClaimed, std::memory_order_acq_rel)) return &g_slots[i];
+  }
+  return nullptr;
+}
+
+void thread_begin() {
+  if (!g_running.load(std::memory_order_acquire)) return;
+  const int pid = getpid();
+  if (t_slot != nullptr && t_slot->pid != pid) {
+    // Forked: the slot is the parent's copy; its fds count the parent's thread.
+    for (uint32_t i = 0; i < g_counter_count; ++i)
+      if (t_slot->fds[i] >= 0) close(t_slot->fds[i]);
+    t_slot->state.store(kFree, std::memory_order_release);
+    t_slot = nullptr;
+  }
+  if (t_slot != nullptr) return;
+  ThreadCounters* slot = claim_slot();
+  if (slot == nullptr) {
+    g_runtime->count_drop();
+    return;
+  }
+  slot->pid = pid;
+  slot->tid = g_runtime->thread_id();
+  slot->in_handler.store(false, std::memory_order_relaxed);
+  for (uint32_t i = 0; i < kMaxCounters; ++i) {
+    slot->fds[i] = -1;
+    slot->last[i] = 0;
+  }
+  for (uint32_t i = 0; i < g_counter_count; ++i) {
+    const int fd = open_counter(g_attrs[i], -1);
+    if (fd < 0) {
+      g_runtime->count_drop();
+      continue;
+    }
+    mark_fd(fd);
+    f_owner_ex owner{F_OWNER_TID, static_cast<pid_t>(slot->tid)};
+    if (fcntl(fd, F_SETSIG, g_signal) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
+        fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0) {
+      close(fd);
+      g_runtime->count_drop();
+      continue;
+    }
+    slot->fds[i] = fd;
+  }
+  t_slot = slot;
+  slot->state.store(kLive, std::memory_order_seq_cst);
+  for (uint32_t i = 0; i < g_counter_count; ++i)
+    if (slot->fds[i] >= 0) ioctl(slot->fds[i], PERF_EVENT_IOC_ENABLE, 0);
+}
+
+void thread_end() {
+  ThreadCounters* slot = t_slot;
+  if (slot == nullptr || slot->pid != getpid()) return;
+  close_slot(slot);
+  t_slot = nullptr;
+}
+
+// The counters of the -h value, resolved; "" or what is wrong.
+std::string resolve(const char* text, std::vector<EncodedCounter>* encoded) {
+  std::vector<CounterRequest> requests;
+  std::string problem = parse_counter_list(text, &requests);
+  if (!problem.empty()) return problem;
+  encoded->resize(requests.size());
+  for (size_t i = 0; i < requests.size() && problem.empty(); ++i) problem = encode_counter(requests[i], &(*encoded)[i]);
+  return problem;
+}
+
+const char* counters_option(const lumen_option_value* options, size_t count) {
+  for (size_t i = 0; i < count; ++i)
+    if (std::strcmp(options[i].name, "counters") == 0) return options[i].value;
+  return "";
+}
+
+int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
+          size_t error_size) {
+  g_runtime = runtime;
+  std::vector<EncodedCounter> counters;
+  if (const std::string problem = resolve(counters_option(options, count), &counters); !problem.empty()) {
+    std::snprintf(error, error_size, "%s", problem.c_str());
+    return 1;
+  }
+  g_counter_count = static_cast<uint32_t>(counters.size());
+  CounterSettings settings{};
+  settings.counter_count = g_counter_count;
+  for (uint32_t i = 0; i < g_counter_count; ++i) {
+    g_attrs[i] = counters[i].attr;
+    settings.intervals[i] = counters[i].attr.sample_period;
+  }
+  void* table = mmap(nullptr, sizeof(ThreadCounters) * kMaxThreads, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (table == MAP_FAILED) {
+    std::snprintf(error, error_size, "cannot map the thread table: %s", std::strerror(errno));
+    return 1;
+  }
+  g_slots = static_cast<ThreadCounters*>(table);
+  g_stream = runtime->open_stream(kDataFile);
+  if (g_stream < 0) {
+    std::snprintf(error, error_size, "cannot create the data file '%s'", kDataFile);
+    return 1;
+  }
+  // A realtime signal queues (a standard one would merge overflows); glibc
+  // keeps the first few for itself.
+  for (int candidate = SIGRTMIN + 6; candidate <= SIGRTMAX && g_signal == 0; ++candidate)
+    if (runtime->claim_signal(candidate, on_overflow) == 0) g_signal = candidate;
+  if (g_signal == 0) {
+    std::snprintf(error, error_size, "no realtime signal could be claimed for counter overflows");
+    return 1;
+  }
+  runtime->write_record(g_stream, kSettingsRecord, &settings, sizeof settings);
+  g_running.store(true, std::memory_order_release);
+  return 0;
+}
+
+void stop() {
+  if (!g_running.exchange(false, std::memory_order_acq_rel)) return;
+  // Threads still running at the end: their counts since the last overflow.
+  const int pid = getpid();
+  for (size_t i = 0; i < kMaxThreads; ++i)
+    if (g_slots[i].state.load(std::memory_order_acquire) == kLive && g_slots[i].pid == pid) close_slot(&g_slots[i]);
+}
+
+// ---- in collect, before the target starts ----
+
+int check(const lumen_option_value* options, size_t count, char* error, size_t error_size) {
+  std::vector<EncodedCounter> counters;
+  std::string problem = resolve(counters_option(options, count), &counters);
+  for (size_t i = 0; i < counters.size() && problem.empty(); ++i) problem = counter_obstacle(counters[i]);
+  if (problem.empty()) problem = combination_obstacle(counters);
+  if (problem.empty()) return 0;
+  std::snprintf(error, error_size, "%s", problem.c_str());
+  return 1;
+}
+
+void describe_values(void (*line)(void*, const char*), void* context) { list_counters(line, context); }
+
+const lumen_option_def kOptions[] = {
+    {"counters", LUMEN_OPTION_STRING, "cycles,on,insts,on", 0, 0, 0,
+     "COUNTER[,INTERVAL][,COUNTER2[,INTERVAL2]]...: counters to profile on overflow; INTERVAL is on (the "
+     "counter's default), hi (10 x as often), lo (10 x less often) or a count; collect -h lists the counters"},
+};
+
+const lumen_flag_alias kFlagAliases[] = {{"on", "cycles,on,insts,on"}, {"auto", "cycles,on,insts,on"}};
+
+const lumen_collector_descriptor kPlugin = {
+    LUMEN_PLUGIN_ABI_VERSION,
+    "hwc",
+    "1.0",
+    kDataFile,
+    "Hardware counter overflow profiling: the call stack every INTERVAL events of each counter (perf_event_open)",
+    kOptions,
+    std::size(kOptions),
+    {"h", "counters", kFlagAliases, std::size(kFlagAliases),
+     "-h COUNTER[,INTERVAL][,COUNTER2[,INTERVAL2]]...|on|off  hardware counter overflow profiling; "
+     "-h alone lists this machine's counters"},
+    start,
+    thread_begin,
+    thread_end,
+    stop,
+};
+
+const lumen_collector_hooks kHostHooks = {LUMEN_PLUGIN_ABI_VERSION, check, describe_values};
+
+}  // namespace
+}  // namespace lumen::hwc
+
+extern "C" __attribute__((visibility("default"))) const lumen_collector_descriptor* lumen_collector_plugin() {
+  return &lumen::hwc::kPlugin;
+}
+
+extern "C" __attribute__((visibility("default"))) const lumen_collector_hooks* lumen_collector_host_hooks() {
+  return &lumen::hwc::kHostHooks;
+}

@@ -1,0 +1,170 @@
+// Hardware counter profiling end to end, with the kernel's software events
+// (every Linux machine has them): hwc_target measures its own page faults
+// and CPU time, and er_print's counter metrics per function are compared
+// with that truth, within what overflow sampling can promise (one overflow
+// interval: the increment of the first overflow inside a function includes
+// counts from before it, and the counts after its last overflow land on the
+// next one). Hardware counters are refused before the target starts where
+// the machine has no PMU, and profiled where it has one.
+#include <gtest/gtest.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "lumen_commands.h"
+
+namespace lumen::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string hwc_target() { return LUMEN_HWC_TARGET; }
+
+// Why perf_event_open of PERF_COUNT_HW_CPU_CYCLES fails here, or "".
+std::string no_pmu_reason() {
+  perf_event_attr attr{};
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_HARDWARE;
+  attr.config = PERF_COUNT_HW_CPU_CYCLES;
+  attr.disabled = 1;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0));
+  if (fd >= 0) {
+    close(fd);
+    return "";
+  }
+  return std::string("perf_event_open(PERF_COUNT_HW_CPU_CYCLES): ") + std::strerror(errno);
+}
+
+double row_value(const std::map<std::string, json>& rows, const std::string& function, const std::string& key) {
+  const auto row = rows.find(function);
+  return row == rows.end() ? 0.0 : row->second.at(key).get<double>();
+}
+
+TEST(HwcProfiling, PageFaultOverflowsMatchTheTargetsOwnFaultCount) {
+  TempDir dir;
+  constexpr int kInterval = 100;
+  const Collection c = collect(dir, {"-p", "off", "-h", "page-faults," + std::to_string(kInterval)}, hwc_target(),
+                               {"faults", "20011"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const double truth = c.truth.at("minor_faults").get<double>();
+  ASSERT_GE(truth, 20011) << "every fresh page faults once";
+  const auto rows = rows_by_name(
+      er_print_json({"-metrics", "e.page-faults:i.page-faults:name", "-functions"}, c.experiment));
+  const double in_function = row_value(rows, "touch_fresh_pages", "e.page-faults");
+  EXPECT_NEAR(in_function, truth, kInterval + 0.01 * truth);
+  // Nothing is lost: every fault the thread took is on some stack, or on
+  // collector_final_counters for those after the last overflow.
+  EXPECT_GE(row_value(rows, "<Total>", "i.page-faults"), truth);
+  EXPECT_NEAR(row_value(rows, "main", "i.page-faults"), truth, kInterval + 0.01 * truth);
+}
+
+TEST(HwcProfiling, CountsAfterTheLastOverflowGoToCollectorFinalCounters) {
+  TempDir dir;
+  // An interval far above what the target does: no overflow at all.
+  const Collection c = collect(dir, {"-p", "off", "-h", "page-faults,100000000"}, hwc_target(), {"faults", "503"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const double truth = c.truth.at("minor_faults").get<double>();
+  const auto rows = rows_by_name(er_print_json({"-metrics", "e.page-faults:name", "-functions"}, c.experiment));
+  EXPECT_EQ(row_value(rows, "touch_fresh_pages", "e.page-faults"), 0);
+  EXPECT_GE(row_value(rows, "collector_final_counters", "e.page-faults"), truth);
+  EXPECT_EQ(row_value(rows, "collector_final_counters", "e.page-faults"), row_value(rows, "<Total>", "e.page-faults"));
+}
+
+TEST(HwcProfiling, TaskClockMatchesTheTargetsOwnCpuTime) {
+  TempDir dir;
+  constexpr double kIntervalSeconds = 0.001;
+  const Collection c = collect(dir, {"-p", "off", "-h", "task-clock,1000000"}, hwc_target(), {"burn", "1500"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const double truth = c.truth.at("cpu_seconds").get<double>();
+  const auto rows = rows_by_name(er_print_json({"-metrics", "e.task-clock:name", "-functions"}, c.experiment));
+  EXPECT_NEAR(row_value(rows, "burn_cpu", "e.task-clock"), truth, sampling_tolerance(truth, kIntervalSeconds));
+  const json metrics = er_print_json({"-metric_list"}, c.experiment);
+  bool listed = false;
+  for (const json& m : metrics.at("metrics"))
+    if (m.at("keyword") == "task-clock") {
+      listed = true;
+      EXPECT_EQ(m.at("unit"), "sec.");
+    }
+  EXPECT_TRUE(listed) << metrics.dump();
+}
+
+TEST(HwcProfiling, TwoSoftwareCountersInOneRun) {
+  TempDir dir;
+  const Collection c =
+      collect(dir, {"-p", "off", "-h", "task-clock,hi,page-faults,100"}, hwc_target(), {"faults", "10007"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const double truth = c.truth.at("minor_faults").get<double>();
+  const auto rows = rows_by_name(
+      er_print_json({"-metrics", "e.page-faults:e.task-clock:name", "-functions"}, c.experiment));
+  EXPECT_NEAR(row_value(rows, "touch_fresh_pages", "e.page-faults"), truth, 100 + 0.01 * truth);
+  EXPECT_GT(row_value(rows, "<Total>", "e.task-clock"), 0);
+}
+
+TEST(HwcProfiling, AHardwareCounterIsRefusedBeforeTheTargetStartsWhereThereIsNoPmu) {
+  const std::string reason = no_pmu_reason();
+  if (reason.empty()) GTEST_SKIP() << "this machine has a hardware PMU: HardwareCountersProfileWhereThereIsAPmu";
+  TempDir dir;
+  const Collection c = collect(dir, {"-h", "cycles,on,insts"}, hwc_target(), {"faults", "11"});
+  EXPECT_EQ(c.run.exit_code, 2);
+  EXPECT_NE(c.run.err.find("-h: hardware counter cycles (PERF_COUNT_HW_CPU_CYCLES) cannot be counted here"),
+            std::string::npos)
+      << c.run.err;
+  EXPECT_NE(c.run.err.find("no hardware PMU"), std::string::npos) << c.run.err;
+  EXPECT_TRUE(c.truth.is_null()) << "the target ran";
+  EXPECT_FALSE(fs::exists(c.experiment)) << "an experiment was created";
+}
+
+TEST(HwcProfiling, HardwareCountersProfileWhereThereIsAPmu) {
+  const std::string reason = no_pmu_reason();
+  if (!reason.empty()) GTEST_SKIP() << "no hardware PMU here: " << reason;
+  TempDir dir;
+  const Collection c = collect(dir, {"-p", "off", "-h", "cycles,on,insts,on"}, hwc_target(), {"burn", "500"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const auto rows = rows_by_name(er_print_json({"-metrics", "e.cycles:e.insts:name", "-functions"}, c.experiment));
+  EXPECT_GT(row_value(rows, "burn_cpu", "e.cycles"), 0);
+  EXPECT_GT(row_value(rows, "burn_cpu", "e.insts"), 0);
+  EXPECT_GE(row_value(rows, "<Total>", "e.cycles"), row_value(rows, "burn_cpu", "e.cycles"));
+}
+
+TEST(HwcProfiling, UnknownCountersAndBadIntervalsAreRefusedClearly) {
+  TempDir dir;
+  Collection c = collect(dir, {"-h", "no-such-counter"}, hwc_target(), {"faults", "11"});
+  EXPECT_EQ(c.run.exit_code, 2);
+  EXPECT_NE(c.run.err.find("unknown counter 'no-such-counter'"), std::string::npos) << c.run.err;
+  EXPECT_TRUE(c.truth.is_null());
+  c = collect(dir, {"-h", "page-faults,0"}, hwc_target(), {"faults", "11"});
+  EXPECT_EQ(c.run.exit_code, 2);
+  EXPECT_NE(c.run.err.find("the interval '0' of page-faults is not a positive number"), std::string::npos)
+      << c.run.err;
+}
+
+TEST(HwcProfiling, CollectDashHAloneListsThisMachinesCounters) {
+  const ProcessResult r = run_process({(bin_dir() / "collect").string(), "-h"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  if (no_pmu_reason().empty()) {
+    EXPECT_NE(r.out.find("Aliased HW counters available for profiling:\ncycles,10000019 (`CPU Cycles', alias for "),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("Raw HW counters available for profiling:"), std::string::npos) << r.out;
+  } else {
+    EXPECT_EQ(r.out.rfind("No hardware counters available for profiling: perf_event_open refuses "
+                          "PERF_COUNT_HW_CPU_CYCLES",
+                          0),
+              0u)
+        << r.out;
+  }
+  EXPECT_NE(r.out.find("Software events available for profiling:\n"
+                       "task-clock,10000000 (`Task Clock', alias for PERF_COUNT_SW_TASK_CLOCK; nanoseconds)\n"
+                       "page-faults,1009 (`Page Faults', alias for PERF_COUNT_SW_PAGE_FAULTS; events)\n"),
+            std::string::npos)
+      << r.out;
+}
+
+}  // namespace
+}  // namespace lumen::test

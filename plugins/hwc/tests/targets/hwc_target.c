@@ -1,0 +1,80 @@
+/* Target for the hwc tests: does work whose counter truth it measures
+ * itself, and writes it as JSON to the file named by LUMEN_TEST_TRUTH.
+ *
+ *   hwc_target faults PAGES
+ *       touch_fresh_pages() writes one byte to each of PAGES fresh anonymous
+ *       pages; truth: the thread's minor-fault delta around it (getrusage).
+ *   hwc_target burn MILLISECONDS
+ *       burn_cpu() computes until the thread's CPU clock advanced by
+ *       MILLISECONDS; truth: the CPU time it measured around it. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+static void write_truth(const char* json) {
+  const char* path = getenv("LUMEN_TEST_TRUTH");
+  if (path == NULL) return;
+  FILE* out = fopen(path, "w");
+  if (out == NULL) return;
+  fputs(json, out);
+  fclose(out);
+}
+
+static long thread_minor_faults(void) {
+  struct rusage usage;
+  getrusage(RUSAGE_THREAD, &usage);
+  return usage.ru_minflt;
+}
+
+static double thread_cpu_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) static long touch_fresh_pages(long pages) {
+  const long page = sysconf(_SC_PAGESIZE);
+  char* memory = mmap(NULL, (size_t)(pages * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) return -1;
+  const long before = thread_minor_faults();
+  for (long i = 0; i < pages; ++i) ((volatile char*)memory)[i * page] = (char)i;
+  const long faults = thread_minor_faults() - before;
+  munmap(memory, (size_t)(pages * page));
+  return faults;
+}
+
+__attribute__((noinline)) static double burn_cpu(double seconds) {
+  const double start = thread_cpu_seconds();
+  volatile double x = 1.0;
+  double now = start;
+  while (now - start < seconds) {
+    for (int i = 0; i < 10000; ++i) x = x * 1.0000001 + 1e-9;
+    now = thread_cpu_seconds();
+  }
+  return now - start;
+}
+
+int main(int argc, char** argv) {
+  char json[256];
+  if (argc == 3 && strcmp(argv[1], "faults") == 0) {
+    const long pages = atol(argv[2]);
+    const long faults = touch_fresh_pages(pages);
+    snprintf(json, sizeof json, "{\"function\": \"touch_fresh_pages\", \"pages\": %ld, \"minor_faults\": %ld}\n",
+             pages, faults);
+    write_truth(json);
+    return faults < 0;
+  }
+  if (argc == 3 && strcmp(argv[1], "burn") == 0) {
+    const double seconds = burn_cpu(atof(argv[2]) / 1000.0);
+    snprintf(json, sizeof json, "{\"function\": \"burn_cpu\", \"cpu_seconds\": %.9f}\n", seconds);
+    write_truth(json);
+    return 0;
+  }
+  fprintf(stderr, "usage: hwc_target faults PAGES | burn MILLISECONDS\n");
+  return 2;
+}
