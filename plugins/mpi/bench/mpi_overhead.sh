@@ -3,9 +3,10 @@
 # messages between two ranks (plugins/mpi/bench/mpi_pingpong.c), timed by
 # the program itself, run plain and under `collect --profile mpi`, with and
 # without call stacks, alternating, ROUNDS times, for each MPI implementation
-# built. Each round trip holds two traced calls per rank (MPI_Send,
-# MPI_Recv), so the added cost per call is (traced - plain) / 2. The same
-# program then times MPI_Comm_rank, the cheapest traced call, alone.
+# built. A round trip's critical path holds four traced calls (rank 0's
+# MPI_Send, rank 1's MPI_Recv and MPI_Send, rank 0's MPI_Recv), so the added
+# cost per call is (traced - plain) / 4. The same program then times
+# MPI_Comm_rank, the cheapest traced call, alone.
 #   plugins/mpi/bench/mpi_overhead.sh [BUILD_DIR]   (ROUNDS=5, TRIPS=200000)
 set -euo pipefail
 build=${1:-build}
@@ -36,7 +37,7 @@ for implementation in openmpi mpich; do
     plain=$(median <"$work/plain.$figure")
     traced=$(median <"$work/traced.$figure")
     nostacks=$(median <"$work/nostacks.$figure")
-    calls=$([[ $figure == trip ]] && echo 2 || echo 1)
+    calls=$([[ $figure == trip ]] && echo 4 || echo 1)
     awk -v i="$implementation" -v f="$figure" -v c="$calls" -v p="$plain" -v t="$traced" -v n="$nostacks" 'BEGIN {
       name = f == "trip" ? "ping-pong round trip" : "MPI_Comm_rank"
       printf "%-8s %-20s plain %8.0f ns  traced %8.0f ns (x%.2f)  without stacks %8.0f ns (x%.2f)  added per call %6.0f / %6.0f ns\n", i, name, p, t, t / p, n, n / p, (t - p) / c, (n - p) / c

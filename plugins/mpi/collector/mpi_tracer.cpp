@@ -86,7 +86,13 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
   g_runtime = runtime;
   for (size_t i = 0; i < count; ++i)
     if (!apply_vt_setting(g_settings, options[i].name, options[i].value, error, error_size)) return 1;
-  if (!apply_vt_environment(g_settings, error, error_size)) return 1;
+  if (!apply_vt_environment(g_settings, error, error_size)) {
+    // A critical message (VT_VERBOSE >= 1 by default): the program runs untraced.
+    char line[512];
+    std::snprintf(line, sizeof line, "lumen: mpi: %s; MPI tracing is off in process %d\n", error, getpid());
+    print_message(line);
+    return 1;
+  }
   if (!mpi_library_present()) {
     runtime->log_note("mpi: no MPI library in this process (a launcher or daemon): nothing to trace");
     return 0;
