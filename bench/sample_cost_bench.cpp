@@ -1,7 +1,8 @@
 // What one clock-profiling sample costs inside the target, piece by piece:
 // interning a stack that is already in the table, unwinding and interning
 // the calling thread's stack, appending one 32-byte record, and the whole
-// sample as the clock plugin takes it in its SIGPROF handler.
+// sample as the clock plugin takes it in its SIGPROF handler; and one
+// sample packet (collect -S, -l, collector_sample) as the runtime records it.
 //
 // The benchmarks link the runtime's parts (lumen_collector_parts) directly;
 // their data files go to a temporary directory removed at exit. They report
@@ -28,6 +29,8 @@
 #include <vector>
 
 #include "plugins/clock/clock_record.h"
+#include "runtime_plan.h"
+#include "samples.h"
 #include "stack_capture.h"
 #include "stack_table.h"
 #include "stream_writer.h"
@@ -202,6 +205,27 @@ void BM_WriteRecord(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(lumen_record_span(sizeof sample)));
 }
 BENCHMARK(BM_WriteRecord);
+
+// ---- BM_SamplePacket: one sample point (rusage, resident set, record) ----
+
+// What the runtime does for each periodic, signal or API sample point:
+// getrusage, a pread of /proc/self/statm, and one 88-byte record (more
+// with a name). Measured through the runtime's own record_sample.
+void BM_SamplePacket(benchmark::State& state) {
+  static const bool started = [] {
+    lc::RuntimePlan plan;
+    plan.sample_period_ns = 0;  // no timer: each iteration is one sample point
+    lc::samples_start(lc::open_stream(g_directory.c_str(), LUMEN_SAMPLES_FILE), plan);
+    return true;
+  }();
+  const char* name = state.range(0) ? "a sample point's name" : nullptr;
+  const uint64_t dropped_before = lc::dropped_records();
+  for (auto _ : state) lc::record_sample(LUMEN_SAMPLE_API, name);
+  state.counters["dropped"] = static_cast<double>(lc::dropped_records() - dropped_before);
+  state.counters["started"] = started;
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_SamplePacket)->ArgName("named")->Arg(0)->Arg(1);
 
 // ---- BM_RaiseEmptyHandler / BM_SampleSignal: one whole sample ----
 
