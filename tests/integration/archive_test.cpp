@@ -40,7 +40,13 @@ std::set<std::string> spin_functions(const ProcessResult& r) {
   return names;
 }
 
-const std::set<std::string> kSpinFunctions = {"spin_main", "spin_a", "spin_b", "spin_c"};
+// The names er_print gives the program's functions while the program is
+// there: what it must still give afterwards. spin_b burns longest (0.18 s).
+std::set<std::string> names_while_present(const fs::path& experiment) {
+  const std::set<std::string> names = spin_functions(er_print_functions(experiment));
+  EXPECT_TRUE(names.count("spin_b")) << "the program's functions are named while it is there";
+  return names;
+}
 
 TEST(Archives, CopiedProgramStillNamesItsFunctionsAfterItIsDeletedOrRebuilt) {
   TempDir dir;
@@ -48,15 +54,15 @@ TEST(Archives, CopiedProgramStillNamesItsFunctionsAfterItIsDeletedOrRebuilt) {
   ASSERT_EQ(collect_program(dir, {"-A", "copy"}, program).exit_code, 0);
   const fs::path experiment = dir.path() / "run.er";
   EXPECT_TRUE(fs::exists(experiment / "archives" / "index.yaml"));
-  EXPECT_EQ(spin_functions(er_print_functions(experiment)), kSpinFunctions);
+  const std::set<std::string> names = names_while_present(experiment);
 
   fs::remove(program);
-  EXPECT_EQ(spin_functions(er_print_functions(experiment)), kSpinFunctions) << "after deleting the program";
+  EXPECT_EQ(spin_functions(er_print_functions(experiment)), names) << "after deleting the program";
 
   // "Rebuilt": another program at the same path, with another build-id.
   private_program(dir, "recursive_target");
   const ProcessResult rebuilt = er_print_functions(experiment);
-  EXPECT_EQ(spin_functions(rebuilt), kSpinFunctions) << "after replacing the program";
+  EXPECT_EQ(spin_functions(rebuilt), names) << "after replacing the program";
   EXPECT_EQ(rebuilt.err.find("rebuilt"), std::string::npos) << rebuilt.err;
 }
 
@@ -65,7 +71,7 @@ TEST(Archives, WithoutACopyARebuiltProgramIsReported) {
   const fs::path program = private_program(dir, "threads_target");
   ASSERT_EQ(collect_program(dir, {}, program).exit_code, 0);  // -A on is the default
   const fs::path experiment = dir.path() / "run.er";
-  EXPECT_EQ(spin_functions(er_print_functions(experiment)), kSpinFunctions);
+  names_while_present(experiment);
   private_program(dir, "recursive_target");
   const ProcessResult rebuilt = er_print_functions(experiment);
   EXPECT_NE(rebuilt.err.find(program.string() + " was rebuilt since the experiment was recorded"), std::string::npos)
@@ -78,11 +84,12 @@ TEST(Archives, ErArchiveAfterwardsMakesTheExperimentOutliveTheProgram) {
   ASSERT_EQ(collect_program(dir, {"-A", "off"}, program).exit_code, 0);
   const fs::path experiment = dir.path() / "run.er";
   EXPECT_FALSE(fs::exists(experiment / "archives"));
+  const std::set<std::string> names = names_while_present(experiment);
   const ProcessResult archived = run_process({(bin_dir() / "er_archive").string(), experiment.string()});
   ASSERT_EQ(archived.exit_code, 0) << archived.err;
   EXPECT_NE(archived.out.find("copied"), std::string::npos) << archived.out;
   fs::remove(program);
-  EXPECT_EQ(spin_functions(er_print_functions(experiment)), kSpinFunctions);
+  EXPECT_EQ(spin_functions(er_print_functions(experiment)), names);
 }
 
 TEST(Archives, ErArchiveRefusesWhatIsNotAnExperiment) {
