@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev              # tests
   libbenchmark-dev                       # benchmarks
   nlohmann-json3-dev                     # reading er_print's JSON in tests
+  gfortran                               # the collector API's Fortran names, tested from a Fortran program
   libopenmpi-dev openmpi-bin            # MPI tracing: collector half and tests for Open MPI
   libmpich-dev mpich                    # MPI tracing: collector half and tests for MPICH
   libotf2-trace-dev otf2-tools           # MPI tracing: OTF2 export, read back with otf2-print

@@ -55,5 +55,24 @@ TEST(CollectorApi, SamplesPauseTerminateAndGeneratedCodeUnderCollect) {
   EXPECT_LT(user("<Unknown>"), 0.05) << "generated code left unnamed";
 }
 
+TEST(CollectorApi, FortranNamesWithBlankPaddedStrings) {
+  if (!std::filesystem::exists(target_dir() / "api_fortran_target")) GTEST_SKIP() << "built without gfortran";
+  TempDir dir;
+  const Collection c = collect(dir, {"-S", "off"}, "api_fortran_target");
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  EXPECT_EQ(c.run.out, "api_fortran_target done\n");
+  std::vector<std::string> api_samples;
+  analysis::read_data_file(c.experiment / LUMEN_SAMPLES_FILE, [&](const analysis::RawRecord& r) {
+    lumen_sample_record sample;
+    std::memcpy(&sample, r.payload, sizeof sample);
+    if (sample.reason == LUMEN_SAMPLE_API)
+      api_samples.emplace_back(static_cast<const char*>(r.payload) + sizeof sample, sample.name_bytes);
+  });
+  EXPECT_EQ(api_samples, (std::vector<std::string>{"fortran sample", "second"}));
+  const ProcessResult plain = run_process({(target_dir() / "api_fortran_target").string()});
+  EXPECT_EQ(plain.exit_code, 0);
+  EXPECT_EQ(plain.out, c.run.out);
+}
+
 }  // namespace
 }  // namespace lumen::test
