@@ -37,8 +37,13 @@ struct Choice {
 }  // namespace
 
 std::map<std::string, InstalledPlugin> load_installed_plugins(const fs::path& root) {
+  return load_plugins(host::find_plugin_directories(root));
+}
+
+std::map<std::string, InstalledPlugin> load_plugins(const std::vector<host::PluginDirectory>& directories) {
   std::map<std::string, InstalledPlugin> installed;
-  for (const host::PluginDirectory& dir : host::find_plugin_directories(root)) {
+  std::vector<const host::AnalysisHalf*> analysis_halves;
+  for (const host::PluginDirectory& dir : directories) {
     InstalledPlugin plugin{dir, host::load_collector_half(dir.collector_path()),
                            host::load_analysis_half(dir.analysis_path())};
     const auto& c = *plugin.collector.descriptor;
@@ -47,8 +52,14 @@ std::map<std::string, InstalledPlugin> load_installed_plugins(const fs::path& ro
       throw host::PluginError("plugin halves disagree: " + plugin.collector.path.string() + " is '" + c.name +
                               "' writing '" + c.data_file + "', " + plugin.analysis.path.string() + " is '" +
                               a.name + "' reading '" + a.data_file + "'");
+    const auto same_name = installed.find(c.name);
+    if (same_name != installed.end())
+      throw host::PluginError("two plugins are named '" + std::string(c.name) + "': " +
+                              same_name->second.collector.path.string() + " and " + plugin.collector.path.string());
     installed.emplace(c.name, std::move(plugin));
   }
+  for (const auto& [name, plugin] : installed) analysis_halves.push_back(&plugin.analysis);
+  host::check_plugins_distinct(analysis_halves);
   return installed;
 }
 
@@ -70,6 +81,10 @@ CollectionPlan resolve_plan(const Profile& profile, const CollectRequest& reques
       choice.where[key] = profile.path + ":" + std::to_string(option.line);
     }
   }
+  // A plugin named by its path (collect --plugin, a profile's path:) is
+  // named to be used.
+  for (const auto& [name, plugin] : installed)
+    if (plugin.files.origin == host::PluginOrigin::Explicit) chosen[name];
   for (const auto& [flag, value] : request.plugin_flags) {
     for (const auto& [name, plugin] : installed) {
       const auto& d = *plugin.collector.descriptor;

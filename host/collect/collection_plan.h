@@ -24,6 +24,11 @@ struct InstalledPlugin {
 // naming its file (PluginError).
 std::map<std::string, InstalledPlugin> load_installed_plugins(const std::filesystem::path& root);
 
+// Loads the plugins of these directories (host::discover_plugin_directories):
+// a broken plugin, two of one name, or two claiming one data file or metric
+// keyword is an error naming the files (PluginError).
+std::map<std::string, InstalledPlugin> load_plugins(const std::vector<host::PluginDirectory>& directories);
+
 struct PlannedPlugin {
   std::string name;
   std::string version;

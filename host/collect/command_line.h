@@ -24,6 +24,8 @@ struct CollectRequest {
   std::vector<std::string> comments;                               // -C, repeatable
   std::string follow = "on";                                       // -F on|off|all|=REGEX
   RuntimeSettings runtime;                                         // -S -l -y -t -L -A
+  std::vector<std::string> plugin_paths;                           // --plugin DIR, repeatable
+  bool list_plugins = false;                                       // --list-plugins
   bool dry_run = false;                                            // -n
   bool show_version = false;                                       // -V
   bool show_help = false;

@@ -44,10 +44,12 @@ Profile read_profile(const std::string& path) {
         if (!options.IsNull() && !options.IsMap())
           fail(path, options, "the options of plugin '" + plugin.first.as<std::string>() + "' must be a mapping");
         if (options.IsMap())
-          for (const auto& option : options)
-            settings.options[option.first.as<std::string>()] = {
-                scalar(path, option.second, "option '" + option.first.as<std::string>() + "'"),
-                option.first.Mark().line + 1};
+          for (const auto& option : options) {
+            const std::string key = option.first.as<std::string>();
+            WrittenOption written{scalar(path, option.second, "option '" + key + "'"), option.first.Mark().line + 1};
+            if (key == "path") settings.path = written;
+            else settings.options[key] = written;
+          }
         profile.plugins[plugin.first.as<std::string>()] = settings;
       }
     } else {

@@ -4,6 +4,9 @@
 //   plugins:
 //     clock:
 //       interval: 10ms
+//     io:
+//       path: plugins/io      a plugin directory outside lumen's own (relative
+//                             to the profile's directory); not an option
 //
 // Every error names the file and line and says what is allowed.
 #pragma once
@@ -26,6 +29,7 @@ struct WrittenOption {
 struct PluginSettings {
   int line = 0;
   std::map<std::string, WrittenOption> options;
+  WrittenOption path;  // `path:`, the plugin's directory as written; empty: found by name
 };
 
 struct Profile {
