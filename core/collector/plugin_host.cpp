@@ -111,12 +111,17 @@ std::string started_plugins_yaml(const RuntimePlan& plan) {
   for (const StartedPlugin& p : started()) {
     yaml += (yaml.size() > 1 ? ", " : "") + std::string(p.descriptor->name) + ": {version: " +
             yaml_quoted(p.descriptor->version) + ", data_file: " + yaml_quoted(p.descriptor->data_file) + ", options: {";
+    std::string directory;
     for (const PlannedPlugin& planned : plan.plugins) {
       if (planned.name != p.descriptor->name) continue;
       for (size_t i = 0; i < planned.options.size(); ++i)
         yaml += (i ? ", " : "") + planned.options[i].first + ": " + yaml_quoted(planned.options[i].second);
+      directory = planned.path.substr(0, planned.path.rfind('/'));
     }
-    yaml += "}}";
+    yaml += "}";
+    // Where er_print finds the analysis half of a plugin that is not shipped.
+    if (!directory.empty()) yaml += ", directory: " + yaml_quoted(directory);
+    yaml += "}";
   }
   return yaml + "}";
 }

@@ -3,22 +3,60 @@
 #include <lumen/record_format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 
 #include "data_file_reader.h"
 #include "format_error.h"
+#include "install_layout.h"
 
 namespace lumen::analysis {
 
 namespace fs = std::filesystem;
 
-AnalysisPlugins AnalysisPlugins::load(const fs::path& plugin_root) {
+AnalysisPlugins AnalysisPlugins::load(const fs::path& plugin_root, const std::vector<fs::path>& search_path) {
   AnalysisPlugins plugins;
-  for (const host::PluginDirectory& dir : host::find_plugin_directories(plugin_root)) {
-    auto half = std::make_shared<host::AnalysisHalf>(host::load_analysis_half(dir.analysis_path()));
-    plugins.halves_[half->descriptor->name] = half;
-  }
+  for (const host::PluginDirectory& dir : host::discover_plugin_directories(plugin_root, search_path, {}))
+    plugins.add(std::make_shared<host::AnalysisHalf>(host::load_analysis_half(dir.analysis_path())));
   return plugins;
+}
+
+AnalysisPlugins AnalysisPlugins::for_command_line(const std::vector<std::string>& arguments) {
+  AnalysisPlugins plugins = load(host::plugin_directory(), host::plugin_search_path(std::getenv("LUMEN_PLUGIN_PATH")));
+  for (const std::string& argument : arguments)
+    if (!argument.empty() && argument[0] != '-' && fs::exists(fs::path(argument) / "header.yaml"))
+      plugins.add_recorded(argument);
+  return plugins;
+}
+
+void AnalysisPlugins::add(std::shared_ptr<host::AnalysisHalf> half) {
+  std::vector<const host::AnalysisHalf*> all{half.get()};
+  for (const auto& [name, known] : halves_) all.push_back(known.get());
+  host::check_plugins_distinct(all);
+  halves_[half->descriptor->name] = std::move(half);
+}
+
+void AnalysisPlugins::add_recorded(const fs::path& experiment) {
+  YAML::Node header;
+  try {
+    header = YAML::LoadFile((experiment / "header.yaml").string());
+  } catch (const YAML::Exception&) {
+    return;  // not an experiment: opening it says so
+  }
+  const YAML::Node planned = header["plugins"];
+  if (!planned || !planned.IsMap()) return;
+  for (const auto& entry : planned) {
+    const std::string name = entry.first.as<std::string>();
+    if (!entry.second.IsMap() || !entry.second["directory"] || halves_.count(name) != 0) continue;
+    const fs::path analysis = fs::path(entry.second["directory"].as<std::string>()) / "analysis.so";
+    if (!fs::exists(analysis)) continue;
+    auto half = std::make_shared<host::AnalysisHalf>(host::load_analysis_half(analysis));
+    if (name != half->descriptor->name)
+      throw host::PluginError((experiment / "header.yaml").string() + " records plugin '" + name + "' in " +
+                              analysis.parent_path().string() + ", but " + analysis.string() + " is plugin '" +
+                              half->descriptor->name + "'");
+    add(std::move(half));
+  }
 }
 
 const host::AnalysisHalf* AnalysisPlugins::find(const std::string& plugin) const {
@@ -92,7 +130,9 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins, Met
       const std::string data_file = entry.second["data_file"].as<std::string>("");
       const host::AnalysisHalf* half = plugins.find(name);
       if (half == nullptr) {
-        warnings_.push_back("no installed plugin '" + name + "' reads the data file '" + data_file + "'; it is skipped");
+        warnings_.push_back("no installed plugin '" + name + "' reads the data file '" + data_file +
+                            "'; it is skipped (put the directory holding " + name +
+                            "/analysis.so in LUMEN_PLUGIN_PATH)");
         continue;
       }
       configure_plugin(*half, path, entry.second["options"]);

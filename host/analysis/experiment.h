@@ -19,15 +19,28 @@
 
 namespace lumen::analysis {
 
-// The analysis halves installed with lumen, by plugin name.
+// The analysis halves er_print knows, by plugin name: the shipped ones, those
+// of the LUMEN_PLUGIN_PATH directories, and those experiments name by path.
 class AnalysisPlugins {
  public:
-  static AnalysisPlugins load(const std::filesystem::path& plugin_root);
+  // Throws PluginError when a plugin is broken or two claim one name, data
+  // file or metric keyword.
+  static AnalysisPlugins load(const std::filesystem::path& plugin_root,
+                              const std::vector<std::filesystem::path>& search_path = {});
+  // What er_print loads for its command line: the shipped plugins, those of
+  // LUMEN_PLUGIN_PATH, and those recorded by every argument that is an
+  // experiment directory (so their views are commands before it is opened).
+  static AnalysisPlugins for_command_line(const std::vector<std::string>& arguments);
+  // Adds the halves of plugins an experiment recorded by directory (those
+  // collect loaded from a path of the user's) and that are not known by
+  // name; a directory that is gone is left to the experiment's warning.
+  void add_recorded(const std::filesystem::path& experiment);
   const host::AnalysisHalf* find(const std::string& plugin) const;
   // Every installed half, by plugin name (for plugin-defined views).
   const std::map<std::string, std::shared_ptr<host::AnalysisHalf>>& all() const { return halves_; }
 
  private:
+  void add(std::shared_ptr<host::AnalysisHalf> half);
   std::map<std::string, std::shared_ptr<host::AnalysisHalf>> halves_;
 };
 

@@ -54,6 +54,8 @@ CollectRequest parse_command_line(const std::vector<std::string>& args, const st
     else if (arg == "-t") parse_window(take_value(args, i, "-t"), request.runtime);
     else if (arg == "-L") request.runtime.size_limit_bytes = parse_size_limit(take_value(args, i, "-L"));
     else if (arg == "-A") request.runtime.archive = parse_archive_mode(take_value(args, i, "-A"));
+    else if (name == "--plugin") request.plugin_paths.push_back(take_value(args, i, "--plugin"));
+    else if (arg == "--list-plugins") request.list_plugins = true;
     else if (arg == "-n") request.dry_run = true;
     else if (arg == "-V" || arg == "--version") request.show_version = true;
     else if (arg == "--help" || arg == "-help") request.show_help = true;
@@ -68,7 +70,7 @@ CollectRequest parse_command_line(const std::vector<std::string>& args, const st
     throw UsageError("-l and -y name the same signal (" + signal_name(request.runtime.sample_signal) +
                      "); one signal cannot both mark samples and toggle pausing");
   request.target.assign(args.begin() + static_cast<long>(i), args.end());
-  if (request.target.empty() && !request.show_version && !request.show_help &&
+  if (request.target.empty() && !request.show_version && !request.show_help && !request.list_plugins &&
       request.describe_flag.empty())
     throw UsageError("no target program given");
   return request;

@@ -66,6 +66,8 @@ void write_header(const std::filesystem::path& experiment, const ExperimentHeade
     out << YAML::Key << p.name << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "version" << YAML::Value << p.version;
     out << YAML::Key << "data_file" << YAML::Value << p.data_file;
+    // Where er_print finds the analysis half of a plugin that is not shipped.
+    out << YAML::Key << "directory" << YAML::Value << std::filesystem::weakly_canonical(p.collector_path.parent_path()).string();
     out << YAML::Key << "options" << YAML::Value << YAML::Flow << YAML::BeginMap;
     for (const auto& [key, value] : p.options) out << YAML::Key << key << YAML::Value << value;
     out << YAML::EndMap << YAML::EndMap;

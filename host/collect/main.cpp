@@ -1,6 +1,7 @@
 // collect [options] program [args]: runs a program and records an experiment.
 #include <time.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -13,6 +14,7 @@
 #include "experiment_directory.h"
 #include "experiment_header.h"
 #include "install_layout.h"
+#include "plugin_arguments.h"
 #include "profile.h"
 #include "target_launcher.h"
 
@@ -47,6 +49,8 @@ void print_usage(const std::map<std::string, InstalledPlugin>& installed) {
                "  -t [START-]END record only from START to END seconds (suffix m: minutes)\n"
                "  -L MB          stop recording when the experiment reaches MB megabytes (the target runs on)\n"
                "  -A on|off|copy archive the load objects' names and build-ids (copy: the files too; default on)\n";
+  std::cerr << "  --plugin DIR   load and use the plugin in DIR (DIR/collector.so, DIR/analysis.so); repeatable\n"
+               "  --list-plugins list the plugins found (shipped, LUMEN_PLUGIN_PATH, --plugin, the profile's path:)\n";
   std::cerr << "  -o NAME.er     experiment name (default test.1.er, then the next free number)\n"
                "  -d DIR         directory for the experiment\n"
                "  -C COMMENT     comment recorded in the experiment (repeatable)\n"
@@ -169,11 +173,17 @@ void on_target_started(int pid, void* opaque) {
 int main(int argc, char** argv) {
   std::map<std::string, InstalledPlugin> installed;
   try {
-    installed = load_installed_plugins(host::plugin_directory());
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    const PluginArguments plugin_arguments = scan_plugin_arguments(args);
+    const Profile profile = read_profile(profile_path(plugin_arguments.profile));
+    installed = load_plugins(host::discover_plugin_directories(
+        host::plugin_directory(), host::plugin_search_path(std::getenv("LUMEN_PLUGIN_PATH")),
+        explicit_plugin_directories(plugin_arguments, profile)));
+    check_profile_plugin_names(profile, installed);
     std::set<std::string> flags;
     for (const auto& [name, plugin] : installed)
       if (plugin.collector.descriptor->flag.flag) flags.insert(plugin.collector.descriptor->flag.flag);
-    const CollectRequest request = parse_command_line(std::vector<std::string>(argv + 1, argv + argc), flags);
+    const CollectRequest request = parse_command_line(args, flags);
     if (request.show_version) {
       std::cout << "collect (lumen) " << LUMEN_VERSION << "\n";
       if (request.target.empty()) return 0;
@@ -182,11 +192,14 @@ int main(int argc, char** argv) {
       print_usage(installed);
       return 0;
     }
+    if (request.list_plugins) {
+      print_plugin_list(std::cout, installed);
+      if (request.target.empty()) return 0;
+    }
     if (!request.describe_flag.empty()) {
       if (describe_flag_values(installed, request.describe_flag)) return 0;
       throw UsageError("option -" + request.describe_flag + " needs a value");
     }
-    const Profile profile = read_profile(profile_path(request.profile));
     CollectionPlan plan = resolve_plan(profile, request, installed);
     check_plan_here(plan, installed);
     const std::string program = resolve_target(request.target[0]);

@@ -45,13 +45,95 @@ AnalysisHalf load_analysis_half(const fs::path& path) {
   return half;
 }
 
-std::vector<PluginDirectory> find_plugin_directories(const fs::path& root) {
+const char* origin_name(PluginOrigin origin) {
+  switch (origin) {
+    case PluginOrigin::Shipped: return "shipped";
+    case PluginOrigin::SearchPath: return "LUMEN_PLUGIN_PATH";
+    case PluginOrigin::Explicit: return "explicit";
+    case PluginOrigin::Recorded: return "recorded in the experiment";
+  }
+  return "?";
+}
+
+std::vector<PluginDirectory> find_plugin_directories(const fs::path& root, PluginOrigin origin) {
   std::vector<PluginDirectory> found;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(root, ec))
-    if (entry.is_directory()) found.push_back({entry.path().filename().string(), entry.path()});
+    if (entry.is_directory()) found.push_back({entry.path().filename().string(), entry.path(), origin});
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   return found;
+}
+
+std::vector<fs::path> plugin_search_path(const char* value) {
+  std::vector<fs::path> directories;
+  if (value == nullptr) return directories;
+  const std::string text = value;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(':', start), text.size());
+    const std::string entry = text.substr(start, end - start);
+    if (!entry.empty()) {
+      if (entry[0] != '/')
+        throw PluginError("LUMEN_PLUGIN_PATH entry '" + entry +
+                          "' is not an absolute directory; plugins are never looked up relative to the current "
+                          "directory");
+      directories.emplace_back(entry);
+    }
+    start = end + 1;
+  }
+  return directories;
+}
+
+PluginDirectory explicit_plugin_directory(const fs::path& path, const fs::path& base, PluginOrigin origin) {
+  const fs::path directory = (path.is_absolute() ? path : base / path).lexically_normal();
+  if (!fs::is_directory(directory))
+    throw PluginError("plugin directory " + directory.string() +
+                      " does not exist (a plugin is a directory holding collector.so and analysis.so)");
+  for (const char* half : {"collector.so", "analysis.so"})
+    if (!fs::exists(directory / half))
+      throw PluginError("plugin directory " + directory.string() + " has no " + half +
+                        " (a plugin is a directory holding collector.so and analysis.so)");
+  std::string name = directory.filename().string();
+  if (name.empty()) name = directory.parent_path().filename().string();
+  return {name, directory, origin};
+}
+
+std::vector<PluginDirectory> discover_plugin_directories(const fs::path& shipped, const std::vector<fs::path>& search_path,
+                                                         const std::vector<PluginDirectory>& explicit_directories) {
+  std::vector<PluginDirectory> found;
+  std::vector<fs::path> seen;
+  auto add = [&](const PluginDirectory& dir) {
+    std::error_code ec;
+    fs::path key = fs::weakly_canonical(dir.directory, ec);
+    if (ec) key = dir.directory;
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) return;
+    seen.push_back(key);
+    found.push_back({dir.name, key, dir.origin});
+  };
+  for (const PluginDirectory& dir : find_plugin_directories(shipped, PluginOrigin::Shipped)) add(dir);
+  for (const fs::path& root : search_path)
+    for (const PluginDirectory& dir : find_plugin_directories(root, PluginOrigin::SearchPath)) add(dir);
+  for (const PluginDirectory& dir : explicit_directories) add(dir);
+  return found;
+}
+
+void check_plugins_distinct(const std::vector<const AnalysisHalf*>& halves) {
+  for (size_t i = 0; i < halves.size(); ++i) {
+    const lumen_analysis_descriptor& a = *halves[i]->descriptor;
+    for (size_t j = 0; j < i; ++j) {
+      const lumen_analysis_descriptor& b = *halves[j]->descriptor;
+      const std::string both = halves[j]->path.string() + " and " + halves[i]->path.string();
+      if (std::string(a.name) == b.name)
+        throw PluginError("two plugins are named '" + std::string(a.name) + "': " + both);
+      if (std::string(a.data_file) == b.data_file)
+        throw PluginError("two plugins claim the data file '" + std::string(a.data_file) + "': " + both);
+      for (size_t m = 0; m < a.metric_count; ++m)
+        for (size_t n = 0; n < b.metric_count; ++n)
+          if (std::string(a.metrics[m].keyword) == b.metrics[n].keyword)
+            throw PluginError("two plugins define the metric keyword '" + std::string(a.metrics[m].keyword) +
+                              "': " + both);
+    }
+  }
 }
 
 }  // namespace lumen::host

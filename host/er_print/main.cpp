@@ -75,7 +75,8 @@ int interactive(Session& session) {
 
 int main(int argc, char** argv) {
   try {
-    Session session(analysis::AnalysisPlugins::load(host::plugin_directory()), std::cout);
+    Session session(analysis::AnalysisPlugins::for_command_line(std::vector<std::string>(argv + 1, argv + argc)),
+                    std::cout);
     std::vector<Invocation> invocations;
     std::vector<std::string> experiments;
     for (int i = 1; i < argc; ++i) {

@@ -13,6 +13,7 @@ using namespace analysis;
 Session::Session(AnalysisPlugins plugins, std::ostream& out) : plugins_(std::move(plugins)), out_(out) {}
 
 void Session::open_experiment(const std::string& path) {
+  plugins_.add_recorded(path);
   experiments_.push_back(std::make_unique<Experiment>(path, plugins_, registry_));
   // A founder's descendants (sub-experiments named by lineage) come with it.
   std::vector<std::filesystem::path> descendants;

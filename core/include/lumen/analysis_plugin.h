@@ -5,6 +5,13 @@
  * which turns the record into zero or more events. An event carries a stack
  * id and one value per metric the plugin declares; the core does the rest
  * (symbols, exclusive/inclusive/attributed aggregation, views).
+ *
+ * Everything here runs on the host, in er_print, in ordinary context (no
+ * signal-safety rules). Records come from a file a crash may have cut short
+ * or a disk may have damaged: decode() checks sizes and returns an error
+ * rather than trusting a payload. Views (lumen_view_def) are er_print
+ * commands the plugin adds; er_print finds them in the descriptor, so
+ * `er_print -help` lists them.
  */
 #ifndef LUMEN_ANALYSIS_PLUGIN_H
 #define LUMEN_ANALYSIS_PLUGIN_H

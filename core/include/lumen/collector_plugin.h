@@ -10,6 +10,20 @@
  * an ordinary (non-signal) context; thread_begin/thread_end run on the thread
  * concerned, from ordinary context. Services marked [signal-safe] may be
  * called from a signal handler; the others may not.
+ *
+ * What else the runtime gives a plugin:
+ *   options     start() receives every declared option in canonical form
+ *               (durations in ns, booleans "1"/"0"), already validated by
+ *               collect against the declaration; defaults filled in.
+ *   per-thread  thread_begin/thread_end run on each thread the target
+ *   state       creates (the main thread too); a plugin keeps per-thread
+ *               data in its own `static __thread` variables (initial-exec
+ *               TLS: the half is preloaded, so they are safe to touch in a
+ *               signal handler, and never allocate).
+ *   loading     collect preloads every planned collector half (LD_PRELOAD),
+ *               so a half may define libc functions to interpose on them;
+ *               the runtime then finds its factory in the loaded object.
+ *               Nothing may run before start() but forwarding.
  */
 #ifndef LUMEN_COLLECTOR_PLUGIN_H
 #define LUMEN_COLLECTOR_PLUGIN_H

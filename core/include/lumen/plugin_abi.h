@@ -1,5 +1,16 @@
 /* lumen plugin ABI: what every plugin shared object exports.
  *
+ * The SDK is these headers (installed as include/lumen/) and the CMake
+ * package lumenConfig.cmake with lumen_add_plugin(); docs/plugins.md walks
+ * through building one out of tree.
+ *   plugin_abi.h        descriptors' common parts: options, collect flags,
+ *                       metrics, the ABI version
+ *   collector_plugin.h  the collector half and the runtime's services
+ *                       (which of them a signal handler may call)
+ *   analysis_plugin.h   the analysis half: decoding records into events,
+ *                       metrics, er_print views
+ *   record_format.h     the data-file format records are stored in
+ *
  * A plugin is a directory holding two shared objects:
  *   collector.so  exports  const lumen_collector_descriptor* lumen_collector_plugin(void);
  *   analysis.so   exports  const lumen_analysis_descriptor*  lumen_analysis_plugin(void);
@@ -85,6 +96,9 @@ enum {
 
 #define LUMEN_MAX_PLUGIN_METRICS 8
 
+/* A metric's kind is its unit: time (nanoseconds), a count, or bytes.
+ * Keywords are unique across all plugins loaded together (collect and
+ * er_print refuse two plugins defining one keyword). */
 typedef struct lumen_metric_def {
   const char* keyword;   /* Oracle's keyword where one exists: "user" */
   const char* title;     /* "User CPU Time"                           */

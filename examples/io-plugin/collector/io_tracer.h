@@ -1,0 +1,48 @@
+/* What the interposers (io_interposers.c) share with the tracer
+ * (io_tracer.cpp). C, so that the interposers can be C and declare libc's
+ * functions exactly as libc's headers do.
+ *
+ * Every function here keeps errno as the traced call left it. None may be
+ * called from a signal handler the plugin installs (it installs none); they
+ * are async-signal-safe all the same (atomics, the runtime's signal-safe
+ * services and readlink only), because a program may call read() or write()
+ * from its own signal handler. */
+#ifndef IO_PLUGIN_TRACER_H
+#define IO_PLUGIN_TRACER_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 1 while the plugin records: one acquire load decides whether a wrapper does
+ * more than forward. */
+int io_tracing(void);
+
+/* The experiment's clock (CLOCK_MONOTONIC), only when io_tracing() said 1. */
+uint64_t io_now(void);
+
+/* A read, write, fsync, lseek... on `fd` returned `result` after starting at
+ * `start_ns`. */
+void io_record(uint16_t call, int fd, uint64_t start_ns, int64_t result);
+
+/* open/openat/creat returned `result` (a descriptor or -1) for `path`. */
+void io_record_open(uint16_t call, const char* path, uint64_t start_ns, int64_t result);
+
+/* dup and friends: `result` (when >= 0) now refers to what `old_fd` does. */
+void io_record_dup(uint16_t call, int old_fd, uint64_t start_ns, int64_t result);
+
+/* close(fd) returned `result`; the descriptor no longer names its file. */
+void io_record_close(int fd, uint64_t start_ns, int64_t result);
+
+/* dlvsym(RTLD_NEXT, name, version), else dlsym(RTLD_NEXT, name): the
+ * function a wrapper stands in front of (libc's, or another preloaded
+ * object's that forwards to libc in turn). */
+void* io_next(const char* name, const char* version);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IO_PLUGIN_TRACER_H */

@@ -1,0 +1,207 @@
+/* A program with known I/O: it writes and reads byte counts chosen so that
+ * no two figures are alike, on files it names, from functions it names, on
+ * two threads, through every kind of call the plugin traces; and it writes
+ * down what each call returned, so that er_print's figures can be checked
+ * against it.
+ *
+ *   io_target DIR TRUTH.json
+ *
+ * The truth file is written with stdio, which the plugin does not trace;
+ * the checks are per file and per function anyway, so it would not matter. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+
+enum { READ, WRITE, OTHER };
+
+/* What the calls on one file, or from one function, returned. */
+typedef struct tally {
+  const char* name;
+  long long read_bytes, write_bytes, read_count, write_count, other_count, error_count;
+  long long outer_ns; /* time around the calls, measured here */
+} tally;
+
+static char directory[4096];
+static tally files[4] = {{"alpha.dat"}, {"beta.dat"}, {"gamma.dat"}, {"delta.dat"}};
+static tally functions[5] = {{"write_alpha"}, {"read_alpha"}, {"write_beta"}, {"write_gamma"}, {"write_delta"}};
+static pthread_mutex_t tally_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static long long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void count(tally* file, tally* function, int kind, long long result, long long outer_ns) {
+  pthread_mutex_lock(&tally_lock);
+  tally* both[2] = {file, function};
+  for (int i = 0; i < 2; ++i) {
+    tally* t = both[i];
+    t->outer_ns += outer_ns;
+    if (result < 0) ++t->error_count;
+    else if (kind == READ) t->read_bytes += result, ++t->read_count;
+    else if (kind == WRITE) t->write_bytes += result, ++t->write_count;
+    else ++t->other_count;
+  }
+  pthread_mutex_unlock(&tally_lock);
+}
+
+/* Runs one call, timing it from outside, and tallies what it returned. */
+#define CALL(file, function, kind, expression)                  \
+  ({                                                            \
+    const long long call_start = now_ns();                      \
+    const long long call_result = (long long)(expression);      \
+    count(file, function, kind, call_result, now_ns() - call_start); \
+    call_result;                                                \
+  })
+
+static char* path_of(const char* name) {
+  static __thread char path[8192];
+  snprintf(path, sizeof path, "%s/%s", directory, name);
+  return path;
+}
+
+static char buffer[262144];
+
+/* open, write x3, pwrite, writev, a failed read, fsync, fdatasync, lseek, close */
+NOINLINE void write_alpha(void) {
+  tally* f = &files[0];
+  tally* fn = &functions[0];
+  const int fd = (int)CALL(f, fn, OTHER, open(path_of(f->name), O_CREAT | O_WRONLY | O_TRUNC, 0644));
+  CALL(f, fn, WRITE, write(fd, buffer, 100003));
+  CALL(f, fn, WRITE, write(fd, buffer, 7));
+  CALL(f, fn, WRITE, write(fd, buffer, 65537));
+  CALL(f, fn, WRITE, pwrite(fd, buffer, 4099, 11));
+  struct iovec pieces[2] = {{buffer, 13}, {buffer + 13, 17}};
+  CALL(f, fn, WRITE, writev(fd, pieces, 2));
+  CALL(f, fn, READ, read(fd, buffer, 10)); /* write-only: EBADF, an error */
+  CALL(f, fn, OTHER, fsync(fd));
+  CALL(f, fn, OTHER, fdatasync(fd));
+  CALL(f, fn, OTHER, lseek(fd, 0, SEEK_SET));
+  CALL(f, fn, OTHER, close(fd));
+}
+
+/* open, read to the end in 4093-byte pieces, pread, readv, preadv, close */
+NOINLINE void read_alpha(void) {
+  tally* f = &files[0];
+  tally* fn = &functions[1];
+  const int fd = (int)CALL(f, fn, OTHER, open(path_of(f->name), O_RDONLY));
+  while (CALL(f, fn, READ, read(fd, buffer, 4093)) > 0) {
+  }
+  CALL(f, fn, READ, pread(fd, buffer, 1001, 17));
+  struct iovec pieces[2] = {{buffer, 19}, {buffer + 19, 23}};
+  CALL(f, fn, OTHER, lseek(fd, 5, SEEK_SET));
+  CALL(f, fn, READ, readv(fd, pieces, 2));
+  CALL(f, fn, READ, preadv(fd, pieces, 2, 29));
+  CALL(f, fn, OTHER, close(fd));
+}
+
+/* creat, write, dup, dup2, fcntl(F_DUPFD), writes through each, closes */
+NOINLINE void write_beta(void) {
+  tally* f = &files[1];
+  tally* fn = &functions[2];
+  const int fd = (int)CALL(f, fn, OTHER, creat(path_of(f->name), 0644));
+  CALL(f, fn, WRITE, write(fd, buffer, 12345));
+  const int copy = (int)CALL(f, fn, OTHER, dup(fd));
+  CALL(f, fn, WRITE, write(copy, buffer, 111));
+  const int high = (int)CALL(f, fn, OTHER, dup2(fd, 100));
+  CALL(f, fn, WRITE, write(high, buffer, 222));
+  const int third = (int)CALL(f, fn, OTHER, fcntl(fd, F_DUPFD_CLOEXEC, 200));
+  CALL(f, fn, WRITE, pwrite(third, buffer, 333, 0));
+  CALL(f, fn, OTHER, close(third));
+  CALL(f, fn, OTHER, close(high));
+  CALL(f, fn, OTHER, close(copy));
+  CALL(f, fn, OTHER, close(fd));
+}
+
+/* The directory's own open and close are traced too, but belong to no file
+ * or function of the truth. */
+NOINLINE int open_directory(void) {
+  const int fd = open(directory, O_RDONLY | O_DIRECTORY);
+  __asm__ volatile("" ::: "memory"); /* not a tail call: this frame stays on the stack */
+  return fd;
+}
+NOINLINE void close_directory(int fd) {
+  close(fd);
+  __asm__ volatile("" ::: "memory");
+}
+
+/* openat relative to a directory descriptor (named by the kernel), pwritev */
+NOINLINE void write_gamma(void) {
+  tally* f = &files[2];
+  tally* fn = &functions[3];
+  const int dir = open_directory();
+  const int fd = (int)CALL(f, fn, OTHER, openat(dir, f->name, O_CREAT | O_RDWR | O_TRUNC, 0600));
+  struct iovec pieces[3] = {{buffer, 5}, {buffer + 5, 7}, {buffer + 12, 9}};
+  CALL(f, fn, WRITE, pwritev(fd, pieces, 3, 0));
+  CALL(f, fn, WRITE, pwritev2(fd, pieces, 2, 21, 0));
+  CALL(f, fn, READ, preadv2(fd, pieces, 3, 0, 0));
+  CALL(f, fn, OTHER, close(fd));
+  close_directory(dir);
+}
+
+/* another thread's file */
+NOINLINE void write_delta(void) {
+  tally* f = &files[3];
+  tally* fn = &functions[4];
+  const int fd = (int)CALL(f, fn, OTHER, open(path_of(f->name), O_CREAT | O_WRONLY | O_TRUNC | O_APPEND, 0644));
+  for (int i = 0; i < 9; ++i) CALL(f, fn, WRITE, write(fd, buffer, 777 + i));
+  CALL(f, fn, OTHER, close(fd));
+}
+
+static void* delta_thread(void* unused) {
+  (void)unused;
+  write_delta();
+  return NULL;
+}
+
+static void write_tally(FILE* out, const tally* t, const char* name, int last) {
+  fprintf(out,
+          "  \"%s\": {\"ioreadbytes\": %lld, \"iowritebytes\": %lld, \"ioreadcnt\": %lld, \"iowritecnt\": %lld, "
+          "\"ioothercnt\": %lld, \"ioerrorcnt\": %lld, \"outer_ns\": %lld}%s\n",
+          name, t->read_bytes, t->write_bytes, t->read_count, t->write_count, t->other_count, t->error_count,
+          t->outer_ns, last ? "" : ",");
+}
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: io_target DIR TRUTH.json\n");
+    return 2;
+  }
+  if (realpath(argv[1], directory) == NULL) {
+    perror(argv[1]);
+    return 2;
+  }
+  memset(buffer, 'x', sizeof buffer);
+  pthread_t thread;
+  pthread_create(&thread, NULL, delta_thread, NULL);
+  write_alpha();
+  read_alpha();
+  write_beta();
+  write_gamma();
+  pthread_join(thread, NULL);
+
+  FILE* out = fopen(argv[2], "w");
+  if (out == NULL) {
+    perror(argv[2]);
+    return 2;
+  }
+  fprintf(out, "{\"files\": {\n");
+  for (int i = 0; i < 4; ++i) write_tally(out, &files[i], path_of(files[i].name), i == 3);
+  fprintf(out, "}, \"functions\": {\n");
+  for (int i = 0; i < 5; ++i) write_tally(out, &functions[i], functions[i].name, i == 4);
+  fprintf(out, "}}\n");
+  fclose(out);
+  printf("io_target done\n");
+  return 0;
+}

@@ -1,0 +1,340 @@
+// The SDK from the outside. The fixture test sdk.install_and_build_example
+// has installed lumen into a prefix and built examples/io-plugin against it
+// (install_and_build_example.cmake); these tests use only what is there: the
+// installed commands, and the plugin the example built.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "process_runner.h"
+
+namespace lumen::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kSdkDir = LUMEN_TEST_SDK_DIR;
+const fs::path kPrefix = kSdkDir / "prefix";
+const fs::path kExampleBuild = kSdkDir / "example-build";
+const fs::path kIoPlugin = kExampleBuild / "lumen-plugins" / "io";
+const fs::path kFixtures = LUMEN_TEST_FIXTURE_DIR;
+
+std::string collect_path() { return (kPrefix / "bin" / "collect").string(); }
+std::string er_print_path() { return (kPrefix / "bin" / "er_print").string(); }
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "in: " << (haystack)
+
+struct IoRun {
+  fs::path experiment;
+  nlohmann::json truth;
+  ProcessResult run;
+};
+
+// Runs the example's io_target under the installed collect, with the
+// collect arguments given, writing its files and truth into `dir`.
+IoRun collect_io(const TempDir& dir, const std::vector<std::string>& collect_args,
+                 const std::map<std::string, std::string>& env = {}) {
+  IoRun r;
+  r.experiment = dir.path() / "io.er";
+  const fs::path files = dir.path() / "files";
+  fs::create_directories(files);
+  std::vector<std::string> argv{collect_path(), "-o", "io.er", "-d", dir.path().string()};
+  argv.insert(argv.end(), collect_args.begin(), collect_args.end());
+  for (const std::string& a : {(kExampleBuild / "io_target").string(), files.string(),
+                               (dir.path() / "truth.json").string()})
+    argv.push_back(a);
+  r.run = run_process(argv, env);
+  std::ifstream in(dir.path() / "truth.json");
+  if (in) r.truth = nlohmann::json::parse(in);
+  return r;
+}
+
+nlohmann::json er_print_json(const std::vector<std::string>& args, const fs::path& experiment,
+                             const std::map<std::string, std::string>& env = {}) {
+  std::vector<std::string> argv{er_print_path(), "--format=json"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.push_back(experiment.string());
+  const ProcessResult r = run_process(argv, env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (r.exit_code != 0) return nlohmann::json::object();
+  return nlohmann::json::parse(r.out);
+}
+
+// The rows of a plugin view's first table by name: name -> values.
+std::map<std::string, nlohmann::json> table_rows(const nlohmann::json& view, size_t table = 0) {
+  std::map<std::string, nlohmann::json> rows;
+  for (const auto& row : view.at("tables").at(table).at("rows")) rows[row.at("name").get<std::string>()] = row;
+  return rows;
+}
+
+const char* const kCounters[] = {"ioreadbytes", "iowritebytes", "ioreadcnt", "iowritecnt", "ioothercnt", "ioerrorcnt"};
+
+// ---- the installation ----
+
+TEST(Installation, HoldsCommandsRuntimePluginsProfilesHeadersAndPackage) {
+  for (const char* file : {"bin/collect", "bin/er_print", "lib/lumen/liblumen_collector.so",
+                           "lib/lumen/plugins/clock/collector.so", "lib/lumen/plugins/clock/analysis.so",
+                           "share/lumen/profiles/default.yaml", "include/lumen/plugin_abi.h",
+                           "include/lumen/collector_plugin.h", "include/lumen/analysis_plugin.h",
+                           "include/lumen/record_format.h", "lib/cmake/lumen/lumenConfig.cmake",
+                           "lib/cmake/lumen/lumenConfigVersion.cmake", "lib/cmake/lumen/LumenPlugin.cmake"})
+    EXPECT_TRUE(fs::exists(kPrefix / file)) << file;
+  EXPECT_TRUE(fs::exists(kIoPlugin / "collector.so"));
+  EXPECT_TRUE(fs::exists(kIoPlugin / "analysis.so"));
+}
+
+TEST(Installation, InstalledCommandsUseTheInstalledPlugins) {
+  const ProcessResult r = run_process({collect_path(), "--list-plugins"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "clock ");
+  EXPECT_CONTAINS(r.out, "from: " + fs::canonical(kPrefix / "lib/lumen/plugins/clock").string() + " (shipped)");
+  EXPECT_EQ(r.out.find("\nio "), std::string::npos) << "the example is not installed";
+}
+
+// ---- the I/O plugin's figures equal the target's own ----
+
+class IoTracing : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir;
+    run_ = new IoRun(collect_io(*dir_, {"--plugin", kIoPlugin.string()}));
+  }
+  static void TearDownTestSuite() {
+    delete run_;
+    delete dir_;
+  }
+  void SetUp() override {
+    ASSERT_EQ(run_->run.exit_code, 0) << run_->run.err;
+    ASSERT_TRUE(run_->truth.contains("files")) << run_->run.err;
+  }
+  static TempDir* dir_;
+  static IoRun* run_;
+};
+TempDir* IoTracing::dir_ = nullptr;
+IoRun* IoTracing::run_ = nullptr;
+
+TEST_F(IoTracing, TargetRunsUnchanged) {
+  EXPECT_EQ(run_->run.out, "io_target done\n");
+  EXPECT_TRUE(fs::exists(run_->experiment / "iotrace"));
+}
+
+TEST_F(IoTracing, ActivityByFileEqualsTheTargetsCounts) {
+  const auto rows = table_rows(er_print_json({"-ioactivity"}, run_->experiment));
+  for (const auto& [file, truth] : run_->truth.at("files").items()) {
+    ASSERT_EQ(rows.count(file), 1u) << file;
+    const nlohmann::json& values = rows.at(file).at("values");
+    for (const char* counter : kCounters)
+      EXPECT_EQ(values.at(counter).get<long long>(), truth.at(counter).get<long long>()) << file << " " << counter;
+    // Traced time lies inside the time the target measured around the calls.
+    const double io_seconds = values.at("iotime").get<double>();
+    EXPECT_GT(io_seconds, 0.0) << file;
+    EXPECT_LE(io_seconds, truth.at("outer_ns").get<double>() * 1e-9) << file;
+  }
+}
+
+TEST_F(IoTracing, DetailByDescriptorAddsUpToEachFile) {
+  const auto rows = table_rows(er_print_json({"-iodetail"}, run_->experiment));
+  for (const auto& [file, truth] : run_->truth.at("files").items()) {
+    std::map<std::string, long long> sums;
+    int descriptors = 0;
+    for (const auto& [name, row] : rows) {
+      if (name.size() < file.size() || name.compare(name.size() - file.size(), file.size(), file) != 0) continue;
+      ++descriptors;
+      for (const char* counter : kCounters) sums[counter] += row.at("values").at(counter).get<long long>();
+    }
+    for (const char* counter : kCounters) EXPECT_EQ(sums[counter], truth.at(counter).get<long long>()) << file << counter;
+    if (file.ends_with("/beta.dat")) {
+      EXPECT_EQ(descriptors, 4) << "creat, dup, dup2 and fcntl(F_DUPFD) each gave beta.dat a descriptor";
+      EXPECT_EQ(rows.count("fd 100 " + file), 1u) << "dup2's descriptor";
+    }
+  }
+}
+
+TEST_F(IoTracing, CallStacksStartAtTheCallingFunction) {
+  const nlohmann::json view = er_print_json({"-iocallstack"}, run_->experiment);
+  std::map<std::string, std::map<std::string, long long>> by_leaf;
+  for (const auto& row : view.at("tables").at(0).at("rows")) {
+    ASSERT_TRUE(row.contains("stack")) << row.dump();
+    ASSERT_FALSE(row.at("stack").empty()) << row.dump();
+    const std::string leaf = row.at("stack").at(0).at("function").get<std::string>();
+    for (const char* counter : kCounters) by_leaf[leaf][counter] += row.at("values").at(counter).get<long long>();
+  }
+  for (const auto& [function, truth] : run_->truth.at("functions").items()) {
+    ASSERT_EQ(by_leaf.count(function), 1u) << function << " is not the leaf of any I/O stack";
+    for (const char* counter : kCounters)
+      EXPECT_EQ(by_leaf[function][counter], truth.at(counter).get<long long>()) << function << " " << counter;
+  }
+}
+
+TEST_F(IoTracing, FunctionsViewAttributesTheMetricsThroughTheCore) {
+  std::string spec;
+  for (const char* counter : kCounters) spec += std::string("e.") + counter + ":";
+  const nlohmann::json view = er_print_json({"-metrics", spec + "i.iowritebytes:name", "-functions"}, run_->experiment);
+  std::map<std::string, nlohmann::json> rows;
+  for (const auto& row : view.at("rows")) rows[row.at("name").get<std::string>()] = row.at("values");
+  long long written = 0;
+  for (const auto& [function, truth] : run_->truth.at("functions").items()) {
+    ASSERT_EQ(rows.count(function), 1u) << function;
+    for (const char* counter : kCounters)
+      EXPECT_EQ(rows.at(function).at(std::string("e.") + counter).get<long long>(), truth.at(counter).get<long long>())
+          << function << " " << counter;
+    written += truth.at("iowritebytes").get<long long>();
+  }
+  EXPECT_GE(rows.at("main").at("i.iowritebytes").get<long long>(),
+            written - run_->truth.at("functions").at("write_delta").at("iowritebytes").get<long long>());
+}
+
+TEST_F(IoTracing, HeaderRecordsWherePluginCameFrom) {
+  std::ifstream in(run_->experiment / "header.yaml");
+  const std::string header((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_CONTAINS(header, "directory: " + fs::canonical(kIoPlugin).string());
+}
+
+// ---- discovery ----
+
+TEST(Discovery, PluginPathListsThePluginWithVersionDataFileAndMetrics) {
+  const ProcessResult r =
+      run_process({collect_path(), "--list-plugins"}, {{"LUMEN_PLUGIN_PATH", kIoPlugin.parent_path().string()}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "io 1.0  data file: iotrace  flag: -i");
+  EXPECT_CONTAINS(r.out, "(LUMEN_PLUGIN_PATH)");
+  for (const char* metric : {"ioreadbytes", "iowritebytes", "ioreadcnt", "iowritecnt", "ioothercnt", "iotime"})
+    EXPECT_CONTAINS(r.out, std::string("metric ") + metric);
+  EXPECT_CONTAINS(r.out, "view -ioactivity");
+}
+
+TEST(Discovery, PluginPathGivesTheFlagAndErPrintFindsTheAnalysisHalfThere) {
+  TempDir dir;
+  // A copy, so that the experiment's recorded directory can disappear.
+  const fs::path copy = dir.path() / "plugins" / "io";
+  fs::create_directories(copy);
+  fs::copy(kIoPlugin, copy);
+  const IoRun run = collect_io(dir, {"-i", "on"}, {{"LUMEN_PLUGIN_PATH", copy.parent_path().string()}});
+  ASSERT_EQ(run.run.exit_code, 0) << run.run.err;
+  fs::rename(copy.parent_path(), dir.path() / "moved");
+  // Neither recorded nor on the search path: its views are unknown, and its
+  // data is skipped with a warning saying where to point.
+  const ProcessResult unknown = run_process({er_print_path(), "-ioactivity", run.experiment.string()});
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_CONTAINS(unknown.err, "unknown command '-ioactivity'");
+  const ProcessResult lost = run_process({er_print_path(), "-header", run.experiment.string()});
+  EXPECT_CONTAINS(lost.err, "no installed plugin 'io' reads the data file 'iotrace'");
+  EXPECT_CONTAINS(lost.err, "LUMEN_PLUGIN_PATH");
+  const auto rows = table_rows(er_print_json({"-ioactivity"}, run.experiment,
+                                             {{"LUMEN_PLUGIN_PATH", (dir.path() / "moved").string()}}));
+  for (const auto& [file, truth] : run.truth.at("files").items())
+    EXPECT_EQ(rows.at(file).at("values").at("iowritebytes").get<long long>(), truth.at("iowritebytes").get<long long>());
+}
+
+TEST(Discovery, ProfilePathIsRelativeToTheProfile) {
+  TempDir dir;
+  const fs::path plugins = dir.path() / "profiles" / "plugins";
+  fs::create_directories(plugins / "io");
+  fs::copy(kIoPlugin, plugins / "io");
+  std::ofstream(dir.path() / "profiles" / "io.yaml") << "description: I/O tracing\nplugins:\n  io:\n    path: plugins/io\n";
+  const IoRun run = collect_io(dir, {"--profile", (dir.path() / "profiles" / "io.yaml").string()});
+  ASSERT_EQ(run.run.exit_code, 0) << run.run.err;
+  const auto rows = table_rows(er_print_json({"-ioactivity"}, run.experiment));
+  for (const auto& [file, truth] : run.truth.at("files").items())
+    EXPECT_EQ(rows.at(file).at("values").at("ioreadcnt").get<long long>(), truth.at("ioreadcnt").get<long long>());
+}
+
+TEST(Discovery, ProfilePathToAPluginOfAnotherNameIsAnError) {
+  TempDir dir;
+  std::ofstream(dir.path() / "wrong.yaml") << "plugins:\n  disk:\n    path: " << kIoPlugin.string() << "\n";
+  const ProcessResult r = run_process({collect_path(), "--profile", (dir.path() / "wrong.yaml").string(), "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, (dir.path() / "wrong.yaml").string() + ":3: the plugin in " + kIoPlugin.string() +
+                             " is named 'io', not 'disk'");
+}
+
+TEST(Discovery, PluginOptionNamingNoPluginIsAnError) {
+  TempDir dir;
+  const ProcessResult r = run_process({collect_path(), "--plugin", (dir.path() / "absent").string(), "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "plugin directory " + (dir.path() / "absent").string() + " does not exist");
+}
+
+TEST(Discovery, NeverFromTheCurrentDirectory) {
+  TempDir dir;
+  fs::create_directories(dir.path() / "io");
+  fs::copy(kIoPlugin, dir.path() / "io");
+  // Empty entries of LUMEN_PLUGIN_PATH do not mean the current directory.
+  const ProcessResult r = run_process({"/bin/sh", "-c", "cd \"$1\" && exec \"$2\" --list-plugins", "sh",
+                                       dir.path().string(), collect_path()},
+                                      {{"LUMEN_PLUGIN_PATH", "::"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("\nio "), std::string::npos) << r.out;
+  const ProcessResult relative = run_process({"/bin/sh", "-c", "cd \"$1\" && exec \"$2\" --list-plugins", "sh",
+                                              dir.path().string(), collect_path()},
+                                             {{"LUMEN_PLUGIN_PATH", "."}});
+  EXPECT_EQ(relative.exit_code, 2);
+  EXPECT_CONTAINS(relative.err, "LUMEN_PLUGIN_PATH entry '.' is not an absolute directory");
+}
+
+// Builds a plugin directory NAME under `root` from two files.
+void plugin_directory(const fs::path& root, const std::string& name, const fs::path& collector, const fs::path& analysis) {
+  fs::create_directories(root / name);
+  fs::create_symlink(collector, root / name / "collector.so");
+  fs::create_symlink(analysis, root / name / "analysis.so");
+}
+
+ProcessResult list_with_path(const fs::path& root) {
+  return run_process({collect_path(), "--list-plugins"}, {{"LUMEN_PLUGIN_PATH", root.string()}});
+}
+
+TEST(Discovery, WrongAbiVersionNamesTheFile) {
+  TempDir dir;
+  plugin_directory(dir.path(), "future", LUMEN_TEST_WRONG_ABI_PLUGIN, LUMEN_TEST_WRONG_ABI_PLUGIN);
+  const ProcessResult r = list_with_path(dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "plugin " + (dir.path() / "future" / "collector.so").string() +
+                             " was built for plugin ABI version");
+}
+
+TEST(Discovery, MissingFactoryNamesTheFile) {
+  TempDir dir;
+  plugin_directory(dir.path(), "nothing", LUMEN_TEST_NOT_A_PLUGIN, LUMEN_TEST_NOT_A_PLUGIN);
+  const ProcessResult r = list_with_path(dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "plugin " + (dir.path() / "nothing" / "collector.so").string() +
+                             " has no factory function 'lumen_collector_plugin'");
+}
+
+TEST(Discovery, TwoPluginsOfOneNameNameBothFiles) {
+  TempDir dir;
+  const fs::path shipped = fs::canonical(kPrefix / "lib/lumen/plugins/clock");
+  plugin_directory(dir.path(), "clock", shipped / "collector.so", shipped / "analysis.so");
+  const ProcessResult r = list_with_path(dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "two plugins are named 'clock': ");
+  EXPECT_CONTAINS(r.err, (dir.path() / "clock" / "collector.so").string());
+  EXPECT_CONTAINS(r.err, "lib/lumen/plugins/clock/collector.so");
+}
+
+TEST(Discovery, TwoPluginsClaimingOneDataFileNameBothFiles) {
+  TempDir dir;
+  plugin_directory(dir.path(), "samefile", kFixtures / "samefile" / "collector.so",
+                   kFixtures / "samefile" / "analysis.so");
+  const ProcessResult r = list_with_path(dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "two plugins claim the data file 'profile': ");
+  EXPECT_CONTAINS(r.err, "lib/lumen/plugins/clock/analysis.so");
+  EXPECT_CONTAINS(r.err, (dir.path() / "samefile" / "analysis.so").string());
+}
+
+TEST(Discovery, TwoPluginsDefiningOneMetricKeywordNameBothFiles) {
+  TempDir dir;
+  plugin_directory(dir.path(), "samekeyword", kFixtures / "samekeyword" / "collector.so",
+                   kFixtures / "samekeyword" / "analysis.so");
+  const ProcessResult r = list_with_path(dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "two plugins define the metric keyword 'user': ");
+  EXPECT_CONTAINS(r.err, "lib/lumen/plugins/clock/analysis.so");
+  EXPECT_CONTAINS(r.err, (dir.path() / "samekeyword" / "analysis.so").string());
+}
+
+}  // namespace
+}  // namespace lumen::test
