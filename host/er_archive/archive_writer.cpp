@@ -83,7 +83,10 @@ void write_index(const fs::path& index, const std::map<std::string, ArchivedObje
   fs::rename(temporary, index);
 }
 
-ArchiveReport archive_one(const fs::path& experiment, bool copy_files) {
+// `shared`: the founder's archives/, whose copies a descendant refers to
+// instead of copying the same file again (a fork storm would otherwise copy
+// the program once per child); empty for the founder itself.
+ArchiveReport archive_one(const fs::path& experiment, bool copy_files, const fs::path& shared) {
   ArchiveReport report{experiment, 0, 0, {}};
   const fs::path directory = experiment / analysis::kArchiveDirectory;
   fs::create_directories(directory);
@@ -99,7 +102,10 @@ ArchiveReport archive_one(const fs::path& experiment, bool copy_files) {
     }
     // Copy only the file the experiment was recorded with.
     const bool same_file = object.build_id.empty() ? added : analysis::read_build_id(path) == object.build_id;
-    if (copy_files && object.copy.empty() && same_file) {
+    if (copy_files && object.copy.empty() && same_file && !shared.empty() &&
+        fs::exists(shared / copy_name(path, object.build_id))) {
+      object.copy = fs::absolute(shared / copy_name(path, object.build_id));
+    } else if (copy_files && object.copy.empty() && same_file) {
       const fs::path copy = directory / copy_name(path, object.build_id);
       fs::copy_file(path, copy, fs::copy_options::overwrite_existing);
       object.copy = fs::absolute(copy);
@@ -121,14 +127,15 @@ std::vector<ArchiveReport> write_archives(const fs::path& experiment, bool copy_
   if (!fs::is_directory(experiment) || !(fs::exists(experiment / "header.yaml") || is_experiment(experiment)))
     throw std::runtime_error("'" + experiment.string() + "' is not an experiment (no header.yaml)");
   std::vector<ArchiveReport> reports;
-  if (is_experiment(experiment)) reports.push_back(archive_one(experiment, copy_files));
+  if (is_experiment(experiment)) reports.push_back(archive_one(experiment, copy_files, {}));
+  const fs::path shared = fs::absolute(experiment / analysis::kArchiveDirectory);
   if (!descendants) return reports;
   for (auto it = fs::recursive_directory_iterator(experiment); it != fs::recursive_directory_iterator(); ++it) {
     if (it->path().filename() == analysis::kArchiveDirectory) {
       it.disable_recursion_pending();
       continue;
     }
-    if (it->path().extension() == ".er" && is_experiment(it->path())) reports.push_back(archive_one(it->path(), copy_files));
+    if (it->path().extension() == ".er" && is_experiment(it->path())) reports.push_back(archive_one(it->path(), copy_files, shared));
   }
   return reports;
 }

@@ -19,7 +19,8 @@ struct ArchiveReport {
 };
 
 // Archives `experiment` and, when `descendants`, every sub-experiment in it.
-// Entries already in an index are kept as they are (their build-id is the
+// Descendants refer to the founder's copies rather than copying a file
+// again. Entries already in an index are kept as they are (their build-id is the
 // one the experiment was recorded with); copies are added in copy mode.
 // Throws std::runtime_error when the directory is not an experiment or the
 // index cannot be written.

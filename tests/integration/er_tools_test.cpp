@@ -20,6 +20,11 @@ fs::path forking_experiment(const TempDir& dir) {
   EXPECT_EQ(c.run.exit_code, 0) << c.run.err;
   EXPECT_TRUE(fs::exists(c.experiment / "_f1.er"));
   EXPECT_TRUE(fs::exists(c.experiment / "archives"));
+  // The fork child runs the founder's program: its index refers to the
+  // founder's copy instead of holding a second one.
+  std::ifstream index(c.experiment / "_f1.er" / "archives" / "index.yaml");
+  const std::string text((std::istreambuf_iterator<char>(index)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("copy: ../../archives/descendants_target."), std::string::npos) << text;
   return c.experiment;
 }
 
