@@ -11,6 +11,8 @@ packages=(
   libbenchmark-dev                       # benchmarks
   nlohmann-json3-dev                     # reading er_print's JSON in tests
   gfortran                               # the collector API's Fortran names, tested from a Fortran program
+  libcapstone-dev                        # er_print -disasm (disassembler)
+  libreadline-dev                        # er_print's prompt: line editing and history
   libopenmpi-dev openmpi-bin            # MPI tracing: collector half and tests for Open MPI
   libmpich-dev mpich                    # MPI tracing: collector half and tests for MPICH
   libotf2-trace-dev otf2-tools           # MPI tracing: OTF2 export, read back with otf2-print

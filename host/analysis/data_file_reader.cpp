@@ -94,4 +94,22 @@ DataFileSummary read_data_file(const std::filesystem::path& file, const std::fun
   return summary;
 }
 
+std::vector<uint32_t> block_thread_ids(const std::filesystem::path& file) {
+  const MappedFile mapped(file);
+  std::vector<uint32_t> ids;
+  uint64_t block_start = 0;
+  while (block_start + sizeof(lumen_block_header) <= mapped.size()) {
+    lumen_block_header header;
+    std::memcpy(&header, mapped.data() + block_start, sizeof header);
+    if (header.magic == 0) {
+      block_start += LUMEN_BLOCK_BYTES;
+      continue;
+    }
+    if (header.magic != LUMEN_BLOCK_MAGIC || header.block_bytes < sizeof header || header.block_bytes % 4096 != 0) break;
+    ids.push_back(header.thread_id);
+    block_start += header.block_bytes;
+  }
+  return ids;
+}
+
 }  // namespace lumen::analysis

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <vector>
 
 namespace lumen::analysis {
 
@@ -25,5 +26,9 @@ struct DataFileSummary {
 
 // Calls `visit` for every record; returns what it read.
 DataFileSummary read_data_file(const std::filesystem::path& file, const std::function<void(const RawRecord&)>& visit);
+
+// The thread ids of the file's blocks, reading block headers only (a block
+// that is not valid ends the walk; read_data_file reports it).
+std::vector<uint32_t> block_thread_ids(const std::filesystem::path& file);
 
 }  // namespace lumen::analysis

@@ -124,6 +124,7 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins, Met
   stacks_.load(path / LUMEN_STACKS_FILE);
   loadobjects_.load(path / LUMEN_LOADOBJECTS_FILE);
   loadobjects_.use_archive(path);
+  samples_.load(path / LUMEN_SAMPLES_FILE);
   if (const YAML::Node planned = header_["plugins"]; planned && planned.IsMap()) {
     for (const auto& entry : planned) {
       const std::string name = entry.first.as<std::string>();
@@ -140,10 +141,20 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins, Met
       data_files_.push_back({name, data_file, half, base});
     }
   }
+  for (const DataFile& file : data_files_)
+    if (fs::exists(path / file.name))
+      for (const uint32_t tid : block_thread_ids(path / file.name)) threads_.push_back(tid);
+  std::sort(threads_.begin(), threads_.end());
+  threads_.erase(std::unique(threads_.begin(), threads_.end()), threads_.end());
   for (const YAML::Node& entry : log_)
     if (entry["event"] && entry["event"].as<std::string>() == "plugin_failed")
       warnings_.push_back("plugin '" + entry["plugin"].as<std::string>("?") + "' did not collect: " +
                           entry["message"].as<std::string>(""));
+}
+
+uint32_t Experiment::thread_number(uint32_t thread_id) const {
+  const auto it = std::lower_bound(threads_.begin(), threads_.end(), thread_id);
+  return it != threads_.end() && *it == thread_id ? static_cast<uint32_t>(it - threads_.begin() + 1) : 0;
 }
 
 void Experiment::for_each_event(const std::function<void(const DataFile&, const lumen_event&)>& visit) const {

@@ -15,6 +15,7 @@
 #include "loadobject_map.h"
 #include "metric_registry.h"
 #include "plugin_catalog.h"
+#include "sample_table.h"
 #include "stack_store.h"
 
 namespace lumen::analysis {
@@ -70,6 +71,13 @@ class Experiment {
   const LoadObjectMap& loadobjects() const { return loadobjects_; }
   const std::vector<DataFile>& data_files() const { return data_files_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
+  const SampleTable& samples() const { return samples_; }
+  // The kernel ids of the threads that wrote data, ascending; a thread's
+  // number (as -thread_select and -thread_list give it) is its index + 1.
+  const std::vector<uint32_t>& threads() const { return threads_; }
+  uint32_t thread_number(uint32_t thread_id) const;
+  // Collection start on the events' clock (the first sample point; else 0).
+  uint64_t start_ns() const { return samples_.start_ns(); }
 
   // The artificial function an artificial stack id stands for.
   const std::string& artificial_function(uint64_t stack_id) const {
@@ -87,6 +95,8 @@ class Experiment {
   LoadObjectMap loadobjects_;
   std::vector<DataFile> data_files_;
   std::vector<std::string> warnings_;
+  SampleTable samples_;
+  std::vector<uint32_t> threads_;
   mutable std::vector<std::string> artificial_functions_;  // by id - kArtificialStackBase
 };
 

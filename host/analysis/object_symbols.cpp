@@ -4,7 +4,11 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+#include <gelf.h>
+
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 
 namespace lumen::analysis {
@@ -40,7 +44,7 @@ std::optional<SymbolHit> ObjectSymbols::lookup(uint64_t address) const {
   GElf_Off offset = 0;
   GElf_Sym symbol;
   const char* name = dwfl_module_addrinfo(module_, address, &offset, &symbol, nullptr, nullptr, nullptr);
-  if (name != nullptr && *name != '\0') return SymbolHit{name, address - offset, true};
+  if (name != nullptr && *name != '\0') return SymbolHit{name, address - offset, symbol.st_size, true};
   // No symbol (stripped object): the FDE covering the address still bounds
   // the function, which names it <static>@0xSTART.
   Dwarf_Addr bias = 0;
@@ -51,9 +55,79 @@ std::optional<SymbolHit> ObjectSymbols::lookup(uint64_t address) const {
     bool signal_frame = false;
     dwarf_frame_info(frame, &start, &end, &signal_frame);
     std::free(frame);
-    return SymbolHit{"", start + bias, false};
+    return SymbolHit{"", start + bias, end > start ? end - start : 0, false};
   }
   return std::nullopt;
+}
+
+namespace {
+
+// A relative source path (as compilers record it when invoked with one, or
+// ccache rewrites it) is relative to the unit's compile directory.
+std::string in_compile_directory(const char* file, const char* compile_dir) {
+  if (file[0] == '/' || compile_dir == nullptr || *compile_dir == '\0') return file;
+  return (std::filesystem::path(compile_dir) / file).lexically_normal().string();
+}
+
+}  // namespace
+
+std::optional<SourceLine> ObjectSymbols::source_line(uint64_t address) const {
+  if (module_ == nullptr) return std::nullopt;
+  Dwfl_Line* line = dwfl_module_getsrc(module_, address);
+  if (line == nullptr) return std::nullopt;
+  int number = 0;
+  const char* file = dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr);
+  if (file == nullptr || number <= 0) return std::nullopt;
+  return SourceLine{in_compile_directory(file, dwfl_line_comp_dir(line)), number};
+}
+
+std::vector<std::string> ObjectSymbols::names_at(uint64_t start) const {
+  std::vector<std::string> names;
+  if (module_ == nullptr) return names;
+  const int count = dwfl_module_getsymtab(module_);
+  for (int i = 1; i < count; ++i) {
+    GElf_Sym symbol;
+    GElf_Addr value = 0;
+    const char* name = dwfl_module_getsym_info(module_, i, &symbol, &value, nullptr, nullptr, nullptr);
+    if (name == nullptr || *name == '\0' || value != start || GELF_ST_TYPE(symbol.st_info) != STT_FUNC) continue;
+    names.emplace_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+std::vector<uint8_t> ObjectSymbols::code_bytes(uint64_t address, uint64_t size) const {
+  std::vector<uint8_t> bytes;
+  if (module_ == nullptr) return bytes;
+  GElf_Addr bias = 0;
+  Elf* elf = dwfl_module_getelf(module_, &bias);
+  if (elf == nullptr) return bytes;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr header;
+    if (gelf_getshdr(scn, &header) == nullptr || header.sh_type != SHT_PROGBITS || (header.sh_flags & SHF_EXECINSTR) == 0)
+      continue;
+    const uint64_t from = header.sh_addr + bias;
+    if (address < from || address >= from + header.sh_size) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr || data->d_buf == nullptr) return bytes;
+    const uint64_t at = address - from;
+    const uint64_t available = std::min<uint64_t>(data->d_size, header.sh_size);
+    if (at >= available) return bytes;
+    const uint64_t n = std::min(size, available - at);
+    const auto* begin = static_cast<const uint8_t*>(data->d_buf) + at;
+    bytes.assign(begin, begin + n);
+    return bytes;
+  }
+  return bytes;
+}
+
+int ObjectSymbols::machine() const {
+  if (module_ == nullptr) return 0;
+  GElf_Addr bias = 0;
+  Elf* elf = dwfl_module_getelf(module_, &bias);
+  GElf_Ehdr header;
+  return elf != nullptr && gelf_getehdr(elf, &header) != nullptr ? header.e_machine : 0;
 }
 
 std::string demangle(const std::string& name) {

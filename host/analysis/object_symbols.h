@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 struct Dwfl;
 struct Dwfl_Module;
@@ -16,7 +18,13 @@ namespace lumen::analysis {
 struct SymbolHit {
   std::string name;  // as in the symbol table (mangled)
   uint64_t start = 0;
+  uint64_t size = 0;  // 0 when unknown
   bool from_symbol_table = true;  // false: only the CFI extent is known
+};
+
+struct SourceLine {
+  std::string file;  // as DWARF names it (absolute or relative to the compile directory)
+  int line = 0;
 };
 
 class ObjectSymbols {
@@ -28,6 +36,15 @@ class ObjectSymbols {
 
   bool opened() const { return module_ != nullptr; }
   std::optional<SymbolHit> lookup(uint64_t address) const;
+  // The source line of the instruction at `address` (DWARF line table).
+  std::optional<SourceLine> source_line(uint64_t address) const;
+  // Every function symbol whose value is `start` (aliases), sorted.
+  std::vector<std::string> names_at(uint64_t start) const;
+  // Up to `size` bytes of the object's code at `address`; fewer at the end
+  // of its section, none when no loaded section holds it.
+  std::vector<uint8_t> code_bytes(uint64_t address, uint64_t size) const;
+  // The object's ELF machine (EM_X86_64, ...), 0 when unknown.
+  int machine() const;
 
  private:
   Dwfl* dwfl_ = nullptr;

@@ -24,17 +24,26 @@ struct StackKeyHash {
 }  // namespace
 
 Profile::Profile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
-                 ProgramStructure& structure, const EventFilter& filter)
-    : functions_(registry.size(), kTotalFunction), objects_(registry.size(), kTotalObjectNode) {
-  const size_t metric_count = registry.size();
+                 ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter)
+    : metric_count_(registry.size()),
+      functions_(registry.size(), kTotalFunction),
+      objects_(registry.size(), kTotalObjectNode) {
+  const size_t metric_count = metric_count_;
   std::unordered_map<StackKey, size_t, StackKeyHash> rows;
   std::vector<StackKey> keys;
   std::vector<int64_t> values;
+  // Per-thread rows are kept apart from the stack rows: a stack filter may
+  // drop stacks later, so threads are summed per (stack row, thread) and
+  // folded in once the stack's fate is known.
+  std::unordered_map<uint64_t, std::pair<uint64_t, std::vector<int64_t>>> thread_rows;  // row<<32|thread
+  uint64_t last_thread_key = UINT64_MAX;
+  std::pair<uint64_t, std::vector<int64_t>>* last_thread_row = nullptr;
   for (size_t e = 0; e < experiments.size(); ++e) {
     const Experiment& experiment = *experiments[e];
     experiment.for_each_event([&](const DataFile& file, const lumen_event& event) {
+      ++events_read_;
+      if (event.cpu >= 0) ++events_with_cpu_;
       if (filter && !filter(e, event)) return;
-      ++events_;
       const StackKey key{static_cast<uint32_t>(e), experiment.loadobjects().epoch_at(event.time_ns), event.stack_id};
       auto [it, inserted] = rows.try_emplace(key, keys.size());
       if (inserted) {
@@ -42,10 +51,21 @@ Profile::Profile(const std::vector<std::unique_ptr<Experiment>>& experiments, co
         values.resize(values.size() + metric_count, 0);
       }
       int64_t* row = values.data() + it->second * metric_count;
-      for (size_t m = 0; m < file.half->descriptor->metric_count; ++m) row[file.metric_base + m] += event.values[m];
+      const size_t plugin_metrics = file.half->descriptor->metric_count;
+      for (size_t m = 0; m < plugin_metrics; ++m) row[file.metric_base + m] += event.values[m];
+      // Blocks are per thread, so consecutive events mostly share a thread.
+      const uint64_t thread_key = uint64_t{it->second} << 32 | event.thread_id;
+      if (thread_key != last_thread_key) {
+        auto& slot = thread_rows[thread_key];
+        if (slot.second.empty()) slot.second.assign(metric_count, 0);
+        last_thread_key = thread_key;
+        last_thread_row = &slot;
+      }
+      ++last_thread_row->first;
+      for (size_t m = 0; m < plugin_metrics; ++m) last_thread_row->second[file.metric_base + m] += event.values[m];
     });
   }
-  unique_stacks_ = keys.size();
+  std::vector<bool> kept(keys.size(), true);
   std::vector<NodeId> function_frames, object_frames;
   for (size_t r = 0; r < keys.size(); ++r) {
     const StackKey& key = keys[r];
@@ -62,6 +82,10 @@ Profile::Profile(const std::vector<std::unique_ptr<Experiment>>& experiments, co
       function_frames.push_back(structure.artificial_function(experiment.artificial_function(key.stack_id)));
     else if (pcs.empty()) function_frames.push_back(kUnknownFunction);
     if ((flags & LUMEN_STACK_TRUNCATED) != 0) function_frames.push_back(kTruncatedFunction);
+    if (stack_filter && !stack_filter(function_frames)) {
+      kept[r] = false;
+      continue;
+    }
     // Consecutive frames in one object are one visit to it.
     for (const FunctionId f : function_frames) {
       const ObjectId object = structure.function(f).object;
@@ -70,6 +94,19 @@ Profile::Profile(const std::vector<std::unique_ptr<Experiment>>& experiments, co
     const std::span<const int64_t> row(values.data() + r * metric_count, metric_count);
     functions_.add_stack(function_frames, row);
     objects_.add_stack(object_frames, row);
+    stacks_.push_back({key.experiment, key.epoch, key.stack_id, static_cast<uint32_t>(frames_.size()),
+                       static_cast<uint32_t>(function_frames.size())});
+    frames_.insert(frames_.end(), function_frames.begin(), function_frames.end());
+    values_.insert(values_.end(), row.begin(), row.end());
+  }
+  for (const auto& [thread_key, share] : thread_rows) {
+    const size_t r = static_cast<size_t>(thread_key >> 32);
+    if (!kept[r]) continue;
+    ThreadTotals& totals = threads_[{keys[r].experiment, static_cast<uint32_t>(thread_key & 0xffffffffu)}];
+    if (totals.values.empty()) totals.values.assign(metric_count, 0);
+    totals.events += share.first;
+    events_ += share.first;
+    for (size_t m = 0; m < metric_count; ++m) totals.values[m] += share.second[m];
   }
 }
 

@@ -1,10 +1,14 @@
 // A profile: the events of one or more experiments that pass a filter,
 // aggregated per unique stack first and then attributed once per unique
-// stack to functions and to load objects.
+// stack to functions and to load objects. The unique stacks stay available
+// (with their function frames) for the views that need more than functions:
+// calltree, lines, PCs, source and disassembly.
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "experiment.h"
@@ -15,24 +19,60 @@ namespace lumen::analysis {
 
 // Selects events before aggregation; empty accepts all.
 using EventFilter = std::function<bool(size_t experiment_index, const lumen_event&)>;
+// Selects unique stacks by their functions (leaf first); empty accepts all.
+using StackFilter = std::function<bool(std::span<const FunctionId> frames_leaf_first)>;
 
 inline constexpr NodeId kTotalObjectNode = UINT32_MAX;
+
+struct UniqueStack {
+  uint32_t experiment = 0;
+  uint32_t epoch = 0;
+  uint64_t stack_id = 0;
+  uint32_t first_frame = 0;  // into Profile::frames()
+  uint32_t depth = 0;        // function frames, leaf first
+};
+
+// One thread's share: its events and their summed values.
+struct ThreadTotals {
+  uint64_t events = 0;
+  Values values;
+};
 
 class Profile {
  public:
   Profile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
-          ProgramStructure& structure, const EventFilter& filter);
+          ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter = {});
 
   const MetricEngine& functions() const { return functions_; }
   const MetricEngine& objects() const { return objects_; }  // node = ObjectId; <Total> = kTotalObjectNode
   uint64_t events() const { return events_; }
-  uint64_t unique_stacks() const { return unique_stacks_; }
+  uint64_t unique_stacks() const { return stacks_.size(); }
+  // Events decoded before any filter, and how many of them knew their CPU.
+  uint64_t events_read() const { return events_read_; }
+  uint64_t events_with_cpu() const { return events_with_cpu_; }
+
+  // The unique stacks that passed both filters, with their values.
+  const std::vector<UniqueStack>& stacks() const { return stacks_; }
+  std::span<const int64_t> values(size_t stack_index) const {
+    return {values_.data() + stack_index * metric_count_, metric_count_};
+  }
+  std::span<const FunctionId> frames(const UniqueStack& s) const { return {frames_.data() + s.first_frame, s.depth}; }
+  size_t metric_count() const { return metric_count_; }
+
+  // (experiment, kernel thread id) -> what its selected events hold.
+  const std::map<std::pair<uint32_t, uint32_t>, ThreadTotals>& threads() const { return threads_; }
 
  private:
+  size_t metric_count_;
   MetricEngine functions_;
   MetricEngine objects_;
   uint64_t events_ = 0;
-  uint64_t unique_stacks_ = 0;
+  uint64_t events_read_ = 0;
+  uint64_t events_with_cpu_ = 0;
+  std::vector<UniqueStack> stacks_;
+  std::vector<int64_t> values_;
+  std::vector<FunctionId> frames_;
+  std::map<std::pair<uint32_t, uint32_t>, ThreadTotals> threads_;
 };
 
 }  // namespace lumen::analysis

@@ -8,9 +8,8 @@ namespace lumen::analysis {
 ProgramStructure::ProgramStructure() {
   objects_.push_back({"<Unknown>", "<Unknown>"});
   symbols_.push_back(nullptr);
-  functions_.push_back({"<Total>", "<Total>", kNoObject, 0});
-  functions_.push_back({"<Unknown>", "<Unknown>", kNoObject, 0});
-  functions_.push_back({"<Truncated-stack>", "<Truncated-stack>", kNoObject, 0});
+  for (const char* special : {"<Total>", "<Unknown>", "<Truncated-stack>"})
+    functions_.push_back({special, special, kNoObject, 0, 0, special});
 }
 
 // The load object er_print shows generated functions in.
@@ -28,7 +27,7 @@ ObjectId ProgramStructure::object_for(const std::string& path, const std::string
   return id;
 }
 
-FunctionId ProgramStructure::intern_function(ObjectId object, uint64_t start, const std::string& mangled) {
+FunctionId ProgramStructure::intern_function(ObjectId object, uint64_t start, uint64_t size, const std::string& mangled) {
   const auto key = std::make_pair(object, start);
   const auto found = function_ids_.find(key);
   if (found != function_ids_.end()) return found->second;
@@ -42,9 +41,36 @@ FunctionId ProgramStructure::intern_function(ObjectId object, uint64_t start, co
     // Versioned dynamic symbols read "name@@GLIBC_2.34": show the name.
     name = demangle(mangled.substr(0, mangled.find('@')));
   }
-  functions_.push_back({name, mangled.empty() ? name : mangled, object, start});
+  functions_.push_back({name, mangled.empty() ? name : mangled, object, start, size, name});
+  functions_.back().name = styled(functions_.back());
   function_ids_.emplace(key, id);
   return id;
+}
+
+std::string short_name(const std::string& name) {
+  // "ns::f(int, char) const" -> "ns::f": cut at the '(' that opens the
+  // parameters (the last top-level one).
+  if (name.empty() || name[0] == '<') return name;
+  int depth = 0;
+  for (size_t i = name.size(); i-- > 0;) {
+    if (name[i] == ')') ++depth;
+    if (name[i] == '(' && --depth == 0) return name.substr(0, i);
+  }
+  return name;
+}
+
+std::string ProgramStructure::styled(const Function& f) const {
+  switch (name_style_) {
+    case NameStyle::Long: return f.long_name;
+    case NameStyle::Short: return short_name(f.long_name);
+    case NameStyle::Mangled: return f.long_name.rfind("<static>", 0) == 0 ? f.long_name : f.mangled_name.substr(0, f.mangled_name.find('@'));
+  }
+  return f.long_name;
+}
+
+void ProgramStructure::set_name_style(NameStyle style) {
+  name_style_ = style;
+  for (Function& f : functions_) f.name = styled(f);
 }
 
 FunctionId ProgramStructure::artificial_function(const std::string& name) {
@@ -53,6 +79,7 @@ FunctionId ProgramStructure::artificial_function(const std::string& name) {
     Function f;
     f.name = name;
     f.mangled_name = name;
+    f.long_name = name;  // what -name long and short show
     functions_.push_back(f);
   }
   return it->second;
@@ -68,6 +95,13 @@ std::optional<std::string> ProgramStructure::data_symbol(const LoadObjectMap& ma
   return demangle(hit->name.substr(0, hit->name.find('@')));
 }
 
+std::optional<CodeAddress> ProgramStructure::code_address(const LoadObjectMap& map, uint32_t epoch, uint64_t pc,
+                                                          bool is_return_address) {
+  const MappedObject* mapped = map.find(pc, epoch);
+  if (mapped == nullptr) return std::nullopt;
+  return CodeAddress{object_for(mapped->path, mapped->symbol_file), pc - mapped->load_bias - (is_return_address ? 1 : 0)};
+}
+
 FunctionId ProgramStructure::function_at(const LoadObjectMap& map, uint32_t epoch, uint64_t pc,
                                          bool is_return_address) {
   const MappedObject* mapped = map.find(pc, epoch);
@@ -75,7 +109,8 @@ FunctionId ProgramStructure::function_at(const LoadObjectMap& map, uint32_t epoc
     // Generated code the program described (collector_func_load).
     const DynamicFunction* generated = map.find_dynamic(pc - (is_return_address ? 1 : 0));
     if (generated == nullptr) return kUnknownFunction;
-    return intern_function(object_for(kDynamicCodeObject), generated->start, generated->name);
+    return intern_function(object_for(kDynamicCodeObject), generated->start, generated->end - generated->start,
+                           generated->name);
   }
   auto& cache = pc_cache_[mapped];
   const uint64_t key = pc ^ (is_return_address ? 1ull << 63 : 0);
@@ -84,11 +119,11 @@ FunctionId ProgramStructure::function_at(const LoadObjectMap& map, uint32_t epoc
   const uint64_t address = pc - mapped->load_bias - (is_return_address ? 1 : 0);
   FunctionId id = kUnknownFunction;
   if (symbols_[object] != nullptr) {
-    if (const auto hit = symbols_[object]->lookup(address)) id = intern_function(object, hit->start, hit->name);
+    if (const auto hit = symbols_[object]->lookup(address)) id = intern_function(object, hit->start, hit->size, hit->name);
   }
   if (id == kUnknownFunction) {
     // Mapped, but neither a symbol nor CFI covers it: one <static> per object.
-    id = intern_function(object, 0, "");
+    id = intern_function(object, 0, 0, "");
   }
   cache.emplace(key, id);
   return id;

@@ -25,17 +25,33 @@ inline constexpr FunctionId kUnknownFunction = 1;    // <Unknown>
 inline constexpr FunctionId kTruncatedFunction = 2;  // <Truncated-stack>
 inline constexpr ObjectId kNoObject = 0;              // <Unknown> load object
 
+// How functions are named (-name): demangled with parameters, without
+// them, or as the symbol table has it.
+enum class NameStyle { Long, Short, Mangled };
+
 struct Function {
-  std::string name;            // demangled
+  std::string name;            // as -name asks (demangled by default)
   std::string mangled_name;
   ObjectId object = kNoObject;
   uint64_t start = 0;          // file address of its entry
+  uint64_t size = 0;           // bytes of code; 0 when unknown
+  std::string long_name;       // demangled, with parameters
+};
+
+// A PC as the analysis places it: the object and the file address of the
+// instruction that ran (a return address is moved back into its call).
+struct CodeAddress {
+  ObjectId object = kNoObject;
+  uint64_t address = 0;
 };
 
 struct LoadObject {
   std::string path;
   std::string name;            // file name only
 };
+
+// "ns::f(int) const" -> "ns::f".
+std::string short_name(const std::string& demangled);
 
 class ProgramStructure {
  public:
@@ -53,6 +69,20 @@ class ProgramStructure {
   // named by a decoder for counts that no recorded stack explains.
   FunctionId artificial_function(const std::string& name);
 
+  // The object and file address of `pc`; nullopt when no object held it.
+  std::optional<CodeAddress> code_address(const LoadObjectMap& map, uint32_t epoch, uint64_t pc,
+                                          bool is_return_address);
+  // Renames every function (and those found later) in `style`.
+  void set_name_style(NameStyle style);
+
+  // The id of the object at `path`, when a PC has been placed in it.
+  std::optional<ObjectId> find_object(const std::string& path) const {
+    const auto it = object_ids_.find(path);
+    return it == object_ids_.end() ? std::nullopt : std::optional<ObjectId>(it->second);
+  }
+  // The symbols of an object, or nullptr when its file could not be opened.
+  const ObjectSymbols* symbols(ObjectId id) const { return symbols_[id].get(); }
+
   const Function& function(FunctionId id) const { return functions_[id]; }
   const LoadObject& object(ObjectId id) const { return objects_[id]; }
   size_t function_count() const { return functions_.size(); }
@@ -61,8 +91,11 @@ class ProgramStructure {
  private:
   // `symbol_file`: where its symbols are read (an archived copy); `path` when empty.
   ObjectId object_for(const std::string& path, const std::string& symbol_file = "");
-  FunctionId intern_function(ObjectId object, uint64_t start, const std::string& mangled);
+  FunctionId intern_function(ObjectId object, uint64_t start, uint64_t size, const std::string& mangled);
 
+  std::string styled(const Function& f) const;
+
+  NameStyle name_style_ = NameStyle::Long;
   std::vector<Function> functions_;
   std::vector<LoadObject> objects_;
   std::unordered_map<std::string, ObjectId> object_ids_;

@@ -112,6 +112,23 @@ ViewTable table_of(const std::string& view, const std::string& title, const View
 
 }  // namespace
 
+std::vector<FunctionId> ordered_functions(const Profile& profile, const ProgramStructure& structure,
+                                          const ViewRequest& request) {
+  return ordered_nodes(profile.functions(), kTotalFunction, function_naming(structure), request);
+}
+
+std::vector<FunctionId> functions_named(const Profile& profile, const ProgramStructure& structure,
+                                        const std::string& name) {
+  std::vector<FunctionId> found;
+  for (const auto& [id, metrics] : profile.functions().nodes()) {
+    const Function& f = structure.function(id);
+    if (f.name == name || f.long_name == name || f.mangled_name == name || short_name(f.long_name) == name)
+      found.push_back(id);
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
 ViewTable functions_view(const Profile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
                          const ViewRequest& request) {
   ViewTable table = table_of("functions", "Functions sorted by metric: " + sort_title(request, registry), request,

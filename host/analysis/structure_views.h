@@ -4,6 +4,8 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "metric_spec.h"
 #include "profile.h"
@@ -16,6 +18,16 @@ struct ViewRequest {
   SortKey sort;
   std::optional<size_t> limit;  // rows after <Total>
 };
+
+// Functions other than <Total> in the order and number the functions view
+// shows them.
+std::vector<FunctionId> ordered_functions(const Profile& profile, const ProgramStructure& structure,
+                                          const ViewRequest& request);
+
+// The functions whose name is `name`: the demangled name, that name without
+// its parameters, or the mangled name.
+std::vector<FunctionId> functions_named(const Profile& profile, const ProgramStructure& structure,
+                                        const std::string& name);
 
 ViewTable functions_view(const Profile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
                          const ViewRequest& request);

@@ -6,6 +6,7 @@
 #include <lumen/plugin_abi.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lumen::analysis {
@@ -26,6 +27,13 @@ struct ViewRow {
   std::vector<double> values;  // per column; times in seconds, percents in %
   std::vector<ViewRow> callers;
   std::vector<ViewRow> callees;
+  // Calltree: the depth of the node below the root (names are indented).
+  int depth = 0;
+  // Annotated source and disassembly: "##" on lines above the threshold.
+  std::string marker;
+  // Further facts of the row (line number, address, source text), in order;
+  // extra keys in JSON and CSV.
+  std::vector<std::pair<std::string, std::string>> fields;
 };
 
 struct ViewTable {
@@ -34,6 +42,7 @@ struct ViewTable {
   std::vector<ViewColumn> columns;
   size_t name_position = 0;
   bool nested = false;  // rows carry callers and callees
+  bool tree = false;    // rows carry a depth (calltree)
   std::vector<ViewRow> rows;
 };
 

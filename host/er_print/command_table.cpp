@@ -3,8 +3,15 @@
 #include <cstdio>
 #include <ostream>
 
+#include "annotated_code.h"
+#include "calltree_view.h"
+#include "compare_view.h"
+#include "code_views.h"
+#include "experiment_views.h"
+#include "function_summary_views.h"
 #include "header_view.h"
 #include "plugin_view.h"
+#include "script.h"
 #include "structure_views.h"
 
 namespace lumen::er_print {
@@ -90,6 +97,24 @@ void print_metric_list(Session& s, const std::vector<std::string>&) {
   }
 }
 
+AnnotationRequest annotation(Session& s, const std::string& target) {
+  AnnotationRequest request;
+  request.target = target;
+  request.threshold_percent = s.threshold();
+  request.paths = &s.source_paths();
+  for (const auto& e : s.experiments()) request.experiment_dirs.push_back(e->path());
+  return request;
+}
+
+// A view command: needs experiments, prints what `view` returns.
+template <typename View>
+std::function<void(Session&, const std::vector<std::string>&)> view(View body) {
+  return [body](Session& s, const std::vector<std::string>& a) {
+    require_experiments(s);
+    s.out() << body(s, a);
+  };
+}
+
 }  // namespace
 
 const std::vector<Command>& command_table() {
@@ -97,7 +122,11 @@ const std::vector<Command>& command_table() {
       {"functions", 0, "", "functions with their metrics",
        [](Session& s, const auto&) {
          require_experiments(s);
-         s.out() << render(functions_view(s.profile(), s.structure(), s.registry(), s.view_request()), s.format());
+         if (s.compare() != CompareMode::Off && s.experiments().size() > 1)
+           s.out() << render(compare_view(s.profiles_of_each(), s.structure(), s.registry(), s.view_request(), s.compare()),
+                             s.format());
+         else
+           s.out() << render(functions_view(s.profile(), s.structure(), s.registry(), s.view_request()), s.format());
        }},
       {"callers-callees", 0, "", "each function with its callers and callees (attributed metrics)",
        [](Session& s, const auto&) {
@@ -109,6 +138,86 @@ const std::vector<Command>& command_table() {
          require_experiments(s);
          s.out() << render(objects_view(s.profile(), s.structure(), s.registry(), s.view_request()), s.format());
        }},
+      {"fsummary", 0, "", "a summary of each function: metrics, size, address, source and object files, aliases",
+       view([](Session& s, const auto&) {
+         return function_summaries(s.profile(), s.structure(), s.registry(), s.view_request(), s.format());
+       })},
+      {"fsingle", 1, "FUNC", "the summary of one function",
+       view([](Session& s, const auto& a) {
+         return function_summary(s.profile(), s.structure(), s.registry(), s.view_request(), a[0], s.format());
+       })},
+      {"csingle", 1, "FUNC", "one function with its callers and callees",
+       view([](Session& s, const auto& a) {
+         return render(callers_callees_of(s.profile(), s.structure(), s.registry(), s.view_request(), a[0]), s.format());
+       })},
+      {"calltree", 0, "", "the dynamic call tree from <Total> down",
+       view([](Session& s, const auto&) {
+         return render(calltree_view(s.profile(), s.structure(), s.registry(), s.view_request()), s.format());
+       })},
+      {"object_list", 0, "", "the load objects each experiment mapped, and when",
+       view([](Session& s, const auto&) {
+         return render(object_list_view(s.experiments(), s.profile(), s.structure()), s.format());
+       })},
+      {"lines", 0, "", "source lines with their metrics",
+       view([](Session& s, const auto&) {
+         return render(lines_view(s.code_profile(), s.structure(), s.registry(), s.view_request()), s.format());
+       })},
+      {"pcs", 0, "", "instruction addresses with their metrics",
+       view([](Session& s, const auto&) {
+         return render(pcs_view(s.code_profile(), s.structure(), s.registry(), s.view_request()), s.format());
+       })},
+      {"source", 1, "FUNC|FILE", "annotated source: each line with its metrics, hot lines marked ##",
+       view([](Session& s, const auto& a) {
+         return render(annotated_source(s.code_profile(), s.profile(), s.structure(), s.registry(), s.view_request(),
+                                        annotation(s, a[0])),
+                       s.format());
+       })},
+      {"disasm", 1, "FUNC|FILE", "annotated disassembly with source lines interleaved",
+       view([](Session& s, const auto& a) {
+         return render(annotated_disassembly(s.code_profile(), s.profile(), s.structure(), s.registry(),
+                                             s.view_request(), annotation(s, a[0])),
+                       s.format());
+       })},
+      {"compare", 1, "on|off|delta|ratio", "-functions shows the experiments side by side",
+       [](Session& s, const auto& a) { s.set_compare(a[0]); }},
+      {"sthresh", 1, "PERCENT", "mark source and disassembly lines at or above PERCENT of the hottest (75)",
+       [](Session& s, const auto& a) { s.set_threshold(a[0]); }},
+      {"thread_list", 0, "", "threads with their events and metric totals",
+       view([](Session& s, const auto&) {
+         return render(thread_list_view(s.experiments(), s.profile(), s.registry(), s.view_request()), s.format());
+       })},
+      {"samples", 0, "", "each sample with the process figures across it",
+       view([](Session& s, const auto&) { return render(samples_view(s.experiments()), s.format()); })},
+      {"overview", 0, "", "per experiment: samples and their figures, and the metric totals",
+       view([](Session& s, const auto&) { return overview(s.experiments(), s.profile(), s.registry(), s.format()); })},
+      {"statistics", 0, "", "per experiment: events, stacks, threads, and the process figures",
+       view([](Session& s, const auto&) { return statistics(s.experiments(), s.profile(), s.format()); })},
+      {"thread_select", 1, "LIST", "count only these threads (numbers as -thread_list gives them; all)",
+       [](Session& s, const auto& a) { s.select_threads(a[0]); }},
+      {"sample_select", 1, "LIST", "count only events in these samples (numbers as -samples gives them; all)",
+       [](Session& s, const auto& a) { s.select_samples(a[0]); }},
+      {"cpu_select", 1, "LIST", "count only events on these CPUs (all)",
+       [](Session& s, const auto& a) { s.select_cpus(a[0]); }},
+      {"rank_select", 1, "LIST", "count only events of these MPI ranks (rank: in each sub-experiment's header; all)",
+       [](Session& s, const auto& a) { s.select_ranks(a[0]); }},
+      {"filters", 1, "EXPR", "e.g. 'thread in 1-2 && time >= 0.5 && function == f' (none: no filter)",
+       [](Session& s, const auto& a) { s.set_filters(a[0]); }},
+      {"name", 1, "long|short|mangled", "how function names are shown",
+       [](Session& s, const auto& a) { s.set_name_style(a[0]); }},
+      {"viewmode", 1, "user|expert|machine", "view mode (the same for native code)",
+       [](Session& s, const auto& a) { s.set_viewmode(a[0]); }},
+      {"setpath", 1, "DIRS", "where to look for source files, colon separated ($expts: the experiments)",
+       [](Session& s, const auto& a) { s.source_paths().set_path(a[0]); }},
+      {"addpath", 1, "DIR", "look for source files in DIR too",
+       [](Session& s, const auto& a) { s.source_paths().add_path(a[0]); }},
+      {"pathmap", 2, "OLD NEW", "look for sources recorded under OLD in NEW",
+       [](Session& s, const auto& a) { s.source_paths().add_pathmap(a[0], a[1]); }},
+      {"outfile", 1, "FILE", "write what follows to FILE (- : standard output)",
+       [](Session& s, const auto& a) { s.set_output(a[0], false); }},
+      {"appendfile", 1, "FILE", "append what follows to FILE",
+       [](Session& s, const auto& a) { s.set_output(a[0], true); }},
+      {"script", 1, "FILE", "run the commands in FILE, one a line",
+       [](Session& s, const auto& a) { run_script_file(s, a[0]); }},
       {"header", 0, "", "what each experiment is and how its target ended",
        [](Session& s, const auto&) {
          require_experiments(s);
@@ -125,6 +234,8 @@ const std::vector<Command>& command_table() {
       {"format", 1, "text|csv|json", "output format of the views that follow",
        [](Session& s, const auto& a) { s.set_format(a[0]); }},
       {"help", 0, "", "this list", print_help},
+      {"quit", 0, "", "leave er_print (also exit)", [](Session&, const auto&) { throw QuitRequest(); }},
+      {"exit", 0, "", "leave er_print", [](Session&, const auto&) { throw QuitRequest(); }},
   };
   return commands;
 }

@@ -1,13 +1,12 @@
 // er_print [-command [args]]... [--format=text|csv|json] experiment...
 // Without commands, an interactive prompt reads commands from stdin.
-#include <unistd.h>
-
+// Settings in $HOME/.er.rc and ./.er.rc apply before the commands.
 #include <iostream>
-#include <sstream>
 
 #include "command_table.h"
 #include "format_error.h"
 #include "install_layout.h"
+#include "script.h"
 #include "session.h"
 
 using namespace lumen;
@@ -19,57 +18,6 @@ struct Invocation {
   Command command;
   std::vector<std::string> arguments;
 };
-
-std::vector<std::string> split_words(const std::string& line) {
-  std::vector<std::string> words;
-  std::string word;
-  char quote = 0;
-  bool in_word = false;
-  for (char c : line) {
-    if (quote != 0) {
-      if (c == quote) quote = 0;
-      else word += c;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-      in_word = true;
-    } else if (c == ' ' || c == '\t') {
-      if (in_word) words.push_back(word);
-      word.clear();
-      in_word = false;
-    } else {
-      word += c;
-      in_word = true;
-    }
-  }
-  if (in_word) words.push_back(word);
-  return words;
-}
-
-void run(Session& session, const Invocation& invocation) {
-  invocation.command.run(session, invocation.arguments);
-}
-
-int interactive(Session& session) {
-  const bool prompt = isatty(STDIN_FILENO);
-  std::string line;
-  int status = 0;
-  while ((prompt && std::cout << "(er_print) " << std::flush), std::getline(std::cin, line)) {
-    const auto words = split_words(line);
-    if (words.empty() || words[0][0] == '#') continue;
-    if (words[0] == "quit" || words[0] == "exit") break;
-    try {
-      const std::optional<Command> command = find_command(words[0], session.plugins());
-      if (!command) throw CommandError("unknown command '" + words[0] + "' (try help)");
-      if (words.size() - 1 != command->argument_count)
-        throw CommandError(command->name + " takes " + std::to_string(command->argument_count) + " argument(s)");
-      run(session, {*command, std::vector<std::string>(words.begin() + 1, words.end())});
-    } catch (const std::exception& e) {
-      std::cerr << "er_print: " << e.what() << "\n";
-      status = 1;
-    }
-  }
-  return status;
-}
 
 }  // namespace
 
@@ -106,8 +54,13 @@ int main(int argc, char** argv) {
     for (const auto& experiment : session.experiments())
       for (const std::string& warning : experiment->warnings())
         std::cerr << "er_print: " << experiment->path().string() << ": " << warning << "\n";
+    read_defaults(session);
     if (invocations.empty()) return interactive(session);
-    for (const Invocation& invocation : invocations) run(session, invocation);
+    try {
+      for (const Invocation& invocation : invocations) invocation.command.run(session, invocation.arguments);
+    } catch (const QuitRequest&) {
+    }
+    session.out().flush();
     return 0;
   } catch (const analysis::FormatError& e) {
     std::cerr << "er_print: " << e.what() << "\n";

@@ -24,7 +24,7 @@ void Session::open_experiment(const std::string& path) {
   std::sort(descendants.begin(), descendants.end());
   for (const auto& descendant : descendants)
     experiments_.push_back(std::make_unique<Experiment>(descendant, plugins_, registry_));
-  profile_.reset();
+  selection_changed();
 }
 
 void Session::set_metrics(const std::string& spec) {
@@ -59,9 +59,153 @@ void Session::set_format(const std::string& format) {
   else throw CommandError("unknown format '" + format + "'; allowed: text, csv, json");
 }
 
+void Session::set_name_style(const std::string& style) {
+  // Oracle also accepts a ":soname" suffix; the load object is its own column here.
+  const std::string word = style.substr(0, style.find(':'));
+  if (word == "long") structure_.set_name_style(NameStyle::Long);
+  else if (word == "short") structure_.set_name_style(NameStyle::Short);
+  else if (word == "mangled") structure_.set_name_style(NameStyle::Mangled);
+  else throw CommandError("unknown name style '" + style + "'; allowed: long, short, mangled");
+}
+
+void Session::set_viewmode(const std::string& mode) {
+  // Native code looks the same in every mode; Java and OpenMP data read it.
+  if (mode != "user" && mode != "expert" && mode != "machine")
+    throw CommandError("unknown view mode '" + mode + "'; allowed: user, expert, machine");
+  viewmode_ = mode;
+}
+
+void Session::set_threshold(const std::string& percent) {
+  char* end = nullptr;
+  const double value = std::strtod(percent.c_str(), &end);
+  if (percent.empty() || *end != '\0' || value < 0 || value > 100)
+    throw CommandError("sthresh takes a percentage from 0 to 100, not '" + percent + "'");
+  threshold_ = value;
+}
+
+void Session::select_threads(const std::string& list) {
+  try {
+    selects_.threads = NumberList::parse(list, "thread list");
+  } catch (const SelectionError& e) {
+    throw CommandError(e.what());
+  }
+  selection_changed();
+}
+
+void Session::select_samples(const std::string& list) {
+  try {
+    selects_.samples = NumberList::parse(list, "sample list");
+  } catch (const SelectionError& e) {
+    throw CommandError(e.what());
+  }
+  selection_changed();
+}
+
+void Session::select_cpus(const std::string& list) {
+  try {
+    selects_.cpus = NumberList::parse(list, "CPU list");
+  } catch (const SelectionError& e) {
+    throw CommandError(e.what());
+  }
+  selection_changed();
+}
+
+void Session::select_ranks(const std::string& list) {
+  try {
+    selects_.ranks = NumberList::parse(list, "rank list");
+  } catch (const SelectionError& e) {
+    throw CommandError(e.what());
+  }
+  selection_changed();
+}
+
+void Session::set_filters(const std::string& expression) {
+  try {
+    expression_ = parse_filter_expression(expression);
+  } catch (const SelectionError& e) {
+    throw CommandError(e.what());
+  }
+  expression_text_ = expression;
+  selection_changed();
+}
+
+std::string Session::selection_text() const {
+  std::string text;
+  if (selects_.threads) text += " threads " + selects_.threads->text();
+  if (selects_.samples) text += " samples " + selects_.samples->text();
+  if (selects_.cpus) text += " cpus " + selects_.cpus->text();
+  if (selects_.ranks) text += " ranks " + selects_.ranks->text();
+  if (!expression_text_.empty()) text += " filters '" + expression_text_ + "'";
+  return text.empty() ? "all events" : text.substr(1);
+}
+
+void Session::set_output(const std::string& file, bool append) {
+  if (file_) file_->flush();
+  if (file == "-") {
+    file_.reset();
+    return;
+  }
+  auto stream = std::make_unique<std::ofstream>(file, append ? std::ios::app : std::ios::trunc);
+  if (!*stream) throw CommandError("cannot write '" + file + "'");
+  file_ = std::move(stream);
+}
+
+void Session::selection_changed() {
+  profile_.reset();
+  code_profile_.reset();
+  each_.clear();
+}
+
+void Session::set_compare(const std::string& mode) {
+  try {
+    compare_ = parse_compare_mode(mode);
+  } catch (const std::invalid_argument& e) {
+    throw CommandError(e.what());
+  }
+}
+
+EventFilter Session::selection_filter() const {
+  const EventFilter by_lists = event_filter(selects_, experiments_);
+  const EventFilter by_expression = event_filter(expression_, experiments_);
+  if (by_lists && by_expression)
+    return [by_lists, by_expression](size_t e, const lumen_event& event) { return by_lists(e, event) && by_expression(e, event); };
+  return by_lists ? by_lists : by_expression;
+}
+
+std::vector<const Profile*> Session::profiles_of_each() {
+  if (each_.empty()) {
+    profile();  // checks the selection
+    const EventFilter filter = selection_filter();
+    for (size_t k = 0; k < experiments_.size(); ++k) {
+      // The same experiments (so ids and thread numbers agree); only k's events.
+      const EventFilter only_k = [filter, k](size_t e, const lumen_event& event) {
+        return e == k && (!filter || filter(e, event));
+      };
+      each_.push_back(std::make_unique<Profile>(experiments_, registry_, structure_, only_k, stack_filter(expression_, structure_)));
+    }
+  }
+  std::vector<const Profile*> list;
+  for (const auto& p : each_) list.push_back(p.get());
+  return list;
+}
+
 const Profile& Session::profile() {
-  if (!profile_) profile_ = std::make_unique<Profile>(experiments_, registry_, structure_, EventFilter{});
+  if (!profile_) {
+    profile_ = std::make_unique<Profile>(experiments_, registry_, structure_, selection_filter(),
+                                         stack_filter(expression_, structure_));
+    const bool cpu_selected = (selects_.cpus && !selects_.cpus->all()) || (expression_.cpus && !expression_.cpus->all());
+    if (cpu_selected && profile_->events_read() > 0 && profile_->events_with_cpu() == 0) {
+      profile_.reset();
+      throw CommandError("the events of these experiments record no CPU, so -cpu_select cannot choose among them "
+                         "(use -cpu_select all)");
+    }
+  }
   return *profile_;
+}
+
+const CodeProfile& Session::code_profile() {
+  if (!code_profile_) code_profile_ = std::make_unique<CodeProfile>(profile(), experiments_, structure_);
+  return *code_profile_;
 }
 
 ViewRequest Session::view_request() const {

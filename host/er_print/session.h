@@ -1,18 +1,24 @@
 // An er_print session: the experiments, the settings that commands change
-// (metrics, sort, limit, output format), and the profile built from them,
-// rebuilt only when something it depends on changes.
+// (metrics, sort, limit, names, output format and file, event selection,
+// source paths), and the profiles built from them, rebuilt only when
+// something they depend on changes.
 #pragma once
 
+#include <fstream>
 #include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "code_profile.h"
+#include "compare_view.h"
+#include "event_selection.h"
 #include "experiment.h"
 #include "metric_registry.h"
 #include "profile.h"
 #include "program_structure.h"
+#include "source_paths.h"
 #include "structure_views.h"
 #include "view_table.h"
 
@@ -33,20 +39,50 @@ class Session {
   void set_sort(const std::string& spec);
   void set_limit(const std::string& count);
   void set_format(const std::string& format);
+  void set_name_style(const std::string& style);
+  void set_viewmode(const std::string& mode);
+  const std::string& viewmode() const { return viewmode_; }
+  void set_threshold(const std::string& percent);
+  double threshold() const { return threshold_; }
   analysis::OutputFormat format() const { return format_; }
 
+  // -thread_select, -sample_select, -cpu_select, -filters.
+  void select_threads(const std::string& list);
+  void select_samples(const std::string& list);
+  void select_cpus(const std::string& list);
+  void select_ranks(const std::string& list);
+  void set_filters(const std::string& expression);
+  // What the current selection is, for -describe style messages.
+  std::string selection_text() const;
+
+  // -compare: experiments side by side in -functions.
+  void set_compare(const std::string& mode);
+  analysis::CompareMode compare() const { return compare_; }
+  // One profile per experiment, with the same selection as profile().
+  std::vector<const analysis::Profile*> profiles_of_each();
+
+  // Output to a file (-outfile, -appendfile; "-" is standard output again).
+  void set_output(const std::string& file, bool append);
+
+  analysis::SourcePaths& source_paths() { return source_paths_; }
+
   const analysis::Profile& profile();
+  const analysis::CodeProfile& code_profile();
   analysis::ViewRequest view_request() const;
   const analysis::ProgramStructure& structure() const { return structure_; }
   analysis::ProgramStructure& structure() { return structure_; }
   const analysis::AnalysisPlugins& plugins() const { return plugins_; }
   std::optional<size_t> limit() const { return limit_; }
   const analysis::MetricRegistry& registry() const { return registry_; }
-  std::ostream& out() { return out_; }
+  std::ostream& out() { return file_ ? *file_ : out_; }
 
  private:
+  void selection_changed();
+  analysis::EventFilter selection_filter() const;
+
   analysis::AnalysisPlugins plugins_;
   std::ostream& out_;
+  std::unique_ptr<std::ofstream> file_;
   analysis::MetricRegistry registry_;
   analysis::ProgramStructure structure_;
   std::vector<std::unique_ptr<analysis::Experiment>> experiments_;
@@ -54,7 +90,16 @@ class Session {
   std::optional<std::string> sort_spec_;
   std::optional<size_t> limit_;
   analysis::OutputFormat format_ = analysis::OutputFormat::Text;
+  std::string viewmode_ = "user";
+  double threshold_ = 75.0;
+  analysis::EventSelection selects_;     // -thread_select, -sample_select, -cpu_select
+  analysis::EventSelection expression_;  // -filters
+  std::string expression_text_;
+  analysis::SourcePaths source_paths_;
   std::unique_ptr<analysis::Profile> profile_;
+  std::unique_ptr<analysis::CodeProfile> code_profile_;
+  analysis::CompareMode compare_ = analysis::CompareMode::Off;
+  std::vector<std::unique_ptr<analysis::Profile>> each_;
 };
 
 }  // namespace lumen::er_print

@@ -1,0 +1,36 @@
+// er_print -source FUNC|FILE and -disasm FUNC|FILE: a source file (or a
+// function's instructions, with its source lines interleaved) with the
+// metrics of each line or instruction. Lines whose sort metric (exclusive
+// unless the sort says inclusive) reaches `threshold_percent` of the hottest
+// line's are marked "##" (-sthresh; Oracle's default is 75).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "code_profile.h"
+#include "source_paths.h"
+#include "structure_views.h"
+#include "view_table.h"
+
+namespace lumen::analysis {
+
+struct AnnotationRequest {
+  std::string target;  // a function name or a source file
+  double threshold_percent = 75.0;
+  const SourcePaths* paths = nullptr;
+  std::vector<std::filesystem::path> experiment_dirs;
+};
+
+// Throw std::runtime_error when `target` names neither a function with data
+// nor a source file of one.
+ViewTable annotated_source(const CodeProfile& code, const Profile& profile, const ProgramStructure& structure,
+                           const MetricRegistry& registry, const ViewRequest& request,
+                           const AnnotationRequest& annotation);
+
+ViewTable annotated_disassembly(const CodeProfile& code, const Profile& profile, const ProgramStructure& structure,
+                                const MetricRegistry& registry, const ViewRequest& request,
+                                const AnnotationRequest& annotation);
+
+}  // namespace lumen::analysis

@@ -1,0 +1,166 @@
+#include <capstone/capstone.h>
+#include <elf.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+#include "annotated_code.h"
+#include "annotation_support.h"
+#include "metric_cells.h"
+
+namespace lumen::analysis {
+
+namespace {
+
+std::string hex(uint64_t value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+// A capstone handle for the object's machine, closed on scope exit.
+class Disassembler {
+ public:
+  explicit Disassembler(int machine) {
+    cs_arch arch;
+    cs_mode mode;
+    switch (machine) {
+      case EM_X86_64: arch = CS_ARCH_X86; mode = CS_MODE_64; break;
+      case EM_386: arch = CS_ARCH_X86; mode = CS_MODE_32; break;
+      case EM_AARCH64: arch = CS_ARCH_ARM64; mode = CS_MODE_LITTLE_ENDIAN; break;
+      default: throw std::runtime_error("no disassembler for ELF machine " + std::to_string(machine));
+    }
+    if (cs_open(arch, mode, &handle_) != CS_ERR_OK) throw std::runtime_error("capstone could not start");
+  }
+  ~Disassembler() { cs_close(&handle_); }
+  Disassembler(const Disassembler&) = delete;
+  Disassembler& operator=(const Disassembler&) = delete;
+  csh handle() const { return handle_; }
+
+ private:
+  csh handle_ = 0;
+};
+
+// Source files read once per view.
+class SourceText {
+ public:
+  SourceText(const SourcePaths& paths, const std::vector<std::filesystem::path>& dirs) : paths_(paths), dirs_(dirs) {}
+  std::string line(const std::string& file, int n) {
+    auto [it, inserted] = files_.try_emplace(file);
+    if (inserted)
+      if (const auto found = paths_.resolve(file, dirs_)) {
+        std::ifstream in(*found);
+        for (std::string text; std::getline(in, text);) it->second.push_back(text);
+      }
+    return n >= 1 && n <= static_cast<int>(it->second.size()) ? it->second[n - 1] : "";
+  }
+
+ private:
+  const SourcePaths& paths_;
+  const std::vector<std::filesystem::path>& dirs_;
+  std::map<std::string, std::vector<std::string>> files_;
+};
+
+// The functions the target stands for: by name, or those whose entry lies
+// in a source file of that name.
+std::vector<FunctionId> functions_for(const std::string& target, const Profile& profile,
+                                      const ProgramStructure& structure) {
+  std::vector<FunctionId> ids = functions_named(profile, structure, target);
+  if (!ids.empty()) return ids;
+  for (const auto& [id, metrics] : profile.functions().nodes()) {
+    if (id <= kTruncatedFunction) continue;
+    const Function& f = structure.function(id);
+    const ObjectSymbols* symbols = structure.symbols(f.object);
+    if (symbols == nullptr) continue;
+    const auto line = symbols->source_line(f.start);
+    if (!line) continue;
+    const std::string& file = line->file;
+    if (file == target || (file.size() > target.size() && file.compare(file.size() - target.size(), target.size(), target) == 0 &&
+                           file[file.size() - target.size() - 1] == '/'))
+      ids.push_back(id);
+  }
+  std::sort(ids.begin(), ids.end(), [&](FunctionId a, FunctionId b) { return structure.function(a).start < structure.function(b).start; });
+  return ids;
+}
+
+}  // namespace
+
+ViewTable annotated_disassembly(const CodeProfile& code, const Profile& profile, const ProgramStructure& structure,
+                                const MetricRegistry& registry, const ViewRequest& request,
+                                const AnnotationRequest& annotation) {
+  const std::vector<FunctionId> ids = functions_for(annotation.target, profile, structure);
+  if (ids.empty())
+    throw std::runtime_error("'" + annotation.target + "' is neither a function with data nor a source file of one (see -functions)");
+  ViewTable table = annotation_table("disasm", request, registry);
+  SourceText sources(*annotation.paths, annotation.experiment_dirs);
+  const SortKey hot = annotation_sort(request);
+  for (const FunctionId id : ids) {
+    const Function& f = structure.function(id);
+    const ObjectSymbols* symbols = structure.symbols(f.object);
+    ViewRow heading;
+    heading.name = "Function: " + f.name + " (" + structure.object(f.object).name + ")";
+    heading.values.assign(table.columns.size(), 0.0);
+    heading.fields = {{"kind", "function"}, {"address", hex(f.start)}, {"line", ""}};
+    table.rows.push_back(std::move(heading));
+    if (symbols == nullptr) continue;
+    // The function's extent: its symbol's size, else as far as data reaches.
+    uint64_t size = f.size;
+    if (size == 0) {
+      const auto last = code.addresses().lower_bound({f.object, UINT64_MAX});
+      for (auto it = code.addresses().lower_bound({f.object, f.start}); it != last; ++it)
+        if (it->second.function == id) size = std::max(size, it->first.second - f.start + 16);
+    }
+    const std::vector<uint8_t> bytes = symbols->code_bytes(f.start, size);
+    if (bytes.empty()) continue;
+    const Disassembler disassembler(symbols->machine());
+    cs_insn* insns = nullptr;
+    const size_t count = cs_disasm(disassembler.handle(), bytes.data(), bytes.size(), f.start, 0, &insns);
+    const size_t begin = table.rows.size();
+    std::vector<int64_t> heat;
+    std::optional<LineKey> current;
+    for (size_t i = 0; i < count; ++i) {
+      const cs_insn& insn = insns[i];
+      if (const auto line = symbols->source_line(insn.address)) {
+        const LineKey key{line->file, line->line};
+        if (!current || *current != key) {
+          current = key;
+          const auto metrics = code.lines().find(key);
+          ViewRow row;
+          row.name = "<line " + std::to_string(key.line) + "> " + sources.line(key.file, key.line);
+          const Values* e = metrics == code.lines().end() ? nullptr : &metrics->second.exclusive;
+          const Values* in = metrics == code.lines().end() ? nullptr : &metrics->second.inclusive;
+          row.values = row_values(request.metrics, registry, e, in, code.total());
+          row.fields = {{"kind", "source"}, {"address", ""}, {"line", std::to_string(key.line)}};
+          row.marker = "   ";
+          table.rows.push_back(std::move(row));
+          heat.push_back(-1);
+        }
+      }
+      // Every sampled address inside the instruction (a return address was
+      // moved back into its call) belongs to it.
+      Values exclusive(profile.metric_count(), 0), inclusive(profile.metric_count(), 0);
+      const auto end = code.addresses().lower_bound({f.object, insn.address + insn.size});
+      for (auto it = code.addresses().lower_bound({f.object, insn.address}); it != end; ++it)
+        for (size_t m = 0; m < exclusive.size(); ++m) {
+          if (!it->second.exclusive.empty()) exclusive[m] += it->second.exclusive[m];
+          if (!it->second.inclusive.empty()) inclusive[m] += it->second.inclusive[m];
+        }
+      ViewRow row;
+      row.name = hex(insn.address) + ":  " + insn.mnemonic + (insn.op_str[0] ? std::string(" ") + insn.op_str : "");
+      row.load_object = structure.object(f.object).name;
+      row.values = row_values(request.metrics, registry, &exclusive, &inclusive, code.total());
+      row.fields = {{"kind", "instruction"}, {"address", hex(insn.address)}, {"line", current ? std::to_string(current->line) : ""}};
+      row.marker = "   ";
+      table.rows.push_back(std::move(row));
+      heat.push_back(sort_value_of(hot, &exclusive, &inclusive));
+    }
+    if (insns != nullptr) cs_free(insns, count);
+    mark_hot_rows(table, begin, heat, annotation.threshold_percent);
+  }
+  return table;
+}
+
+}  // namespace lumen::analysis

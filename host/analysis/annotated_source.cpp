@@ -1,0 +1,83 @@
+#include <algorithm>
+#include <fstream>
+#include <stdexcept>
+
+#include "annotated_code.h"
+#include "annotation_support.h"
+#include "metric_cells.h"
+
+namespace lumen::analysis {
+
+namespace {
+
+// The DWARF file names the target stands for: the source file of a function
+// of that name, or the recorded files that are, or end with, the target.
+std::vector<std::string> files_for(const std::string& target, const CodeProfile& code, const Profile& profile,
+                                   const ProgramStructure& structure) {
+  std::vector<std::string> files;
+  for (const FunctionId id : functions_named(profile, structure, target)) {
+    const Function& f = structure.function(id);
+    const ObjectSymbols* symbols = id > kTruncatedFunction ? structure.symbols(f.object) : nullptr;
+    if (symbols == nullptr) continue;
+    if (const auto line = symbols->source_line(f.start)) files.push_back(line->file);
+  }
+  if (files.empty()) {
+    for (const auto& [key, metrics] : code.lines()) {
+      const bool same = key.file == target ||
+                        (key.file.size() > target.size() && key.file.compare(key.file.size() - target.size(), target.size(), target) == 0 &&
+                         key.file[key.file.size() - target.size() - 1] == '/');
+      if (same) files.push_back(key.file);
+    }
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  return files;
+}
+
+}  // namespace
+
+ViewTable annotated_source(const CodeProfile& code, const Profile& profile, const ProgramStructure& structure,
+                           const MetricRegistry& registry, const ViewRequest& request,
+                           const AnnotationRequest& annotation) {
+  const std::vector<std::string> files = files_for(annotation.target, code, profile, structure);
+  if (files.empty())
+    throw std::runtime_error("'" + annotation.target +
+                             "' is neither a function with data nor a source file of one (see -functions, -lines)");
+  ViewTable table = annotation_table("source", request, registry);
+  for (const std::string& file : files) {
+    std::vector<std::string> text;
+    const auto found = annotation.paths->resolve(file, annotation.experiment_dirs);
+    if (found) {
+      std::ifstream in(*found);
+      for (std::string line; std::getline(in, line);) text.push_back(line);
+    }
+    int last_line = static_cast<int>(text.size());
+    const auto first = code.lines().lower_bound(LineKey{file, 0});
+    for (auto it = first; it != code.lines().end() && it->first.file == file; ++it) last_line = std::max(last_line, it->first.line);
+    ViewRow heading;
+    heading.name = found ? "Source file: " + found->string() : "Source file: " + file + " (not found; -setpath, -addpath or -pathmap tell where it is)";
+    heading.values.assign(table.columns.size(), 0.0);
+    heading.fields = {{"kind", "file"}, {"line", ""}};
+    table.rows.push_back(std::move(heading));
+    const size_t begin = table.rows.size();
+    std::vector<int64_t> heat;
+    for (int n = 1; n <= last_line; ++n) {
+      const auto it = code.lines().find(LineKey{file, n});
+      const bool has_text = n <= static_cast<int>(text.size());
+      if (!has_text && it == code.lines().end()) continue;
+      ViewRow row;
+      row.name = has_text ? text[n - 1] : "";
+      const Values* exclusive = it == code.lines().end() ? nullptr : &it->second.exclusive;
+      const Values* inclusive = it == code.lines().end() ? nullptr : &it->second.inclusive;
+      row.values = row_values(request.metrics, registry, exclusive, inclusive, code.total());
+      row.fields = {{"kind", "line"}, {"line", std::to_string(n)}};
+      row.marker = "   ";
+      table.rows.push_back(std::move(row));
+      heat.push_back(sort_value_of(annotation_sort(request), exclusive, inclusive));
+    }
+    mark_hot_rows(table, begin, heat, annotation.threshold_percent);
+  }
+  return table;
+}
+
+}  // namespace lumen::analysis

@@ -1,0 +1,38 @@
+#include "annotation_support.h"
+
+#include <algorithm>
+
+#include "metric_cells.h"
+
+namespace lumen::analysis {
+
+ViewTable annotation_table(const std::string& view, const ViewRequest& request, const MetricRegistry& registry) {
+  ViewTable table;
+  table.view = view;
+  table.title = (view == "source" ? "Annotated source" : "Annotated disassembly") + std::string(", hot by: ") +
+                sort_title(annotation_sort(request), registry);
+  table.columns = columns_of(request.metrics, registry);
+  table.name_position = table.columns.size();
+  return table;
+}
+
+SortKey annotation_sort(const ViewRequest& request) {
+  SortKey key = request.sort;
+  if (key.by_name) {
+    key.by_name = false;
+    key.flavor = Flavor::Exclusive;
+    key.metric = request.metrics.columns.empty() ? 0 : request.metrics.columns.front().metric;
+  }
+  if (key.flavor == Flavor::Attributed) key.flavor = Flavor::Exclusive;
+  return key;
+}
+
+void mark_hot_rows(ViewTable& table, size_t begin, const std::vector<int64_t>& heat, double threshold_percent) {
+  const int64_t hottest = heat.empty() ? 0 : *std::max_element(heat.begin(), heat.end());
+  if (hottest <= 0) return;
+  for (size_t i = 0; i < heat.size(); ++i)
+    if (heat[i] > 0 && static_cast<double>(heat[i]) * 100.0 >= threshold_percent * static_cast<double>(hottest))
+      table.rows[begin + i].marker = "## ";
+}
+
+}  // namespace lumen::analysis

@@ -1,0 +1,24 @@
+// What annotated source and disassembly share: the table's shape (metrics
+// first, then the text), the metric that decides which rows are hot, and
+// the marking.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "structure_views.h"
+#include "view_table.h"
+
+namespace lumen::analysis {
+
+ViewTable annotation_table(const std::string& view, const ViewRequest& request, const MetricRegistry& registry);
+
+// The sort key, or the first column's exclusive metric when sorted by name.
+SortKey annotation_sort(const ViewRequest& request);
+
+// Marks "##" on rows [begin, begin + heat.size()) whose heat reaches
+// `threshold_percent` of the largest (a negative heat is never hot).
+void mark_hot_rows(ViewTable& table, size_t begin, const std::vector<int64_t>& heat, double threshold_percent);
+
+}  // namespace lumen::analysis

@@ -1,0 +1,158 @@
+#include "event_selection.h"
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+namespace lumen::analysis {
+
+namespace {
+
+std::string trimmed(const std::string& text) {
+  const size_t a = text.find_first_not_of(" \t");
+  if (a == std::string::npos) return "";
+  return text.substr(a, text.find_last_not_of(" \t") - a + 1);
+}
+
+uint64_t parse_number(const std::string& text, const std::string& what, const std::string& whole) {
+  if (text.empty() || !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); }))
+    throw SelectionError("'" + whole + "' is not a " + what + " (numbers and ranges like 1,3-5, or all)");
+  return std::stoull(text);
+}
+
+double parse_seconds(const std::string& text, const std::string& clause) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || value < 0)
+    throw SelectionError("'" + text + "' in '" + clause + "' is not a time in seconds");
+  return value;
+}
+
+std::string lowered(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+}  // namespace
+
+NumberList NumberList::parse(const std::string& text, const std::string& what) {
+  NumberList list;
+  list.text_ = trimmed(text);
+  if (list.text_ == "all") {
+    list.all_ = true;
+    return list;
+  }
+  if (list.text_.empty()) throw SelectionError("an empty " + what + " (numbers and ranges like 1,3-5, or all)");
+  std::stringstream items(list.text_);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    item = trimmed(item);
+    const size_t dash = item.find('-');
+    const uint64_t from = parse_number(trimmed(item.substr(0, dash)), what, list.text_);
+    const uint64_t to = dash == std::string::npos ? from : parse_number(trimmed(item.substr(dash + 1)), what, list.text_);
+    if (to < from) throw SelectionError("range '" + item + "' in the " + what + " runs backwards");
+    list.ranges_.emplace_back(from, to);
+  }
+  return list;
+}
+
+bool NumberList::contains(uint64_t n) const {
+  if (all_) return true;
+  return std::any_of(ranges_.begin(), ranges_.end(), [n](const auto& r) { return n >= r.first && n <= r.second; });
+}
+
+bool EventSelection::selects_all() const {
+  auto all = [](const std::optional<NumberList>& l) { return !l || l->all(); };
+  return all(threads) && all(samples) && all(cpus) && all(ranks) && !from_s && !to_s && functions.empty();
+}
+
+EventSelection parse_filter_expression(const std::string& expression) {
+  EventSelection selection;
+  const std::string text = trimmed(expression);
+  if (text.empty() || lowered(text) == "none" || lowered(text) == "all") return selection;
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t next = text.find("&&", at);
+    const std::string clause = trimmed(text.substr(at, next == std::string::npos ? std::string::npos : next - at));
+    at = next == std::string::npos ? text.size() + 1 : next + 2;
+    std::istringstream words(clause);
+    std::string key, op;
+    words >> key >> op;
+    std::string value;
+    std::getline(words, value);
+    value = trimmed(value);
+    key = lowered(key);
+    op = lowered(op);
+    if (key.empty() || op.empty() || value.empty())
+      throw SelectionError("filter clause '" + clause + "' is not KEY OP VALUE (e.g. thread in 1-2, time >= 0.5)");
+    if (key == "thread" || key == "sample" || key == "cpu") {
+      if (op != "in" && op != "==") throw SelectionError("filter clause '" + clause + "': use " + key + " in LIST or " + key + " == N");
+      auto& list = key == "thread" ? selection.threads : key == "sample" ? selection.samples : selection.cpus;
+      list = NumberList::parse(value, key + " list");
+    } else if (key == "time") {
+      if (op == ">=" || op == ">") {
+        selection.from_s = parse_seconds(value, clause);
+      } else if (op == "<=" || op == "<") {
+        selection.to_s = parse_seconds(value, clause);
+      } else if (op == "in") {
+        const size_t dash = value.find('-');
+        if (dash == std::string::npos) throw SelectionError("filter clause '" + clause + "': a time range is FROM-TO");
+        selection.from_s = parse_seconds(trimmed(value.substr(0, dash)), clause);
+        selection.to_s = parse_seconds(trimmed(value.substr(dash + 1)), clause);
+      } else {
+        throw SelectionError("filter clause '" + clause + "': time takes >=, <= or in FROM-TO");
+      }
+    } else if (key == "function") {
+      if (op != "==" && op != "in") throw SelectionError("filter clause '" + clause + "': use function == NAME");
+      selection.functions.push_back(value);
+    } else {
+      throw SelectionError("unknown filter key '" + key + "' in '" + clause + "'; known: thread, sample, cpu, time, function");
+    }
+  }
+  return selection;
+}
+
+EventFilter event_filter(const EventSelection& s, const std::vector<std::unique_ptr<Experiment>>& experiments) {
+  auto active = [](const std::optional<NumberList>& l) { return l && !l->all(); };
+  if (!active(s.threads) && !active(s.samples) && !active(s.cpus) && !active(s.ranks) && !s.from_s && !s.to_s)
+    return {};
+  std::vector<const Experiment*> list;
+  // Whether each experiment is of a selected rank (one without a rank, such
+  // as mpirun's, is of none).
+  std::vector<bool> rank_selected;
+  for (const auto& e : experiments) {
+    list.push_back(e.get());
+    const YAML::Node rank = e->header()["rank"];
+    rank_selected.push_back(rank && rank.IsScalar() && s.ranks && s.ranks->contains(rank.as<uint64_t>()));
+  }
+  return [s, list, rank_selected, threads = active(s.threads), samples = active(s.samples), cpus = active(s.cpus),
+          ranks = active(s.ranks)](size_t experiment, const lumen_event& event) {
+    const Experiment& e = *list[experiment];
+    if (ranks && !rank_selected[experiment]) return false;
+    if (threads && !s.threads->contains(e.thread_number(event.thread_id))) return false;
+    if (cpus && (event.cpu < 0 || !s.cpus->contains(static_cast<uint64_t>(event.cpu)))) return false;
+    if (samples && !s.samples->contains(e.samples().sample_at(event.time_ns))) return false;
+    if (s.from_s || s.to_s) {
+      const double t = event.time_ns >= e.start_ns() ? static_cast<double>(event.time_ns - e.start_ns()) / 1e9 : 0.0;
+      if (s.from_s && t < *s.from_s) return false;
+      if (s.to_s && t > *s.to_s) return false;
+    }
+    return true;
+  };
+}
+
+StackFilter stack_filter(const EventSelection& selection, const ProgramStructure& structure) {
+  if (selection.functions.empty()) return {};
+  return [names = selection.functions, &structure](std::span<const FunctionId> frames) {
+    for (const std::string& name : names) {
+      const bool found = std::any_of(frames.begin(), frames.end(), [&](FunctionId f) {
+        const Function& fn = structure.function(f);
+        return fn.name == name || fn.long_name == name || fn.mangled_name == name || short_name(fn.long_name) == name;
+      });
+      if (!found) return false;
+    }
+    return true;
+  };
+}
+
+}  // namespace lumen::analysis

@@ -1,0 +1,55 @@
+// Which events a view counts: -thread_select, -sample_select, -cpu_select,
+// -rank_select and -filters. Lists are Oracle's: "all", or numbers and ranges separated
+// by commas ("1,3-5"). A filter expression is clauses joined by "&&":
+//   thread in LIST | sample in LIST | cpu in LIST   (also "== N")
+//   time >= S | time <= S | time in S1-S2   (seconds since collection start)
+//   function == NAME                        (NAME anywhere on the stack)
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "profile.h"
+
+namespace lumen::analysis {
+
+struct SelectionError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class NumberList {
+ public:
+  // Throws SelectionError naming `what` ("thread list") and the bad item.
+  static NumberList parse(const std::string& text, const std::string& what);
+  bool contains(uint64_t n) const;
+  bool all() const { return all_; }
+  const std::string& text() const { return text_; }
+
+ private:
+  bool all_ = false;
+  std::string text_;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges_;
+};
+
+struct EventSelection {
+  std::optional<NumberList> threads;  // thread numbers (Experiment::thread_number)
+  std::optional<NumberList> samples;  // sample numbers
+  std::optional<NumberList> cpus;
+  std::optional<NumberList> ranks;    // MPI ranks: "rank:" in each experiment's header
+  std::optional<double> from_s, to_s;  // time since collection start, inclusive
+  std::vector<std::string> functions;  // each must be on the stack
+
+  bool selects_all() const;
+};
+
+EventSelection parse_filter_expression(const std::string& expression);
+
+// The event filter and the stack filter a Profile applies.
+EventFilter event_filter(const EventSelection& selection, const std::vector<std::unique_ptr<Experiment>>& experiments);
+StackFilter stack_filter(const EventSelection& selection, const ProgramStructure& structure);
+
+}  // namespace lumen::analysis

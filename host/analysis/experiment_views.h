@@ -1,0 +1,37 @@
+// Views of what was collected rather than of program structure:
+//   -object_list   the load objects each experiment mapped, and when;
+//   -thread_list   each thread with its events and metric totals;
+//   -samples       each sample (interval between sample points) with the
+//                  differences of the process figures across it;
+//   -overview      per experiment: duration, samples, and the sample figures
+//                  summed, beside the metric totals;
+//   -statistics    per experiment and in total: events, unique stacks,
+//                  threads, data files, load objects, and the process
+//                  figures (CPU, faults, switches, I/O) from start to end.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "profile.h"
+#include "structure_views.h"
+#include "view_table.h"
+
+namespace lumen::analysis {
+
+using Experiments = std::vector<std::unique_ptr<Experiment>>;
+
+ViewTable object_list_view(const Experiments& experiments, const Profile& profile, const ProgramStructure& structure);
+
+ViewTable thread_list_view(const Experiments& experiments, const Profile& profile, const MetricRegistry& registry,
+                           const ViewRequest& request);
+
+ViewTable samples_view(const Experiments& experiments);
+
+std::string overview(const Experiments& experiments, const Profile& profile, const MetricRegistry& registry,
+                     OutputFormat format);
+
+std::string statistics(const Experiments& experiments, const Profile& profile, OutputFormat format);
+
+}  // namespace lumen::analysis

@@ -1,0 +1,44 @@
+#include "metric_cells.h"
+
+namespace lumen::analysis {
+
+std::vector<ViewColumn> columns_of(const MetricSelection& selection, const MetricRegistry& registry) {
+  std::vector<ViewColumn> columns;
+  for (const MetricColumn& c : selection.columns) {
+    const MetricDef& m = registry.metrics()[c.metric];
+    const std::string flavor = c.flavor == Flavor::Exclusive ? "Excl." : c.flavor == Flavor::Inclusive ? "Incl." : "Attr.";
+    columns.push_back({column_key(c, registry), flavor, m.title, m.unit, c.percent});
+  }
+  return columns;
+}
+
+double cell_value(const MetricColumn& column, const MetricRegistry& registry, const Values* exclusive,
+                  const Values* inclusive, const Values& total) {
+  const Values* source = column.flavor == Flavor::Inclusive ? inclusive : exclusive;
+  const int64_t raw = source != nullptr && !source->empty() ? (*source)[column.metric] : 0;
+  if (column.percent) {
+    const int64_t whole = total.empty() ? 0 : total[column.metric];
+    return whole == 0 ? 0.0 : 100.0 * static_cast<double>(raw) / static_cast<double>(whole);
+  }
+  return registry.metrics()[column.metric].unit == LUMEN_UNIT_NANOSECONDS ? static_cast<double>(raw) / 1e9
+                                                                          : static_cast<double>(raw);
+}
+
+std::vector<double> row_values(const MetricSelection& selection, const MetricRegistry& registry,
+                               const Values* exclusive, const Values* inclusive, const Values& total) {
+  std::vector<double> values;
+  for (const MetricColumn& c : selection.columns) values.push_back(cell_value(c, registry, exclusive, inclusive, total));
+  return values;
+}
+
+int64_t sort_value_of(const SortKey& key, const Values* exclusive, const Values* inclusive) {
+  const Values* source = key.flavor == Flavor::Inclusive ? inclusive : exclusive;
+  return source != nullptr && !source->empty() ? (*source)[key.metric] : 0;
+}
+
+std::string sort_title(const SortKey& key, const MetricRegistry& registry) {
+  if (key.by_name) return "name";
+  return flavor_word(key.flavor) + " " + registry.metrics()[key.metric].title;
+}
+
+}  // namespace lumen::analysis

@@ -1,0 +1,30 @@
+// Turning aggregated values into a view's columns and cells, for views whose
+// rows are not functions of the metric engine (lines, PCs, source lines,
+// instructions, threads): each row brings its exclusive and inclusive
+// values; an attributed column shows the exclusive value there.
+#pragma once
+
+#include <vector>
+
+#include "metric_engine.h"
+#include "metric_spec.h"
+#include "view_table.h"
+
+namespace lumen::analysis {
+
+std::vector<ViewColumn> columns_of(const MetricSelection& selection, const MetricRegistry& registry);
+
+// A value in the metric's display unit (seconds for time); a percent column
+// shows the share of `total`.
+double cell_value(const MetricColumn& column, const MetricRegistry& registry, const Values* exclusive,
+                  const Values* inclusive, const Values& total);
+
+std::vector<double> row_values(const MetricSelection& selection, const MetricRegistry& registry,
+                               const Values* exclusive, const Values* inclusive, const Values& total);
+
+// The raw value a sort key orders by.
+int64_t sort_value_of(const SortKey& key, const Values* exclusive, const Values* inclusive);
+
+std::string sort_title(const SortKey& key, const MetricRegistry& registry);
+
+}  // namespace lumen::analysis
