@@ -19,10 +19,6 @@
 
 namespace lumen::mpi {
 
-// Defined with the wrappers, where the MPI library's symbols are known:
-// whether this process has an MPI library at all.
-bool mpi_library_present();
-
 namespace {
 
 // Written by start() before g_active is published (release).
@@ -93,9 +89,19 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
     print_message(line);
     return 1;
   }
-  if (!mpi_library_present()) {
+  const MpiLibrary library = mpi_library();
+  if (library == MpiLibrary::kNone) {
     runtime->log_note("mpi: no MPI library in this process (a launcher or daemon): nothing to trace");
     return 0;
+  }
+  if (library == MpiLibrary::kOther) {
+    // Calls are still forwarded unchanged; only tracing is off.
+    std::snprintf(error, error_size, "the process's MPI library is not the implementation this collector half "
+                                     "was built for (see collector-variants); not traced");
+    char line[512];
+    std::snprintf(line, sizeof line, "lumen: mpi: %s (process %d)\n", error, getpid());
+    print_message(line);
+    return 1;
   }
   g_stream = runtime->open_stream(kDataFile);
   if (g_stream < 0) {

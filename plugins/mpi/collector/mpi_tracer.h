@@ -47,4 +47,10 @@ int32_t world_rank();
 
 uint64_t now_ns();
 
+// Whether this process has an MPI library, and whether it is the one this
+// variant of the collector half was built for. Defined with the wrappers,
+// where the library's symbols are known.
+enum class MpiLibrary { kNone, kOwn, kOther };
+MpiLibrary mpi_library();
+
 }  // namespace lumen::mpi

@@ -6,6 +6,8 @@
 // Open MPI's predefined communicator) is a weak reference, bound by the
 // dynamic loader to the library the program links. Preloaded into a process
 // without MPI (mpirun, its daemons, any descendant), it is inert.
+#include <dlfcn.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -78,7 +80,16 @@ void library_version(char* text, size_t size) {
 
 }  // namespace
 
-bool mpi_library_present() { return PMPI_Init != nullptr && PMPI_Comm_rank != nullptr; }
+MpiLibrary mpi_library() {
+  if (PMPI_Init == nullptr || PMPI_Comm_rank == nullptr) return MpiLibrary::kNone;
+  // Open MPI's predefined communicator tells the two ABIs apart: a variant
+  // must not trace (nor query) an MPI whose handles it would misread.
+#ifdef OPEN_MPI
+  return &ompi_mpi_comm_world != nullptr ? MpiLibrary::kOwn : MpiLibrary::kOther;
+#else
+  return dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world") == nullptr ? MpiLibrary::kOwn : MpiLibrary::kOther;
+#endif
+}
 
 bool finalized() { return g_finalized; }
 void set_finalized() { g_finalized = true; }
