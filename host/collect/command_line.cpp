@@ -17,7 +17,8 @@ std::string take_value(const std::vector<std::string>& args, size_t& i, const st
 
 }  // namespace
 
-CollectRequest parse_command_line(const std::vector<std::string>& args, const std::set<std::string>& plugin_flags) {
+CollectRequest parse_command_line(const std::vector<std::string>& args, const std::set<std::string>& plugin_flags,
+                                  const std::set<std::string>& describable_flags) {
   CollectRequest request;
   size_t i = 0;
   for (; i < args.size(); ++i) {
@@ -59,7 +60,7 @@ CollectRequest parse_command_line(const std::vector<std::string>& args, const st
     else if (arg == "-n") request.dry_run = true;
     else if (arg == "-V" || arg == "--version") request.show_version = true;
     else if (arg == "--help" || arg == "-help") request.show_help = true;
-    else if (arg.size() >= 2 && plugin_flags.count(arg.substr(1)) != 0 && i + 1 == args.size())
+    else if (arg.size() >= 2 && describable_flags.count(arg.substr(1)) != 0 && i + 1 == args.size())
       request.describe_flag = arg.substr(1);
     else if (arg.size() >= 2 && plugin_flags.count(arg.substr(1)) != 0)
       request.plugin_flags.emplace_back(arg.substr(1), take_value(args, i, arg));

@@ -33,7 +33,10 @@ struct CollectRequest {
   std::vector<std::string> target;
 };
 
-// `plugin_flags` are the flag letters the installed plugins own ("p", ...).
-CollectRequest parse_command_line(const std::vector<std::string>& args, const std::set<std::string>& plugin_flags);
+// `plugin_flags` are the flag letters the installed plugins own ("p", ...);
+// `describable_flags` those whose plugin lists its values when the flag is
+// given last without one ("collect -h").
+CollectRequest parse_command_line(const std::vector<std::string>& args, const std::set<std::string>& plugin_flags,
+                                  const std::set<std::string>& describable_flags = {});
 
 }  // namespace lumen::collect

@@ -183,7 +183,12 @@ int main(int argc, char** argv) {
     std::set<std::string> flags;
     for (const auto& [name, plugin] : installed)
       if (plugin.collector.descriptor->flag.flag) flags.insert(plugin.collector.descriptor->flag.flag);
-    const CollectRequest request = parse_command_line(args, flags);
+    std::set<std::string> describable;
+    for (const auto& [name, plugin] : installed)
+      if (const lumen_collector_hooks* hooks = host_hooks(plugin); hooks != nullptr && hooks->describe_values &&
+                                                                    plugin.collector.descriptor->flag.flag)
+        describable.insert(plugin.collector.descriptor->flag.flag);
+    const CollectRequest request = parse_command_line(args, flags, describable);
     if (request.show_version) {
       std::cout << "collect (lumen) " << LUMEN_VERSION << "\n";
       if (request.target.empty()) return 0;
