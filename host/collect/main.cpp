@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <set>
+#include <sstream>
 
 #include "archive_writer.h"
 #include "collection_plan.h"
@@ -78,14 +79,15 @@ void print_plan(const CollectionPlan& plan, const fs::path& experiment, const Co
   }
   std::cout << "descendants: " << plan.follow << "\n";
   const RuntimeSettings& r = plan.runtime;
-  std::cout << "samples: " << (r.sample_period_ns ? std::to_string(r.sample_period_ns / 1e9) + " s" : "off");
+  auto seconds = [](long long ns) { std::ostringstream text; text << ns / 1e9 << " s"; return text.str(); };
+  std::cout << "samples: " << (r.sample_period_ns ? seconds(r.sample_period_ns) : "off");
   if (r.sample_signal) std::cout << ", on " << signal_name(r.sample_signal);
   std::cout << "\n";
   if (r.pause_signal)
     std::cout << "pause/resume: " << signal_name(r.pause_signal) << (r.start_paused ? ", starts paused" : "") << "\n";
   if (r.window_start_ns || r.window_end_ns)
-    std::cout << "window: " << r.window_start_ns / 1e9 << " s to "
-              << (r.window_end_ns ? std::to_string(r.window_end_ns / 1e9) + " s" : std::string("the end")) << "\n";
+    std::cout << "window: " << seconds(r.window_start_ns) << " to "
+              << (r.window_end_ns ? seconds(r.window_end_ns) : std::string("the end")) << "\n";
   if (r.size_limit_bytes) std::cout << "size limit: " << r.size_limit_bytes / (1024 * 1024) << " MB\n";
   std::cout << "archive: " << archive_mode_name(r.archive) << "\n";
   std::cout << "target:";
