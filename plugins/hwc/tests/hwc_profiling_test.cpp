@@ -94,6 +94,17 @@ TEST(HwcProfiling, TaskClockMatchesTheTargetsOwnCpuTime) {
   EXPECT_TRUE(listed) << metrics.dump();
 }
 
+TEST(HwcProfiling, EveryThreadIsCounted) {
+  TempDir dir;
+  constexpr double kIntervalSeconds = 0.001;
+  const Collection c = collect(dir, {"-p", "off", "-h", "task-clock,1000000"}, hwc_target(), {"burn", "400", "3"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const double truth = c.truth.at("cpu_seconds").get<double>();
+  const auto rows = rows_by_name(er_print_json({"-metrics", "e.task-clock:name", "-functions"}, c.experiment));
+  // Three threads, each a contiguous region: three regions' worth of slack.
+  EXPECT_NEAR(row_value(rows, "burn_cpu", "e.task-clock"), truth, 3 * sampling_tolerance(truth / 3, kIntervalSeconds));
+}
+
 TEST(HwcProfiling, TwoSoftwareCountersInOneRun) {
   TempDir dir;
   const Collection c =

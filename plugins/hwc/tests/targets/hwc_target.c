@@ -4,10 +4,12 @@
  *   hwc_target faults PAGES
  *       touch_fresh_pages() writes one byte to each of PAGES fresh anonymous
  *       pages; truth: the thread's minor-fault delta around it (getrusage).
- *   hwc_target burn MILLISECONDS
- *       burn_cpu() computes until the thread's CPU clock advanced by
- *       MILLISECONDS; truth: the CPU time it measured around it. */
+ *   hwc_target burn MILLISECONDS [THREADS]
+ *       burn_cpu() computes on each of THREADS threads (default 1: the main
+ *       thread alone) until that thread's CPU clock advanced by MILLISECONDS;
+ *       truth: the sum of the CPU times the threads measured around it. */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,13 @@ __attribute__((noinline)) static double burn_cpu(double seconds) {
   return now - start;
 }
 
+static double g_burn_seconds;
+
+static void* burn_thread(void* result) {
+  *(double*)result = burn_cpu(g_burn_seconds);
+  return NULL;
+}
+
 int main(int argc, char** argv) {
   char json[256];
   if (argc == 3 && strcmp(argv[1], "faults") == 0) {
@@ -69,9 +78,24 @@ int main(int argc, char** argv) {
     write_truth(json);
     return faults < 0;
   }
-  if (argc == 3 && strcmp(argv[1], "burn") == 0) {
-    const double seconds = burn_cpu(atof(argv[2]) / 1000.0);
-    snprintf(json, sizeof json, "{\"function\": \"burn_cpu\", \"cpu_seconds\": %.9f}\n", seconds);
+  if ((argc == 3 || argc == 4) && strcmp(argv[1], "burn") == 0) {
+    g_burn_seconds = atof(argv[2]) / 1000.0;
+    const int threads = argc == 4 ? atoi(argv[3]) : 1;
+    double seconds = 0;
+    if (threads <= 1) {
+      seconds = burn_cpu(g_burn_seconds);
+    } else {
+      pthread_t ids[16];
+      double spent[16];
+      if (threads > 16) return 2;
+      for (int i = 0; i < threads; ++i) pthread_create(&ids[i], NULL, burn_thread, &spent[i]);
+      for (int i = 0; i < threads; ++i) {
+        pthread_join(ids[i], NULL);
+        seconds += spent[i];
+      }
+    }
+    snprintf(json, sizeof json, "{\"function\": \"burn_cpu\", \"cpu_seconds\": %.9f, \"threads\": %d}\n",
+             seconds, threads);
     write_truth(json);
     return 0;
   }
