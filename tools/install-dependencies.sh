@@ -13,6 +13,7 @@ packages=(
   gfortran                               # the collector API's Fortran names, tested from a Fortran program
   libcapstone-dev                        # er_print -disasm (disassembler)
   libreadline-dev                        # er_print's prompt: line editing and history
+  clang libclang-rt-14-dev               # the experiment reader's libFuzzer target (tests/fuzz)
   libopenmpi-dev openmpi-bin            # MPI tracing: collector half and tests for Open MPI
   libmpich-dev mpich                    # MPI tracing: collector half and tests for MPICH
   libotf2-trace-dev otf2-tools           # MPI tracing: OTF2 export, read back with otf2-print

@@ -32,7 +32,8 @@ void StackStore::load(const std::filesystem::path& file) {
     stack.flags = header.flags;
     const char* frames = static_cast<const char*>(r.payload) + sizeof header;
     pcs_.resize(pcs_.size() + header.depth);
-    std::memcpy(pcs_.data() + stack.first, frames, header.depth * sizeof(uint64_t));
+    if (header.depth > 0)  // an empty stack may leave pcs_ without storage
+      std::memcpy(pcs_.data() + stack.first, frames, header.depth * sizeof(uint64_t));
   });
 }
 
