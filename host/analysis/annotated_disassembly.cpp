@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <stdexcept>
@@ -150,6 +151,10 @@ ViewTable annotated_disassembly(const CodeProfile& code, const Profile& profile,
         }
       ViewRow row;
       row.name = hex(insn.address) + ":  " + insn.mnemonic + (insn.op_str[0] ? std::string(" ") + insn.op_str : "");
+      // A direct call or jump names its target ("call 0x1060 <clock_gettime@plt>").
+      if (insn.op_str[0] == '0' && insn.op_str[1] == 'x' && (insn.mnemonic[0] == 'c' || insn.mnemonic[0] == 'j'))
+        if (const auto target = symbols->lookup(std::strtoull(insn.op_str, nullptr, 16)))
+          if (!target->name.empty()) row.name += " <" + demangle(target->name.substr(0, target->name.find("@@"))) + ">";
       row.load_object = structure.object(f.object).name;
       row.values = row_values(request.metrics, registry, &exclusive, &inclusive, code.total());
       row.fields = {{"kind", "instruction"}, {"address", hex(insn.address)}, {"line", current ? std::to_string(current->line) : ""}};

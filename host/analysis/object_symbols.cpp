@@ -39,8 +39,53 @@ ObjectSymbols::~ObjectSymbols() {
   if (dwfl_ != nullptr) dwfl_end(dwfl_);
 }
 
+namespace {
+
+// The PLT stub holding `address` named after the function it jumps to
+// ("clock_gettime@plt"): stubs are 16 bytes in .plt (after the resolver's
+// first one) or .plt.sec, in the order of .rela.plt's relocations.
+std::optional<SymbolHit> plt_stub(Elf* elf, GElf_Addr bias, uint64_t address) {
+  size_t names = 0;
+  if (elf == nullptr || elf_getshdrstrndx(elf, &names) != 0) return std::nullopt;
+  Elf_Scn* rela = nullptr;
+  std::optional<std::pair<uint64_t, bool>> stub;  // its section's start, in .plt.sec
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr header;
+    if (gelf_getshdr(scn, &header) == nullptr) continue;
+    const char* name = elf_strptr(elf, names, header.sh_name);
+    if (name == nullptr) continue;
+    const std::string section = name;
+    if (section == ".rela.plt") rela = scn;
+    const uint64_t from = header.sh_addr + bias;
+    if ((section == ".plt" || section == ".plt.sec") && address >= from && address < from + header.sh_size)
+      stub = std::make_pair(from, section == ".plt.sec");
+  }
+  if (!stub || rela == nullptr) return std::nullopt;
+  GElf_Shdr rela_header;
+  gelf_getshdr(rela, &rela_header);
+  Elf_Data* relocations = elf_getdata(rela, nullptr);
+  Elf_Scn* dynsym = elf_getscn(elf, rela_header.sh_link);
+  GElf_Shdr dynsym_header;
+  if (relocations == nullptr || dynsym == nullptr || gelf_getshdr(dynsym, &dynsym_header) == nullptr) return std::nullopt;
+  Elf_Data* symbols = elf_getdata(dynsym, nullptr);
+  const uint64_t stub_start = stub->first + (address - stub->first) / 16 * 16;
+  const long index = static_cast<long>((stub_start - stub->first) / 16) - (stub->second ? 0 : 1);
+  GElf_Rela relocation;
+  if (index < 0 || gelf_getrela(relocations, static_cast<int>(index), &relocation) == nullptr) return std::nullopt;
+  GElf_Sym symbol;
+  if (symbols == nullptr || gelf_getsym(symbols, static_cast<int>(GELF_R_SYM(relocation.r_info)), &symbol) == nullptr)
+    return std::nullopt;
+  const char* name = elf_strptr(elf, dynsym_header.sh_link, symbol.st_name);
+  if (name == nullptr || *name == '\0') return std::nullopt;
+  return SymbolHit{std::string(name) + "@plt", stub_start, 16, true};
+}
+
+}  // namespace
+
 std::optional<SymbolHit> ObjectSymbols::lookup(uint64_t address) const {
   if (module_ == nullptr) return std::nullopt;
+  GElf_Addr elf_bias = 0;
+  if (auto stub = plt_stub(dwfl_module_getelf(module_, &elf_bias), elf_bias, address)) return stub;
   GElf_Off offset = 0;
   GElf_Sym symbol;
   const char* name = dwfl_module_addrinfo(module_, address, &offset, &symbol, nullptr, nullptr, nullptr);

@@ -38,8 +38,10 @@ FunctionId ProgramStructure::intern_function(ObjectId object, uint64_t start, ui
     std::snprintf(buffer, sizeof buffer, "<static>@0x%llx", static_cast<unsigned long long>(start));
     name = std::string(buffer) + " (" + objects_[object].name + ")";
   } else {
-    // Versioned dynamic symbols read "name@@GLIBC_2.34": show the name.
-    name = demangle(mangled.substr(0, mangled.find('@')));
+    // Versioned dynamic symbols read "name@@GLIBC_2.34": show the name; a
+    // PLT stub keeps its "@plt".
+    const bool plt = mangled.size() > 4 && mangled.compare(mangled.size() - 4, 4, "@plt") == 0;
+    name = plt ? demangle(mangled.substr(0, mangled.size() - 4)) + "@plt" : demangle(mangled.substr(0, mangled.find('@')));
   }
   functions_.push_back({name, mangled.empty() ? name : mangled, object, start, size, name});
   functions_.back().name = styled(functions_.back());

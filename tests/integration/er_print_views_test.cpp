@@ -262,6 +262,13 @@ TEST_F(ErPrintViews, DisasmAttributesEverySampleOfTheFunctionToItsInstructions) 
   bool has_ret = false;
   for (const json& row : instructions) has_ret = has_ret || row.at("name").get<std::string>().find(":  ret") != std::string::npos;
   EXPECT_TRUE(has_ret);
+  // spin_b reads its CPU clock: calls through the PLT are named by the
+  // function the stub jumps to.
+  bool plt_call = false;
+  for (const json& row : instructions)
+    plt_call = plt_call || row.at("name").get<std::string>().find("call 0x") != std::string::npos &&
+                               row.at("name").get<std::string>().ends_with(" <clock_gettime@plt>");
+  EXPECT_TRUE(plt_call);
   if (exclusive > 0) {
     bool marked = false;
     for (const json& row : instructions) marked = marked || row.at("marker") == "## ";
