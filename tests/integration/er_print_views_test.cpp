@@ -437,3 +437,20 @@ TEST(ErPrintSeveralExperiments, AggregatedAndComparedSideBySide) {
 
 }  // namespace
 }  // namespace lumen::test
+
+namespace lumen::test {
+namespace {
+
+TEST(ErPrintCpuSelect, EventsWithoutACpuAreNotPretendedToHaveOne) {
+  TempDir dir;
+  // Heap tracing records no CPU with its events.
+  const Collection heap = collect(dir, {"-p", "off", "-H", "on"}, "threads_target", {"0.1"});
+  ASSERT_EQ(heap.run.exit_code, 0) << heap.run.err;
+  const ProcessResult r = run_process({(bin_dir() / "er_print").string(), "-cpu_select", "0", "-functions", heap.experiment.string()});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("record no CPU, so -cpu_select cannot choose among them"), std::string::npos) << r.err;
+  EXPECT_EQ(run_process({(bin_dir() / "er_print").string(), "-cpu_select", "all", "-functions", heap.experiment.string()}).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace lumen::test
