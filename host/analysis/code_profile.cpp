@@ -25,7 +25,6 @@ CodeProfile::CodeProfile(const Profile& profile, const std::vector<std::unique_p
     const UniqueStack& stack = profile.stacks()[s];
     const Experiment& experiment = *experiments[stack.experiment];
     const auto pcs = experiment.stacks().pcs(stack.stack_id);
-    const auto functions = profile.frames(stack);
     const uint32_t flags = experiment.stacks().flags(stack.stack_id);
     const auto values = profile.values(s);
     seen_addresses.clear();
@@ -36,7 +35,8 @@ CodeProfile::CodeProfile(const Profile& profile, const std::vector<std::unique_p
       if (!code) continue;
       const AddressKey key{code->object, code->address};
       CodeMetrics& at = addresses_[key];
-      at.function = i < functions.size() ? functions[i] : kUnknownFunction;
+      // The function that holds the code (frames may also list inlined ones).
+      at.function = structure.function_at(experiment.loadobjects(), stack.epoch, pcs[i], is_return);
       if (i == 0) add(at.exclusive, values);
       if (std::find(seen_addresses.begin(), seen_addresses.end(), key) == seen_addresses.end()) {
         seen_addresses.push_back(key);

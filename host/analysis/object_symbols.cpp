@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <dwarf.h>
 
 #include <gelf.h>
 
@@ -165,6 +166,25 @@ std::vector<uint8_t> ObjectSymbols::code_bytes(uint64_t address, uint64_t size) 
     return bytes;
   }
   return bytes;
+}
+
+std::vector<std::string> ObjectSymbols::inline_chain(uint64_t address) const {
+  std::vector<std::string> chain;
+  if (module_ == nullptr) return chain;
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* cu = dwfl_module_addrdie(module_, address, &bias);
+  if (cu == nullptr) return chain;
+  Dwarf_Die* scopes = nullptr;
+  const int count = dwarf_getscopes(cu, address - bias, &scopes);
+  for (int i = 0; i < count; ++i) {
+    if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine) continue;
+    Dwarf_Attribute attribute;
+    const char* linkage = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name, &attribute));
+    const char* name = linkage != nullptr ? linkage : dwarf_diename(&scopes[i]);
+    chain.emplace_back(name != nullptr ? name : "<inlined>");
+  }
+  std::free(scopes);
+  return chain;
 }
 
 int ObjectSymbols::machine() const {

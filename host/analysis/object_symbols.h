@@ -43,6 +43,10 @@ class ObjectSymbols {
   // Up to `size` bytes of the object's code at `address`; fewer at the end
   // of its section, none when no loaded section holds it.
   std::vector<uint8_t> code_bytes(uint64_t address, uint64_t size) const;
+  // The functions inlined at `address` (DWARF inlined subroutines), the
+  // innermost first, without the function that holds them; as the symbol
+  // table would name them (the linkage name where DWARF has one).
+  std::vector<std::string> inline_chain(uint64_t address) const;
   // The object's ELF machine (EM_X86_64, ...), 0 when unknown.
   int machine() const;
 

@@ -24,7 +24,8 @@ struct StackKeyHash {
 }  // namespace
 
 Profile::Profile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
-                 ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter)
+                 ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter,
+                 bool inline_frames)
     : metric_count_(registry.size()),
       functions_(registry.size(), kTotalFunction),
       objects_(registry.size(), kTotalObjectNode) {
@@ -76,6 +77,9 @@ Profile::Profile(const std::vector<std::unique_ptr<Experiment>>& experiments, co
     object_frames.clear();
     for (size_t i = 0; i < pcs.size(); ++i) {
       const bool is_return = i > 0 || (flags & LUMEN_STACK_LEAF_IS_RETURN) != 0;
+      if (inline_frames)
+        for (const FunctionId f : structure.inlined_at(experiment.loadobjects(), key.epoch, pcs[i], is_return))
+          function_frames.push_back(f);
       function_frames.push_back(structure.function_at(experiment.loadobjects(), key.epoch, pcs[i], is_return));
     }
     if (is_artificial_stack(key.stack_id))

@@ -2,6 +2,8 @@
 // aggregated per unique stack first and then attributed once per unique
 // stack to functions and to load objects. The unique stacks stay available
 // (with their function frames) for the views that need more than functions:
+// (with `inline_frames`, functions inlined at a PC are frames of their own,
+// callees of the function that holds them)
 // calltree, lines, PCs, source and disassembly.
 #pragma once
 
@@ -41,7 +43,8 @@ struct ThreadTotals {
 class Profile {
  public:
   Profile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
-          ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter = {});
+          ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter = {},
+          bool inline_frames = false);
 
   const MetricEngine& functions() const { return functions_; }
   const MetricEngine& objects() const { return objects_; }  // node = ObjectId; <Total> = kTotalObjectNode

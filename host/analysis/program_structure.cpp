@@ -104,6 +104,30 @@ std::optional<CodeAddress> ProgramStructure::code_address(const LoadObjectMap& m
   return CodeAddress{object_for(mapped->path, mapped->symbol_file), pc - mapped->load_bias - (is_return_address ? 1 : 0)};
 }
 
+std::vector<FunctionId> ProgramStructure::inlined_at(const LoadObjectMap& map, uint32_t epoch, uint64_t pc,
+                                                     bool is_return_address) {
+  const MappedObject* mapped = map.find(pc, epoch);
+  if (mapped == nullptr) return {};
+  const uint64_t key = pc ^ (is_return_address ? 1ull << 63 : 0);
+  auto& cache = inline_cache_[mapped];
+  if (const auto hit = cache.find(key); hit != cache.end()) return hit->second;
+  const ObjectId object = object_for(mapped->path, mapped->symbol_file);
+  std::vector<FunctionId> chain;
+  if (symbols_[object] != nullptr) {
+    for (const std::string& mangled : symbols_[object]->inline_chain(pc - mapped->load_bias - (is_return_address ? 1 : 0))) {
+      auto [it, inserted] = inline_ids_.try_emplace({object, mangled}, static_cast<FunctionId>(functions_.size()));
+      if (inserted) {
+        const std::string plain = demangle(mangled);
+        functions_.push_back({plain, mangled, object, 0, 0, plain});
+        functions_.back().name = styled(functions_.back());
+      }
+      chain.push_back(it->second);
+    }
+  }
+  cache.emplace(key, chain);
+  return chain;
+}
+
 FunctionId ProgramStructure::function_at(const LoadObjectMap& map, uint32_t epoch, uint64_t pc,
                                          bool is_return_address) {
   const MappedObject* mapped = map.find(pc, epoch);

@@ -72,6 +72,9 @@ class ProgramStructure {
   // The object and file address of `pc`; nullopt when no object held it.
   std::optional<CodeAddress> code_address(const LoadObjectMap& map, uint32_t epoch, uint64_t pc,
                                           bool is_return_address);
+  // The functions inlined at `pc` (innermost first), each its own function
+  // of the object; empty without DWARF inline information.
+  std::vector<FunctionId> inlined_at(const LoadObjectMap& map, uint32_t epoch, uint64_t pc, bool is_return_address);
   // Renames every function (and those found later) in `style`.
   void set_name_style(NameStyle style);
 
@@ -94,6 +97,8 @@ class ProgramStructure {
   FunctionId intern_function(ObjectId object, uint64_t start, uint64_t size, const std::string& mangled);
 
   std::string styled(const Function& f) const;
+  std::map<std::pair<ObjectId, std::string>, FunctionId> inline_ids_;
+  std::unordered_map<const MappedObject*, std::unordered_map<uint64_t, std::vector<FunctionId>>> inline_cache_;
 
   NameStyle name_style_ = NameStyle::Long;
   std::vector<Function> functions_;

@@ -178,6 +178,8 @@ const std::vector<Command>& command_table() {
                                              s.view_request(), annotation(s, a[0])),
                        s.format());
        })},
+      {"inline", 1, "on|off", "show functions inlined at a PC as callees of their own (DWARF inline information)",
+       [](Session& s, const auto& a) { s.set_inline(a[0]); }},
       {"compare", 1, "on|off|delta|ratio", "-functions shows the experiments side by side",
        [](Session& s, const auto& a) { s.set_compare(a[0]); }},
       {"sthresh", 1, "PERCENT", "mark source and disassembly lines at or above PERCENT of the hottest (75)",

@@ -156,6 +156,12 @@ void Session::selection_changed() {
   each_.clear();
 }
 
+void Session::set_inline(const std::string& on_off) {
+  if (on_off != "on" && on_off != "off") throw CommandError("inline takes on or off, not '" + on_off + "'");
+  inline_frames_ = on_off == "on";
+  selection_changed();
+}
+
 void Session::set_compare(const std::string& mode) {
   try {
     compare_ = parse_compare_mode(mode);
@@ -181,7 +187,8 @@ std::vector<const Profile*> Session::profiles_of_each() {
       const EventFilter only_k = [filter, k](size_t e, const lumen_event& event) {
         return e == k && (!filter || filter(e, event));
       };
-      each_.push_back(std::make_unique<Profile>(experiments_, registry_, structure_, only_k, stack_filter(expression_, structure_)));
+      each_.push_back(std::make_unique<Profile>(experiments_, registry_, structure_, only_k,
+                                               stack_filter(expression_, structure_), inline_frames_));
     }
   }
   std::vector<const Profile*> list;
@@ -192,7 +199,7 @@ std::vector<const Profile*> Session::profiles_of_each() {
 const Profile& Session::profile() {
   if (!profile_) {
     profile_ = std::make_unique<Profile>(experiments_, registry_, structure_, selection_filter(),
-                                         stack_filter(expression_, structure_));
+                                         stack_filter(expression_, structure_), inline_frames_);
     const bool cpu_selected = (selects_.cpus && !selects_.cpus->all()) || (expression_.cpus && !expression_.cpus->all());
     if (cpu_selected && profile_->events_read() > 0 && profile_->events_with_cpu() == 0) {
       profile_.reset();

@@ -55,6 +55,9 @@ class Session {
   // What the current selection is, for -describe style messages.
   std::string selection_text() const;
 
+  // -inline on|off: functions inlined at a PC as frames of their own.
+  void set_inline(const std::string& on_off);
+
   // -compare: experiments side by side in -functions.
   void set_compare(const std::string& mode);
   analysis::CompareMode compare() const { return compare_; }
@@ -99,6 +102,7 @@ class Session {
   std::unique_ptr<analysis::Profile> profile_;
   std::unique_ptr<analysis::CodeProfile> code_profile_;
   analysis::CompareMode compare_ = analysis::CompareMode::Off;
+  bool inline_frames_ = false;
   std::vector<std::unique_ptr<analysis::Profile>> each_;
 };
 

@@ -364,6 +364,24 @@ TEST_F(ErPrintViews, FiltersSelectByThreadTimeAndFunction) {
   EXPECT_NE(bad.err.find("unknown filter key 'colour'"), std::string::npos) << bad.err;
 }
 
+TEST_F(ErPrintViews, InlinedFunctionsBecomeTheirOwnFrames) {
+  // burn_cpu (truth.h, static inline) is inlined into each spin function.
+  const auto plain = rows_by_name(er_print_json({"-metrics", "e.user:i.user:name", "-functions"}, threads()));
+  EXPECT_EQ(plain.count("burn_cpu"), 0u);
+  const auto inlined = rows_by_name(er_print_json({"-inline", "on", "-metrics", "e.user:i.user:name", "-functions"}, threads()));
+  ASSERT_EQ(inlined.count("burn_cpu"), 1u);
+  EXPECT_NEAR(inlined.at("spin_b").at("i.user").get<double>(), plain.at("spin_b").at("i.user").get<double>(), 1e-6);
+  EXPECT_NEAR(inlined.at("<Total>").at("e.user").get<double>(), plain.at("<Total>").at("e.user").get<double>(), 1e-6);
+  const json cs = er_print_json({"-inline", "on", "-metrics", "a.user:name", "-csingle", "burn_cpu"}, threads());
+  std::map<std::string, double> callers;
+  for (const json& c : cs.at("rows").at(0).at("callers")) callers[c.at("name")] = value(c, "a.user");
+  for (const char* f : {"spin_main", "spin_a", "spin_b", "spin_c"}) {
+    ASSERT_EQ(callers.count(f), 1u) << f;
+    EXPECT_NEAR(callers.at(f), truth(f), tolerance(truth(f))) << f;  // the spin function's time is its loop's
+  }
+  EXPECT_EQ(callers.size(), 4u);
+}
+
 TEST_F(ErPrintViews, ObjectListAndStatistics) {
   const json list = er_print_json({"-object_list"}, threads());
   std::map<std::string, std::string> data;
