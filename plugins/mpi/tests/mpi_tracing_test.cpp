@@ -2,7 +2,7 @@
 // implementation's mpicc) runs under `collect --profile mpi -- mpirun -np N`;
 // every rank counts its own MPI calls, messages and bytes, and er_print's
 // figures must equal them exactly: per MPI function, per rank, per
-// sender/receiver pair and in the function views.
+// sender/receiver pair, in the function views and under -rank_select.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -195,6 +195,25 @@ TEST_P(MpiJob, FiguresEqualWhatEachRankDid) {
   EXPECT_EQ(rows.at("persistent_phase").at("e.mpisend").get<double>(), 3.0 * ranks) << what;
   ASSERT_TRUE(rows.count("main")) << what;
   EXPECT_EQ(rows.at("main").at("i.mpisend").get<double>(), total["sends"]) << what;
+
+  // -rank_select: each rank's own figures, and a range of ranks their sum
+  // (the launcher's experiments have no rank and drop out).
+  for (int rank = 0; rank < ranks; ++rank) {
+    const auto selected = rows_by_name(er_print_json(
+        {"-rank_select", std::to_string(rank), "-metrics", "e.mpisend:e.mpibytesrecv:e.mpiother:name", "-functions"},
+        job.experiment));
+    const auto own = totals_of(job.truth[rank]);
+    ASSERT_TRUE(selected.count("<Total>")) << what << " rank " << rank;
+    EXPECT_EQ(selected.at("<Total>").at("e.mpisend").get<double>(), own.at("sends")) << what << " rank " << rank;
+    EXPECT_EQ(selected.at("<Total>").at("e.mpibytesrecv").get<double>(), own.at("bytes_received")) << what << " rank " << rank;
+    EXPECT_EQ(selected.at("<Total>").at("e.mpiother").get<double>(), own.at("other")) << what << " rank " << rank;
+  }
+  const auto upper = rows_by_name(er_print_json(
+      {"-rank_select", "1-" + std::to_string(ranks - 1), "-metrics", "e.mpibytessent:name", "-functions"}, job.experiment));
+  double upper_bytes = 0;
+  for (int rank = 1; rank < ranks; ++rank) upper_bytes += totals_of(job.truth[rank]).at("bytes_sent");
+  ASSERT_TRUE(upper.count("<Total>")) << what;
+  EXPECT_EQ(upper.at("<Total>").at("e.mpibytessent").get<double>(), upper_bytes) << what << " ranks 1-" << ranks - 1;
 }
 
 INSTANTIATE_TEST_SUITE_P(Implementations, MpiJob,
