@@ -43,7 +43,7 @@ int main(void) {
   struct sigaction installed;
   sigaction(SIGPROF, NULL, &installed);
   printf("own SIGPROF handler still installed: %s\n", installed.sa_sigaction == on_itimer ? "yes" : "no");
-  printf("own SIGPROF handler ran: %s\n", itimer_calls > 10 ? "yes" : "no");
+  printf("own SIGPROF handler ran: %s\n", itimer_calls > 0 ? "yes" : "no");
 
   signal(SIGUSR1, on_usr1);
   raise(SIGUSR1);
