@@ -3,6 +3,7 @@
 // traces mmap and munmap) nor be seen by the target's.
 #pragma once
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -18,13 +19,14 @@ inline void* raw_mmap(void* address, size_t length, int protection, int flags, i
 
 inline int raw_munmap(void* address, size_t length) { return static_cast<int>(syscall(SYS_munmap, address, length)); }
 
-}  // namespace lumen::collector
-
-namespace lumen::collector {
-
-// [signal-safe] pwrite by system call, for the same reason (I/O tracing).
+// [signal-safe] File access by system call, for the same reason: the
+// runtime's own reads and writes must not show in an I/O trace.
 inline ssize_t raw_pwrite(int fd, const void* buffer, size_t count, off_t offset) {
   return syscall(SYS_pwrite64, fd, buffer, count, offset);
 }
+inline ssize_t raw_pread(int fd, void* buffer, size_t count, off_t offset) {
+  return syscall(SYS_pread64, fd, buffer, count, offset);
+}
+inline int raw_open(const char* path, int flags) { return static_cast<int>(syscall(SYS_openat, AT_FDCWD, path, flags, 0)); }
 
 }  // namespace lumen::collector

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "clock.h"
+#include "raw_syscalls.h"
 #include "runtime_fds.h"
 #include "signal_chain.h"
 #include "stream_writer.h"
@@ -41,7 +42,7 @@ uint64_t to_ns(const timeval& tv) { return uint64_t(tv.tv_sec) * 1000000000ull +
 uint64_t resident_bytes() {
   char text[128];
   if (g_statm_fd < 0) return 0;
-  const ssize_t n = pread(g_statm_fd, text, sizeof text - 1, 0);
+  const ssize_t n = raw_pread(g_statm_fd, text, sizeof text - 1, 0);
   if (n <= 0) return 0;
   text[n] = '\0';
   const char* field = std::strchr(text, ' ');
@@ -114,7 +115,7 @@ void arm_periodic_timer() {
 
 void samples_start(int samples_stream, const RuntimePlan& plan) {
   g_stream = samples_stream;
-  g_statm_fd = adopt_runtime_fd(open("/proc/self/statm", O_RDONLY | O_CLOEXEC));
+  g_statm_fd = adopt_runtime_fd(raw_open("/proc/self/statm", O_RDONLY | O_CLOEXEC));
   g_sample_signal = plan.sample_signal;
   g_pause_signal = plan.pause_signal;
   g_period_ns = plan.sample_period_ns;
@@ -133,7 +134,7 @@ void samples_start(int samples_stream, const RuntimePlan& plan) {
 
 void samples_after_fork() {
   close_runtime_fd(g_statm_fd);
-  g_statm_fd = adopt_runtime_fd(open("/proc/self/statm", O_RDONLY | O_CLOEXEC));
+  g_statm_fd = adopt_runtime_fd(raw_open("/proc/self/statm", O_RDONLY | O_CLOEXEC));
   g_timer_armed = false;
   record_sample(LUMEN_SAMPLE_START, nullptr);
   arm_periodic_timer();

@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 #include <lumen/record_format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 
 #include "data_file_reader.h"
 #include "lumen_commands.h"
@@ -123,8 +125,28 @@ TEST(CollectionControl, OnlyTheCollectionWindowIsRecorded) {
   const auto rows = rows_by_name(er_print_json({"-metrics", "i.user:name", "-functions"}, c.experiment));
   EXPECT_LT(user_seconds(rows, "early_work"), 0.05);
   EXPECT_LT(user_seconds(rows, "late_work"), 0.05);
-  // One second of window_work's wall time, at the CPU share it measured.
-  const double expected = 1.0 * c.truth.at("window_work_cpu_per_wall").get<double>();
+  // The CPU window_work burned between 0.8 s and 1.8 s after collect began
+  // (the header's start_monotonic_ns), read off the target's own timeline.
+  std::ifstream in(c.experiment / "header.yaml");
+  const std::string header((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t key = header.find("start_monotonic_ns: ");
+  ASSERT_NE(key, std::string::npos) << header;
+  const double origin_ns = std::stod(header.substr(key + std::strlen("start_monotonic_ns: ")));
+  const auto& timeline = c.truth.at("window_timeline");
+  auto cpu_at = [&](double at_ns) {
+    for (size_t i = 1; i < timeline.size(); ++i) {
+      const double t0 = timeline[i - 1][0].get<double>(), t1 = timeline[i][0].get<double>();
+      if (at_ns <= t1) {
+        const double c0 = timeline[i - 1][1].get<double>(), c1 = timeline[i][1].get<double>();
+        return c0 + (c1 - c0) * std::clamp((at_ns - t0) / (t1 - t0), 0.0, 1.0);
+      }
+    }
+    return timeline.back()[1].get<double>();
+  };
+  ASSERT_GE(timeline.size(), 2u);
+  ASSERT_LE(timeline.front()[0].get<double>(), origin_ns + 0.8e9) << "window_work began after the window opened";
+  ASSERT_GE(timeline.back()[0].get<double>(), origin_ns + 1.8e9) << "window_work ended before the window closed";
+  const double expected = cpu_at(origin_ns + 1.8e9) - cpu_at(origin_ns + 0.8e9);
   EXPECT_NEAR(user_seconds(rows, "window_work"), expected, sampling_tolerance(expected, 0.01));
 }
 

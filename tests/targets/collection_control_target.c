@@ -8,7 +8,9 @@
  *                   late_work until 2.8 s after main starts (collect -t)
  *   threads N       N threads each burning 40 ms of CPU (collect -L)
  * Truth: {"functions": {...}, "wall_seconds": ..., "signals_sent": ...,
- * "window_work_cpu_per_wall": ...}. */
+ * "window_timeline": [[CLOCK_MONOTONIC ns, thread CPU s], ...]}: window_work's
+ * CPU time as it went, so that the CPU burned inside any wall-clock window
+ * can be read off exactly, whatever the machine's load did to it. */
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,13 +47,25 @@ TIMED_WORK(early_work, burn_until(arg))
 TIMED_WORK(late_work, burn_until(arg))
 TIMED_WORK(thread_work, burn_cpu(arg))
 
-static double window_cpu_per_wall;
+enum { kTimelinePoints = 4096 };
+static struct { long long monotonic_ns; double cpu_seconds; } timeline[kTimelinePoints];
+static int timeline_points;
+static void timeline_add(void) {
+  if (timeline_points == kTimelinePoints) return;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  timeline[timeline_points].monotonic_ns = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+  timeline[timeline_points++].cpu_seconds = thread_cpu_seconds();
+}
+
 NOINLINE void window_work(double until) {
-  const double t0 = thread_cpu_seconds(), w0 = wall_seconds();
-  burn_until(until);
-  const double cpu = thread_cpu_seconds() - t0;
-  truth_add("window_work", cpu);
-  window_cpu_per_wall = cpu / (wall_seconds() - w0);
+  const double t0 = thread_cpu_seconds();
+  timeline_add();
+  while (wall_seconds() - main_started < until) {
+    burn_cpu(0.002);
+    timeline_add();
+  }
+  truth_add("window_work", thread_cpu_seconds() - t0);
 }
 
 static void* burning_thread(void* arg) {
@@ -68,8 +82,11 @@ static void write_truth(int signals_sent) {
   fprintf(f, "{\"functions\": {");
   for (int i = 0; i < truth_count; ++i)
     fprintf(f, "%s\"%s\": %.6f", i ? ", " : "", truth_entries[i].name, truth_entries[i].seconds);
-  fprintf(f, "}, \"wall_seconds\": %.6f, \"signals_sent\": %d, \"window_work_cpu_per_wall\": %.6f}\n",
-          wall_seconds() - main_started, signals_sent, window_cpu_per_wall);
+  fprintf(f, "}, \"wall_seconds\": %.6f, \"signals_sent\": %d, \"window_timeline\": [", wall_seconds() - main_started,
+          signals_sent);
+  for (int i = 0; i < timeline_points; ++i)
+    fprintf(f, "%s[%lld, %.9f]", i ? ", " : "", timeline[i].monotonic_ns, timeline[i].cpu_seconds);
+  fprintf(f, "]}\n");
   fclose(f);
 }
 
