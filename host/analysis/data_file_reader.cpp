@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -34,6 +35,7 @@ class MappedFile {
         throw FormatError(path.string() + ": cannot map: " + std::strerror(errno));
       }
       data_ = static_cast<const char*>(data);
+      madvise(data, size_, MADV_SEQUENTIAL);
     }
     close(fd);
   }
@@ -44,16 +46,29 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
   const char* data() const { return data_; }
   size_t size() const { return size_; }
+  // Drops the pages before `upto` from this process once every
+  // kReleaseBytes: reading a data file of hundreds of megabytes then holds
+  // only a window of it. The mapping is read-only and private, so a later
+  // access to a dropped page reads the file again.
+  void release_before(size_t upto) {
+    constexpr size_t kReleaseBytes = size_t{16} << 20;
+    static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    upto = std::min(upto, size_) / page * page;
+    if (data_ == nullptr || upto < released_ + kReleaseBytes) return;
+    madvise(const_cast<char*>(data_) + released_, upto - released_, MADV_DONTNEED);
+    released_ = upto;
+  }
 
  private:
   const char* data_ = nullptr;
   size_t size_ = 0;
+  size_t released_ = 0;
 };
 
 }  // namespace
 
 DataFileSummary read_data_file(const std::filesystem::path& file, const std::function<void(const RawRecord&)>& visit) {
-  const MappedFile mapped(file);
+  MappedFile mapped(file);
   const std::string name = file.string();
   DataFileSummary summary;
   uint64_t block_start = 0;
@@ -90,12 +105,13 @@ DataFileSummary read_data_file(const std::filesystem::path& file, const std::fun
       at += lumen_record_span(bytes);
     }
     block_start += header.block_bytes;
+    mapped.release_before(block_start);
   }
   return summary;
 }
 
 std::vector<uint32_t> block_thread_ids(const std::filesystem::path& file) {
-  const MappedFile mapped(file);
+  MappedFile mapped(file);
   std::vector<uint32_t> ids;
   uint64_t block_start = 0;
   while (block_start + sizeof(lumen_block_header) <= mapped.size()) {
@@ -108,6 +124,7 @@ std::vector<uint32_t> block_thread_ids(const std::filesystem::path& file) {
     if (header.magic != LUMEN_BLOCK_MAGIC || header.block_bytes < sizeof header || header.block_bytes % 4096 != 0) break;
     ids.push_back(header.thread_id);
     block_start += header.block_bytes;
+    mapped.release_before(block_start);  // a fault maps the pages around it too
   }
   return ids;
 }
