@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include "signal_chain.h"
+#include "stack_capture.h"
 
 using namespace lumen::collector;
 
@@ -14,9 +15,10 @@ namespace {
 using Sigprocmask = int (*)(int, const sigset_t*, sigset_t*);
 using PthreadSigmask = int (*)(int, const sigset_t*, sigset_t*);
 
-// Copies `set` without the claimed signals when the target blocks.
+// Copies `set` without the claimed signals when the target blocks. The
+// runtime's own unwinder blocks them on purpose (see unwinding_now).
 const sigset_t* filtered(int how, const sigset_t* set, sigset_t* copy) {
-  if (set == nullptr || how == SIG_UNBLOCK) return set;
+  if (set == nullptr || how == SIG_UNBLOCK || unwinding_now()) return set;
   *copy = *set;
   unblockable(copy);
   return copy;

@@ -117,7 +117,23 @@ uint64_t capture_from_context(void* ucontext) {
 // faster than stepping a cursor. From a handler it walks through the signal
 // frame; the interrupted stack starts where the interrupted PC appears.
 // noinline keeps "the caller of the caller" meaningful for interposers.
+namespace {
+
+// A depth, not a flag: a handler may unwind while the code it interrupted
+// was unwinding too.
+__attribute__((tls_model("initial-exec"))) thread_local int t_unwinding_depth;
+
+struct UnwindingScope {
+  UnwindingScope() { ++t_unwinding_depth; }
+  ~UnwindingScope() { --t_unwinding_depth; }
+};
+
+}  // namespace
+
+bool unwinding_now() { return t_unwinding_depth > 0; }
+
 __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
+  const UnwindingScope unwinding;
   void* frames[LUMEN_MAX_STACK_DEPTH + 16];
   const int count = unw_backtrace(frames, static_cast<int>(std::size(frames)));
   if (ucontext == nullptr) {

@@ -20,4 +20,11 @@ void stack_capture_exclude_object_of(const void* address);
 // LUMEN_MAX_STACK_DEPTH keep their leaf end and are flagged truncated.
 uint64_t capture_stack(void* ucontext, int skip);
 
+// [signal-safe] Whether this thread is inside capture_stack. libunwind
+// blocks every signal around its internal locks (sigprocmask with a full
+// set); the mask interposers must let it, or a profiling signal arriving
+// while the lock is held unwinds into the same lock and the thread
+// deadlocks.
+bool unwinding_now();
+
 }  // namespace lumen::collector
