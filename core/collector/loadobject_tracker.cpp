@@ -2,6 +2,8 @@
 
 #include <elf.h>
 #include <link.h>
+#include <sys/syscall.h>
+#include <signal.h>
 #include <lumen/record_format.h>
 #include <unistd.h>
 
@@ -56,9 +58,18 @@ int collect_object(dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
+// dl_iterate_phdr holds the dynamic linker's lock, which libunwind takes
+// too while it holds locks of its own; a profiling signal that unwound here
+// could wait on a thread that waits on us. No signal is taken meanwhile (by
+// system call, past the mask interposers).
 std::vector<LoadedObject> loaded_now() {
   std::vector<LoadedObject> objects;
+  sigset_t all, saved;
+  sigfillset(&all);
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &saved, _NSIG / 8);
+  objects.reserve(256);  // allocate outside the lock where it is enough
   dl_iterate_phdr(collect_object, &objects);
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &saved, nullptr, _NSIG / 8);
   return objects;
 }
 

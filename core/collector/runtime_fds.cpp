@@ -63,6 +63,14 @@ int adopt_runtime_fd(int fd) {
   return fd;
 }
 
+void protect_runtime_fd(int fd) {
+  if (fd < 0 || is_runtime_fd(fd)) return;
+  for (auto& slot : g_fds) {
+    int expected = 0;
+    if (slot.compare_exchange_strong(expected, fd + 1, std::memory_order_acq_rel)) return;
+  }
+}
+
 void close_runtime_fd(int fd) {
   if (fd < 0) return;
   for (auto& slot : g_fds) {

@@ -18,6 +18,10 @@ int runtime_fds_between(unsigned first, unsigned last, int* out, int capacity);
 // it as the runtime's and returns the new number; on failure keeps `fd`.
 int adopt_runtime_fd(int fd);
 
+// Not signal-safe. Marks `fd`, opened by a library the runtime uses, as the
+// runtime's where it is (its owner keeps the number).
+void protect_runtime_fd(int fd);
+
 // [signal-safe] Closes a runtime descriptor for good (by system call, past
 // the close interposer).
 void close_runtime_fd(int fd);

@@ -4,7 +4,10 @@
 #include <libunwind.h>
 #include <lumen/record_format.h>
 
+#include <fcntl.h>
 #include <link.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <ucontext.h>
 
@@ -13,6 +16,9 @@
 #include <iterator>
 
 #include "stack_table.h"
+#include "thread_state.h"
+#include "runtime_fds.h"
+#include "raw_syscalls.h"
 
 namespace lumen::collector {
 
@@ -55,7 +61,42 @@ int find_object_range(dl_phdr_info* info, size_t, void* data) {
 
 }  // namespace
 
+namespace {
+
+constexpr int kScannedFds = 1024;
+
+void open_fds(bool (&open)[kScannedFds]) {
+  for (int fd = 0; fd < kScannedFds; ++fd) open[fd] = syscall(SYS_fcntl, fd, F_GETFD) != -1;
+}
+
+// libunwind validates addresses through a pipe it opens once, at its first
+// use, and reads it before each check. Had the pipe taken a standard stream
+// the target had closed (a daemon's fd 0), the target's later dup2 onto
+// that number would leave libunwind blocked reading the target's stdin. So
+// libunwind is initialised here with 0-2 held open, and its pipe is
+// protected from the target's close like the runtime's own descriptors.
+void initialise_unwinder_away_from_standard_streams() {
+  int placeholders[3];
+  int held = 0;
+  for (int fd = 0; fd < 3; ++fd)
+    if (syscall(SYS_fcntl, fd, F_GETFD) == -1) placeholders[held++] = raw_open("/dev/null", O_RDONLY | O_CLOEXEC);
+  static bool before[kScannedFds], after[kScannedFds];
+  open_fds(before);
+  unw_context_t context;
+  unw_cursor_t cursor;
+  unw_getcontext(&context);
+  unw_init_local(&cursor, &context);
+  open_fds(after);
+  for (int fd = 3; fd < kScannedFds; ++fd)
+    if (after[fd] && !before[fd]) protect_runtime_fd(fd);
+  for (int i = 0; i < held; ++i)
+    if (placeholders[i] >= 0) syscall(SYS_close, placeholders[i]);
+}
+
+}  // namespace
+
 void stack_capture_init() {
+  initialise_unwinder_away_from_standard_streams();
   unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
   stack_capture_exclude_object_of(reinterpret_cast<const void*>(&stack_capture_init));
 }
@@ -134,6 +175,10 @@ bool unwinding_now() { return t_unwinding_depth > 0; }
 
 __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
   const UnwindingScope unwinding;
+  // libunwind maps memory for its caches while holding its own lock; from a
+  // signal handler that mmap must not reach a tracing interposer, which
+  // would unwind again into the same lock.
+  const RuntimeGuard in_runtime;
   void* frames[LUMEN_MAX_STACK_DEPTH + 16];
   const int count = unw_backtrace(frames, static_cast<int>(std::size(frames)));
   if (ucontext == nullptr) {
