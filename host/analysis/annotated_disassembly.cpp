@@ -120,7 +120,7 @@ ViewTable annotated_disassembly(const CodeProfile& code, const Profile& profile,
     cs_insn* insns = nullptr;
     const size_t count = cs_disasm(disassembler.handle(), bytes.data(), bytes.size(), f.start, 0, &insns);
     const size_t begin = table.rows.size();
-    std::vector<int64_t> heat;
+    std::vector<double> heat;
     std::optional<LineKey> current;
     for (size_t i = 0; i < count; ++i) {
       const cs_insn& insn = insns[i];
@@ -160,7 +160,7 @@ ViewTable annotated_disassembly(const CodeProfile& code, const Profile& profile,
       row.fields = {{"kind", "instruction"}, {"address", hex(insn.address)}, {"line", current ? std::to_string(current->line) : ""}};
       row.marker = "   ";
       table.rows.push_back(std::move(row));
-      heat.push_back(sort_value_of(hot, &exclusive, &inclusive));
+      heat.push_back(sort_value_of(hot, registry, &exclusive, &inclusive));
     }
     if (insns != nullptr) cs_free(insns, count);
     mark_hot_rows(table, begin, heat, annotation.threshold_percent);

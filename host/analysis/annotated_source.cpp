@@ -60,7 +60,7 @@ ViewTable annotated_source(const CodeProfile& code, const Profile& profile, cons
     heading.fields = {{"kind", "file"}, {"line", ""}};
     table.rows.push_back(std::move(heading));
     const size_t begin = table.rows.size();
-    std::vector<int64_t> heat;
+    std::vector<double> heat;
     for (int n = 1; n <= last_line; ++n) {
       const auto it = code.lines().find(LineKey{file, n});
       const bool has_text = n <= static_cast<int>(text.size());
@@ -73,7 +73,7 @@ ViewTable annotated_source(const CodeProfile& code, const Profile& profile, cons
       row.fields = {{"kind", "line"}, {"line", std::to_string(n)}};
       row.marker = "   ";
       table.rows.push_back(std::move(row));
-      heat.push_back(sort_value_of(annotation_sort(request), exclusive, inclusive));
+      heat.push_back(sort_value_of(annotation_sort(request), registry, exclusive, inclusive));
     }
     mark_hot_rows(table, begin, heat, annotation.threshold_percent);
   }

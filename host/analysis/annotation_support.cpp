@@ -27,11 +27,11 @@ SortKey annotation_sort(const ViewRequest& request) {
   return key;
 }
 
-void mark_hot_rows(ViewTable& table, size_t begin, const std::vector<int64_t>& heat, double threshold_percent) {
-  const int64_t hottest = heat.empty() ? 0 : *std::max_element(heat.begin(), heat.end());
+void mark_hot_rows(ViewTable& table, size_t begin, const std::vector<double>& heat, double threshold_percent) {
+  const double hottest = heat.empty() ? 0 : *std::max_element(heat.begin(), heat.end());
   if (hottest <= 0) return;
   for (size_t i = 0; i < heat.size(); ++i)
-    if (heat[i] > 0 && static_cast<double>(heat[i]) * 100.0 >= threshold_percent * static_cast<double>(hottest))
+    if (heat[i] > 0 && heat[i] * 100.0 >= threshold_percent * hottest)
       table.rows[begin + i].marker = "## ";
 }
 

@@ -19,6 +19,6 @@ SortKey annotation_sort(const ViewRequest& request);
 
 // Marks "##" on rows [begin, begin + heat.size()) whose heat reaches
 // `threshold_percent` of the largest (a negative heat is never hot).
-void mark_hot_rows(ViewTable& table, size_t begin, const std::vector<int64_t>& heat, double threshold_percent);
+void mark_hot_rows(ViewTable& table, size_t begin, const std::vector<double>& heat, double threshold_percent);
 
 }  // namespace lumen::analysis

@@ -75,8 +75,8 @@ ViewTable calltree_view(const Profile& profile, const ProgramStructure& structur
     std::sort(children.begin(), children.end(), [&](size_t a, size_t b) {
       const TreeNode &na = nodes[a], &nb = nodes[b];
       if (!key.by_name) {
-        const int64_t va = sort_value_of(key, &na.exclusive, &na.inclusive);
-        const int64_t vb = sort_value_of(key, &nb.exclusive, &nb.inclusive);
+        const double va = sort_value_of(key, registry, &na.exclusive, &na.inclusive);
+        const double vb = sort_value_of(key, registry, &nb.exclusive, &nb.inclusive);
         if (va != vb) return va > vb;
       }
       return structure.function(na.function).name < structure.function(nb.function).name;

@@ -19,14 +19,14 @@ std::string hex(uint64_t value) {
 
 template <typename Key>
 std::vector<const std::pair<const Key, CodeMetrics>*> ordered(const std::map<Key, CodeMetrics>& items,
-                                                              const ViewRequest& request,
+                                                              const ViewRequest& request, const MetricRegistry& registry,
                                                               const std::function<std::string(const Key&)>& name) {
   std::vector<const std::pair<const Key, CodeMetrics>*> list;
   for (const auto& item : items) list.push_back(&item);
   std::stable_sort(list.begin(), list.end(), [&](const auto* a, const auto* b) {
     if (!request.sort.by_name) {
-      const int64_t va = sort_value_of(request.sort, &a->second.exclusive, &a->second.inclusive);
-      const int64_t vb = sort_value_of(request.sort, &b->second.exclusive, &b->second.inclusive);
+      const double va = sort_value_of(request.sort, registry, &a->second.exclusive, &a->second.inclusive);
+      const double vb = sort_value_of(request.sort, registry, &b->second.exclusive, &b->second.inclusive);
       if (va != vb) return va > vb;
     }
     return name(a->first) < name(b->first);
@@ -67,7 +67,7 @@ ViewTable lines_view(const CodeProfile& code, const ProgramStructure& structure,
   total.fields = {{"file", ""}, {"line", ""}};
   table.rows.push_back(std::move(total));
   auto name = [](const LineKey& k) { return k.file + ":" + std::to_string(100000000 + k.line); };
-  for (const auto* item : ordered<LineKey>(code.lines(), request, name)) {
+  for (const auto* item : ordered<LineKey>(code.lines(), request, registry, name)) {
     const LineKey& key = item->first;
     ViewRow row;
     const Function& f = structure.function(item->second.function);
@@ -90,7 +90,7 @@ ViewTable pcs_view(const CodeProfile& code, const ProgramStructure& structure, c
   auto name = [&](const CodeProfile::AddressKey& k) {
     return structure.object(k.first).name + hex(k.second + (uint64_t{1} << 60));
   };
-  for (const auto* item : ordered<CodeProfile::AddressKey>(code.addresses(), request, name)) {
+  for (const auto* item : ordered<CodeProfile::AddressKey>(code.addresses(), request, registry, name)) {
     ViewRow row;
     row.name = address_in_function(structure, item->second.function, item->first.second);
     row.load_object = structure.object(item->first.first).name;

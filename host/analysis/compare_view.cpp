@@ -51,8 +51,8 @@ ViewTable compare_view(const std::vector<const Profile*>& profiles, const Progra
     if (!request.sort.by_name) {
       const auto* na = first.node(a);
       const auto* nb = first.node(b);
-      const int64_t va = na ? sort_value_of(request.sort, &na->exclusive, &na->inclusive) : 0;
-      const int64_t vb = nb ? sort_value_of(request.sort, &nb->exclusive, &nb->inclusive) : 0;
+      const double va = na ? sort_value_of(request.sort, registry, &na->exclusive, &na->inclusive) : 0;
+      const double vb = nb ? sort_value_of(request.sort, registry, &nb->exclusive, &nb->inclusive) : 0;
       if (va != vb) return va > vb;
     }
     return an != bn ? an < bn : a < b;

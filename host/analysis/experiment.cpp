@@ -117,6 +117,18 @@ void configure_plugin(const host::AnalysisHalf& half, const fs::path& experiment
     throw FormatError(error);
 }
 
+// Metrics a plugin computes from others (analysis_plugin.h,
+// LUMEN_ANALYSIS_DERIVED_METRICS), once its own metrics are known.
+void add_derived_metrics(const host::AnalysisHalf& half, MetricRegistry& registry) {
+  if (!half.library.has(LUMEN_ANALYSIS_DERIVED_METRICS)) return;
+  size_t count = 0;
+  const lumen_derived_metric_def* derived =
+      half.library.get<const lumen_derived_metric_def*(size_t*)>(LUMEN_ANALYSIS_DERIVED_METRICS)(&count);
+  if (const std::string problem = registry.add_derived(half.descriptor->name, derived, derived ? count : 0);
+      !problem.empty())
+    throw FormatError(problem);
+}
+
 }  // namespace
 
 Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins, MetricRegistry& registry)
@@ -138,6 +150,7 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins, Met
       }
       configure_plugin(*half, path, entry.second["options"]);
       const size_t base = registry.add_plugin(name, half->descriptor->metrics, half->descriptor->metric_count);
+      add_derived_metrics(*half, registry);
       data_files_.push_back({name, data_file, half, base});
     }
   }

@@ -173,7 +173,8 @@ std::string overview(const Experiments& experiments, const Profile& profile, con
     for (size_t m = 0; m < registry.size(); ++m) {
       const MetricDef& def = registry.metrics()[m];
       r.add_number("total." + def.keyword, def.title + (def.unit == LUMEN_UNIT_NANOSECONDS ? " (sec.)" : ""),
-                   shown(def.unit, static_cast<uint64_t>(totals[m])), def.unit == LUMEN_UNIT_NANOSECONDS ? 3 : 0);
+                   shown_value(def, registry.value_of(m, totals)),
+                   def.unit == LUMEN_UNIT_NANOSECONDS || def.unit == LUMEN_UNIT_RATIO ? 3 : 0);
     }
     records.push_back(std::move(r));
   }

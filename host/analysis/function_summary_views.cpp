@@ -28,7 +28,8 @@ Record summary_of(FunctionId id, const Profile& profile, const ProgramStructure&
     const MetricDef& m = registry.metrics()[c.metric];
     const std::string label = flavor_word(c.flavor == Flavor::Attributed ? Flavor::Exclusive : c.flavor) + " " + m.title +
                               (c.percent ? " (%)" : "");
-    record.add_number(column_key(c, registry), label, value, c.percent ? 2 : m.unit == LUMEN_UNIT_NANOSECONDS ? 3 : 0);
+    const bool fractional = m.unit == LUMEN_UNIT_NANOSECONDS || m.unit == LUMEN_UNIT_RATIO;
+    record.add_number(column_key(c, registry), label, value, c.percent ? 2 : fractional ? 3 : 0);
   }
   const bool real = id > kTruncatedFunction;
   record.add_number("size", "Size", static_cast<double>(f.size), 0);
@@ -64,7 +65,7 @@ std::vector<FunctionId> named_or_fail(const Profile& profile, const ProgramStruc
 std::string function_summaries(const Profile& profile, const ProgramStructure& structure,
                                const MetricRegistry& registry, const ViewRequest& request, OutputFormat format) {
   std::vector<Record> records{summary_of(kTotalFunction, profile, structure, registry, request)};
-  for (const FunctionId id : ordered_functions(profile, structure, request))
+  for (const FunctionId id : ordered_functions(profile, structure, registry, request))
     records.push_back(summary_of(id, profile, structure, registry, request));
   return render_records("fsummary", "Function summaries sorted by metric: " + sort_title(request.sort, registry), records,
                         format);

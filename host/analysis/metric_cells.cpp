@@ -15,13 +15,16 @@ std::vector<ViewColumn> columns_of(const MetricSelection& selection, const Metri
 double cell_value(const MetricColumn& column, const MetricRegistry& registry, const Values* exclusive,
                   const Values* inclusive, const Values& total) {
   const Values* source = column.flavor == Flavor::Inclusive ? inclusive : exclusive;
-  const int64_t raw = source != nullptr && !source->empty() ? (*source)[column.metric] : 0;
+  const double raw = source != nullptr ? registry.value_of(column.metric, *source) : 0.0;
   if (column.percent) {
-    const int64_t whole = total.empty() ? 0 : total[column.metric];
-    return whole == 0 ? 0.0 : 100.0 * static_cast<double>(raw) / static_cast<double>(whole);
+    const double whole = registry.value_of(column.metric, total);
+    return whole == 0 ? 0.0 : 100.0 * raw / whole;
   }
-  return registry.metrics()[column.metric].unit == LUMEN_UNIT_NANOSECONDS ? static_cast<double>(raw) / 1e9
-                                                                          : static_cast<double>(raw);
+  return shown_value(registry.metrics()[column.metric], raw);
+}
+
+double shown_value(const MetricDef& metric, double raw) {
+  return metric.unit == LUMEN_UNIT_NANOSECONDS ? raw / 1e9 : raw;
 }
 
 std::vector<double> row_values(const MetricSelection& selection, const MetricRegistry& registry,
@@ -31,9 +34,10 @@ std::vector<double> row_values(const MetricSelection& selection, const MetricReg
   return values;
 }
 
-int64_t sort_value_of(const SortKey& key, const Values* exclusive, const Values* inclusive) {
+double sort_value_of(const SortKey& key, const MetricRegistry& registry, const Values* exclusive,
+                     const Values* inclusive) {
   const Values* source = key.flavor == Flavor::Inclusive ? inclusive : exclusive;
-  return source != nullptr && !source->empty() ? (*source)[key.metric] : 0;
+  return source != nullptr ? registry.value_of(key.metric, *source) : 0.0;
 }
 
 std::string sort_title(const SortKey& key, const MetricRegistry& registry) {

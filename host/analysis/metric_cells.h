@@ -22,8 +22,12 @@ double cell_value(const MetricColumn& column, const MetricRegistry& registry, co
 std::vector<double> row_values(const MetricSelection& selection, const MetricRegistry& registry,
                                const Values* exclusive, const Values* inclusive, const Values& total);
 
-// The raw value a sort key orders by.
-int64_t sort_value_of(const SortKey& key, const Values* exclusive, const Values* inclusive);
+// A raw value in the metric's display unit (seconds for nanoseconds).
+double shown_value(const MetricDef& metric, double raw);
+
+// The value a sort key orders by (a derived metric's ratio included).
+double sort_value_of(const SortKey& key, const MetricRegistry& registry, const Values* exclusive,
+                     const Values* inclusive);
 
 std::string sort_title(const SortKey& key, const MetricRegistry& registry);
 

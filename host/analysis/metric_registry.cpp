@@ -1,5 +1,7 @@
 #include "metric_registry.h"
 
+#include <algorithm>
+
 namespace lumen::analysis {
 
 size_t MetricRegistry::add_plugin(const std::string& plugin, const lumen_metric_def* metrics, size_t count) {
@@ -8,15 +10,55 @@ size_t MetricRegistry::add_plugin(const std::string& plugin, const lumen_metric_
   const size_t base = metrics_.size();
   for (size_t i = 0; i < count; ++i)
     metrics_.push_back({metrics[i].keyword, metrics[i].title, metrics[i].description ? metrics[i].description : "",
-                        metrics[i].unit, metrics[i].flavors});
+                        metrics[i].unit, metrics[i].flavors, std::nullopt});
   plugin_base_.emplace_back(plugin, base);
   return base;
+}
+
+std::string MetricRegistry::add_derived(const std::string& plugin, const lumen_derived_metric_def* metrics,
+                                        size_t count) {
+  if (std::find(derived_from_.begin(), derived_from_.end(), plugin) != derived_from_.end()) return "";
+  derived_from_.push_back(plugin);
+  for (size_t i = 0; i < count; ++i) {
+    const lumen_derived_metric_def& d = metrics[i];
+    const std::string keyword = d.keyword ? d.keyword : "";
+    if (keyword.empty() || find(keyword))
+      return "plugin '" + plugin + "' derives the metric '" + keyword + "', " +
+             (keyword.empty() ? "which has no keyword" : "a keyword already taken");
+    const auto numerator = find(d.numerator ? d.numerator : "");
+    const auto denominator = find(d.denominator ? d.denominator : "");
+    if (!numerator || !denominator || metrics_[*numerator].ratio_of || metrics_[*denominator].ratio_of)
+      return "plugin '" + plugin + "' derives '" + keyword + "' from '" + (d.numerator ? d.numerator : "") +
+             "' / '" + (d.denominator ? d.denominator : "") + "', but these are not both metrics it can divide";
+    metrics_.push_back({keyword, d.title ? d.title : keyword, d.description ? d.description : "", LUMEN_UNIT_RATIO,
+                        metrics_[*numerator].flavors & metrics_[*denominator].flavors,
+                        std::make_pair(*numerator, *denominator)});
+  }
+  return "";
 }
 
 std::optional<size_t> MetricRegistry::find(const std::string& keyword) const {
   for (size_t i = 0; i < metrics_.size(); ++i)
     if (metrics_[i].keyword == keyword) return i;
   return std::nullopt;
+}
+
+double MetricRegistry::value_of(size_t metric, std::span<const int64_t> row) const {
+  if (row.empty()) return 0.0;
+  const auto& ratio = metrics_[metric].ratio_of;
+  if (!ratio) return static_cast<double>(row[metric]);
+  const int64_t denominator = row[ratio->second];
+  return denominator == 0 ? 0.0 : static_cast<double>(row[ratio->first]) / static_cast<double>(denominator);
+}
+
+const char* unit_word(lumen_metric_unit unit) {
+  switch (unit) {
+    case LUMEN_UNIT_NANOSECONDS: return "sec.";
+    case LUMEN_UNIT_COUNT: return "count";
+    case LUMEN_UNIT_BYTES: return "bytes";
+    case LUMEN_UNIT_RATIO: return "ratio";
+  }
+  return "";
 }
 
 }  // namespace lumen::analysis

@@ -1,11 +1,15 @@
 // The metrics an analysis session offers: the union of what the plugins
-// that wrote its experiments declare, in a stable order.
+// that wrote its experiments declare, in a stable order, and the metrics
+// derived from them (ratios such as CPI).
 #pragma once
 
 #include <lumen/plugin_abi.h>
 
+#include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lumen::analysis {
@@ -16,6 +20,10 @@ struct MetricDef {
   std::string description;
   lumen_metric_unit unit = LUMEN_UNIT_COUNT;
   uint32_t flavors = 0;
+  // A derived metric (unit LUMEN_UNIT_RATIO): its numerator's and
+  // denominator's indices. Its own slot in a row's values stays 0; the
+  // ratio is computed from the row's values when it is shown or sorted.
+  std::optional<std::pair<size_t, size_t>> ratio_of;
 };
 
 class MetricRegistry {
@@ -23,13 +31,25 @@ class MetricRegistry {
   // Adds the plugin's metrics (once per plugin name); returns the index of
   // its first metric.
   size_t add_plugin(const std::string& plugin, const lumen_metric_def* metrics, size_t count);
+  // Adds the plugin's derived metrics (once per plugin name); returns "" or
+  // what is wrong (an operand no metric has, a keyword already taken).
+  std::string add_derived(const std::string& plugin, const lumen_derived_metric_def* metrics, size_t count);
   std::optional<size_t> find(const std::string& keyword) const;
   const std::vector<MetricDef>& metrics() const { return metrics_; }
   size_t size() const { return metrics_.size(); }
 
+  // Metric `metric` of one row, in the metric's unit (nanoseconds stay
+  // nanoseconds): the row's own value, or a derived metric's ratio (0 where
+  // the denominator is 0). An empty row is all zeros.
+  double value_of(size_t metric, std::span<const int64_t> row) const;
+
  private:
   std::vector<MetricDef> metrics_;
   std::vector<std::pair<std::string, size_t>> plugin_base_;
+  std::vector<std::string> derived_from_;  // plugins whose derived metrics were added
 };
+
+// The unit as views and metric lists name it: "sec.", "count", "bytes", "ratio".
+const char* unit_word(lumen_metric_unit unit);
 
 }  // namespace lumen::analysis

@@ -71,6 +71,8 @@ MetricSelection parse_metric_spec(const std::string& spec, const MetricRegistry&
     const std::string keyword = item.substr(i);
     const size_t metric = metric_index(keyword, registry, item);
     if (flavors.empty()) flavors = {Flavor::Exclusive, Flavor::Inclusive};
+    // A ratio has no share of <Total>: "%CPI" shows the ratio itself.
+    if (registry.metrics()[metric].ratio_of && percent) value = true, percent = false;
     if (!value && !percent) value = true;
     if (hidden) continue;
     for (const Flavor f : flavors) {
@@ -101,8 +103,9 @@ SortKey parse_sort_spec(const std::string& spec, const MetricRegistry& registry)
 std::string default_metric_spec(const MetricRegistry& registry) {
   std::string spec;
   for (const MetricDef& m : registry.metrics()) {
-    if (m.flavors & LUMEN_FLAVOR_EXCLUSIVE) spec += "e.%" + m.keyword + ":";
-    if (m.flavors & LUMEN_FLAVOR_INCLUSIVE) spec += "i.%" + m.keyword + ":";
+    const std::string visibility = m.ratio_of ? "." : ".%";
+    if (m.flavors & LUMEN_FLAVOR_EXCLUSIVE) spec += "e" + visibility + m.keyword + ":";
+    if (m.flavors & LUMEN_FLAVOR_INCLUSIVE) spec += "i" + visibility + m.keyword + ":";
   }
   return spec + "name";
 }

@@ -45,7 +45,8 @@ std::string column_key(const MetricColumn& column, const MetricRegistry& registr
 char flavor_letter(Flavor flavor);
 std::string flavor_word(Flavor flavor);  // "Exclusive", ...
 
-// The metrics a view shows by default: e.%M:i.%M for every metric M.
+// The metrics a view shows by default: e.%M:i.%M for every metric M
+// (e.M:i.M for a derived ratio, which has no percentage).
 std::string default_metric_spec(const MetricRegistry& registry);
 
 }  // namespace lumen::analysis

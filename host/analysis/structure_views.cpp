@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <functional>
 
+#include "metric_cells.h"
+
 namespace lumen::analysis {
 
 namespace {
@@ -13,32 +15,16 @@ struct NodeNaming {
   std::function<std::string(NodeId)> load_object;
 };
 
-double scaled(const MetricDef& metric, int64_t raw) {
-  return metric.unit == LUMEN_UNIT_NANOSECONDS ? static_cast<double>(raw) / 1e9 : static_cast<double>(raw);
-}
-
-std::vector<ViewColumn> view_columns(const MetricSelection& selection, const MetricRegistry& registry) {
-  std::vector<ViewColumn> columns;
-  for (const MetricColumn& c : selection.columns) {
-    const MetricDef& m = registry.metrics()[c.metric];
-    const std::string flavor = c.flavor == Flavor::Exclusive ? "Excl." : c.flavor == Flavor::Inclusive ? "Incl." : "Attr.";
-    columns.push_back({column_key(c, registry), flavor, m.title, m.unit, c.percent});
-  }
-  return columns;
-}
-
 // The value of one column for a node; `attributed` is the context's
 // attributed values (an edge, or the node's own share).
 double cell(const MetricColumn& c, const MetricRegistry& registry, const MetricEngine& engine,
             const MetricEngine::NodeMetrics* node, const Values* attributed) {
-  const Values* source = nullptr;
-  if (c.flavor == Flavor::Exclusive && node) source = &node->exclusive;
-  if (c.flavor == Flavor::Inclusive && node) source = &node->inclusive;
-  if (c.flavor == Flavor::Attributed) source = attributed ? attributed : (node ? &node->self_attributed : nullptr);
-  const int64_t raw = source && !source->empty() ? (*source)[c.metric] : 0;
-  if (!c.percent) return scaled(registry.metrics()[c.metric], raw);
-  const int64_t total = engine.total()[c.metric];
-  return total == 0 ? 0.0 : 100.0 * static_cast<double>(raw) / static_cast<double>(total);
+  if (c.flavor != Flavor::Attributed)
+    return cell_value(c, registry, node ? &node->exclusive : nullptr, node ? &node->inclusive : nullptr,
+                      engine.total());
+  const Values* source = attributed ? attributed : (node ? &node->self_attributed : nullptr);
+  const MetricColumn as_exclusive{Flavor::Exclusive, c.metric, c.percent};
+  return cell_value(as_exclusive, registry, source, nullptr, engine.total());
 }
 
 ViewRow make_row(NodeId id, const NodeNaming& naming, const ViewRequest& request, const MetricRegistry& registry,
@@ -50,16 +36,16 @@ ViewRow make_row(NodeId id, const NodeNaming& naming, const ViewRequest& request
   return row;
 }
 
-int64_t sort_value(const SortKey& key, const MetricEngine::NodeMetrics& node) {
+double sort_value(const SortKey& key, const MetricRegistry& registry, const MetricEngine::NodeMetrics& node) {
   const Values& v = key.flavor == Flavor::Inclusive    ? node.inclusive
                     : key.flavor == Flavor::Attributed ? node.self_attributed
                                                        : node.exclusive;
-  return v.empty() ? 0 : v[key.metric];
+  return registry.value_of(key.metric, v);
 }
 
 // Nodes other than <Total>, in the requested order, limited.
 std::vector<NodeId> ordered_nodes(const MetricEngine& engine, NodeId total, const NodeNaming& naming,
-                                  const ViewRequest& request) {
+                                  const ViewRequest& request, const MetricRegistry& registry) {
   std::vector<NodeId> ids;
   for (const auto& [id, metrics] : engine.nodes())
     if (id != total) ids.push_back(id);
@@ -67,7 +53,8 @@ std::vector<NodeId> ordered_nodes(const MetricEngine& engine, NodeId total, cons
   std::sort(ids.begin(), ids.end(), [&](NodeId a, NodeId b) {
     const std::string an = naming.name(a), bn = naming.name(b);
     if (request.sort.by_name) return an != bn ? an < bn : a < b;
-    const int64_t av = sort_value(request.sort, *engine.node(a)), bv = sort_value(request.sort, *engine.node(b));
+    const double av = sort_value(request.sort, registry, *engine.node(a));
+    const double bv = sort_value(request.sort, registry, *engine.node(b));
     return av != bv ? av > bv : (an != bn ? an < bn : a < b);
   });
   if (request.limit && ids.size() > *request.limit) ids.resize(*request.limit);
@@ -80,7 +67,8 @@ std::vector<ViewRow> edge_rows(const MetricEngine::EdgeMap& edges, const NodeNam
   for (const auto& [id, values] : edges) list.emplace_back(id, &values);
   const size_t m = request.sort.by_name ? 0 : request.sort.metric;
   std::sort(list.begin(), list.end(), [&](const auto& a, const auto& b) {
-    return (*a.second)[m] != (*b.second)[m] ? (*a.second)[m] > (*b.second)[m] : naming.name(a.first) < naming.name(b.first);
+    const double av = registry.value_of(m, *a.second), bv = registry.value_of(m, *b.second);
+    return av != bv ? av > bv : naming.name(a.first) < naming.name(b.first);
   });
   std::vector<ViewRow> rows;
   for (const auto& [id, values] : list) rows.push_back(make_row(id, naming, request, registry, engine, values));
@@ -104,7 +92,7 @@ ViewTable table_of(const std::string& view, const std::string& title, const View
   ViewTable table;
   table.view = view;
   table.title = title;
-  table.columns = view_columns(request.metrics, registry);
+  table.columns = columns_of(request.metrics, registry);
   table.name_position = request.metrics.name_position;
   table.nested = nested;
   return table;
@@ -113,8 +101,8 @@ ViewTable table_of(const std::string& view, const std::string& title, const View
 }  // namespace
 
 std::vector<FunctionId> ordered_functions(const Profile& profile, const ProgramStructure& structure,
-                                          const ViewRequest& request) {
-  return ordered_nodes(profile.functions(), kTotalFunction, function_naming(structure), request);
+                                          const MetricRegistry& registry, const ViewRequest& request) {
+  return ordered_nodes(profile.functions(), kTotalFunction, function_naming(structure), request, registry);
 }
 
 std::vector<FunctionId> functions_named(const Profile& profile, const ProgramStructure& structure,
@@ -136,7 +124,7 @@ ViewTable functions_view(const Profile& profile, const ProgramStructure& structu
   const NodeNaming naming = function_naming(structure);
   const MetricEngine& engine = profile.functions();
   table.rows.push_back(make_row(kTotalFunction, naming, request, registry, engine, nullptr));
-  for (const NodeId id : ordered_nodes(engine, kTotalFunction, naming, request))
+  for (const NodeId id : ordered_nodes(engine, kTotalFunction, naming, request, registry))
     table.rows.push_back(make_row(id, naming, request, registry, engine, nullptr));
   return table;
 }
@@ -155,7 +143,7 @@ ViewTable callers_callees_view(const Profile& profile, const ProgramStructure& s
   const NodeNaming naming = function_naming(structure);
   const MetricEngine& engine = profile.functions();
   std::vector<NodeId> ids{kTotalFunction};
-  for (const NodeId id : ordered_nodes(engine, kTotalFunction, naming, request)) ids.push_back(id);
+  for (const NodeId id : ordered_nodes(engine, kTotalFunction, naming, request, registry)) ids.push_back(id);
   for (const NodeId id : ids) {
     ViewRow row = make_row(id, naming, request, registry, engine, nullptr);
     row.callers = edge_rows(engine.callers(id), naming, request, registry, engine);
@@ -174,7 +162,7 @@ ViewTable objects_view(const Profile& profile, const ProgramStructure& structure
       [&structure](NodeId id) { return id == kTotalObjectNode ? std::string() : structure.object(id).path; }};
   const MetricEngine& engine = profile.objects();
   table.rows.push_back(make_row(kTotalObjectNode, naming, request, registry, engine, nullptr));
-  for (const NodeId id : ordered_nodes(engine, kTotalObjectNode, naming, request))
+  for (const NodeId id : ordered_nodes(engine, kTotalObjectNode, naming, request, registry))
     table.rows.push_back(make_row(id, naming, request, registry, engine, nullptr));
   return table;
 }

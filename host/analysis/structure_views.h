@@ -22,7 +22,7 @@ struct ViewRequest {
 // Functions other than <Total> in the order and number the functions view
 // shows them.
 std::vector<FunctionId> ordered_functions(const Profile& profile, const ProgramStructure& structure,
-                                          const ViewRequest& request);
+                                          const MetricRegistry& registry, const ViewRequest& request);
 
 // The functions whose name is `name`: the demangled name, that name without
 // its parameters, or the mangled name.

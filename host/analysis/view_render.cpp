@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "metric_registry.h"
 #include "view_table.h"
 
 namespace lumen::analysis {
@@ -12,27 +13,21 @@ namespace {
 std::string format_value(const ViewColumn& column, double value) {
   char buffer[64];
   if (column.percent) std::snprintf(buffer, sizeof buffer, "%.2f", value);
-  else if (column.unit == LUMEN_UNIT_NANOSECONDS) std::snprintf(buffer, sizeof buffer, "%.3f", value);
+  else if (column.unit == LUMEN_UNIT_NANOSECONDS || column.unit == LUMEN_UNIT_RATIO)
+    std::snprintf(buffer, sizeof buffer, "%.3f", value);
   else std::snprintf(buffer, sizeof buffer, "%.0f", value);
   return buffer;
 }
 
 std::string json_number(const ViewColumn& column, double value) {
   char buffer[64];
-  if (column.percent || column.unit == LUMEN_UNIT_NANOSECONDS) std::snprintf(buffer, sizeof buffer, "%.9g", value);
+  if (column.percent || column.unit == LUMEN_UNIT_NANOSECONDS || column.unit == LUMEN_UNIT_RATIO)
+    std::snprintf(buffer, sizeof buffer, "%.9g", value);
   else std::snprintf(buffer, sizeof buffer, "%.0f", value);
   return buffer;
 }
 
-std::string unit_word(const ViewColumn& column) {
-  if (column.percent) return "%";
-  switch (column.unit) {
-    case LUMEN_UNIT_NANOSECONDS: return "sec.";
-    case LUMEN_UNIT_BYTES: return "bytes";
-    case LUMEN_UNIT_COUNT: return "count";
-  }
-  return "";
-}
+std::string column_unit(const ViewColumn& column) { return column.percent ? "%" : unit_word(column.unit); }
 
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
@@ -56,7 +51,7 @@ std::string short_title(const ViewColumn& c) {
 std::vector<size_t> column_widths(const ViewTable& t) {
   std::vector<size_t> widths;
   for (const ViewColumn& c : t.columns)
-    widths.push_back(std::max({kMinWidth, c.flavor.size() + 1, short_title(c).size() + 1, unit_word(c).size() + 1}));
+    widths.push_back(std::max({kMinWidth, c.flavor.size() + 1, short_title(c).size() + 1, column_unit(c).size() + 1}));
   return widths;
 }
 
@@ -115,7 +110,7 @@ std::string render_text(const ViewTable& t) {
   const std::string field_heads = t.rows.empty() ? "" : field_cells(fields, t.rows.front().fields, true);
   header_line([](const ViewColumn& c) { return c.flavor; }, field_heads + "Name");
   header_line(short_title, "");
-  header_line(unit_word, "");
+  header_line(column_unit, "");
   for (const ViewRow& row : t.rows) {
     if (!t.nested) {
       text_row(out, t, widths, fields, row, row.marker);
@@ -182,7 +177,7 @@ std::string render_json(const ViewTable& t) {
   for (size_t c = 0; c < t.columns.size(); ++c) {
     const ViewColumn& col = t.columns[c];
     out << (c ? ", " : "") << "{\"spec\": " << json_string(col.key) << ", \"title\": "
-        << json_string(col.flavor + " " + col.title) << ", \"unit\": " << json_string(unit_word(col)) << "}";
+        << json_string(col.flavor + " " + col.title) << ", \"unit\": " << json_string(column_unit(col)) << "}";
   }
   out << "], \"rows\": [";
   for (size_t r = 0; r < t.rows.size(); ++r) {

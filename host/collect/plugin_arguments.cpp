@@ -19,6 +19,7 @@ const char* unit_name(lumen_metric_unit unit) {
     case LUMEN_UNIT_NANOSECONDS: return "time";
     case LUMEN_UNIT_COUNT: return "count";
     case LUMEN_UNIT_BYTES: return "bytes";
+    case LUMEN_UNIT_RATIO: return "ratio";
   }
   return "?";
 }

@@ -80,7 +80,7 @@ void print_metric_list(Session& s, const std::vector<std::string>&) {
       const MetricDef& m = metrics[i];
       s.out() << (i ? ", " : "") << "{\"keyword\": " << json_string(m.keyword) << ", \"title\": " << json_string(m.title)
               << ", \"unit\": "
-              << json_string(m.unit == LUMEN_UNIT_NANOSECONDS ? "sec." : m.unit == LUMEN_UNIT_BYTES ? "bytes" : "count")
+              << json_string(unit_word(m.unit))
               << ", \"flavors\": \"" << ((m.flavors & LUMEN_FLAVOR_EXCLUSIVE) ? "e" : "")
               << ((m.flavors & LUMEN_FLAVOR_INCLUSIVE) ? "i" : "") << ((m.flavors & LUMEN_FLAVOR_ATTRIBUTED) ? "a" : "")
               << "\"}";
@@ -91,7 +91,7 @@ void print_metric_list(Session& s, const std::vector<std::string>&) {
   s.out() << "Available metrics:\n";
   for (const MetricDef& m : metrics) {
     s.out() << "  " << m.keyword << "  " << m.title << " ("
-            << (m.unit == LUMEN_UNIT_NANOSECONDS ? "sec." : m.unit == LUMEN_UNIT_BYTES ? "bytes" : "count") << "; flavors:"
+            << unit_word(m.unit) << "; flavors:"
             << ((m.flavors & LUMEN_FLAVOR_EXCLUSIVE) ? " e" : "") << ((m.flavors & LUMEN_FLAVOR_INCLUSIVE) ? " i" : "")
             << ((m.flavors & LUMEN_FLAVOR_ATTRIBUTED) ? " a" : "") << ")\n";
   }

@@ -126,6 +126,15 @@ typedef const lumen_analysis_descriptor* (*lumen_analysis_factory)(void);
 typedef int (*lumen_analysis_configure_fn)(const char* experiment, const lumen_option_value* options,
                                            size_t option_count, char* error, size_t error_size);
 
+/* Optional, for metrics computed from others (lumen_derived_metric_def): the
+ * analysis half exports
+ *   const lumen_derived_metric_def* lumen_analysis_derived_metrics(size_t* count);
+ * er_print calls it after lumen_analysis_configure and after reading the
+ * descriptor's metrics, and shows each derived metric beside them; an
+ * operand no experiment of the session declares is an error naming it. */
+#define LUMEN_ANALYSIS_DERIVED_METRICS "lumen_analysis_derived_metrics"
+typedef const lumen_derived_metric_def* (*lumen_analysis_derived_metrics_fn)(size_t* count);
+
 #ifdef __cplusplus
 }
 #endif

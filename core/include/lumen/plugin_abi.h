@@ -85,7 +85,8 @@ typedef struct lumen_option_value {
 typedef enum lumen_metric_unit {
   LUMEN_UNIT_NANOSECONDS = 1, /* shown as seconds */
   LUMEN_UNIT_COUNT = 2,
-  LUMEN_UNIT_BYTES = 3
+  LUMEN_UNIT_BYTES = 3,
+  LUMEN_UNIT_RATIO = 4        /* a derived metric: one value per another */
 } lumen_metric_unit;
 
 enum {
@@ -106,6 +107,20 @@ typedef struct lumen_metric_def {
   uint32_t flavors;      /* LUMEN_FLAVOR_* bits                        */
   const char* description;
 } lumen_metric_def;
+
+/* A metric computed for every row (function, object, edge, <Total>) as the
+ * ratio of two other metrics' values in that row: CPI = cycles / insts. Its
+ * flavors are those both operands have; where the denominator is 0 it is 0.
+ * Operands are keywords of metrics of the same experiments (any plugin's).
+ * Its unit is LUMEN_UNIT_RATIO: the operands' values are divided as they are
+ * (nanoseconds, counts, bytes). */
+typedef struct lumen_derived_metric_def {
+  const char* keyword;     /* "CPI" */
+  const char* title;       /* "CPI" */
+  const char* numerator;   /* "cycles" */
+  const char* denominator; /* "insts"  */
+  const char* description;
+} lumen_derived_metric_def;
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,11 @@
 // Hardware counter profiling on the host: each overflow record becomes one
 // event carrying the counter's increment in the counter's metric (and, for a
 // cycle counter, the same increment as time); counts after a thread's last
-// overflow go to the artificial function collector_final_counters.
+// overflow go to the artificial function collector_final_counters. CPI and
+// IPC are derived metrics: er_print divides the rows' counts.
 #include <lumen/analysis_plugin.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -88,7 +90,7 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
   event.cpu = -1;
   event.values[g_metrics.count_metric[record.counter]] = static_cast<int64_t>(record.count);
   if (const int time = g_metrics.time_metric[record.counter]; time >= 0)
-    event.values[time] = static_cast<int64_t>(static_cast<double>(record.count) * 1000.0 / g_metrics.clock_mhz);
+    event.values[time] = std::llround(static_cast<double>(record.count) * 1000.0 / g_metrics.clock_mhz);
   sink->emit(sink->context, &event);
   return 0;
 }
@@ -98,6 +100,12 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
 
 extern "C" __attribute__((visibility("default"))) const lumen_analysis_descriptor* lumen_analysis_plugin() {
   return &lumen::hwc::g_plugin;
+}
+
+extern "C" __attribute__((visibility("default"))) const lumen_derived_metric_def* lumen_analysis_derived_metrics(
+    size_t* count) {
+  *count = lumen::hwc::g_metrics.derived.size();
+  return lumen::hwc::g_metrics.derived.data();
 }
 
 extern "C" __attribute__((visibility("default"))) int lumen_analysis_configure(const char* experiment,

@@ -16,6 +16,14 @@ std::string keyword_of(const std::string& name) {
   return keyword;
 }
 
+// The count metric of the first counter with `flag`, or -1.
+int first_counter_with(const std::vector<CounterRequest>& requests, uint32_t flag, const CounterMetrics& metrics) {
+  for (size_t i = 0; i < requests.size(); ++i)
+    if (const NamedCounter* named = find_named_counter(requests[i].name); named != nullptr && (named->flags & flag) != 0)
+      return metrics.count_metric[i];
+  return -1;
+}
+
 }  // namespace
 
 std::string counter_metrics(const std::string& counters_option, double clock_mhz, CounterMetrics* out) {
@@ -53,6 +61,14 @@ std::string counter_metrics(const std::string& counters_option, double clock_mhz
     out->metrics[i].keyword = out->keywords[i].c_str();
     out->metrics[i].title = out->titles[i].c_str();
     out->metrics[i].description = out->descriptions[i].c_str();
+  }
+  const int cycles = first_counter_with(requests, kCountsCycles, *out);
+  const int instructions = first_counter_with(requests, kCountsInstructions, *out);
+  if (cycles >= 0 && instructions >= 0) {
+    const char* c = out->metrics[cycles].keyword;
+    const char* i = out->metrics[instructions].keyword;
+    out->derived.push_back({"CPI", "CPI", c, i, "Cycles per instruction: the cycle count over the instruction count"});
+    out->derived.push_back({"IPC", "IPC", i, c, "Instructions per cycle: the instruction count over the cycle count"});
   }
   return "";
 }

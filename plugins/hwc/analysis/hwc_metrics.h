@@ -1,6 +1,8 @@
 // The hwc plugin's metrics for one experiment: one per counter collected,
 // keyword = the counter's name; a cycle counter also as time at the CPU's
-// clock rate. Derived from the -h option the experiment recorded.
+// clock rate; CPI and IPC, derived by er_print per row from the cycle and
+// instruction counts, when both were collected. Derived from the -h option
+// the experiment recorded.
 #pragma once
 
 #include <lumen/plugin_abi.h>
@@ -15,6 +17,9 @@ struct CounterMetrics {
   std::vector<std::string> titles;
   std::vector<std::string> descriptions;
   std::vector<lumen_metric_def> metrics;
+  // CPI = cycles / insts and IPC = insts / cycles; their operands point into
+  // `keywords`.
+  std::vector<lumen_derived_metric_def> derived;
   // For counter i: its count metric, and its time metric or -1.
   std::vector<int> count_metric;
   std::vector<int> time_metric;

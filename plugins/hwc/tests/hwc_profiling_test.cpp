@@ -137,10 +137,13 @@ TEST(HwcProfiling, HardwareCountersProfileWhereThereIsAPmu) {
   TempDir dir;
   const Collection c = collect(dir, {"-p", "off", "-h", "cycles,on,insts,on"}, hwc_target(), {"burn", "500"});
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
-  const auto rows = rows_by_name(er_print_json({"-metrics", "e.cycles:e.insts:name", "-functions"}, c.experiment));
-  EXPECT_GT(row_value(rows, "burn_cpu", "e.cycles"), 0);
-  EXPECT_GT(row_value(rows, "burn_cpu", "e.insts"), 0);
-  EXPECT_GE(row_value(rows, "<Total>", "e.cycles"), row_value(rows, "burn_cpu", "e.cycles"));
+  const auto rows =
+      rows_by_name(er_print_json({"-metrics", "e.cycles:e.insts:e.CPI:i.IPC:name", "-functions"}, c.experiment));
+  const double cycles = row_value(rows, "burn_cpu", "e.cycles"), insts = row_value(rows, "burn_cpu", "e.insts");
+  EXPECT_GT(cycles, 0);
+  EXPECT_GT(insts, 0);
+  EXPECT_GE(row_value(rows, "<Total>", "e.cycles"), cycles);
+  EXPECT_NEAR(row_value(rows, "burn_cpu", "e.CPI"), cycles / insts, 1e-8 * cycles / insts);
 }
 
 TEST(HwcProfiling, UnknownCountersAndBadIntervalsAreRefusedClearly) {

@@ -1,8 +1,7 @@
 // The hwc plugin's deterministic parts: the -h parser and its aliases, the
-// metrics an experiment's counters give, and the CPI/IPC derivation.
+// metrics an experiment's counters give, and the CPI/IPC declarations.
 #include <gtest/gtest.h>
 
-#include "../analysis/counter_ratios.h"
 #include "../analysis/hwc_metrics.h"
 #include "../counter_catalog.h"
 
@@ -98,11 +97,24 @@ TEST(HwcMetrics, NoTimeWithoutAClockRate) {
   EXPECT_EQ(m.metrics.size(), 1u);
 }
 
-TEST(HwcRatios, CyclesPerInstructionAndInstructionsPerCycle) {
-  EXPECT_DOUBLE_EQ(*cycles_per_instruction(3000, 1200), 2.5);
-  EXPECT_DOUBLE_EQ(*instructions_per_cycle(3000, 1200), 0.4);
-  EXPECT_FALSE(cycles_per_instruction(3000, 0).has_value());
-  EXPECT_FALSE(instructions_per_cycle(0, 1200).has_value());
+TEST(HwcMetrics, CyclesAndInstructionsTogetherDeclareCpiAndIpc) {
+  CounterMetrics m;
+  ASSERT_EQ(counter_metrics("page-faults,insts,cycles", 2000, &m), "");
+  ASSERT_EQ(m.derived.size(), 2u);
+  EXPECT_STREQ(m.derived[0].keyword, "CPI");
+  EXPECT_STREQ(m.derived[0].numerator, "cycles");
+  EXPECT_STREQ(m.derived[0].denominator, "insts");
+  EXPECT_STREQ(m.derived[1].keyword, "IPC");
+  EXPECT_STREQ(m.derived[1].numerator, "insts");
+  EXPECT_STREQ(m.derived[1].denominator, "cycles");
+}
+
+TEST(HwcMetrics, NoRatiosWithoutBothCounters) {
+  CounterMetrics m;
+  ASSERT_EQ(counter_metrics("cycles,task-clock", 2000, &m), "");
+  EXPECT_TRUE(m.derived.empty());
+  ASSERT_EQ(counter_metrics("insts", 2000, &m), "");
+  EXPECT_TRUE(m.derived.empty());
 }
 
 }  // namespace
