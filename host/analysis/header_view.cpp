@@ -66,6 +66,11 @@ std::vector<Field> fields_of(const Experiment& e) {
               (options.empty() ? "" : " (" + options + ")"));
     }
   }
+  if (const YAML::Node left_out = h["left_out"]; left_out && left_out.IsSequence())
+    for (size_t i = 0; i < left_out.size(); ++i)
+      add("left_out" + std::to_string(i + 1), "Left out",
+          left_out[i]["plugin"].as<std::string>("?") + " " + left_out[i]["what"].as<std::string>("?") + ": " +
+              left_out[i]["reason"].as<std::string>(""));
   if (const YAML::Node comments = h["comments"]; comments && comments.IsSequence())
     for (size_t i = 0; i < comments.size(); ++i) add("comment" + std::to_string(i + 1), "Comment", comments[i].as<std::string>());
   for (const YAML::Node& entry : e.log())

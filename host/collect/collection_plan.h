@@ -37,12 +37,21 @@ struct PlannedPlugin {
   std::vector<std::pair<std::string, std::string>> options;  // canonical values, declaration order
 };
 
+// What a plugin left out because this machine cannot do it (a hardware
+// counter without a PMU): the target runs without it; the header says why.
+struct LeftOut {
+  std::string plugin;
+  std::string what;
+  std::string reason;
+};
+
 struct CollectionPlan {
   std::string profile_path;
   std::string follow = "on";  // descendant processes: on, off, all, =REGEX
   std::vector<PlannedPlugin> plugins;
   RuntimeSettings runtime;  // samples, pause signal, window, size limit, archiving
   long long origin_ns = 0;  // CLOCK_MONOTONIC when collect started the target: time zero of -t
+  std::vector<LeftOut> left_out;
 };
 
 // Throws ProfileError (with file and line) or UsageError (for flags).

@@ -73,6 +73,13 @@ void write_header(const std::filesystem::path& experiment, const ExperimentHeade
     out << YAML::EndMap << YAML::EndMap;
   }
   out << YAML::EndMap;
+  if (!header.plan.left_out.empty()) {
+    out << YAML::Key << "left_out" << YAML::Value << YAML::BeginSeq;
+    for (const LeftOut& l : header.plan.left_out)
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "plugin" << YAML::Value << l.plugin << YAML::Key << "what"
+          << YAML::Value << l.what << YAML::Key << "reason" << YAML::Value << l.reason << YAML::EndMap;
+    out << YAML::EndSeq;
+  }
   if (end != nullptr) {
     out << YAML::Key << "end_wall_ns" << YAML::Value << end->end_wall_ns;
     if (r.size_limit_bytes != 0) out << YAML::Key << "size_limit_reached" << YAML::Value << end->size_limit_reached;

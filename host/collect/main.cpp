@@ -16,6 +16,7 @@
 #include "experiment_header.h"
 #include "install_layout.h"
 #include "plugin_arguments.h"
+#include "plugin_hooks.h"
 #include "profile.h"
 #include "target_launcher.h"
 
@@ -122,14 +123,6 @@ void archive_experiment(const fs::path& experiment, ArchiveMode mode) {
   }
 }
 
-// The optional host hooks of a plugin's collector half (collector_plugin.h).
-const lumen_collector_hooks* host_hooks(const InstalledPlugin& plugin) {
-  if (!plugin.collector.library.has(LUMEN_COLLECTOR_HOST_HOOKS)) return nullptr;
-  const lumen_collector_hooks* hooks =
-      plugin.collector.library.get<const lumen_collector_hooks*()>(LUMEN_COLLECTOR_HOST_HOOKS)();
-  return hooks != nullptr && hooks->abi_version == LUMEN_PLUGIN_ABI_VERSION ? hooks : nullptr;
-}
-
 // "collect -FLAG" without a value: the owning plugin lists what it accepts.
 bool describe_flag_values(const std::map<std::string, InstalledPlugin>& installed, const std::string& flag) {
   for (const auto& [name, plugin] : installed) {
@@ -141,22 +134,6 @@ bool describe_flag_values(const std::map<std::string, InstalledPlugin>& installe
     return true;
   }
   return false;
-}
-
-// Each planned plugin checks its options against this machine; a refusal
-// stops collect before the target starts.
-void check_plan_here(const CollectionPlan& plan, const std::map<std::string, InstalledPlugin>& installed) {
-  for (const PlannedPlugin& p : plan.plugins) {
-    const lumen_collector_hooks* hooks = host_hooks(installed.at(p.name));
-    if (hooks == nullptr || hooks->check == nullptr) continue;
-    std::vector<lumen_option_value> values;
-    for (const auto& [key, value] : p.options) values.push_back({key.c_str(), value.c_str()});
-    char error[1024] = "";
-    if (hooks->check(values.data(), values.size(), error, sizeof error) != 0) {
-      const char* flag = installed.at(p.name).collector.descriptor->flag.flag;
-      throw std::runtime_error((flag != nullptr ? "-" + std::string(flag) + ": " : p.name + ": ") + error);
-    }
-  }
 }
 
 struct StartContext {

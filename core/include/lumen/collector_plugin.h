@@ -130,13 +130,26 @@ typedef const lumen_collector_descriptor* (*lumen_collector_factory)(void);
 typedef struct lumen_collector_hooks {
   uint32_t abi_version; /* LUMEN_PLUGIN_ABI_VERSION */
   /* Checks the plugin's canonical options against this machine (e.g. that
-   * a hardware counter exists). Returns 0, or non-zero with a message in
-   * `error`: collect then refuses to start the target, printing it. May be
-   * NULL. */
+   * the PMU can count the requested hardware counters together). Returns 0,
+   * or non-zero with a message in `error`: collect then refuses to start the
+   * target, printing it. Runs after leave_out. May be NULL. */
   int (*check)(const lumen_option_value* options, size_t option_count, char* error, size_t error_size);
   /* What the plugin's collect flag accepts here, for the flag given without
    * a value ("collect -h" alone): calls `line` once per line. May be NULL. */
   void (*describe_values)(void (*line)(void* context, const char* text), void* context);
+  /* Leaves out, rather than refuses, what the options ask that this machine
+   * cannot do (a hardware counter where there is no PMU), so the target
+   * still runs with everything else. Runs first; options it cannot make
+   * sense of are left alone for check to refuse. Calls `left_out` once per
+   * thing left out (`what`: its name; `reason`: a sentence naming it and
+   * why), and `set_option` with the new canonical value of each option it
+   * narrows. Returns 0 to collect with what remains, 1 when nothing remains
+   * (collect then leaves the plugin out of the plan). collect prints each
+   * reason and records it in the experiment's header. May be NULL. Added in
+   * ABI version 3. */
+  int (*leave_out)(const lumen_option_value* options, size_t option_count,
+                   void (*set_option)(void* context, const char* name, const char* value),
+                   void (*left_out)(void* context, const char* what, const char* reason), void* context);
 } lumen_collector_hooks;
 
 typedef const lumen_collector_hooks* (*lumen_collector_hooks_factory)(void);

@@ -32,8 +32,9 @@
 extern "C" {
 #endif
 
-/* 2: lumen_event_sink.artificial_stack. */
-#define LUMEN_PLUGIN_ABI_VERSION 2u
+/* 2: lumen_event_sink.artificial_stack.
+ * 3: lumen_collector_hooks.leave_out. */
+#define LUMEN_PLUGIN_ABI_VERSION 3u
 
 #define LUMEN_COLLECTOR_FACTORY "lumen_collector_plugin"
 #define LUMEN_ANALYSIS_FACTORY "lumen_analysis_plugin"

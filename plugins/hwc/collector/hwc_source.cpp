@@ -245,6 +245,30 @@ void stop() {
 
 // ---- in collect, before the target starts ----
 
+// Counters this machine cannot count (no PMU, a PMU without that event, a
+// paranoid kernel) are left out with the kernel's reason; the others stay.
+// A list that does not parse or names an unknown counter is check's to
+// refuse.
+int leave_out(const lumen_option_value* options, size_t count,
+              void (*set_option)(void* context, const char* name, const char* value),
+              void (*left_out)(void* context, const char* what, const char* reason), void* context) {
+  std::vector<EncodedCounter> counters;
+  if (!resolve(counters_option(options, count), &counters).empty()) return 0;
+  std::string kept;
+  bool narrowed = false;
+  for (const EncodedCounter& c : counters) {
+    if (const std::string obstacle = counter_obstacle(c); !obstacle.empty()) {
+      left_out(context, c.name.c_str(), obstacle.c_str());
+      narrowed = true;
+      continue;
+    }
+    kept += (kept.empty() ? "" : ",") + c.name + "," + std::to_string(c.attr.sample_period);
+  }
+  if (kept.empty()) return 1;
+  if (narrowed) set_option(context, "counters", kept.c_str());
+  return 0;
+}
+
 int check(const lumen_option_value* options, size_t count, char* error, size_t error_size) {
   std::vector<EncodedCounter> counters;
   std::string problem = resolve(counters_option(options, count), &counters);
@@ -282,7 +306,7 @@ const lumen_collector_descriptor kPlugin = {
     stop,
 };
 
-const lumen_collector_hooks kHostHooks = {LUMEN_PLUGIN_ABI_VERSION, check, describe_values};
+const lumen_collector_hooks kHostHooks = {LUMEN_PLUGIN_ABI_VERSION, check, describe_values, leave_out};
 
 }  // namespace
 }  // namespace lumen::hwc
