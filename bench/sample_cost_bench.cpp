@@ -64,7 +64,7 @@ bool set_up_experiment() {
   // What stack_capture_init does, minus excluding this executable's frames
   // (the runtime excludes its own shared object; here the parts are linked
   // into the benchmark, and excluding it would leave no frames at all).
-  unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+  lc::stack_capture_use_global_cache();
   return true;
 }
 

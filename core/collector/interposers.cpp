@@ -1,5 +1,7 @@
 // Interposers the runtime itself needs: thread creation (to start and stop
-// per-thread sources) and dlopen/dlclose (to keep the load-object map).
+// per-thread sources), dlopen/dlclose (to keep the load-object map and the
+// object snapshot), and dl_iterate_phdr (the snapshot, for the runtime's own
+// unwinding; see object_snapshot.h).
 //
 // glibc exports these under two symbol versions (GLIBC_2.2.5 and, since 2.34,
 // GLIBC_2.34); a program binds whichever it was linked against, so each is
@@ -14,7 +16,9 @@
 #include <string>
 
 #include "loadobject_tracker.h"
+#include "object_snapshot.h"
 #include "runtime_state.h"
+#include "stack_capture.h"
 #include "thread_state.h"
 
 namespace lumen::collector {
@@ -106,6 +110,7 @@ void* traced_dlopen(Dlopen real_open, const char* file, int mode, void* caller) 
   void* handle = open_as_caller(real_open, file, mode, caller);
   if (handle != nullptr && collecting()) {
     const RuntimeGuard guard;
+    object_snapshot_refresh();
     loadobject_tracker_rescan();
   }
   return handle;
@@ -116,6 +121,7 @@ int traced_dlclose(Dlclose real_close, void* handle) {
   const int rc = real_close(handle);
   if (collecting()) {
     const RuntimeGuard guard;
+    object_snapshot_refresh();
     loadobject_tracker_rescan();
   }
   return rc;
@@ -155,6 +161,13 @@ __attribute__((visibility("default"))) int lumen_dlclose_2_2_5(void* handle) {
   return traced_dlclose(real_close, handle);
 }
 
+// libunwind's lookups from inside capture_stack answer from the snapshot;
+// everyone else (the target, its own unwinders) gets the real list.
+__attribute__((visibility("default"))) int lumen_dl_iterate_phdr(PhdrCallback callback, void* data) {
+  if (unwinding_now()) return object_snapshot_iterate(callback, data);
+  return real_dl_iterate_phdr(callback, data);
+}
+
 }  // extern "C"
 
 __asm__(".symver lumen_pthread_create_2_34, pthread_create@@GLIBC_2.34");
@@ -163,3 +176,4 @@ __asm__(".symver lumen_dlopen_2_34, dlopen@@GLIBC_2.34");
 __asm__(".symver lumen_dlopen_2_2_5, dlopen@GLIBC_2.2.5");
 __asm__(".symver lumen_dlclose_2_34, dlclose@@GLIBC_2.34");
 __asm__(".symver lumen_dlclose_2_2_5, dlclose@GLIBC_2.2.5");
+__asm__(".symver lumen_dl_iterate_phdr, dl_iterate_phdr@@GLIBC_2.2.5");

@@ -15,10 +15,11 @@
 #include <cstring>
 #include <iterator>
 
+#include "object_snapshot.h"
+#include "raw_syscalls.h"
+#include "runtime_fds.h"
 #include "stack_table.h"
 #include "thread_state.h"
-#include "runtime_fds.h"
-#include "raw_syscalls.h"
 
 namespace lumen::collector {
 
@@ -97,9 +98,12 @@ void initialise_unwinder_away_from_standard_streams() {
 
 void stack_capture_init() {
   initialise_unwinder_away_from_standard_streams();
-  unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+  stack_capture_use_global_cache();
+  object_snapshot_refresh();
   stack_capture_exclude_object_of(reinterpret_cast<const void*>(&stack_capture_init));
 }
+
+void stack_capture_use_global_cache() { unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL); }
 
 void stack_capture_exclude_object_of(const void* address) {
   RangeQuery query{reinterpret_cast<uint64_t>(address), {0, 0}};
@@ -174,6 +178,9 @@ struct UnwindingScope {
 bool unwinding_now() { return t_unwinding_depth > 0; }
 
 __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
+  // Outside a profiling handler, and before libunwind holds any lock of its
+  // own, is where waiting for the linker's lock is harmless.
+  if (ucontext == nullptr) object_snapshot_refresh_if_missed();
   const UnwindingScope unwinding;
   // libunwind maps memory for its caches while holding its own lock; from a
   // signal handler that mmap must not reach a tracing interposer, which

@@ -5,8 +5,14 @@
 
 namespace lumen::collector {
 
-// Not signal-safe: sets libunwind's per-thread caching once.
+// Not signal-safe: initialises libunwind, its caching and the snapshot of
+// loaded objects it looks up unwind tables in (object_snapshot.h).
 void stack_capture_init();
+
+// Not signal-safe. libunwind's register-state cache is one table under one
+// lock: Debian's build has no per-thread caches (UNW_CACHE_PER_THREAD
+// silently becomes global). Asked for as such, so nobody relies on more.
+void stack_capture_use_global_cache();
 
 // Not signal-safe. Frames inside the object that holds `address` (the
 // runtime itself, a plugin's collector half) are left out of every stack

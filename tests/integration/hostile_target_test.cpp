@@ -98,6 +98,24 @@ TEST(HostileTarget, KilledTargetIsRecordedWithItsSignal) {
   EXPECT_EQ(header.at("signal").get<std::string>(), "SIGKILL") << header.dump();
 }
 
+// A thread inside the dynamic linker's lock takes profiling signals while
+// fresh threads' allocations make the unwinder look up unwind tables: the
+// runtime's unwinding must never wait for that lock (object_snapshot.h).
+TEST(HostileTarget, UnwindingNeverWaitsForTheLinkersLock) {
+  constexpr int kWaves = 200;
+  const ProcessResult plain = plain_run({"linker_lock", std::to_string(kWaves)});
+  TempDir dir;
+  const Collection c = collect(dir, {"-p", "hi", "-H", "on"}, "hostile_target", {"linker_lock", std::to_string(kWaves)});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  EXPECT_EQ(c.run.out, plain.out);
+  EXPECT_TRUE(log_has_end(c.experiment));
+  const auto rows = rows_by_name(er_print_json({"-metrics", "e.heapalloccnt:name", "-functions"}, c.experiment));
+  for (const char* site : {"site_10000", "site_11233", "site_13333"}) {
+    ASSERT_TRUE(rows.count(site)) << site;
+    EXPECT_EQ(rows.at(site).at("e.heapalloccnt").get<double>(), 4.0 * kWaves) << site;
+  }
+}
+
 TEST(HostileTarget, UnwritableDirectoryAndBadNamesAreRefusedBeforeTheTargetStarts) {
   TempDir dir;
   const fs::path locked = dir.path() / "locked";

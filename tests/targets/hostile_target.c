@@ -9,8 +9,13 @@
  *                 switched off, while it works
  *   exit CODE     works, then _exit(CODE) (no exit handlers run)
  *   kill          works, then SIGKILL to itself
+ *   linker_lock N one thread holds the dynamic linker's lock most of the
+ *                 time (a dl_iterate_phdr callback that works) while N waves
+ *                 of fresh threads allocate from 256 call sites each
  * Prints only what holds with or without collect. */
+#define _GNU_SOURCE /* dl_iterate_phdr */
 #include <fcntl.h>
+#include <link.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -28,6 +33,56 @@ static void* short_thread(void* arg) {
   volatile double x = burn_cpu(0.0002);
   (void)x, (void)arg;
   return NULL;
+}
+
+/* 256 distinct call sites of malloc, so every fresh thread's unwinder has
+ * to look up unwind tables again (its caches know none of them yet). */
+#define SITE(n) \
+  NOINLINE static void* site_##n(void) { return malloc(16 + (n)); }
+#define SITES4(n) SITE(n##0) SITE(n##1) SITE(n##2) SITE(n##3)
+#define SITES16(n) SITES4(n##0) SITES4(n##1) SITES4(n##2) SITES4(n##3)
+#define SITES64(n) SITES16(n##0) SITES16(n##1) SITES16(n##2) SITES16(n##3)
+SITES64(10) SITES64(11) SITES64(12) SITES64(13)
+#define ADDR(n) site_##n,
+#define ADDRS4(n) ADDR(n##0) ADDR(n##1) ADDR(n##2) ADDR(n##3)
+#define ADDRS16(n) ADDRS4(n##0) ADDRS4(n##1) ADDRS4(n##2) ADDRS4(n##3)
+#define ADDRS64(n) ADDRS16(n##0) ADDRS16(n##1) ADDRS16(n##2) ADDRS16(n##3)
+static void* (*const sites[256])(void) = {ADDRS64(10) ADDRS64(11) ADDRS64(12) ADDRS64(13)};
+
+static volatile int allocating_done;
+
+static int work_under_linker_lock(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)info, (void)size, (void)data;
+  volatile double x = burn_cpu(0.0003);
+  (void)x;
+  return 0;
+}
+
+static void* hold_linker_lock(void* arg) {
+  (void)arg;
+  while (!allocating_done) dl_iterate_phdr(work_under_linker_lock, NULL);
+  return NULL;
+}
+
+static void* allocate_from_every_site(void* arg) {
+  (void)arg;
+  for (int i = 0; i < 256; ++i) free(sites[i]());
+  return NULL;
+}
+
+static int linker_lock(int waves) {
+  pthread_t holder;
+  if (pthread_create(&holder, NULL, hold_linker_lock, NULL) != 0) return 1;
+  for (int wave = 0; wave < waves; ++wave) {
+    pthread_t threads[4];
+    for (int i = 0; i < 4; ++i)
+      if (pthread_create(&threads[i], NULL, allocate_from_every_site, NULL) != 0) return 1;
+    for (int i = 0; i < 4; ++i) pthread_join(threads[i], NULL);
+  }
+  allocating_done = 1;
+  pthread_join(holder, NULL);
+  printf("linker_lock: %d waves of 4 threads allocated from 256 sites\n", waves);
+  return 0;
 }
 
 static volatile sig_atomic_t own_sigprof;
@@ -116,6 +171,7 @@ int main(int argc, char** argv) {
   else if (strcmp(mode, "threads") == 0) status = many_threads(arg);
   else if (strcmp(mode, "forks") == 0) status = fork_storm(arg);
   else if (strcmp(mode, "timers") == 0) status = own_timers();
+  else if (strcmp(mode, "linker_lock") == 0) status = linker_lock(arg);
   else if (strcmp(mode, "exit") == 0 || strcmp(mode, "kill") == 0) {
     hostile_work(0.3);
     truth_write();
@@ -123,7 +179,7 @@ int main(int argc, char** argv) {
     if (strcmp(mode, "kill") == 0) raise(SIGKILL);
     _exit(arg);
   } else {
-    fprintf(stderr, "usage: hostile_target close_all|threads N|forks N|timers|exit CODE|kill\n");
+    fprintf(stderr, "usage: hostile_target close_all|threads N|forks N|timers|exit CODE|kill|linker_lock N\n");
   }
   truth_write();
   return status;

@@ -1,0 +1,39 @@
+// A copy of the dynamic linker's list of loaded objects that the runtime's
+// own unwinding reads without taking the linker's lock.
+//
+// libunwind looks up unwind tables through dl_iterate_phdr while it holds
+// its cache lock, and dl_iterate_phdr waits for the linker's lock. A thread
+// holding the linker's lock (inside dlopen) whose profiling handler unwinds
+// would wait for libunwind's lock, held by a thread waiting for the linker:
+// neither moves again. Inside the runtime, dl_iterate_phdr therefore answers
+// from this snapshot (interposers.cpp), which never waits.
+#pragma once
+
+#include <link.h>
+
+#include <cstddef>
+
+namespace lumen::collector {
+
+using PhdrCallback = int (*)(dl_phdr_info*, size_t, void*);
+
+// Not signal-safe. Takes a new snapshot with the real dl_iterate_phdr (every
+// signal blocked meanwhile) and publishes it. Snapshots it replaces are
+// freed once no reader is inside them.
+void object_snapshot_refresh();
+
+// Not signal-safe. Refreshes if a lookup found nothing since the last
+// refresh (an object loaded behind the runtime's back, as libc loads NSS
+// modules), at most once every 10 ms.
+void object_snapshot_refresh_if_missed();
+
+// [signal-safe] dl_iterate_phdr over the latest snapshot: calls `callback`
+// on each object until it returns non-zero and returns that value, or 0.
+// The program headers and names are the snapshot's own copies, so an object
+// unloaded since cannot take them with it.
+int object_snapshot_iterate(PhdrCallback callback, void* data);
+
+// The real dl_iterate_phdr (the C library's, past any interposer).
+int real_dl_iterate_phdr(PhdrCallback callback, void* data);
+
+}  // namespace lumen::collector
