@@ -170,41 +170,43 @@ uint32_t Experiment::thread_number(uint32_t thread_id) const {
   return it != threads_.end() && *it == thread_id ? static_cast<uint32_t>(it - threads_.begin() + 1) : 0;
 }
 
-void Experiment::for_each_event(const std::function<void(const DataFile&, const lumen_event&)>& visit) const {
-  for (const DataFile& file : data_files_) {
-    const fs::path data_path = path_ / file.name;
-    if (!fs::exists(data_path)) continue;
-    struct Context {
-      const DataFile* file;
-      const std::function<void(const DataFile&, const lumen_event&)>* visit;
-      std::vector<std::string>* artificial;
-    } context{&file, &visit, &artificial_functions_};
-    const lumen_event_sink sink{&context,
-                                [](void* opaque, const lumen_event* event) {
-                                  auto* c = static_cast<Context*>(opaque);
-                                  (*c->visit)(*c->file, *event);
-                                },
-                                [](void* opaque, const char* function) -> uint64_t {
-                                  auto& names = *static_cast<Context*>(opaque)->artificial;
-                                  auto found = std::find(names.begin(), names.end(), function);
-                                  if (found == names.end()) found = names.insert(names.end(), function);
-                                  return kArtificialStackBase + static_cast<uint64_t>(found - names.begin());
-                                }};
-    const lumen_analysis_descriptor& d = *file.half->descriptor;
-    void* state = d.decoder_begin ? d.decoder_begin() : nullptr;
-    char error[256] = "";
-    try {
-      read_data_file(data_path, [&](const RawRecord& record) {
-        if (d.decode(state, record.kind, record.payload, record.payload_bytes, &sink, error, sizeof error) != 0)
-          throw FormatError(data_path.string(), record.offset, error);
-      });
-    } catch (...) {
-      if (d.decoder_end) d.decoder_end(state, nullptr, error, sizeof error);
-      throw;
-    }
-    if (d.decoder_end && d.decoder_end(state, &sink, error, sizeof error) != 0)
-      throw FormatError(data_path.string() + ": " + error);
+void Experiment::for_each_event(const EventVisitor& visit) const {
+  for (const DataFile& file : data_files_) for_each_event_in(file, visit);
+}
+
+void Experiment::for_each_event_in(const DataFile& file, const EventVisitor& visit) const {
+  const fs::path data_path = path_ / file.name;
+  if (!fs::exists(data_path)) return;
+  struct Context {
+    const DataFile* file;
+    const EventVisitor* visit;
+    std::vector<std::string>* artificial;
+  } context{&file, &visit, &artificial_functions_};
+  const lumen_event_sink sink{&context,
+                              [](void* opaque, const lumen_event* event) {
+                                auto* c = static_cast<Context*>(opaque);
+                                (*c->visit)(*c->file, *event);
+                              },
+                              [](void* opaque, const char* function) -> uint64_t {
+                                auto& names = *static_cast<Context*>(opaque)->artificial;
+                                auto found = std::find(names.begin(), names.end(), function);
+                                if (found == names.end()) found = names.insert(names.end(), function);
+                                return kArtificialStackBase + static_cast<uint64_t>(found - names.begin());
+                              }};
+  const lumen_analysis_descriptor& d = *file.half->descriptor;
+  void* state = d.decoder_begin ? d.decoder_begin() : nullptr;
+  char error[256] = "";
+  try {
+    read_data_file(data_path, [&](const RawRecord& record) {
+      if (d.decode(state, record.kind, record.payload, record.payload_bytes, &sink, error, sizeof error) != 0)
+        throw FormatError(data_path.string(), record.offset, error);
+    });
+  } catch (...) {
+    if (d.decoder_end) d.decoder_end(state, nullptr, error, sizeof error);
+    throw;
   }
+  if (d.decoder_end && d.decoder_end(state, &sink, error, sizeof error) != 0)
+    throw FormatError(data_path.string() + ": " + error);
 }
 
 }  // namespace lumen::analysis

@@ -84,8 +84,11 @@ class Experiment {
     return artificial_functions_.at(stack_id - kArtificialStackBase);
   }
 
+  using EventVisitor = std::function<void(const DataFile&, const lumen_event&)>;
   // Decodes every event of every data file, in file order.
-  void for_each_event(const std::function<void(const DataFile&, const lumen_event&)>& visit) const;
+  void for_each_event(const EventVisitor& visit) const;
+  // Decodes every event of one of data_files(), in file order.
+  void for_each_event_in(const DataFile& file, const EventVisitor& visit) const;
 
  private:
   std::filesystem::path path_;

@@ -41,6 +41,8 @@ struct ViewRun {
   const std::vector<std::unique_ptr<Experiment>>* experiments;
   ProgramStructure* structure;
   const Experiment* current = nullptr;  // experiment whose records are being visited
+  size_t current_index = 0;
+  EventFilter selection;
   std::vector<Summary> summaries;
   std::vector<Table> tables;
   std::vector<std::string> names;  // storage behind lumen_frame_name pointers
@@ -50,8 +52,10 @@ double shown(lumen_metric_unit unit, double raw) { return unit == LUMEN_UNIT_NAN
 
 void for_each_record(void* context, void (*visit)(void*, uint16_t, const void*, uint16_t, uint32_t), void* arg) {
   auto* run = static_cast<ViewRun*>(context);
-  for (const auto& experiment : *run->experiments) {
+  for (size_t e = 0; e < run->experiments->size(); ++e) {
+    const auto& experiment = (*run->experiments)[e];
     run->current = experiment.get();
+    run->current_index = e;
     for (const DataFile& file : experiment->data_files()) {
       if (file.plugin != run->plugin) continue;
       const auto path = experiment->path() / file.name;
@@ -59,6 +63,17 @@ void for_each_record(void* context, void (*visit)(void*, uint16_t, const void*, 
       read_data_file(path, [&](const RawRecord& r) { visit(arg, r.kind, r.payload, r.payload_bytes, r.block_thread_id); });
     }
   }
+}
+
+int selected(void* context, uint64_t time_ns, uint32_t thread_id) {
+  const auto* run = static_cast<const ViewRun*>(context);
+  if (!run->selection || run->current == nullptr) return 1;
+  lumen_event event{};
+  event.time_ns = time_ns;
+  event.stack_id = LUMEN_NO_STACK;
+  event.thread_id = thread_id;
+  event.cpu = -1;
+  return run->selection(run->current_index, event) ? 1 : 0;
 }
 
 std::vector<Frame> frames_of(ViewRun& run, uint64_t stack_id) {
@@ -206,12 +221,14 @@ std::string render_output(const std::string& view, const ViewRun& run, OutputFor
 
 std::string run_plugin_view(const lumen_view_def& view, const std::string& plugin,
                             const std::vector<std::unique_ptr<Experiment>>& experiments, ProgramStructure& structure,
-                            size_t row_limit, OutputFormat format) {
+                            size_t row_limit, OutputFormat format, const EventFilter& selection) {
   ViewRun run;
   run.plugin = plugin;
   run.experiments = &experiments;
   run.structure = &structure;
-  const lumen_view_host host{&run, for_each_record, stack_frames, data_symbol, summary, table_begin, table_row, row_limit};
+  run.selection = selection;
+  const lumen_view_host host{&run,       for_each_record, stack_frames, data_symbol, summary,
+                             table_begin, table_row,       row_limit,    selected};
   char error[512] = "";
   if (view.run(&host, error, sizeof error) != 0) throw std::runtime_error(std::string(view.command) + ": " + error);
   return render_output(view.command, run, format);

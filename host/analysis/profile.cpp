@@ -4,6 +4,8 @@
 
 #include <unordered_map>
 
+#include "interval_split.h"
+
 namespace lumen::analysis {
 
 namespace {
@@ -39,6 +41,7 @@ Profile::Profile(const std::vector<std::unique_ptr<Experiment>>& experiments, co
   std::unordered_map<uint64_t, std::pair<uint64_t, std::vector<int64_t>>> thread_rows;  // row<<32|thread
   uint64_t last_thread_key = UINT64_MAX;
   std::pair<uint64_t, std::vector<int64_t>>* last_thread_row = nullptr;
+  const IntervalSplits splits(experiments, registry);
   for (size_t e = 0; e < experiments.size(); ++e) {
     const Experiment& experiment = *experiments[e];
     experiment.for_each_event([&](const DataFile& file, const lumen_event& event) {
@@ -54,6 +57,7 @@ Profile::Profile(const std::vector<std::unique_ptr<Experiment>>& experiments, co
       int64_t* row = values.data() + it->second * metric_count;
       const size_t plugin_metrics = file.half->descriptor->metric_count;
       for (size_t m = 0; m < plugin_metrics; ++m) row[file.metric_base + m] += event.values[m];
+      splits.add_shares(e, file, event, row);
       // Blocks are per thread, so consecutive events mostly share a thread.
       const uint64_t thread_key = uint64_t{it->second} << 32 | event.thread_id;
       if (thread_key != last_thread_key) {
@@ -64,6 +68,7 @@ Profile::Profile(const std::vector<std::unique_ptr<Experiment>>& experiments, co
       }
       ++last_thread_row->first;
       for (size_t m = 0; m < plugin_metrics; ++m) last_thread_row->second[file.metric_base + m] += event.values[m];
+      splits.add_shares(e, file, event, last_thread_row->second.data());
     });
   }
   std::vector<bool> kept(keys.size(), true);

@@ -2,6 +2,7 @@
 
 #include <elf.h>
 
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -34,10 +35,22 @@ bool file_offset(const std::vector<Elf64_Phdr>& segments, uint64_t address, uint
 struct Variant {
   std::string soname;
   fs::path file;
+  std::vector<std::string> names;  // lower case
 };
 
-std::vector<Variant> read_variants(const fs::path& list) {
+struct VariantList {
+  std::string flag;  // empty: none
+  std::string help;
   std::vector<Variant> variants;
+};
+
+std::string lowered(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+VariantList read_variants(const fs::path& list) {
+  VariantList result;
   std::ifstream in(list);
   std::string line;
   while (std::getline(in, line)) {
@@ -45,10 +58,26 @@ std::vector<Variant> read_variants(const fs::path& list) {
     Variant v;
     std::string file;
     if (!(words >> v.soname >> file) || v.soname[0] == '#') continue;
+    if (v.soname == "flag") {
+      result.flag = file;
+      std::getline(words >> std::ws, result.help);
+      continue;
+    }
     v.file = list.parent_path() / file;
-    variants.push_back(v);
+    for (std::string name; words >> name;) v.names.push_back(lowered(name));
+    result.variants.push_back(v);
   }
-  return variants;
+  return result;
+}
+
+VariantList variants_of(const InstalledPlugin& plugin) {
+  return read_variants(plugin.files.collector_path().parent_path() / "collector-variants");
+}
+
+// A variant flag works through the plugin's own flag: a plugin without one
+// has no variant flag.
+bool has_variant_flag(const InstalledPlugin& plugin, const VariantList& list) {
+  return !list.flag.empty() && plugin.collector.descriptor->flag.flag != nullptr;
 }
 
 }  // namespace
@@ -87,8 +116,49 @@ std::vector<std::string> needed_libraries(const std::string& path) {
   return needed;
 }
 
+std::map<std::string, std::string> variant_flags(const std::map<std::string, InstalledPlugin>& installed) {
+  std::map<std::string, std::string> flags;
+  for (const auto& [name, plugin] : installed)
+    if (const VariantList list = variants_of(plugin); has_variant_flag(plugin, list)) flags[list.flag] = list.help;
+  return flags;
+}
+
+std::map<std::string, fs::path> take_variant_flags(CollectRequest& request,
+                                                   const std::map<std::string, InstalledPlugin>& installed) {
+  std::map<std::string, fs::path> forced;
+  for (auto& [flag, value] : request.plugin_flags) {
+    for (const auto& [name, plugin] : installed) {
+      const VariantList list = variants_of(plugin);
+      if (!has_variant_flag(plugin, list) || flag != list.flag) continue;
+      const std::string wanted = lowered(value);
+      flag = plugin.collector.descriptor->flag.flag;
+      if (wanted == "off") {
+        value = "off";
+        forced.erase(name);
+        break;
+      }
+      std::string accepted;
+      const Variant* chosen = nullptr;
+      for (const Variant& v : list.variants) {
+        if (!fs::exists(v.file)) continue;
+        for (const std::string& n : v.names) {
+          accepted += n + ", ";
+          if (n == wanted) chosen = &v;
+        }
+      }
+      if (chosen == nullptr)
+        throw UsageError("-" + list.flag + " takes " + accepted + "or off (any case), not '" + value + "'");
+      value = "";  // the plugin's flag without a value: on, options as they are
+      forced[name] = chosen->file;
+      break;
+    }
+  }
+  return forced;
+}
+
 void choose_collector_variants(CollectionPlan& plan, const std::string& program,
-                               const std::vector<std::string>& command) {
+                               const std::vector<std::string>& command,
+                               const std::map<std::string, fs::path>& forced) {
   std::vector<std::string> needed = needed_libraries(program);
   for (size_t i = 1; i < command.size(); ++i) {
     if (command[i].empty() || command[i][0] == '-') continue;
@@ -97,7 +167,12 @@ void choose_collector_variants(CollectionPlan& plan, const std::string& program,
     for (const std::string& soname : needed_libraries(named)) needed.push_back(soname);
   }
   for (PlannedPlugin& plugin : plan.plugins) {
-    const std::vector<Variant> variants = read_variants(plugin.collector_path.parent_path() / "collector-variants");
+    if (const auto f = forced.find(plugin.name); f != forced.end()) {
+      plugin.collector_path = f->second;
+      continue;
+    }
+    const std::vector<Variant> variants =
+        read_variants(plugin.collector_path.parent_path() / "collector-variants").variants;
     bool chosen = false;
     for (const std::string& soname : needed) {
       for (const Variant& v : variants)

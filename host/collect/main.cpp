@@ -45,6 +45,7 @@ void print_usage(const std::map<std::string, InstalledPlugin>& installed) {
   std::cerr << "; default: default)\n";
   for (const auto& [name, plugin] : installed)
     if (plugin.collector.descriptor->flag.help) std::cerr << "  " << plugin.collector.descriptor->flag.help << "\n";
+  for (const auto& [flag, help] : variant_flags(installed)) std::cerr << "  " << help << "\n";
   std::cerr << "  -S on|off|SECONDS  periodic samples (default 1 s)\n"
                "  -l SIGNAL      a sample point whenever the target receives SIGNAL (SIGUSR1, USR1 or a number)\n"
                "  -y SIGNAL[,r]  SIGNAL toggles pause/resume; starts paused unless ,r\n"
@@ -162,12 +163,13 @@ int main(int argc, char** argv) {
     std::set<std::string> flags;
     for (const auto& [name, plugin] : installed)
       if (plugin.collector.descriptor->flag.flag) flags.insert(plugin.collector.descriptor->flag.flag);
+    for (const auto& [flag, help] : variant_flags(installed)) flags.insert(flag);
     std::set<std::string> describable;
     for (const auto& [name, plugin] : installed)
       if (const lumen_collector_hooks* hooks = host_hooks(plugin); hooks != nullptr && hooks->describe_values &&
                                                                     plugin.collector.descriptor->flag.flag)
         describable.insert(plugin.collector.descriptor->flag.flag);
-    const CollectRequest request = parse_command_line(args, flags, describable);
+    CollectRequest request = parse_command_line(args, flags, describable);
     if (request.show_version) {
       std::cout << "collect (lumen) " << LUMEN_VERSION << "\n";
       if (request.target.empty()) return 0;
@@ -184,12 +186,13 @@ int main(int argc, char** argv) {
       if (describe_flag_values(installed, request.describe_flag)) return 0;
       throw UsageError("option -" + request.describe_flag + " needs a value");
     }
+    const std::map<std::string, fs::path> forced_variants = take_variant_flags(request, installed);
     CollectionPlan plan = resolve_plan(profile, request, installed);
     check_plan_here(plan, installed);
     const std::string program = resolve_target(request.target[0]);
     if (program.empty()) throw UsageError("cannot find an executable program '" + request.target[0] + "'");
     if (const std::string obstacle = preload_obstacle(program); !obstacle.empty()) throw UsageError(obstacle);
-    choose_collector_variants(plan, program, request.target);
+    choose_collector_variants(plan, program, request.target, forced_variants);
     const fs::path wanted = choose_experiment_path(request.experiment_name, request.directory);
     if (request.dry_run) {
       print_plan(plan, wanted, request);

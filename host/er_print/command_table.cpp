@@ -253,7 +253,7 @@ std::optional<Command> find_command(const std::string& name, const AnalysisPlugi
       return Command{view.command, 0, "", view.help, [plugin_name, &view](Session& s, const auto&) {
                        require_experiments(s);
                        s.out() << run_plugin_view(view, plugin_name, s.experiments(), s.structure(),
-                                                  s.limit().value_or(0), s.format());
+                                                  s.limit().value_or(0), s.format(), s.record_filter());
                      }};
     }
   }

@@ -170,9 +170,14 @@ void Session::set_compare(const std::string& mode) {
   }
 }
 
-EventFilter Session::selection_filter() const {
-  const EventFilter by_lists = event_filter(selects_, experiments_);
-  const EventFilter by_expression = event_filter(expression_, experiments_);
+EventFilter Session::selection_filter(bool cpus) const {
+  EventSelection lists = selects_, expression = expression_;
+  if (!cpus) {
+    lists.cpus.reset();
+    expression.cpus.reset();
+  }
+  const EventFilter by_lists = event_filter(lists, experiments_);
+  const EventFilter by_expression = event_filter(expression, experiments_);
   if (by_lists && by_expression)
     return [by_lists, by_expression](size_t e, const lumen_event& event) { return by_lists(e, event) && by_expression(e, event); };
   return by_lists ? by_lists : by_expression;

@@ -78,10 +78,13 @@ class Session {
   std::optional<size_t> limit() const { return limit_; }
   const analysis::MetricRegistry& registry() const { return registry_; }
   std::ostream& out() { return file_ ? *file_ : out_; }
+  // The selection as plugins' views apply it to their records (no CPU).
+  analysis::EventFilter record_filter() const { return selection_filter(false); }
 
  private:
   void selection_changed();
-  analysis::EventFilter selection_filter() const;
+  // With `cpus` false, -cpu_select is left out (for records that carry no CPU).
+  analysis::EventFilter selection_filter(bool cpus = true) const;
 
   analysis::AnalysisPlugins plugins_;
   std::ostream& out_;

@@ -76,6 +76,13 @@ typedef struct lumen_view_host {
   void (*table_row)(void* context, const char* name, const double* values, uint64_t stack_id);
   /* The row limit the user asked for (-limit), 0 for none. */
   size_t row_limit;
+  /* Whether something that happened at `time_ns` on kernel thread
+   * `thread_id`, in the experiment whose record is being visited, is in the
+   * user's selection (-rank_select, -thread_select, -sample_select, the
+   * time and thread clauses of -filters); a view counts only what is, so it
+   * shows the events the function views count. Records carry no CPU, so
+   * -cpu_select does not apply. Added in ABI version 3. */
+  int (*selected)(void* context, uint64_t time_ns, uint32_t thread_id);
 } lumen_view_host;
 
 typedef struct lumen_view_def {
@@ -125,6 +132,28 @@ typedef const lumen_analysis_descriptor* (*lumen_analysis_factory)(void);
 #define LUMEN_ANALYSIS_CONFIGURE "lumen_analysis_configure"
 typedef int (*lumen_analysis_configure_fn)(const char* experiment, const lumen_option_value* options,
                                            size_t option_count, char* error, size_t error_size);
+
+/* Optional, for a plugin whose events are intervals of their thread's time
+ * (an MPI call, from entry to exit) and that splits the time another plugin
+ * samples (clock profiling's CPU time) by those intervals: the analysis half
+ * exports
+ *   const lumen_interval_split* lumen_analysis_interval_split(void);
+ * An event of this plugin covers [time_ns - values[duration_metric],
+ * time_ns] of its thread. In every experiment that recorded this plugin,
+ * er_print gives the value of `sampled_metric` (a keyword of another plugin,
+ * whose events are samples taken at time_ns on their thread) to
+ * `inside_metric` when the sample falls in one of its thread's intervals and
+ * to `outside_metric` otherwise, on the sample's own stack: inside + outside
+ * is the sampled metric's total. Both are metrics of this plugin that its
+ * decoder leaves at zero. */
+#define LUMEN_ANALYSIS_INTERVAL_SPLIT "lumen_analysis_interval_split"
+typedef struct lumen_interval_split {
+  size_t duration_metric;     /* index in this plugin's metrics */
+  const char* sampled_metric; /* keyword, e.g. "user" */
+  size_t inside_metric;       /* index in this plugin's metrics */
+  size_t outside_metric;      /* index in this plugin's metrics */
+} lumen_interval_split;
+typedef const lumen_interval_split* (*lumen_analysis_interval_split_fn)(void);
 
 /* Optional, for metrics computed from others (lumen_derived_metric_def): the
  * analysis half exports

@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 /* 2: lumen_event_sink.artificial_stack.
- * 3: lumen_collector_hooks.leave_out. */
+ * 3: lumen_collector_hooks.leave_out; lumen_view_host.selected. */
 #define LUMEN_PLUGIN_ABI_VERSION 3u
 
 #define LUMEN_COLLECTOR_FACTORY "lumen_collector_plugin"

@@ -24,7 +24,17 @@ const lumen_metric_def kMetrics[] = {
     {"mpibytesrecv", "MPI Bytes Received", LUMEN_UNIT_BYTES, kAllFlavors, "Number of bytes in MPI receives"},
     {"mpiother", "Other MPI Events", LUMEN_UNIT_COUNT, kAllFlavors,
      "Number of calls to MPI functions that neither send nor receive point-to-point messages"},
+    // With clock profiling: its samples split by whether they fell inside a
+    // traced call of their thread (kIntervalSplit). The decoder leaves both at 0.
+    {"mpiwork", "MPI Work", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
+     "CPU time outside MPI calls (clock-profile samples between the calls)"},
+    {"mpiwait", "MPI Wait", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
+     "CPU time inside MPI calls (clock-profile samples during the calls)"},
 };
+
+// A call covers [entry, exit] of its thread: its event is stamped at exit
+// and carries mpitime = exit - entry.
+const lumen_interval_split kIntervalSplit = {0 /* mpitime */, "user", 7 /* mpiwait */, 6 /* mpiwork */};
 
 template <typename Record>
 bool read_record(const void* payload, uint16_t bytes, Record* record, const char* what, char* error,
@@ -87,4 +97,8 @@ const lumen_analysis_descriptor kPlugin = {
 
 extern "C" __attribute__((visibility("default"))) const lumen_analysis_descriptor* lumen_analysis_plugin() {
   return &lumen::mpi::kPlugin;
+}
+
+extern "C" __attribute__((visibility("default"))) const lumen_interval_split* lumen_analysis_interval_split() {
+  return &lumen::mpi::kIntervalSplit;
 }

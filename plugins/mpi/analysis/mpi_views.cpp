@@ -4,7 +4,10 @@
 //   -mpi_messages  the sender x receiver matrix of messages and bytes sent
 //   -mpi_ranks     per rank: host, MPI library, calls, time, messages, bytes
 // Records carry the rank that wrote them, so no view needs to know which
-// experiment a record came from.
+// experiment a record came from. Each view counts what er_print's selection
+// holds (-rank_select, -thread_select, time filters): a call by its thread
+// and the time it returned, as the function views count it; a message by
+// the thread and time of the call that started or completed it.
 #include <lumen/analysis_plugin.h>
 
 #include <algorithm>
@@ -57,17 +60,23 @@ struct MessageTotals {
 };
 
 struct Aggregate {
+  const lumen_view_host* host = nullptr;
   std::map<uint16_t, Totals> functions;
   std::map<int32_t, RankInfo> ranks;  // -1: calls before MPI_Init
   std::map<std::pair<int32_t, int32_t>, MessageTotals> sent;      // (sender, receiver)
   std::map<std::pair<int32_t, int32_t>, MessageTotals> received;  // (sender, receiver)
+  std::map<int32_t, RankInfo> names;  // host and library of every rank, selected or not
   int64_t processes = 0;  // settings records: processes that traced
   int64_t incomplete = 0;
   Totals all;
   std::string problem;
 };
 
-void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes, uint32_t) {
+bool selected(const Aggregate* a, uint64_t time_ns, uint32_t thread_id) {
+  return a->host->selected(a->host->context, time_ns, thread_id) != 0;
+}
+
+void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes, uint32_t block_thread) {
   auto* a = static_cast<Aggregate*>(arg);
   if (!a->problem.empty()) return;
   try {
@@ -81,7 +90,8 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
         return;
       }
       const char* text = static_cast<const char*>(payload) + sizeof process;
-      RankInfo& rank = a->ranks[process.rank];
+      if (selected(a, process.time_ns, block_thread)) a->ranks[process.rank];
+      RankInfo& rank = a->names[process.rank];
       rank.world_size = process.world_size;
       rank.library.assign(text, process.library_bytes);
       rank.host.assign(text + process.library_bytes, process.host_bytes);
@@ -96,6 +106,7 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
         a->problem = std::string(function_name(call.function)) + " returned before it was called";
         return;
       }
+      if (!selected(a, call.exit_ns, call.thread_id)) return;
       a->functions[call.function].add(call);
       a->ranks[call.rank].totals.add(call);
       a->all.add(call);
@@ -107,11 +118,14 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
       }
       MpiMessage m;
       std::memcpy(&m, payload, sizeof m);
+      if (!selected(a, m.time_ns, block_thread)) return;
       MessageTotals& t = m.direction == kMessageSent ? a->sent[{m.rank, m.peer}] : a->received[{m.peer, m.rank}];
       t.count += 1;
       t.bytes += static_cast<int64_t>(m.bytes);
     } else if (kind == kIncompleteRecord && bytes >= sizeof(MpiIncomplete)) {
-      ++a->incomplete;
+      MpiIncomplete incomplete;
+      std::memcpy(&incomplete, payload, sizeof incomplete);
+      if (selected(a, incomplete.time_ns, block_thread)) ++a->incomplete;
       // The rank is the one of the records before it in this process.
     }
   } catch (const std::exception& e) {
@@ -121,7 +135,15 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
 
 // Reads every record; false with the problem in `error`.
 bool aggregate_all(const lumen_view_host* host, Aggregate& a, char* error, size_t error_size) {
+  a.host = host;
   host->for_each_record(host->context, visit_record, &a);
+  for (auto& [rank, info] : a.ranks) {
+    const auto named = a.names.find(rank);
+    if (named == a.names.end()) continue;
+    info.world_size = named->second.world_size;
+    info.library = named->second.library;
+    info.host = named->second.host;
+  }
   if (a.problem.empty()) return true;
   std::snprintf(error, error_size, "%s", a.problem.c_str());
   return false;

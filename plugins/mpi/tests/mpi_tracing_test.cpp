@@ -2,14 +2,16 @@
 // implementation's mpicc) runs under `collect --profile mpi -- mpirun -np N`;
 // every rank counts its own MPI calls, messages and bytes, and er_print's
 // figures must equal them exactly: per MPI function, per rank, per
-// sender/receiver pair, in the function views and under -rank_select.
+// sender/receiver pair, in the function views and the MPI views, and under
+// -rank_select.
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <set>
 #include <sstream>
 
-#include "lumen_commands.h"
+#include "mpi_expectations.h"
+#include "mpi_jobs.h"
 
 namespace lumen::test {
 namespace {
@@ -17,151 +19,15 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Implementation {
-  std::string name;
-  std::string launcher;  // empty: not installed
-  std::string target;
-  std::vector<std::string> launcher_options;
-};
-
-Implementation implementation(const std::string& name) {
-#ifdef LUMEN_MPIRUN_openmpi
-  // As root Open MPI refuses to run unless told; 4 ranks on 2 cores need
-  // oversubscription.
-  if (name == "openmpi") return {name, LUMEN_MPIRUN_openmpi, LUMEN_MPI_TARGET_openmpi, {"--allow-run-as-root", "--oversubscribe"}};
-#endif
-#ifdef LUMEN_MPIRUN_mpich
-  if (name == "mpich") return {name, LUMEN_MPIRUN_mpich, LUMEN_MPI_TARGET_mpich, {}};
-#endif
-  return {name, "", "", {}};
-}
-
-struct Job {
-  std::unique_ptr<TempDir> dir;
-  fs::path experiment;
-  ProcessResult run;
-  std::vector<json> truth;  // by rank; null where a rank wrote none
-};
-
-// collect -o run.er -d DIR --profile mpi <collect_args> -- LAUNCHER -np N TARGET DIR <target_args>
-Job run_job(const Implementation& mpi, int ranks, const std::vector<std::string>& collect_args = {},
-            const std::map<std::string, std::string>& env = {}, const std::vector<std::string>& target_args = {}) {
-  Job job;
-  job.dir = std::make_unique<TempDir>();
-  job.experiment = job.dir->path() / "run.er";
-  std::vector<std::string> argv{(bin_dir() / "collect").string(), "-o", "run.er", "-d", job.dir->path().string(),
-                                "--profile", "mpi"};
-  argv.insert(argv.end(), collect_args.begin(), collect_args.end());
-  argv.push_back("--");
-  argv.push_back(mpi.launcher);
-  argv.insert(argv.end(), mpi.launcher_options.begin(), mpi.launcher_options.end());
-  argv.insert(argv.end(), {"-np", std::to_string(ranks), mpi.target, job.dir->path().string()});
-  argv.insert(argv.end(), target_args.begin(), target_args.end());
-  job.run = run_process(argv, env);
-  for (int rank = 0; rank < ranks; ++rank) {
-    std::ifstream in(job.dir->path() / ("rank" + std::to_string(rank) + ".json"));
-    job.truth.push_back(in ? json::parse(in) : json());
-  }
-  return job;
-}
-
-const char* const kFigures[] = {"calls", "sends", "bytes_sent", "receives", "bytes_received", "other"};
-// The same figures as er_print's view columns.
-const char* const kColumns[] = {"calls", "mpisend", "mpibytessent", "mpireceive", "mpibytesrecv", "mpiother"};
-
-// Per function, summed over the given ranks' truth.
-std::map<std::string, std::map<std::string, double>> truth_by_function(const std::vector<json>& truth) {
-  std::map<std::string, std::map<std::string, double>> sums;
-  for (const json& rank : truth) {
-    if (rank.is_null()) continue;
-    for (const auto& [function, figures] : rank.at("functions").items())
-      for (const char* figure : kFigures) sums[function][figure] += figures.at(figure).get<double>();
-  }
-  return sums;
-}
-
-std::map<std::string, double> totals_of(const json& rank) {
-  std::map<std::string, double> totals;
-  for (const auto& [function, figures] : rank.at("functions").items())
-    for (const char* figure : kFigures) totals[figure] += figures.at(figure).get<double>();
-  return totals;
-}
-
-const json& table_titled(const json& view, const std::string& title) {
-  for (const json& table : view.at("tables"))
-    if (table.at("title") == title) return table;
-  ADD_FAILURE() << "no table '" << title << "' in " << view.dump();
-  static const json empty = {{"rows", json::array()}};
-  return empty;
-}
-
-void expect_per_function(const fs::path& experiment, const std::vector<json>& truth, const std::string& what) {
-  const auto expected = truth_by_function(truth);
-  const auto rows = rows_by_name(table_titled(er_print_json({"-mpi_stats"}, experiment), "MPI functions"));
-  std::set<std::string> expected_names, recorded_names;
-  for (const auto& [name, figures] : expected) expected_names.insert(name);
-  for (const auto& [name, values] : rows) recorded_names.insert(name);
-  EXPECT_EQ(recorded_names, expected_names) << what << ": the MPI functions recorded are not those the program called";
-  for (const auto& [name, figures] : expected) {
-    if (!rows.count(name)) continue;
-    for (size_t i = 0; i < std::size(kFigures); ++i)
-      EXPECT_EQ(rows.at(name).at(kColumns[i]).get<double>(), figures.at(kFigures[i]))
-          << what << ": " << name << " " << kColumns[i];
-  }
-}
-
-// Rows of -mpi_ranks are "rank R on HOST (LIBRARY)".
-std::map<int, json> rows_by_rank(const fs::path& experiment) {
-  std::map<int, json> ranks;
-  const json view = er_print_json({"-mpi_ranks"}, experiment);
-  for (const json& row : table_titled(view, "MPI ranks").at("rows")) {
-    const std::string name = row.at("name");
-    if (name.rfind("rank ", 0) == 0) ranks[std::stoi(name.substr(5))] = row;
-  }
-  return ranks;
-}
-
-void expect_per_rank(const fs::path& experiment, const std::vector<json>& truth, const std::string& what) {
-  const auto rows = rows_by_rank(experiment);
-  for (size_t rank = 0; rank < truth.size(); ++rank) {
-    if (truth[rank].is_null()) continue;
-    ASSERT_TRUE(rows.count(static_cast<int>(rank))) << what << ": no row for rank " << rank;
-    const auto totals = totals_of(truth[rank]);
-    const json& row = rows.at(static_cast<int>(rank));
-    for (size_t i = 0; i < std::size(kFigures); ++i)
-      EXPECT_EQ(row.at("values").at(kColumns[i]).get<double>(), totals.at(kFigures[i]))
-          << what << ": rank " << rank << " " << kColumns[i];
-    EXPECT_NE(row.at("name").get<std::string>().find(" on "), std::string::npos) << "host of rank " << rank;
-  }
-}
-
-// Every message the program sends is also received, so both tables hold
-// the senders' account.
-void expect_messages(const fs::path& experiment, const std::vector<json>& truth, const std::string& what) {
-  std::map<std::string, std::pair<double, double>> expected;
-  for (size_t rank = 0; rank < truth.size(); ++rank)
-    for (const auto& [to, figures] : truth[rank].at("sent_to").items())
-      expected["rank " + std::to_string(rank) + " -> rank " + to] = {figures.at("messages").get<double>(),
-                                                                      figures.at("bytes").get<double>()};
-  const json view = er_print_json({"-mpi_messages"}, experiment);
-  for (const char* direction : {"sent", "received"}) {
-    const auto rows = rows_by_name(table_titled(view, std::string("Messages ") + direction + " by sender and receiver"));
-    EXPECT_EQ(rows.size(), expected.size()) << what << ": sender/receiver pairs " << direction;
-    for (const auto& [pair, figures] : expected) {
-      ASSERT_TRUE(rows.count(pair)) << what << ": no messages " << direction << " " << pair;
-      EXPECT_EQ(rows.at(pair).at("messages").get<double>(), figures.first) << what << " " << direction << " " << pair;
-      EXPECT_EQ(rows.at(pair).at("bytes").get<double>(), figures.second) << what << " " << direction << " " << pair;
-    }
-  }
-}
-
 class MpiJob : public testing::TestWithParam<std::tuple<std::string, int>> {};
 
 TEST_P(MpiJob, FiguresEqualWhatEachRankDid) {
   const auto [name, ranks] = GetParam();
   const Implementation mpi = implementation(name);
   if (mpi.launcher.empty()) GTEST_SKIP() << name << " is not installed (no mpicc." << name << "/mpirun." << name << ")";
-  const Job job = run_job(mpi, ranks);
+  JobSpec spec;
+  spec.ranks = ranks;
+  const Job job = run_job(mpi, spec);
   ASSERT_EQ(job.run.exit_code, 0) << job.run.err;
   const std::string what = name + " with " + std::to_string(ranks) + " ranks";
   for (int rank = 0; rank < ranks; ++rank) {
@@ -208,6 +74,19 @@ TEST_P(MpiJob, FiguresEqualWhatEachRankDid) {
     EXPECT_EQ(selected.at("<Total>").at("e.mpibytesrecv").get<double>(), own.at("bytes_received")) << what << " rank " << rank;
     EXPECT_EQ(selected.at("<Total>").at("e.mpiother").get<double>(), own.at("other")) << what << " rank " << rank;
   }
+  // The MPI views under -rank_select: the odd ranks' calls, the messages
+  // they sent and those they received, and rows for them only.
+  RankSelection odd;
+  std::string list;
+  for (int rank = 1; rank < ranks; rank += 2) {
+    odd.ranks.insert(rank);
+    list += (list.empty() ? "" : ",") + std::to_string(rank);
+  }
+  odd.args = {"-rank_select", list};
+  expect_per_function(job.experiment, job.truth, what + ", ranks " + list, odd);
+  expect_per_rank(job.experiment, job.truth, what + ", ranks " + list, odd);
+  expect_messages(job.experiment, job.truth, what + ", ranks " + list, odd);
+
   const auto upper = rows_by_name(er_print_json(
       {"-rank_select", "1-" + std::to_string(ranks - 1), "-metrics", "e.mpibytessent:name", "-functions"}, job.experiment));
   double upper_bytes = 0;
@@ -228,7 +107,9 @@ class MpiSettings : public testing::TestWithParam<std::string> {};
 TEST_P(MpiSettings, StacksOffKeepsTheFigures) {
   const Implementation mpi = implementation(GetParam());
   if (mpi.launcher.empty()) GTEST_SKIP() << GetParam() << " is not installed";
-  const Job job = run_job(mpi, 2, {}, {{"VT_STACKS", "0"}});
+  JobSpec spec;
+  spec.env = {{"VT_STACKS", "0"}};
+  const Job job = run_job(mpi, spec);
   ASSERT_EQ(job.run.exit_code, 0) << job.run.err;
   expect_per_function(job.experiment, job.truth, GetParam() + " with VT_STACKS=0");
   const auto rows = rows_by_name(er_print_json({"-metrics", "e.mpisend:i.mpisend:name", "-functions"}, job.experiment));
@@ -248,7 +129,9 @@ TEST_P(MpiSettings, MaxFlushesStopsTracingAndSaysSo) {
   const Implementation mpi = implementation(GetParam());
   if (mpi.launcher.empty()) GTEST_SKIP() << GetParam() << " is not installed";
   constexpr int kBufferBytes = 2048;
-  const Job job = run_job(mpi, 2, {}, {{"VT_MAX_FLUSHES", "1"}, {"VT_BUFFER_SIZE", std::to_string(kBufferBytes)}});
+  JobSpec spec;
+  spec.env = {{"VT_MAX_FLUSHES", "1"}, {"VT_BUFFER_SIZE", std::to_string(kBufferBytes)}};
+  const Job job = run_job(mpi, spec);
   ASSERT_EQ(job.run.exit_code, 0) << job.run.err;
   const json stats = er_print_json({"-mpi_stats"}, job.experiment);
   EXPECT_EQ(stats.at("summary").at("incomplete_traces").get<double>(), 2.0);
@@ -279,7 +162,10 @@ TEST_P(MpiSettings, MaxFlushesStopsTracingAndSaysSo) {
 TEST_P(MpiSettings, AbortingRankLeavesEveryRanksData) {
   const Implementation mpi = implementation(GetParam());
   if (mpi.launcher.empty()) GTEST_SKIP() << GetParam() << " is not installed";
-  const Job job = run_job(mpi, 4, {}, {}, {"abort"});
+  JobSpec spec;
+  spec.ranks = 4;
+  spec.target_args = {"abort"};
+  const Job job = run_job(mpi, spec);
   EXPECT_NE(job.run.exit_code, 0) << "the job aborted";
   for (int rank = 0; rank < 4; ++rank) ASSERT_FALSE(job.truth[rank].is_null()) << "rank " << rank;
   expect_per_function(job.experiment, job.truth, GetParam() + " with an aborting rank");
@@ -294,7 +180,7 @@ TEST_P(MpiSettings, Otf2ExportReadsBack) {
 #else
   const Implementation mpi = implementation(GetParam());
   if (mpi.launcher.empty()) GTEST_SKIP() << GetParam() << " is not installed";
-  const Job job = run_job(mpi, 2);
+  const Job job = run_job(mpi, JobSpec());
   ASSERT_EQ(job.run.exit_code, 0) << job.run.err;
   const fs::path archive = job.dir->path() / "otf2";
   const ProcessResult exported = run_process({(bin_dir() / "er_otf2").string(), job.experiment.string(), archive.string()});

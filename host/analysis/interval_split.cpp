@@ -1,0 +1,72 @@
+#include "interval_split.h"
+
+#include <algorithm>
+
+namespace lumen::analysis {
+
+namespace {
+
+const lumen_interval_split* declared_split(const host::AnalysisHalf& half) {
+  if (!half.library.has(LUMEN_ANALYSIS_INTERVAL_SPLIT)) return nullptr;
+  return half.library.get<const lumen_interval_split*()>(LUMEN_ANALYSIS_INTERVAL_SPLIT)();
+}
+
+// Sorts the intervals and merges those that overlap, so that one binary
+// search answers whether a time is covered.
+void merge(std::vector<std::pair<uint64_t, uint64_t>>& intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  size_t kept = 0;
+  for (const auto& interval : intervals) {
+    if (kept > 0 && interval.first <= intervals[kept - 1].second)
+      intervals[kept - 1].second = std::max(intervals[kept - 1].second, interval.second);
+    else
+      intervals[kept++] = interval;
+  }
+  intervals.resize(kept);
+}
+
+}  // namespace
+
+IntervalSplits::IntervalSplits(const std::vector<std::unique_ptr<Experiment>>& experiments,
+                               const MetricRegistry& registry)
+    : by_experiment_(experiments.size()) {
+  for (size_t e = 0; e < experiments.size(); ++e) {
+    for (const DataFile& file : experiments[e]->data_files()) {
+      const lumen_interval_split* declared = declared_split(*file.half);
+      if (declared == nullptr) continue;
+      const size_t own_metrics = file.half->descriptor->metric_count;
+      const auto sampled = registry.find(declared->sampled_metric);
+      if (!sampled || declared->duration_metric >= own_metrics || declared->inside_metric >= own_metrics ||
+          declared->outside_metric >= own_metrics)
+        continue;  // nothing samples that metric here, or a declaration out of range
+      Split split{*sampled, file.metric_base + declared->inside_metric, file.metric_base + declared->outside_metric, {}};
+      experiments[e]->for_each_event_in(file, [&](const DataFile&, const lumen_event& event) {
+        const uint64_t duration = static_cast<uint64_t>(std::max<int64_t>(event.values[declared->duration_metric], 0));
+        split.by_thread[event.thread_id].emplace_back(event.time_ns - std::min(duration, event.time_ns), event.time_ns);
+      });
+      for (auto& [thread, intervals] : split.by_thread) merge(intervals);
+      by_experiment_[e].push_back(std::move(split));
+    }
+  }
+}
+
+bool IntervalSplits::covers(const Intervals& intervals, uint64_t time_ns) {
+  // The last interval beginning at or before the time.
+  const auto after = std::upper_bound(intervals.begin(), intervals.end(), std::make_pair(time_ns, UINT64_MAX));
+  return after != intervals.begin() && std::prev(after)->second >= time_ns;
+}
+
+void IntervalSplits::add_shares(size_t experiment, const DataFile& file, const lumen_event& event,
+                                int64_t* row) const {
+  for (const Split& split : by_experiment_[experiment]) {
+    if (split.sampled < file.metric_base || split.sampled >= file.metric_base + file.half->descriptor->metric_count)
+      continue;
+    const int64_t value = event.values[split.sampled - file.metric_base];
+    if (value == 0) continue;
+    const auto thread = split.by_thread.find(event.thread_id);
+    const bool inside = thread != split.by_thread.end() && covers(thread->second, event.time_ns);
+    row[inside ? split.inside : split.outside] += value;
+  }
+}
+
+}  // namespace lumen::analysis

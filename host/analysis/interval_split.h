@@ -1,0 +1,45 @@
+// Metrics a plugin defines by splitting another plugin's samples by the
+// intervals its own events cover on each thread (analysis_plugin.h,
+// LUMEN_ANALYSIS_INTERVAL_SPLIT): MPI's mpiwait and mpiwork are clock
+// samples inside and outside MPI calls. A sample's value goes to one of the
+// two metrics on the sample's own stack, so both are attributed like any
+// other metric, and inside + outside equals the sampled total.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "experiment.h"
+#include "metric_registry.h"
+
+namespace lumen::analysis {
+
+class IntervalSplits {
+ public:
+  // Decodes the events of every splitting plugin in every experiment that
+  // recorded one, keeping the intervals they cover, per thread.
+  IntervalSplits(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry);
+
+  // Adds to `row` (one value per registry metric) the shares `event`, an
+  // event of `file` in experiment `experiment`, gives to split metrics.
+  void add_shares(size_t experiment, const DataFile& file, const lumen_event& event, int64_t* row) const;
+
+ private:
+  using Intervals = std::vector<std::pair<uint64_t, uint64_t>>;  // [begin, end], sorted, disjoint
+
+  struct Split {
+    size_t sampled;  // registry indices
+    size_t inside;
+    size_t outside;
+    std::unordered_map<uint32_t, Intervals> by_thread;
+  };
+
+  static bool covers(const Intervals& intervals, uint64_t time_ns);
+
+  std::vector<std::vector<Split>> by_experiment_;
+};
+
+}  // namespace lumen::analysis
