@@ -86,6 +86,11 @@ TEST_P(MpiJob, FiguresEqualWhatEachRankDid) {
   expect_per_function(job.experiment, job.truth, what + ", ranks " + list, odd);
   expect_per_rank(job.experiment, job.truth, what + ", ranks " + list, odd);
   expect_messages(job.experiment, job.truth, what + ", ranks " + list, odd);
+  // Every MPI call is made by each rank's main thread (thread 1): under
+  // -thread_select 2 (the MPI library's own threads) the views hold nothing.
+  const nlohmann::json others = er_print_json({"-thread_select", "2", "-mpi_stats"}, job.experiment);
+  EXPECT_TRUE(table_titled(others, "MPI functions").at("rows").empty()) << what << ": " << others.dump();
+  EXPECT_EQ(others.at("summary").at("calls").get<double>(), 0.0) << what;
 
   const auto upper = rows_by_name(er_print_json(
       {"-rank_select", "1-" + std::to_string(ranks - 1), "-metrics", "e.mpibytessent:name", "-functions"}, job.experiment));
