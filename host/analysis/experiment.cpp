@@ -9,6 +9,7 @@
 #include "data_file_reader.h"
 #include "format_error.h"
 #include "install_layout.h"
+#include "interval_split.h"
 
 namespace lumen::analysis {
 
@@ -150,6 +151,7 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins, Met
       }
       configure_plugin(*half, path, entry.second["options"]);
       const size_t base = registry.add_plugin(name, half->descriptor->metrics, half->descriptor->metric_count);
+      register_split_metrics(*half, base, registry);
       add_derived_metrics(*half, registry);
       data_files_.push_back({name, data_file, half, base});
     }

@@ -6,11 +6,6 @@ namespace lumen::analysis {
 
 namespace {
 
-const lumen_interval_split* declared_split(const host::AnalysisHalf& half) {
-  if (!half.library.has(LUMEN_ANALYSIS_INTERVAL_SPLIT)) return nullptr;
-  return half.library.get<const lumen_interval_split*()>(LUMEN_ANALYSIS_INTERVAL_SPLIT)();
-}
-
 // Sorts the intervals and merges those that overlap, so that one binary
 // search answers whether a time is covered.
 void merge(std::vector<std::pair<uint64_t, uint64_t>>& intervals) {
@@ -27,12 +22,25 @@ void merge(std::vector<std::pair<uint64_t, uint64_t>>& intervals) {
 
 }  // namespace
 
+const lumen_interval_split* declared_interval_split(const host::AnalysisHalf& half) {
+  if (!half.library.has(LUMEN_ANALYSIS_INTERVAL_SPLIT)) return nullptr;
+  return half.library.get<const lumen_interval_split*()>(LUMEN_ANALYSIS_INTERVAL_SPLIT)();
+}
+
+void register_split_metrics(const host::AnalysisHalf& half, size_t base, MetricRegistry& registry) {
+  const lumen_interval_split* declared = declared_interval_split(half);
+  const size_t own_metrics = half.descriptor->metric_count;
+  if (declared == nullptr || declared->inside_metric >= own_metrics || declared->outside_metric >= own_metrics) return;
+  registry.set_split_of(base + declared->inside_metric, declared->sampled_metric);
+  registry.set_split_of(base + declared->outside_metric, declared->sampled_metric);
+}
+
 IntervalSplits::IntervalSplits(const std::vector<std::unique_ptr<Experiment>>& experiments,
                                const MetricRegistry& registry)
     : by_experiment_(experiments.size()) {
   for (size_t e = 0; e < experiments.size(); ++e) {
     for (const DataFile& file : experiments[e]->data_files()) {
-      const lumen_interval_split* declared = declared_split(*file.half);
+      const lumen_interval_split* declared = declared_interval_split(*file.half);
       if (declared == nullptr) continue;
       const size_t own_metrics = file.half->descriptor->metric_count;
       const auto sampled = registry.find(declared->sampled_metric);

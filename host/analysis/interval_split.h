@@ -17,6 +17,11 @@
 
 namespace lumen::analysis {
 
+// The split a plugin's analysis half declares, or nullptr.
+const lumen_interval_split* declared_interval_split(const host::AnalysisHalf& half);
+// Marks the split's metrics of a plugin whose metrics start at `base`.
+void register_split_metrics(const host::AnalysisHalf& half, size_t base, MetricRegistry& registry);
+
 class IntervalSplits {
  public:
   // Decodes the events of every splitting plugin in every experiment that

@@ -24,6 +24,10 @@ struct MetricDef {
   // denominator's indices. Its own slot in a row's values stays 0; the
   // ratio is computed from the row's values when it is shown or sorted.
   std::optional<std::pair<size_t, size_t>> ratio_of;
+  // A split metric (mpiwork): the keyword of the sampled metric whose values
+  // it shares out (interval_split.h). Without that metric it stays 0, and
+  // the default metric list leaves it out.
+  std::string split_of;
 };
 
 class MetricRegistry {
@@ -35,6 +39,7 @@ class MetricRegistry {
   // what is wrong (an operand no metric has, a keyword already taken).
   std::string add_derived(const std::string& plugin, const lumen_derived_metric_def* metrics, size_t count);
   std::optional<size_t> find(const std::string& keyword) const;
+  void set_split_of(size_t metric, const std::string& sampled_keyword) { metrics_.at(metric).split_of = sampled_keyword; }
   const std::vector<MetricDef>& metrics() const { return metrics_; }
   size_t size() const { return metrics_.size(); }
 

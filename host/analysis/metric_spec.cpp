@@ -103,6 +103,7 @@ SortKey parse_sort_spec(const std::string& spec, const MetricRegistry& registry)
 std::string default_metric_spec(const MetricRegistry& registry) {
   std::string spec;
   for (const MetricDef& m : registry.metrics()) {
+    if (!m.split_of.empty() && !registry.find(m.split_of)) continue;  // nothing to split here
     const std::string visibility = m.ratio_of ? "." : ".%";
     if (m.flavors & LUMEN_FLAVOR_EXCLUSIVE) spec += "e" + visibility + m.keyword + ":";
     if (m.flavors & LUMEN_FLAVOR_INCLUSIVE) spec += "i" + visibility + m.keyword + ":";

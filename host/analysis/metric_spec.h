@@ -46,7 +46,8 @@ char flavor_letter(Flavor flavor);
 std::string flavor_word(Flavor flavor);  // "Exclusive", ...
 
 // The metrics a view shows by default: e.%M:i.%M for every metric M
-// (e.M:i.M for a derived ratio, which has no percentage).
+// (e.M:i.M for a derived ratio, which has no percentage), but for split
+// metrics whose sampled metric no experiment has.
 std::string default_metric_spec(const MetricRegistry& registry);
 
 }  // namespace lumen::analysis

@@ -13,6 +13,8 @@
 #include "../../clock/clock_record.h"
 #include "../mpi_record.h"
 #include "experiment.h"
+#include "interval_split.h"
+#include "metric_spec.h"
 #include "profile.h"
 #include "program_structure.h"
 #include "stream_writer.h"
@@ -117,6 +119,20 @@ TEST_F(IntervalSplit, FilteredSamplesAreSplitTheSameWay) {
   EXPECT_EQ(value(total, "mpiwait"), 64);
   EXPECT_EQ(value(total, "mpiwork"), 16 + 32 + 128 + 512);
   EXPECT_EQ(value(total, "user"), 64 + 16 + 32 + 128 + 512);
+}
+
+TEST_F(IntervalSplit, DefaultMetricsShowTheSplitOnlyWhereItsSampledMetricIs) {
+  EXPECT_NE(analysis::default_metric_spec(registry_).find("e.%mpiwait"), std::string::npos);
+  // A session of MPI tracing alone: nothing to split, so no columns of zeros.
+  analysis::MetricRegistry mpi_only;
+  const host::AnalysisHalf* mpi = plugins_->find("mpi");
+  ASSERT_NE(mpi, nullptr);
+  const size_t base = mpi_only.add_plugin("mpi", mpi->descriptor->metrics, mpi->descriptor->metric_count);
+  analysis::register_split_metrics(*mpi, base, mpi_only);
+  const std::string spec = analysis::default_metric_spec(mpi_only);
+  EXPECT_NE(spec.find("e.%mpitime"), std::string::npos) << spec;
+  EXPECT_EQ(spec.find("mpiwork"), std::string::npos) << spec;
+  EXPECT_EQ(spec.find("mpiwait"), std::string::npos) << spec;
 }
 
 }  // namespace
