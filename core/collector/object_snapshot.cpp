@@ -22,7 +22,8 @@ namespace {
 // and names they point to.
 struct Snapshot {
   Snapshot* retired_next;
-  size_t bytes;
+  size_t bytes;  // mapped
+  size_t used;   // filled, headers and copies alike
   size_t count;
   dl_phdr_info objects[];
 };
@@ -33,7 +34,7 @@ std::atomic<bool> g_missed{false};
 std::atomic<bool> g_refreshing{false};
 std::atomic<uint64_t> g_last_refresh_ns{0};
 Snapshot* g_retired = nullptr;  // guarded by g_refreshing
-size_t g_last_bytes = 0;        // guarded by g_refreshing
+size_t g_last_used = 0;         // guarded by g_refreshing
 
 constexpr uint64_t kMissRefreshInterval = 10'000'000;
 
@@ -93,6 +94,7 @@ Snapshot* take_snapshot(size_t capacity) {
   const size_t slots = (capacity / 4) / sizeof(dl_phdr_info);
   Builder builder{snapshot, capacity, slots, reinterpret_cast<char*>(&snapshot->objects[slots]), false};
   real_dl_iterate_phdr(copy_object, &builder);
+  snapshot->used = static_cast<size_t>(builder.tail - reinterpret_cast<char*>(snapshot));
   if (!builder.overflowed) return snapshot;
   raw_munmap(memory, capacity);
   return nullptr;
@@ -125,11 +127,12 @@ void object_snapshot_refresh() {
   while (g_refreshing.exchange(true, std::memory_order_acquire)) sched_yield();
   g_missed.store(false, std::memory_order_relaxed);
   Snapshot* fresh = nullptr;
-  for (size_t capacity = std::max<size_t>(64 * 1024, 2 * g_last_bytes); fresh == nullptr && capacity <= (size_t{1} << 30);
+  // Room for twice what the last one held: objects come and go in bulk.
+  for (size_t capacity = std::max<size_t>(64 * 1024, 2 * g_last_used); fresh == nullptr && capacity <= (size_t{1} << 30);
        capacity *= 2)
     fresh = take_snapshot(capacity);
   if (fresh != nullptr) {
-    g_last_bytes = fresh->bytes;
+    g_last_used = fresh->used;
     Snapshot* old = g_current.exchange(fresh);
     if (old != nullptr) {
       old->retired_next = g_retired;

@@ -63,6 +63,15 @@ TEST(ObjectSnapshot, HoldsTheLinkersObjectsWithTheirProgramHeaders) {
   }
 }
 
+// Each refresh sizes its mapping from what the last one held; a program
+// that dlopens all through its run refreshes thousands of times.
+TEST(ObjectSnapshot, EveryRefreshHoldsEveryObject) {
+  for (int refresh = 0; refresh < 100; ++refresh) {
+    lc::object_snapshot_refresh();
+    ASSERT_EQ(snapshot_objects().size(), real_objects().size()) << "refresh " << refresh;
+  }
+}
+
 TEST(ObjectSnapshot, StopsWhereTheCallbackSaysSo) {
   lc::object_snapshot_refresh();
   int calls = 0;
