@@ -127,6 +127,20 @@ TEST_P(MpiSettings, StacksOffKeepsTheFigures) {
         << function << " has MPI sends although no stack was recorded";
 }
 
+// Clock profiling and heap tracing on every process of the job, the
+// launcher's daemons included: they dlopen plugins on several threads while
+// others allocate, the case where unwinding must not wait for the linker's
+// lock. Every process finishes and the MPI figures stay exact.
+TEST_P(MpiSettings, WithClockProfilingAndHeapTracingEveryProcessFinishes) {
+  const Implementation mpi = implementation(GetParam());
+  if (mpi.launcher.empty()) GTEST_SKIP() << GetParam() << " is not installed";
+  JobSpec spec;
+  spec.collect_args = {"--profile", "mpi", "-p", "hi", "-H", "on"};
+  const Job job = run_job(mpi, spec);
+  ASSERT_EQ(job.run.exit_code, 0) << job.run.err;
+  expect_per_function(job.experiment, job.truth, GetParam() + " with -p hi -H on");
+}
+
 // VT_MAX_FLUSHES=1: each rank traces until one VT_BUFFER_SIZE buffer is
 // full, then stops; the experiment says the trace is incomplete, and what
 // was recorded is the beginning of what the program did.
