@@ -2,9 +2,11 @@
 
 #include <lumen/record_format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "data_file_reader.h"
 
@@ -196,21 +198,25 @@ std::string render_output(const std::string& view, const ViewRun& run, OutputFor
       out << s.label << ": " << v << (s.unit == LUMEN_UNIT_NANOSECONDS ? " s" : "") << "\n";
     }
     for (const Table& table : run.tables) {
-      out << "\n" << table.title << "\n";
-      for (const ViewColumn& c : table.columns) {
-        char h[64];
-        std::snprintf(h, sizeof h, "%14s", c.title.substr(0, 14).c_str());
-        out << h;
-      }
-      out << "  Name\n";
-      for (const Row& row : table.rows) {
+      // Each column as wide as its title or its widest cell, two apart.
+      std::vector<std::vector<std::string>> cells(table.rows.size());
+      std::vector<size_t> widths;
+      for (const ViewColumn& c : table.columns) widths.push_back(c.title.size());
+      for (size_t r = 0; r < table.rows.size(); ++r)
         for (size_t c = 0; c < table.columns.size(); ++c) {
-          char cell[64];
-          std::snprintf(cell, sizeof cell, "%14s", number(table.columns[c], row.values[c]).c_str());
-          out << cell;
+          cells[r].push_back(number(table.columns[c], table.rows[r].values[c]));
+          widths[c] = std::max(widths[c], cells[r].back().size());
         }
-        out << "  " << row.name << "\n";
-        for (const Frame& f : row.stack) out << std::string(16, ' ') << f.function << " (" << f.load_object << ")\n";
+      const auto pad = [&out](const std::string& text, size_t width) {
+        out << std::string(width + 2 - text.size(), ' ') << text;
+      };
+      out << "\n" << table.title << "\n";
+      for (size_t c = 0; c < table.columns.size(); ++c) pad(table.columns[c].title, widths[c]);
+      out << "  Name\n";
+      for (size_t r = 0; r < table.rows.size(); ++r) {
+        for (size_t c = 0; c < table.columns.size(); ++c) pad(cells[r][c], widths[c]);
+        out << "  " << table.rows[r].name << "\n";
+        for (const Frame& f : table.rows[r].stack) out << std::string(16, ' ') << f.function << " (" << f.load_object << ")\n";
       }
     }
   }
