@@ -76,6 +76,16 @@ const NamedCounter* find_named_counter(const std::string& name) {
   return nullptr;
 }
 
+bool split_pmu_event_name(const std::string& name, std::string* pmu, std::string* event) {
+  const size_t first = name.find('/');
+  if (first == 0 || first == std::string::npos || name.size() < first + 3 || name.back() != '/') return false;
+  const std::string middle = name.substr(first + 1, name.size() - first - 2);
+  if (middle.find('/') != std::string::npos) return false;
+  if (pmu != nullptr) *pmu = name.substr(0, first);
+  if (event != nullptr) *event = middle;
+  return true;
+}
+
 uint64_t default_interval_of(const std::string& name) {
   const NamedCounter* named = find_named_counter(name);
   return named != nullptr ? named->default_interval : kRawDefaultInterval;
@@ -95,7 +105,8 @@ std::string parse_counter_list(const std::string& text, std::vector<CounterReque
     std::string name = words[i];
     if (name.empty()) return "an empty counter name in '" + text + "'";
     if (is_interval_word(name)) return "'" + name + "' is an interval, but no counter precedes it in '" + text + "'";
-    if (const size_t slash = name.find('/'); slash != std::string::npos) {
+    const size_t slash = name.find('/');
+    if (slash != std::string::npos && !split_pmu_event_name(name, nullptr, nullptr)) {
       const std::string reg = name.substr(slash + 1);
       if (reg.empty() || reg.find_first_not_of("0123456789") != std::string::npos)
         return "'" + name + "': a register suffix is /NUMBER";

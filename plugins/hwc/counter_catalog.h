@@ -38,6 +38,10 @@ const NamedCounter* find_named_counter(const std::string& name);
 // The overflow interval of a raw PMU counter given without one.
 inline constexpr uint64_t kRawDefaultInterval = 1000003;
 
+// Whether `name` is a PMU event in the kernel's sysfs notation, PMU/EVENT/
+// (msr/tsc/); if so, its two parts.
+bool split_pmu_event_name(const std::string& name, std::string* pmu, std::string* event);
+
 // One counter requested with -h, before it is resolved to an event.
 struct CounterRequest {
   std::string name;
@@ -47,7 +51,8 @@ struct CounterRequest {
 // Parses "COUNTER[,INTERVAL][,COUNTER2[,INTERVAL2]]...". INTERVAL is on (the
 // counter's default), hi (a tenth of it), lo (ten times) or a positive
 // number. A counter name may carry Oracle's register suffix "/N", which is
-// accepted and ignored (the kernel assigns registers). Returns an empty
+// accepted and ignored (the kernel assigns registers), or be a PMU event
+// written PMU/EVENT/. Returns an empty
 // string, or what is wrong, naming the offending word.
 std::string parse_counter_list(const std::string& text, std::vector<CounterRequest>* counters);
 

@@ -20,8 +20,8 @@ enum OverflowFlags : uint16_t {
   // Counts accrued after the thread's last overflow, read at its end: they
   // belong to no interrupted stack (the artificial collector_final_counters).
   kFinalCounts = 1,
-  // Counts that no instruction of the program caused
-  // (collector_not_program_related).
+  // Counts that no instruction of the program caused: whole intervals of a
+  // counter whose PMU cannot sample, polled (collector_not_program_related).
   kNotProgramRelated = 2,
 };
 

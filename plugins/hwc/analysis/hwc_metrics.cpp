@@ -8,9 +8,11 @@ namespace lumen::hwc {
 namespace {
 
 // A metric keyword is one word of a -metrics list ("e.cycles:i.insts"): raw
-// PMU names ("INST_RETIRED:ANY_P") keep their letters, not the separators.
+// PMU names ("INST_RETIRED:ANY_P", "msr/tsc/") keep their letters, not the
+// separators.
 std::string keyword_of(const std::string& name) {
   std::string keyword = name;
+  if (keyword.size() > 1 && keyword.back() == '/') keyword.pop_back();
   for (char& c : keyword)
     if (c == ':' || c == '.' || c == '/' || c == ',' || c == ' ') c = '_';
   return keyword;

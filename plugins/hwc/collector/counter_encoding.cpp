@@ -7,10 +7,13 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <vector>
+
+#include "sysfs_event.h"
 
 namespace lumen::hwc {
 
@@ -40,7 +43,8 @@ perf_event_attr base_attr(uint32_t type, uint64_t config, uint64_t interval) {
 }
 
 // Encodes a libpfm4 name (e.g. "INST_RETIRED:ANY_P", "pmu::EVENT:UMASK").
-bool encode_with_pfm(const std::string& name, uint64_t interval, EncodedCounter* encoded, bool* hardware) {
+bool encode_with_pfm(const std::string& name, uint64_t interval, EncodedCounter* encoded, bool* hardware,
+                     bool* uncore) {
   if (!pfm_ready()) return false;
   perf_event_attr attr;
   std::memset(&attr, 0, sizeof attr);
@@ -58,15 +62,78 @@ bool encode_with_pfm(const std::string& name, uint64_t interval, EncodedCounter*
   std::memset(&pmu, 0, sizeof pmu);
   pmu.size = sizeof pmu;
   *hardware = true;
+  *uncore = false;
   if (pfm_get_event_info(arg.idx, PFM_OS_PERF_EVENT, &info) == PFM_SUCCESS &&
-      pfm_get_pmu_info(info.pmu, &pmu) == PFM_SUCCESS)
+      pfm_get_pmu_info(info.pmu, &pmu) == PFM_SUCCESS) {
     *hardware = attr.type != PERF_TYPE_SOFTWARE;
+    *uncore = pmu.type == PFM_PMU_TYPE_UNCORE;
+  }
   encoded->attr = base_attr(attr.type, attr.config, interval);
   encoded->attr.config1 = attr.config1;
   encoded->attr.config2 = attr.config2;
   encoded->event = canonical != nullptr ? canonical : name;
   std::free(canonical);
   return true;
+}
+
+// 0, or the errno of opening `attr` for the calling thread (cpu < 0) or on `cpu`.
+int try_open(const perf_event_attr& attr, int cpu = -1) {
+  const int fd = cpu < 0 ? open_counter(attr, -1) : open_counter_on_cpu(attr, cpu);
+  if (fd < 0) return errno;
+  close(fd);
+  return 0;
+}
+
+bool per_cpu_requested() {
+  const char* value = std::getenv("LUMEN_HWC_COUNT_PER_CPU");
+  return value != nullptr && std::strcmp(value, "1") == 0;
+}
+
+// CPU-wide and uncore PMUs refuse a sample period (EINVAL, EOPNOTSUPP): what
+// they count is no instruction's doing, so such an event is counted and
+// polled instead: per task where the kernel allows it, else (and for a sysfs
+// PMU only, whose cpumask says where to open it) per CPU. They often refuse
+// the exclude bits as well (they count whatever runs).
+void settle_sampling(EncodedCounter* counter, const std::string& sysfs_pmu) {
+  const int sampling = try_open(counter->attr);
+  if (sampling != EINVAL && sampling != EOPNOTSUPP) return;
+  perf_event_attr counting = counter->attr;
+  counting.sample_period = 0;
+  counting.wakeup_events = 0;
+  std::vector<int> cpus;
+  const bool per_cpu_possible = !sysfs_pmu.empty() && pmu_cpus(kSysfsPmuRoot, sysfs_pmu, &cpus).empty();
+  for (const bool per_cpu : {false, true}) {
+    if (per_cpu ? !per_cpu_possible : per_cpu_requested() && per_cpu_possible) continue;
+    for (const unsigned excluding : {1u, 0u}) {
+      counting.exclude_kernel = excluding;
+      counting.exclude_hv = excluding;
+      counter->counting_error = try_open(counting, per_cpu ? cpus[0] : -1);
+      if (counter->counting_error == 0) {
+        counter->attr = counting;
+        counter->not_program_related = true;
+        if (per_cpu) counter->cpus = cpus;
+        return;
+      }
+    }
+  }
+}
+
+// PMU/EVENT/ through sysfs.
+std::string encode_sysfs(const CounterRequest& request, const std::string& pmu, const std::string& event,
+                         EncodedCounter* encoded) {
+  SysfsEvent sysfs;
+  if (std::string problem = read_sysfs_event(kSysfsPmuRoot, pmu, event, &sysfs); !problem.empty())
+    return "the counter " + request.name + ": " + problem;
+  encoded->attr = base_attr(sysfs.type, sysfs.config[0], request.interval);
+  encoded->attr.config1 = sysfs.config[1];
+  encoded->attr.config2 = sysfs.config[2];
+  char config[96];
+  std::snprintf(config, sizeof config, "type %u config 0x%llx", sysfs.type,
+                static_cast<unsigned long long>(sysfs.config[0]));
+  encoded->event = pmu + " PMU, " + config;
+  encoded->hardware = true;
+  settle_sampling(encoded, pmu);
+  return "";
 }
 
 std::string errno_text(int error) {
@@ -79,6 +146,9 @@ std::string errno_text(int error) {
 
 std::string encode_counter(const CounterRequest& request, EncodedCounter* encoded) {
   encoded->name = request.name;
+  encoded->interval = request.interval;
+  std::string pmu, event;
+  if (split_pmu_event_name(request.name, &pmu, &event)) return encode_sysfs(request, pmu, event, encoded);
   if (const NamedCounter* named = find_named_counter(request.name)) {
     encoded->hardware = (named->flags & kHardware) != 0;
     if (named->perf_type != UINT32_MAX) {
@@ -86,14 +156,15 @@ std::string encode_counter(const CounterRequest& request, EncodedCounter* encode
       encoded->event = named->event;
       return "";
     }
-    bool hardware = true;
+    bool hardware = true, uncore = false;
     for (const char* const* raw = named->raw_candidates; raw != nullptr && *raw != nullptr; ++raw)
-      if (encode_with_pfm(*raw, request.interval, encoded, &hardware)) return "";
+      if (encode_with_pfm(*raw, request.interval, encoded, &hardware, &uncore)) return "";
     return "the counter " + request.name + " (" + named->title + ") has no event on this machine's PMU";
   }
-  bool hardware = true;
-  if (encode_with_pfm(request.name, request.interval, encoded, &hardware)) {
+  bool hardware = true, uncore = false;
+  if (encode_with_pfm(request.name, request.interval, encoded, &hardware, &uncore)) {
     encoded->hardware = hardware;
+    if (uncore) settle_sampling(encoded, "");
     return "";
   }
   return "unknown counter '" + request.name + "' (collect -h lists the counters of this machine)";
@@ -101,6 +172,10 @@ std::string encode_counter(const CounterRequest& request, EncodedCounter* encode
 
 int open_counter(const perf_event_attr& attr, int group_fd) {
   return static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC));
+}
+
+int open_counter_on_cpu(const perf_event_attr& attr, int cpu) {
+  return static_cast<int>(syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
 bool hardware_counters_available(std::string* why) {
@@ -120,7 +195,8 @@ bool hardware_counters_available(std::string* why) {
 }
 
 std::string counter_obstacle(const EncodedCounter& counter) {
-  const int fd = open_counter(counter.attr, -1);
+  const int fd =
+      counter.cpus.empty() ? open_counter(counter.attr, -1) : open_counter_on_cpu(counter.attr, counter.cpus[0]);
   if (fd >= 0) {
     close(fd);
     return "";
@@ -133,13 +209,16 @@ std::string counter_obstacle(const EncodedCounter& counter) {
                "software events (task-clock, page-faults, ...) work: collect -h lists them";
   else if (error == EACCES || error == EPERM)
     message += "; /proc/sys/kernel/perf_event_paranoid forbids it";
+  if (counter.counting_error != 0)
+    message += "; its PMU cannot sample, and counting it fails too (" + errno_text(counter.counting_error) + ")";
   return message;
 }
 
 std::string combination_obstacle(const std::vector<EncodedCounter>& counters) {
   std::vector<const EncodedCounter*> hardware;
+  // Counters that do not sample are opened alone, on their own PMU.
   for (const EncodedCounter& c : counters)
-    if (c.hardware) hardware.push_back(&c);
+    if (c.hardware && !c.not_program_related) hardware.push_back(&c);
   if (hardware.size() < 2) return "";
   std::string names;
   for (const EncodedCounter* c : hardware) names += (names.empty() ? "" : ",") + c->name;

@@ -2,10 +2,14 @@
 
 #include <perfmon/pfmlib_perf_event.h>
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "counter_encoding.h"
+#include "sysfs_event.h"
 
 namespace lumen::hwc {
 
@@ -37,10 +41,35 @@ void list_raw_counters(void (*line)(void*, const char*), void* context) {
   }
 }
 
+// The sysfs PMU events (PMU/EVENT/) that count but cannot sample, each
+// "msr/tsc/,1000003 (not-program-related events)", as Oracle lists them.
+std::vector<std::string> not_program_related_lines() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const fs::directory_entry& pmu : fs::directory_iterator(kSysfsPmuRoot, error))
+    for (const fs::directory_entry& event : fs::directory_iterator(pmu.path() / "events", error)) {
+      const std::string file = event.path().filename().string();
+      // EVENT.scale, EVENT.unit, ... describe EVENT.
+      if (file.find('.') == std::string::npos) names.push_back(pmu.path().filename().string() + "/" + file + "/");
+    }
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> lines;
+  for (const std::string& name : names) {
+    EncodedCounter encoded;
+    if (!encode_counter({name, kRawDefaultInterval}, &encoded).empty() || !encoded.not_program_related ||
+        !counter_obstacle(encoded).empty())
+      continue;
+    lines.push_back(name + "," + std::to_string(kRawDefaultInterval) + " (not-program-related events)");
+  }
+  return lines;
+}
+
 }  // namespace
 
 void list_counters(void (*line)(void*, const char*), void* context) {
   std::string why;
+  const std::vector<std::string> not_program_related = not_program_related_lines();
   if (hardware_counters_available(&why)) {
     line(context, "Aliased HW counters available for profiling:");
     for (const NamedCounter& c : named_counters()) {
@@ -52,9 +81,13 @@ void list_counters(void (*line)(void*, const char*), void* context) {
     }
     line(context, "Raw HW counters available for profiling:");
     list_raw_counters(line, context);
+    for (const std::string& text : not_program_related) line(context, text.c_str());
   } else {
     const std::string text = "No hardware counters available for profiling: " + why + ".";
     line(context, text.c_str());
+    // CPU-wide PMUs (msr, power, ...) exist in many machines without a core PMU.
+    if (!not_program_related.empty()) line(context, "Raw HW counters available for profiling:");
+    for (const std::string& text : not_program_related) line(context, text.c_str());
   }
   line(context, "Software events available for profiling:");
   for (const NamedCounter& c : named_counters()) {

@@ -6,11 +6,22 @@
 // the thread's previous record of it, read from the counter itself; the
 // counts after the last overflow are recorded when the thread ends (or when
 // collection stops) without a stack: collector_final_counters.
+//
+// A counter whose PMU cannot sample (msr, power, uncore_*: events no
+// instruction of the program causes) is counted per thread and polled by a
+// CPU-time timer of the thread (a per-task count only grows while the thread
+// runs); each full interval it crossed is one record without a stack,
+// flagged kNotProgramRelated (collector_not_program_related), and what is
+// left after the last full interval goes with the final counts. Where the
+// kernel counts such an event only per CPU, it is counted once per process
+// on each CPU and polled by a CLOCK_MONOTONIC timer of the process; its
+// records carry the polling thread's id, which means nothing.
 #include <fcntl.h>
 #include <lumen/collector_plugin.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -24,6 +35,7 @@
 #include "../hwc_record.h"
 #include "counter_encoding.h"
 #include "counter_listing.h"
+#include "cpu_wide_counters.h"
 
 namespace lumen::hwc {
 namespace {
@@ -33,6 +45,22 @@ lumen_stream g_stream = -1;
 int g_signal = 0;
 uint32_t g_counter_count = 0;
 perf_event_attr g_attrs[kMaxCounters];
+uint64_t g_intervals[kMaxCounters];
+bool g_polled[kMaxCounters];  // not program related: counted and polled, never sampled
+bool g_any_polled = false;     // per thread
+bool g_cpu_wide[kMaxCounters];  // polled, and counted per CPU rather than per thread
+bool g_any_cpu_wide = false;
+int g_pid = 0;                  // the collected process (a forked child's stop is not its own)
+
+// The poll timers' signal values, telling their expiries from overflows.
+constexpr int kPollCookie = 0x4c4e5052;
+constexpr int kCpuWidePollCookie = 0x4c4e5043;
+// Thread CPU time between polls: a per-task count grows only while its
+// thread runs, so a thread that waits needs no poll.
+constexpr long kPollNs = 10'000'000;
+// A poll that crossed more intervals than this (a tiny interval) puts the
+// rest in its last record, which then counts several whole intervals.
+constexpr uint64_t kMaxRecordsPerPoll = 256;
 std::atomic<bool> g_running{false};
 
 // One thread's counters, in a table of raw mmap memory that a handler and
@@ -47,6 +75,8 @@ struct ThreadCounters {
   uint32_t tid;
   int fds[kMaxCounters];
   uint64_t last[kMaxCounters];   // the count at the previous record of each counter
+  timer_t poll_timer;            // with g_any_polled
+  bool poll_armed;
 };
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free,
               "touched in the signal handler");
@@ -79,7 +109,82 @@ void write_overflow(uint64_t stack_id, uint64_t count, uint32_t tid, uint32_t co
   g_runtime->write_record(g_stream, kOverflowRecord, &record, sizeof record);
 }
 
+// [signal-safe] One kNotProgramRelated record per full interval counter
+// `i` crossed since its previous record (at *last); the rest stays for later.
+void record_full_intervals(uint64_t* last, uint32_t tid, uint32_t i, uint64_t value) {
+  if (value <= *last) return;
+  const uint64_t whole = (value - *last) / g_intervals[i];
+  if (whole == 0) return;
+  const uint64_t records = whole < kMaxRecordsPerPoll ? whole : kMaxRecordsPerPoll;
+  for (uint64_t r = 1; r <= records; ++r)
+    write_overflow(LUMEN_NO_STACK, g_intervals[i] * (r < records ? 1 : whole - records + 1), tid, i,
+                   kNotProgramRelated);
+  *last += whole * g_intervals[i];
+}
+
+// Counters counted per CPU: the count at their previous record, and a flag
+// a poll takes without waiting (a busy poll is skipped; the next one finds
+// the counts it would have recorded).
+uint64_t g_cpu_wide_last[kMaxCounters];
+std::atomic<bool> g_cpu_wide_busy{false};
+timer_t g_cpu_wide_timer;
+bool g_cpu_wide_timer_armed = false;
+
+// [signal-safe] The process's CPU-wide poll timer expired, on any thread.
+void on_cpu_wide_poll() {
+  if (g_cpu_wide_busy.exchange(true, std::memory_order_acquire)) return;
+  if (g_running.load(std::memory_order_acquire))
+    for (uint32_t i = 0; i < g_counter_count; ++i) {
+      uint64_t value = 0;
+      if (g_cpu_wide[i] && read_cpu_wide(i, &value))
+        record_full_intervals(&g_cpu_wide_last[i], g_runtime->thread_id(), i, value);
+    }
+  g_cpu_wide_busy.store(false, std::memory_order_release);
+}
+
+// At stop: the last full intervals, the rest as final counts, and closed.
+void close_cpu_wide_counters() {
+  if (g_cpu_wide_timer_armed) timer_delete(g_cpu_wide_timer);
+  g_cpu_wide_timer_armed = false;
+  while (g_cpu_wide_busy.exchange(true, std::memory_order_acquire)) sched_yield();
+  const uint32_t tid = g_runtime->thread_id();
+  for (uint32_t i = 0; i < g_counter_count; ++i) {
+    uint64_t value = 0;
+    if (!g_cpu_wide[i]) continue;
+    if (read_cpu_wide(i, &value)) {
+      record_full_intervals(&g_cpu_wide_last[i], tid, i, value);
+      if (value > g_cpu_wide_last[i])
+        write_overflow(LUMEN_NO_STACK, value - g_cpu_wide_last[i], tid, i, kFinalCounts);
+    }
+    close_cpu_wide(i);
+  }
+  // Left taken: a late expiry finds the counters gone.
+}
+
+// [signal-safe] The poll timer of the calling thread expired.
+void on_poll(ThreadCounters* slot) {
+  slot->in_handler.store(true, std::memory_order_seq_cst);
+  if (slot->state.load(std::memory_order_seq_cst) == kLive && g_running.load(std::memory_order_acquire)) {
+    for (uint32_t i = 0; i < g_counter_count; ++i) {
+      uint64_t value = 0;
+      if (g_polled[i] && slot->fds[i] >= 0 &&
+          read(slot->fds[i], &value, sizeof value) == static_cast<ssize_t>(sizeof value))
+        record_full_intervals(&slot->last[i], slot->tid, i, value);
+    }
+  }
+  slot->in_handler.store(false, std::memory_order_release);
+}
+
 int on_overflow(int, siginfo_t* info, void* ucontext) {
+  if (info->si_code == SI_TIMER && info->si_value.sival_int == kPollCookie) {
+    // A late expiry after the thread's counters closed is still ours.
+    if (ThreadCounters* slot = t_slot; slot != nullptr) on_poll(slot);
+    return 1;
+  }
+  if (info->si_code == SI_TIMER && info->si_value.sival_int == kCpuWidePollCookie) {
+    on_cpu_wide_poll();
+    return 1;
+  }
   if (info->si_code < POLL_IN || info->si_code > POLL_HUP) return 0;
   ThreadCounters* slot = t_slot;
   int index = -1;
@@ -107,11 +212,17 @@ void close_slot(ThreadCounters* slot) {
   int expected = kLive;
   if (!slot->state.compare_exchange_strong(expected, kClosing, std::memory_order_seq_cst)) return;
   while (slot->in_handler.load(std::memory_order_seq_cst)) sched_yield();
+  if (slot->poll_armed) {
+    timer_delete(slot->poll_timer);
+    slot->poll_armed = false;
+  }
   for (uint32_t i = 0; i < g_counter_count; ++i) {
     if (slot->fds[i] < 0) continue;
     ioctl(slot->fds[i], PERF_EVENT_IOC_DISABLE, 0);
     uint64_t value = 0;
-    if (read(slot->fds[i], &value, sizeof value) == static_cast<ssize_t>(sizeof value) && value > slot->last[i])
+    const bool read_ok = read(slot->fds[i], &value, sizeof value) == static_cast<ssize_t>(sizeof value);
+    if (read_ok && g_polled[i]) record_full_intervals(&slot->last[i], slot->tid, i, value);
+    if (read_ok && value > slot->last[i])
       write_overflow(LUMEN_NO_STACK, value - slot->last[i], slot->tid, i, kFinalCounts);
     close(slot->fds[i]);
     slot->fds[i] = -1;
@@ -127,13 +238,34 @@ ThreadCounters* claim_slot() {
   return nullptr;
 }
 
+// The calling thread's poll timer: every kPollNs of its CPU time, g_signal
+// to this thread.
+void arm_poll_timer(ThreadCounters* slot) {
+  sigevent event{};
+  event.sigev_notify = SIGEV_THREAD_ID;
+  event.sigev_signo = g_signal;
+  event.sigev_value.sival_int = kPollCookie;
+  event._sigev_un._tid = static_cast<pid_t>(slot->tid);
+  if (timer_create(CLOCK_THREAD_CPUTIME_ID, &event, &slot->poll_timer) != 0) {
+    g_runtime->count_drop();
+    return;
+  }
+  slot->poll_armed = true;
+  itimerspec period{};
+  period.it_interval.tv_nsec = kPollNs;
+  period.it_value = period.it_interval;
+  timer_settime(slot->poll_timer, 0, &period, nullptr);
+}
+
 void thread_begin() {
   if (!g_running.load(std::memory_order_acquire)) return;
   const int pid = getpid();
   if (t_slot != nullptr && t_slot->pid != pid) {
-    // Forked: the slot is the parent's copy; its fds count the parent's thread.
+    // Forked: the slot is the parent's copy; its fds count the parent's
+    // thread (its poll timer was not inherited).
     for (uint32_t i = 0; i < g_counter_count; ++i)
       if (t_slot->fds[i] >= 0) close(t_slot->fds[i]);
+    t_slot->poll_armed = false;
     t_slot->state.store(kFree, std::memory_order_release);
     t_slot = nullptr;
   }
@@ -146,14 +278,20 @@ void thread_begin() {
   slot->pid = pid;
   slot->tid = g_runtime->thread_id();
   slot->in_handler.store(false, std::memory_order_relaxed);
+  slot->poll_armed = false;
   for (uint32_t i = 0; i < kMaxCounters; ++i) {
     slot->fds[i] = -1;
     slot->last[i] = 0;
   }
   for (uint32_t i = 0; i < g_counter_count; ++i) {
+    if (g_cpu_wide[i]) continue;
     const int fd = open_counter(g_attrs[i], -1);
     if (fd < 0) {
       g_runtime->count_drop();
+      continue;
+    }
+    if (g_polled[i]) {
+      slot->fds[i] = fd;
       continue;
     }
     mark_fd(fd);
@@ -166,6 +304,7 @@ void thread_begin() {
     }
     slot->fds[i] = fd;
   }
+  if (g_any_polled) arm_poll_timer(slot);
   t_slot = slot;
   slot->state.store(kLive, std::memory_order_seq_cst);
   for (uint32_t i = 0; i < g_counter_count; ++i)
@@ -189,6 +328,42 @@ std::string resolve(const char* text, std::vector<EncodedCounter>* encoded) {
   return problem;
 }
 
+// Opens a per-CPU counter (when it cannot be, it counts nothing: a drop) and
+// says in the experiment's log how a counter that cannot sample is counted.
+void prepare_polling(const EncodedCounter& counter, uint32_t index, const lumen_runtime* runtime) {
+  std::string how = "counted per thread, polled every " + std::to_string(kPollNs / 1'000'000) +
+                    " ms of the thread's CPU time";
+  if (g_cpu_wide[index]) {
+    std::string cpus;
+    for (const int cpu : counter.cpus) cpus += (cpus.empty() ? "" : ",") + std::to_string(cpu);
+    how = "counted per CPU on CPUs " + cpus + " (the whole machine's events, not this process's), polled every " +
+          std::to_string(kPollNs / 1'000'000) + " ms";
+    if (const std::string problem = open_cpu_wide(index, counter.attr, counter.cpus); !problem.empty()) {
+      how += ", but it cannot be opened (" + problem + "): it counts nothing";
+      g_cpu_wide[index] = false;
+      runtime->count_drop();
+    }
+  }
+  const std::string note = "hwc: " + counter.name + " (" + counter.event + ") cannot sample: " + how +
+                           "; one record per " + std::to_string(counter.interval) +
+                           " events under collector_not_program_related";
+  runtime->log_note(note.c_str());
+}
+
+// A CLOCK_MONOTONIC timer of the process, polling the per-CPU counters.
+bool arm_cpu_wide_timer() {
+  sigevent event{};
+  event.sigev_notify = SIGEV_SIGNAL;
+  event.sigev_signo = g_signal;
+  event.sigev_value.sival_int = kCpuWidePollCookie;
+  if (timer_create(CLOCK_MONOTONIC, &event, &g_cpu_wide_timer) != 0) return false;
+  g_cpu_wide_timer_armed = true;
+  itimerspec period{};
+  period.it_interval.tv_nsec = kPollNs;
+  period.it_value = period.it_interval;
+  return timer_settime(g_cpu_wide_timer, 0, &period, nullptr) == 0;
+}
+
 const char* counters_option(const lumen_option_value* options, size_t count) {
   for (size_t i = 0; i < count; ++i)
     if (std::strcmp(options[i].name, "counters") == 0) return options[i].value;
@@ -208,7 +383,12 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
   settings.counter_count = g_counter_count;
   for (uint32_t i = 0; i < g_counter_count; ++i) {
     g_attrs[i] = counters[i].attr;
-    settings.intervals[i] = counters[i].attr.sample_period;
+    g_intervals[i] = counters[i].interval;
+    g_cpu_wide[i] = counters[i].not_program_related && !counters[i].cpus.empty();
+    g_polled[i] = counters[i].not_program_related && !g_cpu_wide[i];
+    g_any_polled = g_any_polled || g_polled[i];
+    g_any_cpu_wide = g_any_cpu_wide || g_cpu_wide[i];
+    settings.intervals[i] = counters[i].interval;
   }
   void* table = mmap(nullptr, sizeof(ThreadCounters) * kMaxThreads, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -230,6 +410,15 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
     std::snprintf(error, error_size, "no realtime signal could be claimed for counter overflows");
     return 1;
   }
+  for (uint32_t i = 0; i < g_counter_count; ++i)
+    if (counters[i].not_program_related) prepare_polling(counters[i], i, runtime);
+  if (g_any_cpu_wide && !arm_cpu_wide_timer()) {
+    std::snprintf(error, error_size, "cannot create the timer polling the per-CPU counters: %s", std::strerror(errno));
+    for (uint32_t i = 0; i < g_counter_count; ++i)
+      if (g_cpu_wide[i]) close_cpu_wide(i);
+    return 1;
+  }
+  g_pid = getpid();
   runtime->write_record(g_stream, kSettingsRecord, &settings, sizeof settings);
   g_running.store(true, std::memory_order_release);
   return 0;
@@ -237,8 +426,9 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
 
 void stop() {
   if (!g_running.exchange(false, std::memory_order_acq_rel)) return;
-  // Threads still running at the end: their counts since the last overflow.
   const int pid = getpid();
+  if (g_any_cpu_wide && pid == g_pid) close_cpu_wide_counters();
+  // Threads still running at the end: their counts since the last overflow.
   for (size_t i = 0; i < kMaxThreads; ++i)
     if (g_slots[i].state.load(std::memory_order_acquire) == kLive && g_slots[i].pid == pid) close_slot(&g_slots[i]);
 }
@@ -262,7 +452,7 @@ int leave_out(const lumen_option_value* options, size_t count,
       narrowed = true;
       continue;
     }
-    kept += (kept.empty() ? "" : ",") + c.name + "," + std::to_string(c.attr.sample_period);
+    kept += (kept.empty() ? "" : ",") + c.name + "," + std::to_string(c.interval);
   }
   if (kept.empty()) return 1;
   if (narrowed) set_option(context, "counters", kept.c_str());

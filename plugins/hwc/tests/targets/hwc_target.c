@@ -7,7 +7,8 @@
  *   hwc_target burn MILLISECONDS [THREADS]
  *       burn_cpu() computes on each of THREADS threads (default 1: the main
  *       thread alone) until that thread's CPU clock advanced by MILLISECONDS;
- *       truth: the sum of the CPU times the threads measured around it. */
+ *       truth: the sum of the CPU times the threads measured around it, and
+ *       the whole process's CPU time so far (process_cpu_seconds). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -33,11 +34,13 @@ static long thread_minor_faults(void) {
   return usage.ru_minflt;
 }
 
-static double thread_cpu_seconds(void) {
+static double cpu_seconds(clockid_t clock) {
   struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  clock_gettime(clock, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+static double thread_cpu_seconds(void) { return cpu_seconds(CLOCK_THREAD_CPUTIME_ID); }
 
 __attribute__((noinline)) static long touch_fresh_pages(long pages) {
   const long page = sysconf(_SC_PAGESIZE);
@@ -69,7 +72,7 @@ static void* burn_thread(void* result) {
 }
 
 int main(int argc, char** argv) {
-  char json[256];
+  char json[320];
   if (argc == 3 && strcmp(argv[1], "faults") == 0) {
     const long pages = atol(argv[2]);
     const long faults = touch_fresh_pages(pages);
@@ -94,8 +97,10 @@ int main(int argc, char** argv) {
         seconds += spent[i];
       }
     }
-    snprintf(json, sizeof json, "{\"function\": \"burn_cpu\", \"cpu_seconds\": %.9f, \"threads\": %d}\n",
-             seconds, threads);
+    snprintf(json, sizeof json,
+             "{\"function\": \"burn_cpu\", \"cpu_seconds\": %.9f, \"threads\": %d, "
+             "\"process_cpu_seconds\": %.9f}\n",
+             seconds, threads, cpu_seconds(CLOCK_PROCESS_CPUTIME_ID));
     write_truth(json);
     return 0;
   }
