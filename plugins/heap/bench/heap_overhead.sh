@@ -22,6 +22,8 @@
 # gprofng's experiment directory. It reports figures and never judges them.
 set -euo pipefail
 
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$here/../../../tools/overhead/harness.sh"
 build=${1:-/work/main/build}
 rounds=${ROUNDS:-3}
 threads=${THREADS:-4}
@@ -30,13 +32,9 @@ gprofng_millions=${GPROFNG_MILLIONS:-0.2}
 collect=$build/bin/collect
 er_print=$build/bin/er_print
 target=$build/plugins/heap/bench/heap_bench_target
-for tool in "$collect" "$er_print" "$target"; do
-  [[ -x $tool ]] || { echo "heap_overhead: $tool not found; build $build first" >&2; exit 2; }
-done
-[[ -x /usr/bin/time ]] || { echo "heap_overhead: /usr/bin/time not found (Debian package: time)" >&2; exit 2; }
-work=$(mktemp -d /tmp/heap_overhead.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-say() { echo "heap_overhead: $*" >&2; }
+harness_begin heap_overhead
+harness_require "$build" "$collect" "$er_print" "$target"
+[[ -x /usr/bin/time ]] || { say "/usr/bin/time not found (Debian package: time)"; exit 2; }
 
 configs=(alone lumen)
 declare -A label=([alone]="target alone" [lumen]="lumen collect -H on" [heaptrack]="heaptrack"
@@ -50,7 +48,7 @@ results=$work/results.tsv  # config round wall_s cpu_s loop_s allocations frees
 count=${#configs[@]}
 for ((r = 1; r <= rounds; ++r)); do
   for ((k = 0; k < count; ++k)); do
-    config=${configs[$(((k + r - 1) % count))]}
+    config=$(harness_config "$r" "$k" "${configs[@]}")
     args=("$threads" "${size[$config]}")
     case $config in
       alone) cmd=("$target" "${args[@]}") ;;
@@ -85,13 +83,7 @@ recorded=$("$er_print" --format=csv -metrics i.heapalloccnt:name -functions "$wo
 
 echo "# heap_overhead.sh  $(date -u '+%Y-%m-%d %H:%M UTC')  $(uname -r)  $(nproc) CPUs  rounds=$rounds  load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# target: heap_bench_target $threads $millions (gprofng: $threads $gprofng_millions)"
-awk -F'\t' -v order="${configs[*]}" -v labels="$(for c in "${configs[@]}"; do printf '%s\t' "${label[$c]}"; done)" '
-  function median(list,    n, v, i, j, t) {
-    n = split(list, v, " ")
-    if (n == 0) return ""
-    for (i = 2; i <= n; ++i) { t = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > t; --j) v[j + 1] = v[j]; v[j + 1] = t }
-    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-  }
+awk -F'\t' -v order="${configs[*]}" -v labels="$(for c in "${configs[@]}"; do printf '%s\t' "${label[$c]}"; done)" "$harness_awk_median"'
   { wall[$1, $2] = $3; cpu[$1, $2] = $4; per[$1, $2] = $5 / $6; alloc[$1, $2] = $6
     loops[$1] = loops[$1] " " $5; runs[$1]++ }
   END {

@@ -16,17 +16,13 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$here/../../../tools/overhead/harness.sh"
 build=${1:-/work/main/build}
 rounds=${ROUNDS:-5}
 collect=$build/bin/collect
 er_print=$build/bin/er_print
-for tool in "$collect" "$er_print"; do
-  [[ -x $tool ]] || { echo "hwc_overhead: $tool not found; build $build first" >&2; exit 2; }
-done
-work=$(mktemp -d /tmp/hwc_overhead.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-say() { echo "hwc_overhead: $*" >&2; }
-now() { echo "${EPOCHREALTIME/,/.}"; }
+harness_begin hwc_overhead
+harness_require "$build" "$collect" "$er_print"
 target=$work/cpu_target
 gcc -O2 -g -o "$target" "$here/../../../tools/overhead/cpu_target.c"
 
@@ -39,7 +35,7 @@ results=$work/results.tsv  # config round wall cpu
 count=${#configs[@]}
 for ((r = 1; r <= rounds; ++r)); do
   for ((k = 0; k < count; ++k)); do
-    config=${configs[$(((k + r - 1) % count))]}
+    config=$(harness_config "$r" "$k" "${configs[@]}")
     case $config in
       alone) cmd=("$target") ;;
       p_10ms) cmd=("$collect" -p 10 -d "$work" -o "$config.$r.er" "$target") ;;
@@ -65,13 +61,7 @@ for ((r = 1; r <= rounds; ++r)); do
 done
 
 echo "# hwc_overhead.sh  $(date -u '+%Y-%m-%d %H:%M UTC')  $(uname -r)  $(nproc) CPUs  rounds=$rounds"
-awk -F'\t' -v order="${configs[*]}" -v labels="$(for c in "${configs[@]}"; do printf '%s\t' "${label[$c]}"; done)" '
-  function median(list,    n, v, i, j, t) {
-    n = split(list, v, " ")
-    if (n == 0) return ""
-    for (i = 2; i <= n; ++i) { t = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > t; --j) v[j + 1] = v[j]; v[j + 1] = t }
-    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-  }
+awk -F'\t' -v order="${configs[*]}" -v labels="$(for c in "${configs[@]}"; do printf '%s\t' "${label[$c]}"; done)" "$harness_awk_median"'
   { wall[$1, $2] = $3; cpu[$1, $2] = $4; runs[$1]++; if ($5 != "-" && $4 > 0) rep[$1] = rep[$1] " " ($5 / $4) }
   END {
     n = split(order, name, " "); split(labels, title, "\t")

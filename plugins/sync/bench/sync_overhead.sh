@@ -14,6 +14,8 @@
 # recorded are reported beside. It reports figures and never judges them.
 set -euo pipefail
 
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$here/../../../tools/overhead/harness.sh"
 build=${1:-/work/main/build}
 rounds=${ROUNDS:-5}
 threads=${THREADS:-2}
@@ -22,13 +24,8 @@ work_steps=${WORK:-50}
 collect=$build/bin/collect
 er_print=$build/bin/er_print
 target=$build/plugins/sync/bench/sync_bench_target
-for tool in "$collect" "$er_print" "$target"; do
-  [[ -x $tool ]] || { echo "sync_overhead: $tool not found; build $build first" >&2; exit 2; }
-done
-work=$(mktemp -d /tmp/sync_overhead.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-say() { echo "sync_overhead: $*" >&2; }
-now() { echo "${EPOCHREALTIME/,/.}"; }
+harness_begin sync_overhead
+harness_require "$build" "$collect" "$er_print" "$target"
 
 configs=(alone lumen_on)
 declare -A label=([alone]="target alone" [lumen_on]="lumen collect -s on" [gprofng_on]="gprofng collect app -s on")
@@ -40,7 +37,7 @@ results=$work/results.tsv  # config round wall_s loop_s
 count=${#configs[@]}
 for ((r = 1; r <= rounds; ++r)); do
   for ((k = 0; k < count; ++k)); do
-    config=${configs[$(((k + r - 1) % count))]}
+    config=$(harness_config "$r" "$k" "${configs[@]}")
     case $config in
       alone) cmd=("$target" "${args[@]}") ;;
       lumen_on) cmd=("$collect" -s on -d "$work" -o "lumen_on.$r.er" "$target" "${args[@]}") ;;
@@ -68,13 +65,7 @@ fi
 
 echo "# sync_overhead.sh  $(date -u '+%Y-%m-%d %H:%M UTC')  $(uname -r)  $(nproc) CPUs  rounds=$rounds"
 echo "# target: sync_bench_target ${args[*]}"
-awk -F'\t' -v order="${configs[*]}" -v labels="$(for c in "${configs[@]}"; do printf '%s\t' "${label[$c]}"; done)" '
-  function median(list,    n, v, i, j, t) {
-    n = split(list, v, " ")
-    if (n == 0) return ""
-    for (i = 2; i <= n; ++i) { t = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > t; --j) v[j + 1] = v[j]; v[j + 1] = t }
-    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-  }
+awk -F'\t' -v order="${configs[*]}" -v labels="$(for c in "${configs[@]}"; do printf '%s\t' "${label[$c]}"; done)" "$harness_awk_median"'
   { wall[$1, $2] = $3; loop[$1, $2] = $4; loops[$1] = loops[$1] " " $4; runs[$1]++ }
   END {
     n = split(order, name, " "); split(labels, title, "\t")
