@@ -1,5 +1,5 @@
 #!/bin/bash
-# Analysis speed (issue 4, "Fast on large experiments"): er_print -functions
+# Analysis speed on large experiments: er_print -functions
 # and -callers-callees on an experiment of EVENTS (10 M) clock events with
 # realistic stacks, beside gprofng display text -functions and perf report
 # --stdio, all measured in this one run with /usr/bin/time -f '%e %M %U %S'.

@@ -10,17 +10,12 @@
 
 #include "annotated_code.h"
 #include "annotation_support.h"
+#include "hex_text.h"
 #include "metric_cells.h"
 
 namespace lumen::analysis {
 
 namespace {
-
-std::string hex(uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 // A capstone handle for the object's machine, closed on scope exit.
 class Disassembler {

@@ -5,17 +5,12 @@
 #include <filesystem>
 #include <functional>
 
+#include "hex_text.h"
 #include "metric_cells.h"
 
 namespace lumen::analysis {
 
 namespace {
-
-std::string hex(uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 template <typename Key>
 std::vector<const std::pair<const Key, CodeMetrics>*> ordered(const std::map<Key, CodeMetrics>& items,

@@ -2,18 +2,13 @@
 
 #include <cstdio>
 
+#include "hex_text.h"
 #include "metric_cells.h"
 #include "record_render.h"
 
 namespace lumen::analysis {
 
 namespace {
-
-std::string hex(uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 std::string seconds_text(uint64_t ns) {
   char text[32];

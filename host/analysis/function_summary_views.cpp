@@ -3,18 +3,13 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "hex_text.h"
 #include "metric_cells.h"
 #include "record_render.h"
 
 namespace lumen::analysis {
 
 namespace {
-
-std::string hex(uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 Record summary_of(FunctionId id, const Profile& profile, const ProgramStructure& structure,
                   const MetricRegistry& registry, const ViewRequest& request) {
