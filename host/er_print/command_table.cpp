@@ -1,6 +1,5 @@
 #include "command_table.h"
 
-#include <cstdio>
 #include <ostream>
 
 #include "annotated_code.h"
@@ -11,6 +10,7 @@
 #include "function_summary_views.h"
 #include "header_view.h"
 #include "plugin_view.h"
+#include "session_lists.h"
 #include "script.h"
 #include "structure_views.h"
 
@@ -33,68 +33,6 @@ void print_help(Session& s, const std::vector<std::string>&) {
   for (const auto& [plugin, half] : s.plugins().all())
     for (size_t i = 0; i < half->descriptor->view_count; ++i)
       line(half->descriptor->views[i].command, std::string(half->descriptor->views[i].help) + " [" + plugin + "]");
-}
-
-void print_experiment_list(Session& s, const std::vector<std::string>&) {
-  require_experiments(s);
-  const auto& experiments = s.experiments();
-  auto field = [](const Experiment& e, const char* key) { return e.header()[key].as<std::string>(""); };
-  auto command = [](const Experiment& e) {
-    std::string line;
-    if (const YAML::Node c = e.header()["command"]; c && c.IsSequence())
-      for (const auto& word : c) line += (line.empty() ? "" : " ") + word.as<std::string>();
-    return line;
-  };
-  if (s.format() == OutputFormat::Json) {
-    s.out() << "{\"view\": \"exp_list\", \"experiments\": [";
-    for (size_t i = 0; i < experiments.size(); ++i) {
-      const Experiment& e = *experiments[i];
-      s.out() << (i ? ", " : "") << "{\"id\": " << i + 1 << ", \"path\": " << json_string(e.path().string())
-              << ", \"pid\": " << field(e, "target_pid") << ", \"lineage\": " << json_string(field(e, "lineage"))
-              << ", \"command\": " << json_string(command(e)) << "}";
-    }
-    s.out() << "]}\n";
-    return;
-  }
-  if (s.format() == OutputFormat::Csv) s.out() << "id,pid,lineage,path,command\n";
-  else s.out() << "ID  PID      Lineage       Experiment and command\n";
-  for (size_t i = 0; i < experiments.size(); ++i) {
-    const Experiment& e = *experiments[i];
-    const std::string lineage = field(e, "lineage").empty() ? "(founder)" : field(e, "lineage");
-    if (s.format() == OutputFormat::Csv) {
-      s.out() << i + 1 << "," << field(e, "target_pid") << "," << lineage << "," << json_string(e.path().string())
-              << "," << json_string(command(e)) << "\n";
-    } else {
-      char line[64];
-      std::snprintf(line, sizeof line, "%-3zu %-8s %-13s ", i + 1, field(e, "target_pid").c_str(), lineage.c_str());
-      s.out() << line << e.path().string() << "  (" << command(e) << ")\n";
-    }
-  }
-}
-
-void print_metric_list(Session& s, const std::vector<std::string>&) {
-  const auto& metrics = s.registry().metrics();
-  if (s.format() == OutputFormat::Json) {
-    s.out() << "{\"view\": \"metric_list\", \"metrics\": [";
-    for (size_t i = 0; i < metrics.size(); ++i) {
-      const MetricDef& m = metrics[i];
-      s.out() << (i ? ", " : "") << "{\"keyword\": " << json_string(m.keyword) << ", \"title\": " << json_string(m.title)
-              << ", \"unit\": "
-              << json_string(unit_word(m.unit))
-              << ", \"flavors\": \"" << ((m.flavors & LUMEN_FLAVOR_EXCLUSIVE) ? "e" : "")
-              << ((m.flavors & LUMEN_FLAVOR_INCLUSIVE) ? "i" : "") << ((m.flavors & LUMEN_FLAVOR_ATTRIBUTED) ? "a" : "")
-              << "\"}";
-    }
-    s.out() << "]}\n";
-    return;
-  }
-  s.out() << "Available metrics:\n";
-  for (const MetricDef& m : metrics) {
-    s.out() << "  " << m.keyword << "  " << m.title << " ("
-            << unit_word(m.unit) << "; flavors:"
-            << ((m.flavors & LUMEN_FLAVOR_EXCLUSIVE) ? " e" : "") << ((m.flavors & LUMEN_FLAVOR_INCLUSIVE) ? " i" : "")
-            << ((m.flavors & LUMEN_FLAVOR_ATTRIBUTED) ? " a" : "") << ")\n";
-  }
 }
 
 AnnotationRequest annotation(Session& s, const std::string& target) {
@@ -140,11 +78,11 @@ const std::vector<Command>& command_table() {
        }},
       {"fsummary", 0, "", "a summary of each function: metrics, size, address, source and object files, aliases",
        view([](Session& s, const auto&) {
-         return function_summaries(s.profile(), s.structure(), s.registry(), s.view_request(), s.format());
+         return render(function_summaries(s.profile(), s.structure(), s.registry(), s.view_request()), s.format());
        })},
       {"fsingle", 1, "FUNC", "the summary of one function",
        view([](Session& s, const auto& a) {
-         return function_summary(s.profile(), s.structure(), s.registry(), s.view_request(), a[0], s.format());
+         return render(function_summary(s.profile(), s.structure(), s.registry(), s.view_request(), a[0]), s.format());
        })},
       {"csingle", 1, "FUNC", "one function with its callers and callees",
        view([](Session& s, const auto& a) {
@@ -191,9 +129,9 @@ const std::vector<Command>& command_table() {
       {"samples", 0, "", "each sample with the process figures across it",
        view([](Session& s, const auto&) { return render(samples_view(s.experiments()), s.format()); })},
       {"overview", 0, "", "per experiment: samples and their figures, and the metric totals",
-       view([](Session& s, const auto&) { return overview(s.experiments(), s.profile(), s.registry(), s.format()); })},
+       view([](Session& s, const auto&) { return render(overview(s.experiments(), s.profile(), s.registry()), s.format()); })},
       {"statistics", 0, "", "per experiment: events, stacks, threads, and the process figures",
-       view([](Session& s, const auto&) { return statistics(s.experiments(), s.profile(), s.format()); })},
+       view([](Session& s, const auto&) { return render(statistics(s.experiments(), s.profile()), s.format()); })},
       {"thread_select", 1, "LIST", "count only these threads (numbers as -thread_list gives them; all)",
        [](Session& s, const auto& a) { s.select_threads(a[0]); }},
       {"sample_select", 1, "LIST", "count only events in these samples (numbers as -samples gives them; all)",
@@ -221,12 +159,11 @@ const std::vector<Command>& command_table() {
       {"script", 1, "FILE", "run the commands in FILE, one a line",
        [](Session& s, const auto& a) { run_script_file(s, a[0]); }},
       {"header", 0, "", "what each experiment is and how its target ended",
-       [](Session& s, const auto&) {
-         require_experiments(s);
-         s.out() << header_view(s.experiments(), s.format());
-       }},
-      {"metric_list", 0, "", "the metrics the experiments offer", print_metric_list},
-      {"exp_list", 0, "", "the experiments loaded: founders and their descendants", print_experiment_list},
+       view([](Session& s, const auto&) { return render(header_view(s.experiments()), s.format()); })},
+      {"metric_list", 0, "", "the metrics the experiments offer",
+       [](Session& s, const auto&) { s.out() << render(metric_list(s.registry()), s.format()); }},
+      {"exp_list", 0, "", "the experiments loaded: founders and their descendants",
+       view([](Session& s, const auto&) { return render(experiment_list(s.experiments()), s.format()); })},
       {"metrics", 1, "SPEC", "metrics to show, e.g. e.%user:i.user:name",
        [](Session& s, const auto& a) { s.set_metrics(a[0]); }},
       {"sort", 1, "SPEC", "sort by a metric, e.g. i.user, or by name",
@@ -252,8 +189,9 @@ std::optional<Command> find_command(const std::string& name, const AnalysisPlugi
       const std::string plugin_name = plugin;
       return Command{view.command, 0, "", view.help, [plugin_name, &view](Session& s, const auto&) {
                        require_experiments(s);
-                       s.out() << run_plugin_view(view, plugin_name, s.experiments(), s.structure(),
-                                                  s.limit().value_or(0), s.format(), s.record_filter());
+                       s.out() << render(run_plugin_view(view, plugin_name, s.experiments(), s.structure(),
+                                                         s.limit().value_or(0), s.record_filter()),
+                                         s.format());
                      }};
     }
   }

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <ostream>
 
+#include "experiment_metrics.h"
 #include "metric_spec.h"
 
 namespace lumen::er_print {
@@ -14,7 +15,8 @@ Session::Session(AnalysisPlugins plugins, std::ostream& out) : plugins_(std::mov
 
 void Session::open_experiment(const std::string& path) {
   plugins_.add_recorded(path);
-  experiments_.push_back(std::make_unique<Experiment>(path, plugins_, registry_));
+  experiments_.push_back(std::make_unique<Experiment>(path, plugins_));
+  register_metrics(*experiments_.back(), registry_);
   // A founder's descendants (sub-experiments named by lineage) come with it.
   std::vector<std::filesystem::path> descendants;
   std::error_code ec;
@@ -22,8 +24,10 @@ void Session::open_experiment(const std::string& path) {
     if (entry.is_directory() && entry.path().extension() == ".er" && entry.path().filename().string()[0] == '_')
       descendants.push_back(entry.path());
   std::sort(descendants.begin(), descendants.end());
-  for (const auto& descendant : descendants)
-    experiments_.push_back(std::make_unique<Experiment>(descendant, plugins_, registry_));
+  for (const auto& descendant : descendants) {
+    experiments_.push_back(std::make_unique<Experiment>(descendant, plugins_));
+    register_metrics(*experiments_.back(), registry_);
+  }
   selection_changed();
 }
 
@@ -183,7 +187,7 @@ EventFilter Session::selection_filter(bool cpus) const {
   return by_lists ? by_lists : by_expression;
 }
 
-std::vector<const Profile*> Session::profiles_of_each() {
+std::vector<const StackProfile*> Session::profiles_of_each() {
   if (each_.empty()) {
     profile();  // checks the selection
     const EventFilter filter = selection_filter();
@@ -192,18 +196,18 @@ std::vector<const Profile*> Session::profiles_of_each() {
       const EventFilter only_k = [filter, k](size_t e, const lumen_event& event) {
         return e == k && (!filter || filter(e, event));
       };
-      each_.push_back(std::make_unique<Profile>(experiments_, registry_, structure_, only_k,
+      each_.push_back(std::make_unique<StackProfile>(experiments_, registry_, structure_, only_k,
                                                stack_filter(expression_, structure_), inline_frames_));
     }
   }
-  std::vector<const Profile*> list;
+  std::vector<const StackProfile*> list;
   for (const auto& p : each_) list.push_back(p.get());
   return list;
 }
 
-const Profile& Session::profile() {
+const StackProfile& Session::profile() {
   if (!profile_) {
-    profile_ = std::make_unique<Profile>(experiments_, registry_, structure_, selection_filter(),
+    profile_ = std::make_unique<StackProfile>(experiments_, registry_, structure_, selection_filter(),
                                          stack_filter(expression_, structure_), inline_frames_);
     const bool cpu_selected = (selects_.cpus && !selects_.cpus->all()) || (expression_.cpus && !expression_.cpus->all());
     if (cpu_selected && profile_->events_read() > 0 && profile_->events_with_cpu() == 0) {

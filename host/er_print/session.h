@@ -16,7 +16,7 @@
 #include "event_selection.h"
 #include "experiment.h"
 #include "metric_registry.h"
-#include "profile.h"
+#include "stack_profile.h"
 #include "program_structure.h"
 #include "source_paths.h"
 #include "structure_views.h"
@@ -62,14 +62,14 @@ class Session {
   void set_compare(const std::string& mode);
   analysis::CompareMode compare() const { return compare_; }
   // One profile per experiment, with the same selection as profile().
-  std::vector<const analysis::Profile*> profiles_of_each();
+  std::vector<const analysis::StackProfile*> profiles_of_each();
 
   // Output to a file (-outfile, -appendfile; "-" is standard output again).
   void set_output(const std::string& file, bool append);
 
   analysis::SourcePaths& source_paths() { return source_paths_; }
 
-  const analysis::Profile& profile();
+  const analysis::StackProfile& profile();
   const analysis::CodeProfile& code_profile();
   analysis::ViewRequest view_request() const;
   const analysis::ProgramStructure& structure() const { return structure_; }
@@ -102,11 +102,11 @@ class Session {
   analysis::EventSelection expression_;  // -filters
   std::string expression_text_;
   analysis::SourcePaths source_paths_;
-  std::unique_ptr<analysis::Profile> profile_;
+  std::unique_ptr<analysis::StackProfile> profile_;
   std::unique_ptr<analysis::CodeProfile> code_profile_;
   analysis::CompareMode compare_ = analysis::CompareMode::Off;
   bool inline_frames_ = false;
-  std::vector<std::unique_ptr<analysis::Profile>> each_;
+  std::vector<std::unique_ptr<analysis::StackProfile>> each_;
 };
 
 }  // namespace lumen::er_print

@@ -11,7 +11,7 @@
 #include "program_structure.h"
 #include "sample_table.h"
 #include "test_support.h"
-#include "view_table.h"
+#include "document.h"
 
 namespace lumen::test {
 namespace {

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_support.h"
-#include "view_table.h"
+#include "document.h"
 
 namespace lumen::test {
 namespace {

@@ -15,7 +15,7 @@ void add(Values& into, std::span<const int64_t> values) {
 
 }  // namespace
 
-CodeProfile::CodeProfile(const Profile& profile, const std::vector<std::unique_ptr<Experiment>>& experiments,
+CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::unique_ptr<Experiment>>& experiments,
                          ProgramStructure& structure)
     : total_(profile.functions().total()) {
   std::map<AddressKey, std::optional<LineKey>> line_cache;

@@ -1,5 +1,5 @@
 // Metrics at the level of instructions and source lines: every frame of
-// every unique stack of a Profile placed at its object and file address
+// every unique stack of a StackProfile placed at its object and file address
 // (return addresses moved back into their call), and that address at its
 // source line. Exclusive goes to the leaf; inclusive once to each distinct
 // address (and line) on the stack.
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "profile.h"
+#include "stack_profile.h"
 
 namespace lumen::analysis {
 
@@ -28,7 +28,7 @@ struct LineKey {
 
 class CodeProfile {
  public:
-  CodeProfile(const Profile& profile, const std::vector<std::unique_ptr<Experiment>>& experiments,
+  CodeProfile(const StackProfile& profile, const std::vector<std::unique_ptr<Experiment>>& experiments,
               ProgramStructure& structure);
 
   using AddressKey = std::pair<ObjectId, uint64_t>;

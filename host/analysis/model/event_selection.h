@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "profile.h"
+#include "stack_profile.h"
 
 namespace lumen::analysis {
 
@@ -48,7 +48,7 @@ struct EventSelection {
 
 EventSelection parse_filter_expression(const std::string& expression);
 
-// The event filter and the stack filter a Profile applies.
+// The event filter and the stack filter a StackProfile applies.
 EventFilter event_filter(const EventSelection& selection, const std::vector<std::unique_ptr<Experiment>>& experiments);
 StackFilter stack_filter(const EventSelection& selection, const ProgramStructure& structure);
 

@@ -9,7 +9,6 @@
 #include "data_file_reader.h"
 #include "format_error.h"
 #include "install_layout.h"
-#include "interval_split.h"
 
 namespace lumen::analysis {
 
@@ -102,37 +101,9 @@ std::vector<YAML::Node> read_log(const fs::path& experiment) {
   return entries;
 }
 
-// A plugin whose metrics depend on its options learns them from the
-// experiment (analysis_plugin.h, LUMEN_ANALYSIS_CONFIGURE).
-void configure_plugin(const host::AnalysisHalf& half, const fs::path& experiment, const YAML::Node& options) {
-  if (!half.library.has(LUMEN_ANALYSIS_CONFIGURE)) return;
-  std::vector<std::pair<std::string, std::string>> texts;
-  if (options && options.IsMap())
-    for (const auto& o : options) texts.emplace_back(o.first.as<std::string>(), o.second.as<std::string>());
-  std::vector<lumen_option_value> values;
-  for (const auto& [key, value] : texts) values.push_back({key.c_str(), value.c_str()});
-  char error[512] = "";
-  const auto configure = half.library.get<int(const char*, const lumen_option_value*, size_t, char*, size_t)>(
-      LUMEN_ANALYSIS_CONFIGURE);
-  if (configure(experiment.c_str(), values.data(), values.size(), error, sizeof error) != 0)
-    throw FormatError(error);
-}
-
-// Metrics a plugin computes from others (analysis_plugin.h,
-// LUMEN_ANALYSIS_DERIVED_METRICS), once its own metrics are known.
-void add_derived_metrics(const host::AnalysisHalf& half, MetricRegistry& registry) {
-  if (!half.library.has(LUMEN_ANALYSIS_DERIVED_METRICS)) return;
-  size_t count = 0;
-  const lumen_derived_metric_def* derived =
-      half.library.get<const lumen_derived_metric_def*(size_t*)>(LUMEN_ANALYSIS_DERIVED_METRICS)(&count);
-  if (const std::string problem = registry.add_derived(half.descriptor->name, derived, derived ? count : 0);
-      !problem.empty())
-    throw FormatError(problem);
-}
-
 }  // namespace
 
-Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins, MetricRegistry& registry)
+Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins)
     : path_(path), header_(read_header(path)), log_(read_log(path)) {
   stacks_.load(path / LUMEN_STACKS_FILE);
   loadobjects_.load(path / LUMEN_LOADOBJECTS_FILE);
@@ -149,11 +120,7 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins, Met
                             "/analysis.so in LUMEN_PLUGIN_PATH)");
         continue;
       }
-      configure_plugin(*half, path, entry.second["options"]);
-      const size_t base = registry.add_plugin(name, half->descriptor->metrics, half->descriptor->metric_count);
-      register_split_metrics(*half, base, registry);
-      add_derived_metrics(*half, registry);
-      data_files_.push_back({name, data_file, half, base});
+      data_files_.push_back({name, data_file, half, entry.second["options"], 0});
     }
   }
   for (const DataFile& file : data_files_)

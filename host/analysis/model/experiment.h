@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "loadobject_map.h"
-#include "metric_registry.h"
 #include "plugin_catalog.h"
 #include "sample_table.h"
 #include "stack_store.h"
@@ -56,13 +55,15 @@ struct DataFile {
   std::string plugin;
   std::string name;
   const host::AnalysisHalf* half = nullptr;
-  size_t metric_base = 0;  // index of the plugin's first metric in the registry
+  YAML::Node options;      // the plugin's options as the experiment recorded them
+  size_t metric_base = 0;  // index of the plugin's first metric in the registry (experiment_metrics.h)
 };
 
 class Experiment {
  public:
-  // Throws FormatError when `path` is not a readable experiment.
-  Experiment(const std::filesystem::path& path, const AnalysisPlugins& plugins, MetricRegistry& registry);
+  // Throws FormatError when `path` is not a readable experiment. Its
+  // metrics join a session's with register_metrics (experiment_metrics.h).
+  Experiment(const std::filesystem::path& path, const AnalysisPlugins& plugins);
 
   const std::filesystem::path& path() const { return path_; }
   const YAML::Node& header() const { return header_; }
@@ -70,6 +71,7 @@ class Experiment {
   const StackStore& stacks() const { return stacks_; }
   const LoadObjectMap& loadobjects() const { return loadobjects_; }
   const std::vector<DataFile>& data_files() const { return data_files_; }
+  void set_metric_base(size_t data_file, size_t base) { data_files_.at(data_file).metric_base = base; }
   const std::vector<std::string>& warnings() const { return warnings_; }
   const SampleTable& samples() const { return samples_; }
   // The kernel ids of the threads that wrote data, ascending; a thread's

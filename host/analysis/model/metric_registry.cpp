@@ -51,14 +51,4 @@ double MetricRegistry::value_of(size_t metric, std::span<const int64_t> row) con
   return denominator == 0 ? 0.0 : static_cast<double>(row[ratio->first]) / static_cast<double>(denominator);
 }
 
-const char* unit_word(lumen_metric_unit unit) {
-  switch (unit) {
-    case LUMEN_UNIT_NANOSECONDS: return "sec.";
-    case LUMEN_UNIT_COUNT: return "count";
-    case LUMEN_UNIT_BYTES: return "bytes";
-    case LUMEN_UNIT_RATIO: return "ratio";
-  }
-  return "";
-}
-
 }  // namespace lumen::analysis

@@ -54,7 +54,4 @@ class MetricRegistry {
   std::vector<std::string> derived_from_;  // plugins whose derived metrics were added
 };
 
-// The unit as views and metric lists name it: "sec.", "count", "bytes", "ratio".
-const char* unit_word(lumen_metric_unit unit);
-
 }  // namespace lumen::analysis

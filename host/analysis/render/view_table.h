@@ -1,24 +1,28 @@
 // What a view shows, independent of how it is printed: columns of metric
 // values and rows of named program objects (for callers-callees, each row
-// with its callers and callees).
+// with its callers and callees; for a plugin's table, each row with a stack).
 #pragma once
-
-#include <lumen/plugin_abi.h>
 
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace lumen::analysis {
+#include "cell_text.h"
 
-enum class OutputFormat { Text, Csv, Json };
+namespace lumen::analysis {
 
 struct ViewColumn {
   std::string key;     // "e.user", "e.%user"
-  std::string flavor;  // "Excl.", "Incl.", "Attr."
+  std::string flavor;  // "Excl.", "Incl.", "Attr."; empty in plugins' tables
   std::string title;   // "User CPU Time"
   lumen_metric_unit unit = LUMEN_UNIT_COUNT;
   bool percent = false;
+  Quantity quantity() const { return {unit, percent}; }
+};
+
+struct StackFrame {
+  std::string function;
+  std::string load_object;
 };
 
 struct ViewRow {
@@ -34,6 +38,8 @@ struct ViewRow {
   // Further facts of the row (line number, address, source text), in order;
   // extra keys in JSON and CSV.
   std::vector<std::pair<std::string, std::string>> fields;
+  // A plugin's table: the call stack the row stands for, leaf first.
+  std::vector<StackFrame> stack;
 };
 
 struct ViewTable {
@@ -43,12 +49,8 @@ struct ViewTable {
   size_t name_position = 0;
   bool nested = false;  // rows carry callers and callees
   bool tree = false;    // rows carry a depth (calltree)
+  bool stacks = false;  // rows carry a stack (plugins' tables)
   std::vector<ViewRow> rows;
 };
-
-std::string render(const ViewTable& table, OutputFormat format);
-
-// JSON string literal with escapes.
-std::string json_string(const std::string& text);
 
 }  // namespace lumen::analysis

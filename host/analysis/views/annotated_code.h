@@ -25,11 +25,11 @@ struct AnnotationRequest {
 
 // Throw std::runtime_error when `target` names neither a function with data
 // nor a source file of one.
-ViewTable annotated_source(const CodeProfile& code, const Profile& profile, const ProgramStructure& structure,
+ViewTable annotated_source(const CodeProfile& code, const StackProfile& profile, const ProgramStructure& structure,
                            const MetricRegistry& registry, const ViewRequest& request,
                            const AnnotationRequest& annotation);
 
-ViewTable annotated_disassembly(const CodeProfile& code, const Profile& profile, const ProgramStructure& structure,
+ViewTable annotated_disassembly(const CodeProfile& code, const StackProfile& profile, const ProgramStructure& structure,
                                 const MetricRegistry& registry, const ViewRequest& request,
                                 const AnnotationRequest& annotation);
 

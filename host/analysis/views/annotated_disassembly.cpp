@@ -62,7 +62,7 @@ class SourceText {
 
 // The functions the target stands for: by name, or those whose entry lies
 // in a source file of that name.
-std::vector<FunctionId> functions_for(const std::string& target, const Profile& profile,
+std::vector<FunctionId> functions_for(const std::string& target, const StackProfile& profile,
                                       const ProgramStructure& structure) {
   std::vector<FunctionId> ids = functions_named(profile, structure, target);
   if (!ids.empty()) return ids;
@@ -84,7 +84,7 @@ std::vector<FunctionId> functions_for(const std::string& target, const Profile& 
 
 }  // namespace
 
-ViewTable annotated_disassembly(const CodeProfile& code, const Profile& profile, const ProgramStructure& structure,
+ViewTable annotated_disassembly(const CodeProfile& code, const StackProfile& profile, const ProgramStructure& structure,
                                 const MetricRegistry& registry, const ViewRequest& request,
                                 const AnnotationRequest& annotation) {
   const std::vector<FunctionId> ids = functions_for(annotation.target, profile, structure);

@@ -12,7 +12,7 @@ namespace {
 
 // The DWARF file names the target stands for: the source file of a function
 // of that name, or the recorded files that are, or end with, the target.
-std::vector<std::string> files_for(const std::string& target, const CodeProfile& code, const Profile& profile,
+std::vector<std::string> files_for(const std::string& target, const CodeProfile& code, const StackProfile& profile,
                                    const ProgramStructure& structure) {
   std::vector<std::string> files;
   for (const FunctionId id : functions_named(profile, structure, target)) {
@@ -36,7 +36,7 @@ std::vector<std::string> files_for(const std::string& target, const CodeProfile&
 
 }  // namespace
 
-ViewTable annotated_source(const CodeProfile& code, const Profile& profile, const ProgramStructure& structure,
+ViewTable annotated_source(const CodeProfile& code, const StackProfile& profile, const ProgramStructure& structure,
                            const MetricRegistry& registry, const ViewRequest& request,
                            const AnnotationRequest& annotation) {
   const std::vector<std::string> files = files_for(annotation.target, code, profile, structure);

@@ -23,7 +23,7 @@ void add(Values& into, std::span<const int64_t> values) {
 
 }  // namespace
 
-ViewTable calltree_view(const Profile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
+ViewTable calltree_view(const StackProfile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
                         const ViewRequest& request) {
   std::vector<TreeNode> nodes(1);
   nodes[0].inclusive = profile.functions().total();

@@ -4,13 +4,13 @@
 // metric; -limit bounds the rows.
 #pragma once
 
-#include "profile.h"
+#include "stack_profile.h"
 #include "structure_views.h"
 #include "view_table.h"
 
 namespace lumen::analysis {
 
-ViewTable calltree_view(const Profile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
+ViewTable calltree_view(const StackProfile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
                         const ViewRequest& request);
 
 }  // namespace lumen::analysis

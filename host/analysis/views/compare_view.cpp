@@ -16,7 +16,7 @@ CompareMode parse_compare_mode(const std::string& word) {
   throw std::invalid_argument("unknown compare mode '" + word + "'; allowed: on, off, delta, ratio");
 }
 
-ViewTable compare_view(const std::vector<const Profile*>& profiles, const ProgramStructure& structure,
+ViewTable compare_view(const std::vector<const StackProfile*>& profiles, const ProgramStructure& structure,
                        const MetricRegistry& registry, const ViewRequest& request, CompareMode mode) {
   ViewTable table;
   table.view = "compare";
@@ -40,7 +40,7 @@ ViewTable compare_view(const std::vector<const Profile*>& profiles, const Progra
   table.name_position = table.columns.size();
 
   std::set<FunctionId> ids;
-  for (const Profile* p : profiles)
+  for (const StackProfile* p : profiles)
     for (const auto& [id, metrics] : p->functions().nodes())
       if (id != kTotalFunction) ids.insert(id);
   std::vector<FunctionId> order(ids.begin(), ids.end());

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "profile.h"
+#include "stack_profile.h"
 #include "structure_views.h"
 #include "view_table.h"
 
@@ -21,7 +21,7 @@ CompareMode parse_compare_mode(const std::string& word);
 
 // `profiles[k]` holds experiment k's selected events; rows are ordered by
 // the first experiment's sort value.
-ViewTable compare_view(const std::vector<const Profile*>& profiles, const ProgramStructure& structure,
+ViewTable compare_view(const std::vector<const StackProfile*>& profiles, const ProgramStructure& structure,
                        const MetricRegistry& registry, const ViewRequest& request, CompareMode mode);
 
 }  // namespace lumen::analysis

@@ -4,7 +4,6 @@
 
 #include "hex_text.h"
 #include "metric_cells.h"
-#include "record_render.h"
 
 namespace lumen::analysis {
 
@@ -53,8 +52,8 @@ lumen_sample_record summed(const Experiment& e) {
   return sum;
 }
 
-Values experiment_totals(const Profile& profile, uint32_t experiment, uint64_t* events) {
-  Values totals(profile.metric_count(), 0);
+Values experiment_totals(const StackProfile& profile, uint32_t experiment, uint64_t* events) {
+  Values totals(profile.metric_count());
   for (const auto& [key, share] : profile.threads()) {
     if (key.first != experiment) continue;
     *events += share.events;
@@ -65,7 +64,7 @@ Values experiment_totals(const Profile& profile, uint32_t experiment, uint64_t* 
 
 }  // namespace
 
-ViewTable object_list_view(const Experiments& experiments, const Profile& profile, const ProgramStructure& structure) {
+ViewTable object_list_view(const Experiments& experiments, const StackProfile& profile, const ProgramStructure& structure) {
   ViewTable table;
   table.view = "object_list";
   table.title = "Load objects mapped (times in seconds since the start)";
@@ -91,7 +90,7 @@ ViewTable object_list_view(const Experiments& experiments, const Profile& profil
   return table;
 }
 
-ViewTable thread_list_view(const Experiments& experiments, const Profile& profile, const MetricRegistry& registry,
+ViewTable thread_list_view(const Experiments& experiments, const StackProfile& profile, const MetricRegistry& registry,
                            const ViewRequest& request) {
   ViewTable table;
   table.view = "thread_list";
@@ -150,33 +149,31 @@ ViewTable samples_view(const Experiments& experiments) {
   return table;
 }
 
-std::string overview(const Experiments& experiments, const Profile& profile, const MetricRegistry& registry,
-                     OutputFormat format) {
+Document overview(const Experiments& experiments, const StackProfile& profile, const MetricRegistry& registry) {
   std::vector<Record> records;
   for (size_t e = 0; e < experiments.size(); ++e) {
     const Experiment& experiment = *experiments[e];
     Record r;
     r.heading = experiment.path().string();
     const lumen_sample_record sum = summed(experiment);
-    r.add_number("samples", "Samples", static_cast<double>(experiment.samples().samples().size()), 0);
+    r.add_number("samples", "Samples", static_cast<double>(experiment.samples().samples().size()));
     for (const Figure& f : kFigures)
       r.add_number(f.key, f.title + std::string(f.unit == LUMEN_UNIT_NANOSECONDS ? " (sec.)" : ""),
-                   shown(f.unit, sum.*f.field), f.unit == LUMEN_UNIT_NANOSECONDS ? 3 : 0);
+                   shown(f.unit, sum.*f.field), {f.unit});
     uint64_t events = 0;
     const Values totals = experiment_totals(profile, static_cast<uint32_t>(e), &events);
-    r.add_number("events", "Events selected", static_cast<double>(events), 0);
+    r.add_number("events", "Events selected", static_cast<double>(events));
     for (size_t m = 0; m < registry.size(); ++m) {
       const MetricDef& def = registry.metrics()[m];
       r.add_number("total." + def.keyword, def.title + (def.unit == LUMEN_UNIT_NANOSECONDS ? " (sec.)" : ""),
-                   shown_value(def, registry.value_of(m, totals)),
-                   def.unit == LUMEN_UNIT_NANOSECONDS || def.unit == LUMEN_UNIT_RATIO ? 3 : 0);
+                   shown_value(def, registry.value_of(m, totals)), {def.unit});
     }
     records.push_back(std::move(r));
   }
-  return render_records("overview", "Overview", records, format);
+  return record_document("overview", "Overview", std::move(records));
 }
 
-std::string statistics(const Experiments& experiments, const Profile& profile, OutputFormat format) {
+Document statistics(const Experiments& experiments, const StackProfile& profile) {
   std::vector<Record> records;
   for (size_t e = 0; e < experiments.size(); ++e) {
     const Experiment& experiment = *experiments[e];
@@ -186,30 +183,30 @@ std::string statistics(const Experiments& experiments, const Profile& profile, O
     experiment_totals(profile, static_cast<uint32_t>(e), &events);
     uint64_t stacks = 0;
     for (const UniqueStack& s : profile.stacks()) stacks += s.experiment == e;
-    r.add_number("events", "Events selected", static_cast<double>(events), 0);
-    r.add_number("unique_stacks", "Unique stacks selected", static_cast<double>(stacks), 0);
-    r.add_number("stacks_recorded", "Stacks recorded", static_cast<double>(experiment.stacks().size()), 0);
-    r.add_number("threads", "Threads", static_cast<double>(experiment.threads().size()), 0);
-    r.add_number("data_files", "Data files", static_cast<double>(experiment.data_files().size()), 0);
-    r.add_number("load_objects", "Load objects mapped", static_cast<double>(experiment.loadobjects().objects().size()), 0);
-    r.add_number("sample_points", "Sample points", static_cast<double>(experiment.samples().points().size()), 0);
+    r.add_number("events", "Events selected", static_cast<double>(events));
+    r.add_number("unique_stacks", "Unique stacks selected", static_cast<double>(stacks));
+    r.add_number("stacks_recorded", "Stacks recorded", static_cast<double>(experiment.stacks().size()));
+    r.add_number("threads", "Threads", static_cast<double>(experiment.threads().size()));
+    r.add_number("data_files", "Data files", static_cast<double>(experiment.data_files().size()));
+    r.add_number("load_objects", "Load objects mapped", static_cast<double>(experiment.loadobjects().objects().size()));
+    r.add_number("sample_points", "Sample points", static_cast<double>(experiment.samples().points().size()));
     const lumen_sample_record sum = summed(experiment);
     for (const Figure& f : kFigures)
       r.add_number(f.key, f.title + std::string(f.unit == LUMEN_UNIT_NANOSECONDS ? " (sec.)" : ""),
-                   shown(f.unit, sum.*f.field), f.unit == LUMEN_UNIT_NANOSECONDS ? 3 : 0);
+                   shown(f.unit, sum.*f.field), {f.unit});
     for (const YAML::Node& entry : experiment.log())
       if (entry["event"] && entry["event"].as<std::string>() == "end")
-        r.add_number("dropped_records", "Records dropped", entry["dropped_records"].as<double>(0), 0);
+        r.add_number("dropped_records", "Records dropped", entry["dropped_records"].as<double>(0));
     records.push_back(std::move(r));
   }
   Record all;
   all.heading = "<Total>";
-  all.add_number("events", "Events selected", static_cast<double>(profile.events()), 0);
-  all.add_number("events_read", "Events read", static_cast<double>(profile.events_read()), 0);
-  all.add_number("unique_stacks", "Unique stacks selected", static_cast<double>(profile.unique_stacks()), 0);
-  all.add_number("experiments", "Experiments", static_cast<double>(experiments.size()), 0);
+  all.add_number("events", "Events selected", static_cast<double>(profile.events()));
+  all.add_number("events_read", "Events read", static_cast<double>(profile.events_read()));
+  all.add_number("unique_stacks", "Unique stacks selected", static_cast<double>(profile.unique_stacks()));
+  all.add_number("experiments", "Experiments", static_cast<double>(experiments.size()));
   records.push_back(std::move(all));
-  return render_records("statistics", "Statistics", records, format);
+  return record_document("statistics", "Statistics", std::move(records));
 }
 
 }  // namespace lumen::analysis

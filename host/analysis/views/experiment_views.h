@@ -14,24 +14,23 @@
 #include <string>
 #include <vector>
 
-#include "profile.h"
+#include "stack_profile.h"
 #include "structure_views.h"
-#include "view_table.h"
+#include "document.h"
 
 namespace lumen::analysis {
 
 using Experiments = std::vector<std::unique_ptr<Experiment>>;
 
-ViewTable object_list_view(const Experiments& experiments, const Profile& profile, const ProgramStructure& structure);
+ViewTable object_list_view(const Experiments& experiments, const StackProfile& profile, const ProgramStructure& structure);
 
-ViewTable thread_list_view(const Experiments& experiments, const Profile& profile, const MetricRegistry& registry,
+ViewTable thread_list_view(const Experiments& experiments, const StackProfile& profile, const MetricRegistry& registry,
                            const ViewRequest& request);
 
 ViewTable samples_view(const Experiments& experiments);
 
-std::string overview(const Experiments& experiments, const Profile& profile, const MetricRegistry& registry,
-                     OutputFormat format);
+Document overview(const Experiments& experiments, const StackProfile& profile, const MetricRegistry& registry);
 
-std::string statistics(const Experiments& experiments, const Profile& profile, OutputFormat format);
+Document statistics(const Experiments& experiments, const StackProfile& profile);
 
 }  // namespace lumen::analysis

@@ -5,13 +5,12 @@
 
 #include "hex_text.h"
 #include "metric_cells.h"
-#include "record_render.h"
 
 namespace lumen::analysis {
 
 namespace {
 
-Record summary_of(FunctionId id, const Profile& profile, const ProgramStructure& structure,
+Record summary_of(FunctionId id, const StackProfile& profile, const ProgramStructure& structure,
                   const MetricRegistry& registry, const ViewRequest& request) {
   const Function& f = structure.function(id);
   const MetricEngine::NodeMetrics* node = profile.functions().node(id);
@@ -23,11 +22,10 @@ Record summary_of(FunctionId id, const Profile& profile, const ProgramStructure&
     const MetricDef& m = registry.metrics()[c.metric];
     const std::string label = flavor_word(c.flavor == Flavor::Attributed ? Flavor::Exclusive : c.flavor) + " " + m.title +
                               (c.percent ? " (%)" : "");
-    const bool fractional = m.unit == LUMEN_UNIT_NANOSECONDS || m.unit == LUMEN_UNIT_RATIO;
-    record.add_number(column_key(c, registry), label, value, c.percent ? 2 : fractional ? 3 : 0);
+    record.add_number(column_key(c, registry), label, value, {m.unit, c.percent});
   }
   const bool real = id > kTruncatedFunction;
-  record.add_number("size", "Size", static_cast<double>(f.size), 0);
+  record.add_number("size", "Size", static_cast<double>(f.size));
   record.add("address", "PC Address", real ? hex(f.start) : "");
   std::string source = "(unknown)";
   std::vector<std::string> aliases;
@@ -48,7 +46,7 @@ Record summary_of(FunctionId id, const Profile& profile, const ProgramStructure&
   return record;
 }
 
-std::vector<FunctionId> named_or_fail(const Profile& profile, const ProgramStructure& structure, const std::string& name) {
+std::vector<FunctionId> named_or_fail(const StackProfile& profile, const ProgramStructure& structure, const std::string& name) {
   std::vector<FunctionId> ids = functions_named(profile, structure, name);
   if (ids.empty())
     throw std::runtime_error("no function named '" + name + "' has data in the selected events (see -functions)");
@@ -57,24 +55,24 @@ std::vector<FunctionId> named_or_fail(const Profile& profile, const ProgramStruc
 
 }  // namespace
 
-std::string function_summaries(const Profile& profile, const ProgramStructure& structure,
-                               const MetricRegistry& registry, const ViewRequest& request, OutputFormat format) {
+Document function_summaries(const StackProfile& profile, const ProgramStructure& structure,
+                            const MetricRegistry& registry, const ViewRequest& request) {
   std::vector<Record> records{summary_of(kTotalFunction, profile, structure, registry, request)};
   for (const FunctionId id : ordered_functions(profile, structure, registry, request))
     records.push_back(summary_of(id, profile, structure, registry, request));
-  return render_records("fsummary", "Function summaries sorted by metric: " + sort_title(request.sort, registry), records,
-                        format);
+  return record_document("fsummary", "Function summaries sorted by metric: " + sort_title(request.sort, registry),
+                         std::move(records));
 }
 
-std::string function_summary(const Profile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
-                             const ViewRequest& request, const std::string& name, OutputFormat format) {
+Document function_summary(const StackProfile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
+                          const ViewRequest& request, const std::string& name) {
   std::vector<Record> records;
   for (const FunctionId id : named_or_fail(profile, structure, name))
     records.push_back(summary_of(id, profile, structure, registry, request));
-  return render_records("fsingle", "", records, format);
+  return record_document("fsingle", "", std::move(records));
 }
 
-ViewTable callers_callees_of(const Profile& profile, const ProgramStructure& structure,
+ViewTable callers_callees_of(const StackProfile& profile, const ProgramStructure& structure,
                              const MetricRegistry& registry, const ViewRequest& request, const std::string& name) {
   const std::vector<FunctionId> ids = named_or_fail(profile, structure, name);
   ViewRequest all = request;

@@ -6,22 +6,22 @@
 
 #include <string>
 
-#include "profile.h"
+#include "stack_profile.h"
 #include "structure_views.h"
-#include "view_table.h"
+#include "document.h"
 
 namespace lumen::analysis {
 
 // Every function in the functions view's order and limit.
-std::string function_summaries(const Profile& profile, const ProgramStructure& structure,
-                               const MetricRegistry& registry, const ViewRequest& request, OutputFormat format);
+Document function_summaries(const StackProfile& profile, const ProgramStructure& structure,
+                            const MetricRegistry& registry, const ViewRequest& request);
 
 // The functions named `name`; throws std::runtime_error when none is.
-std::string function_summary(const Profile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
-                             const ViewRequest& request, const std::string& name, OutputFormat format);
+Document function_summary(const StackProfile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
+                          const ViewRequest& request, const std::string& name);
 
 // The callers-callees rows of the functions named `name`.
-ViewTable callers_callees_of(const Profile& profile, const ProgramStructure& structure,
+ViewTable callers_callees_of(const StackProfile& profile, const ProgramStructure& structure,
                              const MetricRegistry& registry, const ViewRequest& request, const std::string& name);
 
 }  // namespace lumen::analysis

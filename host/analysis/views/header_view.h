@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "experiment.h"
-#include "view_table.h"
+#include "document.h"
 
 namespace lumen::analysis {
 
-std::string header_view(const std::vector<std::unique_ptr<Experiment>>& experiments, OutputFormat format);
+Document header_view(const std::vector<std::unique_ptr<Experiment>>& experiments);
 
 }  // namespace lumen::analysis

@@ -3,8 +3,6 @@
 #include <lumen/record_format.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -14,30 +12,6 @@ namespace lumen::analysis {
 
 namespace {
 
-struct Frame {
-  std::string function;
-  std::string load_object;
-};
-
-struct Row {
-  std::string name;
-  std::vector<double> values;
-  std::vector<Frame> stack;
-};
-
-struct Table {
-  std::string title;
-  std::vector<ViewColumn> columns;
-  std::vector<Row> rows;
-};
-
-struct Summary {
-  std::string key;
-  std::string label;
-  double value;
-  lumen_metric_unit unit;
-};
-
 struct ViewRun {
   std::string plugin;
   const std::vector<std::unique_ptr<Experiment>>* experiments;
@@ -45,8 +19,8 @@ struct ViewRun {
   const Experiment* current = nullptr;  // experiment whose records are being visited
   size_t current_index = 0;
   EventFilter selection;
-  std::vector<Summary> summaries;
-  std::vector<Table> tables;
+  Record summary;
+  std::vector<ViewTable> tables;
   std::vector<std::string> names;  // storage behind lumen_frame_name pointers
 };
 
@@ -78,8 +52,8 @@ int selected(void* context, uint64_t time_ns, uint32_t thread_id) {
   return run->selection(run->current_index, event) ? 1 : 0;
 }
 
-std::vector<Frame> frames_of(ViewRun& run, uint64_t stack_id) {
-  std::vector<Frame> frames;
+std::vector<StackFrame> frames_of(ViewRun& run, uint64_t stack_id) {
+  std::vector<StackFrame> frames;
   if (stack_id == LUMEN_NO_STACK || run.current == nullptr) return frames;
   const auto pcs = run.current->stacks().pcs(stack_id);
   const uint32_t flags = run.current->stacks().flags(stack_id);
@@ -95,7 +69,7 @@ std::vector<Frame> frames_of(ViewRun& run, uint64_t stack_id) {
 
 size_t stack_frames(void* context, uint64_t stack_id, lumen_frame_name* out, size_t max) {
   auto* run = static_cast<ViewRun*>(context);
-  const std::vector<Frame> frames = frames_of(*run, stack_id);
+  const std::vector<StackFrame> frames = frames_of(*run, stack_id);
   run->names.clear();
   run->names.reserve(frames.size() * 2);
   size_t n = 0;
@@ -117,117 +91,34 @@ const char* data_symbol(void* context, uint64_t address) {
 }
 
 void summary(void* context, const char* key, const char* label, double value, lumen_metric_unit unit) {
-  static_cast<ViewRun*>(context)->summaries.push_back({key, label, value, unit});
+  static_cast<ViewRun*>(context)->summary.add_number(key, label, shown(unit, value), {unit});
 }
 
 void table_begin(void* context, const char* title, const lumen_view_column* columns, size_t count) {
-  Table table{title, {}, {}};
+  ViewTable table;
+  table.title = title;
+  table.stacks = true;
   for (size_t i = 0; i < count; ++i) table.columns.push_back({columns[i].key, "", columns[i].title, columns[i].unit, false});
+  table.name_position = table.columns.size();
   static_cast<ViewRun*>(context)->tables.push_back(std::move(table));
 }
 
 void table_row(void* context, const char* name, const double* values, uint64_t stack_id) {
   auto* run = static_cast<ViewRun*>(context);
   if (run->tables.empty()) return;
-  Table& table = run->tables.back();
-  Row row{name, {}, frames_of(*run, stack_id)};
+  ViewTable& table = run->tables.back();
+  ViewRow row;
+  row.name = name;
+  row.stack = frames_of(*run, stack_id);
   for (size_t i = 0; i < table.columns.size(); ++i) row.values.push_back(shown(table.columns[i].unit, values[i]));
   table.rows.push_back(std::move(row));
 }
 
-std::string number(const ViewColumn& c, double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, c.unit == LUMEN_UNIT_NANOSECONDS ? "%.6f" : "%.0f", v);
-  return buffer;
-}
-
-std::string render_output(const std::string& view, const ViewRun& run, OutputFormat format) {
-  std::ostringstream out;
-  if (format == OutputFormat::Json) {
-    out << "{\"view\": " << json_string(view) << ", \"summary\": {";
-    for (size_t i = 0; i < run.summaries.size(); ++i) {
-      const Summary& s = run.summaries[i];
-      char v[64];
-      std::snprintf(v, sizeof v, "%.9g", shown(s.unit, s.value));
-      out << (i ? ", " : "") << json_string(s.key) << ": " << v;
-    }
-    out << "}, \"tables\": [";
-    for (size_t t = 0; t < run.tables.size(); ++t) {
-      const Table& table = run.tables[t];
-      out << (t ? ", " : "") << "{\"title\": " << json_string(table.title) << ", \"metrics\": [";
-      for (size_t c = 0; c < table.columns.size(); ++c)
-        out << (c ? ", " : "") << "{\"spec\": " << json_string(table.columns[c].key)
-            << ", \"title\": " << json_string(table.columns[c].title) << "}";
-      out << "], \"rows\": [";
-      for (size_t r = 0; r < table.rows.size(); ++r) {
-        const Row& row = table.rows[r];
-        out << (r ? ",\n  " : "\n  ") << "{\"name\": " << json_string(row.name) << ", \"values\": {";
-        for (size_t c = 0; c < table.columns.size(); ++c)
-          out << (c ? ", " : "") << json_string(table.columns[c].key) << ": " << number(table.columns[c], row.values[c]);
-        out << "}, \"stack\": [";
-        for (size_t f = 0; f < row.stack.size(); ++f)
-          out << (f ? ", " : "") << "{\"function\": " << json_string(row.stack[f].function)
-              << ", \"load_object\": " << json_string(row.stack[f].load_object) << "}";
-        out << "]}";
-      }
-      out << "]}";
-    }
-    out << "]}\n";
-  } else if (format == OutputFormat::Csv) {
-    for (const Summary& s : run.summaries) {
-      char v[64];
-      std::snprintf(v, sizeof v, "%.9g", shown(s.unit, s.value));
-      out << "summary," << s.key << "," << v << "\n";
-    }
-    for (const Table& table : run.tables) {
-      out << "table,name";
-      for (const ViewColumn& c : table.columns) out << "," << c.key;
-      out << ",stack\n";
-      for (const Row& row : table.rows) {
-        out << json_string(table.title) << "," << json_string(row.name);
-        for (size_t c = 0; c < table.columns.size(); ++c) out << "," << number(table.columns[c], row.values[c]);
-        std::string stack;
-        for (const Frame& f : row.stack) stack += (stack.empty() ? "" : ";") + f.function;
-        out << "," << json_string(stack) << "\n";
-      }
-    }
-  } else {
-    for (const Summary& s : run.summaries) {
-      char v[64];
-      std::snprintf(v, sizeof v, s.unit == LUMEN_UNIT_NANOSECONDS ? "%.6f" : "%.0f", shown(s.unit, s.value));
-      out << s.label << ": " << v << (s.unit == LUMEN_UNIT_NANOSECONDS ? " s" : "") << "\n";
-    }
-    for (const Table& table : run.tables) {
-      // Each column as wide as its title or its widest cell, two apart.
-      std::vector<std::vector<std::string>> cells(table.rows.size());
-      std::vector<size_t> widths;
-      for (const ViewColumn& c : table.columns) widths.push_back(c.title.size());
-      for (size_t r = 0; r < table.rows.size(); ++r)
-        for (size_t c = 0; c < table.columns.size(); ++c) {
-          cells[r].push_back(number(table.columns[c], table.rows[r].values[c]));
-          widths[c] = std::max(widths[c], cells[r].back().size());
-        }
-      const auto pad = [&out](const std::string& text, size_t width) {
-        out << std::string(width + 2 - text.size(), ' ') << text;
-      };
-      out << "\n" << table.title << "\n";
-      for (size_t c = 0; c < table.columns.size(); ++c) pad(table.columns[c].title, widths[c]);
-      out << "  Name\n";
-      for (size_t r = 0; r < table.rows.size(); ++r) {
-        for (size_t c = 0; c < table.columns.size(); ++c) pad(cells[r][c], widths[c]);
-        out << "  " << table.rows[r].name << "\n";
-        for (const Frame& f : table.rows[r].stack) out << std::string(16, ' ') << f.function << " (" << f.load_object << ")\n";
-      }
-    }
-  }
-  return out.str();
-}
-
 }  // namespace
 
-std::string run_plugin_view(const lumen_view_def& view, const std::string& plugin,
-                            const std::vector<std::unique_ptr<Experiment>>& experiments, ProgramStructure& structure,
-                            size_t row_limit, OutputFormat format, const EventFilter& selection) {
+Document run_plugin_view(const lumen_view_def& view, const std::string& plugin,
+                         const std::vector<std::unique_ptr<Experiment>>& experiments, ProgramStructure& structure,
+                         size_t row_limit, const EventFilter& selection) {
   ViewRun run;
   run.plugin = plugin;
   run.experiments = &experiments;
@@ -237,7 +128,9 @@ std::string run_plugin_view(const lumen_view_def& view, const std::string& plugi
                              table_begin, table_row,       row_limit,    selected};
   char error[512] = "";
   if (view.run(&host, error, sizeof error) != 0) throw std::runtime_error(std::string(view.command) + ": " + error);
-  return render_output(view.command, run, format);
+  Document document{view.command, "", {RecordList{"summary", "", "", RecordLayout::Members, {std::move(run.summary)}}},
+                    std::move(run.tables), true};
+  return document;
 }
 
 }  // namespace lumen::analysis

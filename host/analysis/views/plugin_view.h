@@ -1,6 +1,6 @@
-// Running a view that a plugin adds to er_print (lumen_view_def), and
-// rendering what it produced — summary lines and tables whose rows may carry
-// a call stack — as text, CSV or JSON.
+// Running a view that a plugin adds to er_print (lumen_view_def): what it
+// produced, summary figures and tables whose rows may carry a call stack,
+// as a document for the renderer.
 #pragma once
 
 #include <lumen/analysis_plugin.h>
@@ -10,17 +10,17 @@
 #include <vector>
 
 #include "experiment.h"
-#include "profile.h"
+#include "stack_profile.h"
 #include "program_structure.h"
-#include "view_table.h"
+#include "document.h"
 
 namespace lumen::analysis {
 
 // `selection` answers the view's lumen_view_host.selected (empty: all is
 // selected). Throws std::runtime_error with the plugin's message when the
 // view fails.
-std::string run_plugin_view(const lumen_view_def& view, const std::string& plugin,
-                            const std::vector<std::unique_ptr<Experiment>>& experiments, ProgramStructure& structure,
-                            size_t row_limit, OutputFormat format, const EventFilter& selection = {});
+Document run_plugin_view(const lumen_view_def& view, const std::string& plugin,
+                         const std::vector<std::unique_ptr<Experiment>>& experiments, ProgramStructure& structure,
+                         size_t row_limit, const EventFilter& selection = {});
 
 }  // namespace lumen::analysis

@@ -100,12 +100,12 @@ ViewTable table_of(const std::string& view, const std::string& title, const View
 
 }  // namespace
 
-std::vector<FunctionId> ordered_functions(const Profile& profile, const ProgramStructure& structure,
+std::vector<FunctionId> ordered_functions(const StackProfile& profile, const ProgramStructure& structure,
                                           const MetricRegistry& registry, const ViewRequest& request) {
   return ordered_nodes(profile.functions(), kTotalFunction, function_naming(structure), request, registry);
 }
 
-std::vector<FunctionId> functions_named(const Profile& profile, const ProgramStructure& structure,
+std::vector<FunctionId> functions_named(const StackProfile& profile, const ProgramStructure& structure,
                                         const std::string& name) {
   std::vector<FunctionId> found;
   for (const auto& [id, metrics] : profile.functions().nodes()) {
@@ -117,7 +117,7 @@ std::vector<FunctionId> functions_named(const Profile& profile, const ProgramStr
   return found;
 }
 
-ViewTable functions_view(const Profile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
+ViewTable functions_view(const StackProfile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
                          const ViewRequest& request) {
   ViewTable table = table_of("functions", "Functions sorted by metric: " + sort_title(request, registry), request,
                              registry, false);
@@ -129,7 +129,7 @@ ViewTable functions_view(const Profile& profile, const ProgramStructure& structu
   return table;
 }
 
-ViewTable callers_callees_view(const Profile& profile, const ProgramStructure& structure,
+ViewTable callers_callees_view(const StackProfile& profile, const ProgramStructure& structure,
                                const MetricRegistry& registry, ViewRequest request) {
   const bool has_attributed = std::any_of(request.metrics.columns.begin(), request.metrics.columns.end(),
                                           [](const MetricColumn& c) { return c.flavor == Flavor::Attributed; });
@@ -153,7 +153,7 @@ ViewTable callers_callees_view(const Profile& profile, const ProgramStructure& s
   return table;
 }
 
-ViewTable objects_view(const Profile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
+ViewTable objects_view(const StackProfile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
                        const ViewRequest& request) {
   ViewTable table = table_of("objects", "Load objects sorted by metric: " + sort_title(request, registry), request,
                              registry, false);

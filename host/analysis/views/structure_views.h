@@ -1,5 +1,5 @@
 // Views of metrics on program structure: functions, callers-callees, load
-// objects. Each is built from a Profile and a metric selection.
+// objects. Each is built from a StackProfile and a metric selection.
 #pragma once
 
 #include <cstddef>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "metric_spec.h"
-#include "profile.h"
+#include "stack_profile.h"
 #include "view_table.h"
 
 namespace lumen::analysis {
@@ -21,24 +21,24 @@ struct ViewRequest {
 
 // Functions other than <Total> in the order and number the functions view
 // shows them.
-std::vector<FunctionId> ordered_functions(const Profile& profile, const ProgramStructure& structure,
+std::vector<FunctionId> ordered_functions(const StackProfile& profile, const ProgramStructure& structure,
                                           const MetricRegistry& registry, const ViewRequest& request);
 
 // The functions whose name is `name`: the demangled name, that name without
 // its parameters, or the mangled name.
-std::vector<FunctionId> functions_named(const Profile& profile, const ProgramStructure& structure,
+std::vector<FunctionId> functions_named(const StackProfile& profile, const ProgramStructure& structure,
                                         const std::string& name);
 
-ViewTable functions_view(const Profile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
+ViewTable functions_view(const StackProfile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
                          const ViewRequest& request);
 
 // For every function (ordered and limited as the functions view), its
 // callers and callees with attributed values. An attributed column is added
 // in front when the selection has none.
-ViewTable callers_callees_view(const Profile& profile, const ProgramStructure& structure,
+ViewTable callers_callees_view(const StackProfile& profile, const ProgramStructure& structure,
                                const MetricRegistry& registry, ViewRequest request);
 
-ViewTable objects_view(const Profile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
+ViewTable objects_view(const StackProfile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
                        const ViewRequest& request);
 
 }  // namespace lumen::analysis

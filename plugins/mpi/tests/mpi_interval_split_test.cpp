@@ -13,9 +13,10 @@
 #include "../../clock/clock_record.h"
 #include "../mpi_record.h"
 #include "experiment.h"
+#include "experiment_metrics.h"
 #include "interval_split.h"
 #include "metric_spec.h"
-#include "profile.h"
+#include "stack_profile.h"
 #include "program_structure.h"
 #include "stream_writer.h"
 
@@ -76,7 +77,8 @@ class IntervalSplit : public testing::Test {
 
   void SetUp() override {
     plugins_ = std::make_unique<analysis::AnalysisPlugins>(analysis::AnalysisPlugins::load(LUMEN_TEST_PLUGIN_DIR));
-    experiments_.push_back(std::make_unique<analysis::Experiment>(experiment_, *plugins_, registry_));
+    experiments_.push_back(std::make_unique<analysis::Experiment>(experiment_, *plugins_));
+    analysis::register_metrics(*experiments_.back(), registry_);
   }
 
   int64_t value(const analysis::Values& values, const std::string& keyword) const {
@@ -93,7 +95,7 @@ class IntervalSplit : public testing::Test {
 };
 
 TEST_F(IntervalSplit, SamplesInsideTheirThreadsCallsAreWaitTheOthersWork) {
-  const analysis::Profile profile(experiments_, registry_, structure_, {});
+  const analysis::StackProfile profile(experiments_, registry_, structure_, {});
   const analysis::Values& total = profile.functions().total();
   EXPECT_EQ(value(total, "user"), 1023);
   EXPECT_EQ(value(total, "mpiwait"), 2 + 4 + 8 + 64);  // 100 and 300 are the calls' own ends
@@ -113,7 +115,7 @@ TEST_F(IntervalSplit, SamplesInsideTheirThreadsCallsAreWaitTheOthersWork) {
 TEST_F(IntervalSplit, FilteredSamplesAreSplitTheSameWay) {
   // Only the samples after the first two calls: the intervals still come
   // from every call, whatever the filter keeps.
-  const analysis::Profile profile(experiments_, registry_, structure_,
+  const analysis::StackProfile profile(experiments_, registry_, structure_,
                                   [](size_t, const lumen_event& event) { return event.time_ns > kBase + 300; });
   const analysis::Values& total = profile.functions().total();
   EXPECT_EQ(value(total, "mpiwait"), 64);

@@ -1,4 +1,4 @@
-#include "profile.h"
+#include "stack_profile.h"
 
 #include <lumen/record_format.h>
 
@@ -25,7 +25,7 @@ struct StackKeyHash {
 
 }  // namespace
 
-Profile::Profile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
+StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
                  ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter,
                  bool inline_frames)
     : metric_count_(registry.size()),

@@ -1,10 +1,10 @@
-// A profile: the events of one or more experiments that pass a filter,
+// A stack profile: the events of one or more experiments that pass a filter,
 // aggregated per unique stack first and then attributed once per unique
 // stack to functions and to load objects. The unique stacks stay available
 // (with their function frames) for the views that need more than functions:
-// (with `inline_frames`, functions inlined at a PC are frames of their own,
-// callees of the function that holds them)
-// calltree, lines, PCs, source and disassembly.
+// calltree, lines, PCs, source and disassembly. With `inline_frames`,
+// functions inlined at a PC are frames of their own, callees of the
+// function that holds them.
 #pragma once
 
 #include <functional>
@@ -15,6 +15,7 @@
 
 #include "experiment.h"
 #include "metric_engine.h"
+#include "metric_registry.h"
 #include "program_structure.h"
 
 namespace lumen::analysis {
@@ -30,7 +31,7 @@ struct UniqueStack {
   uint32_t experiment = 0;
   uint32_t epoch = 0;
   uint64_t stack_id = 0;
-  uint32_t first_frame = 0;  // into Profile::frames()
+  uint32_t first_frame = 0;  // into StackProfile::frames()
   uint32_t depth = 0;        // function frames, leaf first
 };
 
@@ -40,9 +41,9 @@ struct ThreadTotals {
   Values values;
 };
 
-class Profile {
+class StackProfile {
  public:
-  Profile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
+  StackProfile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
           ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter = {},
           bool inline_frames = false);
 

@@ -1,0 +1,76 @@
+// CSV (RFC 4180): a header line of keys, then one line per row or record.
+#include <sstream>
+
+#include "format_renderers.h"
+
+namespace lumen::analysis {
+
+std::string csv_table(const ViewTable& t, const std::string* table_title) {
+  std::ostringstream out;
+  if (table_title) out << "table,";
+  if (t.nested) out << "function,role,";
+  for (const ViewColumn& c : t.columns) out << csv_field(c.key) << ",";
+  out << "name,load_object";
+  if (t.tree) out << ",depth";
+  if (!t.rows.empty())
+    for (const auto& field : t.rows.front().fields) out << "," << csv_field(field.first);
+  if (t.stacks) out << ",stack";
+  out << "\n";
+  auto line = [&](const ViewRow& row, const std::string& function, const std::string& role) {
+    if (table_title) out << csv_field(*table_title) << ",";
+    if (t.nested) out << csv_field(function) << "," << role << ",";
+    for (size_t c = 0; c < t.columns.size(); ++c) out << data_number(row.values[c], t.columns[c].quantity()) << ",";
+    out << csv_field(row.name) << "," << csv_field(row.load_object);
+    if (t.tree) out << "," << row.depth;
+    for (const auto& field : row.fields) out << "," << csv_field(field.second);
+    if (t.stacks) {
+      std::string stack;
+      for (const StackFrame& f : row.stack) stack += (stack.empty() ? "" : ";") + f.function;
+      out << "," << csv_field(stack);
+    }
+    out << "\n";
+  };
+  for (const ViewRow& row : t.rows) {
+    for (const ViewRow& caller : row.callers) line(caller, row.name, "caller");
+    line(row, row.name, t.nested ? "function" : "");
+    for (const ViewRow& callee : row.callees) line(callee, row.name, "callee");
+  }
+  return out.str();
+}
+
+namespace {
+
+std::string csv_list(const RecordList& list) {
+  std::ostringstream out;
+  const bool heading = !list.heading_key.empty();
+  if (list.layout == RecordLayout::Columns) {
+    if (list.records.empty()) return "";
+    std::string keys;
+    if (heading) keys = csv_field(list.heading_key);
+    for (const RecordField& f : list.records.front().fields) keys += (keys.empty() ? "" : ",") + csv_field(f.key);
+    out << keys << "\n";
+    for (const Record& r : list.records) {
+      std::string cells = heading ? csv_field(r.heading) : "";
+      for (size_t f = 0; f < r.fields.size(); ++f)
+        cells += (f == 0 && !heading ? "" : ",") + csv_field(field_data(r.fields[f]));
+      out << cells << "\n";
+    }
+    return out.str();
+  }
+  out << (heading ? csv_field(list.heading_key) + "," : "") << "key,value\n";
+  for (const Record& r : list.records)
+    for (const RecordField& f : r.fields)
+      out << (heading ? csv_field(r.heading) + "," : "") << csv_field(f.key) << "," << csv_field(field_data(f)) << "\n";
+  return out.str();
+}
+
+}  // namespace
+
+std::string csv_document(const Document& document) {
+  std::string text;
+  for (const RecordList& list : document.lists) text += csv_list(list);
+  for (const ViewTable& table : document.tables) text += csv_table(table, &table.title);
+  return text;
+}
+
+}  // namespace lumen::analysis

@@ -1,0 +1,74 @@
+// What every view produces, whatever the output format: lists of records
+// (labelled fields) and tables of metric columns (view_table.h). This module
+// alone turns a document into text, CSV or JSON, so every view writes
+// numbers, quotes and escapes alike.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cell_text.h"
+#include "view_table.h"
+
+namespace lumen::analysis {
+
+struct RecordField {
+  std::string key;    // in CSV and JSON
+  std::string label;  // in text
+  std::string text;   // a text field, or a number given as text
+  std::string text_form;  // when not empty, what text shows instead ("(founder)" for "")
+  bool is_number = false;
+  bool has_quantity = false;  // the number is `number`, written per `quantity`
+  double number = 0;
+  Quantity quantity;
+};
+
+struct Record {
+  std::string heading;
+  std::vector<RecordField> fields;
+  void add(const std::string& key, const std::string& label, const std::string& text);
+  // A number as the experiment recorded it (a pid, a count read from a file):
+  // written as given; a JSON number when it is one, else a string.
+  void add_number(const std::string& key, const std::string& label, const std::string& text);
+  void add_number(const std::string& key, const std::string& label, double value, Quantity quantity = {});
+};
+
+enum class RecordLayout {
+  // Text: the heading, then "label: value" lines; CSV: HEADING,key,value
+  // lines; JSON: an object per record.
+  Labelled,
+  // Text and CSV: a line per record, a column per field; JSON: an object per
+  // record.
+  Columns,
+  // JSON: the fields of every record as members of one object (summaries);
+  // text: "label: value unit" lines; CSV: HEADING,key,value lines.
+  Members,
+};
+
+struct RecordList {
+  std::string json_key = "records";  // the JSON member holding the list
+  std::string heading_key = "name";  // CSV column and JSON member of the heading; empty: left out
+  std::string heading_label;         // text: the heading reads "LABEL: heading" (empty: the heading alone)
+  RecordLayout layout = RecordLayout::Labelled;
+  std::vector<Record> records;
+};
+
+struct Document {
+  std::string view;
+  std::string title;  // text: the first line, when not empty
+  std::vector<RecordList> lists;
+  // JSON: a "tables" member, each table with its title; CSV: a "table"
+  // column with the title.
+  std::vector<ViewTable> tables;
+  bool tables_member = false;  // JSON: "tables" even when there is none
+};
+
+// A document of labelled records under "records" (-overview, -fsummary).
+Document record_document(const std::string& view, const std::string& title, std::vector<Record> records);
+
+std::string render(const Document& document, OutputFormat format);
+// A view that is one table: JSON {"view", "metrics", "rows"}; text led by
+// the table's title.
+std::string render(const ViewTable& table, OutputFormat format);
+
+}  // namespace lumen::analysis
