@@ -1,6 +1,9 @@
 #include "plugin_catalog.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <iostream>
 
 namespace lumen::host {
 
@@ -50,7 +53,6 @@ const char* origin_name(PluginOrigin origin) {
     case PluginOrigin::Shipped: return "shipped";
     case PluginOrigin::SearchPath: return "LUMEN_PLUGIN_PATH";
     case PluginOrigin::Explicit: return "explicit";
-    case PluginOrigin::Recorded: return "recorded in the experiment";
   }
   return "?";
 }
@@ -58,8 +60,26 @@ const char* origin_name(PluginOrigin origin) {
 std::vector<PluginDirectory> find_plugin_directories(const fs::path& root, PluginOrigin origin) {
   std::vector<PluginDirectory> found;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(root, ec))
-    if (entry.is_directory()) found.push_back({entry.path().filename().string(), entry.path(), origin});
+  const bool searched = origin == PluginOrigin::SearchPath;
+  // Anyone may put a library into a directory everyone can write to, and
+  // loading a plugin runs its code.
+  struct stat st;
+  if (searched && stat(root.c_str(), &st) == 0 && (st.st_mode & S_IWOTH) != 0) {
+    std::cerr << "lumen: warning: LUMEN_PLUGIN_PATH directory " << root.string()
+              << " is writable by everyone; no plugin is loaded from it\n";
+    return found;
+  }
+  for (const auto& entry : fs::directory_iterator(root, ec)) {
+    if (!entry.is_directory()) continue;
+    // A search-path directory may hold other things than plugins: those are
+    // passed over with a word, not a reason to refuse to run.
+    if (searched && !(fs::exists(entry.path() / "collector.so") && fs::exists(entry.path() / "analysis.so"))) {
+      std::cerr << "lumen: warning: " << entry.path().string()
+                << " (in LUMEN_PLUGIN_PATH) is not a plugin: it has no collector.so and analysis.so; skipped\n";
+      continue;
+    }
+    found.push_back({entry.path().filename().string(), entry.path(), origin});
+  }
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   return found;
 }

@@ -4,8 +4,10 @@
 //   2. each directory named in LUMEN_PLUGIN_PATH (colon-separated, absolute;
 //      each holds NAME/ directories like the shipped one);
 //   3. explicit plugin directories: collect --plugin PATH, a profile's
-//      `plugins: NAME: {path: PATH}`, the path an experiment recorded.
-// Never the current directory, unless a user names it explicitly.
+//      `plugins: NAME: {path: PATH}`, er_print --plugin PATH.
+// Never the current directory, unless a user names it explicitly, and never
+// a directory an experiment records: analysis tools load no code an
+// experiment names.
 // Both halves are opened with Boost.DLL and their descriptors checked
 // (factory present, ABI version, same name and data file, no two plugins
 // claiming one name, data file or metric keyword) before anything relies on
@@ -44,7 +46,7 @@ struct AnalysisHalf {
 CollectorHalf load_collector_half(const std::filesystem::path& path);
 AnalysisHalf load_analysis_half(const std::filesystem::path& path);
 
-enum class PluginOrigin { Shipped, SearchPath, Explicit, Recorded };
+enum class PluginOrigin { Shipped, SearchPath, Explicit };
 const char* origin_name(PluginOrigin origin);  // "shipped", "LUMEN_PLUGIN_PATH", ...
 
 struct PluginDirectory {

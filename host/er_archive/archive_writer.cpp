@@ -3,8 +3,12 @@
 #include <lumen/record_format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -13,6 +17,7 @@
 #include "archive_index.h"
 #include "data_file_reader.h"
 #include "loadobject_map.h"
+#include "regular_file.h"
 
 namespace lumen::archive {
 
@@ -26,7 +31,7 @@ namespace {
 std::unordered_set<uint64_t> recorded_pcs(const fs::path& experiment) {
   std::unordered_set<uint64_t> pcs;
   const fs::path stacks = experiment / LUMEN_STACKS_FILE;
-  if (!fs::exists(stacks)) return pcs;
+  if (!fs::exists(fs::symlink_status(stacks))) return pcs;
   analysis::read_data_file(stacks, [&](const analysis::RawRecord& r) {
     if (r.kind != LUMEN_RECORD_STACK || r.payload_bytes < sizeof(lumen_stack_record)) return;
     lumen_stack_record stack;
@@ -62,7 +67,38 @@ std::string copy_name(const std::string& path, const std::string& build_id) {
   return fs::path(path).filename().string() + "." + (build_id.empty() ? std::string("no-build-id") : build_id.substr(0, 16));
 }
 
-void write_index(const fs::path& index, const std::map<std::string, ArchivedObject>& objects,
+using Fd = analysis::FileDescriptor;
+
+[[noreturn]] void fail(const std::string& what, const fs::path& path) {
+  throw std::runtime_error("cannot " + what + " " + path.string() + ": " + std::strerror(errno));
+}
+
+void write_all(int fd, const char* bytes, size_t size, const fs::path& shown) {
+  for (size_t done = 0; done < size;) {
+    const ssize_t n = write(fd, bytes + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail("write", shown);
+    done += static_cast<size_t>(n);
+  }
+}
+
+// Writes `name` in the directory `directory` as a new file: a temporary
+// created there with O_EXCL and O_NOFOLLOW, renamed over the name at the
+// end. Whatever an experiment planted under either name (a link to a file
+// elsewhere) is replaced, never written through.
+template <typename Fill>
+void replace_file(int directory, const std::string& name, const fs::path& shown, Fill fill) {
+  const std::string temporary = "." + name + ".tmp";
+  if (unlinkat(directory, temporary.c_str(), 0) != 0 && errno != ENOENT) fail("remove the old temporary of", shown);
+  {
+    const Fd out(openat(directory, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+    if (out.get() < 0) fail("create", shown);
+    fill(out.get());
+  }
+  if (renameat(directory, temporary.c_str(), directory, name.c_str()) != 0) fail("replace", shown);
+}
+
+void write_index(int directory, const fs::path& shown, const std::map<std::string, ArchivedObject>& objects,
                  const fs::path& archive_directory) {
   YAML::Emitter out;
   out << YAML::BeginMap << YAML::Key << "objects" << YAML::Value << YAML::BeginSeq;
@@ -74,13 +110,39 @@ void write_index(const fs::path& index, const std::map<std::string, ArchivedObje
     out << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;
-  const fs::path temporary = index.string() + ".tmp";
-  {
-    std::ofstream file(temporary);
-    file << out.c_str() << "\n";
-    if (!file) throw std::runtime_error("cannot write " + temporary.string());
-  }
-  fs::rename(temporary, index);
+  const std::string text = std::string(out.c_str()) + "\n";
+  replace_file(directory, analysis::kArchiveIndex, shown, [&](int fd) { write_all(fd, text.data(), text.size(), shown); });
+}
+
+// A load object named by the experiment, copied into archives/: read only
+// when it is a regular file (a FIFO would block, a device never end).
+void copy_object(const std::string& path, int directory, const std::string& name, const fs::path& shown) {
+  const analysis::FileDescriptor in = analysis::open_regular_file(path, analysis::Symlinks::Follow);
+  replace_file(directory, name, shown, [&](int out) {
+    char buffer[1 << 16];
+    for (;;) {
+      const ssize_t n = read(in.get(), buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) fail("read", path);
+      if (n == 0) return;
+      write_all(out, buffer, static_cast<size_t>(n), shown);
+    }
+  });
+}
+
+// The experiment's archives/, created if need be and opened without
+// following a link: a symlinked archives/ would receive every copy.
+int open_archive_directory(const fs::path& experiment) {
+  const Fd experiment_dir(open(experiment.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (experiment_dir.get() < 0) fail("open", experiment);
+  if (mkdirat(experiment_dir.get(), analysis::kArchiveDirectory, 0755) != 0 && errno != EEXIST)
+    fail("create", experiment / analysis::kArchiveDirectory);
+  const int fd = openat(experiment_dir.get(), analysis::kArchiveDirectory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && (errno == ELOOP || errno == ENOTDIR))
+    throw std::runtime_error((experiment / analysis::kArchiveDirectory).string() +
+                             " is a symbolic link or not a directory; nothing is archived through it");
+  if (fd < 0) fail("open", experiment / analysis::kArchiveDirectory);
+  return fd;
 }
 
 // `shared`: the founder's archives/, whose copies a descendant refers to
@@ -89,10 +151,10 @@ void write_index(const fs::path& index, const std::map<std::string, ArchivedObje
 ArchiveReport archive_one(const fs::path& experiment, bool copy_files, const fs::path& shared) {
   ArchiveReport report{experiment, 0, 0, {}};
   const fs::path directory = experiment / analysis::kArchiveDirectory;
-  fs::create_directories(directory);
+  const Fd directory_fd(open_archive_directory(experiment));
   std::map<std::string, ArchivedObject> objects = analysis::read_archive_index(experiment);
   for (const std::string& path : touched_objects(experiment)) {
-    const bool on_disk = fs::exists(path);
+    const bool on_disk = analysis::is_regular_file(path, analysis::Symlinks::Follow);
     auto [entry, added] = objects.try_emplace(path);
     ArchivedObject& object = entry->second;
     if (added) object.build_id = on_disk ? analysis::read_build_id(path) : "";
@@ -107,12 +169,12 @@ ArchiveReport archive_one(const fs::path& experiment, bool copy_files, const fs:
       object.copy = fs::absolute(shared / copy_name(path, object.build_id));
     } else if (copy_files && object.copy.empty() && same_file) {
       const fs::path copy = directory / copy_name(path, object.build_id);
-      fs::copy_file(path, copy, fs::copy_options::overwrite_existing);
+      copy_object(path, directory_fd.get(), copy_name(path, object.build_id), copy);
       object.copy = fs::absolute(copy);
       ++report.copied;
     }
   }
-  write_index(directory / analysis::kArchiveIndex, objects, fs::absolute(directory));
+  write_index(directory_fd.get(), directory / analysis::kArchiveIndex, objects, fs::absolute(directory));
   report.objects = objects.size();
   return report;
 }
@@ -135,6 +197,8 @@ std::vector<ArchiveReport> write_archives(const fs::path& experiment, bool copy_
       it.disable_recursion_pending();
       continue;
     }
+    // A link inside the experiment is not followed: it may lead anywhere.
+    if (it->is_symlink()) continue;
     if (it->path().extension() == ".er" && is_experiment(it->path())) reports.push_back(archive_one(it->path(), copy_files, shared));
   }
   return reports;

@@ -1,4 +1,4 @@
-// er_print [-command [args]]... [--format=text|csv|json] experiment...
+// er_print [--plugin DIR]... [-command [args]]... [--format=text|csv|json] experiment...
 // Without commands, an interactive prompt reads commands from stdin.
 // Settings in $HOME/.er.rc and ./.er.rc apply before the commands.
 #include <iostream>
@@ -19,16 +19,32 @@ struct Invocation {
   std::vector<std::string> arguments;
 };
 
+// The plugin directories given with --plugin DIR or --plugin=DIR: loaded
+// before anything else, so their views are commands.
+std::vector<std::string> plugin_options(int argc, char** argv) {
+  std::vector<std::string> directories;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--plugin" && i + 1 < argc) directories.push_back(argv[++i]);
+    else if (arg.rfind("--plugin=", 0) == 0) directories.push_back(arg.substr(9));
+    else if (arg == "--plugin") throw CommandError("--plugin needs a plugin directory");
+  }
+  return directories;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
-    Session session(analysis::AnalysisPlugins::for_command_line(std::vector<std::string>(argv + 1, argv + argc)),
-                    std::cout);
+    Session session(analysis::AnalysisPlugins::for_command_line(plugin_options(argc, argv)), std::cout);
     std::vector<Invocation> invocations;
     std::vector<std::string> experiments;
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
+      if (arg == "--plugin" || arg.rfind("--plugin=", 0) == 0) {
+        i += arg == "--plugin";
+        continue;
+      }
       if (arg.rfind("--format=", 0) == 0) {
         session.set_format(arg.substr(9));
         continue;

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "experiment_metrics.h"
+#include "format_error.h"
 #include "metric_spec.h"
 
 namespace lumen::er_print {
@@ -14,7 +15,6 @@ using namespace analysis;
 Session::Session(AnalysisPlugins plugins, std::ostream& out) : plugins_(std::move(plugins)), out_(out) {}
 
 void Session::open_experiment(const std::string& path) {
-  plugins_.add_recorded(path);
   experiments_.push_back(std::make_unique<Experiment>(path, plugins_));
   register_metrics(*experiments_.back(), registry_);
   // A founder's descendants (sub-experiments named by lineage) come with it.
@@ -24,9 +24,17 @@ void Session::open_experiment(const std::string& path) {
     if (entry.is_directory() && entry.path().extension() == ".er" && entry.path().filename().string()[0] == '_')
       descendants.push_back(entry.path());
   std::sort(descendants.begin(), descendants.end());
+  // A descendant that cannot be read is left out, and said so; the founder
+  // and the others are still analysed.
+  Experiment& founder = *experiments_.back();
   for (const auto& descendant : descendants) {
-    experiments_.push_back(std::make_unique<Experiment>(descendant, plugins_));
-    register_metrics(*experiments_.back(), registry_);
+    try {
+      auto experiment = std::make_unique<Experiment>(descendant, plugins_);
+      register_metrics(*experiment, registry_);
+      experiments_.push_back(std::move(experiment));
+    } catch (const FormatError& e) {
+      founder.add_warning("descendant " + descendant.filename().string() + " is left out: " + e.what());
+    }
   }
   selection_changed();
 }

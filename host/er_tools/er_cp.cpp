@@ -1,9 +1,11 @@
 // er_cp [-q] from.er to.er | er_cp [-q] experiment... directory: copies
 // experiments, descendants and archives included. A new name must end in
 // .er and must not exist; into a directory, each keeps its own name.
+// Links inside an experiment are copied as links, never followed.
 #include <filesystem>
 #include <iostream>
 
+#include "experiment_copy.h"
 #include "experiment_files.h"
 
 namespace fs = std::filesystem;
@@ -32,7 +34,8 @@ int main(int argc, char** argv) {
       require_experiment(from);
       const fs::path to = into_directory ? destination / fs::path(from).lexically_normal().filename() : destination;
       require_new_experiment_name(to);
-      fs::copy(from, to, fs::copy_options::recursive);
+      for (const std::string& skipped : copy_experiment(from, to))
+        std::cerr << "er_cp: " << skipped << " is not a regular file, directory or link; it is not copied\n";
       if (!options.quiet) std::cout << "copied " << from.string() << " to " << to.string() << "\n";
     } catch (const std::exception& e) {
       std::cerr << "er_cp: " << e.what() << "\n";

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "experiment_copy.h"
 #include "experiment_files.h"
 
 namespace fs = std::filesystem;
@@ -21,7 +22,10 @@ int main(int argc, char** argv) {
     fs::rename(from, to, error);
     if (error == std::errc::cross_device_link) {
       // Another file system: copy, then remove the original.
-      fs::copy(from, to, fs::copy_options::recursive);
+      const std::vector<std::string> skipped = copy_experiment(from, to);
+      for (const std::string& path : skipped)
+        std::cerr << "er_mv: " << path << " is not a regular file, directory or link; it is not moved\n";
+      if (!skipped.empty()) throw ToolError("'" + from.string() + "' is kept, since not all of it was moved");
       fs::remove_all(from);
     } else if (error) {
       throw ToolError("cannot move '" + from.string() + "' to '" + to.string() + "': " + error.message());

@@ -11,13 +11,16 @@
 #include <set>
 
 #include "format_error.h"
+#include "regular_file.h"
 
 namespace lumen::analysis {
 
 namespace fs = std::filesystem;
 
 std::string read_build_id(const fs::path& file) {
-  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  // Only a regular file is read: the path comes from an experiment.
+  const FileDescriptor opened = try_open_regular_file(file, Symlinks::Follow);
+  const int fd = opened.get();
   if (fd < 0) return "";
   elf_version(EV_CURRENT);
   std::string hex;
@@ -32,21 +35,31 @@ std::string read_build_id(const fs::path& file) {
     }
     elf_end(elf);
   }
-  close(fd);
   return hex;
 }
 
 std::map<std::string, ArchivedObject> read_archive_index(const fs::path& experiment) {
   std::map<std::string, ArchivedObject> archive;
   const fs::path index = experiment / kArchiveDirectory / kArchiveIndex;
-  if (!fs::exists(index)) return archive;
+  if (!fs::exists(fs::symlink_status(index))) return archive;
+  std::string text;
   try {
-    const YAML::Node root = YAML::LoadFile(index.string());
+    text = read_regular_file(index, Symlinks::Refuse);
+  } catch (const FormatError& e) {
+    std::cerr << "lumen: warning: " << e.what() << "; the archive index is ignored\n";
+    return archive;
+  }
+  try {
+    const YAML::Node root = YAML::Load(text);
     for (const YAML::Node& entry : root["objects"]) {
       ArchivedObject object;
       object.build_id = entry["build_id"].as<std::string>("");
-      if (const std::string copy = entry["copy"].as<std::string>(""); !copy.empty())
-        object.copy = fs::absolute(experiment / kArchiveDirectory / copy);
+      // A copy is a file of an archives/ directory (a descendant's entries
+      // name the founder's); anything else the index names is not read.
+      if (const std::string copy = entry["copy"].as<std::string>(""); !copy.empty()) {
+        const fs::path file = fs::absolute(experiment / kArchiveDirectory / copy).lexically_normal();
+        if (file.parent_path().filename() == kArchiveDirectory) object.copy = file;
+      }
       archive[entry["path"].as<std::string>()] = object;
     }
   } catch (const YAML::Exception& e) {
@@ -59,8 +72,8 @@ std::string symbol_file_for(const std::string& path, const std::map<std::string,
   const auto entry = archive.find(path);
   if (entry == archive.end()) return path;
   const ArchivedObject& archived = entry->second;
-  const bool copied = !archived.copy.empty() && fs::exists(archived.copy);
-  if (!fs::exists(path)) return copied ? archived.copy.string() : path;
+  const bool copied = !archived.copy.empty() && is_regular_file(archived.copy, Symlinks::Refuse);
+  if (!is_regular_file(path, Symlinks::Follow)) return copied ? archived.copy.string() : path;
   if (archived.build_id.empty() || read_build_id(path) == archived.build_id) return path;
   if (copied) return archived.copy.string();
   static std::mutex mutex;

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "format_error.h"
+#include "regular_file.h"
 
 namespace lumen::analysis {
 
@@ -19,25 +20,17 @@ namespace {
 // A read-only mapping of a whole file, unmapped on scope exit.
 class MappedFile {
  public:
-  explicit MappedFile(const std::filesystem::path& path) {
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw FormatError(path.string() + ": cannot open: " + std::strerror(errno));
+  // Only a regular file inside the experiment is mapped (regular_file.h).
+  explicit MappedFile(const std::filesystem::path& path) : fd_(open_regular_file(path, Symlinks::Refuse)) {
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-      close(fd);
-      throw FormatError(path.string() + ": cannot stat: " + std::strerror(errno));
-    }
+    if (fstat(fd_.get(), &st) != 0) throw FormatError(path.string() + ": cannot stat: " + std::strerror(errno));
     size_ = static_cast<size_t>(st.st_size);
     if (size_ > 0) {
-      void* data = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (data == MAP_FAILED) {
-        close(fd);
-        throw FormatError(path.string() + ": cannot map: " + std::strerror(errno));
-      }
+      void* data = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_.get(), 0);
+      if (data == MAP_FAILED) throw FormatError(path.string() + ": cannot map: " + std::strerror(errno));
       data_ = static_cast<const char*>(data);
       madvise(data, size_, MADV_SEQUENTIAL);
     }
-    close(fd);
   }
   ~MappedFile() {
     if (data_ != nullptr) munmap(const_cast<char*>(data_), size_);
@@ -46,6 +39,15 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
   const char* data() const { return data_; }
   size_t size() const { return size_; }
+  // The first block at or after `offset` that holds data: holes (a file
+  // extended without writing, a block reserved and never filled) are
+  // skipped by asking the file system, not by reading their zeros.
+  uint64_t next_data_block(uint64_t offset) const {
+    const off_t data = lseek(fd_.get(), static_cast<off_t>(offset), SEEK_DATA);
+    if (data < 0) return errno == ENXIO ? size_ : offset;
+    const uint64_t block = static_cast<uint64_t>(data) / LUMEN_BLOCK_BYTES * LUMEN_BLOCK_BYTES;
+    return std::max<uint64_t>(block, offset);
+  }
   // Drops the pages before `upto` from this process once every
   // kReleaseBytes: reading a data file of hundreds of megabytes then holds
   // only a window of it. The mapping is read-only and private, so a later
@@ -60,6 +62,7 @@ class MappedFile {
   }
 
  private:
+  FileDescriptor fd_;
   const char* data_ = nullptr;
   size_t size_ = 0;
   size_t released_ = 0;
@@ -67,16 +70,17 @@ class MappedFile {
 
 }  // namespace
 
-DataFileSummary read_data_file(const std::filesystem::path& file, const std::function<void(const RawRecord&)>& visit) {
+DataFileSummary read_data_file(const std::filesystem::path& file, const std::function<void(const RawRecord&)>& visit,
+                               uint64_t end) {
   MappedFile mapped(file);
   const std::string name = file.string();
   DataFileSummary summary;
   uint64_t block_start = 0;
-  while (block_start + sizeof(lumen_block_header) <= mapped.size()) {
+  while (block_start + sizeof(lumen_block_header) <= std::min<uint64_t>(mapped.size(), end)) {
     lumen_block_header header;
     std::memcpy(&header, mapped.data() + block_start, sizeof header);
-    if (header.magic == 0) {  // reserved by a writer that never got to it
-      block_start += LUMEN_BLOCK_BYTES;
+    if (header.magic == 0) {  // reserved by a writer that never got to it, or a hole
+      block_start = mapped.next_data_block(block_start + LUMEN_BLOCK_BYTES);
       continue;
     }
     if (header.magic != LUMEN_BLOCK_MAGIC) throw FormatError(name, block_start, "not a lumen data block");
@@ -110,23 +114,30 @@ DataFileSummary read_data_file(const std::filesystem::path& file, const std::fun
   return summary;
 }
 
-std::vector<uint32_t> block_thread_ids(const std::filesystem::path& file) {
+DataFileSurvey survey_data_file(const std::filesystem::path& file) {
   MappedFile mapped(file);
-  std::vector<uint32_t> ids;
+  DataFileSurvey survey;
+  survey.file_bytes = mapped.size();
   uint64_t block_start = 0;
   while (block_start + sizeof(lumen_block_header) <= mapped.size()) {
     lumen_block_header header;
     std::memcpy(&header, mapped.data() + block_start, sizeof header);
     if (header.magic == 0) {
-      block_start += LUMEN_BLOCK_BYTES;
+      block_start = mapped.next_data_block(block_start + LUMEN_BLOCK_BYTES);
       continue;
     }
-    if (header.magic != LUMEN_BLOCK_MAGIC || header.block_bytes < sizeof header || header.block_bytes % 4096 != 0) break;
-    ids.push_back(header.thread_id);
+    if (header.magic != LUMEN_BLOCK_MAGIC || header.block_bytes < sizeof header || header.block_bytes % 4096 != 0) {
+      survey.bad_block_at = block_start;
+      break;
+    }
+    survey.thread_ids.push_back(header.thread_id);
     block_start += header.block_bytes;
+    survey.declared_bytes = block_start;
     mapped.release_before(block_start);  // a fault maps the pages around it too
   }
-  return ids;
+  return survey;
 }
+
+std::vector<uint32_t> block_thread_ids(const std::filesystem::path& file) { return survey_data_file(file).thread_ids; }
 
 }  // namespace lumen::analysis

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace lumen::analysis {
@@ -24,11 +25,25 @@ struct DataFileSummary {
   uint64_t records = 0;
 };
 
-// Calls `visit` for every record; returns what it read.
-DataFileSummary read_data_file(const std::filesystem::path& file, const std::function<void(const RawRecord&)>& visit);
+// Calls `visit` for every record of the blocks that start before `end`;
+// returns what it read.
+DataFileSummary read_data_file(const std::filesystem::path& file, const std::function<void(const RawRecord&)>& visit,
+                               uint64_t end = UINT64_MAX);
 
 // The thread ids of the file's blocks, reading block headers only (a block
 // that is not valid ends the walk; read_data_file reports it).
 std::vector<uint32_t> block_thread_ids(const std::filesystem::path& file);
+
+// A walk over block headers only: the threads that wrote, and whether the
+// file holds what its blocks declare. A file cut short (copied while being
+// written, a disk that filled) ends inside its last block.
+struct DataFileSurvey {
+  std::vector<uint32_t> thread_ids;
+  uint64_t file_bytes = 0;
+  uint64_t declared_bytes = 0;  // where the last valid block ends
+  std::optional<uint64_t> bad_block_at;  // the first block header that is not one
+  bool ended_early() const { return declared_bytes > file_bytes; }
+};
+DataFileSurvey survey_data_file(const std::filesystem::path& file);
 
 }  // namespace lumen::analysis

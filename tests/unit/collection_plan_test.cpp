@@ -285,5 +285,21 @@ TEST(PluginCatalog, PluginDirectoryWithoutItsHalvesIsAnError) {
   EXPECT_CONTAINS(message, "cannot load plugin " + (dir / "empty" / "collector.so").string());
 }
 
+// LUMEN_PLUGIN_PATH: a directory that holds other things than plugins is
+// passed over, not a reason to refuse to run; one that everyone may write
+// to gives no plugin at all (anyone could have put a library there).
+TEST(PluginCatalog, SearchPathSkipsWhatIsNotAPluginAndWorldWritableDirectories) {
+  TempDir dir;
+  fs::create_directories(dir / "plugins" / "clock");
+  for (const char* half : {"collector.so", "analysis.so"})
+    fs::copy_file(std::string(LUMEN_TEST_PLUGIN_DIR) + "/clock/" + half, dir / "plugins" / "clock" / half);
+  fs::create_directories(dir / "plugins" / "docs");
+  const auto found = host::find_plugin_directories(dir / "plugins", host::PluginOrigin::SearchPath);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].name, "clock");
+  fs::permissions(dir / "plugins", fs::perms::others_write, fs::perm_options::add);
+  EXPECT_TRUE(host::find_plugin_directories(dir / "plugins", host::PluginOrigin::SearchPath).empty());
+}
+
 }  // namespace
 }  // namespace lumen::test

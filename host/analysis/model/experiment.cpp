@@ -4,29 +4,30 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
+#include <sstream>
 
 #include "data_file_reader.h"
 #include "format_error.h"
 #include "install_layout.h"
+#include "regular_file.h"
 
 namespace lumen::analysis {
 
 namespace fs = std::filesystem;
 
-AnalysisPlugins AnalysisPlugins::load(const fs::path& plugin_root, const std::vector<fs::path>& search_path) {
+AnalysisPlugins AnalysisPlugins::load(const fs::path& plugin_root, const std::vector<fs::path>& search_path,
+                                      const std::vector<host::PluginDirectory>& named) {
   AnalysisPlugins plugins;
-  for (const host::PluginDirectory& dir : host::discover_plugin_directories(plugin_root, search_path, {}))
+  for (const host::PluginDirectory& dir : host::discover_plugin_directories(plugin_root, search_path, named))
     plugins.add(std::make_shared<host::AnalysisHalf>(host::load_analysis_half(dir.analysis_path())));
   return plugins;
 }
 
-AnalysisPlugins AnalysisPlugins::for_command_line(const std::vector<std::string>& arguments) {
-  AnalysisPlugins plugins = load(host::plugin_directory(), host::plugin_search_path(std::getenv("LUMEN_PLUGIN_PATH")));
-  for (const std::string& argument : arguments)
-    if (!argument.empty() && argument[0] != '-' && fs::exists(fs::path(argument) / "header.yaml"))
-      plugins.add_recorded(argument);
-  return plugins;
+AnalysisPlugins AnalysisPlugins::for_command_line(const std::vector<std::string>& plugin_directories) {
+  std::vector<host::PluginDirectory> named;
+  for (const std::string& directory : plugin_directories)
+    named.push_back(host::explicit_plugin_directory(directory, fs::current_path()));
+  return load(host::plugin_directory(), host::plugin_search_path(std::getenv("LUMEN_PLUGIN_PATH")), named);
 }
 
 void AnalysisPlugins::add(std::shared_ptr<host::AnalysisHalf> half) {
@@ -34,29 +35,6 @@ void AnalysisPlugins::add(std::shared_ptr<host::AnalysisHalf> half) {
   for (const auto& [name, known] : halves_) all.push_back(known.get());
   host::check_plugins_distinct(all);
   halves_[half->descriptor->name] = std::move(half);
-}
-
-void AnalysisPlugins::add_recorded(const fs::path& experiment) {
-  YAML::Node header;
-  try {
-    header = YAML::LoadFile((experiment / "header.yaml").string());
-  } catch (const YAML::Exception&) {
-    return;  // not an experiment: opening it says so
-  }
-  const YAML::Node planned = header["plugins"];
-  if (!planned || !planned.IsMap()) return;
-  for (const auto& entry : planned) {
-    const std::string name = entry.first.as<std::string>();
-    if (!entry.second.IsMap() || !entry.second["directory"] || halves_.count(name) != 0) continue;
-    const fs::path analysis = fs::path(entry.second["directory"].as<std::string>()) / "analysis.so";
-    if (!fs::exists(analysis)) continue;
-    auto half = std::make_shared<host::AnalysisHalf>(host::load_analysis_half(analysis));
-    if (name != half->descriptor->name)
-      throw host::PluginError((experiment / "header.yaml").string() + " records plugin '" + name + "' in " +
-                              analysis.parent_path().string() + ", but " + analysis.string() + " is plugin '" +
-                              half->descriptor->name + "'");
-    add(std::move(half));
-  }
 }
 
 const host::AnalysisHalf* AnalysisPlugins::find(const std::string& plugin) const {
@@ -69,10 +47,11 @@ namespace {
 YAML::Node read_header(const fs::path& experiment) {
   const fs::path file = experiment / "header.yaml";
   if (!fs::is_directory(experiment)) throw FormatError(experiment.string() + ": no such experiment directory");
-  if (!fs::exists(file)) throw FormatError(experiment.string() + ": not an experiment (it has no header.yaml)");
+  if (!fs::exists(fs::symlink_status(file)))
+    throw FormatError(experiment.string() + ": not an experiment (it has no header.yaml)");
   YAML::Node header;
   try {
-    header = YAML::LoadFile(file.string());
+    header = YAML::Load(read_regular_file(file, Symlinks::Refuse));
   } catch (const YAML::Exception& e) {
     throw FormatError(file.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
@@ -86,9 +65,17 @@ YAML::Node read_header(const fs::path& experiment) {
   return header;
 }
 
-std::vector<YAML::Node> read_log(const fs::path& experiment) {
+std::vector<YAML::Node> read_log(const fs::path& experiment, std::vector<std::string>& warnings) {
   std::vector<YAML::Node> entries;
-  std::ifstream in(experiment / "collector.log");
+  const fs::path file = experiment / "collector.log";
+  if (!fs::exists(fs::symlink_status(file))) return entries;
+  std::istringstream in;
+  try {
+    in.str(read_regular_file(file, Symlinks::Refuse));
+  } catch (const FormatError& e) {
+    warnings.push_back(std::string(e.what()) + "; what the collector logged is unknown");
+    return entries;
+  }
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind("- ", 0) != 0) continue;
@@ -104,7 +91,8 @@ std::vector<YAML::Node> read_log(const fs::path& experiment) {
 }  // namespace
 
 Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins)
-    : path_(path), header_(read_header(path)), log_(read_log(path)) {
+    : path_(path), header_(read_header(path)) {
+  log_ = read_log(path, warnings_);
   stacks_.load(path / LUMEN_STACKS_FILE);
   loadobjects_.load(path / LUMEN_LOADOBJECTS_FILE);
   loadobjects_.use_archive(path);
@@ -115,23 +103,52 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins)
       const std::string data_file = entry.second["data_file"].as<std::string>("");
       const host::AnalysisHalf* half = plugins.find(name);
       if (half == nullptr) {
-        warnings_.push_back("no installed plugin '" + name + "' reads the data file '" + data_file +
-                            "'; it is skipped (put the directory holding " + name +
-                            "/analysis.so in LUMEN_PLUGIN_PATH)");
+        std::string recorded;
+        if (entry.second["directory"])
+          recorded = " The experiment names " + entry.second["directory"].as<std::string>("?") +
+                     ", which is not loaded: plugins come only from the installed directory, LUMEN_PLUGIN_PATH and"
+                     " --plugin.";
+        warnings_.push_back("no plugin '" + name + "' is installed to read the data file '" + data_file +
+                            "'; it is left out (give its directory with er_print --plugin DIR, or the directory"
+                            " holding " + name + "/ in LUMEN_PLUGIN_PATH)." + recorded);
         continue;
       }
       data_files_.push_back({name, data_file, half, entry.second["options"], 0});
     }
   }
-  for (const DataFile& file : data_files_)
-    if (fs::exists(path / file.name))
-      for (const uint32_t tid : block_thread_ids(path / file.name)) threads_.push_back(tid);
+  for (auto file = data_files_.begin(); file != data_files_.end();) {
+    if (survey(*file)) ++file;
+    else file = data_files_.erase(file);
+  }
   std::sort(threads_.begin(), threads_.end());
   threads_.erase(std::unique(threads_.begin(), threads_.end()), threads_.end());
   for (const YAML::Node& entry : log_)
     if (entry["event"] && entry["event"].as<std::string>() == "plugin_failed")
       warnings_.push_back("plugin '" + entry["plugin"].as<std::string>("?") + "' did not collect: " +
                           entry["message"].as<std::string>(""));
+}
+
+bool Experiment::survey(DataFile& file) {
+  const fs::path data_path = path_ / file.name;
+  if (!fs::exists(fs::symlink_status(data_path))) return true;  // nothing recorded: no events
+  DataFileSurvey found;
+  try {
+    found = survey_data_file(data_path);
+  } catch (const FormatError& e) {
+    warnings_.push_back(std::string(e.what()) + "; the " + file.plugin + " data is left out");
+    return false;
+  }
+  threads_.insert(threads_.end(), found.thread_ids.begin(), found.thread_ids.end());
+  file.readable_bytes = found.declared_bytes;
+  if (found.bad_block_at)
+    warnings_.push_back(data_path.string() + " at offset " + std::to_string(*found.bad_block_at) +
+                        ": not a lumen data block; the " + std::to_string(*found.bad_block_at) +
+                        " bytes before it are read, the rest is left out");
+  else if (found.ended_early())
+    warnings_.push_back(data_path.string() + " ended early (cut short while written, or copied so): its blocks declare " +
+                        std::to_string(found.declared_bytes) + " bytes, the file holds " +
+                        std::to_string(found.file_bytes) + "; the records in those bytes are read");
+  return true;
 }
 
 uint32_t Experiment::thread_number(uint32_t thread_id) const {
@@ -145,7 +162,7 @@ void Experiment::for_each_event(const EventVisitor& visit) const {
 
 void Experiment::for_each_event_in(const DataFile& file, const EventVisitor& visit) const {
   const fs::path data_path = path_ / file.name;
-  if (!fs::exists(data_path)) return;
+  if (!fs::exists(fs::symlink_status(data_path))) return;
   struct Context {
     const DataFile* file;
     const EventVisitor* visit;
@@ -169,7 +186,7 @@ void Experiment::for_each_event_in(const DataFile& file, const EventVisitor& vis
     read_data_file(data_path, [&](const RawRecord& record) {
       if (d.decode(state, record.kind, record.payload, record.payload_bytes, &sink, error, sizeof error) != 0)
         throw FormatError(data_path.string(), record.offset, error);
-    });
+    }, file.readable_bytes);
   } catch (...) {
     if (d.decoder_end) d.decoder_end(state, nullptr, error, sizeof error);
     throw;

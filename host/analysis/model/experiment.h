@@ -20,21 +20,20 @@
 namespace lumen::analysis {
 
 // The analysis halves er_print knows, by plugin name: the shipped ones, those
-// of the LUMEN_PLUGIN_PATH directories, and those experiments name by path.
+// of the LUMEN_PLUGIN_PATH directories, and those the user names (--plugin).
+// Never one from a directory an experiment records: an experiment is data
+// people send each other, and opening a library runs its code.
 class AnalysisPlugins {
  public:
   // Throws PluginError when a plugin is broken or two claim one name, data
   // file or metric keyword.
   static AnalysisPlugins load(const std::filesystem::path& plugin_root,
-                              const std::vector<std::filesystem::path>& search_path = {});
-  // What er_print loads for its command line: the shipped plugins, those of
-  // LUMEN_PLUGIN_PATH, and those recorded by every argument that is an
-  // experiment directory (so their views are commands before it is opened).
-  static AnalysisPlugins for_command_line(const std::vector<std::string>& arguments);
-  // Adds the halves of plugins an experiment recorded by directory (those
-  // collect loaded from a path of the user's) and that are not known by
-  // name; a directory that is gone is left to the experiment's warning.
-  void add_recorded(const std::filesystem::path& experiment);
+                              const std::vector<std::filesystem::path>& search_path = {},
+                              const std::vector<host::PluginDirectory>& named = {});
+  // What er_print loads: the shipped plugins, those of LUMEN_PLUGIN_PATH, and
+  // the plugin directories given with --plugin (relative to the current
+  // directory).
+  static AnalysisPlugins for_command_line(const std::vector<std::string>& plugin_directories);
   const host::AnalysisHalf* find(const std::string& plugin) const;
   // Every installed half, by plugin name (for plugin-defined views).
   const std::map<std::string, std::shared_ptr<host::AnalysisHalf>>& all() const { return halves_; }
@@ -57,6 +56,7 @@ struct DataFile {
   const host::AnalysisHalf* half = nullptr;
   YAML::Node options;      // the plugin's options as the experiment recorded them
   size_t metric_base = 0;  // index of the plugin's first metric in the registry (experiment_metrics.h)
+  uint64_t readable_bytes = UINT64_MAX;  // blocks starting here or after are not read (a damaged tail)
 };
 
 class Experiment {
@@ -73,6 +73,7 @@ class Experiment {
   const std::vector<DataFile>& data_files() const { return data_files_; }
   void set_metric_base(size_t data_file, size_t base) { data_files_.at(data_file).metric_base = base; }
   const std::vector<std::string>& warnings() const { return warnings_; }
+  void add_warning(const std::string& warning) { warnings_.push_back(warning); }
   const SampleTable& samples() const { return samples_; }
   // The kernel ids of the threads that wrote data, ascending; a thread's
   // number (as -thread_select and -thread_list give it) is its index + 1.
@@ -93,6 +94,10 @@ class Experiment {
   void for_each_event_in(const DataFile& file, const EventVisitor& visit) const;
 
  private:
+  // Walks the file's block headers: its threads, and what is damaged (a
+  // warning). False when it cannot be read at all (it is left out).
+  bool survey(DataFile& file);
+
   std::filesystem::path path_;
   YAML::Node header_;
   std::vector<YAML::Node> log_;

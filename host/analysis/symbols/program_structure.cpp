@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "regular_file.h"
+
 namespace lumen::analysis {
 
 ProgramStructure::ProgramStructure() {
@@ -22,7 +24,9 @@ ObjectId ProgramStructure::object_for(const std::string& path, const std::string
   std::string name = std::filesystem::path(path).filename().string();
   objects_.push_back({path, name.empty() ? path : name});
   const std::string& file = symbol_file.empty() ? path : symbol_file;
-  symbols_.push_back(std::filesystem::exists(file) ? std::make_unique<ObjectSymbols>(file) : nullptr);
+  // The path comes from an experiment: only a regular file is opened (a
+  // FIFO would block, a device never end).
+  symbols_.push_back(is_regular_file(file, Symlinks::Follow) ? std::make_unique<ObjectSymbols>(file) : nullptr);
   object_ids_.emplace(path, id);
   return id;
 }

@@ -35,8 +35,10 @@ void for_each_record(void* context, void (*visit)(void*, uint16_t, const void*, 
     for (const DataFile& file : experiment->data_files()) {
       if (file.plugin != run->plugin) continue;
       const auto path = experiment->path() / file.name;
-      if (!std::filesystem::exists(path)) continue;
-      read_data_file(path, [&](const RawRecord& r) { visit(arg, r.kind, r.payload, r.payload_bytes, r.block_thread_id); });
+      if (!std::filesystem::exists(std::filesystem::symlink_status(path))) continue;
+      read_data_file(
+          path, [&](const RawRecord& r) { visit(arg, r.kind, r.payload, r.payload_bytes, r.block_thread_id); },
+          file.readable_bytes);
     }
   }
 }

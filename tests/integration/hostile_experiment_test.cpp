@@ -1,0 +1,199 @@
+// Experiments are data people send each other: the analysis tools never run
+// code an experiment names, never open what is not a regular file, never
+// write outside the experiment, and say what they could not read while still
+// analysing the rest. Each test builds the hostile or damaged experiment.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "archive_index.h"
+#include "hand_built_experiment.h"
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "expected to find: " << (needle) << "\n in: " << (haystack)
+
+namespace lumen::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// header.yaml names a plugin that is not installed, with a directory inside
+// the experiment that holds a library whose constructor would run on dlopen.
+TEST(HostileExperiment, APluginDirectoryItNamesIsNeverLoaded) {
+  TempDir dir;
+  const fs::path planted = dir.path() / "evil.er" / "evilplug";
+  const HandBuiltExperiment e = build_experiment(
+      dir.path(), "evil.er", 7, "  evilplug: {version: 1.0, data_file: evil, directory: " + planted.string() + "}\n");
+  fs::create_directories(planted);
+  for (const char* half : {"analysis.so", "collector.so"}) fs::copy_file(LUMEN_TEST_PLANTED_PLUGIN, planted / half);
+  std::ofstream(e.path / "evil") << "whatever";
+  const fs::path marker = dir.path() / "planted-code-ran";
+  const std::map<std::string, std::string> env{{"LUMEN_TEST_PLANTED_MARKER", marker.string()}};
+
+  const ProcessResult header = run_tool("er_print", {"-header", e.path.string()}, env);
+  EXPECT_EQ(header.exit_code, 0) << header.err;
+  EXPECT_CONTAINS(header.err, "no plugin 'evilplug' is installed");
+  EXPECT_CONTAINS(header.err, planted.string() + ", which is not loaded");
+  const ProcessResult functions = run_tool("er_print", {"--format=json", "-functions", e.path.string()}, env);
+  EXPECT_EQ(functions.exit_code, 0) << functions.err;
+  // The clock data beside it is still analysed.
+  EXPECT_NEAR(total_user_seconds(functions), e.cpu_seconds, 1e-9) << functions.out;
+  EXPECT_FALSE(fs::exists(marker)) << "er_print ran code the experiment shipped";
+}
+
+// A plugin directory the user names is loaded; one that is not a plugin is
+// refused by name.
+TEST(HostileExperiment, PluginDirectoriesComeFromTheUser) {
+  TempDir dir;
+  const HandBuiltExperiment e = build_experiment(dir.path(), "test.1.er", 3);
+  const ProcessResult given = run_tool("er_print", {"--plugin", LUMEN_TEST_CLOCK_PLUGIN_DIR, "--format=json",
+                                                    "-functions", e.path.string()});
+  EXPECT_EQ(given.exit_code, 0) << given.err;
+  EXPECT_NEAR(total_user_seconds(given), e.cpu_seconds, 1e-9) << given.out;
+  const ProcessResult wrong = run_tool("er_print", {"--plugin", dir.path().string(), "-header", e.path.string()});
+  EXPECT_NE(wrong.exit_code, 0);
+  EXPECT_CONTAINS(wrong.err, dir.path().string());
+}
+
+// Opening a FIFO for reading waits for a writer; a device may never end.
+// Each file an experiment holds, and a load object it names, may be one.
+TEST(HostileExperiment, NonRegularFilesAreNeverOpened) {
+  TempDir dir;
+  const fs::path fifo = dir.path() / "fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const HandBuiltExperiment e = build_experiment(dir.path(), "test.1.er", 5, "", fifo.string());
+
+  // The load object its stacks point into is a FIFO: it is not opened.
+  const ProcessResult functions = run_tool("er_print", {"--format=json", "-functions", e.path.string()});
+  EXPECT_EQ(functions.exit_code, 0) << functions.err;
+  EXPECT_NEAR(total_user_seconds(functions), e.cpu_seconds, 1e-9) << functions.out;
+  const ProcessResult archive = run_tool("er_archive", {e.path.string()});
+  EXPECT_NE(archive.exit_code, 124) << "er_archive blocked on " << fifo;
+  EXPECT_CONTAINS(archive.err, fifo.string());
+
+  // The collector's log and the data file are FIFOs: named, left out.
+  fs::rename(e.path / "profile", dir.path() / "profile.saved");
+  ASSERT_EQ(mkfifo((e.path / "profile").c_str(), 0600), 0);
+  ASSERT_EQ(mkfifo((e.path / "collector.log").c_str(), 0600), 0);
+  const ProcessResult header = run_tool("er_print", {"-header", e.path.string()});
+  EXPECT_EQ(header.exit_code, 0) << header.err;
+  EXPECT_CONTAINS(header.err, (e.path / "profile").string() + " is a FIFO");
+  EXPECT_CONTAINS(header.err, (e.path / "collector.log").string() + " is a FIFO");
+
+  // header.yaml a FIFO, or a link to /dev/zero: refused by name at once.
+  fs::remove(e.path / "header.yaml");
+  ASSERT_EQ(mkfifo((e.path / "header.yaml").c_str(), 0600), 0);
+  const ProcessResult fifo_header = run_tool("er_print", {"-header", e.path.string()});
+  EXPECT_EQ(fifo_header.exit_code, 1) << fifo_header.err;
+  EXPECT_CONTAINS(fifo_header.err, "header.yaml is a FIFO");
+  fs::remove(e.path / "header.yaml");
+  fs::create_symlink("/dev/zero", e.path / "header.yaml");
+  const ProcessResult linked_header = run_tool("er_print", {"-header", e.path.string()});
+  EXPECT_EQ(linked_header.exit_code, 1) << linked_header.err;
+  EXPECT_CONTAINS(linked_header.err, "header.yaml is a symbolic link");
+}
+
+// er_archive writes only inside the experiment: links planted where its
+// copies and index go are replaced, never written through, and a linked
+// archives/ is refused.
+TEST(HostileExperiment, ArchivingNeverWritesThroughLinks) {
+  TempDir dir;
+  const fs::path object = dir.path() / "libobject.so";
+  fs::copy_file(LUMEN_TEST_PLANTED_PLUGIN, object);  // any ELF file will do
+  const HandBuiltExperiment e = build_experiment(dir.path(), "test.1.er", 2, "", object.string());
+  const fs::path victim = dir.path() / "victim";
+  std::ofstream(victim) << "precious";
+  fs::create_directories(e.path / "archives");
+  fs::create_symlink(victim, e.path / "archives" / "index.yaml");
+  fs::create_symlink(victim, e.path / "archives" / ".index.yaml.tmp");
+  const std::string copy_name = "libobject.so." + analysis::read_build_id(object).substr(0, 16);
+  ASSERT_NE(copy_name, "libobject.so.");
+  for (const std::string& name : {copy_name, "." + copy_name + ".tmp"})
+    fs::create_symlink(victim, e.path / "archives" / name);
+  const ProcessResult archive = run_tool("er_archive", {e.path.string()});
+  EXPECT_EQ(archive.exit_code, 0) << archive.err;
+  std::ifstream in(victim);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "precious");
+  EXPECT_FALSE(fs::is_symlink(e.path / "archives" / "index.yaml"));
+  EXPECT_FALSE(fs::is_symlink(e.path / "archives" / copy_name));
+  EXPECT_EQ(fs::file_size(e.path / "archives" / copy_name), fs::file_size(object));
+
+  // archives/ itself a link to a directory outside: nothing goes there.
+  const HandBuiltExperiment other = build_experiment(dir.path(), "test.2.er", 2, "", object.string());
+  const fs::path outside = dir.path() / "outside";
+  fs::create_directories(outside);
+  fs::create_directory_symlink(outside, other.path / "archives");
+  const ProcessResult linked = run_tool("er_archive", {other.path.string()});
+  EXPECT_EQ(linked.exit_code, 1);
+  EXPECT_CONTAINS(linked.err, "archives is a symbolic link");
+  EXPECT_TRUE(fs::is_empty(outside));
+}
+
+// er_cp and er_mv copy a link as a link, never what it points to; a FIFO
+// inside is named and not opened.
+TEST(HostileExperiment, CopiesKeepLinksAsLinks) {
+  TempDir dir;
+  const HandBuiltExperiment e = build_experiment(dir.path(), "test.1.er", 2);
+  const fs::path secret = dir.path() / "secret";
+  std::ofstream(secret) << "not to be copied";
+  fs::create_symlink(secret, e.path / "notes");
+  ASSERT_EQ(mkfifo((e.path / "pipe").c_str(), 0600), 0);
+  const fs::path copy = dir.path() / "copy.er";
+  const ProcessResult cp = run_tool("er_cp", {e.path.string(), copy.string()});
+  EXPECT_EQ(cp.exit_code, 0) << cp.err;
+  EXPECT_TRUE(fs::is_symlink(copy / "notes"));
+  EXPECT_EQ(fs::read_symlink(copy / "notes"), secret);
+  EXPECT_FALSE(fs::exists(fs::symlink_status(copy / "pipe")));
+  EXPECT_CONTAINS(cp.err, (e.path / "pipe").string());
+  EXPECT_EQ(fs::file_size(copy / "profile"), fs::file_size(e.path / "profile"));
+  const ProcessResult functions = run_tool("er_print", {"--format=json", "-functions", copy.string()});
+  EXPECT_NEAR(total_user_seconds(functions), e.cpu_seconds, 1e-9) << functions.err;
+}
+
+// A data file extended with a 50 GB hole: its blocks are read, the hole is
+// skipped without reading its zeros (the test's time limit would catch a
+// scan of 50 GB).
+TEST(DamagedExperiment, AHoleIsNotScanned) {
+  TempDir dir;
+  const HandBuiltExperiment e = build_experiment(dir.path(), "test.1.er", 9);
+  fs::resize_file(e.path / "profile", 50ull << 30);
+  const ProcessResult functions = run_tool("er_print", {"--format=json", "-functions", e.path.string()});
+  EXPECT_EQ(functions.exit_code, 0) << functions.err;
+  EXPECT_NEAR(total_user_seconds(functions), e.cpu_seconds, 1e-9) << functions.out;
+}
+
+// A data file cut short says so, with how much of it was there; the records
+// in what is left are still counted.
+TEST(DamagedExperiment, ATruncatedDataFileSaysSo) {
+  TempDir dir;
+  const HandBuiltExperiment e = build_experiment(dir.path(), "test.1.er", 4);
+  fs::resize_file(e.path / "profile", 4096);
+  const ProcessResult functions = run_tool("er_print", {"--format=json", "-functions", e.path.string()});
+  EXPECT_EQ(functions.exit_code, 0) << functions.err;
+  EXPECT_NEAR(total_user_seconds(functions), e.cpu_seconds, 1e-9);
+  EXPECT_CONTAINS(functions.err, (e.path / "profile").string() + " ended early");
+  EXPECT_CONTAINS(functions.err, "declare 65536 bytes, the file holds 4096");
+}
+
+// One damaged descendant: reported by name and left out, the founder and
+// the other descendants analysed.
+TEST(DamagedExperiment, ABadDescendantIsLeftOut) {
+  TempDir dir;
+  const HandBuiltExperiment founder = build_experiment(dir.path(), "test.1.er", 3);
+  const HandBuiltExperiment good = build_experiment(founder.path, "_f1.er", 2);
+  const HandBuiltExperiment bad = build_experiment(founder.path, "_f2.er", 5);
+  std::ofstream(bad.path / "samples", std::ios::binary) << std::string(kBlockBytes, 'x');
+  const ProcessResult header = run_tool("er_print", {"-header", founder.path.string()});
+  EXPECT_EQ(header.exit_code, 0) << header.err;
+  EXPECT_CONTAINS(header.err, "descendant _f2.er is left out");
+  const ProcessResult functions = run_tool("er_print", {"--format=json", "-functions", founder.path.string()});
+  EXPECT_EQ(functions.exit_code, 0) << functions.err;
+  EXPECT_NEAR(total_user_seconds(functions), founder.cpu_seconds + good.cpu_seconds, 1e-9) << functions.out;
+}
+
+}  // namespace
+}  // namespace lumen::test
