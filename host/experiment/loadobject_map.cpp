@@ -12,7 +12,7 @@
 namespace lumen::analysis {
 
 void LoadObjectMap::load(const std::filesystem::path& file) {
-  if (!std::filesystem::exists(file)) return;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(file))) return;
   struct Change {
     lumen_loadobject_record header;
     std::string path;

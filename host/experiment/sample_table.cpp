@@ -9,7 +9,7 @@
 namespace lumen::analysis {
 
 void SampleTable::load(const std::filesystem::path& file) {
-  if (!std::filesystem::exists(file)) return;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(file))) return;
   read_data_file(file, [&](const RawRecord& r) {
     if (r.kind != LUMEN_RECORD_SAMPLE) return;
     SamplePoint point;

@@ -2,19 +2,26 @@
 
 #include <lumen/record_format.h>
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstring>
 
 #include "data_file_reader.h"
 #include "format_error.h"
+#include "regular_file.h"
 
 namespace lumen::analysis {
 
 void StackStore::load(const std::filesystem::path& file) {
-  if (!std::filesystem::exists(file)) return;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(file))) return;
   // Ids are handed out densely from 0, one per record written, so no valid id
   // reaches the number of records the file could hold; a larger one is
   // corruption, refused before it can size the table.
-  const uint64_t id_limit = std::filesystem::file_size(file) / lumen_record_span(sizeof(lumen_stack_record));
+  struct stat st;
+  if (fstat(open_regular_file(file, Symlinks::Refuse).get(), &st) != 0)
+    throw FormatError(file.string() + ": cannot stat: " + std::strerror(errno));
+  const uint64_t id_limit = static_cast<uint64_t>(st.st_size) / lumen_record_span(sizeof(lumen_stack_record));
   read_data_file(file, [&](const RawRecord& r) {
     if (r.kind != LUMEN_RECORD_STACK) return;  // kinds from newer minor versions
     lumen_stack_record header;

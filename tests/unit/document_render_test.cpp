@@ -102,7 +102,7 @@ TEST(DocumentRender, TextHasOnePrecisionPerUnit) {
   EXPECT_CONTAINS(text, " Wait: 0.500 s\n");
   // The table: the same precision for seconds, the stack under its row.
   EXPECT_CONTAINS(text, "Leaks, by stack\n");
-  EXPECT_CONTAINS(text, "0.250 stack 1\n");
+  EXPECT_CONTAINS(text, "0.250  stack 1\n");
   EXPECT_CONTAINS(text, "main (/bin/app)\n");
   EXPECT_CONTAINS(text, "malloc (libc.so.6)\n");
   EXPECT_EQ(text.find("0.250000"), std::string::npos);

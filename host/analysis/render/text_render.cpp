@@ -70,7 +70,8 @@ void text_row(std::ostringstream& out, const ViewTable& t, const std::vector<siz
   const std::string name = field_cells(fields, row.fields, false) + marker +
                            std::string(t.tree ? 2 * static_cast<size_t>(row.depth) : 0, ' ') + row.name;
   for (size_t c = 0; c <= t.columns.size(); ++c) {
-    if (c == t.name_position) out << ' ' << name << (c < t.columns.size() ? "  " : "");
+    // Plugins' tables keep their names two apart from the last figure.
+    if (c == t.name_position) out << (t.stacks ? "  " : " ") << name << (c < t.columns.size() ? "  " : "");
     if (c < t.columns.size()) out << right_aligned(text_number(row.values[c], t.columns[c].quantity()), widths[c]);
   }
   out << "\n";
