@@ -1,5 +1,6 @@
 #include "command_table.h"
 
+#include <iostream>
 #include <ostream>
 
 #include "annotated_code.h"
@@ -33,6 +34,16 @@ void print_help(Session& s, const std::vector<std::string>&) {
   for (const auto& [plugin, half] : s.plugins().all())
     for (size_t i = 0; i < half->descriptor->view_count; ++i)
       line(half->descriptor->views[i].command, std::string(half->descriptor->views[i].help) + " [" + plugin + "]");
+}
+
+// A plugin's view of experiments that hold none of its data shows nothing:
+// say why rather than print empty figures as if they were measured.
+void warn_without_data(Session& s, const std::string& command, const std::string& plugin) {
+  for (const auto& experiment : s.experiments())
+    for (const DataFile& file : experiment->data_files())
+      if (file.plugin == plugin) return;
+  std::cerr << "er_print: -" << command << ": no experiment open recorded " << plugin
+            << " data, so the view is empty\n";
 }
 
 AnnotationRequest annotation(Session& s, const std::string& target) {
@@ -189,6 +200,7 @@ std::optional<Command> find_command(const std::string& name, const AnalysisPlugi
       const std::string plugin_name = plugin;
       return Command{view.command, 0, "", view.help, [plugin_name, &view](Session& s, const auto&) {
                        require_experiments(s);
+                       warn_without_data(s, view.command, plugin_name);
                        s.out() << render(run_plugin_view(view, plugin_name, s.experiments(), s.structure(),
                                                          s.limit().value_or(0), s.record_filter()),
                                          s.format());

@@ -195,5 +195,15 @@ TEST(DamagedExperiment, ABadDescendantIsLeftOut) {
   EXPECT_NEAR(total_user_seconds(functions), founder.cpu_seconds + good.cpu_seconds, 1e-9) << functions.out;
 }
 
+// A plugin's view of an experiment that recorded none of its data says so
+// instead of printing zeros as if they were measured.
+TEST(MissingData, AViewOfDataNeverRecordedSaysSo) {
+  TempDir dir;
+  const HandBuiltExperiment e = build_experiment(dir.path(), "test.1.er", 2);
+  const ProcessResult leaks = run_tool("er_print", {"-leaks", e.path.string()});
+  EXPECT_EQ(leaks.exit_code, 0) << leaks.err;
+  EXPECT_CONTAINS(leaks.err, "-leaks: no experiment open recorded heap data");
+}
+
 }  // namespace
 }  // namespace lumen::test
