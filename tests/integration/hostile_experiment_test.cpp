@@ -205,5 +205,19 @@ TEST(MissingData, AViewOfDataNeverRecordedSaysSo) {
   EXPECT_CONTAINS(leaks.err, "-leaks: no experiment open recorded heap data");
 }
 
+// A load object gone since the recording (moved, deleted, not archived):
+// its functions can only be shown by address, and er_print says which
+// object and how to keep it.
+TEST(MissingData, ALoadObjectThatIsGoneIsNamed) {
+  TempDir dir;
+  const std::string gone = (dir.path() / "moved-away" / "libgone.so").string();
+  const HandBuiltExperiment e = build_experiment(dir.path(), "test.1.er", 3, "", gone);
+  const ProcessResult functions = run_tool("er_print", {"--format=json", "-functions", e.path.string()});
+  EXPECT_EQ(functions.exit_code, 0) << functions.err;
+  EXPECT_NEAR(total_user_seconds(functions), e.cpu_seconds, 1e-9);
+  EXPECT_CONTAINS(functions.err, "load object " + gone + " cannot be read");
+  EXPECT_CONTAINS(functions.err, "er_archive -A copy");
+}
+
 }  // namespace
 }  // namespace lumen::test

@@ -26,7 +26,16 @@ ObjectId ProgramStructure::object_for(const std::string& path, const std::string
   const std::string& file = symbol_file.empty() ? path : symbol_file;
   // The path comes from an experiment: only a regular file is opened (a
   // FIFO would block, a device never end).
-  symbols_.push_back(is_regular_file(file, Symlinks::Follow) ? std::make_unique<ObjectSymbols>(file) : nullptr);
+  const bool readable = is_regular_file(file, Symlinks::Follow);
+  symbols_.push_back(readable ? std::make_unique<ObjectSymbols>(file) : nullptr);
+  // A file the experiment names that is gone leaves its functions unnamed:
+  // say which, and how to keep it next time.
+  if (!readable && !file.empty() && file[0] == '/')
+    std::fprintf(stderr,
+                 "er_print: warning: load object %s cannot be read (moved or deleted since the experiment was "
+                 "recorded, and not archived): its functions are shown by address; archive it with "
+                 "er_archive -A copy while it is there\n",
+                 file.c_str());
   object_ids_.emplace(path, id);
   return id;
 }
