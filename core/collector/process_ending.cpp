@@ -155,38 +155,46 @@ void process_ending_after_fork(const std::string& directory) {
   set_directory(directory);
   g_founder = false;
   for (Waited& w : g_waited) w.pid.store(0, std::memory_order_relaxed);
+  g_waited_next.store(0, std::memory_order_relaxed);
 }
 
 void process_ending_forget() { g_header_path[0] = '\0'; }
 
 void record_waited_children(const std::string& founder_directory) {
-  // The sub-experiment of each pid with no ending yet; of an exec chain
-  // (_f1, _f1_x1) the last image, whose lineage is longest.
-  std::map<pid_t, std::filesystem::path> open_endings;
+  if (g_waited_next.load(std::memory_order_acquire) == 0) return;  // waited for none: nothing to read
+  // The sub-experiment of each pid's last image: of an exec chain (_f1,
+  // _f1_x1) the one whose lineage is longest; the images before it ended
+  // by exec.
+  struct LastImage {
+    std::filesystem::path directory;
+    bool has_end = false;
+  };
+  std::map<pid_t, LastImage> last_images;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(founder_directory, ec)) {
     if (entry.path().extension() != ".er") continue;
     const std::string header = read_text(entry.path() / metadata::kHeaderFile);
-    if (header.find("\n" + std::string(key::kTargetEnd) + ":") != std::string::npos) continue;
     const std::string pid_key = "\n" + std::string(key::kTargetPid) + ": ";
     const size_t at = header.find(pid_key);
     if (at == std::string::npos) continue;
     const pid_t pid = static_cast<pid_t>(std::atol(header.c_str() + at + pid_key.size()));
-    std::filesystem::path& chosen = open_endings[pid];
-    if (chosen.empty() || entry.path().filename().string().size() > chosen.filename().string().size())
-      chosen = entry.path();
+    LastImage& last = last_images[pid];
+    if (!last.directory.empty() && entry.path().filename().string().size() <= last.directory.filename().string().size())
+      continue;
+    last.directory = entry.path();
+    last.has_end = header.find("\n" + std::string(key::kTargetEnd) + ":") != std::string::npos;
   }
   for (Waited& w : g_waited) {
     const pid_t pid = w.pid.exchange(0, std::memory_order_acq_rel);
-    const auto open = open_endings.find(pid);
-    if (pid <= 0 || open == open_endings.end()) continue;
+    const auto open = last_images.find(pid);
+    if (pid <= 0 || open == last_images.end() || open->second.has_end) continue;
     metadata::ProcessEnd end;
     end.exited = WIFEXITED(w.status);
     end.exit_code = end.exited ? WEXITSTATUS(w.status) : 0;
     end.signal = WIFSIGNALED(w.status) ? WTERMSIG(w.status) : 0;
     end.end_wall_ns = metadata::wall_clock_ns();
-    metadata::append_end(open->second.string(), end);
-    open_endings.erase(open);
+    metadata::append_end(open->second.directory.string(), end);
+    open->second.has_end = true;
   }
 }
 
