@@ -20,6 +20,7 @@
 #include "descendant_header.h"
 #include "descendants.h"
 #include "experiment_log.h"
+#include "fork_safety.h"
 #include "loadobject_tracker.h"
 #include "plugin_host.h"
 #include "runtime_plan.h"
@@ -93,6 +94,7 @@ void start() {
   if (!experiment_log_open(directory)) return;
   log_start(lineage);
   stack_capture_init();
+  fork_safety_init();
   apply_size_limit(plan().size_limit_bytes);
   const int stacks = open_stream(directory.c_str(), LUMEN_STACKS_FILE);
   g_loadobjects_stream = open_stream(directory.c_str(), LUMEN_LOADOBJECTS_FILE);

@@ -5,31 +5,46 @@
 
 #include <cstdio>
 
+#include "raw_syscalls.h"
 #include "runtime_fds.h"
 
 namespace lumen::collector {
 
 namespace {
+
 int g_log_fd = -1;
+char g_log_path[4096];
+
+int open_log() {
+  return adopt_runtime_fd(raw_open(g_log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
 }
 
+// [signal-safe] The log's descriptor, opened again when the program closed
+// it behind the runtime's back (a raw close_range system call).
+int log_fd() {
+  if (g_log_fd < 0 || runtime_fd_intact(g_log_fd)) return g_log_fd;
+  forget_runtime_fd(g_log_fd);
+  g_log_fd = open_log();
+  return g_log_fd;
+}
+
+}  // namespace
+
 bool experiment_log_open(const std::string& directory) {
-  const std::string path = directory + "/collector.log";
+  std::snprintf(g_log_path, sizeof g_log_path, "%s/collector.log", directory.c_str());
   if (g_log_fd >= 0) close_runtime_fd(g_log_fd);
-  g_log_fd = adopt_runtime_fd(open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  g_log_fd = open_log();
   return g_log_fd >= 0;
 }
 
 void experiment_log_write(const std::string& fields) {
-  if (g_log_fd < 0) return;
   const std::string line = "- {" + fields + "}\n";
   // A lost log line must not disturb the target; nothing to do on failure.
-  [[maybe_unused]] ssize_t written = write(g_log_fd, line.data(), line.size());
+  if (const int fd = log_fd(); fd >= 0) [[maybe_unused]] ssize_t written = raw_write(fd, line.data(), line.size());
 }
 
 void experiment_log_write_prepared(const char* line, size_t bytes) {
-  if (g_log_fd < 0) return;
-  [[maybe_unused]] ssize_t written = write(g_log_fd, line, bytes);
+  if (const int fd = log_fd(); fd >= 0) [[maybe_unused]] ssize_t written = raw_write(fd, line, bytes);
 }
 
 std::string yaml_quoted(const std::string& text) {

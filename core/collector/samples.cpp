@@ -4,7 +4,6 @@
 #include <lumen/record_format.h>
 #include <signal.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -13,6 +12,7 @@
 #include "clock.h"
 #include "raw_syscalls.h"
 #include "runtime_fds.h"
+#include "sample_thread.h"
 #include "signal_chain.h"
 #include "stream_writer.h"
 
@@ -20,13 +20,8 @@ namespace lumen::collector {
 
 namespace {
 
-// Marks the runtime's periodic sample timer among SIGPROF's senders.
-constexpr int kSampleTimerCookie = 0x73616d70;  // "samp"
-
 int g_stream = -1;
 int g_statm_fd = -1;
-timer_t g_timer;
-bool g_timer_armed = false;  // a timer id can be 0
 int g_sample_signal = 0;
 int g_pause_signal = 0;
 std::atomic<bool> g_paused{false};
@@ -42,6 +37,10 @@ uint64_t to_ns(const timeval& tv) { return uint64_t(tv.tv_sec) * 1000000000ull +
 uint64_t resident_bytes() {
   char text[128];
   if (g_statm_fd < 0) return 0;
+  if (!runtime_fd_intact(g_statm_fd)) {  // closed behind the runtime's back
+    forget_runtime_fd(g_statm_fd);
+    g_statm_fd = adopt_runtime_fd(raw_open("/proc/self/statm", O_RDONLY | O_CLOEXEC));
+  }
   const ssize_t n = raw_pread(g_statm_fd, text, sizeof text - 1, 0);
   if (n <= 0) return 0;
   text[n] = '\0';
@@ -52,10 +51,6 @@ uint64_t resident_bytes() {
 }
 
 int on_signal(int signal, siginfo_t* info, void*) {
-  if (signal == SIGPROF && info->si_code == SI_TIMER && info->si_value.sival_int == kSampleTimerCookie) {
-    if (inside_window()) record_sample(LUMEN_SAMPLE_PERIODIC, nullptr);
-    return 1;
-  }
   if (signal == g_sample_signal && info->si_code != SI_TIMER) {
     record_sample(LUMEN_SAMPLE_SIGNAL, nullptr);
     return 1;
@@ -94,21 +89,10 @@ void record_sample(uint32_t reason, const char* name) {
 
 namespace {
 
-long long g_period_ns = 0;
-
-void arm_periodic_timer() {
-  if (g_period_ns <= 0) return;
-  sigevent event{};
-  event.sigev_notify = SIGEV_SIGNAL;
-  event.sigev_signo = SIGPROF;
-  event.sigev_value.sival_int = kSampleTimerCookie;
-  if (timer_create(CLOCK_MONOTONIC, &event, &g_timer) != 0) return;
-  g_timer_armed = true;
-  itimerspec period{};
-  period.it_interval.tv_sec = g_period_ns / 1000000000;
-  period.it_interval.tv_nsec = g_period_ns % 1000000000;
-  period.it_value = period.it_interval;
-  timer_settime(g_timer, 0, &period, nullptr);
+// On the sample thread (sample_thread.h), never in a handler of the
+// program's threads.
+void periodic_sample() {
+  if (inside_window()) record_sample(LUMEN_SAMPLE_PERIODIC, nullptr);
 }
 
 }  // namespace
@@ -118,7 +102,6 @@ void samples_start(int samples_stream, const RuntimePlan& plan) {
   g_statm_fd = adopt_runtime_fd(raw_open("/proc/self/statm", O_RDONLY | O_CLOEXEC));
   g_sample_signal = plan.sample_signal;
   g_pause_signal = plan.pause_signal;
-  g_period_ns = plan.sample_period_ns;
   g_paused.store(plan.start_paused, std::memory_order_release);
   if (plan.window_start_ns > 0 || plan.window_end_ns > 0) {
     const uint64_t origin = plan.origin_ns > 0 ? uint64_t(plan.origin_ns) : monotonic_ns();
@@ -126,8 +109,7 @@ void samples_start(int samples_stream, const RuntimePlan& plan) {
     if (plan.window_end_ns > 0) g_window_end_ns = origin + uint64_t(plan.window_end_ns);
   }
   record_sample(LUMEN_SAMPLE_START, nullptr);
-  if (g_period_ns > 0) claim_signal(SIGPROF, on_signal);
-  arm_periodic_timer();
+  sample_thread_start(plan.sample_period_ns, periodic_sample);
   if (g_sample_signal > 0) claim_signal(g_sample_signal, on_signal);
   if (g_pause_signal > 0) claim_signal(g_pause_signal, on_signal);
 }
@@ -135,16 +117,12 @@ void samples_start(int samples_stream, const RuntimePlan& plan) {
 void samples_after_fork() {
   close_runtime_fd(g_statm_fd);
   g_statm_fd = adopt_runtime_fd(raw_open("/proc/self/statm", O_RDONLY | O_CLOEXEC));
-  g_timer_armed = false;
   record_sample(LUMEN_SAMPLE_START, nullptr);
-  arm_periodic_timer();
+  sample_thread_after_fork();
 }
 
 void samples_stop() {
-  if (g_timer_armed) {
-    g_timer_armed = false;
-    timer_delete(g_timer);
-  }
+  sample_thread_stop();
   record_sample(LUMEN_SAMPLE_END, nullptr);
 }
 
