@@ -220,7 +220,10 @@ void unwinder_fork_prepare() {
   g_fork_pending.store(true, std::memory_order_seq_cst);
   // This thread's own count, when it forks from a handler over a capture.
   const int own = t_inside_unwinder;
-  while (g_unwinders.load(std::memory_order_seq_cst) > own) sched_yield();
+  // Unwinding takes microseconds; a thread that stays inside for a second
+  // is stopped (a debugger, SIGSTOP), and the fork goes ahead without it.
+  const uint64_t since = now_ns();
+  while (g_unwinders.load(std::memory_order_seq_cst) > own && now_ns() - since < 1'000'000'000) sched_yield();
 }
 
 void unwinder_fork_parent() {
