@@ -13,17 +13,19 @@ namespace lumen::collector {
 namespace {
 
 int g_log_fd = -1;
+FileIdentity g_log_identity;
 char g_log_path[4096];
 
 int open_log() {
-  return adopt_runtime_fd(raw_open(g_log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  const int fd = adopt_runtime_fd(raw_open(g_log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  g_log_identity = identity_of(fd);
+  return fd;
 }
 
 // [signal-safe] The log's descriptor, opened again when the program closed
 // it behind the runtime's back (a raw close_range system call).
 int log_fd() {
-  if (g_log_fd < 0 || runtime_fd_intact(g_log_fd)) return g_log_fd;
-  forget_runtime_fd(g_log_fd);
+  if (g_log_fd < 0 || still_open_on(g_log_fd, g_log_identity)) return g_log_fd;
   g_log_fd = open_log();
   return g_log_fd;
 }

@@ -29,13 +29,6 @@ static_assert(std::atomic<int>::is_always_lock_free && std::atomic<uint64_t>::is
 constexpr rlim_t kHighestFloor = 65536;
 constexpr rlim_t kRoom = 2 * kSlots;
 
-bool identify(int fd, uint64_t* device, uint64_t* inode) {
-  struct stat status;
-  if (syscall(SYS_fstat, fd, &status) != 0) return false;
-  *device = status.st_dev;
-  *inode = status.st_ino;
-  return true;
-}
 
 int getlimit(rlimit* limit) { return static_cast<int>(syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, nullptr, limit)); }
 int setlimit(const rlimit& limit) { return static_cast<int>(syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &limit, nullptr)); }
@@ -66,37 +59,46 @@ int copy_above_program(int fd) {
 }
 
 void remember(int fd) {
-  uint64_t device = 0, inode = 0;
-  identify(fd, &device, &inode);
+  const FileIdentity identity = identity_of(fd);
   for (int i = 0; i < kSlots; ++i) {
     int expected = 0;
     if (g_fds[i].load(std::memory_order_relaxed) != 0) continue;
-    g_devices[i].store(device, std::memory_order_relaxed);
-    g_inodes[i].store(inode, std::memory_order_relaxed);
+    g_devices[i].store(identity.device, std::memory_order_relaxed);
+    g_inodes[i].store(identity.inode, std::memory_order_relaxed);
     if (g_fds[i].compare_exchange_strong(expected, fd + 1, std::memory_order_acq_rel)) return;
   }
 }
 
-int slot_of(int fd) {
-  if (fd < 0) return -1;
-  for (int i = 0; i < kSlots; ++i)
-    if (g_fds[i].load(std::memory_order_acquire) == fd + 1) return i;
-  return -1;
-}
-
 }  // namespace
 
+FileIdentity identity_of(int fd) {
+  struct stat status;
+  if (fd < 0 || syscall(SYS_fstat, fd, &status) != 0) return {};
+  return {static_cast<uint64_t>(status.st_dev), static_cast<uint64_t>(status.st_ino)};
+}
+
+bool still_open_on(int fd, const FileIdentity& identity) {
+  return identity != FileIdentity{} && identity_of(fd) == identity;
+}
+
 bool is_runtime_fd(int fd) {
-  const int slot = slot_of(fd);
-  if (slot < 0) return false;
-  uint64_t device = 0, inode = 0;
-  if (identify(fd, &device, &inode) && device == g_devices[slot].load(std::memory_order_relaxed) &&
-      inode == g_inodes[slot].load(std::memory_order_relaxed))
-    return true;
-  // Closed behind the runtime's back, maybe reused: no longer ours.
-  int expected = fd + 1;
-  g_fds[slot].compare_exchange_strong(expected, 0, std::memory_order_acq_rel);
-  return false;
+  if (fd < 0) return false;
+  bool ours = false;
+  FileIdentity now{};
+  bool looked = false;
+  for (int i = 0; i < kSlots; ++i) {
+    if (g_fds[i].load(std::memory_order_acquire) != fd + 1) continue;
+    if (!looked) now = identity_of(fd), looked = true;
+    const FileIdentity remembered{g_devices[i].load(std::memory_order_relaxed), g_inodes[i].load(std::memory_order_relaxed)};
+    if (now != FileIdentity{} && remembered == now) {
+      ours = true;
+      continue;
+    }
+    // Closed behind the runtime's back, maybe reused: this entry is stale.
+    int expected = fd + 1;
+    g_fds[i].compare_exchange_strong(expected, 0, std::memory_order_acq_rel);
+  }
+  return ours;
 }
 
 int runtime_fds_between(unsigned first, unsigned last, int* out, int capacity) {
@@ -129,19 +131,13 @@ void protect_runtime_fd(int fd) {
   remember(fd);
 }
 
-bool runtime_fd_intact(int fd) { return fd >= 0 && is_runtime_fd(fd); }
-
-void forget_runtime_fd(int fd) {
-  const int slot = slot_of(fd);
-  int expected = fd + 1;
-  if (slot >= 0) g_fds[slot].compare_exchange_strong(expected, 0, std::memory_order_acq_rel);
-}
-
 void close_runtime_fd(int fd) {
-  if (fd < 0) return;
-  const bool ours = is_runtime_fd(fd);
-  forget_runtime_fd(fd);
-  if (ours) syscall(SYS_close, fd);
+  if (fd < 0 || !is_runtime_fd(fd)) return;
+  for (auto& slot : g_fds) {
+    int expected = fd + 1;
+    slot.compare_exchange_strong(expected, 0, std::memory_order_acq_rel);
+  }
+  syscall(SYS_close, fd);
 }
 
 }  // namespace lumen::collector

@@ -9,6 +9,8 @@
 // system call) and reused is the program's, never the runtime's.
 #pragma once
 
+#include <cstdint>
+
 namespace lumen::collector {
 
 // [signal-safe] Whether `fd` is one of the runtime's, still the file the
@@ -29,12 +31,20 @@ int adopt_runtime_fd(int fd);
 // runtime's where it is (its owner keeps the number).
 void protect_runtime_fd(int fd);
 
-// [signal-safe] Whether `fd` is still the runtime's own open file.
-bool runtime_fd_intact(int fd);
+// What an open descriptor is: its file's device and inode.
+struct FileIdentity {
+  uint64_t device = 0;
+  uint64_t inode = 0;
+  bool operator==(const FileIdentity&) const = default;
+};
 
-// [signal-safe] Forgets `fd` without closing it (it was closed behind the
-// runtime's back and the number may be the program's now).
-void forget_runtime_fd(int fd);
+// [signal-safe] The identity of what `fd` is open on; all zero when closed.
+FileIdentity identity_of(int fd);
+
+// [signal-safe] Whether `fd` is still open on the file it was opened on
+// (`identity`): after a raw close_range its number may have been given to
+// the program, or to another of the runtime's files opened again.
+bool still_open_on(int fd, const FileIdentity& identity);
 
 // [signal-safe] Closes a runtime descriptor for good (by system call, past
 // the close interposer); one that is no longer the runtime's is only

@@ -22,6 +22,14 @@ namespace {
 
 int g_stream = -1;
 int g_statm_fd = -1;
+FileIdentity g_statm_identity;
+
+// Read with pread on a descriptor kept open, which a handler may do.
+void open_statm() {
+  g_statm_fd = adopt_runtime_fd(raw_open("/proc/self/statm", O_RDONLY | O_CLOEXEC));
+  g_statm_identity = identity_of(g_statm_fd);
+}
+
 int g_sample_signal = 0;
 int g_pause_signal = 0;
 std::atomic<bool> g_paused{false};
@@ -37,10 +45,7 @@ uint64_t to_ns(const timeval& tv) { return uint64_t(tv.tv_sec) * 1000000000ull +
 uint64_t resident_bytes() {
   char text[128];
   if (g_statm_fd < 0) return 0;
-  if (!runtime_fd_intact(g_statm_fd)) {  // closed behind the runtime's back
-    forget_runtime_fd(g_statm_fd);
-    g_statm_fd = adopt_runtime_fd(raw_open("/proc/self/statm", O_RDONLY | O_CLOEXEC));
-  }
+  if (!still_open_on(g_statm_fd, g_statm_identity)) open_statm();  // closed behind the runtime's back
   const ssize_t n = raw_pread(g_statm_fd, text, sizeof text - 1, 0);
   if (n <= 0) return 0;
   text[n] = '\0';
@@ -99,7 +104,7 @@ void periodic_sample() {
 
 void samples_start(int samples_stream, const RuntimePlan& plan) {
   g_stream = samples_stream;
-  g_statm_fd = adopt_runtime_fd(raw_open("/proc/self/statm", O_RDONLY | O_CLOEXEC));
+  open_statm();
   g_sample_signal = plan.sample_signal;
   g_pause_signal = plan.pause_signal;
   g_paused.store(plan.start_paused, std::memory_order_release);
@@ -116,7 +121,7 @@ void samples_start(int samples_stream, const RuntimePlan& plan) {
 
 void samples_after_fork() {
   close_runtime_fd(g_statm_fd);
-  g_statm_fd = adopt_runtime_fd(raw_open("/proc/self/statm", O_RDONLY | O_CLOEXEC));
+  open_statm();
   record_sample(LUMEN_SAMPLE_START, nullptr);
   sample_thread_after_fork();
 }

@@ -177,7 +177,7 @@ static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_alw
 
 __attribute__((tls_model("initial-exec"))) thread_local int t_inside_unwinder;
 
-constexpr uint64_t kMaxWaitForForkNs = 5'000'000;
+constexpr uint64_t kMaxWaitForForkNs = 20'000'000;
 
 uint64_t now_ns() {
   timespec now;

@@ -19,6 +19,7 @@ namespace {
 
 struct DataFile {
   int fd = -1;
+  FileIdentity identity;  // written before fd is published
   std::atomic<uint64_t> next_block_offset{0};
   char name[64] = {};
 };
@@ -54,13 +55,14 @@ int open_data_file(const char* name, int flags) {
 // the others drop their record meanwhile.
 std::atomic<bool> g_reopening{false};
 int file_fd(DataFile& file) {
+  if (g_reopening.load(std::memory_order_acquire)) return -1;
   const int fd = __atomic_load_n(&file.fd, __ATOMIC_ACQUIRE);
-  if (runtime_fd_intact(fd)) return fd;
+  if (still_open_on(fd, file.identity)) return fd;
   if (g_reopening.exchange(true, std::memory_order_acquire)) return -1;
   int fresh = __atomic_load_n(&file.fd, __ATOMIC_ACQUIRE);
-  if (!runtime_fd_intact(fresh)) {
-    forget_runtime_fd(fresh);
+  if (!still_open_on(fresh, file.identity)) {
     fresh = open_data_file(file.name, 0);
+    file.identity = identity_of(fresh);
     __atomic_store_n(&file.fd, fresh, __ATOMIC_RELEASE);
   }
   g_reopening.store(false, std::memory_order_release);
@@ -128,6 +130,7 @@ int open_stream(const char* directory, const char* name) {
   const int fd = open_data_file(name, O_CREAT);
   if (fd < 0) return -1;
   DataFile& file = g_files[count];
+  file.identity = identity_of(fd);
   file.fd = fd;
   // Appending to an existing file keeps what is there, block-aligned.
   const off_t size = lseek(fd, 0, SEEK_END);
@@ -195,6 +198,7 @@ bool redirect_streams_after_fork(const char* directory) {
     DataFile& file = g_files[i];
     close_runtime_fd(file.fd);
     file.fd = open_data_file(file.name, O_CREAT | O_TRUNC);
+    file.identity = identity_of(file.fd);
     file.next_block_offset.store(0, std::memory_order_relaxed);
     ok = ok && file.fd >= 0;
   }

@@ -135,7 +135,7 @@ static volatile int allocating = 1;
 NOINLINE static void* allocate_without_pause(void* arg) {
   (void)arg;
   while (allocating) {
-    void* blocks[16];
+    void* volatile blocks[16];
     for (int i = 0; i < 16; ++i) blocks[i] = malloc(32 + 16 * (size_t)i);
     for (int i = 0; i < 16; ++i) free(blocks[i]);
   }
@@ -143,7 +143,10 @@ NOINLINE static void* allocate_without_pause(void* arg) {
 }
 
 NOINLINE static int child_allocates(void) {
-  for (int i = 0; i < 100; ++i) free(malloc(64 + (size_t)i));
+  for (int i = 0; i < 100; ++i) {
+    void* volatile block = malloc(64 + (size_t)i);
+    free(block);
+  }
   return 0;
 }
 
@@ -181,7 +184,10 @@ NOINLINE static void work_after_close(double s) {
   truth_add("work_after_close", thread_cpu_seconds() - t0);
 }
 NOINLINE static void allocate_after_close(int n) {
-  for (int i = 0; i < n; ++i) free(malloc(48));
+  for (int i = 0; i < n; ++i) {
+    void* volatile block = malloc(48);  /* volatile: the pair is not optimised away */
+    free(block);
+  }
 }
 
 static int close_range_raw(int allocations) {
