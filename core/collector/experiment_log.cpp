@@ -33,37 +33,20 @@ int log_fd() {
 }  // namespace
 
 bool experiment_log_open(const std::string& directory) {
-  std::snprintf(g_log_path, sizeof g_log_path, "%s/collector.log", directory.c_str());
+  std::snprintf(g_log_path, sizeof g_log_path, "%s/%s", directory.c_str(), metadata::kLogFile);
   if (g_log_fd >= 0) close_runtime_fd(g_log_fd);
   g_log_fd = open_log();
   return g_log_fd >= 0;
 }
 
-void experiment_log_write(const std::string& fields) {
-  const std::string line = "- {" + fields + "}\n";
+void experiment_log_event(const char* event, const std::string& fields) {
+  const std::string line = "- {event: " + std::string(event) + (fields.empty() ? "" : ", " + fields) + "}\n";
   // A lost log line must not disturb the target; nothing to do on failure.
   if (const int fd = log_fd(); fd >= 0) [[maybe_unused]] ssize_t written = raw_write(fd, line.data(), line.size());
 }
 
 void experiment_log_write_prepared(const char* line, size_t bytes) {
   if (const int fd = log_fd(); fd >= 0) [[maybe_unused]] ssize_t written = raw_write(fd, line, bytes);
-}
-
-std::string yaml_quoted(const std::string& text) {
-  std::string out = "\"";
-  for (const unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
-      out += escaped;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
 }
 
 }  // namespace lumen::collector

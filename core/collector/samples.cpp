@@ -92,12 +92,12 @@ void periodic_sample() {
 
 }  // namespace
 
-void samples_start(int samples_stream, const RuntimePlan& plan) {
+void samples_start(int samples_stream, const metadata::CollectionPlan& plan) {
   g_stream = samples_stream;
   open_statm();
-  g_sample_signal = plan.sample_signal;
+  g_sample_signal = plan.runtime.sample_signal;
   record_sample(LUMEN_SAMPLE_START, nullptr);
-  sample_thread_start(plan.sample_period_ns, periodic_sample);
+  sample_thread_start(plan.runtime.sample_period_ns, periodic_sample);
   if (g_sample_signal > 0) claim_signal(g_sample_signal, on_signal);
 }
 

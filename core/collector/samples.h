@@ -5,14 +5,14 @@
 
 #include <cstdint>
 
-#include "runtime_plan.h"
+#include "collection_plan.h"
 
 namespace lumen::collector {
 
 // Not signal-safe. Records the START sample, starts the sample thread for
 // the periodic ones (sample_thread.h) and claims the signals the plan names
-// (-l, -y: signals the user asked for).
-void samples_start(int samples_stream, const RuntimePlan& plan);
+// (-l: a signal the user asked for).
+void samples_start(int samples_stream, const metadata::CollectionPlan& plan);
 
 // Not signal-safe. In a forked child being collected: threads are not
 // inherited and /proc/self was the parent's; start again.
