@@ -12,6 +12,7 @@
 #include <cstring>
 #include <iterator>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <regex>
 #include <vector>
@@ -44,6 +45,9 @@ bool following() { return follow_setting() != "off"; }
 void before_fork() { g_fork_number = ++g_forks; }
 
 void in_forked_child() {
+  // Another thread of the parent may have held it (in system or popen) at
+  // the fork; nothing else runs in the child yet.
+  new (&g_environment_mutex) std::mutex;
   if (!collecting()) return;
   if (!following()) {
     stop_in_forked_child();

@@ -1,11 +1,15 @@
 // close, close_range and closefrom as the target calls them: a descriptor
 // of the runtime is not closed (the call answers EBADF for it, as it would
-// have without collect), everything else is forwarded unchanged.
+// have without collect), everything else is forwarded unchanged. pipe2 as
+// libunwind calls it from the runtime's unwinding (its validation pipe):
+// moved to the runtime's high numbers, so the program's first open()
+// returns what it would without collect.
 #include <dlfcn.h>
 #include <errno.h>
 #include <unistd.h>
 
 #include "runtime_fds.h"
+#include "stack_capture.h"
 
 using namespace lumen::collector;
 
@@ -13,6 +17,7 @@ namespace {
 
 using Close = int (*)(int);
 using CloseRange = int (*)(unsigned, unsigned, int);
+using Pipe2 = int (*)(int*, int);
 
 Close real_close() {
   static const auto real = reinterpret_cast<Close>(dlvsym(RTLD_NEXT, "close", "GLIBC_2.2.5"));
@@ -47,6 +52,10 @@ int close_range_around_runtime(unsigned first, unsigned last, int flags) {
 extern "C" {
 
 __attribute__((visibility("default"))) int lumen_close(int fd) {
+  if (unwinding_now() && is_runtime_fd(fd)) {
+    close_runtime_fd(fd);  // libunwind replacing its own pipe
+    return 0;
+  }
   if (is_runtime_fd(fd)) {
     errno = EBADF;
     return -1;
@@ -66,8 +75,21 @@ __attribute__((visibility("default"))) void lumen_closefrom(int lowest) {
     if (!is_runtime_fd(fd) && real_close()) real_close()(fd);
 }
 
+__attribute__((visibility("default"))) int lumen_pipe2(int fds[2], int flags) {
+  static const auto real = reinterpret_cast<Pipe2>(dlvsym(RTLD_NEXT, "pipe2", "GLIBC_2.9"));
+  if (real == nullptr) return (errno = ENOSYS, -1);
+  const int rc = real(fds, flags);
+  if (rc == 0 && unwinding_now()) {
+    // Status flags (O_NONBLOCK) belong to the open pipe and survive the move.
+    fds[0] = adopt_runtime_fd(fds[0]);
+    fds[1] = adopt_runtime_fd(fds[1]);
+  }
+  return rc;
+}
+
 }  // extern "C"
 
 __asm__(".symver lumen_close, close@@GLIBC_2.2.5");
 __asm__(".symver lumen_close_range, close_range@@GLIBC_2.34");
 __asm__(".symver lumen_closefrom, closefrom@@GLIBC_2.34");
+__asm__(".symver lumen_pipe2, pipe2@@GLIBC_2.9");

@@ -18,6 +18,7 @@
 #include "loadobject_tracker.h"
 #include "object_snapshot.h"
 #include "runtime_state.h"
+#include "signal_chain.h"
 #include "stack_capture.h"
 #include "thread_state.h"
 
@@ -36,6 +37,7 @@ Function real(const char* name, const char* version) {
 struct ThreadStart {
   void* (*routine)(void*);
   void* argument;
+  uint64_t claimed_signals_blocked;  // the mask the creator's code set, as a new thread inherits it
 };
 
 void thread_end_cleanup(void*) { runtime_thread_end(); }
@@ -47,6 +49,7 @@ void* thread_trampoline(void* opaque) {
     start = *static_cast<ThreadStart*>(opaque);
     std::free(opaque);
   }
+  set_claimed_signals_blocked_by_target(start.claimed_signals_blocked);
   runtime_thread_begin();
   void* result = nullptr;
   pthread_cleanup_push(thread_end_cleanup, nullptr);
@@ -65,7 +68,7 @@ int create_thread(PthreadCreate real_create, pthread_t* thread, const pthread_at
     start = static_cast<ThreadStart*>(std::malloc(sizeof(ThreadStart)));
   }
   if (start == nullptr) return real_create(thread, attr, routine, argument);
-  *start = {routine, argument};
+  *start = {routine, argument, claimed_signals_blocked_by_target()};
   const int rc = real_create(thread, attr, thread_trampoline, start);
   if (rc != 0) {
     const RuntimeGuard guard;

@@ -115,6 +115,9 @@ void loadobject_tracker_rescan() {
   known() = std::move(now);
 }
 
+void loadobject_tracker_fork_prepare() { g_mutex.lock(); }
+void loadobject_tracker_fork_done() { g_mutex.unlock(); }
+
 void loadobject_tracker_dynamic_code(const char* name, uint64_t start, uint64_t size) {
   if (g_stream < 0) return;
   char buffer[sizeof(lumen_dynamic_code_record) + 1024];

@@ -13,6 +13,11 @@ void loadobject_tracker_start(int loadobjects_stream);
 // Compares what is loaded now with what was recorded; records the changes.
 void loadobject_tracker_rescan();
 
+// Around fork (fork_safety.h): no thread is inside a rescan when the child
+// is made; the lock is released in parent and child after it.
+void loadobject_tracker_fork_prepare();
+void loadobject_tracker_fork_done();
+
 // Records generated code [start, start+size) named `name`; size 0 withdraws
 // the code at `start`.
 void loadobject_tracker_dynamic_code(const char* name, uint64_t start, uint64_t size);

@@ -49,8 +49,12 @@ uint64_t runtime_now_ns() { return monotonic_ns(); }
 uint32_t runtime_thread_id() { return current_tid(); }
 void runtime_log_note(const char* text) { experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text)); }
 
+// A thread's collection ends with its thread_end: what glibc runs on it
+// after that (thread-specific data destructors, libunwind's own cache among
+// them, taking libunwind's lock) is not traced, nor counted as a drop.
 int runtime_enter() {
   ThreadState& thread = current_thread();
+  if (thread.finished) return 0;
   return thread.interposer_depth++ == 0 ? 1 : (--thread.interposer_depth, 0);
 }
 void runtime_leave() { --current_thread().interposer_depth; }

@@ -27,6 +27,9 @@ inline ssize_t raw_pwrite(int fd, const void* buffer, size_t count, off_t offset
 inline ssize_t raw_pread(int fd, void* buffer, size_t count, off_t offset) {
   return syscall(SYS_pread64, fd, buffer, count, offset);
 }
-inline int raw_open(const char* path, int flags) { return static_cast<int>(syscall(SYS_openat, AT_FDCWD, path, flags, 0)); }
+inline int raw_open(const char* path, int flags, int mode = 0) {
+  return static_cast<int>(syscall(SYS_openat, AT_FDCWD, path, flags, mode));
+}
+inline ssize_t raw_write(int fd, const void* buffer, size_t count) { return syscall(SYS_write, fd, buffer, count); }
 
 }  // namespace lumen::collector

@@ -17,6 +17,7 @@
 #include "descendant_header.h"
 #include "descendants.h"
 #include "experiment_log.h"
+#include "fork_safety.h"
 #include "loadobject_tracker.h"
 #include "plugin_host.h"
 #include "process_ending.h"
@@ -95,6 +96,7 @@ void start_collection() {
   if (!experiment_log_open(directory)) return;
   log_start(lineage);
   stack_capture_init();
+  fork_safety_init();
   apply_size_limit(plan().runtime.size_limit_bytes);
   const int stacks = open_stream(directory.c_str(), LUMEN_STACKS_FILE);
   g_loadobjects_stream = open_stream(directory.c_str(), LUMEN_LOADOBJECTS_FILE);

@@ -4,7 +4,6 @@
 #include <lumen/record_format.h>
 #include <signal.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -13,6 +12,7 @@
 #include "raw_syscalls.h"
 #include "recording_control.h"
 #include "runtime_fds.h"
+#include "sample_thread.h"
 #include "signal_chain.h"
 #include "stream_writer.h"
 
@@ -20,13 +20,16 @@ namespace lumen::collector {
 
 namespace {
 
-// Marks the runtime's periodic sample timer among SIGPROF's senders.
-constexpr int kSampleTimerCookie = 0x73616d70;  // "samp"
-
 int g_stream = -1;
 int g_statm_fd = -1;
-timer_t g_timer;
-bool g_timer_armed = false;  // a timer id can be 0
+FileIdentity g_statm_identity;
+
+// Read with pread on a descriptor kept open, which a handler may do.
+void open_statm() {
+  g_statm_fd = adopt_runtime_fd(raw_open("/proc/self/statm", O_RDONLY | O_CLOEXEC));
+  g_statm_identity = identity_of(g_statm_fd);
+}
+
 int g_sample_signal = 0;
 
 uint64_t to_ns(const timeval& tv) { return uint64_t(tv.tv_sec) * 1000000000ull + uint64_t(tv.tv_usec) * 1000ull; }
@@ -36,6 +39,7 @@ uint64_t to_ns(const timeval& tv) { return uint64_t(tv.tv_sec) * 1000000000ull +
 uint64_t resident_bytes() {
   char text[128];
   if (g_statm_fd < 0) return 0;
+  if (!still_open_on(g_statm_fd, g_statm_identity)) open_statm();  // closed behind the runtime's back
   const ssize_t n = raw_pread(g_statm_fd, text, sizeof text - 1, 0);
   if (n <= 0) return 0;
   text[n] = '\0';
@@ -46,10 +50,6 @@ uint64_t resident_bytes() {
 }
 
 int on_signal(int signal, siginfo_t* info, void*) {
-  if (signal == SIGPROF && info->si_code == SI_TIMER && info->si_value.sival_int == kSampleTimerCookie) {
-    if (inside_window()) record_sample(LUMEN_SAMPLE_PERIODIC, nullptr);
-    return 1;
-  }
   if (signal == g_sample_signal && info->si_code != SI_TIMER) {
     record_sample(LUMEN_SAMPLE_SIGNAL, nullptr);
     return 1;
@@ -84,49 +84,32 @@ void record_sample(uint32_t reason, const char* name) {
 
 namespace {
 
-long long g_period_ns = 0;
-
-void arm_periodic_timer() {
-  if (g_period_ns <= 0) return;
-  sigevent event{};
-  event.sigev_notify = SIGEV_SIGNAL;
-  event.sigev_signo = SIGPROF;
-  event.sigev_value.sival_int = kSampleTimerCookie;
-  if (timer_create(CLOCK_MONOTONIC, &event, &g_timer) != 0) return;
-  g_timer_armed = true;
-  itimerspec period{};
-  period.it_interval.tv_sec = g_period_ns / 1000000000;
-  period.it_interval.tv_nsec = g_period_ns % 1000000000;
-  period.it_value = period.it_interval;
-  timer_settime(g_timer, 0, &period, nullptr);
+// On the sample thread (sample_thread.h), never in a handler of the
+// program's threads.
+void periodic_sample() {
+  if (inside_window()) record_sample(LUMEN_SAMPLE_PERIODIC, nullptr);
 }
 
 }  // namespace
 
 void samples_start(int samples_stream, const metadata::CollectionPlan& plan) {
   g_stream = samples_stream;
-  g_statm_fd = adopt_runtime_fd(raw_open("/proc/self/statm", O_RDONLY | O_CLOEXEC));
+  open_statm();
   g_sample_signal = plan.runtime.sample_signal;
-  g_period_ns = plan.runtime.sample_period_ns;
   record_sample(LUMEN_SAMPLE_START, nullptr);
-  if (g_period_ns > 0) claim_signal(SIGPROF, on_signal);
-  arm_periodic_timer();
+  sample_thread_start(plan.runtime.sample_period_ns, periodic_sample);
   if (g_sample_signal > 0) claim_signal(g_sample_signal, on_signal);
 }
 
 void samples_after_fork() {
   close_runtime_fd(g_statm_fd);
-  g_statm_fd = adopt_runtime_fd(raw_open("/proc/self/statm", O_RDONLY | O_CLOEXEC));
-  g_timer_armed = false;
+  open_statm();
   record_sample(LUMEN_SAMPLE_START, nullptr);
-  arm_periodic_timer();
+  sample_thread_after_fork();
 }
 
 void samples_stop() {
-  if (g_timer_armed) {
-    g_timer_armed = false;
-    timer_delete(g_timer);
-  }
+  sample_thread_stop();
   record_sample(LUMEN_SAMPLE_END, nullptr);
 }
 

@@ -9,15 +9,16 @@
 
 namespace lumen::collector {
 
-// Not signal-safe. Starts the periodic timer and claims the signals the
-// plan names; records the START sample.
+// Not signal-safe. Records the START sample, starts the sample thread for
+// the periodic ones (sample_thread.h) and claims the signals the plan names
+// (-l: a signal the user asked for).
 void samples_start(int samples_stream, const metadata::CollectionPlan& plan);
 
-// Not signal-safe. In a forked child being collected: timers are not
+// Not signal-safe. In a forked child being collected: threads are not
 // inherited and /proc/self was the parent's; start again.
 void samples_after_fork();
 
-// Not signal-safe. Stops the timer and records the END sample.
+// Not signal-safe. Stops the sample thread and records the END sample.
 void samples_stop();
 
 // [signal-safe] Records one sample point now.

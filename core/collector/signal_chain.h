@@ -7,6 +7,8 @@
 #include <lumen/collector_plugin.h>
 #include <signal.h>
 
+#include <cstdint>
+
 namespace lumen::collector {
 
 // Not signal-safe. See lumen_runtime::claim_signal.
@@ -21,5 +23,11 @@ int target_sigaction(int signal, const struct sigaction* act, struct sigaction* 
 
 // Removes claimed signals from a set the target is about to block.
 void unblockable(sigset_t* set);
+
+// [signal-safe] The claimed signals the calling thread's program code
+// blocked (bit s-1 for signal s), which the kernel's mask does not hold; a
+// new thread inherits its creator's, as it inherits the mask.
+uint64_t claimed_signals_blocked_by_target();
+void set_claimed_signals_blocked_by_target(uint64_t bits);
 
 }  // namespace lumen::collector

@@ -1,9 +1,12 @@
 // The target's signal-disposition and mask calls, routed through the signal
-// chain so that it neither replaces nor blocks a signal a plugin claimed.
+// chain so that it neither replaces nor blocks a signal a plugin claimed,
+// while reading back exactly the mask it set.
 // glibc's signal() does not call the exported sigaction, so it is wrapped
 // too. Versions as glibc exports them (objdump -T libc.so.6).
 #include <dlfcn.h>
 #include <signal.h>
+
+#include <cstdint>
 
 #include "signal_chain.h"
 #include "stack_capture.h"
@@ -15,13 +18,43 @@ namespace {
 using Sigprocmask = int (*)(int, const sigset_t*, sigset_t*);
 using PthreadSigmask = int (*)(int, const sigset_t*, sigset_t*);
 
-// Copies `set` without the claimed signals when the target blocks. The
-// runtime's own unwinder blocks them on purpose (see unwinding_now).
-const sigset_t* filtered(int how, const sigset_t* set, sigset_t* copy) {
-  if (set == nullptr || how == SIG_UNBLOCK || unwinding_now()) return set;
-  *copy = *set;
-  unblockable(copy);
-  return copy;
+// The claimed signals the calling thread's program code asked to block, one
+// bit per signal (bit s-1): the kernel's mask keeps them deliverable, and
+// the program reads back the mask it set.
+__attribute__((tls_model("initial-exec"))) thread_local uint64_t t_claimed_blocked;
+
+uint64_t claimed_in(const sigset_t* set) {
+  uint64_t bits = 0;
+  for (int signal = 1; signal < NSIG && signal <= 64; ++signal)
+    if (signal_claimed(signal) && sigismember(set, signal) == 1) bits |= uint64_t{1} << (signal - 1);
+  return bits;
+}
+
+// The target's mask change, with the claimed signals kept deliverable and
+// remembered as blocked for what the target reads back. The runtime's own
+// unwinder blocks them on purpose (see unwinding_now) and is left alone.
+int masked(Sigprocmask real, int how, const sigset_t* set, sigset_t* old) {
+  if (unwinding_now()) return real(how, set, old);
+  sigset_t copy;
+  const sigset_t* passed = set;
+  if (set != nullptr && how != SIG_UNBLOCK) {
+    copy = *set;
+    unblockable(&copy);
+    passed = &copy;
+  }
+  const uint64_t blocked_before = t_claimed_blocked;
+  const int rc = real(how, passed, old);
+  if (rc != 0) return rc;
+  if (old != nullptr)
+    for (int signal = 1; signal < NSIG && signal <= 64; ++signal)
+      if (blocked_before >> (signal - 1) & 1u) sigaddset(old, signal);
+  if (set != nullptr) {
+    const uint64_t named = claimed_in(set);
+    if (how == SIG_BLOCK) t_claimed_blocked = blocked_before | named;
+    else if (how == SIG_UNBLOCK) t_claimed_blocked = blocked_before & ~named;
+    else if (how == SIG_SETMASK) t_claimed_blocked = named;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -46,23 +79,25 @@ __attribute__((visibility("default"))) sighandler_t lumen_signal(int signal, sig
 
 __attribute__((visibility("default"))) int lumen_sigprocmask(int how, const sigset_t* set, sigset_t* old) {
   static const auto real = reinterpret_cast<Sigprocmask>(dlvsym(RTLD_NEXT, "sigprocmask", "GLIBC_2.2.5"));
-  sigset_t copy;
-  return real(how, filtered(how, set, &copy), old);
+  return masked(real, how, set, old);
 }
 
 __attribute__((visibility("default"))) int lumen_pthread_sigmask_2_32(int how, const sigset_t* set, sigset_t* old) {
   static const auto real = reinterpret_cast<PthreadSigmask>(dlvsym(RTLD_NEXT, "pthread_sigmask", "GLIBC_2.32"));
-  sigset_t copy;
-  return real(how, filtered(how, set, &copy), old);
+  return masked(real, how, set, old);
 }
 
 __attribute__((visibility("default"))) int lumen_pthread_sigmask_2_2_5(int how, const sigset_t* set, sigset_t* old) {
   static const auto real = reinterpret_cast<PthreadSigmask>(dlvsym(RTLD_NEXT, "pthread_sigmask", "GLIBC_2.2.5"));
-  sigset_t copy;
-  return real(how, filtered(how, set, &copy), old);
+  return masked(real, how, set, old);
 }
 
 }  // extern "C"
+
+namespace lumen::collector {
+uint64_t claimed_signals_blocked_by_target() { return t_claimed_blocked; }
+void set_claimed_signals_blocked_by_target(uint64_t bits) { t_claimed_blocked = bits; }
+}  // namespace lumen::collector
 
 __asm__(".symver lumen_sigaction, sigaction@@GLIBC_2.2.5");
 __asm__(".symver lumen_signal, signal@@GLIBC_2.2.5");

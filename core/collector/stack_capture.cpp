@@ -6,7 +6,9 @@
 
 #include <fcntl.h>
 #include <link.h>
+#include <sched.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <ucontext.h>
@@ -63,41 +65,20 @@ int find_object_range(dl_phdr_info* info, size_t, void* data) {
 }  // namespace
 
 namespace {
-
-constexpr int kScannedFds = 1024;
-
-void open_fds(bool (&open)[kScannedFds]) {
-  for (int fd = 0; fd < kScannedFds; ++fd) open[fd] = syscall(SYS_fcntl, fd, F_GETFD) != -1;
+__attribute__((tls_model("initial-exec"))) thread_local int t_unwinding_depth;
 }
-
-// libunwind validates addresses through a pipe it opens once, at its first
-// use, and reads it before each check. Had the pipe taken a standard stream
-// the target had closed (a daemon's fd 0), the target's later dup2 onto
-// that number would leave libunwind blocked reading the target's stdin. So
-// libunwind is initialised here with 0-2 held open, and its pipe is
-// protected from the target's close like the runtime's own descriptors.
-void initialise_unwinder_away_from_standard_streams() {
-  int placeholders[3];
-  int held = 0;
-  for (int fd = 0; fd < 3; ++fd)
-    if (syscall(SYS_fcntl, fd, F_GETFD) == -1) placeholders[held++] = raw_open("/dev/null", O_RDONLY | O_CLOEXEC);
-  static bool before[kScannedFds], after[kScannedFds];
-  open_fds(before);
-  unw_context_t context;
-  unw_cursor_t cursor;
-  unw_getcontext(&context);
-  unw_init_local(&cursor, &context);
-  open_fds(after);
-  for (int fd = 3; fd < kScannedFds; ++fd)
-    if (after[fd] && !before[fd]) protect_runtime_fd(fd);
-  for (int i = 0; i < held; ++i)
-    if (placeholders[i] >= 0) syscall(SYS_close, placeholders[i]);
-}
-
-}  // namespace
 
 void stack_capture_init() {
-  initialise_unwinder_away_from_standard_streams();
+  {
+    // libunwind opens its validation pipe on first use; as the runtime's
+    // unwinding, the pipe2 interposer moves it to the runtime's numbers.
+    ++t_unwinding_depth;
+    unw_context_t context;
+    unw_cursor_t cursor;
+    unw_getcontext(&context);
+    unw_init_local(&cursor, &context);
+    --t_unwinding_depth;
+  }
   stack_capture_use_global_cache();
   object_snapshot_refresh();
   stack_capture_exclude_object_of(reinterpret_cast<const void*>(&stack_capture_init));
@@ -117,10 +98,21 @@ void stack_capture_exclude_object_of(const void* address) {
 namespace {
 
 // Keeps the frames that are not the collector's, from `first` on, and
-// interns them. `flags` may already say the leaf is a return address.
-uint64_t intern_frames(void* const* frames, int count, int first, uint32_t flags) {
+// interns them. `flags` may already say the leaf is a return address. When
+// the signal interrupted the collector's own work (`in_collector_work`), the
+// frames leafward of the collector's first frame are what the collector
+// called (libunwind, a system call): they are left out too, so that
+// neither appears as a callee of the program's code.
+uint64_t intern_frames(void* const* frames, int count, int first, uint32_t flags, bool in_collector_work = false) {
   uint64_t pcs[LUMEN_MAX_STACK_DEPTH];
   uint32_t depth = 0;
+  if (in_collector_work) {
+    int collector = first;
+    while (collector < count && frames[collector] != nullptr &&
+           !excluded(reinterpret_cast<uint64_t>(frames[collector])))
+      ++collector;
+    if (collector < count && frames[collector] != nullptr) first = collector;
+  }
   for (int i = first; i < count; ++i) {
     const auto ip = reinterpret_cast<uint64_t>(frames[i]);
     if (ip == 0) break;
@@ -140,7 +132,7 @@ uint64_t intern_frames(void* const* frames, int count, int first, uint32_t flags
 }
 
 // The slow path for a signal: libunwind steps from the handler's context.
-uint64_t capture_from_context(void* ucontext) {
+uint64_t capture_from_context(void* ucontext, bool in_collector_work) {
   unw_context_t context;
   unw_cursor_t cursor;
   // On x86-64 libunwind's context is a ucontext_t: the handler's own.
@@ -153,7 +145,7 @@ uint64_t capture_from_context(void* ucontext) {
     if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
     frames[count++] = reinterpret_cast<void*>(ip);
   } while (count < static_cast<int>(LUMEN_MAX_STACK_DEPTH) + 1 && unw_step(&cursor) > 0);
-  return intern_frames(frames, count, 0, 0);
+  return intern_frames(frames, count, 0, 0, in_collector_work);
 }
 
 }  // namespace
@@ -164,10 +156,8 @@ uint64_t capture_from_context(void* ucontext) {
 // noinline keeps "the caller of the caller" meaningful for interposers.
 namespace {
 
-// A depth, not a flag: a handler may unwind while the code it interrupted
-// was unwinding too.
-__attribute__((tls_model("initial-exec"))) thread_local int t_unwinding_depth;
-
+// t_unwinding_depth is a depth, not a flag: a handler may unwind while the
+// code it interrupted was unwinding too.
 struct UnwindingScope {
   UnwindingScope() { ++t_unwinding_depth; }
   ~UnwindingScope() { --t_unwinding_depth; }
@@ -177,11 +167,92 @@ struct UnwindingScope {
 
 bool unwinding_now() { return t_unwinding_depth > 0; }
 
+namespace {
+
+// Threads inside libunwind now, and whether a fork waits for them to leave.
+std::atomic<int> g_unwinders{0};
+std::atomic<bool> g_fork_pending{false};
+std::atomic<uint32_t> g_forking_thread{0};
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free, "used in handlers");
+
+__attribute__((tls_model("initial-exec"))) thread_local int t_inside_unwinder;
+
+constexpr uint64_t kMaxWaitForForkNs = 20'000'000;
+
+uint64_t now_ns() {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return uint64_t(now.tv_sec) * 1'000'000'000u + uint64_t(now.tv_nsec);
+}
+
+// Counts the caller in; false when it must not unwind (a fork is pending
+// and the caller may not, or could not, wait for it).
+bool enter_unwinder(bool may_wait) {
+  const uint32_t self = current_tid();
+  uint64_t waited_since = 0;
+  for (;;) {
+    g_unwinders.fetch_add(1, std::memory_order_seq_cst);
+    // A nested capture (a handler over this thread's own, counted in) is
+    // waited for with its outer one.
+    if (!g_fork_pending.load(std::memory_order_seq_cst) || t_inside_unwinder > 0 ||
+        g_forking_thread.load(std::memory_order_relaxed) == self) {
+      ++t_inside_unwinder;
+      return true;
+    }
+    g_unwinders.fetch_sub(1, std::memory_order_seq_cst);
+    if (!may_wait) return false;
+    if (waited_since == 0) waited_since = now_ns();
+    if (now_ns() - waited_since > kMaxWaitForForkNs) return false;
+    while (g_fork_pending.load(std::memory_order_acquire) && now_ns() - waited_since <= kMaxWaitForForkNs)
+      sched_yield();
+  }
+}
+
+void leave_unwinder() {
+  --t_inside_unwinder;
+  g_unwinders.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+}  // namespace
+
+void unwinder_fork_prepare() {
+  g_forking_thread.store(current_tid(), std::memory_order_relaxed);
+  g_fork_pending.store(true, std::memory_order_seq_cst);
+  // This thread's own count, when it forks from a handler over a capture.
+  const int own = t_inside_unwinder;
+  // Unwinding takes microseconds; a thread that stays inside for a second
+  // is stopped (a debugger, SIGSTOP), and the fork goes ahead without it.
+  const uint64_t since = now_ns();
+  while (g_unwinders.load(std::memory_order_seq_cst) > own && now_ns() - since < 1'000'000'000) sched_yield();
+}
+
+void unwinder_fork_parent() {
+  g_forking_thread.store(0, std::memory_order_relaxed);
+  g_fork_pending.store(false, std::memory_order_seq_cst);
+}
+
+void unwinder_fork_child() {
+  // Only the forking thread goes on; the others' counts went with them.
+  g_unwinders.store(t_inside_unwinder, std::memory_order_seq_cst);
+  unwinder_fork_parent();
+}
+
+__attribute__((tls_model("initial-exec"))) thread_local int t_collector_work;
+
+CollectorWork::CollectorWork() { ++t_collector_work; }
+CollectorWork::~CollectorWork() { --t_collector_work; }
+
 __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
+  const bool interrupted_collector_work = ucontext != nullptr && t_collector_work > 0;
+  const CollectorWork collector_work;
   // Outside a profiling handler, and before libunwind holds any lock of its
   // own, is where waiting for the linker's lock is harmless.
   if (ucontext == nullptr) object_snapshot_refresh_if_missed();
   const UnwindingScope unwinding;
+  if (!enter_unwinder(ucontext == nullptr)) return LUMEN_NO_STACK;
+  struct Leave {
+    ~Leave() { leave_unwinder(); }
+  } leave;
   // libunwind maps memory for its caches while holding its own lock; from a
   // signal handler that mmap must not reach a tracing interposer, which
   // would unwind again into the same lock.
@@ -194,8 +265,9 @@ __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
   }
   const auto interrupted = static_cast<uint64_t>(static_cast<ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_RIP]);
   for (int i = 0; i < count; ++i)
-    if (reinterpret_cast<uint64_t>(frames[i]) == interrupted) return intern_frames(frames, count, i, 0);
-  return capture_from_context(ucontext);
+    if (reinterpret_cast<uint64_t>(frames[i]) == interrupted)
+      return intern_frames(frames, count, i, 0, interrupted_collector_work);
+  return capture_from_context(ucontext, interrupted_collector_work);
 }
 
 }  // namespace lumen::collector

@@ -26,11 +26,33 @@ void stack_capture_exclude_object_of(const void* address);
 // LUMEN_MAX_STACK_DEPTH keep their leaf end and are flagged truncated.
 uint64_t capture_stack(void* ucontext, int skip);
 
+// [signal-safe] Marks the calling thread as doing the collector's own work
+// (unwinding, writing records) for its lifetime: a profiling signal that
+// lands there records the program's stack from the collector's entry on,
+// never what the collector called (libunwind, system calls).
+class CollectorWork {
+ public:
+  CollectorWork();
+  ~CollectorWork();
+  CollectorWork(const CollectorWork&) = delete;
+  CollectorWork& operator=(const CollectorWork&) = delete;
+};
+
 // [signal-safe] Whether this thread is inside capture_stack. libunwind
 // blocks every signal around its internal locks (sigprocmask with a full
 // set); the mask interposers must let it, or a profiling signal arriving
 // while the lock is held unwinds into the same lock and the thread
 // deadlocks.
 bool unwinding_now();
+
+// Around fork (fork_safety.h). prepare waits until no other thread is
+// inside libunwind, whose locks are process-wide, and keeps new ones out
+// until parent or child runs: from then on, an interposer's capture waits
+// for the fork to finish (for at most a few milliseconds, then its event
+// goes without a stack, since the waiting thread may hold a lock the fork
+// needs) and a handler's capture records no stack.
+void unwinder_fork_prepare();
+void unwinder_fork_parent();
+void unwinder_fork_child();
 
 }  // namespace lumen::collector

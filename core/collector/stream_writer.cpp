@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "runtime_fds.h"
+#include "stack_capture.h"
 #include "thread_state.h"
 
 namespace lumen::collector {
@@ -18,11 +19,13 @@ namespace {
 
 struct DataFile {
   int fd = -1;
+  FileIdentity identity;  // written before fd is published
   std::atomic<uint64_t> next_block_offset{0};
   char name[64] = {};
 };
 
 DataFile g_files[kMaxStreams];
+char g_directory[4096];  // where the data files are (a forked child's own)
 std::atomic<int> g_file_count{0};
 std::atomic<uint64_t> g_dropped{0};
 std::atomic<bool> g_abandoned{false};
@@ -40,15 +43,43 @@ bool within_size_limit() {
   return false;
 }
 
+int open_data_file(const char* name, int flags) {
+  char path[sizeof g_directory + 80];
+  std::snprintf(path, sizeof path, "%s/%s", g_directory, name);
+  return adopt_runtime_fd(raw_open(path, O_RDWR | O_CLOEXEC | flags, 0644));
+}
+
+// [signal-safe] The file's descriptor, opened again when the program closed
+// it behind the runtime's back (a raw close_range system call): its blocks
+// already mapped stay valid, new ones need the file. One thread reopens;
+// the others drop their record meanwhile.
+std::atomic<bool> g_reopening{false};
+int file_fd(DataFile& file) {
+  if (g_reopening.load(std::memory_order_acquire)) return -1;
+  const int fd = __atomic_load_n(&file.fd, __ATOMIC_ACQUIRE);
+  if (still_open_on(fd, file.identity)) return fd;
+  if (g_reopening.exchange(true, std::memory_order_acquire)) return -1;
+  int fresh = __atomic_load_n(&file.fd, __ATOMIC_ACQUIRE);
+  if (!still_open_on(fresh, file.identity)) {
+    fresh = open_data_file(file.name, 0);
+    file.identity = identity_of(fresh);
+    __atomic_store_n(&file.fd, fresh, __ATOMIC_RELEASE);
+  }
+  g_reopening.store(false, std::memory_order_release);
+  return fresh;
+}
+
 // Reserves the next block of the file, extends the file over it (a one-byte
 // pwrite at its end never shrinks the file, unlike a racing ftruncate) and
 // maps it. Only raw system calls: safe in a handler.
 char* map_new_block(DataFile& file, uint32_t tid) {
   if (!within_size_limit()) return nullptr;
+  const int fd = file_fd(file);
+  if (fd < 0) return nullptr;
   const uint64_t offset = file.next_block_offset.fetch_add(LUMEN_BLOCK_BYTES, std::memory_order_relaxed);
   const char zero = 0;
-  if (raw_pwrite(file.fd, &zero, 1, static_cast<off_t>(offset + LUMEN_BLOCK_BYTES - 1)) != 1) return nullptr;
-  void* block = raw_mmap(nullptr, LUMEN_BLOCK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, file.fd,
+  if (raw_pwrite(fd, &zero, 1, static_cast<off_t>(offset + LUMEN_BLOCK_BYTES - 1)) != 1) return nullptr;
+  void* block = raw_mmap(nullptr, LUMEN_BLOCK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
                      static_cast<off_t>(offset));
   if (block == MAP_FAILED) return nullptr;
   // Each first touch of a page would otherwise start read-around over a
@@ -95,11 +126,11 @@ int open_stream(const char* directory, const char* name) {
   for (int i = 0; i < count; ++i)
     if (std::strcmp(g_files[i].name, name) == 0) return i;
   if (count >= kMaxStreams || std::strlen(name) >= sizeof(g_files[0].name)) return -1;
-  char path[4096];
-  std::snprintf(path, sizeof path, "%s/%s", directory, name);
-  const int fd = adopt_runtime_fd(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  std::snprintf(g_directory, sizeof g_directory, "%s", directory);
+  const int fd = open_data_file(name, O_CREAT);
   if (fd < 0) return -1;
   DataFile& file = g_files[count];
+  file.identity = identity_of(fd);
   file.fd = fd;
   // Appending to an existing file keeps what is there, block-aligned.
   const off_t size = lseek(fd, 0, SEEK_END);
@@ -111,6 +142,7 @@ int open_stream(const char* directory, const char* name) {
 }
 
 bool write_record(int stream, uint16_t kind, const void* payload, uint16_t payload_bytes) {
+  const CollectorWork collector_work;
   ThreadState& thread = current_thread();
   // Kind 0 with no payload would make a zero record word, which readers take
   // as the end of the block: refused, so it cannot hide later records.
@@ -155,6 +187,7 @@ bool redirect_streams_after_fork(const char* directory) {
   ThreadState& thread = current_thread();
   thread.tid = 0;  // the child's own tid on next use
   bool ok = true;
+  std::snprintf(g_directory, sizeof g_directory, "%s", directory);
   const int count = g_file_count.load(std::memory_order_acquire);
   for (int i = 0; i < count; ++i) {
     ThreadBlock& block = thread.blocks[i];
@@ -164,9 +197,8 @@ bool redirect_streams_after_fork(const char* directory) {
     block.used.store(0, std::memory_order_relaxed);
     DataFile& file = g_files[i];
     close_runtime_fd(file.fd);
-    char path[4096];
-    std::snprintf(path, sizeof path, "%s/%s", directory, file.name);
-    file.fd = adopt_runtime_fd(open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    file.fd = open_data_file(file.name, O_CREAT | O_TRUNC);
+    file.identity = identity_of(file.fd);
     file.next_block_offset.store(0, std::memory_order_relaxed);
     ok = ok && file.fd >= 0;
   }

@@ -27,6 +27,11 @@ std::vector<lumen_sample_record> samples_of(const fs::path& experiment) {
     std::memcpy(&sample, r.payload, sizeof sample);
     samples.push_back(sample);
   });
+  // In time order, as the analysis reads them: the periodic points come from
+  // the runtime's sample thread, whose blocks interleave with the main
+  // thread's (start and end).
+  std::stable_sort(samples.begin(), samples.end(),
+                   [](const lumen_sample_record& a, const lumen_sample_record& b) { return a.time_ns < b.time_ns; });
   return samples;
 }
 

@@ -15,26 +15,13 @@ namespace fs = std::filesystem;
 
 std::string hostile_target() { return (target_dir() / "hostile_target").string(); }
 
-// The target's output and exit status without collect, for comparison.
-ProcessResult plain_run(const std::vector<std::string>& args) {
-  std::vector<std::string> argv{hostile_target()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv);
-}
+ProcessResult plain_run(const std::vector<std::string>& args) { return run_without_collect("hostile_target", args); }
 
 void expect_work_profiled(const Collection& c) {
   const double truth = c.truth.at("functions").at("hostile_work").get<double>();
   const auto rows = rows_by_name(er_print_json({"-metrics", "e.user:name", "-functions"}, c.experiment));
   ASSERT_TRUE(rows.count("hostile_work"));
   EXPECT_NEAR(rows.at("hostile_work").at("e.user").get<double>(), truth, sampling_tolerance(truth, 0.01));
-}
-
-bool log_has_end(const fs::path& experiment) {
-  std::ifstream log(experiment / "collector.log");
-  std::string line;
-  while (std::getline(log, line))
-    if (line.find("event: end") != std::string::npos) return true;
-  return false;
 }
 
 TEST(HostileTarget, ClosingEveryDescriptorLosesNothing) {

@@ -23,6 +23,20 @@ Collection collect(const TempDir& dir, const std::vector<std::string>& collect_a
   return c;
 }
 
+ProcessResult run_without_collect(const std::string& target, const std::vector<std::string>& target_args) {
+  std::vector<std::string> argv{(target_dir() / target).string()};
+  argv.insert(argv.end(), target_args.begin(), target_args.end());
+  return run_process(argv);
+}
+
+bool log_has_end(const std::filesystem::path& experiment) {
+  std::ifstream log(experiment / "collector.log");
+  std::string line;
+  while (std::getline(log, line))
+    if (line.find("event: end") != std::string::npos) return true;
+  return false;
+}
+
 nlohmann::json er_print_json(const std::vector<std::string>& args, const std::filesystem::path& experiment) {
   std::vector<std::string> argv{(bin_dir() / "er_print").string(), "--format=json"};
   argv.insert(argv.end(), args.begin(), args.end());

@@ -23,6 +23,13 @@ struct Collection {
 Collection collect(const TempDir& dir, const std::vector<std::string>& collect_args, const std::string& target,
                    const std::vector<std::string>& target_args = {});
 
+// TARGET <target_args> from the test targets' directory, without collect:
+// what a run under collect is compared with.
+ProcessResult run_without_collect(const std::string& target, const std::vector<std::string>& target_args);
+
+// Whether the experiment's collector.log recorded the end of collection.
+bool log_has_end(const std::filesystem::path& experiment);
+
 // er_print --format=json <args> EXPERIMENT; fails the test on a non-zero exit.
 nlohmann::json er_print_json(const std::vector<std::string>& args, const std::filesystem::path& experiment);
 

@@ -36,6 +36,7 @@
 #include "counter_encoding.h"
 #include "counter_listing.h"
 #include "cpu_wide_counters.h"
+#include "counter_options.h"
 
 namespace lumen::hwc {
 namespace {
@@ -62,6 +63,12 @@ constexpr long kPollNs = 10'000'000;
 // rest in its last record, which then counts several whole intervals.
 constexpr uint64_t kMaxRecordsPerPoll = 256;
 std::atomic<bool> g_running{false};
+// Overflows closer together on one thread than this are a storm (a tiny
+// interval of a busy counter): not unwound, their counts go with the next
+// recorded overflow, so the thread keeps running its own code and the
+// kernel's signal queue never fills.
+constexpr uint64_t kMinOverflowGapNs = 20'000;
+std::atomic<uint64_t> g_throttled{0};
 
 // One thread's counters, in a table of raw mmap memory that a handler and
 // the thread that stops collection may both reach. A slot is claimed by its
@@ -77,6 +84,7 @@ struct ThreadCounters {
   uint64_t last[kMaxCounters];   // the count at the previous record of each counter
   timer_t poll_timer;            // with g_any_polled
   bool poll_armed;
+  uint64_t handled_ns;           // when the thread's last recorded overflow was handled
 };
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free,
               "touched in the signal handler");
@@ -192,6 +200,10 @@ int on_overflow(int, siginfo_t* info, void* ucontext) {
     for (uint32_t i = 0; i < g_counter_count; ++i)
       if (slot->fds[i] == info->si_fd) index = static_cast<int>(i);
   if (index < 0) return fd_was_ours(info->si_fd) ? 1 : 0;
+  if (g_runtime->now_ns() - slot->handled_ns < kMinOverflowGapNs) {
+    g_throttled.fetch_add(1, std::memory_order_relaxed);
+    return 1;
+  }
   slot->in_handler.store(true, std::memory_order_seq_cst);
   if (slot->state.load(std::memory_order_seq_cst) == kLive && g_running.load(std::memory_order_acquire)) {
     uint64_t value = 0;
@@ -201,6 +213,7 @@ int on_overflow(int, siginfo_t* info, void* ucontext) {
       slot->last[index] = value;
       write_overflow(g_runtime->capture_stack(ucontext, 0), increment, slot->tid, static_cast<uint32_t>(index), 0);
     }
+    slot->handled_ns = g_runtime->now_ns();
   }
   slot->in_handler.store(false, std::memory_order_release);
   return 1;
@@ -279,6 +292,7 @@ void thread_begin() {
   slot->tid = g_runtime->thread_id();
   slot->in_handler.store(false, std::memory_order_relaxed);
   slot->poll_armed = false;
+  slot->handled_ns = 0;
   for (uint32_t i = 0; i < kMaxCounters; ++i) {
     slot->fds[i] = -1;
     slot->last[i] = 0;
@@ -318,16 +332,6 @@ void thread_end() {
   t_slot = nullptr;
 }
 
-// The counters of the -h value, resolved; "" or what is wrong.
-std::string resolve(const char* text, std::vector<EncodedCounter>* encoded) {
-  std::vector<CounterRequest> requests;
-  std::string problem = parse_counter_list(text, &requests);
-  if (!problem.empty()) return problem;
-  encoded->resize(requests.size());
-  for (size_t i = 0; i < requests.size() && problem.empty(); ++i) problem = encode_counter(requests[i], &(*encoded)[i]);
-  return problem;
-}
-
 // Opens a per-CPU counter (when it cannot be, it counts nothing: a drop) and
 // says in the experiment's log how a counter that cannot sample is counted.
 void prepare_polling(const EncodedCounter& counter, uint32_t index, const lumen_runtime* runtime) {
@@ -362,12 +366,6 @@ bool arm_cpu_wide_timer() {
   period.it_interval.tv_nsec = kPollNs;
   period.it_value = period.it_interval;
   return timer_settime(g_cpu_wide_timer, 0, &period, nullptr) == 0;
-}
-
-const char* counters_option(const lumen_option_value* options, size_t count) {
-  for (size_t i = 0; i < count; ++i)
-    if (std::strcmp(options[i].name, "counters") == 0) return options[i].value;
-  return "";
 }
 
 int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
@@ -426,50 +424,19 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
 
 void stop() {
   if (!g_running.exchange(false, std::memory_order_acq_rel)) return;
+  if (const uint64_t throttled = g_throttled.load(std::memory_order_relaxed); throttled > 0) {
+    const std::string note = "hwc: " + std::to_string(throttled) + " overflows came within " +
+                             std::to_string(kMinOverflowGapNs / 1000) +
+                             " us of the thread's previous one and were not unwound; their counts went with the "
+                             "next recorded overflow";
+    g_runtime->log_note(note.c_str());
+  }
   const int pid = getpid();
   if (g_any_cpu_wide && pid == g_pid) close_cpu_wide_counters();
   // Threads still running at the end: their counts since the last overflow.
   for (size_t i = 0; i < kMaxThreads; ++i)
     if (g_slots[i].state.load(std::memory_order_acquire) == kLive && g_slots[i].pid == pid) close_slot(&g_slots[i]);
 }
-
-// ---- in collect, before the target starts ----
-
-// Counters this machine cannot count (no PMU, a PMU without that event, a
-// paranoid kernel) are left out with the kernel's reason; the others stay.
-// A list that does not parse or names an unknown counter is check's to
-// refuse.
-int leave_out(const lumen_option_value* options, size_t count,
-              void (*set_option)(void* context, const char* name, const char* value),
-              void (*left_out)(void* context, const char* what, const char* reason), void* context) {
-  std::vector<EncodedCounter> counters;
-  if (!resolve(counters_option(options, count), &counters).empty()) return 0;
-  std::string kept;
-  bool narrowed = false;
-  for (const EncodedCounter& c : counters) {
-    if (const std::string obstacle = counter_obstacle(c); !obstacle.empty()) {
-      left_out(context, c.name.c_str(), obstacle.c_str());
-      narrowed = true;
-      continue;
-    }
-    kept += (kept.empty() ? "" : ",") + c.name + "," + std::to_string(c.interval);
-  }
-  if (kept.empty()) return 1;
-  if (narrowed) set_option(context, "counters", kept.c_str());
-  return 0;
-}
-
-int check(const lumen_option_value* options, size_t count, char* error, size_t error_size) {
-  std::vector<EncodedCounter> counters;
-  std::string problem = resolve(counters_option(options, count), &counters);
-  for (size_t i = 0; i < counters.size() && problem.empty(); ++i) problem = counter_obstacle(counters[i]);
-  if (problem.empty()) problem = combination_obstacle(counters);
-  if (problem.empty()) return 0;
-  std::snprintf(error, error_size, "%s", problem.c_str());
-  return 1;
-}
-
-void describe_values(void (*line)(void*, const char*), void* context) { list_counters(line, context); }
 
 const lumen_option_def kOptions[] = {
     {"counters", LUMEN_OPTION_STRING, "cycles,on,insts,on", 0, 0, 0,
@@ -496,15 +463,9 @@ const lumen_collector_descriptor kPlugin = {
     stop,
 };
 
-const lumen_collector_hooks kHostHooks = {LUMEN_PLUGIN_ABI_VERSION, check, describe_values, leave_out};
-
 }  // namespace
 }  // namespace lumen::hwc
 
 extern "C" __attribute__((visibility("default"))) const lumen_collector_descriptor* lumen_collector_plugin() {
   return &lumen::hwc::kPlugin;
-}
-
-extern "C" __attribute__((visibility("default"))) const lumen_collector_hooks* lumen_collector_host_hooks() {
-  return &lumen::hwc::kHostHooks;
 }

@@ -106,6 +106,39 @@ TEST(HwcProfiling, EveryThreadIsCounted) {
   EXPECT_NEAR(row_value(rows, "burn_cpu", "e.task-clock"), truth, 3 * sampling_tolerance(truth / 3, kIntervalSeconds));
 }
 
+// A time counter's interval below its floor (50 us) is refused by collect
+// with the floor named, before the target starts: at 1 ns or 1 us the
+// overflows would come faster than a thread can take them.
+TEST(HwcProfiling, TaskClockBelowItsFloorIsRefusedBeforeTheTargetStarts) {
+  for (const std::string interval : {"1", "1000"})
+    for (const std::string threads : {"1", "8"}) {
+      SCOPED_TRACE("task-clock," + interval + " on " + threads + " threads");
+      TempDir dir;
+      const Collection c =
+          collect(dir, {"-p", "off", "-h", "task-clock," + interval}, hwc_target(), {"burn", "300", threads});
+      EXPECT_EQ(c.run.exit_code, 2) << c.run.err;
+      EXPECT_NE(c.run.err.find("below its floor of 50000 ns"), std::string::npos) << c.run.err;
+      EXPECT_TRUE(c.truth.is_null()) << "the target ran";
+    }
+}
+
+// At the floor, on one thread and on eight threads sharing two CPUs: the
+// target is never killed (no overflow storm, no signal of the kernel's
+// queue fallback), and the counts are still the threads' CPU time.
+TEST(HwcProfiling, TaskClockAtItsFloorOnOneAndEightThreadsIsNeverKilled) {
+  for (const int threads : {1, 8}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    TempDir dir;
+    const Collection c =
+        collect(dir, {"-p", "off", "-h", "task-clock,50000"}, hwc_target(), {"burn", "300", std::to_string(threads)});
+    ASSERT_EQ(c.run.signal, 0) << c.run.err;
+    ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+    const double truth = c.truth.at("cpu_seconds").get<double>();
+    const auto rows = rows_by_name(er_print_json({"-metrics", "e.task-clock:name", "-functions"}, c.experiment));
+    EXPECT_NEAR(row_value(rows, "burn_cpu", "e.task-clock"), truth, threads * sampling_tolerance(truth / threads, 50e-6));
+  }
+}
+
 TEST(HwcProfiling, TwoSoftwareCountersInOneRun) {
   TempDir dir;
   const Collection c =

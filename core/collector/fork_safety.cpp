@@ -1,0 +1,38 @@
+#include "fork_safety.h"
+
+#include <pthread.h>
+
+#include <mutex>
+
+#include "loadobject_tracker.h"
+#include "stack_capture.h"
+
+namespace lumen::collector {
+
+namespace {
+
+// The unwinder gate first: a thread inside the tracker may be unwinding
+// (its records' blocks), never the other way round.
+void prepare() {
+  unwinder_fork_prepare();
+  loadobject_tracker_fork_prepare();
+}
+
+void parent() {
+  loadobject_tracker_fork_done();
+  unwinder_fork_parent();
+}
+
+void child() {
+  loadobject_tracker_fork_done();
+  unwinder_fork_child();
+}
+
+}  // namespace
+
+void fork_safety_init() {
+  static std::once_flag registered;
+  std::call_once(registered, [] { pthread_atfork(prepare, parent, child); });
+}
+
+}  // namespace lumen::collector

@@ -1,0 +1,62 @@
+// The hwc plugin's hooks run by collect before the target starts: what this
+// machine cannot count is left out, what cannot be honoured (an interval
+// below its floor, counters the PMU cannot count together) is refused, and
+// `collect -h` alone lists the counters.
+#include <lumen/collector_plugin.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "counter_listing.h"
+#include "counter_options.h"
+#include "interval_floor.h"
+
+namespace lumen::hwc {
+
+namespace {
+
+// Counters this machine cannot count (no PMU, a PMU without that event, a
+// paranoid kernel) are left out with the kernel's reason; the others stay.
+// A list that does not parse or names an unknown counter is check's to
+// refuse.
+int leave_out(const lumen_option_value* options, size_t count,
+              void (*set_option)(void* context, const char* name, const char* value),
+              void (*left_out)(void* context, const char* what, const char* reason), void* context) {
+  std::vector<EncodedCounter> counters;
+  if (!resolve(counters_option(options, count), &counters).empty()) return 0;
+  std::string kept;
+  bool narrowed = false;
+  for (const EncodedCounter& c : counters) {
+    if (const std::string obstacle = counter_obstacle(c); !obstacle.empty()) {
+      left_out(context, c.name.c_str(), obstacle.c_str());
+      narrowed = true;
+      continue;
+    }
+    kept += (kept.empty() ? "" : ",") + c.name + "," + std::to_string(c.interval);
+  }
+  if (kept.empty()) return 1;
+  if (narrowed) set_option(context, "counters", kept.c_str());
+  return 0;
+}
+
+int check(const lumen_option_value* options, size_t count, char* error, size_t error_size) {
+  std::vector<EncodedCounter> counters;
+  std::string problem = resolve(counters_option(options, count), &counters);
+  for (size_t i = 0; i < counters.size() && problem.empty(); ++i) problem = interval_obstacle(counters[i]);
+  for (size_t i = 0; i < counters.size() && problem.empty(); ++i) problem = counter_obstacle(counters[i]);
+  if (problem.empty()) problem = combination_obstacle(counters);
+  if (problem.empty()) return 0;
+  std::snprintf(error, error_size, "%s", problem.c_str());
+  return 1;
+}
+
+void describe_values(void (*line)(void*, const char*), void* context) { list_counters(line, context); }
+
+const lumen_collector_hooks kHostHooks = {LUMEN_PLUGIN_ABI_VERSION, check, describe_values, leave_out};
+
+}  // namespace
+}  // namespace lumen::hwc
+
+extern "C" __attribute__((visibility("default"))) const lumen_collector_hooks* lumen_collector_host_hooks() {
+  return &lumen::hwc::kHostHooks;
+}

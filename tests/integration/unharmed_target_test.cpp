@@ -1,0 +1,192 @@
+// The target is never harmed: a real program observes what collection could
+// change behind its back (how long its sleeps last and what they return,
+// its descriptor numbers, its signal mask, its forks while other threads
+// allocate, its raw close_range), and every observation under collect is
+// compared with the same program run without it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "lumen_commands.h"
+
+namespace lumen::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string unharmed_target() { return (target_dir() / "unharmed_target").string(); }
+
+ProcessResult plain_run(const std::vector<std::string>& args) { return run_without_collect("unharmed_target", args); }
+
+struct Wait {
+  std::string call;
+  int rc;
+  int error;
+  double ms;
+};
+
+std::vector<Wait> waits_of(const std::string& out) {
+  std::vector<Wait> waits;
+  std::istringstream lines(out);
+  Wait w;
+  while (lines >> w.call >> w.rc >> w.error >> w.ms) waits.push_back(w);
+  return waits;
+}
+
+// Each wait lasts as long as without collect (within 50 ms) and returns the
+// same value and errno: no signal cut it short.
+void expect_sleeps_unharmed(const std::vector<std::string>& collect_args) {
+  const std::vector<Wait> plain = waits_of(plain_run({"sleeps"}).out);
+  ASSERT_EQ(plain.size(), 8u);
+  TempDir dir;
+  const Collection c = collect(dir, collect_args, "unharmed_target", {"sleeps"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const std::vector<Wait> collected = waits_of(c.run.out);
+  ASSERT_EQ(collected.size(), plain.size()) << c.run.out;
+  for (size_t i = 0; i < plain.size(); ++i) {
+    SCOPED_TRACE(plain[i].call);
+    EXPECT_EQ(collected[i].call, plain[i].call);
+    EXPECT_EQ(collected[i].rc, plain[i].rc);
+    EXPECT_EQ(collected[i].error, plain[i].error);
+    EXPECT_NEAR(collected[i].ms, plain[i].ms, 50.0);
+  }
+  EXPECT_TRUE(log_has_end(c.experiment));
+}
+
+TEST(UnharmedTarget, SleepsLastAsLongAsWithoutCollectUnderTheDefaults) { expect_sleeps_unharmed({}); }
+
+TEST(UnharmedTarget, SleepsLastAsLongAsWithoutCollectWithEveryTracerAndFrequentSamples) {
+  expect_sleeps_unharmed({"-p", "hi", "-H", "on", "-s", "on", "-S", "0.1"});
+  // Samples were still taken every 0.1 s over the 2.2 s of waits.
+  TempDir dir;
+  const Collection c = collect(dir, {"-S", "0.1"}, "unharmed_target", {"sleeps"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const auto samples = er_print_json({"-samples"}, c.experiment);
+  EXPECT_GE(samples.at("rows").size(), 20u) << samples.dump();
+}
+
+TEST(UnharmedTarget, DescriptorNumbersAreTheProgramsOwn) {
+  const ProcessResult plain = plain_run({"fds"});
+  EXPECT_EQ(plain.out.rfind("first open: 3\n", 0), 0u) << plain.out;  // the runner passes only 0-2
+  TempDir dir;
+  const Collection c = collect(dir, {"-p", "hi", "-H", "on", "-s", "on"}, "unharmed_target", {"fds"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  EXPECT_EQ(c.run.out, plain.out);
+  EXPECT_TRUE(log_has_end(c.experiment));
+}
+
+// Whether this process may raise its hard descriptor limit
+// (CAP_SYS_RESOURCE), as the runtime does for a moment when soft and hard
+// limit are equal.
+bool may_raise_hard_limit() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("CapEff:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> 24 & 1u) != 0;
+  return false;
+}
+
+// Under `ulimit -n 16` the program can open as many descriptors as without
+// collect, numbered the same: `limit` sets the soft limit (`-Sn`) or both.
+void expect_descriptors_under_limit(const std::string& limit) {
+  const std::string limited = "ulimit " + limit + " 16 && exec \"$@\"";
+  const ProcessResult plain = run_process({"sh", "-c", limited, "sh", unharmed_target(), "fds"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_NE(plain.out.find("opened before EMFILE"), std::string::npos) << plain.out;
+  TempDir dir;
+  const ProcessResult c = run_process({"sh", "-c", limited, "sh", (bin_dir() / "collect").string(), "-o", "run.er",
+                                       "-d", dir.path().string(), "-p", "hi", "-H", "on", "-s", "on",
+                                       unharmed_target(), "fds"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(c.out, plain.out);
+  EXPECT_TRUE(log_has_end(dir.path() / "run.er"));
+}
+
+TEST(UnharmedTarget, DescriptorsUnderALowSoftLimitAreTheProgramsOwn) { expect_descriptors_under_limit("-Sn"); }
+
+TEST(UnharmedTarget, DescriptorsUnderALowHardLimitAreTheProgramsOwnWhereItMayBeRaised) {
+  if (!may_raise_hard_limit())
+    GTEST_SKIP() << "soft and hard limit both 16 and no CAP_SYS_RESOURCE to raise the hard one for a moment: the "
+                    "runtime's descriptors take the highest numbers below it, and the program fewer of its own";
+  expect_descriptors_under_limit("-n");
+}
+
+TEST(UnharmedTarget, ProgramReadsBackTheSignalMaskItSet) {
+  const ProcessResult plain = plain_run({"mask"});
+  ASSERT_EQ(plain.exit_code, 0);
+  EXPECT_NE(plain.out.find("after blocking every signal: 1 2 3"), std::string::npos) << plain.out;
+  for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
+           {}, {"-p", "hi", "-h", "task-clock,1000003", "-y", "SIGUSR2", "-l", "SIGUSR1"}}) {
+    TempDir dir;
+    const Collection c = collect(dir, options, "unharmed_target", {"mask"});
+    ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+    EXPECT_EQ(c.run.out, plain.out);
+  }
+}
+
+// Three threads allocate without pause while the main thread forks 300
+// children that allocate too: every lock the runtime and libunwind hold is
+// safe across fork, in 10 runs in a row.
+TEST(UnharmedTarget, ForksWhileOtherThreadsAllocateAllFinish) {
+  for (int run = 0; run < 10; ++run) {
+    SCOPED_TRACE("run " + std::to_string(run + 1));
+    TempDir dir;
+    const Collection c = collect(dir, {"-p", "hi", "-H", "on"}, "unharmed_target", {"fork_alloc", "300"});
+    ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+    ASSERT_EQ(c.run.out, "fork_alloc: 300 of 300 children exited 0\n");
+    ASSERT_TRUE(log_has_end(c.experiment));
+    ASSERT_TRUE(fs::exists(c.experiment / "_f300.er" / "header.yaml"));
+  }
+}
+
+// A raw close_range system call closes the runtime's descriptors too: the
+// runtime opens its files again and loses nothing after it.
+TEST(UnharmedTarget, RawCloseRangeLosesNothing) {
+  constexpr int kAllocations = 200003;
+  const ProcessResult plain = plain_run({"close_range", std::to_string(kAllocations)});
+  TempDir dir;
+  const Collection c =
+      collect(dir, {"-p", "on", "-H", "on"}, "unharmed_target", {"close_range", std::to_string(kAllocations)});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  EXPECT_EQ(c.run.out, plain.out);
+  EXPECT_TRUE(log_has_end(c.experiment));
+  const auto rows = rows_by_name(
+      er_print_json({"-metrics", "e.heapalloccnt:i.user:name", "-functions"}, c.experiment));
+  ASSERT_TRUE(rows.count("allocate_after_close"));
+  EXPECT_EQ(rows.at("allocate_after_close").at("e.heapalloccnt").get<double>(), kAllocations);
+  for (const char* work : {"work_before_close", "work_after_close"}) {
+    ASSERT_TRUE(rows.count(work)) << work;
+    const double truth = c.truth.at("functions").at(work).get<double>();
+    EXPECT_NEAR(rows.at(work).at("i.user").get<double>(), truth, sampling_tolerance(truth, 0.01)) << work;
+  }
+}
+
+// Under heap tracing and clock profiling together, a profiling signal often
+// lands while the runtime unwinds for a traced malloc: libunwind and the
+// runtime never appear in the program's stacks.
+TEST(UnharmedTarget, CollectorFramesNeverShowInUserData) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-p", "hi", "-H", "on"}, "unharmed_target", {"fork_alloc", "40"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const auto functions = er_print_json({"-metrics", "i.user:i.heapalloccnt:name", "-functions"}, c.experiment);
+  ASSERT_TRUE(rows_by_name(functions).count("allocate_without_pause")) << functions.dump();
+  for (const auto& row : functions.at("rows")) {
+    const std::string name = row.at("name").get<std::string>();
+    EXPECT_EQ(name.find("unw_"), std::string::npos) << name;
+    EXPECT_EQ(name.find("_ULx86_64"), std::string::npos) << name;
+    EXPECT_EQ(name.find("_Ux86_64"), std::string::npos) << name;
+    EXPECT_EQ(name.find("lumen::"), std::string::npos) << name;
+  }
+  const auto objects = er_print_json({"-objects"}, c.experiment);
+  for (const auto& row : objects.at("rows")) {
+    const std::string name = row.at("name").get<std::string>();
+    EXPECT_EQ(name.find("libunwind"), std::string::npos) << name;
+    EXPECT_EQ(name.find("liblumen"), std::string::npos) << name;
+    EXPECT_EQ(name.find("collector.so"), std::string::npos) << name;
+  }
+}
+
+}  // namespace
+}  // namespace lumen::test

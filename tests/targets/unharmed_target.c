@@ -1,0 +1,233 @@
+/* A program that observes what collection could change behind its back,
+ * and prints only what it observes, so that a run under collect can be
+ * compared line by line with a run without it.
+ * Usage: unharmed_target MODE [ARG]
+ *   sleeps        sleep, nanosleep, usleep, poll, select, epoll_wait,
+ *                 sigtimedwait and a condition-variable timed wait, one
+ *                 after the other: "call rc errno milliseconds" each
+ *   fds           the first open()'s descriptor, and under a soft limit of
+ *                 at most 4096 how many more open() succeed before EMFILE
+ *   mask          blocks every signal and reads the mask back (in this
+ *                 thread and in a thread created under it), then unblocks
+ *                 every signal and reads it back
+ *   fork_alloc N  3 threads allocate without pause while the main thread
+ *                 forks N children, 8 at a time, each of which allocates
+ *   close_range   works, closes every descriptor above stderr with a raw
+ *                 close_range system call (past any interposer), then
+ *                 allocates ARG blocks and works again
+ *   spin N        N threads burn 0.3 s of CPU each */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "truth.h"
+
+#define NOINLINE __attribute__((noinline))
+
+static double monotonic_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+#define WAIT_MS 170
+static const struct timespec kWait = {0, WAIT_MS * 1000000L};
+
+static void report(const char* call, int rc, int error, double started) {
+  printf("%s %d %d %.0f\n", call, rc, error, monotonic_ms() - started);
+  fflush(stdout);
+}
+
+#define TIMED(name, expression)          \
+  do {                                   \
+    errno = 0;                           \
+    const double started = monotonic_ms(); \
+    const int rc = (int)(expression);    \
+    report(name, rc, errno, started);    \
+  } while (0)
+
+static int sleeps(void) {
+  TIMED("sleep", sleep(1));
+  TIMED("nanosleep", nanosleep(&kWait, NULL));
+  TIMED("usleep", usleep(WAIT_MS * 1000));
+  TIMED("poll", poll(NULL, 0, WAIT_MS));
+  struct timeval tv = {0, WAIT_MS * 1000};
+  TIMED("select", select(0, NULL, NULL, NULL, &tv));
+  const int epoll = epoll_create1(EPOLL_CLOEXEC);
+  struct epoll_event event;
+  TIMED("epoll_wait", epoll_wait(epoll, &event, 1, WAIT_MS));
+  close(epoll);
+  sigset_t usr1;
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  TIMED("sigtimedwait", sigtimedwait(&usr1, NULL, &kWait));
+  pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+  pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+  pthread_mutex_lock(&mutex);
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_nsec += WAIT_MS * 1000000L;
+  if (until.tv_nsec >= 1000000000L) until.tv_nsec -= 1000000000L, until.tv_sec += 1;
+  TIMED("pthread_cond_timedwait", pthread_cond_timedwait(&cond, &mutex, &until));
+  pthread_mutex_unlock(&mutex);
+  return 0;
+}
+
+static int fds(void) {
+  const int first = open("/dev/null", O_RDONLY);
+  printf("first open: %d\n", first);
+  struct rlimit limit;
+  getrlimit(RLIMIT_NOFILE, &limit);
+  if (limit.rlim_cur <= 4096) {
+    int opened = 0, last = first;
+    for (int fd; (fd = open("/dev/null", O_RDONLY)) >= 0; ++opened) last = fd;
+    printf("opened before EMFILE: %d, last %d, errno %s\n", opened, last, errno == EMFILE ? "EMFILE" : "other");
+  }
+  return 0;
+}
+
+static void print_mask(const char* when) {
+  sigset_t mask;
+  pthread_sigmask(SIG_BLOCK, NULL, &mask);
+  printf("%s:", when);
+  for (int s = 1; s < NSIG; ++s)
+    if (sigismember(&mask, s) == 1) printf(" %d", s);
+  printf("\n");
+}
+
+static void* print_mask_in_thread(void* arg) {
+  (void)arg;
+  print_mask("thread created under it reads");
+  return NULL;
+}
+
+static int mask(void) {
+  sigset_t all;
+  sigfillset(&all);
+  sigprocmask(SIG_SETMASK, &all, NULL);
+  print_mask("after blocking every signal");
+  pthread_t thread;
+  pthread_create(&thread, NULL, print_mask_in_thread, NULL);
+  pthread_join(thread, NULL);
+  sigset_t none, old;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, &old);
+  printf("old mask returned when unblocking:");
+  for (int s = 1; s < NSIG; ++s)
+    if (sigismember(&old, s) == 1) printf(" %d", s);
+  printf("\n");
+  print_mask("after unblocking every signal");
+  return 0;
+}
+
+static volatile int allocating = 1;
+
+NOINLINE static void* allocate_without_pause(void* arg) {
+  (void)arg;
+  while (allocating) {
+    void* volatile blocks[16];
+    for (int i = 0; i < 16; ++i) blocks[i] = malloc(32 + 16 * (size_t)i);
+    for (int i = 0; i < 16; ++i) free(blocks[i]);
+  }
+  return NULL;
+}
+
+NOINLINE static int child_allocates(void) {
+  for (int i = 0; i < 100; ++i) {
+    void* volatile block = malloc(64 + (size_t)i);
+    free(block);
+  }
+  return 0;
+}
+
+static int fork_alloc(int n) {
+  pthread_t threads[3];
+  for (int i = 0; i < 3; ++i) pthread_create(&threads[i], NULL, allocate_without_pause, NULL);
+  int forked = 0, exited_zero = 0;
+  while (forked < n) {
+    pid_t children[8];
+    int wave = 0;
+    for (; wave < 8 && forked < n; ++wave, ++forked) {
+      children[wave] = fork();
+      if (children[wave] == 0) _exit(child_allocates());
+    }
+    for (int i = 0; i < wave; ++i) {
+      int status = 0;
+      if (waitpid(children[i], &status, 0) == children[i] && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        ++exited_zero;
+    }
+  }
+  allocating = 0;
+  for (int i = 0; i < 3; ++i) pthread_join(threads[i], NULL);
+  printf("fork_alloc: %d of %d children exited 0\n", exited_zero, n);
+  return 0;
+}
+
+NOINLINE static void work_before_close(double s) {
+  double t0 = thread_cpu_seconds();
+  burn_cpu(s);
+  truth_add("work_before_close", thread_cpu_seconds() - t0);
+}
+NOINLINE static void work_after_close(double s) {
+  double t0 = thread_cpu_seconds();
+  burn_cpu(s);
+  truth_add("work_after_close", thread_cpu_seconds() - t0);
+}
+NOINLINE static void allocate_after_close(int n) {
+  for (int i = 0; i < n; ++i) {
+    void* volatile block = malloc(48);  /* volatile: the pair is not optimised away */
+    free(block);
+  }
+}
+
+static int close_range_raw(int allocations) {
+  work_before_close(0.3);
+  const long rc = syscall(SYS_close_range, 3u, ~0u, 0u);
+  allocate_after_close(allocations);
+  work_after_close(0.3);
+  const int fd = open("/dev/null", O_RDONLY);
+  printf("close_range: %ld, first open after it: %d, allocations: %d\n", rc, fd, allocations);
+  return 0;
+}
+
+NOINLINE static void* spin(void* arg) {
+  (void)arg;
+  double t0 = thread_cpu_seconds();
+  burn_cpu(0.3);
+  truth_add("spin", thread_cpu_seconds() - t0);
+  return NULL;
+}
+
+static int spin_threads(int n) {
+  pthread_t threads[64];
+  if (n < 1 || n > 64) return 2;
+  for (int i = 0; i < n; ++i) pthread_create(&threads[i], NULL, spin, NULL);
+  for (int i = 0; i < n; ++i) pthread_join(threads[i], NULL);
+  printf("spin: %d threads\n", n);
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "";
+  const int arg = argc > 2 ? atoi(argv[2]) : 0;
+  int status = 2;
+  if (strcmp(mode, "sleeps") == 0) status = sleeps();
+  else if (strcmp(mode, "fds") == 0) status = fds();
+  else if (strcmp(mode, "mask") == 0) status = mask();
+  else if (strcmp(mode, "fork_alloc") == 0) status = fork_alloc(arg);
+  else if (strcmp(mode, "close_range") == 0) status = close_range_raw(arg);
+  else if (strcmp(mode, "spin") == 0) status = spin_threads(arg);
+  else fprintf(stderr, "usage: unharmed_target sleeps|fds|mask|fork_alloc N|close_range N|spin N\n");
+  truth_write();
+  return status;
+}
