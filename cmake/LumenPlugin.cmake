@@ -13,6 +13,9 @@
 #     exported, so two plugins' internals never bind to each other;
 #   * -Wl,--no-undefined: a missing symbol fails the link, not the target;
 #   * no "lib" prefix, output names collector/analysis.
+# and, for the SDK's way of writing descriptors (designated initializers
+# naming only the fields a plugin sets; the others are NULL by the ABI's
+# rule), no warning about the fields left out.
 #
 # Where the halves go:
 #   LUMEN_PLUGIN_OUTPUT_DIR   build directory holding NAME/ (default:
@@ -53,6 +56,7 @@ function(lumen_add_plugin name)
       POSITION_INDEPENDENT_CODE ON
       CXX_VISIBILITY_PRESET hidden C_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
     target_link_options(${target} PRIVATE -Wl,--no-undefined)
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wno-missing-field-initializers>)
     if(NOT PLUGIN_NO_INSTALL)
       install(TARGETS ${target} LIBRARY DESTINATION ${install_dir}/${name})
     endif()

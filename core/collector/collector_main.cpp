@@ -138,8 +138,9 @@ void restart_in_forked_child(const std::string& lineage) {
   loadobject_tracker_start(g_loadobjects_stream);
   samples_after_fork();
   plugins_set_directory(directory);
+  plugins_fork_child();
   write_descendant_header(directory, lineage, started_plugins_yaml(plan()), plan().follow);
-  plugins_thread_begin();  // timers are not inherited across fork
+  plugins_thread_begin();  // the child's own timers and counters
 }
 
 void stop_collection() { stop(); }
@@ -149,6 +150,7 @@ void stop_in_forked_child() {
   // the parent's data. It is not collected (its timers are not inherited).
   g_collecting.store(false, std::memory_order_relaxed);
   abandon_streams_after_fork();
+  plugins_fork_child();
 }
 
 namespace {

@@ -20,6 +20,9 @@ void plugins_set_directory(const std::string& directory);
 // {clock: {version: "1.0", data_file: "profile", options: {interval: "10000000"}}}
 std::string started_plugins_yaml(const RuntimePlan& plan);
 void plugins_thread_end();
+// In a forked child, on its only thread, before anything else the plugins
+// do there (collector_plugin.h: fork_child).
+void plugins_fork_child();
 void plugins_stop();
 
 }  // namespace lumen::collector

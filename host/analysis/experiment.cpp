@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <stdexcept>
 
 #include "data_file_reader.h"
 #include "format_error.h"
@@ -102,32 +103,28 @@ std::vector<YAML::Node> read_log(const fs::path& experiment) {
   return entries;
 }
 
-// A plugin whose metrics depend on its options learns them from the
-// experiment (analysis_plugin.h, LUMEN_ANALYSIS_CONFIGURE).
-void configure_plugin(const host::AnalysisHalf& half, const fs::path& experiment, const YAML::Node& options) {
-  if (!half.library.has(LUMEN_ANALYSIS_CONFIGURE)) return;
+// The plugin's metrics for this experiment: the descriptor's, or what its
+// configure declares from the experiment's facts (analysis_plugin.h).
+lumen_configuration configure_plugin(const host::AnalysisHalf& half, const fs::path& experiment,
+                                     const YAML::Node& header, const YAML::Node& options) {
+  const lumen_analysis_descriptor& d = *half.descriptor;
+  lumen_configuration configuration{d.metrics, d.metric_count, d.derived_metrics, d.derived_metric_count, nullptr};
+  if (d.configure == nullptr) return configuration;
   std::vector<std::pair<std::string, std::string>> texts;
   if (options && options.IsMap())
     for (const auto& o : options) texts.emplace_back(o.first.as<std::string>(), o.second.as<std::string>());
   std::vector<lumen_option_value> values;
   for (const auto& [key, value] : texts) values.push_back({key.c_str(), value.c_str()});
+  const lumen_experiment_facts facts{experiment.c_str(),
+                                     header["clock_mhz"].as<double>(0),
+                                     header["cpus"].as<uint32_t>(0),
+                                     header["start_wall_ns"].as<uint64_t>(0),
+                                     header["start_monotonic_ns"].as<uint64_t>(0),
+                                     values.data(),
+                                     values.size()};
   char error[512] = "";
-  const auto configure = half.library.get<int(const char*, const lumen_option_value*, size_t, char*, size_t)>(
-      LUMEN_ANALYSIS_CONFIGURE);
-  if (configure(experiment.c_str(), values.data(), values.size(), error, sizeof error) != 0)
-    throw FormatError(error);
-}
-
-// Metrics a plugin computes from others (analysis_plugin.h,
-// LUMEN_ANALYSIS_DERIVED_METRICS), once its own metrics are known.
-void add_derived_metrics(const host::AnalysisHalf& half, MetricRegistry& registry) {
-  if (!half.library.has(LUMEN_ANALYSIS_DERIVED_METRICS)) return;
-  size_t count = 0;
-  const lumen_derived_metric_def* derived =
-      half.library.get<const lumen_derived_metric_def*(size_t*)>(LUMEN_ANALYSIS_DERIVED_METRICS)(&count);
-  if (const std::string problem = registry.add_derived(half.descriptor->name, derived, derived ? count : 0);
-      !problem.empty())
-    throw FormatError(problem);
+  if (d.configure(&facts, &configuration, error, sizeof error) != 0) throw FormatError(error);
+  return configuration;
 }
 
 }  // namespace
@@ -149,11 +146,19 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins, Met
                             "/analysis.so in LUMEN_PLUGIN_PATH)");
         continue;
       }
-      configure_plugin(*half, path, entry.second["options"]);
-      const size_t base = registry.add_plugin(name, half->descriptor->metrics, half->descriptor->metric_count);
-      register_split_metrics(*half, base, registry);
-      add_derived_metrics(*half, registry);
-      data_files_.push_back({name, data_file, half, base});
+      const lumen_configuration configuration = configure_plugin(*half, path, header_, entry.second["options"]);
+      DataFile file{name, data_file, half, {}, configuration.decoder_context};
+      try {
+        file.metric_index = registry.add_plugin(name, configuration.metrics, configuration.metric_count);
+      } catch (const std::invalid_argument& e) {
+        throw FormatError(path.string() + ": " + e.what());
+      }
+      register_split_metrics(*half, file.metric_index, registry);
+      if (const std::string problem = registry.add_derived(name, configuration.derived_metrics,
+                                                           configuration.derived_metric_count);
+          !problem.empty())
+        throw FormatError(problem);
+      data_files_.push_back(std::move(file));
     }
   }
   for (const DataFile& file : data_files_)
@@ -196,7 +201,7 @@ void Experiment::for_each_event_in(const DataFile& file, const EventVisitor& vis
                                 return kArtificialStackBase + static_cast<uint64_t>(found - names.begin());
                               }};
   const lumen_analysis_descriptor& d = *file.half->descriptor;
-  void* state = d.decoder_begin ? d.decoder_begin() : nullptr;
+  void* state = d.decoder_begin ? d.decoder_begin(file.decoder_context) : file.decoder_context;
   char error[256] = "";
   try {
     read_data_file(data_path, [&](const RawRecord& record) {

@@ -56,7 +56,10 @@ struct DataFile {
   std::string plugin;
   std::string name;
   const host::AnalysisHalf* half = nullptr;
-  size_t metric_base = 0;  // index of the plugin's first metric in the registry
+  // The registry index of each value of this file's events: the metrics of
+  // the experiment's configuration of the plugin, in order.
+  std::vector<size_t> metric_index;
+  void* decoder_context = nullptr;  // lumen_configuration.decoder_context
 };
 
 class Experiment {

@@ -36,6 +36,7 @@
 #include "counter_encoding.h"
 #include "counter_listing.h"
 #include "cpu_wide_counters.h"
+#include "host_hooks.h"
 
 namespace lumen::hwc {
 namespace {
@@ -50,7 +51,6 @@ bool g_polled[kMaxCounters];  // not program related: counted and polled, never 
 bool g_any_polled = false;     // per thread
 bool g_cpu_wide[kMaxCounters];  // polled, and counted per CPU rather than per thread
 bool g_any_cpu_wide = false;
-int g_pid = 0;                  // the collected process (a forked child's stop is not its own)
 
 // The poll timers' signal values, telling their expiries from overflows.
 constexpr int kPollCookie = 0x4c4e5052;
@@ -71,7 +71,6 @@ enum SlotState : int { kFree = 0, kClaimed = 1, kLive = 2, kClosing = 3 };
 struct ThreadCounters {
   std::atomic<int> state;
   std::atomic<bool> in_handler;  // with state, Dekker-style: a closer waits for a running handler
-  int pid;                       // a forked child's copy of its parent's slots is not its own
   uint32_t tid;
   int fds[kMaxCounters];
   uint64_t last[kMaxCounters];   // the count at the previous record of each counter
@@ -258,24 +257,12 @@ void arm_poll_timer(ThreadCounters* slot) {
 }
 
 void thread_begin() {
-  if (!g_running.load(std::memory_order_acquire)) return;
-  const int pid = getpid();
-  if (t_slot != nullptr && t_slot->pid != pid) {
-    // Forked: the slot is the parent's copy; its fds count the parent's
-    // thread (its poll timer was not inherited).
-    for (uint32_t i = 0; i < g_counter_count; ++i)
-      if (t_slot->fds[i] >= 0) close(t_slot->fds[i]);
-    t_slot->poll_armed = false;
-    t_slot->state.store(kFree, std::memory_order_release);
-    t_slot = nullptr;
-  }
-  if (t_slot != nullptr) return;
+  if (!g_running.load(std::memory_order_acquire) || t_slot != nullptr) return;
   ThreadCounters* slot = claim_slot();
   if (slot == nullptr) {
     g_runtime->count_drop();
     return;
   }
-  slot->pid = pid;
   slot->tid = g_runtime->thread_id();
   slot->in_handler.store(false, std::memory_order_relaxed);
   slot->poll_armed = false;
@@ -313,19 +300,9 @@ void thread_begin() {
 
 void thread_end() {
   ThreadCounters* slot = t_slot;
-  if (slot == nullptr || slot->pid != getpid()) return;
+  if (slot == nullptr) return;
   close_slot(slot);
   t_slot = nullptr;
-}
-
-// The counters of the -h value, resolved; "" or what is wrong.
-std::string resolve(const char* text, std::vector<EncodedCounter>* encoded) {
-  std::vector<CounterRequest> requests;
-  std::string problem = parse_counter_list(text, &requests);
-  if (!problem.empty()) return problem;
-  encoded->resize(requests.size());
-  for (size_t i = 0; i < requests.size() && problem.empty(); ++i) problem = encode_counter(requests[i], &(*encoded)[i]);
-  return problem;
 }
 
 // Opens a per-CPU counter (when it cannot be, it counts nothing: a drop) and
@@ -364,17 +341,11 @@ bool arm_cpu_wide_timer() {
   return timer_settime(g_cpu_wide_timer, 0, &period, nullptr) == 0;
 }
 
-const char* counters_option(const lumen_option_value* options, size_t count) {
-  for (size_t i = 0; i < count; ++i)
-    if (std::strcmp(options[i].name, "counters") == 0) return options[i].value;
-  return "";
-}
-
 int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
           size_t error_size) {
   g_runtime = runtime;
   std::vector<EncodedCounter> counters;
-  if (const std::string problem = resolve(counters_option(options, count), &counters); !problem.empty()) {
+  if (const std::string problem = resolve_counters(options, count, &counters); !problem.empty()) {
     std::snprintf(error, error_size, "%s", problem.c_str());
     return 1;
   }
@@ -418,58 +389,40 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
       if (g_cpu_wide[i]) close_cpu_wide(i);
     return 1;
   }
-  g_pid = getpid();
   runtime->write_record(g_stream, kSettingsRecord, &settings, sizeof settings);
   g_running.store(true, std::memory_order_release);
   return 0;
 }
 
+// In a forked child every slot is a copy of the parent's: its fds are
+// copies counting the parent's threads, its poll timer was not inherited.
+// So are the per-CPU counters (their timer was not inherited either). All
+// are closed without records (the parent records them); a collected child's
+// thread gets counters of its own from thread_begin.
+void fork_child() {
+  if (!g_running.load(std::memory_order_acquire)) return;
+  for (size_t i = 0; i < kMaxThreads; ++i) {
+    ThreadCounters& slot = g_slots[i];
+    if (slot.state.load(std::memory_order_relaxed) == kLive)
+      for (uint32_t c = 0; c < g_counter_count; ++c)
+        if (slot.fds[c] >= 0) close(slot.fds[c]);
+    slot.poll_armed = false;
+    slot.state.store(kFree, std::memory_order_relaxed);
+  }
+  t_slot = nullptr;
+  for (uint32_t i = 0; i < g_counter_count; ++i)
+    if (g_cpu_wide[i]) forget_cpu_wide(i);
+  g_any_cpu_wide = false;
+  g_cpu_wide_timer_armed = false;
+}
+
 void stop() {
   if (!g_running.exchange(false, std::memory_order_acq_rel)) return;
-  const int pid = getpid();
-  if (g_any_cpu_wide && pid == g_pid) close_cpu_wide_counters();
+  if (g_any_cpu_wide) close_cpu_wide_counters();
   // Threads still running at the end: their counts since the last overflow.
   for (size_t i = 0; i < kMaxThreads; ++i)
-    if (g_slots[i].state.load(std::memory_order_acquire) == kLive && g_slots[i].pid == pid) close_slot(&g_slots[i]);
+    if (g_slots[i].state.load(std::memory_order_acquire) == kLive) close_slot(&g_slots[i]);
 }
-
-// ---- in collect, before the target starts ----
-
-// Counters this machine cannot count (no PMU, a PMU without that event, a
-// paranoid kernel) are left out with the kernel's reason; the others stay.
-// A list that does not parse or names an unknown counter is check's to
-// refuse.
-int leave_out(const lumen_option_value* options, size_t count,
-              void (*set_option)(void* context, const char* name, const char* value),
-              void (*left_out)(void* context, const char* what, const char* reason), void* context) {
-  std::vector<EncodedCounter> counters;
-  if (!resolve(counters_option(options, count), &counters).empty()) return 0;
-  std::string kept;
-  bool narrowed = false;
-  for (const EncodedCounter& c : counters) {
-    if (const std::string obstacle = counter_obstacle(c); !obstacle.empty()) {
-      left_out(context, c.name.c_str(), obstacle.c_str());
-      narrowed = true;
-      continue;
-    }
-    kept += (kept.empty() ? "" : ",") + c.name + "," + std::to_string(c.interval);
-  }
-  if (kept.empty()) return 1;
-  if (narrowed) set_option(context, "counters", kept.c_str());
-  return 0;
-}
-
-int check(const lumen_option_value* options, size_t count, char* error, size_t error_size) {
-  std::vector<EncodedCounter> counters;
-  std::string problem = resolve(counters_option(options, count), &counters);
-  for (size_t i = 0; i < counters.size() && problem.empty(); ++i) problem = counter_obstacle(counters[i]);
-  if (problem.empty()) problem = combination_obstacle(counters);
-  if (problem.empty()) return 0;
-  std::snprintf(error, error_size, "%s", problem.c_str());
-  return 1;
-}
-
-void describe_values(void (*line)(void*, const char*), void* context) { list_counters(line, context); }
 
 const lumen_option_def kOptions[] = {
     {"counters", LUMEN_OPTION_STRING, "cycles,on,insts,on", 0, 0, 0,
@@ -480,31 +433,26 @@ const lumen_option_def kOptions[] = {
 const lumen_flag_alias kFlagAliases[] = {{"on", "cycles,on,insts,on"}, {"auto", "cycles,on,insts,on"}};
 
 const lumen_collector_descriptor kPlugin = {
-    LUMEN_PLUGIN_ABI_VERSION,
-    "hwc",
-    "1.0",
-    kDataFile,
-    "Hardware counter overflow profiling: the call stack every INTERVAL events of each counter (perf_event_open)",
-    kOptions,
-    std::size(kOptions),
-    {"h", "counters", kFlagAliases, std::size(kFlagAliases),
-     "-h COUNTER[,INTERVAL][,COUNTER2[,INTERVAL2]]...|on|off  hardware counter overflow profiling; "
-     "-h alone lists this machine's counters"},
-    start,
-    thread_begin,
-    thread_end,
-    stop,
+    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    .name = "hwc",
+    .version = "1.0",
+    .data_file = kDataFile,
+    .description = "Hardware counter overflow profiling: the call stack every INTERVAL events of each counter "
+                   "(perf_event_open)",
+    .options = kOptions,
+    .option_count = std::size(kOptions),
+    .flag = {"h", "counters", kFlagAliases, std::size(kFlagAliases),
+             "-h COUNTER[,INTERVAL][,COUNTER2[,INTERVAL2]]...|on|off  hardware counter overflow profiling; "
+             "-h alone lists this machine's counters"},
+    .start = start,
+    .thread_begin = thread_begin,
+    .thread_end = thread_end,
+    .stop = stop,
+    .fork_child = fork_child,
+    .host_hooks = &kHostHooks,
 };
-
-const lumen_collector_hooks kHostHooks = {LUMEN_PLUGIN_ABI_VERSION, check, describe_values, leave_out};
 
 }  // namespace
 }  // namespace lumen::hwc
 
-extern "C" __attribute__((visibility("default"))) const lumen_collector_descriptor* lumen_collector_plugin() {
-  return &lumen::hwc::kPlugin;
-}
-
-extern "C" __attribute__((visibility("default"))) const lumen_collector_hooks* lumen_collector_host_hooks() {
-  return &lumen::hwc::kHostHooks;
-}
+LUMEN_EXPORT const lumen_collector_descriptor* lumen_collector_plugin() { return &lumen::hwc::kPlugin; }
