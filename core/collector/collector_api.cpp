@@ -3,6 +3,7 @@
 // the API does nothing.
 #include "loadobject_tracker.h"
 #include "runtime_state.h"
+#include "recording_control.h"
 #include "samples.h"
 #include "thread_state.h"
 

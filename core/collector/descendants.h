@@ -23,9 +23,4 @@ void descendants_start(const std::string& lineage, const std::string& follow);
 // ("on", "all", "off", or "=REGEX").
 bool follows(const std::string& follow, const std::string& command_line);
 
-// Implemented by the runtime's start-up code: begin a fresh experiment for
-// a forked child with the given lineage, or leave the child uncollected.
-void restart_in_forked_child(const std::string& lineage);
-void stop_in_forked_child();
-
 }  // namespace lumen::collector

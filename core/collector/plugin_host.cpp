@@ -8,7 +8,7 @@
 #include "clock.h"
 #include "experiment_log.h"
 #include "runtime_state.h"
-#include "samples.h"
+#include "recording_control.h"
 #include "signal_chain.h"
 #include "stack_capture.h"
 #include "stream_writer.h"

@@ -1,9 +1,13 @@
 // Whether this process is being collected, and the runtime's start and stop.
 #pragma once
 
-#include <atomic>
+#include <string>
 
 namespace lumen::collector {
+
+// Not signal-safe. Starts collection if this process is the one collect
+// named (LUMEN_TARGET_PID) or a followed descendant; otherwise does nothing.
+void start_collection();
 
 // [signal-safe] True between a successful start and the stop.
 bool collecting();
@@ -15,5 +19,10 @@ void runtime_thread_end();
 // Not signal-safe. Ends collection in this process for good (the API's
 // collector_terminate_expt, and process exit).
 void stop_collection();
+
+// Not signal-safe. In a forked child: begin a fresh experiment with the
+// given lineage, or leave the child uncollected.
+void restart_in_forked_child(const std::string& lineage);
+void stop_in_forked_child();
 
 }  // namespace lumen::collector

@@ -7,11 +7,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstring>
 
 #include "clock.h"
 #include "raw_syscalls.h"
+#include "recording_control.h"
 #include "runtime_fds.h"
 #include "signal_chain.h"
 #include "stream_writer.h"
@@ -28,12 +28,6 @@ int g_statm_fd = -1;
 timer_t g_timer;
 bool g_timer_armed = false;  // a timer id can be 0
 int g_sample_signal = 0;
-int g_pause_signal = 0;
-std::atomic<bool> g_paused{false};
-static_assert(std::atomic<bool>::is_always_lock_free, "read in handlers");
-// The collection window in CLOCK_MONOTONIC; 0 and UINT64_MAX when none.
-uint64_t g_window_begin_ns = 0;
-uint64_t g_window_end_ns = UINT64_MAX;
 
 uint64_t to_ns(const timeval& tv) { return uint64_t(tv.tv_sec) * 1000000000ull + uint64_t(tv.tv_usec) * 1000ull; }
 
@@ -58,10 +52,6 @@ int on_signal(int signal, siginfo_t* info, void*) {
   }
   if (signal == g_sample_signal && info->si_code != SI_TIMER) {
     record_sample(LUMEN_SAMPLE_SIGNAL, nullptr);
-    return 1;
-  }
-  if (signal == g_pause_signal && info->si_code != SI_TIMER) {
-    g_paused.store(!g_paused.load(std::memory_order_acquire), std::memory_order_release);
     return 1;
   }
   return 0;
@@ -117,19 +107,11 @@ void samples_start(int samples_stream, const RuntimePlan& plan) {
   g_stream = samples_stream;
   g_statm_fd = adopt_runtime_fd(raw_open("/proc/self/statm", O_RDONLY | O_CLOEXEC));
   g_sample_signal = plan.sample_signal;
-  g_pause_signal = plan.pause_signal;
   g_period_ns = plan.sample_period_ns;
-  g_paused.store(plan.start_paused, std::memory_order_release);
-  if (plan.window_start_ns > 0 || plan.window_end_ns > 0) {
-    const uint64_t origin = plan.origin_ns > 0 ? uint64_t(plan.origin_ns) : monotonic_ns();
-    g_window_begin_ns = origin + uint64_t(plan.window_start_ns);
-    if (plan.window_end_ns > 0) g_window_end_ns = origin + uint64_t(plan.window_end_ns);
-  }
   record_sample(LUMEN_SAMPLE_START, nullptr);
   if (g_period_ns > 0) claim_signal(SIGPROF, on_signal);
   arm_periodic_timer();
   if (g_sample_signal > 0) claim_signal(g_sample_signal, on_signal);
-  if (g_pause_signal > 0) claim_signal(g_pause_signal, on_signal);
 }
 
 void samples_after_fork() {
@@ -147,16 +129,5 @@ void samples_stop() {
   }
   record_sample(LUMEN_SAMPLE_END, nullptr);
 }
-
-bool inside_window() {
-  if (g_window_begin_ns == 0 && g_window_end_ns == UINT64_MAX) return true;
-  const uint64_t now = monotonic_ns();
-  return now >= g_window_begin_ns && now < g_window_end_ns;
-}
-
-bool paused() {
-  return g_paused.load(std::memory_order_acquire) || size_limit_reached() || !inside_window();
-}
-void set_paused(bool value) { g_paused.store(value, std::memory_order_release); }
 
 }  // namespace lumen::collector

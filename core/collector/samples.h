@@ -1,7 +1,6 @@
 // Sample points: process-wide figures (rusage, resident memory) recorded
 // periodically (collect -S), on a signal (collect -l), through the API
-// (collector_sample) and at start and end; and pausing and resuming
-// recording (collect -y, collector_pause/resume).
+// (collector_sample) and at start and end.
 #pragma once
 
 #include <cstdint>
@@ -23,15 +22,5 @@ void samples_stop();
 
 // [signal-safe] Records one sample point now.
 void record_sample(uint32_t reason, const char* name);
-
-// [signal-safe] Whether recording is paused (collect -y, the API), outside
-// the collection window (collect -t) or stopped by the size limit
-// (collect -L); pausing stops plugins' events, never the runtime's own
-// bookkeeping.
-bool paused();
-void set_paused(bool paused);
-
-// [signal-safe] Whether now is inside the collection window (collect -t).
-bool inside_window();
 
 }  // namespace lumen::collector

@@ -1,0 +1,166 @@
+#include "runtime_state.h"
+
+#include <lumen/record_format.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "clock.h"
+#include "descendant_header.h"
+#include "descendants.h"
+#include "experiment_log.h"
+#include "loadobject_tracker.h"
+#include "plugin_host.h"
+#include "runtime_plan.h"
+#include "recording_control.h"
+#include "samples.h"
+#include "stack_capture.h"
+#include "stack_table.h"
+#include "stream_writer.h"
+#include "thread_state.h"
+
+namespace lumen::collector {
+
+namespace {
+
+std::atomic<bool> g_collecting{false};
+int g_loadobjects_stream = -1;
+int g_samples_stream = -1;
+
+// Function-local so they exist before this library's constructor runs.
+RuntimePlan& plan() {
+  static auto* the_plan = new RuntimePlan;
+  return *the_plan;
+}
+std::string& founder_directory() {
+  static auto* directory = new std::string;
+  return *directory;
+}
+
+// Built before any handler may need it: writing it is one write().
+char g_size_limit_line[128];
+size_t g_size_limit_line_bytes = 0;
+void log_size_limit_reached() { experiment_log_write_prepared(g_size_limit_line, g_size_limit_line_bytes); }
+
+void apply_size_limit(long long bytes) {
+  if (bytes <= 0) return;
+  g_size_limit_line_bytes = static_cast<size_t>(std::snprintf(g_size_limit_line, sizeof g_size_limit_line,
+      "- {event: size_limit_reached, limit_bytes: %lld}\n", bytes));
+  set_size_limit(static_cast<uint64_t>(bytes), log_size_limit_reached);
+}
+
+std::string sub_experiment(const std::string& lineage) { return founder_directory() + "/" + lineage + ".er"; }
+
+void log_start(const std::string& lineage) {
+  experiment_log_write("event: start, pid: " + std::to_string(getpid()) + ", ppid: " + std::to_string(getppid()) +
+                       ", lineage: " + yaml_quoted(lineage) + ", time_ns: " + std::to_string(monotonic_ns()));
+}
+
+std::string command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string line((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (char& c : line) c = c == '\0' ? ' ' : c;
+  return line;
+}
+
+}  // namespace
+
+void start_collection() {
+  const char* founder = std::getenv("LUMEN_EXPERIMENT");
+  const char* target = std::getenv("LUMEN_TARGET_PID");
+  if (founder == nullptr || target == nullptr) return;
+  if (std::strcmp(target, "any") != 0 && std::atol(target) != static_cast<long>(getpid())) return;
+  const RuntimeGuard guard;
+  // Whatever this process starts next is told apart by its own pid.
+  setenv("LUMEN_TARGET_PID", std::to_string(getpid()).c_str(), 1);
+  founder_directory() = founder;
+  const char* lineage_variable = std::getenv("LUMEN_LINEAGE");
+  const std::string lineage = lineage_variable ? lineage_variable : "";
+  std::string error;
+  if (!read_runtime_plan(founder_directory() + "/collector.plan", plan(), error)) return;
+  if (!lineage.empty() && !follows(plan().follow, command_line())) return;
+  const std::string directory = lineage.empty() ? founder_directory() : sub_experiment(lineage);
+  if (!lineage.empty()) mkdir(directory.c_str(), 0755);
+  if (!experiment_log_open(directory)) return;
+  log_start(lineage);
+  stack_capture_init();
+  apply_size_limit(plan().size_limit_bytes);
+  const int stacks = open_stream(directory.c_str(), LUMEN_STACKS_FILE);
+  g_loadobjects_stream = open_stream(directory.c_str(), LUMEN_LOADOBJECTS_FILE);
+  if (stacks < 0 || g_loadobjects_stream < 0 || !stack_table_init(stacks)) {
+    experiment_log_write("event: error, message: \"cannot create the stack table or its data files\"");
+    return;
+  }
+  loadobject_tracker_start(g_loadobjects_stream);
+  g_samples_stream = open_stream(directory.c_str(), LUMEN_SAMPLES_FILE);
+  recording_control_start(plan());
+  samples_start(g_samples_stream, plan());
+  descendants_start(lineage, plan().follow);
+  plugins_start(plan(), directory);
+  if (!lineage.empty()) write_descendant_header(directory, lineage, started_plugins_yaml(plan()), plan().follow);
+  g_collecting.store(true, std::memory_order_release);
+  plugins_thread_begin();
+}
+
+void stop_collection() {
+  const RuntimeGuard guard;
+  if (!g_collecting.exchange(false, std::memory_order_acq_rel)) return;
+  plugins_stop();
+  plugins_thread_end();
+  samples_stop();
+  experiment_log_write("event: end, time_ns: " + std::to_string(monotonic_ns()) +
+                       ", dropped_records: " + std::to_string(dropped_records()));
+  finish_thread_streams();
+}
+
+void restart_in_forked_child(const std::string& lineage) {
+  const RuntimeGuard guard;
+  const std::string directory = sub_experiment(lineage);
+  if (mkdir(directory.c_str(), 0755) != 0 || !redirect_streams_after_fork(directory.c_str())) {
+    stop_in_forked_child();
+    return;
+  }
+  setenv("LUMEN_LINEAGE", lineage.c_str(), 1);
+  setenv("LUMEN_TARGET_PID", std::to_string(getpid()).c_str(), 1);
+  experiment_log_open(directory);
+  log_start(lineage);
+  stack_table_reset();
+  loadobject_tracker_start(g_loadobjects_stream);
+  samples_after_fork();
+  plugins_set_directory(directory);
+  plugins_fork_child();
+  write_descendant_header(directory, lineage, started_plugins_yaml(plan()), plan().follow);
+  plugins_thread_begin();  // the child's own timers and counters
+}
+
+void stop_in_forked_child() {
+  // The child shares the parent's mapped blocks; writing there would corrupt
+  // the parent's data. It is not collected (its timers are not inherited).
+  g_collecting.store(false, std::memory_order_relaxed);
+  abandon_streams_after_fork();
+  plugins_fork_child();
+}
+
+bool collecting() { return g_collecting.load(std::memory_order_acquire); }
+
+void runtime_thread_begin() {
+  const RuntimeGuard guard;
+  if (collecting()) plugins_thread_begin();
+}
+
+void runtime_thread_end() {
+  const RuntimeGuard guard;
+  if (!collecting()) return;
+  plugins_thread_end();
+  finish_thread_streams();
+}
+
+}  // namespace lumen::collector
