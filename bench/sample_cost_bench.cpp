@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "plugins/clock/clock_record.h"
-#include "runtime_plan.h"
+#include "collection_plan.h"
 #include "samples.h"
 #include "stack_capture.h"
 #include "stack_table.h"
@@ -213,8 +213,8 @@ BENCHMARK(BM_WriteRecord);
 // with a name). Measured through the runtime's own record_sample.
 void BM_SamplePacket(benchmark::State& state) {
   static const bool started = [] {
-    lc::RuntimePlan plan;
-    plan.sample_period_ns = 0;  // no timer: each iteration is one sample point
+    lumen::metadata::CollectionPlan plan;
+    plan.runtime.sample_period_ns = 0;  // no timer: each iteration is one sample point
     lc::samples_start(lc::open_stream(g_directory.c_str(), LUMEN_SAMPLES_FILE), plan);
     return true;
   }();

@@ -1,10 +1,18 @@
 # lumen_add_plugin(NAME COLLECTOR src... ANALYSIS src...
 #                  [COLLECTOR_LIBRARIES lib...] [ANALYSIS_LIBRARIES lib...]
 #                  [NO_INSTALL])
+# lumen_add_plugin(NAME VARIANT V COLLECTOR src... [COLLECTOR_LIBRARIES lib...]
+#                  [NO_INSTALL])
 #
 # Builds a plugin's two halves, the targets lumen_plugin_NAME_collector and
 # lumen_plugin_NAME_analysis, as NAME/collector.so and NAME/analysis.so: the
-# directory layout collect and er_print look for. The same function builds the
+# directory layout collect and er_print look for.
+#
+# VARIANT builds one more collector half, NAME/collector-V.so (target
+# lumen_plugin_NAME_collector_V), for a plugin whose wrapped library differs
+# in ABI between implementations (MPI); the plugin lists its variants in
+# NAME/collector-variants (docs/architecture.md, "Collector variants").
+# Building lumen_plugin_NAME_collector builds its variants too. The same function builds the
 # plugins shipped in lumen's source tree and, installed with lumen's CMake
 # package (find_package(lumen)), plugins built out of tree.
 #
@@ -13,9 +21,6 @@
 #     exported, so two plugins' internals never bind to each other;
 #   * -Wl,--no-undefined: a missing symbol fails the link, not the target;
 #   * no "lib" prefix, output names collector/analysis.
-# and, for the SDK's way of writing descriptors (designated initializers
-# naming only the fields a plugin sets; the others are NULL by the ABI's
-# rule), no warning about the fields left out.
 #
 # Where the halves go:
 #   LUMEN_PLUGIN_OUTPUT_DIR   build directory holding NAME/ (default:
@@ -26,10 +31,30 @@
 #   LUMEN_SDK_TARGET          the target carrying the SDK headers (set by
 #                             lumen's source tree or its package)
 # NO_INSTALL leaves the plugin out of `cmake --install` (test fixtures).
+# One half: a MODULE with the flags every plugin gets.
+function(lumen_plugin_half target output_dir output_name install_dir no_install)
+  add_library(${target} MODULE ${ARGN})
+  set_target_properties(${target} PROPERTIES
+    PREFIX "" OUTPUT_NAME ${output_name}
+    LIBRARY_OUTPUT_DIRECTORY ${output_dir}
+    POSITION_INDEPENDENT_CODE ON
+    CXX_VISIBILITY_PRESET hidden C_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  # Descriptors are written with designated initializers naming only the
+  # fields a plugin sets (the others are NULL, by the ABI's rule).
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wno-missing-field-initializers>)
+  if(NOT no_install)
+    install(TARGETS ${target} LIBRARY DESTINATION ${install_dir})
+  endif()
+endfunction()
+
 function(lumen_add_plugin name)
-  cmake_parse_arguments(PLUGIN "NO_INSTALL" "" "COLLECTOR;ANALYSIS;COLLECTOR_LIBRARIES;ANALYSIS_LIBRARIES" ${ARGN})
-  if(NOT PLUGIN_COLLECTOR OR NOT PLUGIN_ANALYSIS)
-    message(FATAL_ERROR "lumen_add_plugin(${name}): both COLLECTOR and ANALYSIS sources are needed")
+  cmake_parse_arguments(PLUGIN "NO_INSTALL" "VARIANT" "COLLECTOR;ANALYSIS;COLLECTOR_LIBRARIES;ANALYSIS_LIBRARIES" ${ARGN})
+  if(NOT PLUGIN_COLLECTOR OR (NOT PLUGIN_ANALYSIS AND NOT PLUGIN_VARIANT))
+    message(FATAL_ERROR "lumen_add_plugin(${name}): both COLLECTOR and ANALYSIS sources are needed (a VARIANT: COLLECTOR)")
+  endif()
+  if(PLUGIN_VARIANT AND (PLUGIN_ANALYSIS OR PLUGIN_ANALYSIS_LIBRARIES))
+    message(FATAL_ERROR "lumen_add_plugin(${name} VARIANT ${PLUGIN_VARIANT}): a variant is a collector half only")
   endif()
   if(PLUGIN_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "lumen_add_plugin(${name}): unexpected arguments: ${PLUGIN_UNPARSED_ARGUMENTS}")
@@ -45,20 +70,21 @@ function(lumen_add_plugin name)
   if(NOT install_dir)
     set(install_dir lib/lumen/plugins)
   endif()
+  if(PLUGIN_VARIANT)
+    set(target lumen_plugin_${name}_collector_${PLUGIN_VARIANT})
+    lumen_plugin_half(${target} ${output_dir}/${name} collector-${PLUGIN_VARIANT} ${install_dir}/${name}
+      "${PLUGIN_NO_INSTALL}" ${PLUGIN_COLLECTOR})
+    target_link_libraries(${target} PRIVATE ${LUMEN_SDK_TARGET} ${PLUGIN_COLLECTOR_LIBRARIES})
+    if(TARGET lumen_plugin_${name}_collector)
+      add_dependencies(lumen_plugin_${name}_collector ${target})
+    endif()
+    return()
+  endif()
   foreach(half collector analysis)
     string(TOUPPER ${half} HALF)
     set(target lumen_plugin_${name}_${half})
-    add_library(${target} MODULE ${PLUGIN_${HALF}})
+    lumen_plugin_half(${target} ${output_dir}/${name} ${half} ${install_dir}/${name} "${PLUGIN_NO_INSTALL}"
+      ${PLUGIN_${HALF}})
     target_link_libraries(${target} PRIVATE ${LUMEN_SDK_TARGET} ${PLUGIN_${HALF}_LIBRARIES})
-    set_target_properties(${target} PROPERTIES
-      PREFIX "" OUTPUT_NAME ${half}
-      LIBRARY_OUTPUT_DIRECTORY ${output_dir}/${name}
-      POSITION_INDEPENDENT_CODE ON
-      CXX_VISIBILITY_PRESET hidden C_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
-    target_link_options(${target} PRIVATE -Wl,--no-undefined)
-    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wno-missing-field-initializers>)
-    if(NOT PLUGIN_NO_INSTALL)
-      install(TARGETS ${target} LIBRARY DESTINATION ${install_dir}/${name})
-    endif()
   endforeach()
 endfunction()

@@ -1,34 +1,32 @@
 #include "descendant_header.h"
 
-#include <lumen/record_format.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <initializer_list>
 #include <iterator>
-#include <thread>
 
 #include "clock.h"
+#include "experiment_header.h"
 #include "experiment_log.h"
 
 namespace lumen::collector {
 
 namespace {
 
-std::string command_line_yaml() {
+std::vector<std::string> command_words() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::string list = "[";
+  std::vector<std::string> words;
   size_t start = 0;
   while (start < raw.size()) {
     const size_t end = raw.find('\0', start);
-    list += (start ? ", " : "") + yaml_quoted(raw.substr(start, end - start));
+    words.push_back(raw.substr(start, end - start));
     if (end == std::string::npos) break;
     start = end + 1;
   }
-  return list + "]";
+  return words;
 }
 
 // The rank a parallel job's launcher gave this process (or its ancestor), or -1.
@@ -45,28 +43,19 @@ long job_rank() {
 
 }  // namespace
 
-void write_descendant_header(const std::string& directory, const std::string& lineage, const std::string& plugins_yaml,
-                             const std::string& follow) {
-  timespec wall;
-  clock_gettime(CLOCK_REALTIME, &wall);
-  char host[256] = "";
-  gethostname(host, sizeof host - 1);
-  std::ofstream out(directory + "/header.yaml.tmp");
-  out << "format: {major: " << LUMEN_FORMAT_MAJOR << ", minor: " << LUMEN_FORMAT_MINOR << "}\n"
-      << "collector_version: " << LUMEN_VERSION << "\n"
-      << "command: " << command_line_yaml() << "\n"
-      << "host: " << yaml_quoted(host) << "\n"
-      << "cpus: " << std::thread::hardware_concurrency() << "\n"
-      << "start_wall_ns: " << static_cast<long long>(wall.tv_sec) * 1000000000LL + wall.tv_nsec << "\n"
-      << "start_monotonic_ns: " << monotonic_ns() << "\n"
-      << "target_pid: " << getpid() << "\n"
-      << "parent_pid: " << getppid() << "\n"
-      << "lineage: " << yaml_quoted(lineage) << "\n"
-      << "follow: " << yaml_quoted(follow) << "\n";
-  if (const long rank = job_rank(); rank >= 0) out << "rank: " << rank << "\n";
-  out << "plugins: " << plugins_yaml << "\n";
-  out.close();
-  std::rename((directory + "/header.yaml.tmp").c_str(), (directory + "/header.yaml").c_str());
+void write_descendant_header(const std::string& directory, const std::string& lineage,
+                             const metadata::CollectionPlan& plan) {
+  metadata::ProcessFacts facts;
+  facts.command = command_words();
+  facts.start_wall_ns = metadata::wall_clock_ns();
+  facts.start_monotonic_ns = static_cast<long long>(monotonic_ns());
+  facts.target_pid = getpid();
+  facts.parent_pid = getppid();
+  facts.lineage = lineage;
+  facts.rank = job_rank();
+  std::string error;
+  if (!metadata::write_header_file(directory, metadata::header_text(plan, facts, nullptr), error))
+    experiment_log_event(metadata::log_event::kError, "message: " + yaml_quoted(error));
 }
 
 }  // namespace lumen::collector

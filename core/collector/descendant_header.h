@@ -1,13 +1,16 @@
-// header.yaml of a descendant's sub-experiment, written by the runtime in
-// that process (the founder's is written by collect).
+// The header of a sub-experiment (a descendant process the runtime
+// collects), written with the experiment's one header writer from the plan
+// collect wrote, so it says everything the founder's says.
 #pragma once
 
 #include <string>
 
+#include "collection_plan.h"
+
 namespace lumen::collector {
 
-// Not signal-safe. `plugins_yaml` is the flow mapping of started plugins.
-void write_descendant_header(const std::string& directory, const std::string& lineage, const std::string& plugins_yaml,
-                             const std::string& follow);
+// Not signal-safe.
+void write_descendant_header(const std::string& directory, const std::string& lineage,
+                             const metadata::CollectionPlan& plan);
 
 }  // namespace lumen::collector

@@ -173,7 +173,7 @@ class ProcessEnvironment {
     old_pid_ = pid ? pid : "";
     setenv("LUMEN_LINEAGE", handover.lineage.c_str(), 1);
     setenv("LUMEN_TARGET_PID", handover.target_pid.c_str(), 1);
-    experiment_log_write("event: exec, lineage: " + yaml_quoted(handover.lineage));
+    experiment_log_event(metadata::log_event::kExec, "lineage: " + yaml_quoted(handover.lineage));
   }
   ~ProcessEnvironment() {
     setenv("LUMEN_LINEAGE", old_lineage_.c_str(), 1);
@@ -210,7 +210,7 @@ int exec_with_environment(Execve real_exec, const char* path, char* const argv[]
   {
     const RuntimeGuard guard;
     const Handover handover = handover_for_exec(argv, envp);
-    experiment_log_write("event: exec, lineage: " + yaml_quoted(handover.lineage));
+    experiment_log_event(metadata::log_event::kExec, "lineage: " + yaml_quoted(handover.lineage));
     environment.emplace(envp, handover);
   }
   return real_exec(path, argv, environment->get());

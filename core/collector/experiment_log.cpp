@@ -3,8 +3,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <cstdio>
-
 #include "runtime_fds.h"
 
 namespace lumen::collector {
@@ -14,15 +12,15 @@ int g_log_fd = -1;
 }
 
 bool experiment_log_open(const std::string& directory) {
-  const std::string path = directory + "/collector.log";
+  const std::string path = directory + "/" + metadata::kLogFile;
   if (g_log_fd >= 0) close_runtime_fd(g_log_fd);
   g_log_fd = adopt_runtime_fd(open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
   return g_log_fd >= 0;
 }
 
-void experiment_log_write(const std::string& fields) {
+void experiment_log_event(const char* event, const std::string& fields) {
   if (g_log_fd < 0) return;
-  const std::string line = "- {" + fields + "}\n";
+  const std::string line = "- {event: " + std::string(event) + (fields.empty() ? "" : ", " + fields) + "}\n";
   // A lost log line must not disturb the target; nothing to do on failure.
   [[maybe_unused]] ssize_t written = write(g_log_fd, line.data(), line.size());
 }
@@ -30,23 +28,6 @@ void experiment_log_write(const std::string& fields) {
 void experiment_log_write_prepared(const char* line, size_t bytes) {
   if (g_log_fd < 0) return;
   [[maybe_unused]] ssize_t written = write(g_log_fd, line, bytes);
-}
-
-std::string yaml_quoted(const std::string& text) {
-  std::string out = "\"";
-  for (const unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
-      out += escaped;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
 }
 
 }  // namespace lumen::collector

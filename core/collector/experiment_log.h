@@ -6,18 +6,21 @@
 #include <cstddef>
 #include <string>
 
+#include "experiment_metadata.h"
+#include "yaml_text.h"
+
 namespace lumen::collector {
 
 // Not signal-safe (all of this file).
 bool experiment_log_open(const std::string& directory);
 
-// Appends "- {" + fields + "}" as one line. `fields` is already YAML.
-void experiment_log_write(const std::string& fields);
+// Appends "- {event: EVENT, " + fields + "}" as one line; `event` is one
+// of metadata::log_event, `fields` already YAML.
+void experiment_log_event(const char* event, const std::string& fields = "");
 
 // [signal-safe] Appends a line built beforehand ("- {...}\n") with one write.
 void experiment_log_write_prepared(const char* line, size_t bytes);
 
-// A double-quoted YAML scalar.
-std::string yaml_quoted(const std::string& text);
+using metadata::yaml_quoted;
 
 }  // namespace lumen::collector

@@ -47,7 +47,7 @@ uint64_t runtime_capture_stack(void* ucontext, int skip) {
 }
 uint64_t runtime_now_ns() { return monotonic_ns(); }
 uint32_t runtime_thread_id() { return current_tid(); }
-void runtime_log_note(const char* text) { experiment_log_write("event: note, text: " + yaml_quoted(text)); }
+void runtime_log_note(const char* text) { experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text)); }
 
 int runtime_enter() {
   ThreadState& thread = current_thread();
@@ -71,24 +71,24 @@ const lumen_runtime kRuntime = {
 };
 
 void log_failure(const std::string& plugin, const std::string& message) {
-  experiment_log_write("event: plugin_failed, plugin: " + yaml_quoted(plugin) + ", message: " + yaml_quoted(message));
+  experiment_log_event(metadata::log_event::kPluginFailed, "plugin: " + yaml_quoted(plugin) + ", message: " + yaml_quoted(message));
 }
 
 }  // namespace
 
-void plugins_start(const RuntimePlan& plan, const std::string& directory) {
+void plugins_start(const metadata::CollectionPlan& plan, const std::string& directory) {
   experiment_directory() = directory;
-  for (const PlannedPlugin& planned : plan.plugins) {
+  for (const metadata::PlannedPlugin& planned : plan.plugins) {
     try {
-      boost::dll::shared_library library(planned.path, boost::dll::load_mode::rtld_lazy);
+      boost::dll::shared_library library(planned.collector_path.string(), boost::dll::load_mode::rtld_lazy);
       if (!library.has(LUMEN_COLLECTOR_FACTORY)) {
-        log_failure(planned.name, planned.path + " has no " LUMEN_COLLECTOR_FACTORY " factory");
+        log_failure(planned.name, planned.collector_path.string() + " has no " LUMEN_COLLECTOR_FACTORY " factory");
         continue;
       }
       const lumen_collector_descriptor* descriptor =
           library.get<const lumen_collector_descriptor*()>(LUMEN_COLLECTOR_FACTORY)();
       if (descriptor == nullptr || descriptor->abi_version != LUMEN_PLUGIN_ABI_VERSION) {
-        log_failure(planned.name, planned.path + " was built for plugin ABI " +
+        log_failure(planned.name, planned.collector_path.string() + " was built for plugin ABI " +
                                       std::to_string(descriptor ? descriptor->abi_version : 0) +
                                       ", the runtime speaks " + std::to_string(LUMEN_PLUGIN_ABI_VERSION));
         continue;
@@ -102,7 +102,7 @@ void plugins_start(const RuntimePlan& plan, const std::string& directory) {
         log_failure(planned.name, error);
         continue;
       }
-      experiment_log_write("event: plugin_started, plugin: " + yaml_quoted(descriptor->name) +
+      experiment_log_event(metadata::log_event::kPluginStarted, "plugin: " + yaml_quoted(descriptor->name) +
                            ", version: " + yaml_quoted(descriptor->version) + ", time_ns: " +
                            std::to_string(monotonic_ns()));
       started().push_back({std::move(library), descriptor});
@@ -113,26 +113,6 @@ void plugins_start(const RuntimePlan& plan, const std::string& directory) {
 }
 
 void plugins_set_directory(const std::string& directory) { experiment_directory() = directory; }
-
-std::string started_plugins_yaml(const RuntimePlan& plan) {
-  std::string yaml = "{";
-  for (const StartedPlugin& p : started()) {
-    yaml += (yaml.size() > 1 ? ", " : "") + std::string(p.descriptor->name) + ": {version: " +
-            yaml_quoted(p.descriptor->version) + ", data_file: " + yaml_quoted(p.descriptor->data_file) + ", options: {";
-    std::string directory;
-    for (const PlannedPlugin& planned : plan.plugins) {
-      if (planned.name != p.descriptor->name) continue;
-      for (size_t i = 0; i < planned.options.size(); ++i)
-        yaml += (i ? ", " : "") + planned.options[i].first + ": " + yaml_quoted(planned.options[i].second);
-      directory = planned.path.substr(0, planned.path.rfind('/'));
-    }
-    yaml += "}";
-    // Where er_print finds the analysis half of a plugin that is not shipped.
-    if (!directory.empty()) yaml += ", directory: " + yaml_quoted(directory);
-    yaml += "}";
-  }
-  return yaml + "}";
-}
 
 void plugins_thread_begin() {
   for (const StartedPlugin& p : started())

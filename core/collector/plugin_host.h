@@ -4,21 +4,18 @@
 
 #include <string>
 
-#include "runtime_plan.h"
+#include "collection_plan.h"
 
 namespace lumen::collector {
 
 // Not signal-safe (all of this file). Failures are logged; the target runs on.
-void plugins_start(const RuntimePlan& plan, const std::string& directory);
+void plugins_start(const metadata::CollectionPlan& plan, const std::string& directory);
 void plugins_thread_begin();
 
 // Where plugins' streams are created from now on (a forked child's
 // sub-experiment).
 void plugins_set_directory(const std::string& directory);
 
-// The started plugins as a YAML flow mapping for a header:
-// {clock: {version: "1.0", data_file: "profile", options: {interval: "10000000"}}}
-std::string started_plugins_yaml(const RuntimePlan& plan);
 void plugins_thread_end();
 // In a forked child, on its only thread, before anything else the plugins
 // do there (collector_plugin.h: fork_child).

@@ -28,13 +28,14 @@ int on_pause_signal(int signal, siginfo_t* info, void*) {
 
 }  // namespace
 
-void recording_control_start(const RuntimePlan& plan) {
-  g_pause_signal = plan.pause_signal;
-  g_paused.store(plan.start_paused, std::memory_order_release);
-  if (plan.window_start_ns > 0 || plan.window_end_ns > 0) {
+void recording_control_start(const metadata::CollectionPlan& plan) {
+  const metadata::RuntimeSettings& r = plan.runtime;
+  g_pause_signal = r.pause_signal;
+  g_paused.store(r.start_paused, std::memory_order_release);
+  if (r.window_start_ns > 0 || r.window_end_ns > 0) {
     const uint64_t origin = plan.origin_ns > 0 ? uint64_t(plan.origin_ns) : monotonic_ns();
-    g_window_begin_ns = origin + uint64_t(plan.window_start_ns);
-    if (plan.window_end_ns > 0) g_window_end_ns = origin + uint64_t(plan.window_end_ns);
+    g_window_begin_ns = origin + uint64_t(r.window_start_ns);
+    if (r.window_end_ns > 0) g_window_end_ns = origin + uint64_t(r.window_end_ns);
   }
   if (g_pause_signal > 0) claim_signal(g_pause_signal, on_pause_signal);
 }

@@ -4,13 +4,13 @@
 // runtime's own bookkeeping.
 #pragma once
 
-#include "runtime_plan.h"
+#include "collection_plan.h"
 
 namespace lumen::collector {
 
 // Not signal-safe. Sets the window and the initial pause state from the
 // plan and claims its pause signal.
-void recording_control_start(const RuntimePlan& plan);
+void recording_control_start(const metadata::CollectionPlan& plan);
 
 // [signal-safe] Whether recording is paused, outside the window or stopped
 // by the size limit.

@@ -19,7 +19,8 @@
 #include "experiment_log.h"
 #include "loadobject_tracker.h"
 #include "plugin_host.h"
-#include "runtime_plan.h"
+#include "process_ending.h"
+#include "collection_plan.h"
 #include "recording_control.h"
 #include "samples.h"
 #include "stack_capture.h"
@@ -36,8 +37,8 @@ int g_loadobjects_stream = -1;
 int g_samples_stream = -1;
 
 // Function-local so they exist before this library's constructor runs.
-RuntimePlan& plan() {
-  static auto* the_plan = new RuntimePlan;
+metadata::CollectionPlan& plan() {
+  static auto* the_plan = new metadata::CollectionPlan;
   return *the_plan;
 }
 std::string& founder_directory() {
@@ -53,14 +54,14 @@ void log_size_limit_reached() { experiment_log_write_prepared(g_size_limit_line,
 void apply_size_limit(long long bytes) {
   if (bytes <= 0) return;
   g_size_limit_line_bytes = static_cast<size_t>(std::snprintf(g_size_limit_line, sizeof g_size_limit_line,
-      "- {event: size_limit_reached, limit_bytes: %lld}\n", bytes));
+      "- {event: %s, limit_bytes: %lld}\n", metadata::log_event::kSizeLimitReached, bytes));
   set_size_limit(static_cast<uint64_t>(bytes), log_size_limit_reached);
 }
 
 std::string sub_experiment(const std::string& lineage) { return founder_directory() + "/" + lineage + ".er"; }
 
 void log_start(const std::string& lineage) {
-  experiment_log_write("event: start, pid: " + std::to_string(getpid()) + ", ppid: " + std::to_string(getppid()) +
+  experiment_log_event(metadata::log_event::kStart, "pid: " + std::to_string(getpid()) + ", ppid: " + std::to_string(getppid()) +
                        ", lineage: " + yaml_quoted(lineage) + ", time_ns: " + std::to_string(monotonic_ns()));
 }
 
@@ -85,18 +86,20 @@ void start_collection() {
   const char* lineage_variable = std::getenv("LUMEN_LINEAGE");
   const std::string lineage = lineage_variable ? lineage_variable : "";
   std::string error;
-  if (!read_runtime_plan(founder_directory() + "/collector.plan", plan(), error)) return;
+  const std::string plan_file = founder_directory() + "/" + metadata::kPlanFile;
+  std::ifstream plan_text(plan_file);
+  if (!plan_text || !metadata::read_plan(plan_text, plan_file, plan(), error)) return;
   if (!lineage.empty() && !follows(plan().follow, command_line())) return;
   const std::string directory = lineage.empty() ? founder_directory() : sub_experiment(lineage);
   if (!lineage.empty()) mkdir(directory.c_str(), 0755);
   if (!experiment_log_open(directory)) return;
   log_start(lineage);
   stack_capture_init();
-  apply_size_limit(plan().size_limit_bytes);
+  apply_size_limit(plan().runtime.size_limit_bytes);
   const int stacks = open_stream(directory.c_str(), LUMEN_STACKS_FILE);
   g_loadobjects_stream = open_stream(directory.c_str(), LUMEN_LOADOBJECTS_FILE);
   if (stacks < 0 || g_loadobjects_stream < 0 || !stack_table_init(stacks)) {
-    experiment_log_write("event: error, message: \"cannot create the stack table or its data files\"");
+    experiment_log_event(metadata::log_event::kError, "message: \"cannot create the stack table or its data files\"");
     return;
   }
   loadobject_tracker_start(g_loadobjects_stream);
@@ -105,7 +108,8 @@ void start_collection() {
   samples_start(g_samples_stream, plan());
   descendants_start(lineage, plan().follow);
   plugins_start(plan(), directory);
-  if (!lineage.empty()) write_descendant_header(directory, lineage, started_plugins_yaml(plan()), plan().follow);
+  if (!lineage.empty()) write_descendant_header(directory, lineage, plan());
+  process_ending_start(directory, lineage.empty(), plan().runtime.size_limit_bytes != 0);
   g_collecting.store(true, std::memory_order_release);
   plugins_thread_begin();
 }
@@ -116,7 +120,8 @@ void stop_collection() {
   plugins_stop();
   plugins_thread_end();
   samples_stop();
-  experiment_log_write("event: end, time_ns: " + std::to_string(monotonic_ns()) +
+  record_waited_children(founder_directory());
+  experiment_log_event(metadata::log_event::kEnd, "time_ns: " + std::to_string(monotonic_ns()) +
                        ", dropped_records: " + std::to_string(dropped_records()));
   finish_thread_streams();
 }
@@ -137,7 +142,8 @@ void restart_in_forked_child(const std::string& lineage) {
   samples_after_fork();
   plugins_set_directory(directory);
   plugins_fork_child();
-  write_descendant_header(directory, lineage, started_plugins_yaml(plan()), plan().follow);
+  write_descendant_header(directory, lineage, plan());
+  process_ending_after_fork(directory);
   plugins_thread_begin();  // the child's own timers and counters
 }
 
@@ -145,6 +151,7 @@ void stop_in_forked_child() {
   // The child shares the parent's mapped blocks; writing there would corrupt
   // the parent's data. It is not collected (its timers are not inherited).
   g_collecting.store(false, std::memory_order_relaxed);
+  process_ending_forget();
   abandon_streams_after_fork();
   plugins_fork_child();
 }

@@ -103,11 +103,11 @@ void arm_periodic_timer() {
 
 }  // namespace
 
-void samples_start(int samples_stream, const RuntimePlan& plan) {
+void samples_start(int samples_stream, const metadata::CollectionPlan& plan) {
   g_stream = samples_stream;
   g_statm_fd = adopt_runtime_fd(raw_open("/proc/self/statm", O_RDONLY | O_CLOEXEC));
-  g_sample_signal = plan.sample_signal;
-  g_period_ns = plan.sample_period_ns;
+  g_sample_signal = plan.runtime.sample_signal;
+  g_period_ns = plan.runtime.sample_period_ns;
   record_sample(LUMEN_SAMPLE_START, nullptr);
   if (g_period_ns > 0) claim_signal(SIGPROF, on_signal);
   arm_periodic_timer();

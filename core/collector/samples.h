@@ -5,13 +5,13 @@
 
 #include <cstdint>
 
-#include "runtime_plan.h"
+#include "collection_plan.h"
 
 namespace lumen::collector {
 
 // Not signal-safe. Starts the periodic timer and claims the signals the
 // plan names; records the START sample.
-void samples_start(int samples_stream, const RuntimePlan& plan);
+void samples_start(int samples_stream, const metadata::CollectionPlan& plan);
 
 // Not signal-safe. In a forked child being collected: timers are not
 // inherited and /proc/self was the parent's; start again.

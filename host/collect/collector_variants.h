@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "collection_plan.h"
+#include "plan_resolution.h"
 
 namespace lumen::collect {
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime_settings.h"
+#include "runtime_flags.h"
 
 namespace lumen::collect {
 

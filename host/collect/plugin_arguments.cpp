@@ -3,16 +3,13 @@
 #include <filesystem>
 #include <ostream>
 
+#include "flag_table.h"
+
 namespace lumen::collect {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-bool is_switch(const std::string& arg) {
-  return arg == "-n" || arg == "-V" || arg == "--version" || arg == "--help" || arg == "-help" ||
-         arg == "--list-plugins";
-}
 
 const char* unit_name(lumen_metric_unit unit) {
   switch (unit) {
@@ -39,7 +36,7 @@ PluginArguments scan_plugin_arguments(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--" || arg.empty() || arg[0] != '-') break;
-    if (is_switch(arg)) continue;
+    if (const Flag* flag = find_flag(arg); flag != nullptr && flag->is_switch()) continue;
     const size_t equals = arg.find('=');
     const bool joined = arg.rfind("--", 0) == 0 && equals != std::string::npos;
     const std::string name = joined ? arg.substr(0, equals) : arg;

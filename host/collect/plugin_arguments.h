@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "collection_plan.h"
+#include "plan_resolution.h"
 #include "profile.h"
 
 namespace lumen::collect {
@@ -19,9 +19,8 @@ struct PluginArguments {
   std::optional<std::string> profile;     // --profile NAME|FILE
 };
 
-// Every option but the switches (-n, -V, --version, --help, -help,
-// --list-plugins) takes one value, so the scan knows where the target begins
-// without knowing every plugin's flag.
+// Every option but the switches of the flag table takes one value, so the
+// scan knows where the target begins without knowing every plugin's flag.
 PluginArguments scan_plugin_arguments(const std::vector<std::string>& args);
 
 // The explicit plugin directories: --plugin paths (relative to the current

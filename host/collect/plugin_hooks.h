@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "collection_plan.h"
+#include "plan_resolution.h"
 
 namespace lumen::collect {
 

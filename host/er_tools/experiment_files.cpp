@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "lumen_version.h"
+
 namespace lumen::er_tools {
 
 namespace fs = std::filesystem;

@@ -1,7 +1,12 @@
 // Descendant processes: fork, exec, posix_spawn and system children are
 // collected into sub-experiments named by lineage, and er_print on the
 // founder shows every process's own functions with their CPU times.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <set>
@@ -23,6 +28,11 @@ std::map<std::string, double> all_truth(const TempDir& dir) {
     for (const auto& [name, seconds] : process_truth.at("functions").items()) truth[name] += seconds.get<double>();
   }
   return truth;
+}
+
+// er_print's header of one experiment.
+nlohmann::json header_of(const fs::path& experiment) {
+  return er_print_json({"-header"}, experiment).at("experiments").at(0);
 }
 
 const std::string kExpectedOutput = "fork+exec exit 5\nposix_spawn exit 5\nsystem exit 5\n";
@@ -55,8 +65,69 @@ TEST(Descendants, EveryProcessIsCollectedWithItsOwnCpuTime) {
   EXPECT_TRUE(child.count("forked_child_work"));
   EXPECT_FALSE(child.count("founder_work"));
   EXPECT_FALSE(child.count("exec_image_work"));
-  const auto header = er_print_json({"-header"}, c.experiment / "_f1_x1.er").at("experiments").at(0);
+  const auto header = header_of(c.experiment / "_f1_x1.er");
   EXPECT_NE(header.at("command").get<std::string>().find("exec"), std::string::npos);
+
+  // Every process says how it ended, and says what the founder says of the
+  // machine and the plan.
+  EXPECT_EQ(header.at("exit_code"), 5);
+  EXPECT_EQ(header_of(c.experiment / "_f2_x1.er").at("exit_code"), 5) << "the posix_spawn child";
+  const auto forked = header_of(c.experiment / "_f1.er");
+  EXPECT_NE(forked.at("ending").get<std::string>().find("exec"), std::string::npos) << forked.dump();
+  const auto founder = header_of(c.experiment);
+  EXPECT_EQ(founder.at("exit_code"), 0);
+  EXPECT_EQ(forked.at("clock_mhz"), founder.at("clock_mhz"));
+  EXPECT_EQ(forked.at("plugin.clock"), founder.at("plugin.clock"));
+}
+
+TEST(Descendants, EveryWayAChildEndsIsRecorded) {
+  TempDir dir;
+  const Collection c = collect(dir, {}, "descendants_target", {"endings"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  EXPECT_EQ(c.run.out, "_exit exit 7\nexit exit 9\nkilled signal 15\n");
+  EXPECT_EQ(header_of(c.experiment / "_f1.er").at("exit_code"), 7) << "_exit";
+  EXPECT_EQ(header_of(c.experiment / "_f2.er").at("exit_code"), 9) << "exit";
+  const auto killed = header_of(c.experiment / "_f3.er");
+  EXPECT_EQ(killed.value("signal", ""), "SIGTERM") << killed.dump();
+  EXPECT_FALSE(killed.contains("exit_code"));
+}
+
+TEST(Descendants, ATargetThatOutlivesCollectSaysCollectionWasCutShort) {
+  TempDir dir;
+  int input[2], output[2];
+  ASSERT_EQ(pipe2(input, O_CLOEXEC), 0);
+  ASSERT_EQ(pipe2(output, O_CLOEXEC), 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, input[0], 0);
+  posix_spawn_file_actions_adddup2(&actions, output[1], 1);
+  const std::string collect = (bin_dir() / "collect").string(), target = (target_dir() / "descendants_target").string();
+  std::vector<std::string> args{collect, "-o", "run.er", "-d", dir.path().string(), target, "outlive"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t collect_pid = 0;
+  ASSERT_EQ(posix_spawn(&collect_pid, collect.c_str(), &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  close(input[0]);
+  close(output[1]);
+  std::string said;
+  char byte;
+  while (said.find('\n') == std::string::npos && read(output[0], &byte, 1) == 1) said += byte;
+  ASSERT_EQ(said, "started\n");
+  kill(collect_pid, SIGKILL);
+  int status = 0;
+  waitpid(collect_pid, &status, 0);
+  close(input[1]);  // the target reads to the end and exits with 3
+  while (read(output[0], &byte, 1) > 0) {
+  }  // end of file: every process holding the pipe, the target too, has exited
+  close(output[0]);
+  const fs::path experiment = dir.path() / "run.er";
+  const auto header = header_of(experiment);
+  EXPECT_EQ(header.at("exit_code"), 3) << header.dump();
+  EXPECT_NE(header.value("cut_short", "").find("collect ended before the target"), std::string::npos) << header.dump();
+  // What was recorded is an experiment like any other.
+  EXPECT_TRUE(rows_by_name(er_print_json({"-functions"}, experiment)).count("<Total>"));
 }
 
 TEST(Descendants, FollowingOffCollectsOnlyTheFounder) {

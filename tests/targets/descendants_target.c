@@ -1,8 +1,16 @@
 /* A founder that creates descendants every way a program can: fork (and an
  * exec in that child), posix_spawn, and system(). Every process burns CPU in
  * a function of its own and writes its own truth to LUMEN_TEST_TRUTH.<pid>.<role>.
- * Each descendant exits with status 5; the founder prints what it saw. */
+ * Each descendant exits with status 5; the founder prints what it saw.
+ *
+ * "endings": three forked children end three ways (_exit(7), return from
+ * a function that exits 9 through exit(), killed by SIGTERM from the
+ * parent) and the founder prints the statuses it waited for.
+ * "outlive": the founder says "started" on stdout, reads stdin to its end
+ * and exits with status 3 (a test kills collect meanwhile). */
+#include <signal.h>
 #include <spawn.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,7 +39,53 @@ MEASURED(founder_work, 0.2)
 MEASURED(forked_child_work, 0.3)
 MEASURED(exec_image_work, 0.25)
 
+/* Flushed at once: a forked child that calls exit() would print a copy of
+ * anything still buffered. */
+static void print_status(const char* what, int status) {
+  if (WIFEXITED(status)) printf("%s exit %d\n", what, WEXITSTATUS(status));
+  else if (WIFSIGNALED(status)) printf("%s signal %d\n", what, WTERMSIG(status));
+  fflush(stdout);
+}
+
+static int endings(void) {
+  int status = 0;
+  pid_t child = fork();
+  if (child == 0) _exit(7);
+  waitpid(child, &status, 0);
+  print_status("_exit", status);
+  child = fork();
+  if (child == 0) exit(9);
+  waitpid(child, &status, 0);
+  print_status("exit", status);
+  int ready[2];
+  if (pipe(ready) != 0) return 1;
+  child = fork();
+  if (child == 0) {
+    close(ready[0]);
+    if (write(ready[1], "r", 1) != 1) _exit(1);
+    for (;;) pause();
+  }
+  close(ready[1]);
+  char byte;
+  if (read(ready[0], &byte, 1) != 1) return 1;
+  kill(child, SIGTERM);
+  waitpid(child, &status, 0);
+  print_status("killed", status);
+  return 0;
+}
+
+static int outlive(void) {
+  printf("started\n");
+  fflush(stdout);
+  char buffer[256];
+  while (read(0, buffer, sizeof buffer) > 0) {
+  }
+  return 3;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && strcmp(argv[1], "endings") == 0) return endings();
+  if (argc > 1 && strcmp(argv[1], "outlive") == 0) return outlive();
   if (argc > 1 && strcmp(argv[1], "exec") == 0) {
     exec_image_work();
     write_own_truth("exec");

@@ -4,7 +4,7 @@
 
 #include <csignal>
 
-#include "collection_plan.h"
+#include "plan_resolution.h"
 #include "test_support.h"
 
 namespace lumen::test {
@@ -145,8 +145,9 @@ TEST_F(Plan, WritesTheRuntimePlan) {
   const CollectionPlan plan = resolve(profile(kDefaultProfile), {{"p", "hi"}});
   collect::write_runtime_plan(plan, dir_ / "collector.plan");
   EXPECT_EQ(read_text(dir_ / "collector.plan"),
-            "lumen-plan 1\nfollow on\nsamples 1000000000\norigin_ns 0\nplugin clock " + kClockCollector.string() +
-                "\noption interval 1000000\n");
+            "lumen-plan 2\nprofile " + (dir_ / "plan.yaml").string() +
+                "\nfollow on\nsamples 1000000000\norigin_ns 0\narchive on\nplugin clock 1.0 profile " +
+                kClockCollector.string() + "\noption interval 1000000\n");
   EXPECT_THROW(collect::write_runtime_plan(plan, dir_ / "missing" / "collector.plan"), std::runtime_error);
 }
 

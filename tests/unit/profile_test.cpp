@@ -1,7 +1,7 @@
 // collect's YAML profiles: their shape, and errors naming file and line.
 #include <gtest/gtest.h>
 
-#include "collection_plan.h"  // collect's profile.h
+#include "plan_resolution.h"  // collect's profile.h
 #include "test_support.h"
 
 namespace lumen::test {

@@ -55,8 +55,16 @@ std::vector<Field> fields_of(const Experiment& e) {
     if (ending["exit_code"]) add("exit_code", "Exit status", ending["exit_code"].as<std::string>(), true);
     if (ending["signal"]) add("signal", "Killed by signal", "SIG" + ending["signal_name"].as<std::string>("?"));
   } else {
-    add("ending", "Ending", "not recorded (collect was interrupted, or the experiment is still being written)");
+    // An image replaced by exec has no ending of its own: its process went on as the next image.
+    std::string exec_lineage;
+    for (const YAML::Node& entry : e.log())
+      if (entry["event"] && entry["event"].as<std::string>() == "exec") exec_lineage = entry["lineage"].as<std::string>("");
+    if (!exec_lineage.empty())
+      add("ending", "Ending", "replaced by exec (its process went on as " + exec_lineage + ")");
+    else
+      add("ending", "Ending", "not recorded (collect was interrupted, or the experiment is still being written)");
   }
+  if (const YAML::Node cut = h["cut_short"]) add("cut_short", "Collection cut short", cut.as<std::string>(""));
   if (const YAML::Node plugins = h["plugins"]; plugins && plugins.IsMap()) {
     for (const auto& p : plugins) {
       std::string options;

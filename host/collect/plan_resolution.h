@@ -1,6 +1,6 @@
-// The collection plan: which plugins run, with which canonical options,
-// resolved from a profile and command-line flags against the installed
-// plugins; and the files that hand it to the runtime and to analysis.
+// Resolving the collection plan (collection_plan.h): which plugins run, with
+// which canonical options, from a profile and command-line flags against the
+// installed plugins.
 #pragma once
 
 #include <filesystem>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "collection_plan.h"
 #include "command_line.h"
 #include "plugin_catalog.h"
 #include "profile.h"
@@ -29,36 +30,16 @@ std::map<std::string, InstalledPlugin> load_installed_plugins(const std::filesys
 // keyword is an error naming the files (PluginError).
 std::map<std::string, InstalledPlugin> load_plugins(const std::vector<host::PluginDirectory>& directories);
 
-struct PlannedPlugin {
-  std::string name;
-  std::string version;
-  std::string data_file;
-  std::filesystem::path collector_path;
-  std::vector<std::pair<std::string, std::string>> options;  // canonical values, declaration order
-};
-
-// What a plugin left out because this machine cannot do it (a hardware
-// counter without a PMU): the target runs without it; the header says why.
-struct LeftOut {
-  std::string plugin;
-  std::string what;
-  std::string reason;
-};
-
-struct CollectionPlan {
-  std::string profile_path;
-  std::string follow = "on";  // descendant processes: on, off, all, =REGEX
-  std::vector<PlannedPlugin> plugins;
-  RuntimeSettings runtime;  // samples, pause signal, window, size limit, archiving
-  long long origin_ns = 0;  // CLOCK_MONOTONIC when collect started the target: time zero of -t
-  std::vector<LeftOut> left_out;
-};
+using metadata::CollectionPlan;
+using metadata::LeftOut;
+using metadata::PlannedPlugin;
 
 // Throws ProfileError (with file and line) or UsageError (for flags).
 CollectionPlan resolve_plan(const Profile& profile, const CollectRequest& request,
                             const std::map<std::string, InstalledPlugin>& installed);
 
-// The runtime's copy ("collector.plan", see core/collector/runtime_plan.h).
+// The runtime's copy (metadata::kPlanFile); throws std::runtime_error when
+// it cannot be written.
 void write_runtime_plan(const CollectionPlan& plan, const std::filesystem::path& file);
 
 }  // namespace lumen::collect

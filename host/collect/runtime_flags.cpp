@@ -1,4 +1,4 @@
-#include "runtime_settings.h"
+#include "runtime_flags.h"
 
 #include <csignal>
 #include <cstring>
@@ -101,15 +101,6 @@ ArchiveMode parse_archive_mode(const std::string& text) {
   if (text == "off") return ArchiveMode::off;
   if (text == "copy") return ArchiveMode::copy;
   throw UsageError("-A takes on, off or copy, not '" + text + "'");
-}
-
-std::string archive_mode_name(ArchiveMode mode) {
-  switch (mode) {
-    case ArchiveMode::off: return "off";
-    case ArchiveMode::copy: return "copy";
-    case ArchiveMode::on: break;
-  }
-  return "on";
 }
 
 std::string signal_name(int signal) {

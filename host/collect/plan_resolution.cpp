@@ -1,4 +1,4 @@
-#include "collection_plan.h"
+#include "plan_resolution.h"
 
 #include <fstream>
 
@@ -107,6 +107,7 @@ CollectionPlan resolve_plan(const Profile& profile, const CollectRequest& reques
   plan.profile_path = profile.path;
   plan.follow = request.follow;
   plan.runtime = request.runtime;
+  plan.comments = request.comments;
   for (const auto& [name, choice] : chosen) {
     const InstalledPlugin& plugin = installed.at(name);
     const auto& d = *plugin.collector.descriptor;
@@ -132,20 +133,7 @@ CollectionPlan resolve_plan(const Profile& profile, const CollectRequest& reques
 
 void write_runtime_plan(const CollectionPlan& plan, const fs::path& file) {
   std::ofstream out(file);
-  out << "lumen-plan 1\n";
-  out << "follow " << plan.follow << "\n";
-  const RuntimeSettings& r = plan.runtime;
-  out << "samples " << r.sample_period_ns << "\n";
-  if (r.sample_signal != 0) out << "sample_signal " << r.sample_signal << "\n";
-  if (r.pause_signal != 0) out << "pause_signal " << r.pause_signal << (r.start_paused ? " paused" : "") << "\n";
-  if (r.window_start_ns != 0 || r.window_end_ns != 0)
-    out << "window " << r.window_start_ns << " " << r.window_end_ns << "\n";
-  out << "origin_ns " << plan.origin_ns << "\n";
-  if (r.size_limit_bytes != 0) out << "size_limit " << r.size_limit_bytes << "\n";
-  for (const PlannedPlugin& p : plan.plugins) {
-    out << "plugin " << p.name << " " << p.collector_path.string() << "\n";
-    for (const auto& [key, value] : p.options) out << "option " << key << " " << value << "\n";
-  }
+  metadata::write_plan(plan, out);
   if (!out) throw std::runtime_error("cannot write " + file.string());
 }
 

@@ -1,0 +1,81 @@
+// The names an experiment's metadata files use, declared once for collect,
+// the runtime in the target and analysis:
+//   header.yaml     what the experiment was and how its process ended
+//   collector.plan  what collect asks of the runtime (plain lines, no YAML
+//                   in the target; collection_plan.h reads and writes it)
+//   collector.log   what the runtime has to say, one YAML flow mapping a line
+#pragma once
+
+namespace lumen::metadata {
+
+inline constexpr const char* kHeaderFile = "header.yaml";
+inline constexpr const char* kPlanFile = "collector.plan";
+inline constexpr const char* kLogFile = "collector.log";
+
+// header.yaml keys.
+namespace header {
+inline constexpr const char* kFormat = "format";
+inline constexpr const char* kCollectorVersion = "collector_version";
+inline constexpr const char* kCommand = "command";
+inline constexpr const char* kHost = "host";
+inline constexpr const char* kCpus = "cpus";
+inline constexpr const char* kClockMhz = "clock_mhz";
+inline constexpr const char* kPageSize = "page_size";
+inline constexpr const char* kStartWallNs = "start_wall_ns";
+inline constexpr const char* kStartMonotonicNs = "start_monotonic_ns";
+inline constexpr const char* kTargetPid = "target_pid";
+inline constexpr const char* kParentPid = "parent_pid";
+inline constexpr const char* kComments = "comments";
+inline constexpr const char* kProfile = "profile";
+inline constexpr const char* kFollow = "follow";
+inline constexpr const char* kLineage = "lineage";
+inline constexpr const char* kRank = "rank";
+inline constexpr const char* kSamplePeriodNs = "sample_period_ns";
+inline constexpr const char* kSampleSignal = "sample_signal";
+inline constexpr const char* kPauseSignal = "pause_signal";
+inline constexpr const char* kStartPaused = "start_paused";
+inline constexpr const char* kWindow = "window";  // {start_ns, end_ns}
+inline constexpr const char* kSizeLimitBytes = "size_limit_bytes";
+inline constexpr const char* kArchive = "archive";
+inline constexpr const char* kPlugins = "plugins";  // NAME: {version, data_file, directory, options}
+inline constexpr const char* kLeftOut = "left_out";  // [{plugin, what, reason}]
+inline constexpr const char* kEndWallNs = "end_wall_ns";
+inline constexpr const char* kSizeLimitReached = "size_limit_reached";
+// {exit_code} or {signal, signal_name}: how the process ended.
+inline constexpr const char* kTargetEnd = "target_end";
+// Why collection did not finish its work (collect itself was killed).
+inline constexpr const char* kCutShort = "cut_short";
+}  // namespace header
+
+// collector.plan keywords, one a line: "KEYWORD FIELD...".
+namespace plan {
+inline constexpr const char* kMagic = "lumen-plan";
+inline constexpr int kVersion = 2;
+inline constexpr const char* kProfile = "profile";
+inline constexpr const char* kFollow = "follow";
+inline constexpr const char* kSamples = "samples";
+inline constexpr const char* kSampleSignal = "sample_signal";
+inline constexpr const char* kPauseSignal = "pause_signal";
+inline constexpr const char* kWindow = "window";
+inline constexpr const char* kOrigin = "origin_ns";
+inline constexpr const char* kSizeLimit = "size_limit";
+inline constexpr const char* kArchive = "archive";
+inline constexpr const char* kComment = "comment";
+inline constexpr const char* kPlugin = "plugin";
+inline constexpr const char* kOption = "option";
+inline constexpr const char* kLeftOut = "left_out";
+}  // namespace plan
+
+// collector.log event names ("event: NAME").
+namespace log_event {
+inline constexpr const char* kStart = "start";
+inline constexpr const char* kEnd = "end";
+inline constexpr const char* kError = "error";
+inline constexpr const char* kExec = "exec";
+inline constexpr const char* kNote = "note";
+inline constexpr const char* kPluginStarted = "plugin_started";
+inline constexpr const char* kPluginFailed = "plugin_failed";
+inline constexpr const char* kSizeLimitReached = "size_limit_reached";
+}  // namespace log_event
+
+}  // namespace lumen::metadata

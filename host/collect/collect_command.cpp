@@ -1,0 +1,214 @@
+#include "collect_command.h"
+
+#include <time.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "archive_writer.h"
+#include "plan_resolution.h"
+#include "collector_variants.h"
+#include "command_line.h"
+#include "experiment_directory.h"
+#include "flag_table.h"
+#include "experiment_header.h"
+#include "experiment_metadata.h"
+#include "install_layout.h"
+#include "lumen_version.h"
+#include "plugin_arguments.h"
+#include "plugin_hooks.h"
+#include "profile.h"
+#include "target_launcher.h"
+
+namespace lumen::collect {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+long long clock_ns(clockid_t clock) {
+  timespec ts;
+  clock_gettime(clock, &ts);
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+std::string profile_path(const std::optional<std::string>& profile) {
+  const std::string name = profile.value_or("default");
+  if (name.find('/') != std::string::npos || fs::path(name).extension() == ".yaml") return name;
+  const fs::path shipped = host::profile_directory() / (name + ".yaml");
+  if (!fs::exists(shipped)) throw ProfileError("no shipped profile named '" + name + "' in " +
+                                               fs::weakly_canonical(host::profile_directory()).string());
+  return fs::weakly_canonical(shipped).string();
+}
+
+void print_plan(const CollectionPlan& plan, const fs::path& experiment, const CollectRequest& request) {
+  std::cout << "experiment: " << experiment.string() << "\n"
+            << "profile: " << plan.profile_path << "\n"
+            << "plugins:\n";
+  for (const PlannedPlugin& p : plan.plugins) {
+    std::cout << "  " << p.name << " " << p.version << " -> " << p.data_file << "\n";
+    for (const auto& [key, value] : p.options) std::cout << "    " << key << ": " << value << "\n";
+  }
+  std::cout << "descendants: " << plan.follow << "\n";
+  const RuntimeSettings& r = plan.runtime;
+  auto seconds = [](long long ns) { std::ostringstream text; text << ns / 1e9 << " s"; return text.str(); };
+  std::cout << "samples: " << (r.sample_period_ns ? seconds(r.sample_period_ns) : "off");
+  if (r.sample_signal) std::cout << ", on " << signal_name(r.sample_signal);
+  std::cout << "\n";
+  if (r.pause_signal)
+    std::cout << "pause/resume: " << signal_name(r.pause_signal) << (r.start_paused ? ", starts paused" : "") << "\n";
+  if (r.window_start_ns || r.window_end_ns)
+    std::cout << "window: " << seconds(r.window_start_ns) << " to "
+              << (r.window_end_ns ? seconds(r.window_end_ns) : std::string("the end")) << "\n";
+  if (r.size_limit_bytes) std::cout << "size limit: " << r.size_limit_bytes / (1024 * 1024) << " MB\n";
+  std::cout << "archive: " << archive_mode_name(r.archive) << "\n";
+  std::cout << "target:";
+  for (const std::string& a : request.target) std::cout << " " << a;
+  std::cout << "\n";
+}
+
+// Whether any process's log says the size limit stopped its recording.
+bool size_limit_reached(const fs::path& experiment) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(experiment, ec); it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->path().filename() != metadata::kLogFile) continue;
+    std::ifstream log(it->path());
+    std::string line;
+    while (std::getline(log, line))
+      if (line.find("event: " + std::string(metadata::log_event::kSizeLimitReached)) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// -A: what analysis needs of the load objects, once the target is done. A
+// failure is reported; the experiment and the exit status stand.
+void archive_experiment(const fs::path& experiment, ArchiveMode mode) {
+  if (mode == ArchiveMode::off) return;
+  try {
+    for (const auto& report : lumen::archive::write_archives(experiment, mode == ArchiveMode::copy))
+      for (const std::string& missing : report.missing)
+        std::cerr << "collect: " << missing << " was removed before it could be archived\n";
+  } catch (const std::exception& e) {
+    std::cerr << "collect: archiving " << experiment.string() << " failed: " << e.what() << "\n";
+  }
+}
+
+// "collect -FLAG" without a value: the owning plugin lists what it accepts.
+bool describe_flag_values(const std::map<std::string, InstalledPlugin>& installed, const std::string& flag) {
+  for (const auto& [name, plugin] : installed) {
+    const auto& d = *plugin.collector.descriptor;
+    const lumen_collector_hooks* hooks = host_hooks(plugin);
+    if (d.flag.flag == nullptr || flag != d.flag.flag || hooks == nullptr || hooks->describe_values == nullptr)
+      continue;
+    hooks->describe_values([](void*, const char* text) { std::cout << text << "\n"; }, nullptr);
+    return true;
+  }
+  return false;
+}
+
+struct StartContext {
+  fs::path experiment;
+  const CollectionPlan* plan;
+  metadata::ProcessFacts* facts;
+};
+
+void write_header(const StartContext& context, const metadata::ProcessEnd* end) {
+  std::string error;
+  if (!metadata::write_header_file(context.experiment.string(), metadata::header_text(*context.plan, *context.facts, end),
+                                   error))
+    throw std::runtime_error(error);
+}
+
+void on_target_started(int pid, void* opaque) {
+  auto* context = static_cast<StartContext*>(opaque);
+  context->facts->target_pid = pid;
+  write_header(*context, nullptr);
+}
+
+}  // namespace
+
+int run_collect(const std::vector<std::string>& args) {
+  std::map<std::string, InstalledPlugin> installed;
+  try {
+    const PluginArguments plugin_arguments = scan_plugin_arguments(args);
+    const Profile profile = read_profile(profile_path(plugin_arguments.profile));
+    installed = load_plugins(host::discover_plugin_directories(
+        host::plugin_directory(), host::plugin_search_path(std::getenv("LUMEN_PLUGIN_PATH")),
+        explicit_plugin_directories(plugin_arguments, profile)));
+    check_profile_plugin_names(profile, installed);
+    std::set<std::string> flags;
+    for (const auto& [name, plugin] : installed)
+      if (plugin.collector.descriptor->flag.flag) flags.insert(plugin.collector.descriptor->flag.flag);
+    for (const auto& [flag, help] : variant_flags(installed)) flags.insert(flag);
+    std::set<std::string> describable;
+    for (const auto& [name, plugin] : installed)
+      if (const lumen_collector_hooks* hooks = host_hooks(plugin); hooks != nullptr && hooks->describe_values &&
+                                                                    plugin.collector.descriptor->flag.flag)
+        describable.insert(plugin.collector.descriptor->flag.flag);
+    CollectRequest request = parse_command_line(args, flags, describable);
+    if (request.show_version) {
+      std::cout << "collect (lumen) " << LUMEN_VERSION << "\n";
+      if (request.target.empty()) return 0;
+    }
+    if (request.show_help) {
+      std::cerr << usage_text(installed);
+      return 0;
+    }
+    if (request.list_plugins) {
+      print_plugin_list(std::cout, installed);
+      if (request.target.empty()) return 0;
+    }
+    if (!request.describe_flag.empty()) {
+      if (describe_flag_values(installed, request.describe_flag)) return 0;
+      throw UsageError("option -" + request.describe_flag + " needs a value");
+    }
+    const std::map<std::string, fs::path> forced_variants = take_variant_flags(request, installed);
+    CollectionPlan plan = resolve_plan(profile, request, installed);
+    check_plan_here(plan, installed);
+    const std::string program = resolve_target(request.target[0]);
+    if (program.empty()) throw UsageError("cannot find an executable program '" + request.target[0] + "'");
+    if (const std::string obstacle = preload_obstacle(program); !obstacle.empty()) throw UsageError(obstacle);
+    choose_collector_variants(plan, program, request.target, forced_variants);
+    const fs::path wanted = choose_experiment_path(request.experiment_name, request.directory);
+    if (request.dry_run) {
+      print_plan(plan, wanted, request);
+      return 0;
+    }
+    const fs::path experiment = create_experiment_directory(wanted);
+    plan.origin_ns = clock_ns(CLOCK_MONOTONIC);
+    write_runtime_plan(plan, experiment / metadata::kPlanFile);
+    metadata::ProcessFacts facts;
+    facts.command = request.target;
+    facts.start_wall_ns = clock_ns(CLOCK_REALTIME);
+    facts.start_monotonic_ns = plan.origin_ns;
+    std::vector<std::string> preload{fs::weakly_canonical(host::runtime_library()).string()};
+    for (const PlannedPlugin& p : plan.plugins) preload.push_back(fs::weakly_canonical(p.collector_path).string());
+    std::cerr << "collect: recording " << experiment.filename().string() << "\n";
+    StartContext context{experiment, &plan, &facts};
+    const LaunchResult result = run_target(program, request.target, preload, experiment.string(),
+                                           on_target_started, &context);
+    metadata::ProcessEnd end;
+    end.exited = WIFEXITED(result.wait_status);
+    end.exit_code = end.exited ? WEXITSTATUS(result.wait_status) : 0;
+    end.signal = WIFSIGNALED(result.wait_status) ? WTERMSIG(result.wait_status) : 0;
+    end.end_wall_ns = clock_ns(CLOCK_REALTIME);
+    if (plan.runtime.size_limit_bytes != 0) end.size_limit_reached = size_limit_reached(experiment);
+    write_header(context, &end);
+    archive_experiment(experiment, plan.runtime.archive);
+    exit_like(result.wait_status);
+  } catch (const UsageError& e) {
+    std::cerr << "collect: " << e.what() << "\n";
+    if (!installed.empty()) std::cerr << usage_text(installed);
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "collect: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace lumen::collect

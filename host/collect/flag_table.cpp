@@ -1,0 +1,106 @@
+#include "flag_table.h"
+
+#include <regex>
+
+#include "collector_variants.h"
+#include "install_layout.h"
+
+namespace lumen::collect {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void check_follow(const std::string& follow) {
+  if (follow != "on" && follow != "off" && follow != "all" && (follow.size() < 2 || follow[0] != '='))
+    throw UsageError("-F takes on, off, all or =REGEX, not '" + follow + "'");
+  if (follow[0] != '=') return;
+  try {
+    std::regex check(follow.substr(1));
+  } catch (const std::regex_error& e) {
+    throw UsageError("-F: '" + follow.substr(1) + "' is not a regular expression: " + e.what());
+  }
+}
+
+std::vector<Flag> make_table() {
+  using R = CollectRequest&;
+  using V = const std::string&;
+  return {
+      {{"--profile"}, "NAME|FILE.yaml", "collection profile", [](R r, V v) { r.profile = v; }},
+      {{"-S"}, "on|off|SECONDS", "periodic samples (default 1 s)",
+       [](R r, V v) { r.runtime.sample_period_ns = parse_sample_period(v); }},
+      {{"-l"}, "SIGNAL", "a sample point whenever the target receives SIGNAL (SIGUSR1, USR1 or a number)",
+       [](R r, V v) { r.runtime.sample_signal = v == "off" ? 0 : parse_signal("-l", v); }},
+      {{"-y"}, "SIGNAL[,r]", "SIGNAL toggles pause/resume; starts paused unless ,r",
+       [](R r, V v) { parse_pause_signal(v, r.runtime); }},
+      {{"-t"}, "[START-]END", "record only from START to END seconds (suffix m: minutes)",
+       [](R r, V v) { parse_window(v, r.runtime); }},
+      {{"-L"}, "MB", "stop recording when the experiment reaches MB megabytes (the target runs on)",
+       [](R r, V v) { r.runtime.size_limit_bytes = parse_size_limit(v); }},
+      {{"-A"}, "on|off|copy", "archive the load objects' names and build-ids (copy: the files too; default on)",
+       [](R r, V v) { r.runtime.archive = parse_archive_mode(v); }},
+      {{"--plugin"}, "DIR", "load and use the plugin in DIR (DIR/collector.so, DIR/analysis.so); repeatable",
+       [](R r, V v) { r.plugin_paths.push_back(v); }},
+      {{"--list-plugins"}, "", "list the plugins found (shipped, LUMEN_PLUGIN_PATH, --plugin, the profile's path:)",
+       [](R r, V) { r.list_plugins = true; }},
+      {{"-o"}, "NAME.er", "experiment name (default test.1.er, then the next free number)",
+       [](R r, V v) { r.experiment_name = v; }},
+      {{"-d"}, "DIR", "directory for the experiment", [](R r, V v) { r.directory = v; }},
+      {{"-C"}, "COMMENT", "comment recorded in the experiment (repeatable)", [](R r, V v) { r.comments.push_back(v); }},
+      {{"-F"}, "on|off|all|=REGEX", "collect descendant processes (default on; REGEX on their command line)",
+       [](R r, V v) {
+         check_follow(v);
+         r.follow = v;
+       }},
+      {{"-n"}, "", "dry run: print the plan, run nothing", [](R r, V) { r.dry_run = true; }},
+      {{"-V", "--version"}, "", "print the version", [](R r, V) { r.show_version = true; }},
+      {{"--help", "-help"}, "", "", [](R r, V) { r.show_help = true; }},
+  };
+}
+
+std::string help_line(const std::string& usage, const std::string& help) {
+  return "  " + usage + std::string(usage.size() < 26 ? 26 - usage.size() : 1, ' ') + help + "\n";
+}
+
+std::string shipped_profiles() {
+  std::string names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(host::profile_directory(), ec))
+    if (entry.path().extension() == ".yaml") names += (names.empty() ? "" : ", ") + entry.path().stem().string();
+  return names;
+}
+
+}  // namespace
+
+const std::vector<Flag>& flag_table() {
+  static const std::vector<Flag> table = make_table();
+  return table;
+}
+
+const Flag* find_flag(const std::string& arg) {
+  const size_t equals = arg.find('=');
+  const std::string name = arg.rfind("--", 0) == 0 && equals != std::string::npos ? arg.substr(0, equals) : arg;
+  for (const Flag& flag : flag_table())
+    for (const std::string& n : flag.names)
+      if (n == name && (n == arg || !flag.is_switch())) return &flag;
+  return nullptr;
+}
+
+std::string usage_text(const std::map<std::string, InstalledPlugin>& installed) {
+  std::string text = "usage: collect [options] [--] program [args...]\n";
+  for (const Flag& flag : flag_table()) {
+    if (flag.help.empty()) continue;
+    std::string usage;
+    for (const std::string& name : flag.names) usage += (usage.empty() ? "" : ", ") + name;
+    if (!flag.is_switch()) usage += " " + flag.value;
+    text += help_line(usage, flag.help);
+    if (flag.names[0] != "--profile") continue;
+    text += help_line("", "(shipped: " + shipped_profiles() + "; default: default)");
+    for (const auto& [name, plugin] : installed)
+      if (plugin.collector.descriptor->flag.help) text += "  " + std::string(plugin.collector.descriptor->flag.help) + "\n";
+    for (const auto& [variant_flag, help] : variant_flags(installed)) text += "  " + help + "\n";
+  }
+  return text;
+}
+
+}  // namespace lumen::collect
