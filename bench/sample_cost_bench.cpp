@@ -240,7 +240,7 @@ uint64_t monotonic_ns() {
 void empty_handler(int, siginfo_t*, void*) {}
 
 // What the runtime's dispatcher and the clock plugin's handler do for one
-// timer expiry (plugins/clock/collector/clock_source.cpp), minus the two
+// timer expiry (plugins/clock/collector/clock_collector.cpp), minus the two
 // indirect calls through the runtime's table.
 void sample_handler(int, siginfo_t* info, void* ucontext) {
   const int saved_errno = errno;

@@ -40,6 +40,9 @@ function(lumen_plugin_half target output_dir output_name install_dir no_install)
     POSITION_INDEPENDENT_CODE ON
     CXX_VISIBILITY_PRESET hidden C_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
   target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  # Descriptors are written with designated initializers naming only the
+  # fields a plugin sets (the others are NULL, by the ABI's rule).
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wno-missing-field-initializers>)
   if(NOT no_install)
     install(TARGETS ${target} LIBRARY DESTINATION ${install_dir})
   endif()

@@ -7,11 +7,10 @@
 #include "samples.h"
 #include "thread_state.h"
 
+#include <lumen/plugin_abi.h>
 #include <lumen/record_format.h>
 
 using namespace lumen::collector;
-
-#define LUMEN_EXPORT extern "C" __attribute__((visibility("default")))
 
 LUMEN_EXPORT void lumen_api_sample(const char* name) {
   if (collecting()) record_sample(LUMEN_SAMPLE_API, name);

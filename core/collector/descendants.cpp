@@ -1,6 +1,6 @@
 #include "descendants.h"
 
-#include <dlfcn.h>
+#include <lumen/collector_support.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -188,18 +188,12 @@ class ProcessEnvironment {
   std::string old_lineage_, old_pid_;
 };
 
-template <typename Function>
-Function real(const char* name, const char* version) {
-  return reinterpret_cast<Function>(dlvsym(RTLD_NEXT, name, version));
-}
-
 using Execve = int (*)(const char*, char* const[], char* const[]);
 using Execv = int (*)(const char*, char* const[]);
 using Spawn = int (*)(pid_t*, const char*, const posix_spawn_file_actions_t*, const posix_spawnattr_t*,
                       char* const[], char* const[]);
 using System = int (*)(const char*);
 using Popen = FILE* (*)(const char*, const char*);
-using Fork = pid_t (*)();
 
 int exec_with_process_environment(Execv real_exec, const char* path, char* const argv[]) {
   if (!collecting()) return real_exec(path, argv);
@@ -263,6 +257,15 @@ auto with_shell_environment(const char* command, Call call) {
   return result;
 }
 
+int shell_system(System real_system, const char* command) {
+  if (command == nullptr) return real_system(command);
+  return with_shell_environment(command, [&] { return real_system(command); });
+}
+
+FILE* shell_popen(Popen real_popen, const char* command, const char* mode) {
+  return with_shell_environment(command, [&] { return real_popen(command, mode); });
+}
+
 }  // namespace
 
 bool follows(const std::string& follow, const std::string& command_line) {
@@ -287,24 +290,11 @@ void descendants_start(const std::string& lineage, const std::string& follow) {
 
 using namespace lumen::collector;
 
-#define LUMEN_EXPORT extern "C" __attribute__((visibility("default")))
+#define PROCESS_FUNCTION(name, Result, params, symbol, version, binding, call) \
+  LUMEN_VERSIONED_INTERPOSER(lumen_##name, Result, params, symbol, version, binding, call);
+#include "process_functions.def"
+#undef PROCESS_FUNCTION
 
-LUMEN_EXPORT int lumen_execve(const char* path, char* const argv[], char* const envp[]) {
-  static const auto real_exec = real<Execve>("execve", "GLIBC_2.2.5");
-  return exec_with_environment(real_exec, path, argv, envp);
-}
-LUMEN_EXPORT int lumen_execvpe(const char* file, char* const argv[], char* const envp[]) {
-  static const auto real_exec = real<Execve>("execvpe", "GLIBC_2.11");
-  return exec_with_environment(real_exec, file, argv, envp);
-}
-LUMEN_EXPORT int lumen_execv(const char* path, char* const argv[]) {
-  static const auto real_exec = real<Execv>("execv", "GLIBC_2.2.5");
-  return exec_with_process_environment(real_exec, path, argv);
-}
-LUMEN_EXPORT int lumen_execvp(const char* file, char* const argv[]) {
-  static const auto real_exec = real<Execv>("execvp", "GLIBC_2.2.5");
-  return exec_with_process_environment(real_exec, file, argv);
-}
 LUMEN_EXPORT int lumen_execl(const char* path, const char* first, ...) {
   va_list args;
   va_start(args, first);
@@ -327,54 +317,15 @@ LUMEN_EXPORT int lumen_execle(const char* path, const char* first, ...) {
   va_end(args);
   return lumen_execve(path, argv.data(), envp);
 }
-LUMEN_EXPORT int lumen_posix_spawn_2_15(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
-                                        const posix_spawnattr_t* attributes, char* const argv[], char* const envp[]) {
-  static const auto real_spawn = real<Spawn>("posix_spawn", "GLIBC_2.15");
-  return spawn(real_spawn, pid, path, actions, attributes, argv, envp);
-}
-LUMEN_EXPORT int lumen_posix_spawn_2_2_5(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
-                                         const posix_spawnattr_t* attributes, char* const argv[], char* const envp[]) {
-  static const auto real_spawn = real<Spawn>("posix_spawn", "GLIBC_2.2.5");
-  return spawn(real_spawn, pid, path, actions, attributes, argv, envp);
-}
-LUMEN_EXPORT int lumen_posix_spawnp_2_15(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
-                                         const posix_spawnattr_t* attributes, char* const argv[], char* const envp[]) {
-  static const auto real_spawn = real<Spawn>("posix_spawnp", "GLIBC_2.15");
-  return spawn(real_spawn, pid, file, actions, attributes, argv, envp);
-}
-LUMEN_EXPORT int lumen_posix_spawnp_2_2_5(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
-                                          const posix_spawnattr_t* attributes, char* const argv[], char* const envp[]) {
-  static const auto real_spawn = real<Spawn>("posix_spawnp", "GLIBC_2.2.5");
-  return spawn(real_spawn, pid, file, actions, attributes, argv, envp);
-}
-LUMEN_EXPORT int lumen_system(const char* command) {
-  static const auto real_system = real<System>("system", "GLIBC_2.2.5");
-  if (command == nullptr) return real_system(command);
-  return with_shell_environment(command, [&] { return real_system(command); });
-}
-LUMEN_EXPORT FILE* lumen_popen(const char* command, const char* mode) {
-  static const auto real_popen = real<Popen>("popen", "GLIBC_2.2.5");
-  return with_shell_environment(command, [&] { return real_popen(command, mode); });
-}
 // A vfork child shares its parent's memory until it execs, which would let
 // it write into the parent's collector state; fork gives it its own copy,
 // and programs written for vfork (exec or _exit at once) behave the same.
 LUMEN_EXPORT pid_t lumen_vfork() {
-  static const auto real_fork = real<Fork>("fork", "GLIBC_2.2.5");
-  return real_fork();
+  static lumen::RealFunction<pid_t()> real_fork{"fork", "GLIBC_2.2.5"};
+  return real_fork.get()();
 }
 
-__asm__(".symver lumen_execve, execve@@GLIBC_2.2.5");
-__asm__(".symver lumen_execvpe, execvpe@@GLIBC_2.11");
-__asm__(".symver lumen_execv, execv@@GLIBC_2.2.5");
-__asm__(".symver lumen_execvp, execvp@@GLIBC_2.2.5");
-__asm__(".symver lumen_execl, execl@@GLIBC_2.2.5");
-__asm__(".symver lumen_execlp, execlp@@GLIBC_2.2.5");
-__asm__(".symver lumen_execle, execle@@GLIBC_2.2.5");
-__asm__(".symver lumen_posix_spawn_2_15, posix_spawn@@GLIBC_2.15");
-__asm__(".symver lumen_posix_spawn_2_2_5, posix_spawn@GLIBC_2.2.5");
-__asm__(".symver lumen_posix_spawnp_2_15, posix_spawnp@@GLIBC_2.15");
-__asm__(".symver lumen_posix_spawnp_2_2_5, posix_spawnp@GLIBC_2.2.5");
-__asm__(".symver lumen_system, system@@GLIBC_2.2.5");
-__asm__(".symver lumen_popen, popen@@GLIBC_2.2.5");
-__asm__(".symver lumen_vfork, vfork@@GLIBC_2.2.5");
+LUMEN_SYMVER(lumen_execl, execl, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(lumen_execlp, execlp, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(lumen_execle, execle, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(lumen_vfork, vfork, "GLIBC_2.2.5", DEFAULT);

@@ -8,6 +8,7 @@
 // defined under both, and each forwards to the same version of the real one.
 #include <dlfcn.h>
 #include <link.h>
+#include <lumen/collector_support.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -28,11 +29,6 @@ namespace {
 using PthreadCreate = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 using Dlopen = void* (*)(const char*, int);
 using Dlclose = int (*)(void*);
-
-template <typename Function>
-Function real(const char* name, const char* version) {
-  return reinterpret_cast<Function>(dlvsym(RTLD_NEXT, name, version));
-}
 
 struct ThreadStart {
   void* (*routine)(void*);
@@ -135,48 +131,30 @@ int traced_dlclose(Dlclose real_close, void* handle) {
 
 using namespace lumen::collector;
 
-extern "C" {
+LUMEN_VERSIONED_INTERPOSER(lumen_pthread_create_2_34, int,
+                           (pthread_t* t, const pthread_attr_t* a, void* (*r)(void*), void* arg), pthread_create,
+                           "GLIBC_2.34", DEFAULT, create_thread(real, t, a, r, arg));
+LUMEN_VERSIONED_INTERPOSER(lumen_pthread_create_2_2_5, int,
+                           (pthread_t* t, const pthread_attr_t* a, void* (*r)(void*), void* arg), pthread_create,
+                           "GLIBC_2.2.5", COMPAT, create_thread(real, t, a, r, arg));
+LUMEN_VERSIONED_INTERPOSER(lumen_dlopen_2_34, void*, (const char* file, int mode), dlopen, "GLIBC_2.34", DEFAULT,
+                           traced_dlopen(real, file, mode, __builtin_return_address(0)));
+LUMEN_VERSIONED_INTERPOSER(lumen_dlopen_2_2_5, void*, (const char* file, int mode), dlopen, "GLIBC_2.2.5", COMPAT,
+                           traced_dlopen(real, file, mode, __builtin_return_address(0)));
+LUMEN_VERSIONED_INTERPOSER(lumen_dlclose_2_34, int, (void* handle), dlclose, "GLIBC_2.34", DEFAULT,
+                           traced_dlclose(real, handle));
+LUMEN_VERSIONED_INTERPOSER(lumen_dlclose_2_2_5, int, (void* handle), dlclose, "GLIBC_2.2.5", COMPAT,
+                           traced_dlclose(real, handle));
 
-__attribute__((visibility("default"))) int lumen_pthread_create_2_34(pthread_t* t, const pthread_attr_t* a,
-                                                                     void* (*r)(void*), void* arg) {
-  static const auto real_create = real<PthreadCreate>("pthread_create", "GLIBC_2.34");
-  return create_thread(real_create, t, a, r, arg);
-}
-__attribute__((visibility("default"))) int lumen_pthread_create_2_2_5(pthread_t* t, const pthread_attr_t* a,
-                                                                      void* (*r)(void*), void* arg) {
-  static const auto real_create = real<PthreadCreate>("pthread_create", "GLIBC_2.2.5");
-  return create_thread(real_create, t, a, r, arg);
-}
-__attribute__((visibility("default"))) void* lumen_dlopen_2_34(const char* file, int mode) {
-  static const auto real_open = real<Dlopen>("dlopen", "GLIBC_2.34");
-  return traced_dlopen(real_open, file, mode, __builtin_return_address(0));
-}
-__attribute__((visibility("default"))) void* lumen_dlopen_2_2_5(const char* file, int mode) {
-  static const auto real_open = real<Dlopen>("dlopen", "GLIBC_2.2.5");
-  return traced_dlopen(real_open, file, mode, __builtin_return_address(0));
-}
-__attribute__((visibility("default"))) int lumen_dlclose_2_34(void* handle) {
-  static const auto real_close = real<Dlclose>("dlclose", "GLIBC_2.34");
-  return traced_dlclose(real_close, handle);
-}
-__attribute__((visibility("default"))) int lumen_dlclose_2_2_5(void* handle) {
-  static const auto real_close = real<Dlclose>("dlclose", "GLIBC_2.2.5");
-  return traced_dlclose(real_close, handle);
-}
+extern "C" {
 
 // libunwind's lookups from inside capture_stack answer from the snapshot;
 // everyone else (the target, its own unwinders) gets the real list.
-__attribute__((visibility("default"))) int lumen_dl_iterate_phdr(PhdrCallback callback, void* data) {
+LUMEN_EXPORT int lumen_dl_iterate_phdr(PhdrCallback callback, void* data) {
   if (unwinding_now()) return object_snapshot_iterate(callback, data);
   return real_dl_iterate_phdr(callback, data);
 }
 
 }  // extern "C"
 
-__asm__(".symver lumen_pthread_create_2_34, pthread_create@@GLIBC_2.34");
-__asm__(".symver lumen_pthread_create_2_2_5, pthread_create@GLIBC_2.2.5");
-__asm__(".symver lumen_dlopen_2_34, dlopen@@GLIBC_2.34");
-__asm__(".symver lumen_dlopen_2_2_5, dlopen@GLIBC_2.2.5");
-__asm__(".symver lumen_dlclose_2_34, dlclose@@GLIBC_2.34");
-__asm__(".symver lumen_dlclose_2_2_5, dlclose@GLIBC_2.2.5");
 __asm__(".symver lumen_dl_iterate_phdr, dl_iterate_phdr@@GLIBC_2.2.5");

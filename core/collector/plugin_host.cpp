@@ -61,9 +61,17 @@ void runtime_leave() { --current_thread().interposer_depth; }
 int runtime_collecting() { return collecting() ? 1 : 0; }
 
 const lumen_runtime kRuntime = {
-    runtime_open_stream, runtime_write_record, runtime_capture_stack, runtime_now_ns,     runtime_thread_id,
-    count_dropped_record, runtime_log_note,     runtime_enter,         runtime_leave,      runtime_collecting,
-    claim_signal,
+    .open_stream = runtime_open_stream,
+    .write_record = runtime_write_record,
+    .capture_stack = runtime_capture_stack,
+    .now_ns = runtime_now_ns,
+    .thread_id = runtime_thread_id,
+    .count_drop = count_dropped_record,
+    .log_note = runtime_log_note,
+    .enter = runtime_enter,
+    .leave = runtime_leave,
+    .collecting = runtime_collecting,
+    .claim_signal = claim_signal,
 };
 
 void log_failure(const std::string& plugin, const std::string& message) {
@@ -118,6 +126,11 @@ void plugins_thread_begin() {
 void plugins_thread_end() {
   for (const StartedPlugin& p : started())
     if (p.descriptor->thread_end) p.descriptor->thread_end();
+}
+
+void plugins_fork_child() {
+  for (const StartedPlugin& p : started())
+    if (p.descriptor->fork_child) p.descriptor->fork_child();
 }
 
 void plugins_stop() {

@@ -17,6 +17,9 @@ void plugins_thread_begin();
 void plugins_set_directory(const std::string& directory);
 
 void plugins_thread_end();
+// In a forked child, on its only thread, before anything else the plugins
+// do there (collector_plugin.h: fork_child).
+void plugins_fork_child();
 void plugins_stop();
 
 }  // namespace lumen::collector

@@ -17,6 +17,8 @@
 #include <iterator>
 #include <map>
 
+#include <lumen/collector_support.h>
+
 #include "experiment_header.h"
 #include "experiment_metadata.h"
 #include "raw_syscalls.h"
@@ -133,11 +135,6 @@ std::string read_text(const std::filesystem::path& file) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-template <typename Function>
-Function real(const char* name, const char* version) {
-  return reinterpret_cast<Function>(dlvsym(RTLD_NEXT, name, version));
-}
-
 }  // namespace
 
 void process_ending_start(const std::string& directory, bool founder, bool size_limited) {
@@ -202,8 +199,6 @@ void record_waited_children(const std::string& founder_directory) {
 
 using namespace lumen::collector;
 
-#define LUMEN_EXPORT extern "C" __attribute__((visibility("default")))
-
 using Exit = void (*)(int);
 using Wait = pid_t (*)(int*);
 using WaitPid = pid_t (*)(pid_t, int*, int);
@@ -212,13 +207,13 @@ using Wait4 = pid_t (*)(pid_t, int*, int, struct rusage*);
 using WaitId = int (*)(idtype_t, id_t, siginfo_t*, int);
 
 LUMEN_EXPORT void lumen_exit_now(int status) {
-  static const auto real_exit = real<Exit>("_exit", "GLIBC_2.2.5");
+  static const auto real_exit = lumen::next_function<Exit>("_exit", "GLIBC_2.2.5");
   record_own_exit(status);
   real_exit(status);
   __builtin_unreachable();
 }
 LUMEN_EXPORT void lumen_Exit_now(int status) {
-  static const auto real_exit = real<Exit>("_Exit", "GLIBC_2.2.5");
+  static const auto real_exit = lumen::next_function<Exit>("_Exit", "GLIBC_2.2.5");
   record_own_exit(status);
   real_exit(status);
   __builtin_unreachable();
@@ -227,7 +222,7 @@ LUMEN_EXPORT void lumen_Exit_now(int status) {
 // Each wait forwards unchanged; the status a caller may pass as null is
 // read into a local copy first.
 LUMEN_EXPORT pid_t lumen_wait(int* status) {
-  static const auto real_wait = real<Wait>("wait", "GLIBC_2.2.5");
+  static const auto real_wait = lumen::next_function<Wait>("wait", "GLIBC_2.2.5");
   int local = 0;
   const pid_t pid = real_wait(&local);
   const int saved = errno;
@@ -237,7 +232,7 @@ LUMEN_EXPORT pid_t lumen_wait(int* status) {
   return pid;
 }
 LUMEN_EXPORT pid_t lumen_waitpid(pid_t which, int* status, int options) {
-  static const auto real_wait = real<WaitPid>("waitpid", "GLIBC_2.2.5");
+  static const auto real_wait = lumen::next_function<WaitPid>("waitpid", "GLIBC_2.2.5");
   int local = 0;
   const pid_t pid = real_wait(which, &local, options);
   const int saved = errno;
@@ -247,7 +242,7 @@ LUMEN_EXPORT pid_t lumen_waitpid(pid_t which, int* status, int options) {
   return pid;
 }
 LUMEN_EXPORT pid_t lumen_wait3(int* status, int options, struct rusage* usage) {
-  static const auto real_wait = real<Wait3>("wait3", "GLIBC_2.2.5");
+  static const auto real_wait = lumen::next_function<Wait3>("wait3", "GLIBC_2.2.5");
   int local = 0;
   const pid_t pid = real_wait(&local, options, usage);
   const int saved = errno;
@@ -257,7 +252,7 @@ LUMEN_EXPORT pid_t lumen_wait3(int* status, int options, struct rusage* usage) {
   return pid;
 }
 LUMEN_EXPORT pid_t lumen_wait4(pid_t which, int* status, int options, struct rusage* usage) {
-  static const auto real_wait = real<Wait4>("wait4", "GLIBC_2.2.5");
+  static const auto real_wait = lumen::next_function<Wait4>("wait4", "GLIBC_2.2.5");
   int local = 0;
   const pid_t pid = real_wait(which, &local, options, usage);
   const int saved = errno;
@@ -267,7 +262,7 @@ LUMEN_EXPORT pid_t lumen_wait4(pid_t which, int* status, int options, struct rus
   return pid;
 }
 LUMEN_EXPORT int lumen_waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
-  static const auto real_wait = real<WaitId>("waitid", "GLIBC_2.2.5");
+  static const auto real_wait = lumen::next_function<WaitId>("waitid", "GLIBC_2.2.5");
   const int rc = real_wait(type, id, info, options);
   const int saved = errno;
   if (rc == 0 && info != nullptr && info->si_pid > 0) {

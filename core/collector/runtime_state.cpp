@@ -143,9 +143,10 @@ void restart_in_forked_child(const std::string& lineage) {
   loadobject_tracker_start(g_loadobjects_stream);
   samples_after_fork();
   plugins_set_directory(directory);
+  plugins_fork_child();
   write_descendant_header(directory, lineage, plan());
   process_ending_after_fork(directory);
-  plugins_thread_begin();  // timers are not inherited across fork
+  plugins_thread_begin();  // the child's own timers and counters
 }
 
 void stop_in_forked_child() {
@@ -154,6 +155,7 @@ void stop_in_forked_child() {
   g_collecting.store(false, std::memory_order_relaxed);
   process_ending_forget();
   abandon_streams_after_fork();
+  plugins_fork_child();
 }
 
 bool collecting() { return g_collecting.load(std::memory_order_acquire); }

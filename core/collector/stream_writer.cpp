@@ -94,15 +94,24 @@ char* map_new_block(DataFile& file, uint32_t tid) {
   return static_cast<char*>(block);
 }
 
-// Called only by the outermost writer of this thread and stream.
+// Called only by the outermost writer of this thread and stream. A nested
+// writer (a signal handler on this thread) may run between any two of these
+// stores and must see them in this order: capacity 0 first, so that it finds
+// no room until base and used belong to the fresh block. With plain stores
+// the compiler removed the first one as dead (only plain stores around it,
+// no read in between that it knows of); the signal fences keep each store
+// where it is relative to the others, as a handler on this thread sees them,
+// and cost no instruction.
 bool refill(int stream, ThreadBlock& block, uint32_t tid) {
-  char* old = block.base;
+  char* old = block.base.load(std::memory_order_relaxed);
   char* fresh = map_new_block(g_files[stream], tid);
   if (fresh == nullptr) return false;
-  block.capacity = 0;  // a nested writer arriving now finds no room
-  block.base = fresh;
+  block.capacity.store(0, std::memory_order_relaxed);  // a nested writer arriving now finds no room
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  block.base.store(fresh, std::memory_order_relaxed);
   block.used.store(sizeof(lumen_block_header), std::memory_order_relaxed);
-  block.capacity = LUMEN_BLOCK_BYTES;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  block.capacity.store(LUMEN_BLOCK_BYTES, std::memory_order_relaxed);
   if (old != nullptr) raw_munmap(old, LUMEN_BLOCK_BYTES);
   return true;
 }
@@ -110,8 +119,10 @@ bool refill(int stream, ThreadBlock& block, uint32_t tid) {
 // Reserves `span` bytes in the thread's block and returns where they start.
 char* reserve(int stream, ThreadBlock& block, uint32_t span, bool may_refill, uint32_t tid) {
   for (int attempt = 0; attempt < 2; ++attempt) {
-    char* base = block.base;
-    const uint32_t capacity = block.capacity;
+    // A handler interrupting here is a nested writer, which never replaces
+    // the block: base and capacity stay a pair.
+    char* base = block.base.load(std::memory_order_relaxed);
+    const uint32_t capacity = block.capacity.load(std::memory_order_relaxed);
     const uint32_t at = block.used.fetch_add(span, std::memory_order_relaxed);
     if (base != nullptr && at + span <= capacity) return base + at;
     if (!may_refill || !refill(stream, block, tid)) return nullptr;
@@ -174,9 +185,10 @@ void finish_thread_streams() {
   for (int i = 0; i < count; ++i) {
     ThreadBlock& block = thread.blocks[i];
     if (block.writers.load(std::memory_order_acquire) != 0) continue;
-    char* base = block.base;
-    block.capacity = 0;
-    block.base = nullptr;
+    char* base = block.base.load(std::memory_order_relaxed);
+    block.capacity.store(0, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    block.base.store(nullptr, std::memory_order_relaxed);
     if (base != nullptr) raw_munmap(base, LUMEN_BLOCK_BYTES);
   }
 }
@@ -191,9 +203,9 @@ bool redirect_streams_after_fork(const char* directory) {
   const int count = g_file_count.load(std::memory_order_acquire);
   for (int i = 0; i < count; ++i) {
     ThreadBlock& block = thread.blocks[i];
-    if (block.base != nullptr) raw_munmap(block.base, LUMEN_BLOCK_BYTES);
-    block.base = nullptr;
-    block.capacity = 0;
+    if (char* base = block.base.load(std::memory_order_relaxed)) raw_munmap(base, LUMEN_BLOCK_BYTES);
+    block.base.store(nullptr, std::memory_order_relaxed);
+    block.capacity.store(0, std::memory_order_relaxed);
     block.used.store(0, std::memory_order_relaxed);
     DataFile& file = g_files[i];
     close_runtime_fd(file.fd);

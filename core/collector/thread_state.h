@@ -14,12 +14,17 @@ inline constexpr int kMaxStreams = 32;
 // same thread reserves its own, disjoint space. Only the outermost writer
 // (writers was 0 when it entered) may replace the block: a nested writer that
 // finds no room drops its record, so a block never moves under a writer.
+// `base` and `capacity` are atomics (relaxed, ordered by signal fences in
+// stream_writer.cpp) because a handler on this thread reads them while the
+// outermost writer replaces the block.
 struct ThreadBlock {
-  char* base = nullptr;
+  std::atomic<char*> base{nullptr};
   std::atomic<uint32_t> used{0};
-  uint32_t capacity = 0;
+  std::atomic<uint32_t> capacity{0};
   std::atomic<uint32_t> writers{0};
 };
+static_assert(std::atomic<char*>::is_always_lock_free && std::atomic<uint32_t>::is_always_lock_free,
+              "read in signal handlers");
 
 struct ThreadState {
   uint32_t tid = 0;

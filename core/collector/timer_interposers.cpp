@@ -7,8 +7,8 @@
 // setitimer(ITIMER_PROF) need nothing here: the collector's timers are
 // separate POSIX timers whose signals carry a cookie, and the signal chain
 // passes the target's SIGPROFs to the target's handler.)
-#include <dlfcn.h>
 #include <errno.h>
+#include <lumen/collector_support.h>
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
@@ -67,14 +67,6 @@ __attribute__((constructor)) void watch_forks() { pthread_atfork(nullptr, nullpt
 
 using Create = int (*)(clockid_t, struct sigevent*, timer_t*);
 using Delete = int (*)(timer_t);
-using Settime = int (*)(timer_t, int, const struct itimerspec*, struct itimerspec*);
-using Gettime = int (*)(timer_t, struct itimerspec*);
-using Getoverrun = int (*)(timer_t);
-
-template <typename Function>
-Function real(const char* name, const char* version) {
-  return reinterpret_cast<Function>(dlvsym(RTLD_NEXT, name, version));
-}
 
 int refused() {
   errno = EINVAL;
@@ -97,66 +89,16 @@ int remove(Delete real_delete, timer_t id) {
   return real_delete(id);
 }
 
+// timer_settime, _gettime, _getoverrun: refused on the collector's timers.
+template <typename Function, typename... Args>
+int unless_collectors(Function* real, timer_t id, Args... args) {
+  if (collectors(id) && !runtime_on_stack()) return refused();
+  return real != nullptr ? real(id, args...) : (errno = ENOSYS, -1);
+}
+
 }  // namespace
 
-#define LUMEN_EXPORT extern "C" __attribute__((visibility("default")))
-
-LUMEN_EXPORT int lumen_timer_create_2_34(clockid_t clock, struct sigevent* event, timer_t* id) {
-  static const auto real_create = real<Create>("timer_create", "GLIBC_2.34");
-  return create(real_create, clock, event, id);
-}
-LUMEN_EXPORT int lumen_timer_create_2_3_3(clockid_t clock, struct sigevent* event, timer_t* id) {
-  static const auto real_create = real<Create>("timer_create", "GLIBC_2.3.3");
-  return create(real_create, clock, event, id);
-}
-LUMEN_EXPORT int lumen_timer_delete_2_34(timer_t id) {
-  static const auto real_delete = real<Delete>("timer_delete", "GLIBC_2.34");
-  return remove(real_delete, id);
-}
-LUMEN_EXPORT int lumen_timer_delete_2_3_3(timer_t id) {
-  static const auto real_delete = real<Delete>("timer_delete", "GLIBC_2.3.3");
-  return remove(real_delete, id);
-}
-LUMEN_EXPORT int lumen_timer_settime_2_34(timer_t id, int flags, const struct itimerspec* value,
-                                          struct itimerspec* old) {
-  static const auto real_settime = real<Settime>("timer_settime", "GLIBC_2.34");
-  if (collectors(id) && !runtime_on_stack()) return refused();
-  return real_settime ? real_settime(id, flags, value, old) : (errno = ENOSYS, -1);
-}
-LUMEN_EXPORT int lumen_timer_settime_2_3_3(timer_t id, int flags, const struct itimerspec* value,
-                                           struct itimerspec* old) {
-  static const auto real_settime = real<Settime>("timer_settime", "GLIBC_2.3.3");
-  if (collectors(id) && !runtime_on_stack()) return refused();
-  return real_settime ? real_settime(id, flags, value, old) : (errno = ENOSYS, -1);
-}
-LUMEN_EXPORT int lumen_timer_gettime_2_34(timer_t id, struct itimerspec* value) {
-  static const auto real_gettime = real<Gettime>("timer_gettime", "GLIBC_2.34");
-  if (collectors(id) && !runtime_on_stack()) return refused();
-  return real_gettime ? real_gettime(id, value) : (errno = ENOSYS, -1);
-}
-LUMEN_EXPORT int lumen_timer_gettime_2_3_3(timer_t id, struct itimerspec* value) {
-  static const auto real_gettime = real<Gettime>("timer_gettime", "GLIBC_2.3.3");
-  if (collectors(id) && !runtime_on_stack()) return refused();
-  return real_gettime ? real_gettime(id, value) : (errno = ENOSYS, -1);
-}
-LUMEN_EXPORT int lumen_timer_getoverrun_2_34(timer_t id) {
-  static const auto real_getoverrun = real<Getoverrun>("timer_getoverrun", "GLIBC_2.34");
-  if (collectors(id) && !runtime_on_stack()) return refused();
-  return real_getoverrun ? real_getoverrun(id) : (errno = ENOSYS, -1);
-}
-LUMEN_EXPORT int lumen_timer_getoverrun_2_3_3(timer_t id) {
-  static const auto real_getoverrun = real<Getoverrun>("timer_getoverrun", "GLIBC_2.3.3");
-  if (collectors(id) && !runtime_on_stack()) return refused();
-  return real_getoverrun ? real_getoverrun(id) : (errno = ENOSYS, -1);
-}
-
-__asm__(".symver lumen_timer_create_2_34, timer_create@@GLIBC_2.34");
-__asm__(".symver lumen_timer_create_2_3_3, timer_create@GLIBC_2.3.3");
-__asm__(".symver lumen_timer_delete_2_34, timer_delete@@GLIBC_2.34");
-__asm__(".symver lumen_timer_delete_2_3_3, timer_delete@GLIBC_2.3.3");
-__asm__(".symver lumen_timer_settime_2_34, timer_settime@@GLIBC_2.34");
-__asm__(".symver lumen_timer_settime_2_3_3, timer_settime@GLIBC_2.3.3");
-__asm__(".symver lumen_timer_gettime_2_34, timer_gettime@@GLIBC_2.34");
-__asm__(".symver lumen_timer_gettime_2_3_3, timer_gettime@GLIBC_2.3.3");
-__asm__(".symver lumen_timer_getoverrun_2_34, timer_getoverrun@@GLIBC_2.34");
-__asm__(".symver lumen_timer_getoverrun_2_3_3, timer_getoverrun@GLIBC_2.3.3");
+#define TIMER_FUNCTION(name, Result, params, symbol, version, binding, call) \
+  LUMEN_VERSIONED_INTERPOSER(lumen_timer_##name, Result, params, symbol, version, binding, call);
+#include "timer_functions.def"
+#undef TIMER_FUNCTION

@@ -51,12 +51,7 @@ bool leave_out_here(const lumen_collector_hooks& hooks, PlannedPlugin& plugin, c
 
 }  // namespace
 
-const lumen_collector_hooks* host_hooks(const InstalledPlugin& plugin) {
-  if (!plugin.collector.library.has(LUMEN_COLLECTOR_HOST_HOOKS)) return nullptr;
-  const lumen_collector_hooks* hooks =
-      plugin.collector.library.get<const lumen_collector_hooks*()>(LUMEN_COLLECTOR_HOST_HOOKS)();
-  return hooks != nullptr && hooks->abi_version == LUMEN_PLUGIN_ABI_VERSION ? hooks : nullptr;
-}
+const lumen_collector_hooks* host_hooks(const InstalledPlugin& plugin) { return plugin.collector.descriptor->host_hooks; }
 
 void check_plan_here(CollectionPlan& plan, const std::map<std::string, InstalledPlugin>& installed) {
   for (auto p = plan.plugins.begin(); p != plan.plugins.end();) {

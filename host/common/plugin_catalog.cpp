@@ -42,9 +42,6 @@ AnalysisHalf load_analysis_half(const fs::path& path) {
   AnalysisHalf half;
   half.path = path;
   half.descriptor = load_descriptor<lumen_analysis_descriptor>(half.library, path, LUMEN_ANALYSIS_FACTORY);
-  if (half.descriptor->metric_count > LUMEN_MAX_PLUGIN_METRICS)
-    throw PluginError("plugin " + path.string() + " declares " + std::to_string(half.descriptor->metric_count) +
-                      " metrics; at most " + std::to_string(LUMEN_MAX_PLUGIN_METRICS) + " are allowed");
   return half;
 }
 

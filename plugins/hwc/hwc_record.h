@@ -12,8 +12,8 @@ inline constexpr const char* kDataFile = "hwcounters";
 inline constexpr uint16_t kOverflowRecord = 1;  // CounterOverflow
 inline constexpr uint16_t kSettingsRecord = 2;  // CounterSettings, once per process at start
 
-// The most counters one experiment collects (each is at least one metric,
-// and a plugin declares at most LUMEN_MAX_PLUGIN_METRICS).
+// The most counters one experiment collects (each thread opens one
+// perf_event per counter; the settings record has room for this many).
 inline constexpr uint32_t kMaxCounters = 6;
 
 enum OverflowFlags : uint16_t {

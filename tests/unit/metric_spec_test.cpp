@@ -28,11 +28,13 @@ const lumen_metric_def kHeapMetrics[] = {
     {"leaks", "Leaked Bytes", LUMEN_UNIT_BYTES, LUMEN_FLAVOR_EXCLUSIVE, "bytes never freed"},
 };
 
+using Indices = std::vector<size_t>;
+
 class MetricSpec : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_EQ(registry_.add_plugin("clock", kClockMetrics, std::size(kClockMetrics)), 0u);
-    ASSERT_EQ(registry_.add_plugin("heap", kHeapMetrics, std::size(kHeapMetrics)), 1u);
+    ASSERT_EQ(registry_.add_plugin("clock", kClockMetrics, std::size(kClockMetrics)), Indices{0});
+    ASSERT_EQ(registry_.add_plugin("heap", kHeapMetrics, std::size(kHeapMetrics)), (Indices{1, 2}));
   }
   MetricSelection parse(const std::string& spec) { return analysis::parse_metric_spec(spec, registry_); }
   std::vector<std::string> keys(const MetricSelection& selection) {
@@ -47,8 +49,8 @@ using Keys = std::vector<std::string>;
 
 TEST_F(MetricSpec, RegistryKeepsDeclarationOrderAndAddsAPluginOnce) {
   ASSERT_EQ(registry_.size(), 3u);
-  EXPECT_EQ(registry_.add_plugin("clock", kClockMetrics, std::size(kClockMetrics)), 0u);
-  EXPECT_EQ(registry_.add_plugin("heap", kHeapMetrics, std::size(kHeapMetrics)), 1u);
+  EXPECT_EQ(registry_.add_plugin("clock", kClockMetrics, std::size(kClockMetrics)), Indices{0});
+  EXPECT_EQ(registry_.add_plugin("heap", kHeapMetrics, std::size(kHeapMetrics)), (Indices{1, 2}));
   EXPECT_EQ(registry_.size(), 3u);
   EXPECT_EQ(registry_.find("user"), 0u);
   EXPECT_EQ(registry_.find("ecount"), 1u);
@@ -59,6 +61,19 @@ TEST_F(MetricSpec, RegistryKeepsDeclarationOrderAndAddsAPluginOnce) {
   EXPECT_EQ(user.description, "CPU time");
   EXPECT_EQ(user.unit, LUMEN_UNIT_NANOSECONDS);
   EXPECT_EQ(registry_.metrics()[1].description, "");  // NULL description
+}
+
+TEST_F(MetricSpec, ConfigurationsOfOnePluginShareKeywordsAndAddTheirOwn) {
+  // Two experiments of one plugin configured differently (hardware counters).
+  const lumen_metric_def first[] = {{"cycles", "Cycles", LUMEN_UNIT_COUNT, LUMEN_FLAVOR_EXCLUSIVE, nullptr},
+                                    {"insts", "Instructions", LUMEN_UNIT_COUNT, LUMEN_FLAVOR_EXCLUSIVE, nullptr}};
+  const lumen_metric_def second[] = {{"branches", "Branches", LUMEN_UNIT_COUNT, LUMEN_FLAVOR_EXCLUSIVE, nullptr},
+                                     {"cycles", "Cycles", LUMEN_UNIT_COUNT, LUMEN_FLAVOR_EXCLUSIVE, nullptr}};
+  EXPECT_EQ(registry_.add_plugin("hwc", first, std::size(first)), (Indices{3, 4}));
+  EXPECT_EQ(registry_.add_plugin("hwc", second, std::size(second)), (Indices{5, 3}));
+  EXPECT_EQ(registry_.size(), 6u);
+  // A keyword is one plugin's: another plugin declaring it is refused.
+  EXPECT_THROW(registry_.add_plugin("other", second, 1), std::invalid_argument);
 }
 
 TEST_F(MetricSpec, ParsesFlavorVisibilityAndName) {

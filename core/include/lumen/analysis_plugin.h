@@ -28,9 +28,11 @@ typedef struct lumen_event {
   uint64_t stack_id;  /* id in the experiment's stack table */
   uint32_t thread_id; /* kernel thread id */
   int32_t cpu;        /* -1 when unknown */
-  /* One value per metric in the plugin's declaration order, in the metric's
-   * unit (nanoseconds, count, bytes). */
-  int64_t values[LUMEN_MAX_PLUGIN_METRICS];
+  /* One value per metric of the experiment's configuration (the
+   * descriptor's metrics, or those configure declared), in their order and
+   * unit (nanoseconds, count, bytes); the decoder's own array, read before
+   * emit returns. */
+  const int64_t* values;
 } lumen_event;
 
 typedef struct lumen_event_sink {
@@ -42,6 +44,18 @@ typedef struct lumen_event_sink {
    * id within an experiment. Added in ABI version 2. */
   uint64_t (*artificial_stack)(void* context, const char* function);
 } lumen_event_sink;
+
+/* Emits one event through `sink` (cpu -1 when unknown). */
+static inline void lumen_emit_event(const lumen_event_sink* sink, uint64_t time_ns, uint64_t stack_id,
+                                    uint32_t thread_id, int32_t cpu, const int64_t* values) {
+  lumen_event event;
+  event.time_ns = time_ns;
+  event.stack_id = stack_id;
+  event.thread_id = thread_id;
+  event.cpu = cpu;
+  event.values = values;
+  sink->emit(sink->context, &event);
+}
 
 /* ---- views a plugin adds to er_print (e.g. -leaks, -syncobjects) ---- */
 
@@ -92,77 +106,100 @@ typedef struct lumen_view_def {
   int (*run)(const lumen_view_host* host, char* error, size_t error_size);
 } lumen_view_def;
 
-typedef struct lumen_analysis_descriptor {
-  uint32_t abi_version; /* LUMEN_PLUGIN_ABI_VERSION */
-  const char* name;     /* equal to the collector half's name */
-  const char* version;
-  const char* data_file;
+/* What er_print knows of one experiment, from its header, for configure:
+ * a plugin never reads the experiment's files itself. */
+typedef struct lumen_experiment_facts {
+  const char* directory;       /* the experiment, for messages */
+  double clock_mhz;            /* the CPU's clock rate collect recorded; 0: unknown */
+  uint32_t cpus;               /* CPUs of the machine it ran on; 0: unknown */
+  uint64_t start_wall_ns;      /* collection start, ns since the Epoch */
+  uint64_t start_monotonic_ns; /* the same instant on the records' clock */
+  /* The canonical options this plugin collected with, as recorded. */
+  const lumen_option_value* options;
+  size_t option_count;
+} lumen_experiment_facts;
+
+/* One experiment's metrics. er_print fills it from the descriptor
+ * (metrics, derived_metrics, decoder_context NULL) before it calls
+ * configure, which may replace any of it. What it points to stays valid
+ * while the plugin is loaded (a plugin may hand out one configuration for
+ * experiments with equal options). */
+typedef struct lumen_configuration {
   const lumen_metric_def* metrics;
-  size_t metric_count;  /* at most LUMEN_MAX_PLUGIN_METRICS */
+  size_t metric_count;
+  const lumen_derived_metric_def* derived_metrics;
+  size_t derived_metric_count;
+  void* decoder_context; /* handed to decoder_begin for this experiment's data file */
+} lumen_configuration;
 
-  /* Decoding one data file: begin() returns the decoder's state (NULL is a
-   * valid state); decode() is called for every record in file order (blocks
-   * of different threads interleave, so time order is not guaranteed);
-   * end() may emit events that need the whole file (e.g. leaks: allocations
-   * never freed) and frees the state; its sink is NULL when decoding was
-   * abandoned (a malformed record), and then it only frees. begin and end may be NULL. Each
-   * returns 0, or non-zero with a message in `error` (for decode, the reader
-   * then names file and offset). */
-  void* (*decoder_begin)(void);
-  int (*decode)(void* state, uint16_t kind, const void* payload, uint16_t payload_bytes,
-                const lumen_event_sink* sink, char* error, size_t error_size);
-  int (*decoder_end)(void* state, const lumen_event_sink* sink, char* error, size_t error_size);
-
-  const lumen_view_def* views;
-  size_t view_count;
-} lumen_analysis_descriptor;
-
-typedef const lumen_analysis_descriptor* (*lumen_analysis_factory)(void);
-
-/* Optional, for a plugin whose metrics depend on how it collected (one
- * metric per hardware counter): the analysis half exports
- *   int lumen_analysis_configure(const char* experiment,
- *                                const lumen_option_value* options, size_t option_count,
- *                                char* error, size_t error_size);
- * er_print calls it with each experiment's directory and the canonical
- * options the experiment recorded for the plugin, before it reads the
- * descriptor's metrics; the plugin then declares that experiment's metrics
- * in its descriptor. Returns 0, or non-zero with a message in `error` (e.g.
- * experiments of one session that collected different counters). */
-#define LUMEN_ANALYSIS_CONFIGURE "lumen_analysis_configure"
-typedef int (*lumen_analysis_configure_fn)(const char* experiment, const lumen_option_value* options,
-                                           size_t option_count, char* error, size_t error_size);
-
-/* Optional, for a plugin whose events are intervals of their thread's time
- * (an MPI call, from entry to exit) and that splits the time another plugin
- * samples (clock profiling's CPU time) by those intervals: the analysis half
- * exports
- *   const lumen_interval_split* lumen_analysis_interval_split(void);
- * An event of this plugin covers [time_ns - values[duration_metric],
- * time_ns] of its thread. In every experiment that recorded this plugin,
- * er_print gives the value of `sampled_metric` (a keyword of another plugin,
- * whose events are samples taken at time_ns on their thread) to
- * `inside_metric` when the sample falls in one of its thread's intervals and
- * to `outside_metric` otherwise, on the sample's own stack: inside + outside
- * is the sampled metric's total. Both are metrics of this plugin that its
- * decoder leaves at zero. */
-#define LUMEN_ANALYSIS_INTERVAL_SPLIT "lumen_analysis_interval_split"
+/* A plugin whose events are intervals of their thread's time (an MPI call,
+ * from entry to exit) may split the time another plugin samples (clock
+ * profiling's CPU time) by those intervals. An event of this plugin covers
+ * [time_ns - values[duration_metric], time_ns] of its thread. In every
+ * experiment that recorded this plugin, er_print gives the value of
+ * `sampled_metric` (a keyword of another plugin, whose events are samples
+ * taken at time_ns on their thread) to `inside_metric` when the sample
+ * falls in one of its thread's intervals and to `outside_metric` otherwise,
+ * on the sample's own stack: inside + outside is the sampled metric's
+ * total. Both are metrics of this plugin that its decoder leaves at zero. */
 typedef struct lumen_interval_split {
   size_t duration_metric;     /* index in this plugin's metrics */
   const char* sampled_metric; /* keyword, e.g. "user" */
   size_t inside_metric;       /* index in this plugin's metrics */
   size_t outside_metric;      /* index in this plugin's metrics */
 } lumen_interval_split;
-typedef const lumen_interval_split* (*lumen_analysis_interval_split_fn)(void);
 
-/* Optional, for metrics computed from others (lumen_derived_metric_def): the
- * analysis half exports
- *   const lumen_derived_metric_def* lumen_analysis_derived_metrics(size_t* count);
- * er_print calls it after lumen_analysis_configure and after reading the
- * descriptor's metrics, and shows each derived metric beside them; an
- * operand no experiment of the session declares is an error naming it. */
-#define LUMEN_ANALYSIS_DERIVED_METRICS "lumen_analysis_derived_metrics"
-typedef const lumen_derived_metric_def* (*lumen_analysis_derived_metrics_fn)(size_t* count);
+/* Fields are set with designated initializers; a field added in a later ABI
+ * version is appended, so a NULL one is one the plugin does not use. */
+typedef struct lumen_analysis_descriptor {
+  uint32_t abi_version; /* LUMEN_PLUGIN_ABI_VERSION */
+  const char* name;     /* equal to the collector half's name */
+  const char* version;
+  const char* data_file;
+  /* The metrics of every experiment, unless configure says otherwise. */
+  const lumen_metric_def* metrics;
+  size_t metric_count;
+
+  /* Decoding one data file: begin() returns the decoder's state (NULL is a
+   * valid state) from the configuration's decoder_context; decode() is
+   * called for every record in file order (blocks of different threads
+   * interleave, so time order is not guaranteed); end() may emit events
+   * that need the whole file (e.g. leaks: allocations never freed) and
+   * frees the state; its sink is NULL when decoding was abandoned (a
+   * malformed record), and then it only frees. begin and end may be NULL
+   * (the state is then the decoder context). Each returns 0, or non-zero
+   * with a message in `error` (for decode, the reader then names file and
+   * offset). */
+  void* (*decoder_begin)(void* decoder_context);
+  int (*decode)(void* state, uint16_t kind, const void* payload, uint16_t payload_bytes,
+                const lumen_event_sink* sink, char* error, size_t error_size);
+  int (*decoder_end)(void* state, const lumen_event_sink* sink, char* error, size_t error_size);
+
+  const lumen_view_def* views;
+  size_t view_count;
+
+  /* ---- added in ABI version 4 ---- */
+
+  /* For a plugin whose metrics depend on how it collected (one metric per
+   * hardware counter): declares one experiment's metrics from its facts.
+   * er_print calls it once per experiment that recorded the plugin, before
+   * reading its data file; experiments configured differently are analysed
+   * together (a metric keyword shared by two configurations is one metric).
+   * Returns 0, or non-zero with a message in `error`. May be NULL. */
+  int (*configure)(const lumen_experiment_facts* experiment, lumen_configuration* configuration, char* error,
+                   size_t error_size);
+  /* Splitting another plugin's samples by this plugin's intervals. May be
+   * NULL. */
+  const lumen_interval_split* interval_split;
+  /* Metrics er_print computes per row as the ratio of two others
+   * (lumen_derived_metric_def), shown beside the plugin's metrics; an
+   * operand no experiment of the session declares is an error naming it.
+   * configure may replace them per experiment. */
+  const lumen_derived_metric_def* derived_metrics;
+  size_t derived_metric_count;
+} lumen_analysis_descriptor;
+
+typedef const lumen_analysis_descriptor* (*lumen_analysis_factory)(void);
 
 #ifdef __cplusplus
 }

@@ -96,6 +96,43 @@ typedef struct lumen_runtime {
   int (*claim_signal)(int signal, lumen_signal_handler handler);
 } lumen_runtime;
 
+/* Services a collector half offers to collect itself, in collect's process
+ * before the target starts (never in the target). A descriptor without them
+ * (host_hooks NULL) is treated as if every hook were NULL. */
+typedef struct lumen_collector_hooks {
+  /* Checks the plugin's canonical options against this machine (e.g. that
+   * the PMU can count the requested hardware counters together). Returns 0,
+   * or non-zero with a message in `error`: collect then refuses to start the
+   * target, printing it. Runs after leave_out. May be NULL. */
+  int (*check)(const lumen_option_value* options, size_t option_count, char* error, size_t error_size);
+  /* What the plugin's collect flag accepts here, for the flag given without
+   * a value ("collect -h" alone): calls `line` once per line. May be NULL. */
+  void (*describe_values)(void (*line)(void* context, const char* text), void* context);
+  /* Leaves out, rather than refuses, what the options ask that this machine
+   * cannot do (a hardware counter where there is no PMU), so the target
+   * still runs with everything else. Runs first; options it cannot make
+   * sense of are left alone for check to refuse. Calls `left_out` once per
+   * thing left out (`what`: its name; `reason`: a sentence naming it and
+   * why), and `set_option` with the new canonical value of each option it
+   * narrows. Returns 0 to collect with what remains, 1 when nothing remains
+   * (collect then leaves the plugin out of the plan). collect prints each
+   * reason and records it in the experiment's header. May be NULL. */
+  int (*leave_out)(const lumen_option_value* options, size_t option_count,
+                   void (*set_option)(void* context, const char* name, const char* value),
+                   void (*left_out)(void* context, const char* what, const char* reason), void* context);
+} lumen_collector_hooks;
+
+/* The lifecycle, in the order the runtime calls it:
+ *   start         once, when collection begins in this process
+ *   thread_begin  on each thread as it begins (the main thread too)
+ *   thread_end    on each thread as it ends
+ *   fork_child    in the child of fork(), on the only thread it has, before
+ *                 anything else runs there; then, when the child is
+ *                 collected (collecting() says so: it writes into its own
+ *                 sub-experiment), thread_begin on that thread
+ *   stop          once, when collection ends (exit, collector_terminate_expt)
+ * Fields are set with designated initializers; a field added in a later ABI
+ * version is appended, so a NULL one is one the plugin does not use. */
 typedef struct lumen_collector_descriptor {
   uint32_t abi_version;       /* LUMEN_PLUGIN_ABI_VERSION */
   const char* name;           /* unique, e.g. "clock" */
@@ -116,43 +153,20 @@ typedef struct lumen_collector_descriptor {
   void (*thread_end)(void);
   /* Stops recording; called at process exit or collection end. */
   void (*stop)(void);
+
+  /* ---- added in ABI version 4 ---- */
+
+  /* In a forked child, right after fork: what the plugin holds of the
+   * parent's threads (timers are not inherited, counters and per-thread
+   * buffers count or hold the parent's) is forgotten here, without writing
+   * it (the parent writes its own). Only this thread exists; locks other
+   * threads of the parent held stay held. May be NULL. */
+  void (*fork_child)(void);
+  /* Hooks collect runs before the target starts. May be NULL. */
+  const lumen_collector_hooks* host_hooks;
 } lumen_collector_descriptor;
 
 typedef const lumen_collector_descriptor* (*lumen_collector_factory)(void);
-
-/* Optional: services a collector half offers to collect itself, in collect's
- * process before the target starts (never in the target). A plugin that has
- * any exports
- *   const lumen_collector_hooks* lumen_collector_host_hooks(void);
- * Plugins without it are treated as if every hook were NULL. */
-#define LUMEN_COLLECTOR_HOST_HOOKS "lumen_collector_host_hooks"
-
-typedef struct lumen_collector_hooks {
-  uint32_t abi_version; /* LUMEN_PLUGIN_ABI_VERSION */
-  /* Checks the plugin's canonical options against this machine (e.g. that
-   * the PMU can count the requested hardware counters together). Returns 0,
-   * or non-zero with a message in `error`: collect then refuses to start the
-   * target, printing it. Runs after leave_out. May be NULL. */
-  int (*check)(const lumen_option_value* options, size_t option_count, char* error, size_t error_size);
-  /* What the plugin's collect flag accepts here, for the flag given without
-   * a value ("collect -h" alone): calls `line` once per line. May be NULL. */
-  void (*describe_values)(void (*line)(void* context, const char* text), void* context);
-  /* Leaves out, rather than refuses, what the options ask that this machine
-   * cannot do (a hardware counter where there is no PMU), so the target
-   * still runs with everything else. Runs first; options it cannot make
-   * sense of are left alone for check to refuse. Calls `left_out` once per
-   * thing left out (`what`: its name; `reason`: a sentence naming it and
-   * why), and `set_option` with the new canonical value of each option it
-   * narrows. Returns 0 to collect with what remains, 1 when nothing remains
-   * (collect then leaves the plugin out of the plan). collect prints each
-   * reason and records it in the experiment's header. May be NULL. Added in
-   * ABI version 3. */
-  int (*leave_out)(const lumen_option_value* options, size_t option_count,
-                   void (*set_option)(void* context, const char* name, const char* value),
-                   void (*left_out)(void* context, const char* what, const char* reason), void* context);
-} lumen_collector_hooks;
-
-typedef const lumen_collector_hooks* (*lumen_collector_hooks_factory)(void);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,9 @@
  *   analysis_plugin.h   the analysis half: decoding records into events,
  *                       metrics, er_print views
  *   record_format.h     the data-file format records are stored in
+ *   collector_support.h C++ helpers for collector halves: the next
+ *                       definition of an interposed function, the re-entry
+ *                       guard, errno kept, symbol versions
  *
  * A plugin is a directory holding two shared objects:
  *   collector.so  exports  const lumen_collector_descriptor* lumen_collector_plugin(void);
@@ -33,8 +36,23 @@ extern "C" {
 #endif
 
 /* 2: lumen_event_sink.artificial_stack.
- * 3: lumen_collector_hooks.leave_out; lumen_view_host.selected. */
-#define LUMEN_PLUGIN_ABI_VERSION 3u
+ * 3: lumen_collector_hooks.leave_out; lumen_view_host.selected.
+ * 4: what was looked up by name is a descriptor field (host_hooks,
+ *    configure, interval_split, derived_metrics); fork_child; configure
+ *    returns one experiment's metrics (lumen_configuration) and receives its
+ *    header facts (lumen_experiment_facts); decoder_begin takes the
+ *    configuration's decoder context; lumen_event.values points to the
+ *    decoder's values (no cap on a plugin's metric count). */
+#define LUMEN_PLUGIN_ABI_VERSION 4u
+
+/* What a plugin's factory functions (and an interposer's definitions) are
+ * marked with: plugins are built with hidden visibility, so only these are
+ * exported. */
+#ifdef __cplusplus
+#define LUMEN_EXPORT extern "C" __attribute__((visibility("default")))
+#else
+#define LUMEN_EXPORT __attribute__((visibility("default")))
+#endif
 
 #define LUMEN_COLLECTOR_FACTORY "lumen_collector_plugin"
 #define LUMEN_ANALYSIS_FACTORY "lumen_analysis_plugin"
@@ -81,6 +99,19 @@ typedef struct lumen_option_value {
   const char* value;
 } lumen_option_value;
 
+/* [signal-safe] The value of option `name`, or `fallback` when it is not
+ * among `options`. */
+static inline const char* lumen_option(const lumen_option_value* options, size_t count, const char* name,
+                                       const char* fallback) {
+  for (size_t i = 0; i < count; ++i) {
+    const char* a = options[i].name;
+    const char* b = name;
+    while (*a != '\0' && *a == *b) ++a, ++b;
+    if (*a == *b) return options[i].value;
+  }
+  return fallback;
+}
+
 /* ---- metrics: declared by the analysis half ---- */
 
 typedef enum lumen_metric_unit {
@@ -95,8 +126,6 @@ enum {
   LUMEN_FLAVOR_INCLUSIVE = 2u,
   LUMEN_FLAVOR_ATTRIBUTED = 4u
 };
-
-#define LUMEN_MAX_PLUGIN_METRICS 8
 
 /* A metric's kind is its unit: time (nanoseconds), a count, or bytes.
  * Keywords are unique across all plugins loaded together (collect and

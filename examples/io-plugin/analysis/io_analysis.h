@@ -11,7 +11,7 @@
 
 namespace io_plugin {
 
-// The metrics' indexes in kMetrics (io_metrics.cpp) and in event values.
+// The metrics' indexes in kMetrics (io_analysis.cpp) and in event values.
 enum Metric : size_t { kReadBytes, kWriteBytes, kReadCount, kWriteCount, kOtherCount, kErrorCount, kTime, kMetricCount };
 
 struct CallTotals {

@@ -9,7 +9,7 @@
 // _FILE_OFFSET_BITS=64 use. Other architectures' base version differs
 // (aarch64: GLIBC_2.17): this example is for x86-64.
 // The definitions carry the names io_NAME and are bound to glibc's names
-// and symbol versions by the .symver lines at the end (io_exports.map
+// and symbol versions by the LUMEN_SYMVER lines at the end (io_exports.map
 // declares the versions): a program binds NAME@GLIBC_x, and so does another
 // preloaded object that forwards with dlvsym (the runtime does for close).
 //
@@ -21,36 +21,15 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <lumen/collector_support.h>
 
 #include "../io_record.h"
-#include "io_tracer.h"
+#include "io_collector.h"
 
 namespace io_plugin {
 namespace {
 
-// The next definition of one function under the version this wrapper
-// stands for, looked up on first use. Constant-initialized, so a wrapper
-// called by another object's constructor before this one's still works;
-// threads racing to resolve store the same address.
-template <typename Signature>
-class Next {
- public:
-  constexpr Next(const char* name, const char* version) : name_(name), version_(version) {}
-  Signature* get() {
-    void* address = address_.load(std::memory_order_acquire);
-    if (__builtin_expect(address == nullptr, 0)) {
-      address = io_next(name_, version_);
-      address_.store(address, std::memory_order_release);
-    }
-    return reinterpret_cast<Signature*>(address);
-  }
-
- private:
-  const char* name_;
-  const char* version_;
-  std::atomic<void*> address_{nullptr};
-};
+using lumen::RealFunction;
 
 constexpr uint16_t id(Call call) { return static_cast<uint16_t>(call); }
 
@@ -101,47 +80,47 @@ using Dup2Fn = int(int, int);
 using Dup3Fn = int(int, int, int);
 using FcntlFn = int(int, int, ...);
 
-Next<ReadFn> r_read{"read", "GLIBC_2.2.5"};
-Next<WriteFn> r_write{"write", "GLIBC_2.2.5"};
-Next<PreadFn> r_pread{"pread", "GLIBC_2.2.5"};
-Next<PwriteFn> r_pwrite{"pwrite", "GLIBC_2.2.5"};
-Next<VectorFn> r_readv{"readv", "GLIBC_2.2.5"};
-Next<VectorFn> r_writev{"writev", "GLIBC_2.2.5"};
-Next<VectorAtFn> r_preadv{"preadv", "GLIBC_2.10"};
-Next<VectorAtFn> r_pwritev{"pwritev", "GLIBC_2.10"};
-Next<VectorAt2Fn> r_preadv2{"preadv2", "GLIBC_2.26"};
-Next<VectorAt2Fn> r_pwritev2{"pwritev2", "GLIBC_2.26"};
-Next<OpenFn> r_open{"open", "GLIBC_2.2.5"};
-Next<OpenFn> r_open64{"open64", "GLIBC_2.2.5"};
-Next<OpenatFn> r_openat{"openat", "GLIBC_2.4"};
-Next<OpenatFn> r_openat64{"openat64", "GLIBC_2.4"};
-Next<CreatFn> r_creat{"creat", "GLIBC_2.2.5"};
-Next<CreatFn> r_creat64{"creat64", "GLIBC_2.2.5"};
-Next<FdFn> r_close{"close", "GLIBC_2.2.5"};
-Next<FdFn> r_fsync{"fsync", "GLIBC_2.2.5"};
-Next<FdFn> r_fdatasync{"fdatasync", "GLIBC_2.2.5"};
-Next<SeekFn> r_lseek{"lseek", "GLIBC_2.2.5"};
-Next<FdFn> r_dup{"dup", "GLIBC_2.2.5"};
-Next<Dup2Fn> r_dup2{"dup2", "GLIBC_2.2.5"};
-Next<Dup3Fn> r_dup3{"dup3", "GLIBC_2.9"};
-Next<FcntlFn> r_fcntl{"fcntl", "GLIBC_2.2.5"};
-Next<FcntlFn> r_fcntl64{"fcntl64", "GLIBC_2.28"};
+RealFunction<ReadFn> r_read{"read", "GLIBC_2.2.5"};
+RealFunction<WriteFn> r_write{"write", "GLIBC_2.2.5"};
+RealFunction<PreadFn> r_pread{"pread", "GLIBC_2.2.5"};
+RealFunction<PwriteFn> r_pwrite{"pwrite", "GLIBC_2.2.5"};
+RealFunction<VectorFn> r_readv{"readv", "GLIBC_2.2.5"};
+RealFunction<VectorFn> r_writev{"writev", "GLIBC_2.2.5"};
+RealFunction<VectorAtFn> r_preadv{"preadv", "GLIBC_2.10"};
+RealFunction<VectorAtFn> r_pwritev{"pwritev", "GLIBC_2.10"};
+RealFunction<VectorAt2Fn> r_preadv2{"preadv2", "GLIBC_2.26"};
+RealFunction<VectorAt2Fn> r_pwritev2{"pwritev2", "GLIBC_2.26"};
+RealFunction<OpenFn> r_open{"open", "GLIBC_2.2.5"};
+RealFunction<OpenFn> r_open64{"open64", "GLIBC_2.2.5"};
+RealFunction<OpenatFn> r_openat{"openat", "GLIBC_2.4"};
+RealFunction<OpenatFn> r_openat64{"openat64", "GLIBC_2.4"};
+RealFunction<CreatFn> r_creat{"creat", "GLIBC_2.2.5"};
+RealFunction<CreatFn> r_creat64{"creat64", "GLIBC_2.2.5"};
+RealFunction<FdFn> r_close{"close", "GLIBC_2.2.5"};
+RealFunction<FdFn> r_fsync{"fsync", "GLIBC_2.2.5"};
+RealFunction<FdFn> r_fdatasync{"fdatasync", "GLIBC_2.2.5"};
+RealFunction<SeekFn> r_lseek{"lseek", "GLIBC_2.2.5"};
+RealFunction<FdFn> r_dup{"dup", "GLIBC_2.2.5"};
+RealFunction<Dup2Fn> r_dup2{"dup2", "GLIBC_2.2.5"};
+RealFunction<Dup3Fn> r_dup3{"dup3", "GLIBC_2.9"};
+RealFunction<FcntlFn> r_fcntl{"fcntl", "GLIBC_2.2.5"};
+RealFunction<FcntlFn> r_fcntl64{"fcntl64", "GLIBC_2.28"};
 
-int open_with(Next<OpenFn>& real, const char* path, int flags, mode_t mode) {
+int open_with(RealFunction<OpenFn>& real, const char* path, int flags, mode_t mode) {
   return traced_open(Call::kOpen, path, [&] { return real.get()(path, flags, mode); });
 }
 
-int openat_with(Next<OpenatFn>& real, int directory, const char* path, int flags, mode_t mode) {
+int openat_with(RealFunction<OpenatFn>& real, int directory, const char* path, int flags, mode_t mode) {
   return traced_open(Call::kOpenat, path, [&] { return real.get()(directory, path, flags, mode); });
 }
 
-int creat_with(Next<CreatFn>& real, const char* path, mode_t mode) {
+int creat_with(RealFunction<CreatFn>& real, const char* path, mode_t mode) {
   return traced_open(Call::kCreat, path, [&] { return real.get()(path, mode); });
 }
 
 // fcntl's third argument is an int, a long or a pointer by command; it is
 // passed on as the register it came in, which is how glibc reads it too.
-int fcntl_with(Next<FcntlFn>& real, int fd, int command, void* argument) {
+int fcntl_with(RealFunction<FcntlFn>& real, int fd, int command, void* argument) {
   if (command != F_DUPFD && command != F_DUPFD_CLOEXEC) return real.get()(fd, command, argument);
   return traced_dup(Call::kFcntlDupfd, fd, [&] { return real.get()(fd, command, argument); });
 }
@@ -151,58 +130,56 @@ int fcntl_with(Next<FcntlFn>& real, int fd, int command, void* argument) {
 
 using namespace io_plugin;
 
-#define IO_EXPORT extern "C" __attribute__((visibility("default")))
-
-IO_EXPORT ssize_t io_read(int fd, void* buffer, size_t bytes) {
+LUMEN_EXPORT ssize_t io_read(int fd, void* buffer, size_t bytes) {
   return traced(Call::kRead, fd, [&] { return r_read.get()(fd, buffer, bytes); });
 }
-IO_EXPORT ssize_t io_write(int fd, const void* buffer, size_t bytes) {
+LUMEN_EXPORT ssize_t io_write(int fd, const void* buffer, size_t bytes) {
   return traced(Call::kWrite, fd, [&] { return r_write.get()(fd, buffer, bytes); });
 }
-IO_EXPORT ssize_t io_pread(int fd, void* buffer, size_t bytes, off_t offset) {
+LUMEN_EXPORT ssize_t io_pread(int fd, void* buffer, size_t bytes, off_t offset) {
   return traced(Call::kPread, fd, [&] { return r_pread.get()(fd, buffer, bytes, offset); });
 }
-IO_EXPORT ssize_t io_pread64(int fd, void* buffer, size_t bytes, off_t offset) {
+LUMEN_EXPORT ssize_t io_pread64(int fd, void* buffer, size_t bytes, off_t offset) {
   return traced(Call::kPread, fd, [&] { return r_pread.get()(fd, buffer, bytes, offset); });
 }
-IO_EXPORT ssize_t io_pwrite(int fd, const void* buffer, size_t bytes, off_t offset) {
+LUMEN_EXPORT ssize_t io_pwrite(int fd, const void* buffer, size_t bytes, off_t offset) {
   return traced(Call::kPwrite, fd, [&] { return r_pwrite.get()(fd, buffer, bytes, offset); });
 }
-IO_EXPORT ssize_t io_pwrite64(int fd, const void* buffer, size_t bytes, off_t offset) {
+LUMEN_EXPORT ssize_t io_pwrite64(int fd, const void* buffer, size_t bytes, off_t offset) {
   return traced(Call::kPwrite, fd, [&] { return r_pwrite.get()(fd, buffer, bytes, offset); });
 }
-IO_EXPORT ssize_t io_readv(int fd, const iovec* vector, int count) {
+LUMEN_EXPORT ssize_t io_readv(int fd, const iovec* vector, int count) {
   return traced(Call::kReadv, fd, [&] { return r_readv.get()(fd, vector, count); });
 }
-IO_EXPORT ssize_t io_writev(int fd, const iovec* vector, int count) {
+LUMEN_EXPORT ssize_t io_writev(int fd, const iovec* vector, int count) {
   return traced(Call::kWritev, fd, [&] { return r_writev.get()(fd, vector, count); });
 }
-IO_EXPORT ssize_t io_preadv(int fd, const iovec* vector, int count, off_t offset) {
+LUMEN_EXPORT ssize_t io_preadv(int fd, const iovec* vector, int count, off_t offset) {
   return traced(Call::kPreadv, fd, [&] { return r_preadv.get()(fd, vector, count, offset); });
 }
-IO_EXPORT ssize_t io_preadv64(int fd, const iovec* vector, int count, off_t offset) {
+LUMEN_EXPORT ssize_t io_preadv64(int fd, const iovec* vector, int count, off_t offset) {
   return traced(Call::kPreadv, fd, [&] { return r_preadv.get()(fd, vector, count, offset); });
 }
-IO_EXPORT ssize_t io_pwritev(int fd, const iovec* vector, int count, off_t offset) {
+LUMEN_EXPORT ssize_t io_pwritev(int fd, const iovec* vector, int count, off_t offset) {
   return traced(Call::kPwritev, fd, [&] { return r_pwritev.get()(fd, vector, count, offset); });
 }
-IO_EXPORT ssize_t io_pwritev64(int fd, const iovec* vector, int count, off_t offset) {
+LUMEN_EXPORT ssize_t io_pwritev64(int fd, const iovec* vector, int count, off_t offset) {
   return traced(Call::kPwritev, fd, [&] { return r_pwritev.get()(fd, vector, count, offset); });
 }
-IO_EXPORT ssize_t io_preadv2(int fd, const iovec* vector, int count, off_t offset, int flags) {
+LUMEN_EXPORT ssize_t io_preadv2(int fd, const iovec* vector, int count, off_t offset, int flags) {
   return traced(Call::kPreadv2, fd, [&] { return r_preadv2.get()(fd, vector, count, offset, flags); });
 }
-IO_EXPORT ssize_t io_preadv64v2(int fd, const iovec* vector, int count, off_t offset, int flags) {
+LUMEN_EXPORT ssize_t io_preadv64v2(int fd, const iovec* vector, int count, off_t offset, int flags) {
   return traced(Call::kPreadv2, fd, [&] { return r_preadv2.get()(fd, vector, count, offset, flags); });
 }
-IO_EXPORT ssize_t io_pwritev2(int fd, const iovec* vector, int count, off_t offset, int flags) {
+LUMEN_EXPORT ssize_t io_pwritev2(int fd, const iovec* vector, int count, off_t offset, int flags) {
   return traced(Call::kPwritev2, fd, [&] { return r_pwritev2.get()(fd, vector, count, offset, flags); });
 }
-IO_EXPORT ssize_t io_pwritev64v2(int fd, const iovec* vector, int count, off_t offset, int flags) {
+LUMEN_EXPORT ssize_t io_pwritev64v2(int fd, const iovec* vector, int count, off_t offset, int flags) {
   return traced(Call::kPwritev2, fd, [&] { return r_pwritev2.get()(fd, vector, count, offset, flags); });
 }
 
-IO_EXPORT int io_open(const char* path, int flags, ...) {
+LUMEN_EXPORT int io_open(const char* path, int flags, ...) {
   mode_t mode = 0;
   if (takes_mode(flags)) {
     va_list arguments;
@@ -212,7 +189,7 @@ IO_EXPORT int io_open(const char* path, int flags, ...) {
   }
   return open_with(r_open, path, flags, mode);
 }
-IO_EXPORT int io_open64(const char* path, int flags, ...) {
+LUMEN_EXPORT int io_open64(const char* path, int flags, ...) {
   mode_t mode = 0;
   if (takes_mode(flags)) {
     va_list arguments;
@@ -222,7 +199,7 @@ IO_EXPORT int io_open64(const char* path, int flags, ...) {
   }
   return open_with(r_open64, path, flags, mode);
 }
-IO_EXPORT int io_openat(int directory, const char* path, int flags, ...) {
+LUMEN_EXPORT int io_openat(int directory, const char* path, int flags, ...) {
   mode_t mode = 0;
   if (takes_mode(flags)) {
     va_list arguments;
@@ -232,7 +209,7 @@ IO_EXPORT int io_openat(int directory, const char* path, int flags, ...) {
   }
   return openat_with(r_openat, directory, path, flags, mode);
 }
-IO_EXPORT int io_openat64(int directory, const char* path, int flags, ...) {
+LUMEN_EXPORT int io_openat64(int directory, const char* path, int flags, ...) {
   mode_t mode = 0;
   if (takes_mode(flags)) {
     va_list arguments;
@@ -242,40 +219,40 @@ IO_EXPORT int io_openat64(int directory, const char* path, int flags, ...) {
   }
   return openat_with(r_openat64, directory, path, flags, mode);
 }
-IO_EXPORT int io_creat(const char* path, mode_t mode) { return creat_with(r_creat, path, mode); }
-IO_EXPORT int io_creat64(const char* path, mode_t mode) { return creat_with(r_creat64, path, mode); }
+LUMEN_EXPORT int io_creat(const char* path, mode_t mode) { return creat_with(r_creat, path, mode); }
+LUMEN_EXPORT int io_creat64(const char* path, mode_t mode) { return creat_with(r_creat64, path, mode); }
 
-IO_EXPORT int io_close(int fd) {
+LUMEN_EXPORT int io_close(int fd) {
   if (!io_tracing()) return r_close.get()(fd);
   const uint64_t start = io_now();
   const int result = r_close.get()(fd);
   io_record_close(fd, start, result);
   return result;
 }
-IO_EXPORT int io_fsync(int fd) { return traced(Call::kFsync, fd, [&] { return r_fsync.get()(fd); }); }
-IO_EXPORT int io_fdatasync(int fd) { return traced(Call::kFdatasync, fd, [&] { return r_fdatasync.get()(fd); }); }
-IO_EXPORT off_t io_lseek(int fd, off_t offset, int whence) {
+LUMEN_EXPORT int io_fsync(int fd) { return traced(Call::kFsync, fd, [&] { return r_fsync.get()(fd); }); }
+LUMEN_EXPORT int io_fdatasync(int fd) { return traced(Call::kFdatasync, fd, [&] { return r_fdatasync.get()(fd); }); }
+LUMEN_EXPORT off_t io_lseek(int fd, off_t offset, int whence) {
   return traced(Call::kLseek, fd, [&] { return r_lseek.get()(fd, offset, whence); });
 }
-IO_EXPORT off_t io_lseek64(int fd, off_t offset, int whence) {
+LUMEN_EXPORT off_t io_lseek64(int fd, off_t offset, int whence) {
   return traced(Call::kLseek, fd, [&] { return r_lseek.get()(fd, offset, whence); });
 }
 
-IO_EXPORT int io_dup(int fd) { return traced_dup(Call::kDup, fd, [&] { return r_dup.get()(fd); }); }
-IO_EXPORT int io_dup2(int fd, int target) {
+LUMEN_EXPORT int io_dup(int fd) { return traced_dup(Call::kDup, fd, [&] { return r_dup.get()(fd); }); }
+LUMEN_EXPORT int io_dup2(int fd, int target) {
   return traced_dup(Call::kDup2, fd, [&] { return r_dup2.get()(fd, target); });
 }
-IO_EXPORT int io_dup3(int fd, int target, int flags) {
+LUMEN_EXPORT int io_dup3(int fd, int target, int flags) {
   return traced_dup(Call::kDup3, fd, [&] { return r_dup3.get()(fd, target, flags); });
 }
-IO_EXPORT int io_fcntl(int fd, int command, ...) {
+LUMEN_EXPORT int io_fcntl(int fd, int command, ...) {
   va_list arguments;
   va_start(arguments, command);
   void* argument = va_arg(arguments, void*);
   va_end(arguments);
   return fcntl_with(r_fcntl, fd, command, argument);
 }
-IO_EXPORT int io_fcntl64(int fd, int command, ...) {
+LUMEN_EXPORT int io_fcntl64(int fd, int command, ...) {
   va_list arguments;
   va_start(arguments, command);
   void* argument = va_arg(arguments, void*);
@@ -293,36 +270,36 @@ __attribute__((constructor)) static void io_resolve_at_load() {
   r_dup.get(), r_dup2.get(), r_dup3.get(), r_fcntl.get(), r_fcntl64.get();
 }
 
-// "@@": the version a program linking today binds.
-__asm__(".symver io_read, read@@GLIBC_2.2.5");
-__asm__(".symver io_write, write@@GLIBC_2.2.5");
-__asm__(".symver io_pread, pread@@GLIBC_2.2.5");
-__asm__(".symver io_pread64, pread64@@GLIBC_2.2.5");
-__asm__(".symver io_pwrite, pwrite@@GLIBC_2.2.5");
-__asm__(".symver io_pwrite64, pwrite64@@GLIBC_2.2.5");
-__asm__(".symver io_readv, readv@@GLIBC_2.2.5");
-__asm__(".symver io_writev, writev@@GLIBC_2.2.5");
-__asm__(".symver io_preadv, preadv@@GLIBC_2.10");
-__asm__(".symver io_preadv64, preadv64@@GLIBC_2.10");
-__asm__(".symver io_pwritev, pwritev@@GLIBC_2.10");
-__asm__(".symver io_pwritev64, pwritev64@@GLIBC_2.10");
-__asm__(".symver io_preadv2, preadv2@@GLIBC_2.26");
-__asm__(".symver io_preadv64v2, preadv64v2@@GLIBC_2.26");
-__asm__(".symver io_pwritev2, pwritev2@@GLIBC_2.26");
-__asm__(".symver io_pwritev64v2, pwritev64v2@@GLIBC_2.26");
-__asm__(".symver io_open, open@@GLIBC_2.2.5");
-__asm__(".symver io_open64, open64@@GLIBC_2.2.5");
-__asm__(".symver io_openat, openat@@GLIBC_2.4");
-__asm__(".symver io_openat64, openat64@@GLIBC_2.4");
-__asm__(".symver io_creat, creat@@GLIBC_2.2.5");
-__asm__(".symver io_creat64, creat64@@GLIBC_2.2.5");
-__asm__(".symver io_close, close@@GLIBC_2.2.5");
-__asm__(".symver io_fsync, fsync@@GLIBC_2.2.5");
-__asm__(".symver io_fdatasync, fdatasync@@GLIBC_2.2.5");
-__asm__(".symver io_lseek, lseek@@GLIBC_2.2.5");
-__asm__(".symver io_lseek64, lseek64@@GLIBC_2.2.5");
-__asm__(".symver io_dup, dup@@GLIBC_2.2.5");
-__asm__(".symver io_dup2, dup2@@GLIBC_2.2.5");
-__asm__(".symver io_dup3, dup3@@GLIBC_2.9");
-__asm__(".symver io_fcntl, fcntl@@GLIBC_2.2.5");
-__asm__(".symver io_fcntl64, fcntl64@@GLIBC_2.28");
+// DEFAULT ("@@"): the version a program linking today binds.
+LUMEN_SYMVER(io_read, read, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_write, write, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_pread, pread, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_pread64, pread64, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_pwrite, pwrite, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_pwrite64, pwrite64, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_readv, readv, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_writev, writev, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_preadv, preadv, "GLIBC_2.10", DEFAULT);
+LUMEN_SYMVER(io_preadv64, preadv64, "GLIBC_2.10", DEFAULT);
+LUMEN_SYMVER(io_pwritev, pwritev, "GLIBC_2.10", DEFAULT);
+LUMEN_SYMVER(io_pwritev64, pwritev64, "GLIBC_2.10", DEFAULT);
+LUMEN_SYMVER(io_preadv2, preadv2, "GLIBC_2.26", DEFAULT);
+LUMEN_SYMVER(io_preadv64v2, preadv64v2, "GLIBC_2.26", DEFAULT);
+LUMEN_SYMVER(io_pwritev2, pwritev2, "GLIBC_2.26", DEFAULT);
+LUMEN_SYMVER(io_pwritev64v2, pwritev64v2, "GLIBC_2.26", DEFAULT);
+LUMEN_SYMVER(io_open, open, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_open64, open64, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_openat, openat, "GLIBC_2.4", DEFAULT);
+LUMEN_SYMVER(io_openat64, openat64, "GLIBC_2.4", DEFAULT);
+LUMEN_SYMVER(io_creat, creat, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_creat64, creat64, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_close, close, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_fsync, fsync, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_fdatasync, fdatasync, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_lseek, lseek, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_lseek64, lseek64, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_dup, dup, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_dup2, dup2, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_dup3, dup3, "GLIBC_2.9", DEFAULT);
+LUMEN_SYMVER(io_fcntl, fcntl, "GLIBC_2.2.5", DEFAULT);
+LUMEN_SYMVER(io_fcntl64, fcntl64, "GLIBC_2.28", DEFAULT);

@@ -113,7 +113,7 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins)
                             " holding " + name + "/ in LUMEN_PLUGIN_PATH)." + recorded);
         continue;
       }
-      data_files_.push_back({name, data_file, half, entry.second["options"], 0});
+      data_files_.push_back({name, data_file, half, entry.second["options"], {}, nullptr, UINT64_MAX});
     }
   }
   for (auto file = data_files_.begin(); file != data_files_.end();) {
@@ -180,7 +180,7 @@ void Experiment::for_each_event_in(const DataFile& file, const EventVisitor& vis
                                 return kArtificialStackBase + static_cast<uint64_t>(found - names.begin());
                               }};
   const lumen_analysis_descriptor& d = *file.half->descriptor;
-  void* state = d.decoder_begin ? d.decoder_begin() : nullptr;
+  void* state = d.decoder_begin ? d.decoder_begin(file.decoder_context) : file.decoder_context;
   char error[256] = "";
   try {
     read_data_file(data_path, [&](const RawRecord& record) {

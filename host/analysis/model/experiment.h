@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "loadobject_map.h"
@@ -54,8 +55,11 @@ struct DataFile {
   std::string plugin;
   std::string name;
   const host::AnalysisHalf* half = nullptr;
-  YAML::Node options;      // the plugin's options as the experiment recorded them
-  size_t metric_base = 0;  // index of the plugin's first metric in the registry (experiment_metrics.h)
+  YAML::Node options;  // the plugin's options as the experiment recorded them
+  // The registry index of each value of this file's events: the metrics of
+  // the experiment's configuration of the plugin, in order (experiment_metrics.h).
+  std::vector<size_t> metric_index;
+  void* decoder_context = nullptr;  // lumen_configuration.decoder_context
   uint64_t readable_bytes = UINT64_MAX;  // blocks starting here or after are not read (a damaged tail)
 };
 
@@ -71,7 +75,11 @@ class Experiment {
   const StackStore& stacks() const { return stacks_; }
   const LoadObjectMap& loadobjects() const { return loadobjects_; }
   const std::vector<DataFile>& data_files() const { return data_files_; }
-  void set_metric_base(size_t data_file, size_t base) { data_files_.at(data_file).metric_base = base; }
+  // The plugin's configuration for this experiment (register_metrics).
+  void set_configuration(size_t data_file, std::vector<size_t> metric_index, void* decoder_context) {
+    data_files_.at(data_file).metric_index = std::move(metric_index);
+    data_files_.at(data_file).decoder_context = decoder_context;
+  }
   const std::vector<std::string>& warnings() const { return warnings_; }
   void add_warning(const std::string& warning) { warnings_.push_back(warning); }
   const SampleTable& samples() const { return samples_; }

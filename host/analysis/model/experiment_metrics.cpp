@@ -1,5 +1,6 @@
 #include "experiment_metrics.h"
 
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,32 +14,28 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A plugin whose metrics depend on its options learns them from the
-// experiment (analysis_plugin.h, LUMEN_ANALYSIS_CONFIGURE).
-void configure_plugin(const host::AnalysisHalf& half, const fs::path& experiment, const YAML::Node& options) {
-  if (!half.library.has(LUMEN_ANALYSIS_CONFIGURE)) return;
+// The plugin's metrics for this experiment: the descriptor's, or what its
+// configure declares from the experiment's facts (analysis_plugin.h).
+lumen_configuration configure_plugin(const host::AnalysisHalf& half, const fs::path& experiment,
+                                     const YAML::Node& header, const YAML::Node& options) {
+  const lumen_analysis_descriptor& d = *half.descriptor;
+  lumen_configuration configuration{d.metrics, d.metric_count, d.derived_metrics, d.derived_metric_count, nullptr};
+  if (d.configure == nullptr) return configuration;
   std::vector<std::pair<std::string, std::string>> texts;
   if (options && options.IsMap())
     for (const auto& o : options) texts.emplace_back(o.first.as<std::string>(), o.second.as<std::string>());
   std::vector<lumen_option_value> values;
   for (const auto& [key, value] : texts) values.push_back({key.c_str(), value.c_str()});
+  const lumen_experiment_facts facts{experiment.c_str(),
+                                     header["clock_mhz"].as<double>(0),
+                                     header["cpus"].as<uint32_t>(0),
+                                     header["start_wall_ns"].as<uint64_t>(0),
+                                     header["start_monotonic_ns"].as<uint64_t>(0),
+                                     values.data(),
+                                     values.size()};
   char error[512] = "";
-  const auto configure = half.library.get<int(const char*, const lumen_option_value*, size_t, char*, size_t)>(
-      LUMEN_ANALYSIS_CONFIGURE);
-  if (configure(experiment.c_str(), values.data(), values.size(), error, sizeof error) != 0)
-    throw FormatError(error);
-}
-
-// Metrics a plugin computes from others (analysis_plugin.h,
-// LUMEN_ANALYSIS_DERIVED_METRICS), once its own metrics are known.
-void add_derived_metrics(const host::AnalysisHalf& half, MetricRegistry& registry) {
-  if (!half.library.has(LUMEN_ANALYSIS_DERIVED_METRICS)) return;
-  size_t count = 0;
-  const lumen_derived_metric_def* derived =
-      half.library.get<const lumen_derived_metric_def*(size_t*)>(LUMEN_ANALYSIS_DERIVED_METRICS)(&count);
-  if (const std::string problem = registry.add_derived(half.descriptor->name, derived, derived ? count : 0);
-      !problem.empty())
-    throw FormatError(problem);
+  if (d.configure(&facts, &configuration, error, sizeof error) != 0) throw FormatError(error);
+  return configuration;
 }
 
 }  // namespace
@@ -47,11 +44,20 @@ void register_metrics(Experiment& experiment, MetricRegistry& registry) {
   for (size_t i = 0; i < experiment.data_files().size(); ++i) {
     const DataFile& file = experiment.data_files()[i];
     const host::AnalysisHalf& half = *file.half;
-    configure_plugin(half, experiment.path(), file.options);
-    const size_t base = registry.add_plugin(file.plugin, half.descriptor->metrics, half.descriptor->metric_count);
-    register_split_metrics(half, base, registry);
-    add_derived_metrics(half, registry);
-    experiment.set_metric_base(i, base);
+    const lumen_configuration configuration =
+        configure_plugin(half, experiment.path(), experiment.header(), file.options);
+    std::vector<size_t> metric_index;
+    try {
+      metric_index = registry.add_plugin(file.plugin, configuration.metrics, configuration.metric_count);
+    } catch (const std::invalid_argument& e) {
+      throw FormatError(experiment.path().string() + ": " + e.what());
+    }
+    register_split_metrics(half, metric_index, registry);
+    if (const std::string problem =
+            registry.add_derived(file.plugin, configuration.derived_metrics, configuration.derived_metric_count);
+        !problem.empty())
+      throw FormatError(problem);
+    experiment.set_configuration(i, std::move(metric_index), configuration.decoder_context);
   }
 }
 

@@ -1,8 +1,8 @@
 // What an experiment's plugins measure, added to a session's metrics: each
-// plugin first learns its metrics from the options the experiment recorded
-// (configure), then its metrics, those its interval split shares out and
-// those it derives join the registry, and each data file learns where its
-// plugin's metrics start. Kept apart from reading the experiment, so that
+// plugin first learns this experiment's metrics from its recorded options and
+// header facts (configure), then those metrics, those its interval split
+// shares out and those it derives join the registry, and each data file
+// learns where each of its values goes. Kept apart from reading the experiment, so that
 // opening one never changes what another measures until it is registered.
 #pragma once
 

@@ -22,17 +22,13 @@ void merge(std::vector<std::pair<uint64_t, uint64_t>>& intervals) {
 
 }  // namespace
 
-const lumen_interval_split* declared_interval_split(const host::AnalysisHalf& half) {
-  if (!half.library.has(LUMEN_ANALYSIS_INTERVAL_SPLIT)) return nullptr;
-  return half.library.get<const lumen_interval_split*()>(LUMEN_ANALYSIS_INTERVAL_SPLIT)();
-}
-
-void register_split_metrics(const host::AnalysisHalf& half, size_t base, MetricRegistry& registry) {
-  const lumen_interval_split* declared = declared_interval_split(half);
-  const size_t own_metrics = half.descriptor->metric_count;
+void register_split_metrics(const host::AnalysisHalf& half, const std::vector<size_t>& metric_index,
+                            MetricRegistry& registry) {
+  const lumen_interval_split* declared = half.descriptor->interval_split;
+  const size_t own_metrics = metric_index.size();
   if (declared == nullptr || declared->inside_metric >= own_metrics || declared->outside_metric >= own_metrics) return;
-  registry.set_split_of(base + declared->inside_metric, declared->sampled_metric);
-  registry.set_split_of(base + declared->outside_metric, declared->sampled_metric);
+  registry.set_split_of(metric_index[declared->inside_metric], declared->sampled_metric);
+  registry.set_split_of(metric_index[declared->outside_metric], declared->sampled_metric);
 }
 
 IntervalSplits::IntervalSplits(const std::vector<std::unique_ptr<Experiment>>& experiments,
@@ -40,14 +36,14 @@ IntervalSplits::IntervalSplits(const std::vector<std::unique_ptr<Experiment>>& e
     : by_experiment_(experiments.size()) {
   for (size_t e = 0; e < experiments.size(); ++e) {
     for (const DataFile& file : experiments[e]->data_files()) {
-      const lumen_interval_split* declared = declared_interval_split(*file.half);
+      const lumen_interval_split* declared = file.half->descriptor->interval_split;
       if (declared == nullptr) continue;
-      const size_t own_metrics = file.half->descriptor->metric_count;
+      const size_t own_metrics = file.metric_index.size();
       const auto sampled = registry.find(declared->sampled_metric);
       if (!sampled || declared->duration_metric >= own_metrics || declared->inside_metric >= own_metrics ||
           declared->outside_metric >= own_metrics)
         continue;  // nothing samples that metric here, or a declaration out of range
-      Split split{*sampled, file.metric_base + declared->inside_metric, file.metric_base + declared->outside_metric, {}};
+      Split split{*sampled, file.metric_index[declared->inside_metric], file.metric_index[declared->outside_metric], {}};
       experiments[e]->for_each_event_in(file, [&](const DataFile&, const lumen_event& event) {
         const uint64_t duration = static_cast<uint64_t>(std::max<int64_t>(event.values[declared->duration_metric], 0));
         split.by_thread[event.thread_id].emplace_back(event.time_ns - std::min(duration, event.time_ns), event.time_ns);
@@ -67,9 +63,9 @@ bool IntervalSplits::covers(const Intervals& intervals, uint64_t time_ns) {
 void IntervalSplits::add_shares(size_t experiment, const DataFile& file, const lumen_event& event,
                                 int64_t* row) const {
   for (const Split& split : by_experiment_[experiment]) {
-    if (split.sampled < file.metric_base || split.sampled >= file.metric_base + file.half->descriptor->metric_count)
-      continue;
-    const int64_t value = event.values[split.sampled - file.metric_base];
+    const auto position = std::find(file.metric_index.begin(), file.metric_index.end(), split.sampled);
+    if (position == file.metric_index.end()) continue;  // not an event of the sampled metric's plugin
+    const int64_t value = event.values[position - file.metric_index.begin()];
     if (value == 0) continue;
     const auto thread = split.by_thread.find(event.thread_id);
     const bool inside = thread != split.by_thread.end() && covers(thread->second, event.time_ns);

@@ -1,6 +1,6 @@
 // Metrics a plugin defines by splitting another plugin's samples by the
 // intervals its own events cover on each thread (analysis_plugin.h,
-// LUMEN_ANALYSIS_INTERVAL_SPLIT): MPI's mpiwait and mpiwork are clock
+// lumen_analysis_descriptor.interval_split): MPI's mpiwait and mpiwork are clock
 // samples inside and outside MPI calls. A sample's value goes to one of the
 // two metrics on the sample's own stack, so both are attributed like any
 // other metric, and inside + outside equals the sampled total.
@@ -17,10 +17,10 @@
 
 namespace lumen::analysis {
 
-// The split a plugin's analysis half declares, or nullptr.
-const lumen_interval_split* declared_interval_split(const host::AnalysisHalf& half);
-// Marks the split's metrics of a plugin whose metrics start at `base`.
-void register_split_metrics(const host::AnalysisHalf& half, size_t base, MetricRegistry& registry);
+// Marks the split's metrics of a plugin whose metrics are at `metric_index`
+// in the registry.
+void register_split_metrics(const host::AnalysisHalf& half, const std::vector<size_t>& metric_index,
+                            MetricRegistry& registry);
 
 class IntervalSplits {
  public:

@@ -1,38 +1,51 @@
 #include "metric_registry.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace lumen::analysis {
 
-size_t MetricRegistry::add_plugin(const std::string& plugin, const lumen_metric_def* metrics, size_t count) {
-  for (const auto& [name, base] : plugin_base_)
-    if (name == plugin) return base;
-  const size_t base = metrics_.size();
-  for (size_t i = 0; i < count; ++i)
-    metrics_.push_back({metrics[i].keyword, metrics[i].title, metrics[i].description ? metrics[i].description : "",
-                        metrics[i].unit, metrics[i].flavors, std::nullopt});
-  plugin_base_.emplace_back(plugin, base);
-  return base;
+std::vector<size_t> MetricRegistry::add_plugin(const std::string& plugin, const lumen_metric_def* metrics,
+                                               size_t count) {
+  std::vector<size_t> indices;
+  for (size_t i = 0; i < count; ++i) {
+    const std::string keyword = metrics[i].keyword ? metrics[i].keyword : "";
+    if (const auto known = find(keyword)) {
+      if (plugin_of_[*known] != plugin)
+        throw std::invalid_argument("plugins '" + plugin_of_[*known] + "' and '" + plugin +
+                                    "' both define the metric keyword '" + keyword + "'");
+      indices.push_back(*known);
+      continue;
+    }
+    indices.push_back(metrics_.size());
+    metrics_.push_back({keyword, metrics[i].title ? metrics[i].title : keyword,
+                        metrics[i].description ? metrics[i].description : "", metrics[i].unit, metrics[i].flavors,
+                        std::nullopt});
+    plugin_of_.push_back(plugin);
+  }
+  return indices;
 }
 
 std::string MetricRegistry::add_derived(const std::string& plugin, const lumen_derived_metric_def* metrics,
                                         size_t count) {
-  if (std::find(derived_from_.begin(), derived_from_.end(), plugin) != derived_from_.end()) return "";
-  derived_from_.push_back(plugin);
   for (size_t i = 0; i < count; ++i) {
     const lumen_derived_metric_def& d = metrics[i];
     const std::string keyword = d.keyword ? d.keyword : "";
+    const auto numerator = find(d.numerator ? d.numerator : "");
+    const auto denominator = find(d.denominator ? d.denominator : "");
+    if (const auto known = find(keyword); known && plugin_of_[*known] == plugin && numerator && denominator &&
+                                          metrics_[*known].ratio_of == std::make_pair(*numerator, *denominator))
+      continue;  // another experiment's configuration derived it already
     if (keyword.empty() || find(keyword))
       return "plugin '" + plugin + "' derives the metric '" + keyword + "', " +
              (keyword.empty() ? "which has no keyword" : "a keyword already taken");
-    const auto numerator = find(d.numerator ? d.numerator : "");
-    const auto denominator = find(d.denominator ? d.denominator : "");
     if (!numerator || !denominator || metrics_[*numerator].ratio_of || metrics_[*denominator].ratio_of)
       return "plugin '" + plugin + "' derives '" + keyword + "' from '" + (d.numerator ? d.numerator : "") +
              "' / '" + (d.denominator ? d.denominator : "") + "', but these are not both metrics it can divide";
     metrics_.push_back({keyword, d.title ? d.title : keyword, d.description ? d.description : "", LUMEN_UNIT_RATIO,
                         metrics_[*numerator].flavors & metrics_[*denominator].flavors,
                         std::make_pair(*numerator, *denominator)});
+    plugin_of_.push_back(plugin);
   }
   return "";
 }

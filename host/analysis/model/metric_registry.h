@@ -32,11 +32,14 @@ struct MetricDef {
 
 class MetricRegistry {
  public:
-  // Adds the plugin's metrics (once per plugin name); returns the index of
-  // its first metric.
-  size_t add_plugin(const std::string& plugin, const lumen_metric_def* metrics, size_t count);
-  // Adds the plugin's derived metrics (once per plugin name); returns "" or
-  // what is wrong (an operand no metric has, a keyword already taken).
+  // Adds the metrics one experiment's configuration of `plugin` declares: a
+  // keyword the plugin declared before (another experiment's) is the same
+  // metric. Returns each metric's index, in order. Throws
+  // std::invalid_argument when another plugin has one of the keywords.
+  std::vector<size_t> add_plugin(const std::string& plugin, const lumen_metric_def* metrics, size_t count);
+  // Adds the plugin's derived metrics (one the plugin derived already from
+  // the same operands is kept); returns "" or what is wrong (an operand no
+  // metric has, a keyword already taken).
   std::string add_derived(const std::string& plugin, const lumen_derived_metric_def* metrics, size_t count);
   std::optional<size_t> find(const std::string& keyword) const;
   void set_split_of(size_t metric, const std::string& sampled_keyword) { metrics_.at(metric).split_of = sampled_keyword; }
@@ -50,8 +53,7 @@ class MetricRegistry {
 
  private:
   std::vector<MetricDef> metrics_;
-  std::vector<std::pair<std::string, size_t>> plugin_base_;
-  std::vector<std::string> derived_from_;  // plugins whose derived metrics were added
+  std::vector<std::string> plugin_of_;  // the plugin declaring each metric
 };
 
 }  // namespace lumen::analysis

@@ -55,8 +55,8 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
         values.resize(values.size() + metric_count, 0);
       }
       int64_t* row = values.data() + it->second * metric_count;
-      const size_t plugin_metrics = file.half->descriptor->metric_count;
-      for (size_t m = 0; m < plugin_metrics; ++m) row[file.metric_base + m] += event.values[m];
+      const size_t plugin_metrics = file.metric_index.size();
+      for (size_t m = 0; m < plugin_metrics; ++m) row[file.metric_index[m]] += event.values[m];
       splits.add_shares(e, file, event, row);
       // Blocks are per thread, so consecutive events mostly share a thread.
       const uint64_t thread_key = uint64_t{it->second} << 32 | event.thread_id;
@@ -67,7 +67,7 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
         last_thread_row = &slot;
       }
       ++last_thread_row->first;
-      for (size_t m = 0; m < plugin_metrics; ++m) last_thread_row->second[file.metric_base + m] += event.values[m];
+      for (size_t m = 0; m < plugin_metrics; ++m) last_thread_row->second[file.metric_index[m]] += event.values[m];
       splits.add_shares(e, file, event, last_thread_row->second.data());
     });
   }

@@ -14,10 +14,8 @@
 #include <cstdarg>
 #include <cstring>
 
-#include "heap_tracer.h"
+#include "heap_collector.h"
 #include "real_allocator.h"
-
-#define LUMEN_INTERPOSER extern "C" __attribute__((visibility("default")))
 
 using namespace lumen::heap;
 
@@ -47,7 +45,7 @@ void* move_out_of_bootstrap(const RealAllocator& real, void* old, size_t size) n
 
 }  // namespace
 
-LUMEN_INTERPOSER void* malloc(size_t size) noexcept {
+LUMEN_EXPORT void* malloc(size_t size) noexcept {
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return bootstrap_allocate(size, kMallocAlignment);
   const TraceGuard guard;
@@ -56,7 +54,7 @@ LUMEN_INTERPOSER void* malloc(size_t size) noexcept {
   return p;
 }
 
-LUMEN_INTERPOSER void* calloc(size_t count, size_t size) noexcept {
+LUMEN_EXPORT void* calloc(size_t count, size_t size) noexcept {
   const RealAllocator* real = real_allocator();
   size_t bytes = 0;
   const bool overflow = __builtin_mul_overflow(count, size, &bytes);
@@ -67,7 +65,7 @@ LUMEN_INTERPOSER void* calloc(size_t count, size_t size) noexcept {
   return p;
 }
 
-LUMEN_INTERPOSER void* realloc(void* old, size_t size) noexcept {
+LUMEN_EXPORT void* realloc(void* old, size_t size) noexcept {
   const RealAllocator* real = real_allocator();
   if (real == nullptr) {
     void* fresh = bootstrap_allocate(size, kMallocAlignment);
@@ -85,7 +83,7 @@ LUMEN_INTERPOSER void* realloc(void* old, size_t size) noexcept {
   return p;
 }
 
-LUMEN_INTERPOSER void free(void* pointer) noexcept {
+LUMEN_EXPORT void free(void* pointer) noexcept {
   if (bootstrap_owns(pointer)) return;
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return;  // only the arena exists yet: nothing else can be freed
@@ -93,7 +91,7 @@ LUMEN_INTERPOSER void free(void* pointer) noexcept {
   trace_free(pointer, real->free);
 }
 
-LUMEN_INTERPOSER void* memalign(size_t alignment, size_t size) noexcept {
+LUMEN_EXPORT void* memalign(size_t alignment, size_t size) noexcept {
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return bootstrap_allocate(size, alignment);
   const TraceGuard guard;
@@ -102,7 +100,7 @@ LUMEN_INTERPOSER void* memalign(size_t alignment, size_t size) noexcept {
   return p;
 }
 
-LUMEN_INTERPOSER int posix_memalign(void** result, size_t alignment, size_t size) noexcept {
+LUMEN_EXPORT int posix_memalign(void** result, size_t alignment, size_t size) noexcept {
   const RealAllocator* real = real_allocator();
   if (real == nullptr) {
     if (alignment < sizeof(void*) || (alignment & (alignment - 1)) != 0) return EINVAL;
@@ -117,7 +115,7 @@ LUMEN_INTERPOSER int posix_memalign(void** result, size_t alignment, size_t size
   return rc;
 }
 
-LUMEN_INTERPOSER void* aligned_alloc(size_t alignment, size_t size) noexcept {
+LUMEN_EXPORT void* aligned_alloc(size_t alignment, size_t size) noexcept {
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return bootstrap_allocate(size, alignment);
   const TraceGuard guard;
@@ -126,7 +124,7 @@ LUMEN_INTERPOSER void* aligned_alloc(size_t alignment, size_t size) noexcept {
   return p;
 }
 
-LUMEN_INTERPOSER void* valloc(size_t size) noexcept {
+LUMEN_EXPORT void* valloc(size_t size) noexcept {
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return bootstrap_allocate(size, 4096);
   const TraceGuard guard;
@@ -137,7 +135,7 @@ LUMEN_INTERPOSER void* valloc(size_t size) noexcept {
 
 // Recorded with the size asked for, like every other call (pvalloc rounds it
 // up to whole pages).
-LUMEN_INTERPOSER void* pvalloc(size_t size) noexcept {
+LUMEN_EXPORT void* pvalloc(size_t size) noexcept {
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return bootstrap_allocate(size, 4096);
   const TraceGuard guard;
@@ -158,13 +156,13 @@ void* trace_mmap(void* (*real_mmap)(void*, size_t, int, int, int, off_t), void* 
 
 }  // namespace
 
-LUMEN_INTERPOSER void* mmap(void* address, size_t length, int protection, int flags, int fd, off_t offset) noexcept {
+LUMEN_EXPORT void* mmap(void* address, size_t length, int protection, int flags, int fd, off_t offset) noexcept {
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return MAP_FAILED;  // dlsym does not map memory
   return trace_mmap(real->mmap, address, length, protection, flags, fd, offset);
 }
 
-LUMEN_INTERPOSER void* mmap64(void* address, size_t length, int protection, int flags, int fd, off_t offset) noexcept {
+LUMEN_EXPORT void* mmap64(void* address, size_t length, int protection, int flags, int fd, off_t offset) noexcept {
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return MAP_FAILED;
   return trace_mmap(real->mmap64, address, length, protection, flags, fd, offset);
@@ -172,7 +170,7 @@ LUMEN_INTERPOSER void* mmap64(void* address, size_t length, int protection, int 
 
 // Only the unmapping of a whole mapping from its start pairs with its mmap;
 // the host ignores an address it does not know.
-LUMEN_INTERPOSER int munmap(void* address, size_t length) noexcept {
+LUMEN_EXPORT int munmap(void* address, size_t length) noexcept {
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return -1;
   const TraceGuard guard;
@@ -184,7 +182,7 @@ LUMEN_INTERPOSER int munmap(void* address, size_t length) noexcept {
 
 // A moved or resized mapping is a reallocation of the old one; one that
 // leaves the old mapping in place (old size 0, MREMAP_DONTUNMAP) is a new one.
-LUMEN_INTERPOSER void* mremap(void* old, size_t old_length, size_t length, int flags, ...) noexcept {
+LUMEN_EXPORT void* mremap(void* old, size_t old_length, size_t length, int flags, ...) noexcept {
   va_list arguments;
   va_start(arguments, flags);
   void* wanted = (flags & MREMAP_FIXED) != 0 ? va_arg(arguments, void*) : nullptr;

@@ -1,6 +1,6 @@
 #include "real_allocator.h"
 
-#include <dlfcn.h>
+#include <lumen/collector_support.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -30,7 +30,7 @@ __attribute__((tls_model("initial-exec"))) thread_local RealAllocator t_private{
 
 template <typename Function>
 void find(Function& slot, const char* name) {
-  slot = reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
+  slot = lumen::next_function<Function>(name);
   if (slot == nullptr) {
     // Nothing to forward to: continuing would crash later, somewhere less clear.
     static const char message[] = "lumen heap plugin: no next definition of an allocation function\n";

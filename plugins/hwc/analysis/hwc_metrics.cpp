@@ -56,9 +56,9 @@ std::string counter_metrics(const std::string& counters_option, double clock_mhz
                                              std::to_string(static_cast<long long>(clock_mhz)) + " MHz")
                                    : -1);
   }
-  if (out->metrics.size() > LUMEN_MAX_PLUGIN_METRICS)
+  if (out->metrics.size() > kMaxMetrics)
     return "the counters '" + counters_option + "' need " + std::to_string(out->metrics.size()) +
-           " metrics, more than the " + std::to_string(LUMEN_MAX_PLUGIN_METRICS) + " a plugin may declare";
+           " metrics, more than the " + std::to_string(kMaxMetrics) + " a counter list can have";
   for (size_t i = 0; i < out->metrics.size(); ++i) {
     out->metrics[i].keyword = out->keywords[i].c_str();
     out->metrics[i].title = out->titles[i].c_str();

@@ -7,10 +7,17 @@
 
 #include <lumen/plugin_abi.h>
 
+#include <cstddef>
+
 #include <string>
 #include <vector>
 
+#include "../hwc_record.h"
+
 namespace lumen::hwc {
+
+// A count per counter, and a time for each cycle counter.
+inline constexpr size_t kMaxMetrics = 2 * kMaxCounters;
 
 struct CounterMetrics {
   std::vector<std::string> keywords;  // storage the descriptor's metrics point into

@@ -56,4 +56,10 @@ void close_cpu_wide(uint32_t index) {
   g_fd_count[index] = 0;
 }
 
+void forget_cpu_wide(uint32_t index) {
+  if (index >= kMaxCounters) return;
+  for (size_t i = 0; i < g_fd_count[index]; ++i) close(g_fds[index][i]);
+  g_fd_count[index] = 0;
+}
+
 }  // namespace lumen::hwc

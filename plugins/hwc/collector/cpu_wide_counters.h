@@ -26,4 +26,9 @@ bool read_cpu_wide(uint32_t index, uint64_t* value);
 // reader may run at the same time.
 void close_cpu_wide(uint32_t index);
 
+// In a forked child: closes the child's copies of counter `index`'s
+// descriptors without stopping the counter (an ioctl on a copy would stop
+// the parent's).
+void forget_cpu_wide(uint32_t index);
+
 }  // namespace lumen::hwc

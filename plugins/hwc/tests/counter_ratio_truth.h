@@ -26,4 +26,17 @@ inline constexpr LeafCounts kFinal{"collector_final_counters", 7771, 1111};
 inline constexpr const char* kCounters = "cycles,1000003,insts,1000003";
 inline constexpr double kClockMhz = 2000;
 
+// A second experiment (hwc_counter_experiment DIR --other) of other counters
+// in another order, on the same stacks: counter 0 is branches, counter 1
+// cycles. Analysed with the first, each count must reach its own metric.
+inline constexpr const char* kOtherCounters = "branches,1000003,cycles,1000003";
+struct OtherCounts {
+  const char* function;
+  uint64_t branches;
+  uint64_t cycles;
+};
+inline constexpr OtherCounts kOtherAlpha{"ratio_alpha", 400009, 900007};
+inline constexpr OtherCounts kOtherBeta{"ratio_beta", 200003, 1100009};
+inline constexpr OtherCounts kOtherGamma{"ratio_gamma", 600001, 300001};
+
 }  // namespace lumen::hwc::truth

@@ -3,7 +3,8 @@
 // for the CPI/IPC test on machines without one. The data files are written
 // with the runtime's own record writer and stack table; the stacks are made
 // of addresses in this program's functions, so er_print symbolizes them as
-// it would a target's. Usage: hwc_counter_experiment DIRECTORY.er
+// it would a target's. Usage: hwc_counter_experiment DIRECTORY.er [--other]
+// (--other: the counters of truth::kOtherCounters).
 #include <link.h>
 #include <lumen/record_format.h>
 #include <time.h>
@@ -77,17 +78,22 @@ void write_overflow(int stream, uint64_t stack_id, uint32_t counter, uint64_t co
   collector::write_record(stream, hwc::kOverflowRecord, &record, sizeof record);
 }
 
-// A function's counts as three overflow records of each counter, interleaved.
-void write_counts(int stream, uint64_t stack_id, const LeafCounts& counts, uint16_t flags = 0) {
+// A function's counts of counters 0 and 1 as three overflow records of
+// each, interleaved.
+void write_counts(int stream, uint64_t stack_id, uint64_t first, uint64_t second, uint16_t flags = 0) {
   for (int part = 0; part < 3; ++part) {
-    const uint64_t cycles = counts.cycles / 3 + (part == 2 ? counts.cycles % 3 : 0);
-    const uint64_t instructions = counts.instructions / 3 + (part == 2 ? counts.instructions % 3 : 0);
-    write_overflow(stream, stack_id, 0, cycles, flags);
-    write_overflow(stream, stack_id, 1, instructions, flags);
+    write_overflow(stream, stack_id, 0, first / 3 + (part == 2 ? first % 3 : 0), flags);
+    write_overflow(stream, stack_id, 1, second / 3 + (part == 2 ? second % 3 : 0), flags);
   }
 }
+void write_counts(int stream, uint64_t stack_id, const LeafCounts& counts, uint16_t flags = 0) {
+  write_counts(stream, stack_id, counts.cycles, counts.instructions, flags);
+}
+void write_counts(int stream, uint64_t stack_id, const hwc::truth::OtherCounts& counts) {
+  write_counts(stream, stack_id, counts.branches, counts.cycles);
+}
 
-void write_header(const std::filesystem::path& experiment, uint64_t start_ns) {
+void write_header(const std::filesystem::path& experiment, uint64_t start_ns, const char* counters) {
   std::ofstream header(experiment / "header.yaml");
   header << "format: {major: " << LUMEN_FORMAT_MAJOR << ", minor: " << LUMEN_FORMAT_MINOR << "}\n"
          << "command: [hwc_counter_experiment]\n"
@@ -100,15 +106,16 @@ void write_header(const std::filesystem::path& experiment, uint64_t start_ns) {
          << "  hwc:\n"
          << "    version: 1.0\n"
          << "    data_file: " << hwc::kDataFile << "\n"
-         << "    options: {counters: \"" << hwc::truth::kCounters << "\"}\n"
+         << "    options: {counters: \"" << counters << "\"}\n"
          << "target_end: {exit_code: 0}\n";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s DIRECTORY.er\n", argv[0]);
+  const bool other = argc == 3 && std::strcmp(argv[2], "--other") == 0;
+  if (argc != 2 && !other) {
+    std::fprintf(stderr, "usage: %s DIRECTORY.er [--other]\n", argv[0]);
     return 2;
   }
   const std::filesystem::path experiment = argv[1];
@@ -126,11 +133,17 @@ int main(int argc, char** argv) {
   const uint64_t beta[] = {inside(reinterpret_cast<void*>(ratio_beta)), inside(reinterpret_cast<void*>(ratio_alpha)),
                            inside(reinterpret_cast<void*>(ratio_root))};
   const uint64_t gamma[] = {inside(reinterpret_cast<void*>(ratio_gamma)), inside(reinterpret_cast<void*>(ratio_root))};
-  write_counts(counters, collector::stack_table_intern(alpha, 2, 0), hwc::truth::kAlpha);
-  write_counts(counters, collector::stack_table_intern(beta, 3, 0), hwc::truth::kBeta);
-  write_counts(counters, collector::stack_table_intern(gamma, 2, 0), hwc::truth::kGamma);
-  write_counts(counters, LUMEN_NO_STACK, hwc::truth::kFinal, hwc::kFinalCounts);
+  if (other) {
+    write_counts(counters, collector::stack_table_intern(alpha, 2, 0), hwc::truth::kOtherAlpha);
+    write_counts(counters, collector::stack_table_intern(beta, 3, 0), hwc::truth::kOtherBeta);
+    write_counts(counters, collector::stack_table_intern(gamma, 2, 0), hwc::truth::kOtherGamma);
+  } else {
+    write_counts(counters, collector::stack_table_intern(alpha, 2, 0), hwc::truth::kAlpha);
+    write_counts(counters, collector::stack_table_intern(beta, 3, 0), hwc::truth::kBeta);
+    write_counts(counters, collector::stack_table_intern(gamma, 2, 0), hwc::truth::kGamma);
+    write_counts(counters, LUMEN_NO_STACK, hwc::truth::kFinal, hwc::kFinalCounts);
+  }
   collector::finish_thread_streams();
-  write_header(experiment, start_ns);
+  write_header(experiment, start_ns, other ? hwc::truth::kOtherCounters : hwc::truth::kCounters);
   return collector::dropped_records() == 0 ? 0 : 1;
 }

@@ -139,6 +139,30 @@ TEST(HwcProfiling, TaskClockAtItsFloorOnOneAndEightThreadsIsNeverKilled) {
   }
 }
 
+// A forked child's counters are its own (the collector's fork_child closes
+// the copies of its parent's, and thread_begin opens new ones): each
+// process's task-clock is its own CPU time, in its own experiment.
+TEST(HwcProfiling, AForkedChildCountsItsOwnWorkInItsOwnExperiment) {
+  TempDir dir;
+  constexpr double kIntervalSeconds = 0.001;
+  const Collection c = collect(dir, {"-p", "off", "-h", "task-clock,1000000"}, hwc_target(), {"fork", "600", "400"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const double parent = c.truth.at("parent_cpu_seconds").get<double>();
+  const double child = c.truth.at("child_cpu_seconds").get<double>();
+  ASSERT_TRUE(fs::exists(c.experiment / "_f1.er"));
+  const std::vector<std::string> view{"-metrics", "e.task-clock:i.task-clock:name", "-functions"};
+  // The child's experiment alone: its work, none of the parent's.
+  const auto forked = rows_by_name(er_print_json(view, c.experiment / "_f1.er"));
+  const double tolerance = sampling_tolerance(child, kIntervalSeconds);
+  EXPECT_NEAR(row_value(forked, "forked_child_work", "i.task-clock"), child, tolerance);
+  EXPECT_NEAR(row_value(forked, "burn_cpu", "e.task-clock"), child, tolerance);
+  // The founder with its descendant: both processes' work, each once.
+  const auto all = rows_by_name(er_print_json(view, c.experiment));
+  EXPECT_NEAR(row_value(all, "forked_child_work", "i.task-clock"), child, tolerance);
+  EXPECT_NEAR(row_value(all, "burn_cpu", "e.task-clock"), parent + child,
+              sampling_tolerance(parent, kIntervalSeconds) + tolerance);
+}
+
 TEST(HwcProfiling, TwoSoftwareCountersInOneRun) {
   TempDir dir;
   const Collection c =

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "mpi_handles.h"
-#include "mpi_tracer.h"
+#include "mpi_collector.h"
 #include "request_table.h"
 
 namespace lumen::mpi {

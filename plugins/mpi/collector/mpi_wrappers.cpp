@@ -34,22 +34,20 @@
 
 // Local names start with lumen_ so that no MPI parameter name can hide them.
 #define LUMEN_MPI_CALL(name, kind, params, args)                                                  \
-  extern "C" __attribute__((visibility("default"))) int MPI_##name params {                      \
+  LUMEN_EXPORT int MPI_##name params {                                                             \
     lumen::mpi::CallState lumen_call;                                                              \
     if (!lumen::mpi::open_call(lumen_call, lumen::mpi::Function::k##name)) return PMPI_##name args; \
     lumen::mpi::HookState lumen_hooks(lumen_call);                                                 \
-    const bool lumen_hooked = lumen::mpi::bookkeeping_begin();                                     \
-    if (lumen_hooked) {                                                                            \
+    bool lumen_hooked = false;                                                                     \
+    if (const lumen::TraceGuard lumen_guard(lumen::mpi::runtime()); lumen_guard) {                 \
+      lumen_hooked = true;                                                                         \
       before(lumen::mpi::kinds::kind{}, lumen_hooks LUMEN_MPI_AFTER_STATE args);                  \
-      lumen::mpi::bookkeeping_end();                                                               \
     }                                                                                              \
     const int lumen_result = PMPI_##name args;                                                     \
     const int lumen_errno = errno;                                                                 \
     lumen_call.call.result = lumen_result;                                                         \
-    if (lumen_hooked && lumen::mpi::bookkeeping_begin()) {                                         \
+    if (const lumen::TraceGuard lumen_guard(lumen_hooked ? lumen::mpi::runtime() : nullptr); lumen_guard) \
       after(lumen::mpi::kinds::kind{}, lumen_hooks LUMEN_MPI_AFTER_STATE args);                   \
-      lumen::mpi::bookkeeping_end();                                                               \
-    }                                                                                              \
     lumen::mpi::close_call(lumen_call);                                                            \
     errno = lumen_errno;                                                                           \
     return lumen_result;                                                                           \

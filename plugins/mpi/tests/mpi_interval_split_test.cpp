@@ -129,8 +129,9 @@ TEST_F(IntervalSplit, DefaultMetricsShowTheSplitOnlyWhereItsSampledMetricIs) {
   analysis::MetricRegistry mpi_only;
   const host::AnalysisHalf* mpi = plugins_->find("mpi");
   ASSERT_NE(mpi, nullptr);
-  const size_t base = mpi_only.add_plugin("mpi", mpi->descriptor->metrics, mpi->descriptor->metric_count);
-  analysis::register_split_metrics(*mpi, base, mpi_only);
+  const std::vector<size_t> indices =
+      mpi_only.add_plugin("mpi", mpi->descriptor->metrics, mpi->descriptor->metric_count);
+  analysis::register_split_metrics(*mpi, indices, mpi_only);
   const std::string spec = analysis::default_metric_spec(mpi_only);
   EXPECT_NE(spec.find("e.%mpitime"), std::string::npos) << spec;
   EXPECT_EQ(spec.find("mpiwork"), std::string::npos) << spec;

@@ -5,7 +5,7 @@
 // Symbol versions: a program binds the version of each function it was
 // linked against, so every wrapper is defined under each version libc
 // exports (glibc 2.36, `objdump -T libc.so.6`), and forwards to the same
-// version of the real function. The versions are nodes of sync_exports.map.
+// version of the real function: one row each in sync_functions.def.
 //
 // The uncontended path stays cheap. Mutexes, rwlocks and semaphores are
 // tried first with their non-blocking form: if that acquires, the wait was
@@ -28,15 +28,11 @@
 #include <semaphore.h>
 #include <time.h>
 
-#include "real_function.h"
-#include "sync_tracer.h"
+#include <lumen/collector_support.h>
+
+#include "sync_collector.h"
 
 namespace lumen::sync {
-
-void* resolve_next(const char* name, const char* version) {
-  if (void* address = dlvsym(RTLD_NEXT, name, version)) return address;
-  return dlsym(RTLD_NEXT, name);
-}
 
 namespace {
 
@@ -59,55 +55,13 @@ using JoinFn = int(pthread_t, void**);
 using TimedjoinFn = int(pthread_t, void**, const timespec*);
 using ClockjoinFn = int(pthread_t, void**, clockid_t, const timespec*);
 
-RealFunction<MutexFn> r_mutex_lock{"pthread_mutex_lock", "GLIBC_2.2.5"};
-RealFunction<MutexFn> r_mutex_unlock{"pthread_mutex_unlock", "GLIBC_2.2.5"};
-RealFunction<MutexFn> r_mutex_trylock{"pthread_mutex_trylock", "GLIBC_2.34"};
-RealFunction<MutexTimedFn> r_mutex_timedlock_2_34{"pthread_mutex_timedlock", "GLIBC_2.34"};
-RealFunction<MutexTimedFn> r_mutex_timedlock_2_2_5{"pthread_mutex_timedlock", "GLIBC_2.2.5"};
-RealFunction<MutexClockFn> r_mutex_clocklock_2_34{"pthread_mutex_clocklock", "GLIBC_2.34"};
-RealFunction<MutexClockFn> r_mutex_clocklock_2_30{"pthread_mutex_clocklock", "GLIBC_2.30"};
-
-RealFunction<RwlockFn> r_rwlock_tryrdlock{"pthread_rwlock_tryrdlock", "GLIBC_2.34"};
-RealFunction<RwlockFn> r_rwlock_trywrlock{"pthread_rwlock_trywrlock", "GLIBC_2.34"};
-RealFunction<RwlockFn> r_rwlock_rdlock_2_34{"pthread_rwlock_rdlock", "GLIBC_2.34"};
-RealFunction<RwlockFn> r_rwlock_rdlock_2_2_5{"pthread_rwlock_rdlock", "GLIBC_2.2.5"};
-RealFunction<RwlockFn> r_rwlock_wrlock_2_34{"pthread_rwlock_wrlock", "GLIBC_2.34"};
-RealFunction<RwlockFn> r_rwlock_wrlock_2_2_5{"pthread_rwlock_wrlock", "GLIBC_2.2.5"};
-RealFunction<RwlockTimedFn> r_rwlock_timedrdlock_2_34{"pthread_rwlock_timedrdlock", "GLIBC_2.34"};
-RealFunction<RwlockTimedFn> r_rwlock_timedrdlock_2_2_5{"pthread_rwlock_timedrdlock", "GLIBC_2.2.5"};
-RealFunction<RwlockTimedFn> r_rwlock_timedwrlock_2_34{"pthread_rwlock_timedwrlock", "GLIBC_2.34"};
-RealFunction<RwlockTimedFn> r_rwlock_timedwrlock_2_2_5{"pthread_rwlock_timedwrlock", "GLIBC_2.2.5"};
-RealFunction<RwlockClockFn> r_rwlock_clockrdlock_2_34{"pthread_rwlock_clockrdlock", "GLIBC_2.34"};
-RealFunction<RwlockClockFn> r_rwlock_clockrdlock_2_30{"pthread_rwlock_clockrdlock", "GLIBC_2.30"};
-RealFunction<RwlockClockFn> r_rwlock_clockwrlock_2_34{"pthread_rwlock_clockwrlock", "GLIBC_2.34"};
-RealFunction<RwlockClockFn> r_rwlock_clockwrlock_2_30{"pthread_rwlock_clockwrlock", "GLIBC_2.30"};
-
-// GLIBC_2.2.5 is the compatibility condition variable of LinuxThreads days;
-// GLIBC_2.3.2 the current one.
-RealFunction<CondWaitFn> r_cond_wait_2_3_2{"pthread_cond_wait", "GLIBC_2.3.2"};
-RealFunction<CondWaitFn> r_cond_wait_2_2_5{"pthread_cond_wait", "GLIBC_2.2.5"};
-RealFunction<CondTimedFn> r_cond_timedwait_2_3_2{"pthread_cond_timedwait", "GLIBC_2.3.2"};
-RealFunction<CondTimedFn> r_cond_timedwait_2_2_5{"pthread_cond_timedwait", "GLIBC_2.2.5"};
-RealFunction<CondClockFn> r_cond_clockwait_2_34{"pthread_cond_clockwait", "GLIBC_2.34"};
-RealFunction<CondClockFn> r_cond_clockwait_2_30{"pthread_cond_clockwait", "GLIBC_2.30"};
-
-RealFunction<SemFn> r_sem_trywait{"sem_trywait", "GLIBC_2.34"};
-RealFunction<SemFn> r_sem_wait_2_34{"sem_wait", "GLIBC_2.34"};
-RealFunction<SemFn> r_sem_wait_2_2_5{"sem_wait", "GLIBC_2.2.5"};
-RealFunction<SemTimedFn> r_sem_timedwait_2_34{"sem_timedwait", "GLIBC_2.34"};
-RealFunction<SemTimedFn> r_sem_timedwait_2_2_5{"sem_timedwait", "GLIBC_2.2.5"};
-RealFunction<SemClockFn> r_sem_clockwait_2_34{"sem_clockwait", "GLIBC_2.34"};
-RealFunction<SemClockFn> r_sem_clockwait_2_30{"sem_clockwait", "GLIBC_2.30"};
-
-RealFunction<BarrierFn> r_barrier_wait_2_34{"pthread_barrier_wait", "GLIBC_2.34"};
-RealFunction<BarrierFn> r_barrier_wait_2_2_5{"pthread_barrier_wait", "GLIBC_2.2.5"};
-
-RealFunction<JoinFn> r_join_2_34{"pthread_join", "GLIBC_2.34"};
-RealFunction<JoinFn> r_join_2_2_5{"pthread_join", "GLIBC_2.2.5"};
-RealFunction<TimedjoinFn> r_timedjoin_2_34{"pthread_timedjoin_np", "GLIBC_2.34"};
-RealFunction<TimedjoinFn> r_timedjoin_2_3_3{"pthread_timedjoin_np", "GLIBC_2.3.3"};
-RealFunction<ClockjoinFn> r_clockjoin_2_34{"pthread_clockjoin_np", "GLIBC_2.34"};
-RealFunction<ClockjoinFn> r_clockjoin_2_31{"pthread_clockjoin_np", "GLIBC_2.31"};
+// The real functions no wrapper stands for (the wrappers' own come with
+// them, below).
+#define SYNC_REAL(id, Result, params, symbol, version) RealFunction<Result params> r_##id{#symbol, version};
+#define SYNC_WRAPPER(id, Result, params, symbol, version, binding, call)
+#include "sync_functions.def"
+#undef SYNC_REAL
+#undef SYNC_WRAPPER
 
 // ---- shared paths ----
 
@@ -316,206 +270,30 @@ int clockjoin(ClockjoinFn* real, pthread_t thread, void** value, clockid_t clock
 
 }  // namespace
 
-int real_mutex_lock(pthread_mutex_t* mutex) { return r_mutex_lock.get()(mutex); }
-int real_mutex_unlock(pthread_mutex_t* mutex) { return r_mutex_unlock.get()(mutex); }
-
-void resolve_real_functions() {
-  r_mutex_lock.resolve();
-  r_mutex_unlock.resolve();
-  r_mutex_trylock.resolve();
-  r_mutex_timedlock_2_34.resolve();
-  r_mutex_timedlock_2_2_5.resolve();
-  r_mutex_clocklock_2_34.resolve();
-  r_mutex_clocklock_2_30.resolve();
-  r_rwlock_tryrdlock.resolve();
-  r_rwlock_trywrlock.resolve();
-  r_rwlock_rdlock_2_34.resolve();
-  r_rwlock_rdlock_2_2_5.resolve();
-  r_rwlock_wrlock_2_34.resolve();
-  r_rwlock_wrlock_2_2_5.resolve();
-  r_rwlock_timedrdlock_2_34.resolve();
-  r_rwlock_timedrdlock_2_2_5.resolve();
-  r_rwlock_timedwrlock_2_34.resolve();
-  r_rwlock_timedwrlock_2_2_5.resolve();
-  r_rwlock_clockrdlock_2_34.resolve();
-  r_rwlock_clockrdlock_2_30.resolve();
-  r_rwlock_clockwrlock_2_34.resolve();
-  r_rwlock_clockwrlock_2_30.resolve();
-  r_cond_wait_2_3_2.resolve();
-  r_cond_wait_2_2_5.resolve();
-  r_cond_timedwait_2_3_2.resolve();
-  r_cond_timedwait_2_2_5.resolve();
-  r_cond_clockwait_2_34.resolve();
-  r_cond_clockwait_2_30.resolve();
-  r_sem_trywait.resolve();
-  r_sem_wait_2_34.resolve();
-  r_sem_wait_2_2_5.resolve();
-  r_sem_timedwait_2_34.resolve();
-  r_sem_timedwait_2_2_5.resolve();
-  r_sem_clockwait_2_34.resolve();
-  r_sem_clockwait_2_30.resolve();
-  r_barrier_wait_2_34.resolve();
-  r_barrier_wait_2_2_5.resolve();
-  r_join_2_34.resolve();
-  r_join_2_2_5.resolve();
-  r_timedjoin_2_34.resolve();
-  r_timedjoin_2_3_3.resolve();
-  r_clockjoin_2_34.resolve();
-  r_clockjoin_2_31.resolve();
-}
-
 }  // namespace lumen::sync
 
 using namespace lumen::sync;
 
-// The exported definitions. Each is bound to a libc symbol version by the
-// .symver lines below; the names themselves stay local (sync_exports.map).
-#define LUMEN_SYNC_EXPORT extern "C" __attribute__((visibility("default")))
+// The exported definitions. Each is bound to a libc symbol version by its
+// .symver; the names themselves stay local (sync_exports.map).
+#define SYNC_REAL(id, Result, params, symbol, version)
+#define SYNC_WRAPPER(id, Result, params, symbol, version, binding, call) \
+  LUMEN_VERSIONED_INTERPOSER(lumen_sync_##id, Result, params, symbol, version, binding, call);
+#include "sync_functions.def"
+#undef SYNC_REAL
+#undef SYNC_WRAPPER
 
-LUMEN_SYNC_EXPORT int lumen_sync_mutex_lock(pthread_mutex_t* m) { return mutex_lock(r_mutex_lock.get(), m); }
-LUMEN_SYNC_EXPORT int lumen_sync_mutex_timedlock_2_34(pthread_mutex_t* m, const timespec* t) {
-  return mutex_timedlock(r_mutex_timedlock_2_34.get(), m, t);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_mutex_timedlock_2_2_5(pthread_mutex_t* m, const timespec* t) {
-  return mutex_timedlock(r_mutex_timedlock_2_2_5.get(), m, t);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_mutex_clocklock_2_34(pthread_mutex_t* m, clockid_t c, const timespec* t) {
-  return mutex_clocklock(r_mutex_clocklock_2_34.get(), m, c, t);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_mutex_clocklock_2_30(pthread_mutex_t* m, clockid_t c, const timespec* t) {
-  return mutex_clocklock(r_mutex_clocklock_2_30.get(), m, c, t);
-}
+namespace lumen::sync {
 
-LUMEN_SYNC_EXPORT int lumen_sync_rwlock_rdlock_2_34(pthread_rwlock_t* l) {
-  return rwlock_lock(r_rwlock_rdlock_2_34.get(), r_rwlock_tryrdlock.get(), Call::kRwlockRdlock, l);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_rwlock_rdlock_2_2_5(pthread_rwlock_t* l) {
-  return rwlock_lock(r_rwlock_rdlock_2_2_5.get(), r_rwlock_tryrdlock.get(), Call::kRwlockRdlock, l);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_rwlock_wrlock_2_34(pthread_rwlock_t* l) {
-  return rwlock_lock(r_rwlock_wrlock_2_34.get(), r_rwlock_trywrlock.get(), Call::kRwlockWrlock, l);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_rwlock_wrlock_2_2_5(pthread_rwlock_t* l) {
-  return rwlock_lock(r_rwlock_wrlock_2_2_5.get(), r_rwlock_trywrlock.get(), Call::kRwlockWrlock, l);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_rwlock_timedrdlock_2_34(pthread_rwlock_t* l, const timespec* t) {
-  return rwlock_timedlock(r_rwlock_timedrdlock_2_34.get(), r_rwlock_tryrdlock.get(), Call::kRwlockTimedrdlock, l, t);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_rwlock_timedrdlock_2_2_5(pthread_rwlock_t* l, const timespec* t) {
-  return rwlock_timedlock(r_rwlock_timedrdlock_2_2_5.get(), r_rwlock_tryrdlock.get(), Call::kRwlockTimedrdlock, l, t);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_rwlock_timedwrlock_2_34(pthread_rwlock_t* l, const timespec* t) {
-  return rwlock_timedlock(r_rwlock_timedwrlock_2_34.get(), r_rwlock_trywrlock.get(), Call::kRwlockTimedwrlock, l, t);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_rwlock_timedwrlock_2_2_5(pthread_rwlock_t* l, const timespec* t) {
-  return rwlock_timedlock(r_rwlock_timedwrlock_2_2_5.get(), r_rwlock_trywrlock.get(), Call::kRwlockTimedwrlock, l, t);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_rwlock_clockrdlock_2_34(pthread_rwlock_t* l, clockid_t c, const timespec* t) {
-  return rwlock_clocklock(r_rwlock_clockrdlock_2_34.get(), r_rwlock_tryrdlock.get(), Call::kRwlockClockrdlock, l, c, t);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_rwlock_clockrdlock_2_30(pthread_rwlock_t* l, clockid_t c, const timespec* t) {
-  return rwlock_clocklock(r_rwlock_clockrdlock_2_30.get(), r_rwlock_tryrdlock.get(), Call::kRwlockClockrdlock, l, c, t);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_rwlock_clockwrlock_2_34(pthread_rwlock_t* l, clockid_t c, const timespec* t) {
-  return rwlock_clocklock(r_rwlock_clockwrlock_2_34.get(), r_rwlock_trywrlock.get(), Call::kRwlockClockwrlock, l, c, t);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_rwlock_clockwrlock_2_30(pthread_rwlock_t* l, clockid_t c, const timespec* t) {
-  return rwlock_clocklock(r_rwlock_clockwrlock_2_30.get(), r_rwlock_trywrlock.get(), Call::kRwlockClockwrlock, l, c, t);
+int real_mutex_lock(pthread_mutex_t* mutex) { return real_lumen_sync_mutex_lock.get()(mutex); }
+int real_mutex_unlock(pthread_mutex_t* mutex) { return r_mutex_unlock.get()(mutex); }
+
+void resolve_real_functions() {
+#define SYNC_REAL(id, Result, params, symbol, version) r_##id.resolve();
+#define SYNC_WRAPPER(id, Result, params, symbol, version, binding, call) real_lumen_sync_##id.resolve();
+#include "sync_functions.def"
+#undef SYNC_REAL
+#undef SYNC_WRAPPER
 }
 
-LUMEN_SYNC_EXPORT int lumen_sync_cond_wait_2_3_2(pthread_cond_t* c, pthread_mutex_t* m) {
-  return cond_wait(r_cond_wait_2_3_2.get(), c, m);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_cond_wait_2_2_5(pthread_cond_t* c, pthread_mutex_t* m) {
-  return cond_wait(r_cond_wait_2_2_5.get(), c, m);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_cond_timedwait_2_3_2(pthread_cond_t* c, pthread_mutex_t* m, const timespec* t) {
-  return cond_timedwait(r_cond_timedwait_2_3_2.get(), c, m, t);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_cond_timedwait_2_2_5(pthread_cond_t* c, pthread_mutex_t* m, const timespec* t) {
-  return cond_timedwait(r_cond_timedwait_2_2_5.get(), c, m, t);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_cond_clockwait_2_34(pthread_cond_t* c, pthread_mutex_t* m, clockid_t k,
-                                                     const timespec* t) {
-  return cond_clockwait(r_cond_clockwait_2_34.get(), c, m, k, t);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_cond_clockwait_2_30(pthread_cond_t* c, pthread_mutex_t* m, clockid_t k,
-                                                     const timespec* t) {
-  return cond_clockwait(r_cond_clockwait_2_30.get(), c, m, k, t);
-}
-
-LUMEN_SYNC_EXPORT int lumen_sync_sem_wait_2_34(sem_t* s) { return sem_wait_traced(r_sem_wait_2_34.get(), s); }
-LUMEN_SYNC_EXPORT int lumen_sync_sem_wait_2_2_5(sem_t* s) { return sem_wait_traced(r_sem_wait_2_2_5.get(), s); }
-LUMEN_SYNC_EXPORT int lumen_sync_sem_timedwait_2_34(sem_t* s, const timespec* t) {
-  return sem_timedwait_traced(r_sem_timedwait_2_34.get(), s, t);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_sem_timedwait_2_2_5(sem_t* s, const timespec* t) {
-  return sem_timedwait_traced(r_sem_timedwait_2_2_5.get(), s, t);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_sem_clockwait_2_34(sem_t* s, clockid_t c, const timespec* t) {
-  return sem_clockwait_traced(r_sem_clockwait_2_34.get(), s, c, t);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_sem_clockwait_2_30(sem_t* s, clockid_t c, const timespec* t) {
-  return sem_clockwait_traced(r_sem_clockwait_2_30.get(), s, c, t);
-}
-
-LUMEN_SYNC_EXPORT int lumen_sync_barrier_wait_2_34(pthread_barrier_t* b) {
-  return barrier_wait(r_barrier_wait_2_34.get(), b);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_barrier_wait_2_2_5(pthread_barrier_t* b) {
-  return barrier_wait(r_barrier_wait_2_2_5.get(), b);
-}
-
-LUMEN_SYNC_EXPORT int lumen_sync_join_2_34(pthread_t t, void** v) { return join(r_join_2_34.get(), t, v); }
-LUMEN_SYNC_EXPORT int lumen_sync_join_2_2_5(pthread_t t, void** v) { return join(r_join_2_2_5.get(), t, v); }
-LUMEN_SYNC_EXPORT int lumen_sync_timedjoin_2_34(pthread_t t, void** v, const timespec* d) {
-  return timedjoin(r_timedjoin_2_34.get(), t, v, d);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_timedjoin_2_3_3(pthread_t t, void** v, const timespec* d) {
-  return timedjoin(r_timedjoin_2_3_3.get(), t, v, d);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_clockjoin_2_34(pthread_t t, void** v, clockid_t c, const timespec* d) {
-  return clockjoin(r_clockjoin_2_34.get(), t, v, c, d);
-}
-LUMEN_SYNC_EXPORT int lumen_sync_clockjoin_2_31(pthread_t t, void** v, clockid_t c, const timespec* d) {
-  return clockjoin(r_clockjoin_2_31.get(), t, v, c, d);
-}
-
-// "@@" marks the version a program linking today binds; "@" the older ones.
-__asm__(".symver lumen_sync_mutex_lock, pthread_mutex_lock@@GLIBC_2.2.5");
-__asm__(".symver lumen_sync_mutex_timedlock_2_34, pthread_mutex_timedlock@@GLIBC_2.34");
-__asm__(".symver lumen_sync_mutex_timedlock_2_2_5, pthread_mutex_timedlock@GLIBC_2.2.5");
-__asm__(".symver lumen_sync_mutex_clocklock_2_34, pthread_mutex_clocklock@@GLIBC_2.34");
-__asm__(".symver lumen_sync_mutex_clocklock_2_30, pthread_mutex_clocklock@GLIBC_2.30");
-__asm__(".symver lumen_sync_rwlock_rdlock_2_34, pthread_rwlock_rdlock@@GLIBC_2.34");
-__asm__(".symver lumen_sync_rwlock_rdlock_2_2_5, pthread_rwlock_rdlock@GLIBC_2.2.5");
-__asm__(".symver lumen_sync_rwlock_wrlock_2_34, pthread_rwlock_wrlock@@GLIBC_2.34");
-__asm__(".symver lumen_sync_rwlock_wrlock_2_2_5, pthread_rwlock_wrlock@GLIBC_2.2.5");
-__asm__(".symver lumen_sync_rwlock_timedrdlock_2_34, pthread_rwlock_timedrdlock@@GLIBC_2.34");
-__asm__(".symver lumen_sync_rwlock_timedrdlock_2_2_5, pthread_rwlock_timedrdlock@GLIBC_2.2.5");
-__asm__(".symver lumen_sync_rwlock_timedwrlock_2_34, pthread_rwlock_timedwrlock@@GLIBC_2.34");
-__asm__(".symver lumen_sync_rwlock_timedwrlock_2_2_5, pthread_rwlock_timedwrlock@GLIBC_2.2.5");
-__asm__(".symver lumen_sync_rwlock_clockrdlock_2_34, pthread_rwlock_clockrdlock@@GLIBC_2.34");
-__asm__(".symver lumen_sync_rwlock_clockrdlock_2_30, pthread_rwlock_clockrdlock@GLIBC_2.30");
-__asm__(".symver lumen_sync_rwlock_clockwrlock_2_34, pthread_rwlock_clockwrlock@@GLIBC_2.34");
-__asm__(".symver lumen_sync_rwlock_clockwrlock_2_30, pthread_rwlock_clockwrlock@GLIBC_2.30");
-__asm__(".symver lumen_sync_cond_wait_2_3_2, pthread_cond_wait@@GLIBC_2.3.2");
-__asm__(".symver lumen_sync_cond_wait_2_2_5, pthread_cond_wait@GLIBC_2.2.5");
-__asm__(".symver lumen_sync_cond_timedwait_2_3_2, pthread_cond_timedwait@@GLIBC_2.3.2");
-__asm__(".symver lumen_sync_cond_timedwait_2_2_5, pthread_cond_timedwait@GLIBC_2.2.5");
-__asm__(".symver lumen_sync_cond_clockwait_2_34, pthread_cond_clockwait@@GLIBC_2.34");
-__asm__(".symver lumen_sync_cond_clockwait_2_30, pthread_cond_clockwait@GLIBC_2.30");
-__asm__(".symver lumen_sync_sem_wait_2_34, sem_wait@@GLIBC_2.34");
-__asm__(".symver lumen_sync_sem_wait_2_2_5, sem_wait@GLIBC_2.2.5");
-__asm__(".symver lumen_sync_sem_timedwait_2_34, sem_timedwait@@GLIBC_2.34");
-__asm__(".symver lumen_sync_sem_timedwait_2_2_5, sem_timedwait@GLIBC_2.2.5");
-__asm__(".symver lumen_sync_sem_clockwait_2_34, sem_clockwait@@GLIBC_2.34");
-__asm__(".symver lumen_sync_sem_clockwait_2_30, sem_clockwait@GLIBC_2.30");
-__asm__(".symver lumen_sync_barrier_wait_2_34, pthread_barrier_wait@@GLIBC_2.34");
-__asm__(".symver lumen_sync_barrier_wait_2_2_5, pthread_barrier_wait@GLIBC_2.2.5");
-__asm__(".symver lumen_sync_join_2_34, pthread_join@@GLIBC_2.34");
-__asm__(".symver lumen_sync_join_2_2_5, pthread_join@GLIBC_2.2.5");
-__asm__(".symver lumen_sync_timedjoin_2_34, pthread_timedjoin_np@@GLIBC_2.34");
-__asm__(".symver lumen_sync_timedjoin_2_3_3, pthread_timedjoin_np@GLIBC_2.3.3");
-__asm__(".symver lumen_sync_clockjoin_2_34, pthread_clockjoin_np@@GLIBC_2.34");
-__asm__(".symver lumen_sync_clockjoin_2_31, pthread_clockjoin_np@GLIBC_2.31");
+}  // namespace lumen::sync

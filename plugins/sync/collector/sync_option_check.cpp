@@ -2,7 +2,7 @@
 // threshold parse_threshold refuses (-s banana, -s -4, nan, a profile's bad
 // `threshold:`) is refused there with the syntax, never found only in the
 // target, where the plugin could only fail to start and record nothing.
-#include <lumen/collector_plugin.h>
+#include "sync_option_check.h"
 
 #include <cstdio>
 #include <cstring>
@@ -23,11 +23,8 @@ int check(const lumen_option_value* options, size_t count, char* error, size_t e
   return 0;
 }
 
-const lumen_collector_hooks kHostHooks = {LUMEN_PLUGIN_ABI_VERSION, check, nullptr, nullptr};
-
 }  // namespace
-}  // namespace lumen::sync
 
-extern "C" __attribute__((visibility("default"))) const lumen_collector_hooks* lumen_collector_host_hooks() {
-  return &lumen::sync::kHostHooks;
-}
+const lumen_collector_hooks kHostHooks = {.check = check};
+
+}  // namespace lumen::sync

@@ -9,7 +9,11 @@
  *       thread alone) until that thread's CPU clock advanced by MILLISECONDS;
  *       truth: the sum of the CPU times the threads measured around it, and
  *       the whole process's CPU time so far (process_cpu_seconds) and at
- *       main's entry (process_cpu_at_main_seconds). */
+ *       main's entry (process_cpu_at_main_seconds).
+ *   hwc_target fork PARENT_MS CHILD_MS
+ *       forks a child that burns CHILD_MS in forked_child_work() (through
+ *       burn_cpu) and exits; then the parent burns PARENT_MS in burn_cpu();
+ *       truth: each one's measured CPU time (the child's through a pipe). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -17,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,6 +70,8 @@ __attribute__((noinline)) static double burn_cpu(double seconds) {
   return now - start;
 }
 
+__attribute__((noinline)) static double forked_child_work(double seconds) { return burn_cpu(seconds) + 0.0; }
+
 static double g_burn_seconds;
 
 static void* burn_thread(void* result) {
@@ -106,6 +113,25 @@ int main(int argc, char** argv) {
     write_truth(json);
     return 0;
   }
-  fprintf(stderr, "usage: hwc_target faults PAGES | burn MILLISECONDS\n");
+  if (argc == 4 && strcmp(argv[1], "fork") == 0) {
+    int channel[2];
+    if (pipe(channel) != 0) return 1;
+    const pid_t child = fork();
+    if (child < 0) return 1;
+    if (child == 0) {
+      const double spent = forked_child_work(atof(argv[3]) / 1000.0);
+      _exit(write(channel[1], &spent, sizeof spent) == (ssize_t)sizeof spent ? 0 : 1);
+    }
+    double child_seconds = -1;
+    int status = 0;
+    if (read(channel[0], &child_seconds, sizeof child_seconds) != (ssize_t)sizeof child_seconds) return 1;
+    if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return 1;
+    const double parent_seconds = burn_cpu(atof(argv[2]) / 1000.0);
+    snprintf(json, sizeof json, "{\"parent_cpu_seconds\": %.9f, \"child_cpu_seconds\": %.9f}\n", parent_seconds,
+             child_seconds);
+    write_truth(json);
+    return 0;
+  }
+  fprintf(stderr, "usage: hwc_target faults PAGES | burn MILLISECONDS [THREADS] | fork PARENT_MS CHILD_MS\n");
   return 2;
 }

@@ -3,7 +3,7 @@
 // start() settles the threshold (given, or calibrated on uncontended calls),
 // writes it to the data file and the experiment log, and then opens the
 // interposers (sync_interposers.cpp) by publishing it; stop() closes them.
-#include <lumen/collector_plugin.h>
+#include <lumen/collector_support.h>
 #include <pthread.h>
 
 #include <atomic>
@@ -14,8 +14,9 @@
 #include <iterator>
 
 #include "../sync_record.h"
+#include "sync_collector.h"
+#include "sync_option_check.h"
 #include "sync_threshold.h"
-#include "sync_tracer.h"
 
 namespace lumen::sync {
 
@@ -55,9 +56,7 @@ uint64_t measure_uncontended_pair_ps() {
 int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
           size_t error_size) {
   g_runtime = runtime;
-  const char* written = "calibrate";
-  for (size_t i = 0; i < count; ++i)
-    if (std::strcmp(options[i].name, "threshold") == 0) written = options[i].value;
+  const char* written = lumen_option(options, count, "threshold", "calibrate");
   ThresholdSetting setting;
   if (!parse_threshold(written, &setting)) {
     std::snprintf(error, error_size, "threshold '%s' is not %s", written, kThresholdSyntax);
@@ -109,21 +108,20 @@ const lumen_option_def kOptions[] = {
 const lumen_flag_alias kFlagAliases[] = {{"on", "calibrate"}, {"all", "0"}};
 
 const lumen_collector_descriptor kPlugin = {
-    LUMEN_PLUGIN_ABI_VERSION,
-    "sync",
-    "1.0",
-    kDataFile,
-    "Synchronization wait tracing: mutexes, rwlocks, condition variables, semaphores, barriers and joins that "
-    "waited longer than a threshold",
-    kOptions,
-    std::size(kOptions),
-    {"s", "threshold", kFlagAliases, std::size(kFlagAliases),
-     "-s on|off|all|calibrate|<us>  synchronization wait tracing (on = calibrate: 6 x an uncontended lock; "
-     "all = every call; a number: microseconds)"},
-    start,
-    nullptr,
-    nullptr,
-    stop,
+    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    .name = "sync",
+    .version = "1.0",
+    .data_file = kDataFile,
+    .description = "Synchronization wait tracing: mutexes, rwlocks, condition variables, semaphores, barriers and "
+                   "joins that waited longer than a threshold",
+    .options = kOptions,
+    .option_count = std::size(kOptions),
+    .flag = {"s", "threshold", kFlagAliases, std::size(kFlagAliases),
+             "-s on|off|all|calibrate|<us>  synchronization wait tracing (on = calibrate: 6 x an uncontended lock; "
+             "all = every call; a number: microseconds)"},
+    .start = start,
+    .stop = stop,
+    .host_hooks = &kHostHooks,
 };
 
 }  // namespace
@@ -132,8 +130,8 @@ uint64_t now_ns() { return g_runtime->now_ns(); }
 
 __attribute__((noinline)) void record_wait(uint64_t request_ns, uint64_t grant_ns, const void* object, ObjectKind kind,
                                            Call call, int result) {
-  const int saved_errno = errno;
-  if (g_runtime->collecting() && g_runtime->enter()) {
+  const ErrnoKept errno_kept;
+  if (const TraceGuard guard(g_runtime); guard) {
     SyncWait wait{};
     wait.request_ns = request_ns;
     wait.grant_ns = grant_ns;
@@ -146,14 +144,12 @@ __attribute__((noinline)) void record_wait(uint64_t request_ns, uint64_t grant_n
     wait.call = static_cast<uint16_t>(call);
     wait.result = result;
     g_runtime->write_record(g_stream, kWaitRecord, &wait, sizeof wait);
-    g_runtime->leave();
   }
-  errno = saved_errno;
 }
 
 }  // namespace lumen::sync
 
-extern "C" __attribute__((visibility("default"))) const lumen_collector_descriptor* lumen_collector_plugin() {
+LUMEN_EXPORT const lumen_collector_descriptor* lumen_collector_plugin() {
   return &lumen::sync::kPlugin;
 }
 

@@ -1,6 +1,5 @@
 // Heap tracing: the collector half's descriptor, start and stop, and the
 // records the interposers (heap_interposers.cpp) write.
-#include <pthread.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,7 +8,7 @@
 #include <iterator>
 
 #include "event_batches.h"
-#include "heap_tracer.h"
+#include "heap_collector.h"
 
 namespace lumen::heap {
 
@@ -26,14 +25,7 @@ lumen_stream g_stream = -1;
 
 // Interposers run in signal handlers too: the stack capture may touch errno
 // (libunwind validating addresses) and the writer makes system calls.
-class ErrnoKept {
- public:
-  ErrnoKept() noexcept : saved_(errno) {}
-  ~ErrnoKept() { errno = saved_; }
-
- private:
-  int saved_;
-};
+using lumen::ErrnoKept;
 
 }  // namespace
 
@@ -80,9 +72,10 @@ bool write_start_record() {
   return g_runtime->write_record(g_stream, kStartRecord, &record, sizeof record) != 0;
 }
 
-// A followed child writes into its own sub-experiment from here on (the
-// runtime's handler, registered before this one, has redirected the files).
-void after_fork_in_child() {
+// The batches hold the parent's events, which the parent writes. A followed
+// child writes into its own sub-experiment from here on (the runtime has
+// redirected the files before it calls fork_child).
+void fork_child() {
   if (!detail::g_running.load(std::memory_order_acquire)) return;
   batches_forget_after_fork();
   if (g_runtime->collecting() != 0) write_start_record();
@@ -90,9 +83,7 @@ void after_fork_in_child() {
 
 int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
           size_t error_size) {
-  bool enabled = true;
-  for (size_t i = 0; i < count; ++i)
-    if (std::strcmp(options[i].name, "enable") == 0) enabled = std::strcmp(options[i].value, "1") == 0;
+  const bool enabled = std::strcmp(lumen_option(options, count, "enable", "1"), "1") == 0;
   g_runtime = runtime;
   if (!enabled) {
     runtime->log_note("heap tracing is planned with enable=off: allocations are forwarded, not traced");
@@ -110,7 +101,6 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
     return 1;
   }
   batches_start(runtime, g_stream);
-  pthread_atfork(nullptr, nullptr, after_fork_in_child);
   detail::g_running.store(true, std::memory_order_release);
   return 0;
 }
@@ -133,25 +123,25 @@ const lumen_option_def kOptions[] = {
 const lumen_flag_alias kFlagAliases[] = {{"on", "on"}};
 
 const lumen_collector_descriptor kPlugin = {
-    LUMEN_PLUGIN_ABI_VERSION,
-    "heap",
-    "1.0",
-    kDataFile,
-    "Heap tracing: every allocation and deallocation with the caller's stack",
-    kOptions,
-    std::size(kOptions),
-    {"H", "enable", kFlagAliases, std::size(kFlagAliases),
-     "-H on|off     heap tracing: malloc family, C++ new/delete, mmap/munmap (exact counts and leaks)"},
-    start,
-    nullptr,
-    thread_end,
-    stop,
+    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    .name = "heap",
+    .version = "1.0",
+    .data_file = kDataFile,
+    .description = "Heap tracing: every allocation and deallocation with the caller's stack",
+    .options = kOptions,
+    .option_count = std::size(kOptions),
+    .flag = {"H", "enable", kFlagAliases, std::size(kFlagAliases),
+             "-H on|off     heap tracing: malloc family, C++ new/delete, mmap/munmap (exact counts and leaks)"},
+    .start = start,
+    .thread_end = thread_end,
+    .stop = stop,
+    .fork_child = fork_child,
 };
 
 }  // namespace
 
 }  // namespace lumen::heap
 
-extern "C" __attribute__((visibility("default"))) const lumen_collector_descriptor* lumen_collector_plugin() {
+LUMEN_EXPORT const lumen_collector_descriptor* lumen_collector_plugin() {
   return &lumen::heap::kPlugin;
 }

@@ -5,7 +5,7 @@
 // (mpi_wrappers.cpp, generated from mpi_functions.def) then record every
 // MPI call made outside MPI itself. A process without an MPI library (the
 // launcher, its daemons) starts the plugin but writes nothing.
-#include "mpi_tracer.h"
+#include "mpi_collector.h"
 
 #include <unistd.h>
 
@@ -34,7 +34,9 @@ std::atomic<uint64_t> g_recorded_bytes{0};
 std::atomic<bool> g_incomplete{false};
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "touched on every traced call");
 
-// Calls MPI makes inside a traced call are not traced again.
+// Calls MPI makes inside a traced call are not traced again. Not the
+// runtime's re-entry guard: that would also hide what other plugins trace
+// inside MPI (its allocations, its locks) for the whole call.
 thread_local int t_depth = 0;
 
 void print_message(const char* text) {
@@ -132,18 +134,18 @@ const lumen_option_def kOptions[] = {
 const lumen_flag_alias kFlagAliases[] = {{"on", "1"}};
 
 const lumen_collector_descriptor kPlugin = {
-    LUMEN_PLUGIN_ABI_VERSION,
-    "mpi",
-    "1.0",
-    kDataFile,
-    "MPI tracing: every call of the MPI API through the PMPI profiling interface, with point-to-point messages",
-    kOptions,
-    std::size(kOptions),
-    {"m", "stacks", kFlagAliases, std::size(kFlagAliases), "-m on|off     MPI tracing (ranks of mpirun as sub-experiments)"},
-    start,
-    nullptr,
-    nullptr,
-    stop,
+    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    .name = "mpi",
+    .version = "1.0",
+    .data_file = kDataFile,
+    .description = "MPI tracing: every call of the MPI API through the PMPI profiling interface, with "
+                   "point-to-point messages",
+    .options = kOptions,
+    .option_count = std::size(kOptions),
+    .flag = {"m", "stacks", kFlagAliases, std::size(kFlagAliases),
+             "-m on|off     MPI tracing (ranks of mpirun as sub-experiments)"},
+    .start = start,
+    .stop = stop,
 };
 
 }  // namespace
@@ -169,16 +171,15 @@ bool open_call(CallState& state, Function function) {
 // which the runtime leaves out with the wrapper that called it.
 // `guarded`: the caller holds the runtime's re-entry guard already.
 __attribute__((noinline)) static void finish_and_write(CallState& state, bool guarded) {
-  const int saved_errno = errno;
-  if (guarded || g_runtime->enter()) {
+  const ErrnoKept errno_kept;
+  const TraceGuard guard(guarded ? nullptr : g_runtime);
+  if (guarded || guard) {
     state.call.thread_id = g_runtime->thread_id();
     if (state.call.rank < 0) state.call.rank = g_rank.load(std::memory_order_relaxed);
     if (g_settings.stacks) state.call.stack_id = g_runtime->capture_stack(nullptr, 0);
     write_budgeted(kCallRecord, &state.call, sizeof state.call);
-    if (!guarded) g_runtime->leave();
   }
   state.written = true;
-  errno = saved_errno;
 }
 
 void close_call(CallState& state) {
@@ -194,8 +195,7 @@ void write_call_now(CallState& state) {
   finish_and_write(state, true);
 }
 
-bool bookkeeping_begin() { return g_runtime->enter() != 0; }
-void bookkeeping_end() { g_runtime->leave(); }
+const lumen_runtime* runtime() { return g_runtime; }
 
 void add_message(CallState& state, uint16_t direction, uint64_t bytes, int32_t peer, int32_t tag,
                  uint64_t communicator) {
@@ -252,6 +252,6 @@ void set_process(int32_t rank, int32_t world_size, uint32_t thread_level, const 
 
 }  // namespace lumen::mpi
 
-extern "C" __attribute__((visibility("default"))) const lumen_collector_descriptor* lumen_collector_plugin() {
+LUMEN_EXPORT const lumen_collector_descriptor* lumen_collector_plugin() {
   return &lumen::mpi::kPlugin;
 }

@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <iterator>
 
 #include "../clock_record.h"
@@ -54,8 +53,7 @@ int on_profiling_signal(int, siginfo_t* info, void* ucontext) {
 int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
           size_t error_size) {
   g_runtime = runtime;
-  for (size_t i = 0; i < count; ++i)
-    if (std::strcmp(options[i].name, "interval") == 0) g_interval_ns = std::atoll(options[i].value);
+  if (const char* interval = lumen_option(options, count, "interval", nullptr)) g_interval_ns = std::atoll(interval);
   g_stream = runtime->open_stream(lumen::clock::kDataFile);
   if (g_stream < 0) {
     std::snprintf(error, error_size, "cannot create the data file '%s'", lumen::clock::kDataFile);
@@ -93,9 +91,12 @@ void thread_end() {
   timer_delete(t_timer.id);
 }
 
-void stop() {
-  g_running.store(false, std::memory_order_release);
-}
+// A forked child has no timers (POSIX timers are not inherited): the
+// forking thread's id names nothing there, or a timer the child creates
+// later. When the child is collected, thread_begin arms a new one.
+void fork_child() { t_timer.armed = false; }
+
+void stop() { g_running.store(false, std::memory_order_release); }
 
 const lumen_option_def kOptions[] = {
     {"interval", LUMEN_OPTION_DURATION, "10ms", 100'000, 10'000'000'000, 1'000'000,
@@ -105,23 +106,24 @@ const lumen_option_def kOptions[] = {
 const lumen_flag_alias kFlagAliases[] = {{"on", "10ms"}, {"hi", "1ms"}, {"lo", "100ms"}};
 
 const lumen_collector_descriptor kPlugin = {
-    LUMEN_PLUGIN_ABI_VERSION,
-    "clock",
-    "1.0",
-    lumen::clock::kDataFile,
-    "Clock profiling: samples each thread's call stack on its CPU time",
-    kOptions,
-    std::size(kOptions),
-    {"p", "interval", kFlagAliases, std::size(kFlagAliases),
-     "-p on|off|hi|lo|<interval>  clock profiling (on = 10 ms, hi = 1 ms, lo = 100 ms; ms, or u for µs)"},
-    start,
-    thread_begin,
-    thread_end,
-    stop,
+    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    .name = "clock",
+    .version = "1.0",
+    .data_file = lumen::clock::kDataFile,
+    .description = "Clock profiling: samples each thread's call stack on its CPU time",
+    .options = kOptions,
+    .option_count = std::size(kOptions),
+    .flag = {"p", "interval", kFlagAliases, std::size(kFlagAliases),
+             "-p on|off|hi|lo|<interval>  clock profiling (on = 10 ms, hi = 1 ms, lo = 100 ms; ms, or u for µs)"},
+    .start = start,
+    .thread_begin = thread_begin,
+    .thread_end = thread_end,
+    .stop = stop,
+    .fork_child = fork_child,
 };
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const lumen_collector_descriptor* lumen_collector_plugin() {
+LUMEN_EXPORT const lumen_collector_descriptor* lumen_collector_plugin() {
   return &kPlugin;
 }

@@ -1,5 +1,5 @@
 // I/O tracing: the plugin's lifecycle, the descriptor -> file table, and the
-// records. The interposers (io_interposers.c) time each call and hand the
+// records. The interposers (io_interposers.cpp) time each call and hand the
 // outcome here.
 //
 // Files are named once per process: opening a file (or meeting a descriptor
@@ -7,9 +7,8 @@
 // started) gives it a file id and writes an IoFile record with its name;
 // every call then carries the id. Names come from the path the program gave
 // when it is absolute, else from readlink(/proc/self/fd/N).
-#include <dlfcn.h>
 #include <fcntl.h>
-#include <lumen/collector_plugin.h>
+#include <lumen/collector_support.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -18,7 +17,7 @@
 #include <cstring>
 
 #include "../io_record.h"
-#include "io_tracer.h"
+#include "io_collector.h"
 
 namespace io_plugin {
 namespace {
@@ -94,20 +93,10 @@ void write_call(uint16_t call, int fd, uint32_t file, uint64_t start_ns, uint64_
   g_runtime->write_record(g_stream, kCallRecord, &record, sizeof record);
 }
 
-// Holds the runtime's re-entry guard for one record; false when the calling
+// The runtime's re-entry guard for one record: false when the calling
 // thread is already inside the collector (its own I/O is not traced).
-class Recording {
- public:
-  Recording() : entered_(g_runtime->collecting() && g_runtime->enter()) {}
-  ~Recording() {
-    if (entered_) g_runtime->leave();
-  }
-  Recording(const Recording&) = delete;
-  Recording& operator=(const Recording&) = delete;
-  explicit operator bool() const { return entered_; }
-
- private:
-  bool entered_;
+struct Recording : lumen::TraceGuard {
+  Recording() noexcept : lumen::TraceGuard(g_runtime) {}
 };
 
 int start(const lumen_runtime* runtime, const lumen_option_value*, size_t, char* error, size_t error_size) {
@@ -128,19 +117,15 @@ void stop() { g_tracing.store(0, std::memory_order_release); }
 const lumen_flag_alias kFlagAliases[] = {{"on", ""}};
 
 const lumen_collector_descriptor kPlugin = {
-    LUMEN_PLUGIN_ABI_VERSION,
-    "io",
-    "1.0",
-    kDataFile,
-    "I/O tracing: read, write, open, close, fsync, lseek, dup and their variants, with bytes, time, descriptor, "
-    "file name and stack",
-    nullptr,
-    0,
-    {"i", nullptr, kFlagAliases, 1, "-i on|off       I/O tracing (read, write, open, close, fsync, ...)"},
-    start,
-    nullptr,
-    nullptr,
-    stop,
+    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    .name = "io",
+    .version = "1.0",
+    .data_file = kDataFile,
+    .description = "I/O tracing: read, write, open, close, fsync, lseek, dup and their variants, with bytes, time, "
+                   "descriptor, file name and stack",
+    .flag = {"i", nullptr, kFlagAliases, 1, "-i on|off       I/O tracing (read, write, open, close, fsync, ...)"},
+    .start = start,
+    .stop = stop,
 };
 
 }  // namespace
@@ -207,13 +192,6 @@ __attribute__((noinline)) void io_record_close(int fd, uint64_t start_ns, int64_
   errno = saved_errno;
 }
 
-void* io_next(const char* name, const char* version) {
-  if (void* address = dlvsym(RTLD_NEXT, name, version)) return address;
-  return dlsym(RTLD_NEXT, name);
-}
-
-__attribute__((visibility("default"))) const lumen_collector_descriptor* lumen_collector_plugin(void) {
-  return &kPlugin;
-}
-
 }  // extern "C"
+
+LUMEN_EXPORT const lumen_collector_descriptor* lumen_collector_plugin(void) { return &kPlugin; }

@@ -26,23 +26,23 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
   }
   ClockSample sample;
   std::memcpy(&sample, payload, sizeof sample);
-  lumen_event event{};
-  event.time_ns = sample.time_ns;
-  event.stack_id = sample.stack_id;
-  event.thread_id = sample.thread_id;
-  event.cpu = sample.cpu;
-  event.values[0] = static_cast<int64_t>(sample.cpu_ns);
-  sink->emit(sink->context, &event);
+  const int64_t values[] = {static_cast<int64_t>(sample.cpu_ns)};
+  lumen_emit_event(sink, sample.time_ns, sample.stack_id, sample.thread_id, sample.cpu, values);
   return 0;
 }
 
 const lumen_analysis_descriptor kPlugin = {
-    LUMEN_PLUGIN_ABI_VERSION, "clock", "1.0", lumen::clock::kDataFile, kMetrics, std::size(kMetrics),
-    nullptr, decode, nullptr, nullptr, 0,
+    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    .name = "clock",
+    .version = "1.0",
+    .data_file = lumen::clock::kDataFile,
+    .metrics = kMetrics,
+    .metric_count = std::size(kMetrics),
+    .decode = decode,
 };
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const lumen_analysis_descriptor* lumen_analysis_plugin() {
+LUMEN_EXPORT const lumen_analysis_descriptor* lumen_analysis_plugin() {
   return &kPlugin;
 }

@@ -33,15 +33,11 @@ const lumen_metric_def kMetrics[] = {
     {"heapleakbytes", "Bytes Leaked", LUMEN_UNIT_BYTES, kAllFlavors, "Bytes of the allocations never deallocated"},
 };
 
-lumen_event event_of(const HeapOp& op, Metric count, Metric bytes) {
-  lumen_event event{};
-  event.time_ns = op.time_ns;
-  event.stack_id = op.stack_id;
-  event.thread_id = op.thread_id;
-  event.cpu = -1;
-  event.values[count] = 1;
-  event.values[bytes] = static_cast<int64_t>(op.size);
-  return event;
+void emit(const lumen_event_sink* sink, const HeapOp& op, Metric count, Metric bytes) {
+  int64_t values[std::size(kMetrics)] = {};
+  values[count] = 1;
+  values[bytes] = static_cast<int64_t>(op.size);
+  lumen_emit_event(sink, op.time_ns, op.stack_id, op.thread_id, -1, values);
 }
 
 // Emits each allocation at once and keeps every operation for the pairing.
@@ -49,10 +45,7 @@ class Decoder final : public HeapRecordReader {
  public:
   void start(const HeapStart&) override {}
   void op(const HeapOp& op) override {
-    if (op.allocation) {
-      const lumen_event event = event_of(op, kAllocCount, kAllocBytes);
-      sink_->emit(sink_->context, &event);
-    }
+    if (op.allocation) emit(sink_, op, kAllocCount, kAllocBytes);
     timeline_.add(op);
   }
   void set_sink(const lumen_event_sink* sink) { sink_ = sink; }
@@ -63,7 +56,7 @@ class Decoder final : public HeapRecordReader {
   HeapTimeline timeline_;
 };
 
-void* decoder_begin() { return new (std::nothrow) Decoder; }
+void* decoder_begin(void*) { return new (std::nothrow) Decoder; }
 
 int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,
            size_t error_size) {
@@ -86,10 +79,7 @@ int decoder_end(void* state, const lumen_event_sink* sink, char*, size_t) {
   if (decoder != nullptr && sink != nullptr) {
     HeapTimeline& timeline = decoder->timeline();
     timeline.finish();
-    for (const size_t index : timeline.replay(PairOnly{})) {
-      const lumen_event event = event_of(timeline.ops()[index], kLeakCount, kLeakBytes);
-      sink->emit(sink->context, &event);
-    }
+    for (const size_t index : timeline.replay(PairOnly{})) emit(sink, timeline.ops()[index], kLeakCount, kLeakBytes);
   }
   delete decoder;
   return 0;
@@ -104,23 +94,23 @@ const lumen_view_def kViews[] = {
 };
 
 const lumen_analysis_descriptor kPlugin = {
-    LUMEN_PLUGIN_ABI_VERSION,
-    "heap",
-    "1.0",
-    kDataFile,
-    kMetrics,
-    std::size(kMetrics),
-    decoder_begin,
-    decode,
-    decoder_end,
-    kViews,
-    std::size(kViews),
+    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    .name = "heap",
+    .version = "1.0",
+    .data_file = kDataFile,
+    .metrics = kMetrics,
+    .metric_count = std::size(kMetrics),
+    .decoder_begin = decoder_begin,
+    .decode = decode,
+    .decoder_end = decoder_end,
+    .views = kViews,
+    .view_count = std::size(kViews),
 };
 
 }  // namespace
 
 }  // namespace lumen::heap
 
-extern "C" __attribute__((visibility("default"))) const lumen_analysis_descriptor* lumen_analysis_plugin() {
+LUMEN_EXPORT const lumen_analysis_descriptor* lumen_analysis_plugin() {
   return &lumen::heap::kPlugin;
 }

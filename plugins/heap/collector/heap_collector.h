@@ -1,15 +1,16 @@
 // Recording heap events from the interposers.
 //
-// A TraceGuard is taken around each real call: it is true when this process
-// is collected, the plugin has started, and the calling thread is not already
-// inside the collector (the runtime holds the same guard while it allocates
-// for itself, and so do these interposers around the real call, so an
-// allocator that calls mmap internally is not traced twice). Every record_*
-// function demands the guard, so recording without it does not compile.
-// Recording never changes errno.
+// A TraceGuard (the SDK's, lumen/collector_support.h) is taken around each
+// real call: it is true when the plugin has started, this process is
+// collected, and the calling thread is not already inside the collector (the
+// runtime holds the same guard while it allocates for itself, and so do these
+// interposers around the real call, so an allocator that calls mmap
+// internally is not traced twice). Every record_* function demands the
+// guard, so recording without it does not compile. Recording never changes
+// errno.
 #pragma once
 
-#include <lumen/collector_plugin.h>
+#include <lumen/collector_support.h>
 
 #include <atomic>
 #include <cstddef>
@@ -23,24 +24,14 @@ extern const lumen_runtime* g_runtime;
 extern std::atomic<bool> g_running;
 }  // namespace detail
 
-class TraceGuard {
+// [signal-safe] The SDK's guard, false until start() and after stop().
+class TraceGuard : public lumen::TraceGuard {
  public:
-  // [signal-safe]
   TraceGuard() noexcept
-      : active_(detail::g_running.load(std::memory_order_acquire) && detail::g_runtime->collecting() != 0 &&
-                detail::g_runtime->enter() != 0) {}
-  ~TraceGuard() {
-    if (active_) detail::g_runtime->leave();
-  }
-  TraceGuard(const TraceGuard&) = delete;
-  TraceGuard& operator=(const TraceGuard&) = delete;
-  explicit operator bool() const noexcept { return active_; }
+      : lumen::TraceGuard(detail::g_running.load(std::memory_order_acquire) ? detail::g_runtime : nullptr) {}
 
   // The experiment's clock; call only when the guard is true.
   uint64_t now() const noexcept { return detail::g_runtime->now_ns(); }
-
- private:
-  bool active_;
 };
 
 // An allocation that succeeded, stamped now (after the real call).

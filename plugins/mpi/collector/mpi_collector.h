@@ -5,7 +5,7 @@
 // it is the same for every MPI implementation.
 #pragma once
 
-#include <lumen/collector_plugin.h>
+#include <lumen/collector_support.h>
 
 #include <cstdint>
 
@@ -28,14 +28,12 @@ bool open_call(CallState& state, Function function);
 // written (MPI_Abort writes before it forwards); then closes the call.
 void close_call(CallState& state);
 // Writes the record now, with the exit time equal to the entry time: for a
-// call that does not return (MPI_Abort). Only between bookkeeping_begin()
-// and bookkeeping_end().
+// call that does not return (MPI_Abort). Only under a TraceGuard (a hook).
 void write_call_now(CallState& state);
 
-// Runs bookkeeping under the runtime's re-entry guard (the request table
-// allocates); false when this thread is inside the collector already.
-bool bookkeeping_begin();
-void bookkeeping_end();
+// The runtime, for the hooks' bookkeeping under a TraceGuard (the request
+// table allocates); NULL before start().
+const lumen_runtime* runtime();
 
 // One point-to-point message the current call started or completed.
 void add_message(CallState& state, uint16_t direction, uint64_t bytes, int32_t peer, int32_t tag,

@@ -36,29 +36,21 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
   }
   IoCall call;
   std::memcpy(&call, payload, sizeof call);
-  lumen_event event{};
-  event.time_ns = call.start_ns;
-  event.stack_id = call.stack_id;
-  event.thread_id = call.thread_id;
-  event.cpu = -1;
   const CallTotals totals = totals_of(call);
-  for (size_t i = 0; i < kMetricCount; ++i) event.values[i] = totals.values[i];
-  sink->emit(sink->context, &event);
+  lumen_emit_event(sink, call.start_ns, call.stack_id, call.thread_id, -1, totals.values);
   return 0;
 }
 
 const lumen_analysis_descriptor kPlugin = {
-    LUMEN_PLUGIN_ABI_VERSION,
-    "io",
-    "1.0",
-    kDataFile,
-    kMetrics,
-    std::size(kMetrics),
-    nullptr,
-    decode,
-    nullptr,
-    kViews,
-    kViewCount,
+    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    .name = "io",
+    .version = "1.0",
+    .data_file = kDataFile,
+    .metrics = kMetrics,
+    .metric_count = std::size(kMetrics),
+    .decode = decode,
+    .views = kViews,
+    .view_count = kViewCount,
 };
 
 }  // namespace
@@ -88,6 +80,4 @@ CallTotals totals_of(const IoCall& call) {
 
 }  // namespace io_plugin
 
-extern "C" __attribute__((visibility("default"))) const lumen_analysis_descriptor* lumen_analysis_plugin() {
-  return &io_plugin::kPlugin;
-}
+LUMEN_EXPORT const lumen_analysis_descriptor* lumen_analysis_plugin() { return &io_plugin::kPlugin; }

@@ -1,17 +1,24 @@
-// The hwc plugin's hooks run by collect before the target starts: what this
-// machine cannot count is left out, what cannot be honoured (an interval
-// below its floor, counters the PMU cannot count together) is refused, and
-// `collect -h` alone lists the counters.
-#include <lumen/collector_plugin.h>
+// What the hwc plugin does in collect, before the target starts: counters
+// this machine cannot count are left out, combinations the PMU cannot
+// schedule and intervals below their floor refused, and collect -h alone
+// lists the counters.
+#include "host_hooks.h"
 
 #include <cstdio>
-#include <cstring>
 
 #include "counter_listing.h"
-#include "counter_options.h"
 #include "interval_floor.h"
 
 namespace lumen::hwc {
+
+std::string resolve_counters(const lumen_option_value* options, size_t count, std::vector<EncodedCounter>* encoded) {
+  std::vector<CounterRequest> requests;
+  std::string problem = parse_counter_list(lumen_option(options, count, "counters", ""), &requests);
+  if (!problem.empty()) return problem;
+  encoded->resize(requests.size());
+  for (size_t i = 0; i < requests.size() && problem.empty(); ++i) problem = encode_counter(requests[i], &(*encoded)[i]);
+  return problem;
+}
 
 namespace {
 
@@ -23,7 +30,7 @@ int leave_out(const lumen_option_value* options, size_t count,
               void (*set_option)(void* context, const char* name, const char* value),
               void (*left_out)(void* context, const char* what, const char* reason), void* context) {
   std::vector<EncodedCounter> counters;
-  if (!resolve(counters_option(options, count), &counters).empty()) return 0;
+  if (!resolve_counters(options, count, &counters).empty()) return 0;
   std::string kept;
   bool narrowed = false;
   for (const EncodedCounter& c : counters) {
@@ -41,7 +48,7 @@ int leave_out(const lumen_option_value* options, size_t count,
 
 int check(const lumen_option_value* options, size_t count, char* error, size_t error_size) {
   std::vector<EncodedCounter> counters;
-  std::string problem = resolve(counters_option(options, count), &counters);
+  std::string problem = resolve_counters(options, count, &counters);
   for (size_t i = 0; i < counters.size() && problem.empty(); ++i) problem = interval_obstacle(counters[i]);
   for (size_t i = 0; i < counters.size() && problem.empty(); ++i) problem = counter_obstacle(counters[i]);
   if (problem.empty()) problem = combination_obstacle(counters);
@@ -52,11 +59,8 @@ int check(const lumen_option_value* options, size_t count, char* error, size_t e
 
 void describe_values(void (*line)(void*, const char*), void* context) { list_counters(line, context); }
 
-const lumen_collector_hooks kHostHooks = {LUMEN_PLUGIN_ABI_VERSION, check, describe_values, leave_out};
-
 }  // namespace
-}  // namespace lumen::hwc
 
-extern "C" __attribute__((visibility("default"))) const lumen_collector_hooks* lumen_collector_host_hooks() {
-  return &lumen::hwc::kHostHooks;
-}
+const lumen_collector_hooks kHostHooks = {.check = check, .describe_values = describe_values, .leave_out = leave_out};
+
+}  // namespace lumen::hwc

@@ -44,25 +44,26 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
                   static_cast<unsigned long long>(wait.grant_ns), static_cast<unsigned long long>(wait.request_ns));
     return 1;
   }
-  lumen_event event{};
-  event.time_ns = wait.grant_ns;
-  event.stack_id = wait.stack_id;
-  event.thread_id = wait.thread_id;
-  event.cpu = -1;
-  event.values[0] = static_cast<int64_t>(wait.grant_ns - wait.request_ns);
-  event.values[1] = 1;
-  sink->emit(sink->context, &event);
+  const int64_t values[] = {static_cast<int64_t>(wait.grant_ns - wait.request_ns), 1};
+  lumen_emit_event(sink, wait.grant_ns, wait.stack_id, wait.thread_id, -1, values);
   return 0;
 }
 
 const lumen_analysis_descriptor kPlugin = {
-    LUMEN_PLUGIN_ABI_VERSION, "sync", "1.0", kDataFile, kMetrics, std::size(kMetrics),
-    nullptr, decode, nullptr, &kSyncObjectsView, 1,
+    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    .name = "sync",
+    .version = "1.0",
+    .data_file = kDataFile,
+    .metrics = kMetrics,
+    .metric_count = std::size(kMetrics),
+    .decode = decode,
+    .views = &kSyncObjectsView,
+    .view_count = 1,
 };
 
 }  // namespace
 }  // namespace lumen::sync
 
-extern "C" __attribute__((visibility("default"))) const lumen_analysis_descriptor* lumen_analysis_plugin() {
+LUMEN_EXPORT const lumen_analysis_descriptor* lumen_analysis_plugin() {
   return &lumen::sync::kPlugin;
 }

@@ -36,7 +36,7 @@
 #include "counter_encoding.h"
 #include "counter_listing.h"
 #include "cpu_wide_counters.h"
-#include "counter_options.h"
+#include "host_hooks.h"
 
 namespace lumen::hwc {
 namespace {
@@ -51,7 +51,6 @@ bool g_polled[kMaxCounters];  // not program related: counted and polled, never 
 bool g_any_polled = false;     // per thread
 bool g_cpu_wide[kMaxCounters];  // polled, and counted per CPU rather than per thread
 bool g_any_cpu_wide = false;
-int g_pid = 0;                  // the collected process (a forked child's stop is not its own)
 
 // The poll timers' signal values, telling their expiries from overflows.
 constexpr int kPollCookie = 0x4c4e5052;
@@ -78,7 +77,6 @@ enum SlotState : int { kFree = 0, kClaimed = 1, kLive = 2, kClosing = 3 };
 struct ThreadCounters {
   std::atomic<int> state;
   std::atomic<bool> in_handler;  // with state, Dekker-style: a closer waits for a running handler
-  int pid;                       // a forked child's copy of its parent's slots is not its own
   uint32_t tid;
   int fds[kMaxCounters];
   uint64_t last[kMaxCounters];   // the count at the previous record of each counter
@@ -271,24 +269,12 @@ void arm_poll_timer(ThreadCounters* slot) {
 }
 
 void thread_begin() {
-  if (!g_running.load(std::memory_order_acquire)) return;
-  const int pid = getpid();
-  if (t_slot != nullptr && t_slot->pid != pid) {
-    // Forked: the slot is the parent's copy; its fds count the parent's
-    // thread (its poll timer was not inherited).
-    for (uint32_t i = 0; i < g_counter_count; ++i)
-      if (t_slot->fds[i] >= 0) close(t_slot->fds[i]);
-    t_slot->poll_armed = false;
-    t_slot->state.store(kFree, std::memory_order_release);
-    t_slot = nullptr;
-  }
-  if (t_slot != nullptr) return;
+  if (!g_running.load(std::memory_order_acquire) || t_slot != nullptr) return;
   ThreadCounters* slot = claim_slot();
   if (slot == nullptr) {
     g_runtime->count_drop();
     return;
   }
-  slot->pid = pid;
   slot->tid = g_runtime->thread_id();
   slot->in_handler.store(false, std::memory_order_relaxed);
   slot->poll_armed = false;
@@ -327,7 +313,7 @@ void thread_begin() {
 
 void thread_end() {
   ThreadCounters* slot = t_slot;
-  if (slot == nullptr || slot->pid != getpid()) return;
+  if (slot == nullptr) return;
   close_slot(slot);
   t_slot = nullptr;
 }
@@ -372,7 +358,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
           size_t error_size) {
   g_runtime = runtime;
   std::vector<EncodedCounter> counters;
-  if (const std::string problem = resolve(counters_option(options, count), &counters); !problem.empty()) {
+  if (const std::string problem = resolve_counters(options, count, &counters); !problem.empty()) {
     std::snprintf(error, error_size, "%s", problem.c_str());
     return 1;
   }
@@ -416,10 +402,31 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
       if (g_cpu_wide[i]) close_cpu_wide(i);
     return 1;
   }
-  g_pid = getpid();
   runtime->write_record(g_stream, kSettingsRecord, &settings, sizeof settings);
   g_running.store(true, std::memory_order_release);
   return 0;
+}
+
+// In a forked child every slot is a copy of the parent's: its fds are
+// copies counting the parent's threads, its poll timer was not inherited.
+// So are the per-CPU counters (their timer was not inherited either). All
+// are closed without records (the parent records them); a collected child's
+// thread gets counters of its own from thread_begin.
+void fork_child() {
+  if (!g_running.load(std::memory_order_acquire)) return;
+  for (size_t i = 0; i < kMaxThreads; ++i) {
+    ThreadCounters& slot = g_slots[i];
+    if (slot.state.load(std::memory_order_relaxed) == kLive)
+      for (uint32_t c = 0; c < g_counter_count; ++c)
+        if (slot.fds[c] >= 0) close(slot.fds[c]);
+    slot.poll_armed = false;
+    slot.state.store(kFree, std::memory_order_relaxed);
+  }
+  t_slot = nullptr;
+  for (uint32_t i = 0; i < g_counter_count; ++i)
+    if (g_cpu_wide[i]) forget_cpu_wide(i);
+  g_any_cpu_wide = false;
+  g_cpu_wide_timer_armed = false;
 }
 
 void stop() {
@@ -431,11 +438,10 @@ void stop() {
                              "next recorded overflow";
     g_runtime->log_note(note.c_str());
   }
-  const int pid = getpid();
-  if (g_any_cpu_wide && pid == g_pid) close_cpu_wide_counters();
+  if (g_any_cpu_wide) close_cpu_wide_counters();
   // Threads still running at the end: their counts since the last overflow.
   for (size_t i = 0; i < kMaxThreads; ++i)
-    if (g_slots[i].state.load(std::memory_order_acquire) == kLive && g_slots[i].pid == pid) close_slot(&g_slots[i]);
+    if (g_slots[i].state.load(std::memory_order_acquire) == kLive) close_slot(&g_slots[i]);
 }
 
 const lumen_option_def kOptions[] = {
@@ -447,25 +453,26 @@ const lumen_option_def kOptions[] = {
 const lumen_flag_alias kFlagAliases[] = {{"on", "cycles,on,insts,on"}, {"auto", "cycles,on,insts,on"}};
 
 const lumen_collector_descriptor kPlugin = {
-    LUMEN_PLUGIN_ABI_VERSION,
-    "hwc",
-    "1.0",
-    kDataFile,
-    "Hardware counter overflow profiling: the call stack every INTERVAL events of each counter (perf_event_open)",
-    kOptions,
-    std::size(kOptions),
-    {"h", "counters", kFlagAliases, std::size(kFlagAliases),
-     "-h COUNTER[,INTERVAL][,COUNTER2[,INTERVAL2]]...|on|off  hardware counter overflow profiling; "
-     "-h alone lists this machine's counters"},
-    start,
-    thread_begin,
-    thread_end,
-    stop,
+    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    .name = "hwc",
+    .version = "1.0",
+    .data_file = kDataFile,
+    .description = "Hardware counter overflow profiling: the call stack every INTERVAL events of each counter "
+                   "(perf_event_open)",
+    .options = kOptions,
+    .option_count = std::size(kOptions),
+    .flag = {"h", "counters", kFlagAliases, std::size(kFlagAliases),
+             "-h COUNTER[,INTERVAL][,COUNTER2[,INTERVAL2]]...|on|off  hardware counter overflow profiling; "
+             "-h alone lists this machine's counters"},
+    .start = start,
+    .thread_begin = thread_begin,
+    .thread_end = thread_end,
+    .stop = stop,
+    .fork_child = fork_child,
+    .host_hooks = &kHostHooks,
 };
 
 }  // namespace
 }  // namespace lumen::hwc
 
-extern "C" __attribute__((visibility("default"))) const lumen_collector_descriptor* lumen_collector_plugin() {
-  return &lumen::hwc::kPlugin;
-}
+LUMEN_EXPORT const lumen_collector_descriptor* lumen_collector_plugin() { return &lumen::hwc::kPlugin; }

@@ -1,14 +1,13 @@
-/* What the interposers (io_interposers.c) share with the tracer
- * (io_tracer.cpp). C, so that the interposers can be C and declare libc's
- * functions exactly as libc's headers do.
+/* What the interposers (io_interposers.cpp) share with the plugin's
+ * lifecycle and records (io_collector.cpp).
  *
  * Every function here keeps errno as the traced call left it. None may be
  * called from a signal handler the plugin installs (it installs none); they
  * are async-signal-safe all the same (atomics, the runtime's signal-safe
  * services and readlink only), because a program may call read() or write()
  * from its own signal handler. */
-#ifndef IO_PLUGIN_TRACER_H
-#define IO_PLUGIN_TRACER_H
+#ifndef IO_PLUGIN_COLLECTOR_H
+#define IO_PLUGIN_COLLECTOR_H
 
 #include <stdint.h>
 
@@ -36,13 +35,8 @@ void io_record_dup(uint16_t call, int old_fd, uint64_t start_ns, int64_t result)
 /* close(fd) returned `result`; the descriptor no longer names its file. */
 void io_record_close(int fd, uint64_t start_ns, int64_t result);
 
-/* dlvsym(RTLD_NEXT, name, version), else dlsym(RTLD_NEXT, name): the
- * function a wrapper stands in front of (libc's, or another preloaded
- * object's that forwards to libc in turn). */
-void* io_next(const char* name, const char* version);
-
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* IO_PLUGIN_TRACER_H */
+#endif /* IO_PLUGIN_COLLECTOR_H */

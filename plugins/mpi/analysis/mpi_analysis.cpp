@@ -72,33 +72,31 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
                   static_cast<unsigned long long>(call.enter_ns));
     return 1;
   }
-  lumen_event event{};
-  event.time_ns = call.exit_ns;
-  event.stack_id = call.stack_id;
-  event.thread_id = call.thread_id;
-  event.cpu = -1;
-  event.values[0] = static_cast<int64_t>(call.exit_ns - call.enter_ns);
-  event.values[1] = call.sends;
-  event.values[2] = static_cast<int64_t>(call.bytes_sent);
-  event.values[3] = call.receives;
-  event.values[4] = static_cast<int64_t>(call.bytes_received);
-  event.values[5] = call.sends + call.receives == 0 ? 1 : 0;
-  sink->emit(sink->context, &event);
+  int64_t values[std::size(kMetrics)] = {};  // mpiwork and mpiwait stay 0: the split fills them
+  values[0] = static_cast<int64_t>(call.exit_ns - call.enter_ns);
+  values[1] = call.sends;
+  values[2] = static_cast<int64_t>(call.bytes_sent);
+  values[3] = call.receives;
+  values[4] = static_cast<int64_t>(call.bytes_received);
+  values[5] = call.sends + call.receives == 0 ? 1 : 0;
+  lumen_emit_event(sink, call.exit_ns, call.stack_id, call.thread_id, -1, values);
   return 0;
 }
 
 const lumen_analysis_descriptor kPlugin = {
-    LUMEN_PLUGIN_ABI_VERSION, "mpi", "1.0", kDataFile, kMetrics, std::size(kMetrics),
-    nullptr, decode, nullptr, kMpiViews, kMpiViewCount,
+    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    .name = "mpi",
+    .version = "1.0",
+    .data_file = kDataFile,
+    .metrics = kMetrics,
+    .metric_count = std::size(kMetrics),
+    .decode = decode,
+    .views = kMpiViews,
+    .view_count = kMpiViewCount,
+    .interval_split = &kIntervalSplit,
 };
 
 }  // namespace
 }  // namespace lumen::mpi
 
-extern "C" __attribute__((visibility("default"))) const lumen_analysis_descriptor* lumen_analysis_plugin() {
-  return &lumen::mpi::kPlugin;
-}
-
-extern "C" __attribute__((visibility("default"))) const lumen_interval_split* lumen_analysis_interval_split() {
-  return &lumen::mpi::kIntervalSplit;
-}
+LUMEN_EXPORT const lumen_analysis_descriptor* lumen_analysis_plugin() { return &lumen::mpi::kPlugin; }
