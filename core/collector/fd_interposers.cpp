@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include <lumen/collector_support.h>
+
 #include "runtime_fds.h"
 #include "stack_capture.h"
 
@@ -20,12 +22,12 @@ using CloseRange = int (*)(unsigned, unsigned, int);
 using Pipe2 = int (*)(int*, int);
 
 Close real_close() {
-  static const auto real = reinterpret_cast<Close>(dlvsym(RTLD_NEXT, "close", "GLIBC_2.2.5"));
+  static const auto real = lumen::next_function<Close>("close", "GLIBC_2.2.5");
   return real;
 }
 
 CloseRange real_close_range() {
-  static const auto real = reinterpret_cast<CloseRange>(dlvsym(RTLD_NEXT, "close_range", "GLIBC_2.34"));
+  static const auto real = lumen::next_function<CloseRange>("close_range", "GLIBC_2.34");
   return real;
 }
 
@@ -51,7 +53,7 @@ int close_range_around_runtime(unsigned first, unsigned last, int flags) {
 
 extern "C" {
 
-__attribute__((visibility("default"))) int lumen_close(int fd) {
+LUMEN_EXPORT int lumen_close(int fd) {
   if (unwinding_now() && is_runtime_fd(fd)) {
     close_runtime_fd(fd);  // libunwind replacing its own pipe
     return 0;
@@ -63,11 +65,11 @@ __attribute__((visibility("default"))) int lumen_close(int fd) {
   return real_close() ? real_close()(fd) : (errno = ENOSYS, -1);
 }
 
-__attribute__((visibility("default"))) int lumen_close_range(unsigned first, unsigned last, int flags) {
+LUMEN_EXPORT int lumen_close_range(unsigned first, unsigned last, int flags) {
   return close_range_around_runtime(first, last, flags);
 }
 
-__attribute__((visibility("default"))) void lumen_closefrom(int lowest) {
+LUMEN_EXPORT void lumen_closefrom(int lowest) {
   // glibc's closefrom falls back to /proc/self/fd when close_range fails;
   // here a failure leaves the rest to the loop below.
   if (close_range_around_runtime(static_cast<unsigned>(lowest < 0 ? 0 : lowest), ~0u, 0) == 0) return;
@@ -75,8 +77,8 @@ __attribute__((visibility("default"))) void lumen_closefrom(int lowest) {
     if (!is_runtime_fd(fd) && real_close()) real_close()(fd);
 }
 
-__attribute__((visibility("default"))) int lumen_pipe2(int fds[2], int flags) {
-  static const auto real = reinterpret_cast<Pipe2>(dlvsym(RTLD_NEXT, "pipe2", "GLIBC_2.9"));
+LUMEN_EXPORT int lumen_pipe2(int fds[2], int flags) {
+  static const auto real = lumen::next_function<Pipe2>("pipe2", "GLIBC_2.9");
   if (real == nullptr) return (errno = ENOSYS, -1);
   const int rc = real(fds, flags);
   if (rc == 0 && unwinding_now()) {

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include <lumen/collector_support.h>
+
 #include "clock.h"
 #include "raw_syscalls.h"
 
@@ -44,7 +46,7 @@ DlIteratePhdr real_function() {
   static std::atomic<DlIteratePhdr> real{nullptr};
   DlIteratePhdr function = real.load(std::memory_order_acquire);
   if (function == nullptr) {
-    function = reinterpret_cast<DlIteratePhdr>(dlvsym(RTLD_NEXT, "dl_iterate_phdr", "GLIBC_2.2.5"));
+    function = lumen::next_function<DlIteratePhdr>("dl_iterate_phdr", "GLIBC_2.2.5");
     real.store(function, std::memory_order_release);
   }
   return function;

@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <climits>
 
+#include <lumen/collector_support.h>
+
 #include "stream_writer.h"
 #include "thread_state.h"
 
@@ -72,7 +74,7 @@ void* run(void*) {
 }
 
 bool create() {
-  static const auto real_create = reinterpret_cast<PthreadCreate>(dlvsym(RTLD_NEXT, "pthread_create", "GLIBC_2.34"));
+  static const auto real_create = lumen::next_function<PthreadCreate>("pthread_create", "GLIBC_2.34");
   if (real_create == nullptr) return false;
   g_stop.store(0, std::memory_order_release);
   // Created with every signal blocked, so it never takes one meant for the

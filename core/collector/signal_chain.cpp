@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <lumen/collector_support.h>
+
 namespace lumen::collector {
 
 namespace {
@@ -13,7 +15,7 @@ namespace {
 using Sigaction = int (*)(int, const struct sigaction*, struct sigaction*);
 
 Sigaction real_sigaction() {
-  static const auto real = reinterpret_cast<Sigaction>(dlvsym(RTLD_NEXT, "sigaction", "GLIBC_2.2.5"));
+  static const auto real = lumen::next_function<Sigaction>("sigaction", "GLIBC_2.2.5");
   return real;
 }
 

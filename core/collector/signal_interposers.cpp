@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include <lumen/collector_support.h>
+
 #include "signal_chain.h"
 #include "stack_capture.h"
 
@@ -61,12 +63,12 @@ int masked(Sigprocmask real, int how, const sigset_t* set, sigset_t* old) {
 
 extern "C" {
 
-__attribute__((visibility("default"))) int lumen_sigaction(int signal, const struct sigaction* act,
+LUMEN_EXPORT int lumen_sigaction(int signal, const struct sigaction* act,
                                                            struct sigaction* old) {
   return target_sigaction(signal, act, old);
 }
 
-__attribute__((visibility("default"))) sighandler_t lumen_signal(int signal, sighandler_t handler) {
+LUMEN_EXPORT sighandler_t lumen_signal(int signal, sighandler_t handler) {
   // BSD semantics, as glibc's signal(): restart, no reset, no self-blocking.
   struct sigaction action {}, old {};
   action.sa_handler = handler;
@@ -77,18 +79,18 @@ __attribute__((visibility("default"))) sighandler_t lumen_signal(int signal, sig
   return old.sa_handler;
 }
 
-__attribute__((visibility("default"))) int lumen_sigprocmask(int how, const sigset_t* set, sigset_t* old) {
-  static const auto real = reinterpret_cast<Sigprocmask>(dlvsym(RTLD_NEXT, "sigprocmask", "GLIBC_2.2.5"));
+LUMEN_EXPORT int lumen_sigprocmask(int how, const sigset_t* set, sigset_t* old) {
+  static const auto real = lumen::next_function<Sigprocmask>("sigprocmask", "GLIBC_2.2.5");
   return masked(real, how, set, old);
 }
 
-__attribute__((visibility("default"))) int lumen_pthread_sigmask_2_32(int how, const sigset_t* set, sigset_t* old) {
-  static const auto real = reinterpret_cast<PthreadSigmask>(dlvsym(RTLD_NEXT, "pthread_sigmask", "GLIBC_2.32"));
+LUMEN_EXPORT int lumen_pthread_sigmask_2_32(int how, const sigset_t* set, sigset_t* old) {
+  static const auto real = lumen::next_function<PthreadSigmask>("pthread_sigmask", "GLIBC_2.32");
   return masked(real, how, set, old);
 }
 
-__attribute__((visibility("default"))) int lumen_pthread_sigmask_2_2_5(int how, const sigset_t* set, sigset_t* old) {
-  static const auto real = reinterpret_cast<PthreadSigmask>(dlvsym(RTLD_NEXT, "pthread_sigmask", "GLIBC_2.2.5"));
+LUMEN_EXPORT int lumen_pthread_sigmask_2_2_5(int how, const sigset_t* set, sigset_t* old) {
+  static const auto real = lumen::next_function<PthreadSigmask>("pthread_sigmask", "GLIBC_2.2.5");
   return masked(real, how, set, old);
 }
 
