@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "experiment_metadata.h"
 #include "archive_index.h"
 #include "data_file_reader.h"
 #include "loadobject_map.h"
@@ -186,7 +187,7 @@ bool is_experiment(const fs::path& directory) {
 }  // namespace
 
 std::vector<ArchiveReport> write_archives(const fs::path& experiment, bool copy_files, bool descendants) {
-  if (!fs::is_directory(experiment) || !(fs::exists(experiment / "header.yaml") || is_experiment(experiment)))
+  if (!fs::is_directory(experiment) || !(fs::exists(experiment / metadata::kHeaderFile) || is_experiment(experiment)))
     throw std::runtime_error("'" + experiment.string() + "' is not an experiment (no header.yaml)");
   std::vector<ArchiveReport> reports;
   if (is_experiment(experiment)) reports.push_back(archive_one(experiment, copy_files, {}));

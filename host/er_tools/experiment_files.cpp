@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "experiment_metadata.h"
 #include "lumen_version.h"
 
 namespace lumen::er_tools {
@@ -10,7 +11,7 @@ namespace fs = std::filesystem;
 
 void require_experiment(const fs::path& path) {
   if (!fs::exists(path)) throw ToolError("'" + path.string() + "' does not exist");
-  if (!fs::is_directory(path) || path.extension() != ".er" || !fs::exists(path / "header.yaml"))
+  if (!fs::is_directory(path) || path.extension() != ".er" || !fs::exists(path / metadata::kHeaderFile))
     throw ToolError("'" + path.string() + "' is not an experiment (a directory named *.er with a header.yaml)");
 }
 

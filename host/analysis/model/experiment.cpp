@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "experiment_metadata.h"
 #include "data_file_reader.h"
 #include "format_error.h"
 #include "install_layout.h"
@@ -45,7 +46,7 @@ const host::AnalysisHalf* AnalysisPlugins::find(const std::string& plugin) const
 namespace {
 
 YAML::Node read_header(const fs::path& experiment) {
-  const fs::path file = experiment / "header.yaml";
+  const fs::path file = experiment / metadata::kHeaderFile;
   if (!fs::is_directory(experiment)) throw FormatError(experiment.string() + ": no such experiment directory");
   if (!fs::exists(fs::symlink_status(file)))
     throw FormatError(experiment.string() + ": not an experiment (it has no header.yaml)");
@@ -55,19 +56,19 @@ YAML::Node read_header(const fs::path& experiment) {
   } catch (const YAML::Exception& e) {
     throw FormatError(file.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
-  if (!header.IsMap() || !header["format"] || !header["format"]["major"])
+  if (!header.IsMap() || !header[metadata::header::kFormat] || !header[metadata::header::kFormat]["major"])
     throw FormatError(file.string() + ": not an experiment header (no format version)");
-  const unsigned major = header["format"]["major"].as<unsigned>();
+  const unsigned major = header[metadata::header::kFormat]["major"].as<unsigned>();
   if (major > LUMEN_FORMAT_MAJOR)
     throw FormatError(file.string() + ": experiment format " + std::to_string(major) + "." +
-                      header["format"]["minor"].as<std::string>("0") + " needs a newer lumen; this one reads format " +
+                      header[metadata::header::kFormat]["minor"].as<std::string>("0") + " needs a newer lumen; this one reads format " +
                       std::to_string(LUMEN_FORMAT_MAJOR) + ".x");
   return header;
 }
 
 std::vector<YAML::Node> read_log(const fs::path& experiment, std::vector<std::string>& warnings) {
   std::vector<YAML::Node> entries;
-  const fs::path file = experiment / "collector.log";
+  const fs::path file = experiment / metadata::kLogFile;
   if (!fs::exists(fs::symlink_status(file))) return entries;
   std::istringstream in;
   try {
@@ -97,7 +98,7 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins)
   loadobjects_.load(path / LUMEN_LOADOBJECTS_FILE);
   loadobjects_.use_archive(path);
   samples_.load(path / LUMEN_SAMPLES_FILE);
-  if (const YAML::Node planned = header_["plugins"]; planned && planned.IsMap()) {
+  if (const YAML::Node planned = header_[metadata::header::kPlugins]; planned && planned.IsMap()) {
     for (const auto& entry : planned) {
       const std::string name = entry.first.as<std::string>();
       const std::string data_file = entry.second["data_file"].as<std::string>("");
@@ -123,7 +124,7 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins)
   std::sort(threads_.begin(), threads_.end());
   threads_.erase(std::unique(threads_.begin(), threads_.end()), threads_.end());
   for (const YAML::Node& entry : log_)
-    if (entry["event"] && entry["event"].as<std::string>() == "plugin_failed")
+    if (entry["event"] && entry["event"].as<std::string>() == metadata::log_event::kPluginFailed)
       warnings_.push_back("plugin '" + entry["plugin"].as<std::string>("?") + "' did not collect: " +
                           entry["message"].as<std::string>(""));
 }

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "experiment_metadata.h"
 #include "format_error.h"
 #include "interval_split.h"
 
@@ -27,10 +28,10 @@ lumen_configuration configure_plugin(const host::AnalysisHalf& half, const fs::p
   std::vector<lumen_option_value> values;
   for (const auto& [key, value] : texts) values.push_back({key.c_str(), value.c_str()});
   const lumen_experiment_facts facts{experiment.c_str(),
-                                     header["clock_mhz"].as<double>(0),
-                                     header["cpus"].as<uint32_t>(0),
-                                     header["start_wall_ns"].as<uint64_t>(0),
-                                     header["start_monotonic_ns"].as<uint64_t>(0),
+                                     header[metadata::header::kClockMhz].as<double>(0),
+                                     header[metadata::header::kCpus].as<uint32_t>(0),
+                                     header[metadata::header::kStartWallNs].as<uint64_t>(0),
+                                     header[metadata::header::kStartMonotonicNs].as<uint64_t>(0),
                                      values.data(),
                                      values.size()};
   char error[512] = "";

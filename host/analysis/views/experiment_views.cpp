@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "experiment_metadata.h"
 #include "hex_text.h"
 #include "metric_cells.h"
 
@@ -195,7 +196,7 @@ Document statistics(const Experiments& experiments, const StackProfile& profile)
       r.add_number(f.key, f.title + std::string(f.unit == LUMEN_UNIT_NANOSECONDS ? " (sec.)" : ""),
                    shown(f.unit, sum.*f.field), {f.unit});
     for (const YAML::Node& entry : experiment.log())
-      if (entry["event"] && entry["event"].as<std::string>() == "end")
+      if (entry["event"] && entry["event"].as<std::string>() == metadata::log_event::kEnd)
         r.add_number("dropped_records", "Records dropped", entry["dropped_records"].as<double>(0));
     records.push_back(std::move(r));
   }

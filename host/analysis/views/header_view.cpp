@@ -1,3 +1,4 @@
+#include "experiment_metadata.h"
 #include "header_view.h"
 
 #include <ctime>
@@ -17,16 +18,16 @@ Record record_of(const Experiment& e) {
   const YAML::Node& h = e.header();
   Record r;
   r.heading = e.path().string();
-  r.add("command", "Target command", joined(h["command"]));
-  r.add_number("target_pid", "Process id", h["target_pid"].as<std::string>("?"));
-  r.add("host", "Host", h["host"].as<std::string>("?"));
-  r.add_number("cpus", "CPUs", h["cpus"].as<std::string>("?"));
-  r.add_number("clock_mhz", "Clock rate (MHz)", h["clock_mhz"].as<std::string>("?"));
-  r.add("collector_version", "Collector version", h["collector_version"].as<std::string>("?"));
+  r.add("command", "Target command", joined(h[metadata::header::kCommand]));
+  r.add_number("target_pid", "Process id", h[metadata::header::kTargetPid].as<std::string>("?"));
+  r.add("host", "Host", h[metadata::header::kHost].as<std::string>("?"));
+  r.add_number("cpus", "CPUs", h[metadata::header::kCpus].as<std::string>("?"));
+  r.add_number("clock_mhz", "Clock rate (MHz)", h[metadata::header::kClockMhz].as<std::string>("?"));
+  r.add("collector_version", "Collector version", h[metadata::header::kCollectorVersion].as<std::string>("?"));
   r.add("format", "Experiment format",
-        h["format"]["major"].as<std::string>("?") + "." + h["format"]["minor"].as<std::string>("?"));
-  const long long start = h["start_wall_ns"].as<long long>(0);
-  const long long end = h["end_wall_ns"].as<long long>(0);
+        h[metadata::header::kFormat]["major"].as<std::string>("?") + "." + h[metadata::header::kFormat]["minor"].as<std::string>("?"));
+  const long long start = h[metadata::header::kStartWallNs].as<long long>(0);
+  const long long end = h[metadata::header::kEndWallNs].as<long long>(0);
   r.add_number("start_wall_ns", "Start (ns since the epoch)", std::to_string(start));
   const time_t start_seconds = static_cast<time_t>(start / 1000000000LL);
   char when[64] = "";
@@ -35,21 +36,21 @@ Record record_of(const Experiment& e) {
   std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %Z", &local);
   r.add("start_time", "Start time", when);
   if (end > 0) r.add_number("duration_s", "Duration (s)", static_cast<double>(end - start) / 1e9, {LUMEN_UNIT_NANOSECONDS});
-  if (const YAML::Node ending = h["target_end"]) {
+  if (const YAML::Node ending = h[metadata::header::kTargetEnd]) {
     if (ending["exit_code"]) r.add_number("exit_code", "Exit status", ending["exit_code"].as<std::string>());
     if (ending["signal"]) r.add("signal", "Killed by signal", "SIG" + ending["signal_name"].as<std::string>("?"));
   } else {
     // An image replaced by exec has no ending of its own: its process went on as the next image.
     std::string exec_lineage;
     for (const YAML::Node& entry : e.log())
-      if (entry["event"] && entry["event"].as<std::string>() == "exec") exec_lineage = entry["lineage"].as<std::string>("");
+      if (entry["event"] && entry["event"].as<std::string>() == metadata::log_event::kExec) exec_lineage = entry["lineage"].as<std::string>("");
     if (!exec_lineage.empty())
       r.add("ending", "Ending", "replaced by exec (its process went on as " + exec_lineage + ")");
     else
       r.add("ending", "Ending", "not recorded (collect was interrupted, or the experiment is still being written)");
   }
-  if (const YAML::Node cut = h["cut_short"]) r.add("cut_short", "Collection cut short", cut.as<std::string>(""));
-  if (const YAML::Node plugins = h["plugins"]; plugins && plugins.IsMap()) {
+  if (const YAML::Node cut = h[metadata::header::kCutShort]) r.add("cut_short", "Collection cut short", cut.as<std::string>(""));
+  if (const YAML::Node plugins = h[metadata::header::kPlugins]; plugins && plugins.IsMap()) {
     for (const auto& p : plugins) {
       std::string options;
       for (const auto& o : p.second["options"])
@@ -59,20 +60,20 @@ Record record_of(const Experiment& e) {
                 (options.empty() ? "" : " (" + options + ")"));
     }
   }
-  if (const YAML::Node left_out = h["left_out"]; left_out && left_out.IsSequence())
+  if (const YAML::Node left_out = h[metadata::header::kLeftOut]; left_out && left_out.IsSequence())
     for (size_t i = 0; i < left_out.size(); ++i)
       r.add("left_out" + std::to_string(i + 1), "Left out",
             left_out[i]["plugin"].as<std::string>("?") + " " + left_out[i]["what"].as<std::string>("?") + ": " +
                 left_out[i]["reason"].as<std::string>(""));
-  if (const YAML::Node comments = h["comments"]; comments && comments.IsSequence())
+  if (const YAML::Node comments = h[metadata::header::kComments]; comments && comments.IsSequence())
     for (size_t i = 0; i < comments.size(); ++i) r.add("comment" + std::to_string(i + 1), "Comment", comments[i].as<std::string>());
   for (const YAML::Node& entry : e.log())
-    if (entry["event"] && entry["event"].as<std::string>() == "end")
+    if (entry["event"] && entry["event"].as<std::string>() == metadata::log_event::kEnd)
       r.add_number("dropped_records", "Records dropped", entry["dropped_records"].as<std::string>("0"));
   // What plugins noted at start (e.g. the sync threshold they settled on).
   size_t notes = 0;
   for (const YAML::Node& entry : e.log())
-    if (entry["event"] && entry["event"].as<std::string>() == "note")
+    if (entry["event"] && entry["event"].as<std::string>() == metadata::log_event::kNote)
       r.add("note" + std::to_string(++notes), "Note", entry["text"].as<std::string>(""));
   for (size_t i = 0; i < e.warnings().size(); ++i) r.add("warning" + std::to_string(i + 1), "Warning", e.warnings()[i]);
   return r;
