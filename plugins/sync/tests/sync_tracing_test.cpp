@@ -5,9 +5,10 @@
 // What the comparison may honestly expect: the interposer's clock reads lie
 // inside the target's, so each recorded wait is at most the target's
 // measurement of it, and less by the cost of the call's way in and out
-// (microseconds; more only if the thread was preempted right there). A wait
-// the target measured at or below the threshold cannot have been recorded;
-// one it measured well above (1 ms more) must have been.
+// (microseconds; more only if the thread was preempted right there, which
+// the target also measures: its run delay during each wait). A wait the
+// target measured at or below the threshold cannot have been recorded; one it
+// measured well above (1 ms more) must have been.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -28,31 +29,52 @@ std::string sync_target() { return LUMEN_SYNC_TARGET; }
 
 double wait_tolerance(double truth) { return 0.002 + 0.02 * truth; }
 
+// One wait as the target measured it: its length, and how long of it the
+// thread was runnable but not running (possibly outside the traced call).
+struct Wait {
+  double seconds = 0;
+  double queued = 0;
+};
+
 // What one function's own measurements promise about its recorded waits.
 struct Expected {
   size_t certain = 0;   // measured > threshold + margin: must be recorded
   size_t possible = 0;  // measured > threshold (all, at threshold 0): may be recorded
   double certain_seconds = 0;
+  double certain_queued = 0;
   double possible_seconds = 0;
 };
 
-Expected expected_for(const std::vector<double>& waits, double threshold) {
+Expected expected_for(const std::vector<Wait>& waits, double threshold) {
   Expected e;
-  for (const double w : waits) {
-    if (threshold == 0 || w > threshold) {
+  for (const Wait& w : waits) {
+    if (threshold == 0 || w.seconds > threshold) {
       ++e.possible;
-      e.possible_seconds += w;
+      e.possible_seconds += w.seconds;
     }
-    if (threshold == 0 || w > threshold + kMargin) {
+    if (threshold == 0 || w.seconds > threshold + kMargin) {
       ++e.certain;
-      e.certain_seconds += w;
+      e.certain_seconds += w.seconds;
+      e.certain_queued += w.queued;
     }
   }
   return e;
 }
 
-std::vector<double> waits_of(const json& truth, const std::string& function) {
-  return truth.at("waits").at(function).at("seconds").get<std::vector<double>>();
+std::vector<Wait> waits_of(const json& truth, const std::string& function) {
+  const json& measured = truth.at("waits").at(function);
+  const auto seconds = measured.at("seconds").get<std::vector<double>>();
+  const auto queued = measured.at("queued").get<std::vector<double>>();
+  std::vector<Wait> waits;
+  for (size_t i = 0; i < seconds.size(); ++i) waits.push_back({seconds[i], i < queued.size() ? queued[i] : 0.0});
+  return waits;
+}
+
+// The recorded time of one measured wait: at most the measurement, less by
+// the way in and out and by any preemption the target saw around the call.
+void expect_recorded(double recorded, const Wait& w, const std::string& what) {
+  EXPECT_LE(recorded, w.seconds + wait_tolerance(w.seconds)) << what;
+  EXPECT_GE(recorded, w.seconds - w.queued - wait_tolerance(w.seconds)) << what << ", queued " << w.queued << " s";
 }
 
 double value(const std::map<std::string, json>& rows, const std::string& name, const std::string& key) {
@@ -64,7 +86,8 @@ double value(const std::map<std::string, json>& rows, const std::string& name, c
 void expect_matches(double count, double seconds, const Expected& e, const std::string& what) {
   EXPECT_GE(count, static_cast<double>(e.certain)) << what << ": a wait well above the threshold was not recorded";
   EXPECT_LE(count, static_cast<double>(e.possible)) << what << ": more waits recorded than the target made";
-  EXPECT_GE(seconds, e.certain_seconds - wait_tolerance(e.certain_seconds)) << what;
+  EXPECT_GE(seconds, e.certain_seconds - e.certain_queued - wait_tolerance(e.certain_seconds))
+      << what << ", queued " << e.certain_queued << " s";
   EXPECT_LE(seconds, e.possible_seconds + wait_tolerance(e.possible_seconds)) << what;
 }
 
@@ -159,7 +182,7 @@ TEST_F(SyncAll, EachWaitingFunctionMatchesItsOwnMeasurement) {
   const double threshold = threshold_seconds(*objects_);
   const auto rows = function_rows(run_->experiment);
   for (const char* function : kScenarioFunctions) {
-    const std::vector<double> waits = waits_of(run_->truth, function);
+    const std::vector<Wait> waits = waits_of(run_->truth, function);
     ASSERT_FALSE(waits.empty()) << function << " measured no wait";
     const Expected e = expected_for(waits, threshold);
     const double count = value(rows, function, "e.syncn");
@@ -192,17 +215,19 @@ TEST_F(SyncAll, NoInterposerFrameAppearsInAnyStack) {
     EXPECT_NE(name.rfind("pthread_", 0), 0u) << name;
     EXPECT_NE(name.rfind("sem_", 0), 0u) << name;
     EXPECT_EQ(name.find("lumen"), std::string::npos) << name;
-    if (row.contains("load_object")) EXPECT_NE(row.at("load_object"), "collector.so") << name;
+    if (row.contains("load_object")) {
+      EXPECT_NE(row.at("load_object"), "collector.so") << name;
+    }
   }
 }
 
 TEST_F(SyncAll, SyncObjectsNameTheirVariablesAndMatchTheMeasurements) {
   const double threshold = threshold_seconds(*objects_);
-  std::map<std::pair<std::string, std::string>, std::vector<double>> by_object;  // (kind, symbol) -> waits
+  std::map<std::pair<std::string, std::string>, std::vector<Wait>> by_object;  // (kind, symbol) -> waits
   for (const char* function : kScenarioFunctions) {
     const json& t = run_->truth.at("waits").at(function);
     auto& waits = by_object[{t.at("kind"), t.at("object")}];
-    for (const double w : t.at("seconds").get<std::vector<double>>()) waits.push_back(w);
+    for (const Wait& w : waits_of(run_->truth, function)) waits.push_back(w);
   }
   for (const auto& [object, waits] : by_object) {
     const auto& [kind, symbol] = object;
@@ -246,15 +271,16 @@ TEST(SyncThreshold, GivenInMicrosecondsSkipsShortWaitsAndKeepsLongOnes) {
   const json objects = sync_objects(c.experiment);
   EXPECT_EQ(objects.at("summary").at("threshold_ns"), 5'000'000);
   const auto rows = function_rows(c.experiment);
-  const std::vector<double> short_waits = waits_of(c.truth, "wait_short");
-  const std::vector<double> long_waits = waits_of(c.truth, "wait_long");
+  const std::vector<Wait> short_waits = waits_of(c.truth, "wait_short");
+  const std::vector<Wait> long_waits = waits_of(c.truth, "wait_long");
   ASSERT_EQ(short_waits.size(), 3u);
   ASSERT_EQ(long_waits.size(), 3u);
   const Expected s = expected_for(short_waits, 0.005), l = expected_for(long_waits, 0.005);
   expect_matches(value(rows, "wait_short", "e.syncn"), value(rows, "wait_short", "e.sync"), s, "wait_short");
   expect_matches(value(rows, "wait_long", "e.syncn"), value(rows, "wait_long", "e.sync"), l, "wait_long");
   EXPECT_EQ(l.certain, 3u) << "the ~50 ms waits are well above 5 ms";
-  EXPECT_EQ(s.possible, 0u) << "the ~0.5 ms waits stay below 5 ms";
+  for (const Wait& w : short_waits)  // unless the machine kept the thread off its CPU
+    EXPECT_LT(w.seconds - w.queued, 0.005) << "the ~0.5 ms waits stay below 5 ms";
 }
 
 TEST(SyncThreshold, AllRecordsEveryUncontendedCall) {
@@ -263,11 +289,11 @@ TEST(SyncThreshold, AllRecordsEveryUncontendedCall) {
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
   EXPECT_EQ(sync_objects(c.experiment).at("summary").at("threshold_ns"), 0);
   const auto rows = function_rows(c.experiment);
-  const std::vector<double> waits = waits_of(c.truth, "lock_uncontended");
+  const std::vector<Wait> waits = waits_of(c.truth, "lock_uncontended");
   ASSERT_EQ(waits.size(), 1000u);
   EXPECT_EQ(value(rows, "lock_uncontended", "e.syncn"), 1000.0);
   double measured = 0;
-  for (const double w : waits) measured += w;
+  for (const Wait& w : waits) measured += w.seconds;
   EXPECT_LE(value(rows, "lock_uncontended", "e.sync"), measured + 1e-9) << "zero-ish waits";
 }
 
@@ -323,10 +349,10 @@ TEST(SyncBehaviour, TimedlockTimingOutStillReturnsEtimedoutAndIsRecorded) {
   EXPECT_EQ(plain.out, "pthread_mutex_timedlock while held: ETIMEDOUT\nsync_target done\n");
   EXPECT_EQ(c.run.out, plain.out);
   const auto rows = function_rows(c.experiment);
-  const std::vector<double> waits = waits_of(c.truth, "timedlock_times_out");
+  const std::vector<Wait> waits = waits_of(c.truth, "timedlock_times_out");
   ASSERT_EQ(waits.size(), 1u);
   EXPECT_EQ(value(rows, "timedlock_times_out", "e.syncn"), 1.0);
-  EXPECT_NEAR(value(rows, "timedlock_times_out", "e.sync"), waits[0], wait_tolerance(waits[0]));
+  expect_recorded(value(rows, "timedlock_times_out", "e.sync"), waits[0], "timedlock_times_out");
 }
 
 TEST(SyncBehaviour, ReturnValuesErrnoCancellationAndExitStatusAreUnchanged) {
@@ -359,10 +385,10 @@ TEST(SyncBehaviour, CombinesWithClockProfilingInOneExperiment) {
       rows_by_name(er_print_json({"-metrics", "e.user:e.sync:e.syncn:name", "-functions"}, c.experiment));
   const double cpu = c.truth.at("cpu").at("burn_holding_lock").get<double>();
   EXPECT_NEAR(value(rows, "burn_holding_lock", "e.user"), cpu, sampling_tolerance(cpu, 0.010));
-  const std::vector<double> waits = waits_of(c.truth, "wait_for_burner");
+  const std::vector<Wait> waits = waits_of(c.truth, "wait_for_burner");
   ASSERT_EQ(waits.size(), 1u);
   EXPECT_EQ(value(rows, "wait_for_burner", "e.syncn"), 1.0);
-  EXPECT_NEAR(value(rows, "wait_for_burner", "e.sync"), waits[0], wait_tolerance(waits[0]));
+  expect_recorded(value(rows, "wait_for_burner", "e.sync"), waits[0], "wait_for_burner");
   EXPECT_EQ(value(rows, "wait_for_burner", "e.user"), 0.0) << "it slept in the lock";
 }
 

@@ -61,9 +61,9 @@ NOINLINE void hold_lock_for(pthread_mutex_t* lock, double seconds, int waiters) 
 }
 
 NOINLINE void wait_for_hold_lock(void) {
-  const double t0 = monotonic_seconds();
+  const struct wait_start t0 = wait_begins();
   pthread_mutex_lock(&g_hold_lock);
-  note_wait(t_wait_for_hold_lock, monotonic_seconds() - t0);
+  note_wait(t_wait_for_hold_lock, t0);
   pthread_mutex_unlock(&g_hold_lock);
 }
 
@@ -97,9 +97,9 @@ static int g_items, g_production_over;
 static struct wait_truth* t_wait_for_item;
 
 NOINLINE void wait_for_item(void) {
-  const double t0 = monotonic_seconds();
+  const struct wait_start t0 = wait_begins();
   pthread_cond_wait(&g_queue_nonempty, &g_queue_lock);
-  note_wait(t_wait_for_item, monotonic_seconds() - t0);
+  note_wait(t_wait_for_item, t0);
 }
 
 static void* consumer(void* arg) {
@@ -140,17 +140,17 @@ static int g_readers_go[2], g_readers_done[2], g_readers_holding[2];
 static struct wait_truth *t_wait_to_read, *t_wait_to_read_timed, *t_wait_to_write;
 
 NOINLINE void wait_to_read(void) {
-  const double t0 = monotonic_seconds();
+  const struct wait_start t0 = wait_begins();
   pthread_rwlock_rdlock(&g_table_lock);
-  note_wait(t_wait_to_read, monotonic_seconds() - t0);
+  note_wait(t_wait_to_read, t0);
   pthread_rwlock_unlock(&g_table_lock);
 }
 
 NOINLINE void wait_to_read_timed(void) {
   const struct timespec deadline = realtime_in(10.0);
-  const double t0 = monotonic_seconds();
+  const struct wait_start t0 = wait_begins();
   pthread_rwlock_timedrdlock(&g_table_lock, &deadline);
-  note_wait(t_wait_to_read_timed, monotonic_seconds() - t0);
+  note_wait(t_wait_to_read_timed, t0);
   pthread_rwlock_unlock(&g_table_lock);
 }
 
@@ -162,9 +162,9 @@ NOINLINE void hold_read_lock(double seconds) {
 }
 
 NOINLINE void wait_to_write(void) {
-  const double t0 = monotonic_seconds();
+  const struct wait_start t0 = wait_begins();
   pthread_rwlock_wrlock(&g_table_lock);
-  note_wait(t_wait_to_write, monotonic_seconds() - t0);
+  note_wait(t_wait_to_write, t0);
   pthread_rwlock_unlock(&g_table_lock);
 }
 
@@ -199,16 +199,16 @@ sem_t g_slots;
 static struct wait_truth *t_wait_on_semaphore, *t_wait_on_semaphore_timed;
 
 NOINLINE void wait_on_semaphore(void) {
-  const double t0 = monotonic_seconds();
+  const struct wait_start t0 = wait_begins();
   sem_wait(&g_slots);
-  note_wait(t_wait_on_semaphore, monotonic_seconds() - t0);
+  note_wait(t_wait_on_semaphore, t0);
 }
 
 NOINLINE void wait_on_semaphore_timed(void) {
   const struct timespec deadline = realtime_in(10.0);
-  const double t0 = monotonic_seconds();
+  const struct wait_start t0 = wait_begins();
   sem_timedwait(&g_slots, &deadline);
-  note_wait(t_wait_on_semaphore_timed, monotonic_seconds() - t0);
+  note_wait(t_wait_on_semaphore_timed, t0);
 }
 
 static void* poster(void* arg) {
@@ -238,15 +238,15 @@ pthread_barrier_t g_phase_barrier;
 static struct wait_truth *t_wait_at_barrier, *t_arrive_late;
 
 NOINLINE void wait_at_barrier(void) {
-  const double t0 = monotonic_seconds();
+  const struct wait_start t0 = wait_begins();
   pthread_barrier_wait(&g_phase_barrier);
-  note_wait(t_wait_at_barrier, monotonic_seconds() - t0);
+  note_wait(t_wait_at_barrier, t0);
 }
 
 NOINLINE void arrive_late(void) {
-  const double t0 = monotonic_seconds();
+  const struct wait_start t0 = wait_begins();
   pthread_barrier_wait(&g_phase_barrier);
-  note_wait(t_arrive_late, monotonic_seconds() - t0);
+  note_wait(t_arrive_late, t0);
 }
 
 static void* barrier_party(void* arg) {
@@ -277,9 +277,9 @@ static void* long_thread(void* arg) {
 }
 
 NOINLINE void join_long_thread(pthread_t thread) {
-  const double t0 = monotonic_seconds();
+  const struct wait_start t0 = wait_begins();
   pthread_join(thread, NULL);
-  note_wait(t_join_long_thread, monotonic_seconds() - t0);
+  note_wait(t_join_long_thread, t0);
 }
 
 static void run_join(void) { join_long_thread(start_thread(long_thread, NULL)); }
@@ -303,16 +303,16 @@ static void* holder(void* arg) {
 }
 
 NOINLINE void wait_short(void) {
-  const double t0 = monotonic_seconds();
+  const struct wait_start t0 = wait_begins();
   pthread_mutex_lock(&g_short_lock);
-  note_wait(t_wait_short, monotonic_seconds() - t0);
+  note_wait(t_wait_short, t0);
   pthread_mutex_unlock(&g_short_lock);
 }
 
 NOINLINE void wait_long(void) {
-  const double t0 = monotonic_seconds();
+  const struct wait_start t0 = wait_begins();
   pthread_mutex_lock(&g_long_lock);
-  note_wait(t_wait_long, monotonic_seconds() - t0);
+  note_wait(t_wait_long, t0);
   pthread_mutex_unlock(&g_long_lock);
 }
 
@@ -338,9 +338,9 @@ static struct wait_truth* t_lock_uncontended;
 
 NOINLINE void lock_uncontended(void) {
   for (int i = 0; i < UNCONTENDED_PAIRS; ++i) {
-    const double t0 = monotonic_seconds();
+    const struct wait_start t0 = wait_begins();
     pthread_mutex_lock(&g_quiet_lock);
-    note_wait(t_lock_uncontended, monotonic_seconds() - t0);
+    note_wait(t_lock_uncontended, t0);
     pthread_mutex_unlock(&g_quiet_lock);
   }
 }
@@ -352,9 +352,9 @@ static struct wait_truth* t_timedlock_times_out;
 
 NOINLINE int timedlock_times_out(void) {
   const struct timespec deadline = realtime_in(0.020);
-  const double t0 = monotonic_seconds();
+  const struct wait_start t0 = wait_begins();
   const int rc = pthread_mutex_timedlock(&g_timed_lock, &deadline);
-  note_wait(t_timedlock_times_out, monotonic_seconds() - t0);
+  note_wait(t_timedlock_times_out, t0);
   if (rc == 0) pthread_mutex_unlock(&g_timed_lock);
   return rc;
 }
@@ -397,9 +397,9 @@ static void* burner(void* arg) {
 }
 
 NOINLINE void wait_for_burner(void) {
-  const double t0 = monotonic_seconds();
+  const struct wait_start t0 = wait_begins();
   pthread_mutex_lock(&g_busy_lock);
-  note_wait(t_wait_for_burner, monotonic_seconds() - t0);
+  note_wait(t_wait_for_burner, t0);
   pthread_mutex_unlock(&g_busy_lock);
 }
 

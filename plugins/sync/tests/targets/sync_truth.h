@@ -3,16 +3,22 @@
  * the file named by LUMEN_TEST_TRUTH:
  *
  *   {"waits": {"FUNCTION": {"object": "SYMBOL or empty", "kind": "mutex",
- *                           "seconds": [w1, w2, ...]}, ...},
+ *                           "seconds": [w1, w2, ...],
+ *                           "queued": [q1, q2, ...]}, ...},
  *    "cpu": {"FUNCTION": seconds, ...}}
  *
  * FUNCTION is the function that makes the traced call (the leaf of the
- * recorded stack), SYMBOL the global variable waited on. Noting a wait takes
- * no lock (an atomic index), so the truth adds no traced call of its own. */
+ * recorded stack), SYMBOL the global variable waited on. "queued" is the time
+ * the thread spent runnable but not running during each measurement (the
+ * kernel's run delay): a wait measured around a traced call may include a
+ * preemption just outside the interposer's own clock reads, and on a busy
+ * machine that is the only honest allowance. Noting a wait takes no lock (an
+ * atomic index), so the truth adds no traced call of its own. */
 #ifndef LUMEN_SYNC_TRUTH_H
 #define LUMEN_SYNC_TRUTH_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -28,6 +34,34 @@ static inline double thread_cpu_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* This thread's run delay so far, from /proc/thread-self/schedstat ("CPU
+ * time, run delay, timeslices" in ns); 0 where the kernel keeps none. */
+static inline double run_delay_seconds(void) {
+  const int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char text[128];
+  const ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  text[n] = '\0';
+  unsigned long long on_cpu = 0, delay = 0;
+  if (sscanf(text, "%llu %llu", &on_cpu, &delay) != 2) return 0;
+  return (double)delay / 1e9;
+}
+
+/* Where one measured wait began. */
+struct wait_start {
+  double at;
+  double queued;
+};
+
+static inline struct wait_start wait_begins(void) {
+  struct wait_start s;
+  s.queued = run_delay_seconds();
+  s.at = monotonic_seconds();
+  return s;
 }
 
 /* Sleeps (not a synchronization: used only to make a known wait for other
@@ -46,6 +80,7 @@ struct wait_truth {
   const char* kind;
   int count; /* updated atomically */
   double seconds[WAIT_CAPACITY];
+  double queued[WAIT_CAPACITY];
 };
 
 #define MAX_WAIT_TRUTHS 32
@@ -72,9 +107,15 @@ static inline struct wait_truth* wait_truth(const char* function, const char* ob
   return t;
 }
 
-static inline void note_wait(struct wait_truth* t, double seconds) {
+/* Notes the wait that began at `start` and has just ended. */
+static inline void note_wait(struct wait_truth* t, struct wait_start start) {
+  const double seconds = monotonic_seconds() - start.at;
+  const double queued = run_delay_seconds() - start.queued;
   const int i = __atomic_fetch_add(&t->count, 1, __ATOMIC_RELAXED);
-  if (i < WAIT_CAPACITY) t->seconds[i] = seconds;
+  if (i < WAIT_CAPACITY) {
+    t->seconds[i] = seconds;
+    t->queued[i] = queued;
+  }
 }
 
 static inline void note_cpu(const char* function, double seconds) {
@@ -93,6 +134,8 @@ static inline void write_truth(void) {
             t->object, t->kind);
     const int n = t->count < WAIT_CAPACITY ? t->count : WAIT_CAPACITY;
     for (int j = 0; j < n; ++j) fprintf(f, "%s%.9f", j ? ", " : "", t->seconds[j]);
+    fprintf(f, "], \"queued\": [");
+    for (int j = 0; j < n; ++j) fprintf(f, "%s%.9f", j ? ", " : "", t->queued[j]);
     fprintf(f, "]}");
   }
   fprintf(f, "}, \"cpu\": {");
