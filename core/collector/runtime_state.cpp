@@ -48,15 +48,28 @@ std::string& founder_directory() {
   return *directory;
 }
 
-// Built before any handler may need it: writing it is one write().
-char g_size_limit_line[128];
+// The line's start is built before any handler may need it; the handler
+// that reaches the limit adds when (digits by hand: no stdio in a handler)
+// and writes it with one write().
+char g_size_limit_line[160];
 size_t g_size_limit_line_bytes = 0;
-void log_size_limit_reached() { experiment_log_write_prepared(g_size_limit_line, g_size_limit_line_bytes); }
+void log_size_limit_reached() {
+  char line[sizeof g_size_limit_line + 32];
+  std::memcpy(line, g_size_limit_line, g_size_limit_line_bytes);
+  size_t at = g_size_limit_line_bytes;
+  char digits[24];
+  size_t count = 0;
+  for (uint64_t now = monotonic_ns(); count == 0 || now != 0; now /= 10) digits[count++] = static_cast<char>('0' + now % 10);
+  while (count > 0) line[at++] = digits[--count];
+  line[at++] = '}';
+  line[at++] = '\n';
+  experiment_log_write_prepared(line, at);
+}
 
 void apply_size_limit(long long bytes) {
   if (bytes <= 0) return;
   g_size_limit_line_bytes = static_cast<size_t>(std::snprintf(g_size_limit_line, sizeof g_size_limit_line,
-      "- {event: %s, limit_bytes: %lld}\n", metadata::log_event::kSizeLimitReached, bytes));
+      "- {event: %s, limit_bytes: %lld, time_ns: ", metadata::log_event::kSizeLimitReached, bytes));
   set_size_limit(static_cast<uint64_t>(bytes), log_size_limit_reached);
 }
 

@@ -204,6 +204,8 @@ std::optional<Command> find_command(const std::string& name, const AnalysisPlugi
       return Command{view.command, 0, "", view.help, [plugin_name, &view](Session& s, const auto&) {
                        require_experiments(s);
                        warn_without_data(s, view.command, plugin_name);
+                       for (const std::string& note : s.record_view_notes(view.command))
+                         std::cerr << "er_print: " << note << "\n";
                        s.emit(render(run_plugin_view(view, plugin_name, s.experiments(), s.structure(),
                                                          s.limit().value_or(0), s.record_filter()),
                                          s.format()));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iostream>
 #include <ostream>
 
 #include "default_metrics.h"
@@ -198,6 +199,16 @@ EventFilter Session::selection_filter(bool cpus) const {
   return by_lists ? by_lists : by_expression;
 }
 
+std::vector<std::string> Session::record_view_notes(const std::string& view) const {
+  try {
+    std::vector<std::string> notes = analysis::record_selection_notes(view, selects_);
+    for (std::string& note : analysis::record_selection_notes(view, expression_)) notes.push_back(std::move(note));
+    return notes;
+  } catch (const SelectionError& e) {
+    throw CommandError(e.what());
+  }
+}
+
 std::vector<const StackProfile*> Session::profiles_of_each() {
   if (each_.empty()) {
     profile();  // checks the selection
@@ -220,12 +231,17 @@ const StackProfile& Session::profile() {
   if (!profile_) {
     profile_ = std::make_unique<StackProfile>(experiments_, registry_, structure_, selection_filter(),
                                          stack_filter(expression_, structure_), inline_frames_);
-    const bool cpu_selected = (selects_.cpus && !selects_.cpus->all()) || (expression_.cpus && !expression_.cpus->all());
+    const bool cpu_selected = selects_.selects_cpus() || expression_.selects_cpus();
     if (cpu_selected && profile_->events_read() > 0 && profile_->events_with_cpu() == 0) {
       profile_.reset();
       throw CommandError("the events of these experiments record no CPU, so -cpu_select cannot choose among them "
                          "(use -cpu_select all)");
     }
+    if (cpu_selected && profile_->events_with_cpu() < profile_->events_read())
+      std::cerr << "er_print: " << profile_->events_read() - profile_->events_with_cpu() << " of "
+                << profile_->events_read()
+                << " events record no CPU (heap, synchronization, MPI tracing) and are all kept; the CPU list "
+                   "chooses among the others\n";
   }
   return *profile_;
 }

@@ -92,6 +92,9 @@ class Session {
   std::ostream& out() { return file_ ? *file_ : out_; }
   // The selection as plugins' views apply it to their records (no CPU).
   analysis::EventFilter record_filter() const { return selection_filter(false); }
+  // What such a view says of the selection it cannot apply; throws
+  // CommandError naming a filter it refuses.
+  std::vector<std::string> record_view_notes(const std::string& view) const;
 
  private:
   void selection_changed();

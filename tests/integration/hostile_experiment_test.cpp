@@ -97,6 +97,67 @@ TEST(HostileExperiment, NonRegularFilesAreNeverOpened) {
   EXPECT_CONTAINS(linked_header.err, "header.yaml is a symbolic link");
 }
 
+// A load object's .gnu_debuglink names a file beside it, which may be a
+// FIFO: the search for its debug file opens only regular files (elfutils'
+// own search would wait on the FIFO for a writer).
+TEST(HostileExperiment, ADebugLinkToAFifoIsNotOpened) {
+  TempDir dir;
+  const fs::path object = dir.path() / "libobject.so";
+  const fs::path debug = dir.path() / "libobject.debug";
+  fs::copy_file(LUMEN_TEST_PLANTED_PLUGIN, object);
+  fs::copy_file(LUMEN_TEST_PLANTED_PLUGIN, debug);
+  // Without DWARF of its own, analysis looks for the debug file it links to.
+  ASSERT_EQ(run_process({"objcopy", "--strip-debug", "--add-gnu-debuglink=" + debug.string(), object.string()}).exit_code, 0);
+  fs::remove(debug);
+  ASSERT_EQ(mkfifo(debug.c_str(), 0600), 0);
+  const HandBuiltExperiment e = build_experiment(dir.path(), "test.1.er", 3, "", object.string());
+  for (const char* view : {"-lines", "-functions"}) {
+    const ProcessResult r = run_tool("er_print", {"--format=json", view, e.path.string()});
+    EXPECT_EQ(r.exit_code, 0) << view << " blocked on " << debug << "\n" << r.err;
+  }
+}
+
+// LUMEN_PLUGIN_PATH: a directory everyone may write to is not loaded from
+// (anyone could have put a library there), and one holding something other
+// than plugins has that skipped with a message; analysis goes on.
+TEST(HostileExperiment, SearchPathDirectoriesThatCannotBeTrustedAreSkipped) {
+  TempDir dir;
+  const HandBuiltExperiment e = build_experiment(dir.path(), "test.1.er", 3);
+  const fs::path open_to_all = dir.path() / "open";
+  fs::create_directories(open_to_all / "evilplug");
+  for (const char* half : {"analysis.so", "collector.so"})
+    fs::copy_file(LUMEN_TEST_PLANTED_PLUGIN, open_to_all / "evilplug" / half);
+  ASSERT_EQ(chmod(open_to_all.c_str(), 0777), 0);
+  const fs::path marker = dir.path() / "planted-code-ran";
+  const ProcessResult writable = run_tool("er_print", {"--format=json", "-functions", e.path.string()},
+                                          {{"LUMEN_PLUGIN_PATH", open_to_all.string()},
+                                           {"LUMEN_TEST_PLANTED_MARKER", marker.string()}});
+  EXPECT_EQ(writable.exit_code, 0) << writable.err;
+  EXPECT_CONTAINS(writable.err, open_to_all.string() + " is writable by everyone; no plugin is loaded from it");
+  EXPECT_NEAR(total_user_seconds(writable), e.cpu_seconds, 1e-9) << writable.out;
+  EXPECT_FALSE(fs::exists(marker)) << "a plugin was loaded from a world-writable directory";
+
+  const fs::path mixed = dir.path() / "mixed";
+  fs::create_directories(mixed / "notes");
+  const ProcessResult skipped = run_tool("er_print", {"--format=json", "-functions", e.path.string()},
+                                         {{"LUMEN_PLUGIN_PATH", mixed.string()}});
+  EXPECT_EQ(skipped.exit_code, 0) << skipped.err;
+  EXPECT_CONTAINS(skipped.err, (mixed / "notes").string() + " (in LUMEN_PLUGIN_PATH) is not a plugin");
+  EXPECT_NEAR(total_user_seconds(skipped), e.cpu_seconds, 1e-9) << skipped.out;
+}
+
+// The directory fuzzer's first finding: a FIFO named stacks made the stack
+// table throw filesystem_error; it is refused by name, without waiting.
+TEST(HostileExperiment, AFifoForTheStackTableIsRefusedByName) {
+  TempDir dir;
+  const HandBuiltExperiment e = build_experiment(dir.path(), "test.1.er", 3);
+  fs::remove(e.path / "stacks");
+  ASSERT_EQ(mkfifo((e.path / "stacks").c_str(), 0600), 0);
+  const ProcessResult r = run_tool("er_print", {"-functions", e.path.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_CONTAINS(r.err, (e.path / "stacks").string() + " is a FIFO");
+}
+
 // er_archive writes only inside the experiment: links planted where its
 // copies and index go are replaced, never written through, and a linked
 // archives/ is refused.

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "data_file_support.h"
+#include "data_limit.h"
 #include "event_selection.h"
 #include "format_error.h"
 #include "program_structure.h"
@@ -69,6 +70,39 @@ std::string sample_record(uint64_t time_ns, uint64_t user_ns, uint32_t reason, c
   r.reason = reason;
   r.name_bytes = static_cast<uint32_t>(name.size());
   return bytes_of(r) + name;
+}
+
+// A plugin's view reads its own records: a CPU list cannot apply (said),
+// a function filter is refused by name.
+TEST(FilterExpression, ViewsOfRecordsSayWhatTheyCannotApply) {
+  EXPECT_TRUE(record_selection_notes("leaks", parse_filter_expression("time >= 1 && thread in 2")).empty());
+  const auto notes = record_selection_notes("leaks", parse_filter_expression("cpu in 0-1"));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_CONTAINS(notes[0], "-leaks: its records carry no CPU, so the CPU list (0-1) does not apply");
+  expect_error<SelectionError>([] { record_selection_notes("allocs", parse_filter_expression("function == f")); },
+                               "-allocs cannot apply the filter 'function == f'");
+}
+
+// collect -L: the header's flag and the log's event (with its time) make one
+// sentence; without them, nothing is said.
+TEST(DataLimit, ReachedSaysWhenAndWhichLimit) {
+  const YAML::Node header = YAML::Load("{size_limit_bytes: 2097152, size_limit_reached: true}");
+  const std::vector<YAML::Node> log = {YAML::Load("{event: start, pid: 1, time_ns: 1000000000}"),
+                                       YAML::Load("{event: size_limit_reached, limit_bytes: 2097152, time_ns: 3500000000}")};
+  const auto reached = data_limit_reached(header, log);
+  ASSERT_TRUE(reached);
+  EXPECT_EQ(reached->limit_bytes, 2097152u);
+  ASSERT_TRUE(reached->after_seconds);
+  EXPECT_DOUBLE_EQ(*reached->after_seconds, 2.5);
+  EXPECT_CONTAINS(data_limit_sentence(*reached), "recording stopped 2.500 s after collection start: the data files "
+                                                 "reached its limit of 2 MB (collect -L)");
+  // An older log without the time: still said, with the time unknown.
+  const auto untimed = data_limit_reached(header, {YAML::Load("{event: size_limit_reached, limit_bytes: 2097152}")});
+  ASSERT_TRUE(untimed);
+  EXPECT_FALSE(untimed->after_seconds);
+  EXPECT_CONTAINS(data_limit_sentence(*untimed), "at a time the log does not record");
+  EXPECT_FALSE(data_limit_reached(YAML::Load("{size_limit_bytes: 2097152, size_limit_reached: false}"), {log[0]}));
+  EXPECT_FALSE(data_limit_reached(YAML::Load("{pid: 3}"), {}));
 }
 
 TEST(SampleTable, SamplesAreDifferencesBetweenPoints) {

@@ -95,8 +95,27 @@ typedef struct lumen_view_host {
    * user's selection (-rank_select, -thread_select, -sample_select, the
    * time and thread clauses of -filters); a view counts only what is, so it
    * shows the events the function views count. Records carry no CPU, so
-   * -cpu_select does not apply. Added in ABI version 3. */
+   * -cpu_select does not apply (er_print says so), and a function filter
+   * is refused by name. Added in ABI version 3. */
   int (*selected)(void* context, uint64_t time_ns, uint32_t thread_id);
+
+  /* ---- added in ABI version 5 ---- */
+
+  /* A library unloaded with dlclose leaves its addresses to the next one
+   * loaded there, so a stack resolves against the load objects mapped when
+   * its event happened (as the function views do). The load-object map of
+   * the experiment whose record is being visited changes only at loads and
+   * unloads; map_epoch numbers its states, so equal (stack id, epoch) pairs
+   * resolve to equal frames and a view may resolve each pair once. */
+  uint32_t (*map_epoch)(void* context, uint64_t time_ns);
+  /* The frames of a stack as resolved at `time_ns`, leaf first (stack_frames
+   * resolves with the final map). */
+  size_t (*stack_frames_at)(void* context, uint64_t stack_id, uint64_t time_ns, lumen_frame_name* frames,
+                            size_t max_frames);
+  /* A row whose stack the view resolved itself (frames from
+   * stack_frames_at, copied: they need stay valid only during the call). */
+  void (*table_row_frames)(void* context, const char* name, const double* values, const lumen_frame_name* frames,
+                           size_t frame_count);
 } lumen_view_host;
 
 typedef struct lumen_view_def {

@@ -42,8 +42,10 @@ extern "C" {
  *    returns one experiment's metrics (lumen_configuration) and receives its
  *    header facts (lumen_experiment_facts); decoder_begin takes the
  *    configuration's decoder context; lumen_event.values points to the
- *    decoder's values (no cap on a plugin's metric count). */
-#define LUMEN_PLUGIN_ABI_VERSION 4u
+ *    decoder's values (no cap on a plugin's metric count).
+ * 5: lumen_view_host.map_epoch, stack_frames_at and table_row_frames: a
+ *    view resolves each stack with the load objects of its event's time. */
+#define LUMEN_PLUGIN_ABI_VERSION 5u
 
 /* What a plugin's factory functions (and an interposer's definitions) are
  * marked with: plugins are built with hidden visibility, so only these are

@@ -130,7 +130,9 @@ EventFilter event_filter(const EventSelection& s, const std::vector<std::unique_
     const Experiment& e = *list[experiment];
     if (ranks && !rank_selected[experiment]) return false;
     if (threads && !s.threads->contains(e.thread_number(event.thread_id))) return false;
-    if (cpus && (event.cpu < 0 || !s.cpus->contains(static_cast<uint64_t>(event.cpu)))) return false;
+    // An event that records no CPU (heap, sync, MPI tracing) is kept: the
+    // CPU list chooses among those that do (er_print says so).
+    if (cpus && event.cpu >= 0 && !s.cpus->contains(static_cast<uint64_t>(event.cpu))) return false;
     if (samples && !s.samples->contains(e.samples().sample_at(event.time_ns))) return false;
     if (s.from_s || s.to_s) {
       const double t = event.time_ns >= e.start_ns() ? static_cast<double>(event.time_ns - e.start_ns()) / 1e9 : 0.0;
@@ -139,6 +141,17 @@ EventFilter event_filter(const EventSelection& s, const std::vector<std::unique_
     }
     return true;
   };
+}
+
+std::vector<std::string> record_selection_notes(const std::string& view, const EventSelection& selection) {
+  if (!selection.functions.empty())
+    throw SelectionError("-" + view + " cannot apply the filter 'function == " + selection.functions.front() +
+                         "' (it counts its records, not the samples of -functions); drop that clause with -filters");
+  std::vector<std::string> notes;
+  if (selection.selects_cpus())
+    notes.push_back("-" + view + ": its records carry no CPU, so the CPU list (" + selection.cpus->text() +
+                    ") does not apply and all of them are counted");
+  return notes;
 }
 
 StackFilter stack_filter(const EventSelection& selection, const ProgramStructure& structure) {

@@ -44,11 +44,19 @@ struct EventSelection {
   std::vector<std::string> functions;  // each must be on the stack
 
   bool selects_all() const;
+  bool selects_cpus() const { return cpus && !cpus->all(); }
 };
+
+// What a plugin's view (which reads its own records, without CPU or stack
+// filters) does with `selection`: a note for each part it cannot apply, the
+// CPU list (records carry no CPU: all are kept). Throws SelectionError for a
+// function filter, which such a view refuses by name.
+std::vector<std::string> record_selection_notes(const std::string& view, const EventSelection& selection);
 
 EventSelection parse_filter_expression(const std::string& expression);
 
-// The event filter and the stack filter a StackProfile applies.
+// The event filter and the stack filter a StackProfile applies. A CPU list
+// chooses among the events that record their CPU; the others are kept.
 EventFilter event_filter(const EventSelection& selection, const std::vector<std::unique_ptr<Experiment>>& experiments);
 StackFilter stack_filter(const EventSelection& selection, const ProgramStructure& structure);
 

@@ -6,8 +6,9 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "experiment_metadata.h"
 #include "data_file_reader.h"
+#include "data_limit.h"
+#include "experiment_metadata.h"
 #include "format_error.h"
 #include "install_layout.h"
 #include "regular_file.h"
@@ -125,6 +126,7 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins)
   }
   std::sort(threads_.begin(), threads_.end());
   threads_.erase(std::unique(threads_.begin(), threads_.end()), threads_.end());
+  if (const auto reached = data_limit_reached(header_, log_)) warnings_.push_back(data_limit_sentence(*reached));
   for (const YAML::Node& entry : log_)
     if (entry["event"] && entry["event"].as<std::string>() == metadata::log_event::kPluginFailed)
       warnings_.push_back("plugin '" + entry["plugin"].as<std::string>("?") + "' did not collect: " +

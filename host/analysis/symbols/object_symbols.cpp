@@ -12,15 +12,20 @@
 #include <filesystem>
 #include <memory>
 
+#include "debuginfo_files.h"
+#include "regular_file.h"
+
 namespace lumen::analysis {
 
 namespace {
 
 char* no_debuginfo_path = nullptr;
 
+// The object is opened here (only a regular file), so find_elf is not used;
+// debug files are found by a search that opens only regular files too.
 const Dwfl_Callbacks kCallbacks = {
     dwfl_build_id_find_elf,
-    dwfl_standard_find_debuginfo,
+    find_regular_debuginfo,
     dwfl_offline_section_address,
     &no_debuginfo_path,
 };
@@ -31,8 +36,12 @@ ObjectSymbols::ObjectSymbols(const std::string& path) {
   dwfl_ = dwfl_begin(&kCallbacks);
   if (dwfl_ == nullptr) return;
   dwfl_report_begin(dwfl_);
-  // Bias 0: the module's addresses are the file's virtual addresses.
-  module_ = dwfl_report_elf(dwfl_, path.c_str(), path.c_str(), -1, 0, false);
+  // Opened, then examined: a path that was a regular file a moment ago may
+  // be a FIFO now. Bias 0: the module's addresses are the file's virtual
+  // addresses. libdwfl takes the descriptor over when it accepts the file.
+  FileDescriptor fd = try_open_regular_file(path, Symlinks::Follow);
+  if (fd.get() >= 0) module_ = dwfl_report_elf(dwfl_, path.c_str(), path.c_str(), fd.get(), 0, false);
+  if (module_ != nullptr) fd.release();
   dwfl_report_end(dwfl_, nullptr, nullptr);
 }
 

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <stdexcept>
 
@@ -47,10 +46,7 @@ class SourceText {
   std::string line(const std::string& file, int n) {
     auto [it, inserted] = files_.try_emplace(file);
     if (inserted)
-      if (const auto found = paths_.resolve(file, dirs_)) {
-        std::ifstream in(*found);
-        for (std::string text; std::getline(in, text);) it->second.push_back(text);
-      }
+      if (const auto found = paths_.resolve(file, dirs_)) it->second = source_file_lines(*found);
     return n >= 1 && n <= static_cast<int>(it->second.size()) ? it->second[n - 1] : "";
   }
 

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <fstream>
 #include <stdexcept>
 
 #include "annotated_code.h"
@@ -47,10 +46,7 @@ ViewTable annotated_source(const CodeProfile& code, const StackProfile& profile,
   for (const std::string& file : files) {
     std::vector<std::string> text;
     const auto found = annotation.paths->resolve(file, annotation.experiment_dirs);
-    if (found) {
-      std::ifstream in(*found);
-      for (std::string line; std::getline(in, line);) text.push_back(line);
-    }
+    if (found) text = source_file_lines(*found);
     int last_line = static_cast<int>(text.size());
     const auto first = code.lines().lower_bound(LineKey{file, 0});
     for (auto it = first; it != code.lines().end() && it->first.file == file; ++it) last_line = std::max(last_line, it->first.line);

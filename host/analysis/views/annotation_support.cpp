@@ -1,8 +1,12 @@
 #include "annotation_support.h"
 
 #include <algorithm>
+#include <iostream>
+#include <sstream>
 
+#include "format_error.h"
 #include "metric_cells.h"
+#include "regular_file.h"
 
 namespace lumen::analysis {
 
@@ -33,6 +37,17 @@ void mark_hot_rows(ViewTable& table, size_t begin, const std::vector<double>& he
   for (size_t i = 0; i < heat.size(); ++i)
     if (heat[i] > 0 && heat[i] * 100.0 >= threshold_percent * hottest)
       table.rows[begin + i].marker = "## ";
+}
+
+std::vector<std::string> source_file_lines(const std::filesystem::path& file) {
+  std::vector<std::string> lines;
+  try {
+    std::istringstream in(read_regular_file(file, Symlinks::Follow));
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  } catch (const FormatError& e) {
+    std::cerr << "er_print: warning: " << e.what() << "\n";
+  }
+  return lines;
 }
 
 }  // namespace lumen::analysis

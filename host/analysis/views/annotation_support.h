@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -20,5 +21,10 @@ SortKey annotation_sort(const ViewRequest& request);
 // Marks "##" on rows [begin, begin + heat.size()) whose heat reaches
 // `threshold_percent` of the largest (a negative heat is never hot).
 void mark_hot_rows(ViewTable& table, size_t begin, const std::vector<double>& heat, double threshold_percent);
+
+// The lines of a source file a recorded path led to, opened only if it is a
+// regular file when opened (it may have become a FIFO since it was found);
+// otherwise none, and a warning naming it.
+std::vector<std::string> source_file_lines(const std::filesystem::path& file);
 
 }  // namespace lumen::analysis

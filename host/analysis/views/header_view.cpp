@@ -1,6 +1,8 @@
 #include "experiment_metadata.h"
 #include "header_view.h"
 
+#include "data_limit.h"
+
 #include <ctime>
 
 namespace lumen::analysis {
@@ -49,6 +51,10 @@ Record record_of(const Experiment& e) {
     else
       r.add("ending", "Ending", "not recorded (collect was interrupted, or the experiment is still being written)");
   }
+  if (const auto reached = data_limit_reached(h, e.log()))
+    r.add("data_limit_reached", "Data limit (-L) reached", data_limit_sentence(*reached));
+  else if (const YAML::Node limit = h[metadata::header::kSizeLimitBytes])
+    r.add_number("data_limit_bytes", "Data limit (-L), not reached", limit.as<std::string>("?"));
   if (const YAML::Node cut = h[metadata::header::kCutShort]) r.add("cut_short", "Collection cut short", cut.as<std::string>(""));
   if (const YAML::Node plugins = h[metadata::header::kPlugins]; plugins && plugins.IsMap()) {
     for (const auto& p : plugins) {

@@ -3,6 +3,7 @@
 #include <lumen/record_format.h>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -54,13 +55,15 @@ int selected(void* context, uint64_t time_ns, uint32_t thread_id) {
   return run->selection(run->current_index, event) ? 1 : 0;
 }
 
-std::vector<StackFrame> frames_of(ViewRun& run, uint64_t stack_id) {
+// The frames of a stack of the experiment being visited, resolved in the
+// load-object map's state `epoch` (nullopt: the final one).
+std::vector<StackFrame> frames_of(ViewRun& run, uint64_t stack_id, std::optional<uint32_t> at_epoch = std::nullopt) {
   std::vector<StackFrame> frames;
   if (stack_id == LUMEN_NO_STACK || run.current == nullptr) return frames;
   const auto pcs = run.current->stacks().pcs(stack_id);
   const uint32_t flags = run.current->stacks().flags(stack_id);
   const LoadObjectMap& map = run.current->loadobjects();
-  const uint32_t epoch = map.latest_epoch();  // a plugin's view resolves against the final map
+  const uint32_t epoch = at_epoch.value_or(map.latest_epoch());
   for (size_t i = 0; i < pcs.size(); ++i) {
     const bool is_return = i > 0 || (flags & LUMEN_STACK_LEAF_IS_RETURN) != 0;
     const FunctionId f = run.structure->function_at(map, epoch, pcs[i], is_return);
@@ -69,9 +72,7 @@ std::vector<StackFrame> frames_of(ViewRun& run, uint64_t stack_id) {
   return frames;
 }
 
-size_t stack_frames(void* context, uint64_t stack_id, lumen_frame_name* out, size_t max) {
-  auto* run = static_cast<ViewRun*>(context);
-  const std::vector<StackFrame> frames = frames_of(*run, stack_id);
+size_t frame_names(ViewRun* run, const std::vector<StackFrame>& frames, lumen_frame_name* out, size_t max) {
   run->names.clear();
   run->names.reserve(frames.size() * 2);
   size_t n = 0;
@@ -81,6 +82,22 @@ size_t stack_frames(void* context, uint64_t stack_id, lumen_frame_name* out, siz
   }
   for (size_t i = 0; i < n; ++i) out[i] = {run->names[2 * i].c_str(), run->names[2 * i + 1].c_str()};
   return n;
+}
+
+size_t stack_frames(void* context, uint64_t stack_id, lumen_frame_name* out, size_t max) {
+  auto* run = static_cast<ViewRun*>(context);
+  return frame_names(run, frames_of(*run, stack_id), out, max);
+}
+
+uint32_t map_epoch(void* context, uint64_t time_ns) {
+  const auto* run = static_cast<const ViewRun*>(context);
+  return run->current == nullptr ? 0 : run->current->loadobjects().epoch_at(time_ns);
+}
+
+size_t stack_frames_at(void* context, uint64_t stack_id, uint64_t time_ns, lumen_frame_name* out, size_t max) {
+  auto* run = static_cast<ViewRun*>(context);
+  if (run->current == nullptr) return 0;
+  return frame_names(run, frames_of(*run, stack_id, run->current->loadobjects().epoch_at(time_ns)), out, max);
 }
 
 const char* data_symbol(void* context, uint64_t address) {
@@ -116,6 +133,18 @@ void table_row(void* context, const char* name, const double* values, uint64_t s
   table.rows.push_back(std::move(row));
 }
 
+void table_row_frames(void* context, const char* name, const double* values, const lumen_frame_name* frames,
+                      size_t frame_count) {
+  auto* run = static_cast<ViewRun*>(context);
+  if (run->tables.empty()) return;
+  ViewTable& table = run->tables.back();
+  ViewRow row;
+  row.name = name;
+  for (size_t i = 0; i < frame_count; ++i) row.stack.push_back({frames[i].function, frames[i].load_object});
+  for (size_t i = 0; i < table.columns.size(); ++i) row.values.push_back(shown(table.columns[i].unit, values[i]));
+  table.rows.push_back(std::move(row));
+}
+
 }  // namespace
 
 Document run_plugin_view(const lumen_view_def& view, const std::string& plugin,
@@ -126,8 +155,19 @@ Document run_plugin_view(const lumen_view_def& view, const std::string& plugin,
   run.experiments = &experiments;
   run.structure = &structure;
   run.selection = selection;
-  const lumen_view_host host{&run,       for_each_record, stack_frames, data_symbol, summary,
-                             table_begin, table_row,       row_limit,    selected};
+  lumen_view_host host{};
+  host.context = &run;
+  host.for_each_record = for_each_record;
+  host.stack_frames = stack_frames;
+  host.data_symbol = data_symbol;
+  host.summary = summary;
+  host.table_begin = table_begin;
+  host.table_row = table_row;
+  host.row_limit = row_limit;
+  host.selected = selected;
+  host.map_epoch = map_epoch;
+  host.stack_frames_at = stack_frames_at;
+  host.table_row_frames = table_row_frames;
   char error[512] = "";
   if (view.run(&host, error, sizeof error) != 0) throw std::runtime_error(std::string(view.command) + ": " + error);
   Document document{view.command, "", {RecordList{"summary", "", "", RecordLayout::Members, {std::move(run.summary)}}},

@@ -32,6 +32,10 @@ struct HeapOp {
   bool allocation;    // else a deallocation
   bool mapping;       // mmap/mremap/munmap rather than the heap
   Allocator allocator;
+  // Set by a view while it reads the op's experiment: the row its
+  // allocation belongs to, and whether the user's selection takes it.
+  uint32_t group = UINT32_MAX;
+  bool selected = true;
 };
 
 // What the records of a heaptrace file say, handed to a reader:
@@ -111,6 +115,8 @@ struct PairOnly {
 
 // A visitor for replay() that follows the bytes in use and remembers their
 // peak: the first moment they reached their highest value.
+// Only selected allocations count (HeapOp::selected): with a selection, the
+// peak is that of the bytes the selected allocations hold.
 struct PeakFinder {
   explicit PeakFinder(const std::vector<HeapOp>& timeline_ops) : ops(&timeline_ops) {}
 
@@ -125,6 +131,7 @@ struct PeakFinder {
   uint64_t unmatched_frees = 0;
 
   void allocated(size_t i) {
+    if (!(*ops)[i].selected) return;
     in_use += (*ops)[i].size;
     live += 1;
     if (in_use > peak_bytes) {
@@ -135,11 +142,14 @@ struct PeakFinder {
     }
   }
   void released(size_t allocation, size_t by) {
+    if (!(*ops)[allocation].selected) return;
     in_use -= (*ops)[allocation].size;
     live -= 1;
     if (!(*ops)[by].allocation) frees += 1;
   }
-  void unmatched(size_t) { unmatched_frees += 1; }
+  void unmatched(size_t i) {
+    if ((*ops)[i].selected) unmatched_frees += 1;
+  }
 };
 
 }  // namespace lumen::heap

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -14,20 +15,22 @@ namespace lumen::heap {
 
 namespace {
 
-// Rows are per call stack. Stack ids belong to one experiment, so stacks are
-// told apart by their frames (and identical stacks of several experiments
-// share a row); the row carries a stack id only where the host resolves it to
-// those same frames.
+// Rows are per call stack. A stack id belongs to one experiment, and its
+// frames depend on what was loaded when the allocation happened (a library
+// unloaded with dlclose leaves its addresses to the next one): stacks are
+// resolved once per (stack id, load-object map epoch) of their experiment,
+// and told apart by their frames, so identical stacks of several experiments
+// or epochs share a row.
 struct StackGroup {
   std::string key;   // the frames: function and load object of each
   std::string leaf;  // the leaf's function: the row's name
-  uint64_t stack_id;
+  std::vector<std::string> frames;  // function, load object, function, ...
 };
 
 struct ExperimentHeap {
   uint64_t start_ns = 0;
   HeapTimeline timeline;
-  std::unordered_map<uint64_t, size_t> group_of_stack;
+  std::map<std::pair<uint64_t, uint32_t>, uint32_t> group_of_stack;  // (stack id, epoch) -> group
 };
 
 class HeapData final : public HeapRecordReader {
@@ -39,24 +42,18 @@ class HeapData final : public HeapRecordReader {
 
   std::vector<ExperimentHeap>& experiments() { return experiments_; }
   const StackGroup& group(size_t index) const { return groups_[index]; }
-  size_t group_of(const ExperimentHeap& experiment, const HeapOp& op) const {
-    return experiment.group_of_stack.at(op.stack_id);
-  }
-  // The stack id to give table_row for a group, or LUMEN_NO_STACK.
-  uint64_t printable_stack(size_t group);
 
  private:
   static void visit(void* self, uint16_t kind, const void* payload, uint16_t bytes, uint32_t thread_id);
   void start(const HeapStart& start) override;
   void op(const HeapOp& op) override;
-  std::string frames_key(uint64_t stack_id, std::string* leaf);
+  uint32_t group_at(ExperimentHeap& experiment, uint64_t stack_id, uint64_t time_ns);
   ExperimentHeap& current();
 
   const lumen_view_host& host_;
   std::vector<ExperimentHeap> experiments_;
   std::vector<StackGroup> groups_;
-  std::unordered_map<std::string, size_t> group_by_key_;
-  std::unordered_map<size_t, uint64_t> printable_;
+  std::unordered_map<std::string, uint32_t> group_by_key_;
   std::string error_;
 };
 
@@ -85,42 +82,33 @@ void HeapData::start(const HeapStart& start) {
   experiments_.back().start_ns = start.time_ns;
 }
 
-void HeapData::op(const HeapOp& op) {
+void HeapData::op(const HeapOp& recorded) {
   ExperimentHeap& experiment = current();
-  // Frames are resolved now, while the host reads this op's experiment.
-  if (op.allocation && !experiment.group_of_stack.count(op.stack_id)) {
-    std::string leaf;
-    std::string key = frames_key(op.stack_id, &leaf);
-    const auto [it, inserted] = group_by_key_.try_emplace(key, groups_.size());
-    if (inserted) groups_.push_back({std::move(key), std::move(leaf), op.stack_id});
-    groups_[it->second].stack_id = op.stack_id;
-    experiment.group_of_stack.emplace(op.stack_id, it->second);
-  }
+  // Frames and the selection are settled now, while the host reads this op's experiment.
+  HeapOp op = recorded;
+  op.selected = host_.selected(host_.context, op.time_ns, op.thread_id) != 0;
+  if (op.allocation) op.group = group_at(experiment, op.stack_id, op.time_ns);
   experiment.timeline.add(op);
 }
 
-std::string HeapData::frames_key(uint64_t stack_id, std::string* leaf) {
+uint32_t HeapData::group_at(ExperimentHeap& experiment, uint64_t stack_id, uint64_t time_ns) {
+  const std::pair<uint64_t, uint32_t> at{stack_id, host_.map_epoch(host_.context, time_ns)};
+  if (const auto it = experiment.group_of_stack.find(at); it != experiment.group_of_stack.end()) return it->second;
   std::vector<lumen_frame_name> frames(LUMEN_MAX_STACK_DEPTH);
-  const size_t n =
-      stack_id == LUMEN_NO_STACK ? 0 : host_.stack_frames(host_.context, stack_id, frames.data(), frames.size());
-  std::string key;
+  const size_t n = stack_id == LUMEN_NO_STACK
+                       ? 0
+                       : host_.stack_frames_at(host_.context, stack_id, time_ns, frames.data(), frames.size());
+  StackGroup group;
   for (size_t i = 0; i < n; ++i) {
-    key += frames[i].function;
-    key += '\t';
-    key += frames[i].load_object;
-    key += '\n';
+    group.key += std::string(frames[i].function) + '\t' + frames[i].load_object + '\n';
+    group.frames.emplace_back(frames[i].function);
+    group.frames.emplace_back(frames[i].load_object);
   }
-  if (leaf != nullptr) *leaf = n > 0 ? frames[0].function : "<Unknown>";
-  return key;
-}
-
-uint64_t HeapData::printable_stack(size_t index) {
-  if (const auto it = printable_.find(index); it != printable_.end()) return it->second;
-  const StackGroup& g = groups_[index];
-  uint64_t id = LUMEN_NO_STACK;
-  if (g.stack_id != LUMEN_NO_STACK && frames_key(g.stack_id, nullptr) == g.key) id = g.stack_id;
-  printable_.emplace(index, id);
-  return id;
+  group.leaf = n > 0 ? frames[0].function : "<Unknown>";
+  const auto [it, inserted] = group_by_key_.try_emplace(group.key, static_cast<uint32_t>(groups_.size()));
+  if (inserted) groups_.push_back(std::move(group));
+  experiment.group_of_stack.emplace(at, it->second);
+  return it->second;
 }
 
 // ---- tables ----
@@ -146,10 +134,17 @@ void emit_table(const lumen_view_host& host, HeapData* data, const char* title, 
                                        {"bytes", bytes_title, LUMEN_UNIT_BYTES}};
   host.table_begin(host.context, title, columns, 2);
   const size_t shown = limited && host.row_limit != 0 ? std::min(host.row_limit, rows.size()) : rows.size();
+  std::vector<lumen_frame_name> frames;
   for (size_t i = 0; i < shown; ++i) {
     const double values[] = {rows[i].count, rows[i].bytes};
-    const uint64_t stack = rows[i].group == SIZE_MAX ? LUMEN_NO_STACK : data->printable_stack(rows[i].group);
-    host.table_row(host.context, rows[i].name.c_str(), values, stack);
+    if (rows[i].group == SIZE_MAX) {
+      host.table_row(host.context, rows[i].name.c_str(), values, LUMEN_NO_STACK);
+      continue;
+    }
+    const std::vector<std::string>& names = data->group(rows[i].group).frames;
+    frames.clear();
+    for (size_t f = 0; f + 1 < names.size(); f += 2) frames.push_back({names[f].c_str(), names[f + 1].c_str()});
+    host.table_row_frames(host.context, rows[i].name.c_str(), values, frames.data(), frames.size());
   }
 }
 
@@ -157,8 +152,8 @@ void emit_table(const lumen_view_host& host, HeapData* data, const char* title, 
 class StackRows {
  public:
   explicit StackRows(HeapData& data) : data_(data) {}
-  void add(const ExperimentHeap& experiment, const HeapOp& op) {
-    const size_t group = data_.group_of(experiment, op);
+  void add(const HeapOp& op) {
+    const size_t group = op.group;
     const auto [it, inserted] = index_.try_emplace(group, rows_.size());
     if (inserted) rows_.push_back({data_.group(group).leaf, group, 0, 0});
     rows_[it->second].count += 1;
@@ -203,7 +198,7 @@ int run_allocs_view(const lumen_view_host* host, char* error, size_t error_size)
   StackRows rows(data);
   for (const ExperimentHeap& e : data.experiments())
     for (const HeapOp& op : e.timeline.ops())
-      if (op.allocation) rows.add(e, op);
+      if (op.allocation && op.selected) rows.add(op);
   host->summary(host->context, "allocations", "Allocations", rows.total_count(), LUMEN_UNIT_COUNT);
   host->summary(host->context, "bytes", "Bytes allocated", rows.total_bytes(), LUMEN_UNIT_BYTES);
   emit_table(*host, &data, "Allocations by call stack", "Allocations", "Bytes allocated", rows.sorted(), true);
@@ -216,7 +211,8 @@ int run_leaks_view(const lumen_view_host* host, char* error, size_t error_size) 
   if (!data.load(problem)) return fail(problem, error, error_size);
   StackRows rows(data);
   for (const ExperimentHeap& e : data.experiments())
-    for (const size_t index : e.timeline.replay(PairOnly{})) rows.add(e, e.timeline.ops()[index]);
+    for (const size_t index : e.timeline.replay(PairOnly{}))
+      if (e.timeline.ops()[index].selected) rows.add(e.timeline.ops()[index]);
   host->summary(host->context, "leaks", "Leaks", rows.total_count(), LUMEN_UNIT_COUNT);
   host->summary(host->context, "bytes", "Bytes leaked", rows.total_bytes(), LUMEN_UNIT_BYTES);
   emit_table(*host, &data, "Leaks by call stack", "Leaks", "Bytes leaked", rows.sorted(), true);
@@ -237,7 +233,7 @@ int run_heap_view(const lumen_view_host* host, char* error, size_t error_size) {
   for (const ExperimentHeap& e : data.experiments()) {
     const auto& ops = e.timeline.ops();
     for (const HeapOp& op : ops) {
-      if (!op.allocation) continue;
+      if (!op.allocation || !op.selected) continue;
       allocations += 1;
       bytes += static_cast<double>(op.size);
       const int bucket = op.size == 0 ? 0 : 64 - __builtin_clzll(op.size);
@@ -248,6 +244,7 @@ int run_heap_view(const lumen_view_host* host, char* error, size_t error_size) {
     }
     PeakFinder finder(ops);
     for (const size_t index : e.timeline.replay(finder)) {
+      if (!ops[index].selected) continue;
       leaks += 1;
       leaked += static_cast<double>(ops[index].size);
     }
@@ -293,7 +290,7 @@ int run_heap_view(const lumen_view_host* host, char* error, size_t error_size) {
   StackRows at_peak(data);
   if (has_peak)
     for (const size_t index : peak_experiment->timeline.replay(PairOnly{}, peak.peak_end))
-      at_peak.add(*peak_experiment, peak_experiment->timeline.ops()[index]);
+      if (peak_experiment->timeline.ops()[index].selected) at_peak.add(peak_experiment->timeline.ops()[index]);
   emit_table(*host, &data, "In use at the peak, by call stack", "Allocations", "Bytes in use", at_peak.sorted(), true);
   return 0;
 }

@@ -409,5 +409,202 @@ TEST(HeapOff, NothingIsTracedWithHeapOff) {
   EXPECT_FALSE(fs::exists(c.experiment / "heaptrace"));
 }
 
+
+// ---- a library unloaded, another loaded at its address ----
+
+// The monotonic time collection started at, from the collector's log.
+uint64_t collection_start_ns(const fs::path& experiment) {
+  std::istringstream log(read_text(experiment / "collector.log"));
+  std::string line;
+  while (std::getline(log, line)) {
+    if (line.find("event: start") == std::string::npos) continue;
+    const size_t at = line.find("time_ns: ");
+    if (at != std::string::npos) return std::stoull(line.substr(at + 9));
+  }
+  return 0;
+}
+
+std::map<std::string, json> leaks_by_leaf(const json& view) {
+  std::map<std::string, json> rows;
+  for (const json& row : view.at("tables").at(0).at("rows")) {
+    const auto frames = stack_functions(row);
+    if (frames.empty()) continue;
+    json& r = rows[frames[0]];
+    if (r.is_null()) r = {{"count", 0.0}, {"bytes", 0.0}};
+    r["count"] = r["count"].get<double>() + row.at("values").at("count").get<double>();
+    r["bytes"] = r["bytes"].get<double>() + row.at("values").at("bytes").get<double>();
+    r["load_object"] = row.at("stack").at(0).at("load_object");
+  }
+  return rows;
+}
+
+// One run of the target, shared by the tests below (removed at exit).
+struct DlcloseRun {
+  TempDir dir;
+  Collection collection;
+  json times;  // a_done_ns, b_starts_ns, same_address
+};
+
+const DlcloseRun& dlclose_run() {
+  static DlcloseRun run;  // TempDir is not to be copied: filled in place
+  static const bool collected = [] {
+    run.collection = collect(run.dir, {"-H", "on"}, heap_target("heap_dlclose_target"),
+                             {heap_target("libheap_dlclose_a.so"), heap_target("libheap_dlclose_b.so")});
+    const std::string times = read_text(run.dir.path() / "truth.json.times");
+    if (!times.empty()) run.times = json::parse(times);
+    return true;
+  }();
+  (void)collected;
+  return run;
+}
+
+// The case only exists when the target ran and the loader reused A's
+// address for B.
+#define ASSERT_DLCLOSE_CASE(run)                                                        \
+  ASSERT_EQ((run).collection.run.exit_code, 0) << (run).collection.run.err;             \
+  ASSERT_TRUE((run).times.contains("same_address")) << "the target wrote no times";     \
+  ASSERT_EQ((run).times.at("same_address").get<int>(), 1) << "B was not loaded where A was"
+
+// Leaks and allocations made in A are A's, though B sits at their addresses
+// when the recording ends.
+TEST(HeapDlclose, LeaksAndAllocsNameTheLibraryOfTheirTime) {
+  const DlcloseRun& run = dlclose_run();
+  ASSERT_DLCLOSE_CASE(run);
+  const Collection* run_ = &run.collection;
+  const json& truth = run_->truth.at("functions");
+  for (const char* command : {"-leaks", "-allocs"}) {
+    SCOPED_TRACE(command);
+    const auto rows = leaks_by_leaf(er_print_json({command}, run_->experiment));
+    ASSERT_TRUE(rows.count("liba_leak")) << er_print_json({command}, run_->experiment).dump();
+    ASSERT_TRUE(rows.count("libb_leak"));
+    EXPECT_EQ(rows.at("liba_leak").at("count").get<double>(), truth.at("liba_leak").at("leaks").get<double>());
+    EXPECT_EQ(rows.at("liba_leak").at("bytes").get<double>(), truth.at("liba_leak").at("leaked_bytes").get<double>());
+    EXPECT_EQ(rows.at("liba_leak").at("load_object"), "libheap_dlclose_a.so");
+    EXPECT_EQ(rows.at("libb_leak").at("count").get<double>(), truth.at("libb_leak").at("leaks").get<double>());
+    EXPECT_EQ(rows.at("libb_leak").at("load_object"), "libheap_dlclose_b.so");
+  }
+  // -functions resolves the same way.
+  const auto functions = heap_rows(run_->experiment);
+  EXPECT_EQ(value(functions, "liba_leak", "e.heapleakcnt"), truth.at("liba_leak").at("leaks").get<double>());
+  EXPECT_EQ(value(functions, "libb_leak", "e.heapleakcnt"), truth.at("libb_leak").at("leaks").get<double>());
+}
+
+// A time filter splits the leaks at a moment between A's and B's
+// allocations (the target measured both ends of its pause).
+TEST(HeapDlclose, TimeFiltersSelectTheLeaksOfTheirTime) {
+  const DlcloseRun& run = dlclose_run();
+  ASSERT_DLCLOSE_CASE(run);
+  const Collection* run_ = &run.collection;
+  const json* times_ = &run.times;
+  const uint64_t start = collection_start_ns(run_->experiment);
+  ASSERT_GT(start, 0u);
+  const uint64_t middle = (times_->at("a_done_ns").get<uint64_t>() + times_->at("b_starts_ns").get<uint64_t>()) / 2;
+  ASSERT_GT(middle, start);
+  const std::string seconds = std::to_string(static_cast<double>(middle - start) / 1e9);
+  const json& truth = run_->truth.at("functions");
+  for (const char* command : {"-leaks", "-allocs"}) {
+    SCOPED_TRACE(command);
+    const auto before = leaks_by_leaf(er_print_json({"-filters", "time <= " + seconds, command}, run_->experiment));
+    EXPECT_EQ(before.count("libb_leak"), 0u);
+    ASSERT_TRUE(before.count("liba_leak"));
+    EXPECT_EQ(before.at("liba_leak").at("count").get<double>(), truth.at("liba_leak").at("leaks").get<double>());
+    const auto after = leaks_by_leaf(er_print_json({"-filters", "time >= " + seconds, command}, run_->experiment));
+    EXPECT_EQ(after.count("liba_leak"), 0u);
+    ASSERT_TRUE(after.count("libb_leak"));
+    EXPECT_EQ(after.at("libb_leak").at("count").get<double>(), truth.at("libb_leak").at("leaks").get<double>());
+  }
+  // -heap agrees with -leaks under each filter (the loader's own blocks
+  // count too), and the two sides add up to the whole.
+  double parts = 0;
+  for (const std::string& clause : {"time <= " + seconds, "time >= " + seconds}) {
+    const json heap = er_print_json({"-filters", clause, "-heap"}, run_->experiment);
+    const json leaks = er_print_json({"-filters", clause, "-leaks"}, run_->experiment);
+    EXPECT_EQ(heap.at("summary").at("leaks").get<double>(), leaks.at("summary").at("leaks").get<double>()) << clause;
+    parts += heap.at("summary").at("leaks").get<double>();
+  }
+  EXPECT_EQ(parts, er_print_json({"-heap"}, run_->experiment).at("summary").at("leaks").get<double>());
+}
+
+// A function filter cannot apply to a view of records: refused by name.
+// A CPU list does not apply to them either: said, and all are counted.
+TEST(HeapDlclose, FiltersAViewCannotApplyAreNamed) {
+  const DlcloseRun& run = dlclose_run();
+  ASSERT_DLCLOSE_CASE(run);
+  const Collection* run_ = &run.collection;
+  const ProcessResult refused = run_process({(bin_dir() / "er_print").string(), "-filters", "function == liba_leak",
+                                             "-leaks", run_->experiment.string()});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("-leaks cannot apply the filter 'function == liba_leak'"), std::string::npos)
+      << refused.err;
+  const ProcessResult cpus = run_process({(bin_dir() / "er_print").string(), "--format=json", "-cpu_select", "0",
+                                          "-leaks", run_->experiment.string()});
+  EXPECT_EQ(cpus.exit_code, 0) << cpus.err;
+  EXPECT_NE(cpus.err.find("-leaks: its records carry no CPU, so the CPU list (0) does not apply"), std::string::npos)
+      << cpus.err;
+  const json& truth = run_->truth.at("functions");
+  const auto rows = leaks_by_leaf(json::parse(cpus.out));
+  EXPECT_EQ(rows.at("liba_leak").at("count").get<double>(), truth.at("liba_leak").at("leaks").get<double>());
+}
+
+// -cpu_select beside clock profiling (whose samples record their CPU): heap
+// events record none; they are all kept (and er_print says so) rather than
+// silently dropped.
+TEST(HeapWithClock, CpuSelectionKeepsEventsWithoutACpu) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-p", "hi", "-H", "on"}, heap_target("heap_threads_target"), {"4", "20000"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const ProcessResult r = run_process({(bin_dir() / "er_print").string(), "--format=json", "-cpu_select", "0",
+                                       "-metrics", std::string("i.user:") + kHeapMetrics, "-functions",
+                                       c.experiment.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("events record no CPU (heap, synchronization, MPI tracing) and are all kept"), std::string::npos)
+      << r.err;
+  const auto rows = rows_by_name(json::parse(r.out));
+  for (const char* function : {"pool_allocate", "pool_churn"})
+    expect_function_equals_truth(rows, function, c.truth.at("functions").at(function), "e.");
+}
+
+// ---- collect -L: the data limit ----
+
+// Recording stops at the limit; the header says so and when, and every view
+// says its figures are partial (they are: fewer allocations than the truth).
+TEST(HeapDataLimit, AReachedLimitIsSaidInTheHeaderAndEveryView) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-H", "on", "-L", "1"}, heap_target("heap_threads_target"), {"4", "40000"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  EXPECT_EQ(c.run.out, "threads_target done: 4 threads x 40000 blocks\n");  // the target ran on
+  const std::string log = read_text(c.experiment / "collector.log");
+  EXPECT_NE(log.find("event: size_limit_reached, limit_bytes: 1048576, time_ns: "), std::string::npos) << log;
+
+  const json header = er_print_json({"-header"}, c.experiment);
+  const std::string header_text = header.dump();
+  EXPECT_NE(header_text.find("recording stopped "), std::string::npos) << header_text;
+  EXPECT_NE(header_text.find(" s after collection start: the data files reached its limit of 1 MB (collect -L)"),
+            std::string::npos)
+      << header_text;
+
+  for (const char* command : {"-leaks", "-allocs", "-heap", "-functions", "-header"}) {
+    const ProcessResult r = run_process({(bin_dir() / "er_print").string(), command, c.experiment.string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("recording stopped "), std::string::npos) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("its limit of 1 MB (collect -L)"), std::string::npos) << command << ": " << r.err;
+  }
+  const json allocs = er_print_json({"-allocs"}, c.experiment);
+  EXPECT_LT(allocs.at("summary").at("allocations").get<double>(), totals_of(c.truth).allocations);
+}
+
+// Under a limit it never reached, the header says the limit and nothing is
+// said to be missing.
+TEST(HeapDataLimit, ALimitNotReachedIsNotAWarning) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-H", "on", "-L", "500"}, heap_target("heap_allocators_target"));
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const ProcessResult r = run_process({(bin_dir() / "er_print").string(), "-header", c.experiment.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("recording stopped"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("Data limit (-L), not reached"), std::string::npos) << r.out;
+  expect_totals_equal_truth(heap_rows(c.experiment), totals_of(c.truth));
+}
+
 }  // namespace
 }  // namespace lumen::test
