@@ -116,5 +116,29 @@ TEST(OmpTracingOff, OffFlagKeepsThePluginOut) {
   EXPECT_FALSE(std::filesystem::exists(run.experiment / "omptrace"));
 }
 
+// gfortran's OpenMP reaches libgomp through the same GOMP_parallel: three
+// regions at one call site in a module procedure, their imbalance as the
+// program's wall clock (omp_get_wtime) saw it.
+TEST(OmpTracingFortran, RegionsOfAFortranProgram) {
+#ifndef LUMEN_OMP_FORTRAN_TARGET
+  GTEST_SKIP() << "gfortran is not installed";
+#else
+  TempDir dir;
+  const Collection run = collect(dir, {"-p", "on"}, LUMEN_OMP_FORTRAN_TARGET);
+  ASSERT_EQ(run.run.exit_code, 0) << run.run.err;
+  ASSERT_FALSE(run.truth.is_null());
+  const json view = er_print_json({"-omp_preg"}, run.experiment);
+  ASSERT_EQ(view.at("tables").size(), 1u) << view.dump();
+  const auto rows = rows_by_name(view.at("tables")[0]);
+  ASSERT_EQ(rows.size(), 1u) << view.dump();
+  EXPECT_NE(rows.begin()->first.find("imbalanced_regions"), std::string::npos) << rows.begin()->first;
+  const json& site = rows.begin()->second;
+  EXPECT_EQ(site.at("count").get<double>(), run.truth.at("regions").get<double>());
+  EXPECT_EQ(site.at("team").get<double>(), 2.0);
+  const double imbalance = run.truth.at("imbalance").get<double>();
+  EXPECT_NEAR(site.at("imbalance").get<double>(), imbalance, 0.003 + 0.02 * imbalance);
+#endif
+}
+
 }  // namespace
 }  // namespace lumen::test
