@@ -18,6 +18,7 @@ packages=(
   libmpich-dev mpich                    # MPI tracing: collector half and tests for MPICH
   libotf2-trace-dev otf2-tools           # MPI tracing: OTF2 export, read back with otf2-print
   libpfm4-dev                            # hardware counters: raw PMU event names (collect -h)
+  libomp-dev                             # OpenMP tracing: LLVM's libomp and its OMPT header, for clang -fopenmp tests
   heaptrack time                         # heap tracing benchmark: the tool compared with, and CPU times
 )
 missing=()

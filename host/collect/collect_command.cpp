@@ -11,6 +11,7 @@
 
 #include "archive_writer.h"
 #include "plan_resolution.h"
+#include "automatic_plugins.h"
 #include "collector_variants.h"
 #include "command_line.h"
 #include "experiment_directory.h"
@@ -174,6 +175,7 @@ int run_collect(const std::vector<std::string>& args) {
     const std::string program = resolve_target(request.target[0]);
     if (program.empty()) throw UsageError("cannot find an executable program '" + request.target[0] + "'");
     if (const std::string obstacle = preload_obstacle(program); !obstacle.empty()) throw UsageError(obstacle);
+    add_automatic_plugins(plan, target_needed_libraries(program, request.target), request, installed);
     choose_collector_variants(plan, program, request.target, forced_variants);
     const fs::path wanted = choose_experiment_path(request.experiment_name, request.directory, request.overwrite);
     if (request.dry_run) {

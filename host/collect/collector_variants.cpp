@@ -156,9 +156,7 @@ std::map<std::string, fs::path> take_variant_flags(CollectRequest& request,
   return forced;
 }
 
-void choose_collector_variants(CollectionPlan& plan, const std::string& program,
-                               const std::vector<std::string>& command,
-                               const std::map<std::string, fs::path>& forced) {
+std::vector<std::string> target_needed_libraries(const std::string& program, const std::vector<std::string>& command) {
   std::vector<std::string> needed = needed_libraries(program);
   for (size_t i = 1; i < command.size(); ++i) {
     if (command[i].empty() || command[i][0] == '-') continue;
@@ -166,6 +164,13 @@ void choose_collector_variants(CollectionPlan& plan, const std::string& program,
     if (named.empty()) continue;
     for (const std::string& soname : needed_libraries(named)) needed.push_back(soname);
   }
+  return needed;
+}
+
+void choose_collector_variants(CollectionPlan& plan, const std::string& program,
+                               const std::vector<std::string>& command,
+                               const std::map<std::string, fs::path>& forced) {
+  const std::vector<std::string> needed = target_needed_libraries(program, command);
   for (PlannedPlugin& plugin : plan.plugins) {
     if (const auto f = forced.find(plugin.name); f != forced.end()) {
       plugin.collector_path = f->second;

@@ -26,6 +26,10 @@ namespace lumen::collect {
 // The sonames an ELF file names in DT_NEEDED; empty for anything else.
 std::vector<std::string> needed_libraries(const std::string& path);
 
+// The libraries the target needs: the program's, then those of programs
+// named on its command line `command` (a launcher's target).
+std::vector<std::string> target_needed_libraries(const std::string& program, const std::vector<std::string>& command);
+
 // The variant flags the installed plugins declare, and each one's help line.
 std::map<std::string, std::string> variant_flags(const std::map<std::string, InstalledPlugin>& installed);
 

@@ -69,7 +69,7 @@ _lumen_collect() {
   done
   case $prev in
     -p) COMPREPLY=($(compgen -W "on off hi lo" -- "$cur")); return ;;
-    -H | -m) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
+    -H | -m | -omp) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
     -s) COMPREPLY=($(compgen -W "on off all calibrate" -- "$cur")); return ;;
     -S) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
     -A) COMPREPLY=($(compgen -W "on off copy" -- "$cur")); return ;;

@@ -1,0 +1,91 @@
+// OpenMP tracing on the host. Every wait the trace records (a barrier, a
+// lock, a critical section) or implies (a thread's wait at the end of a
+// region, a worker's idle time between regions) becomes one event whose
+// omptwait is its wall time; through the descriptor's interval split, the
+// clock samples inside those intervals of their thread are ompwait and the
+// others ompwork. Regions and tasks are read by the views.
+#include <lumen/analysis_plugin.h>
+
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+#include <memory>
+
+#include "../omp_record.h"
+#include "omp_analysis.h"
+#include "omp_trace.h"
+
+namespace lumen::omp {
+namespace {
+
+constexpr uint32_t kAllFlavors = LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED;
+
+const lumen_metric_def kMetrics[] = {
+    {"omptwait", "OpenMP Traced Wait", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
+     "Wall time in OpenMP waits: barriers, locks, critical and ordered sections, atomics, taskwait, and idle "
+     "workers, from the trace"},
+    // With clock profiling: its samples split by whether they fell in a
+    // wait of their thread (kIntervalSplit). The decoder leaves both at 0.
+    {"ompwork", "OpenMP Work", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
+     "CPU time doing work, serial or parallel, user code or the OpenMP runtime's (clock samples outside waits)"},
+    {"ompwait", "OpenMP Wait", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
+     "CPU time waiting in the OpenMP runtime (clock samples inside waits; small unless OMP_WAIT_POLICY=active)"},
+};
+
+const lumen_interval_split kIntervalSplit = {0 /* omptwait */, "user", 2 /* ompwait */, 1 /* ompwork */};
+
+void emit_wait(const OmpWait& wait, const lumen_event_sink* sink) {
+  const int64_t values[std::size(kMetrics)] = {static_cast<int64_t>(wait.end_ns - wait.begin_ns), 0, 0};
+  const uint64_t stack = wait.stack_id != LUMEN_NO_STACK ? wait.stack_id
+                                                         : sink->artificial_stack(sink->context,
+                                                                                  wait_function_name(wait.kind));
+  lumen_emit_event(sink, wait.end_ns, stack, wait.thread_id, -1, values);
+}
+
+void* decoder_begin(void*) { return new OmpTrace(); }
+
+int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink,
+           char* error, size_t error_size) {
+  auto* trace = static_cast<OmpTrace*>(state);
+  if (!trace->add(kind, payload, bytes)) {
+    std::snprintf(error, error_size, "OpenMP record of kind %u has %u bytes, too few for its kind", kind, bytes);
+    return 1;
+  }
+  if (kind != kWaitRecord) return 0;
+  OmpWait wait;
+  std::memcpy(&wait, payload, sizeof wait);
+  if (wait.end_ns < wait.begin_ns) {
+    std::snprintf(error, error_size, "OpenMP wait ended at %llu ns, before it began at %llu ns",
+                  static_cast<unsigned long long>(wait.end_ns), static_cast<unsigned long long>(wait.begin_ns));
+    return 1;
+  }
+  emit_wait(wait, sink);
+  return 0;
+}
+
+int decoder_end(void* state, const lumen_event_sink* sink, char*, size_t) {
+  std::unique_ptr<OmpTrace> trace(static_cast<OmpTrace*>(state));
+  if (sink == nullptr) return 0;
+  for (const OmpWait& wait : trace->implied_waits()) emit_wait(wait, sink);
+  return 0;
+}
+
+const lumen_analysis_descriptor kPlugin = {
+    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    .name = "omp",
+    .version = "1.0",
+    .data_file = kDataFile,
+    .metrics = kMetrics,
+    .metric_count = std::size(kMetrics),
+    .decoder_begin = decoder_begin,
+    .decode = decode,
+    .decoder_end = decoder_end,
+    .views = kOmpViews,
+    .view_count = kOmpViewCount,
+    .interval_split = &kIntervalSplit,
+};
+
+}  // namespace
+}  // namespace lumen::omp
+
+LUMEN_EXPORT const lumen_analysis_descriptor* lumen_analysis_plugin() { return &lumen::omp::kPlugin; }

@@ -1,0 +1,84 @@
+#include "omp_trace.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+namespace lumen::omp {
+
+namespace {
+
+template <typename Record>
+bool read(const void* payload, uint16_t bytes, Record* record) {
+  if (bytes < sizeof(Record)) return false;
+  std::memcpy(record, payload, sizeof(Record));
+  return true;
+}
+
+OmpWait wait_of(WaitKind kind, uint32_t thread, uint64_t region, uint64_t begin, uint64_t end) {
+  OmpWait wait{};
+  wait.kind = static_cast<uint16_t>(kind);
+  wait.thread_id = thread;
+  wait.region_id = region;
+  wait.begin_ns = begin;
+  wait.end_ns = end;
+  wait.stack_id = LUMEN_NO_STACK;
+  return wait;
+}
+
+}  // namespace
+
+bool OmpTrace::add(uint16_t kind, const void* payload, uint16_t bytes) {
+  if (kind == kRegionRecord) {
+    OmpRegion region;
+    if (!read(payload, bytes, &region)) return false;
+    regions.push_back(region);
+    end_ns = std::max(end_ns, region.end_ns);
+  } else if (kind == kTaskRecord) {
+    OmpTask task;
+    if (!read(payload, bytes, &task)) return false;
+    tasks.push_back(task);
+    end_ns = std::max(end_ns, task.end_ns);
+  } else if (kind == kWaitRecord) {
+    OmpWait wait;
+    if (!read(payload, bytes, &wait)) return false;
+    end_ns = std::max(end_ns, wait.end_ns);
+  } else if (kind == kProcessEndRecord) {
+    OmpProcessEnd end;
+    if (!read(payload, bytes, &end)) return false;
+    end_ns = std::max(end_ns, end.end_ns);
+  } else if (kind == kProcessRecord) {
+    OmpProcess process;
+    if (!read(payload, bytes, &process)) return false;
+  }
+  return true;
+}
+
+std::vector<OmpWait> OmpTrace::implied_waits() const {
+  std::unordered_map<uint64_t, const OmpRegion*> region_by_id;
+  for (const OmpRegion& r : regions) region_by_id[r.region_id] = &r;
+  std::vector<OmpWait> waits;
+  // A worker: a thread that ran a task other than its team's master's.
+  std::map<uint32_t, std::vector<const OmpTask*>> worker_tasks;
+  for (const OmpTask& task : tasks) {
+    const auto region = region_by_id.find(task.region_id);
+    if (region == region_by_id.end()) continue;  // the region never ended (a crash)
+    if (region->second->end_ns > task.end_ns)
+      waits.push_back(
+          wait_of(WaitKind::kImplicitBarrier, task.thread_id, task.region_id, task.end_ns, region->second->end_ns));
+    if (task.thread_num != 0) worker_tasks[task.thread_id].push_back(&task);
+  }
+  for (auto& [thread, list] : worker_tasks) {
+    std::sort(list.begin(), list.end(), [](const OmpTask* a, const OmpTask* b) { return a->begin_ns < b->begin_ns; });
+    uint64_t idle_from = 0;  // end of the last region the worker served
+    for (const OmpTask* task : list) {
+      if (idle_from != 0 && task->begin_ns > idle_from)
+        waits.push_back(wait_of(WaitKind::kIdle, thread, 0, idle_from, task->begin_ns));
+      idle_from = std::max(idle_from, region_by_id.at(task->region_id)->end_ns);
+    }
+    if (idle_from != 0 && end_ns > idle_from) waits.push_back(wait_of(WaitKind::kIdle, thread, 0, idle_from, end_ns));
+  }
+  return waits;
+}
+
+}  // namespace lumen::omp

@@ -1,0 +1,29 @@
+// An OpenMP trace as the analysis reads it: the records of one data file,
+// and the waits the trace implies without recording them (a thread's wait
+// at the end of a region, a worker's idle time between regions).
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "../omp_record.h"
+
+namespace lumen::omp {
+
+struct OmpTrace {
+  std::vector<OmpRegion> regions;
+  std::vector<OmpTask> tasks;
+  uint64_t end_ns = 0;  // the process's end, else the latest time recorded
+
+  // Takes one record; returns false for a record too short for its kind.
+  bool add(uint16_t kind, const void* payload, uint16_t bytes);
+
+  // The waits implied by regions and tasks: each thread's implicit barrier
+  // from the end of its task to the end of the region, and each worker's
+  // idle time from the end of a region it worked for to its next task (or
+  // to the end). Kind, thread, begin and end are set.
+  std::vector<OmpWait> implied_waits() const;
+};
+
+}  // namespace lumen::omp

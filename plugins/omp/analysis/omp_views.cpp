@@ -1,0 +1,126 @@
+// er_print's OpenMP views, from the trace of every experiment loaded:
+//   -omp_preg  per parallel region's call site (Oracle's OMP_preg index
+//              object): instances, team size, wall time, the team's work
+//              (its implicit tasks), its wait at the region's end, and the
+//              imbalance (the longest task less the mean task)
+// Times are the trace's wall times. A region counts when its encountering
+// thread and end time are in er_print's selection.
+#include <lumen/analysis_plugin.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <iterator>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "../omp_record.h"
+#include "omp_analysis.h"
+#include "omp_trace.h"
+
+namespace lumen::omp {
+namespace {
+
+struct Collected {
+  const lumen_view_host* host = nullptr;
+  OmpTrace trace;
+  bool damaged = false;
+};
+
+void visit(void* arg, uint16_t kind, const void* payload, uint16_t bytes, uint32_t) {
+  auto* c = static_cast<Collected*>(arg);
+  if (!c->trace.add(kind, payload, bytes)) c->damaged = true;
+}
+
+struct SiteTotals {
+  uint64_t stack_id = LUMEN_NO_STACK;
+  double instances = 0;
+  double max_team = 0;
+  double wall_ns = 0;
+  double work_ns = 0;
+  double wait_ns = 0;
+  double imbalance_ns = 0;
+};
+
+std::string site_name(const lumen_view_host* host, uint64_t stack_id) {
+  if (stack_id == LUMEN_NO_STACK) return "<no call stack recorded>";
+  lumen_frame_name frames[2];
+  const size_t count = host->stack_frames(host->context, stack_id, frames, std::size(frames));
+  return count == 0 ? std::string("<Unknown>") : std::string(frames[0].function);
+}
+
+const lumen_view_column kRegionColumns[] = {
+    {"count", "Instances", LUMEN_UNIT_COUNT},         {"team", "Max. team", LUMEN_UNIT_COUNT},
+    {"wall", "Wall time", LUMEN_UNIT_NANOSECONDS},     {"work", "Work (tasks)", LUMEN_UNIT_NANOSECONDS},
+    {"wait", "Wait (end barrier)", LUMEN_UNIT_NANOSECONDS}, {"imbalance", "Imbalance", LUMEN_UNIT_NANOSECONDS},
+};
+
+int run_regions(const lumen_view_host* host, char* error, size_t error_size) {
+  try {
+    Collected c;
+    c.host = host;
+    host->for_each_record(host->context, visit, &c);
+    std::unordered_map<uint64_t, std::vector<const OmpTask*>> tasks_of;
+    for (const OmpTask& task : c.trace.tasks) tasks_of[task.region_id].push_back(&task);
+    // One row per call site: the encountering call's stack and the body.
+    std::map<std::pair<uint64_t, uint64_t>, SiteTotals> sites;
+    double regions = 0;
+    for (const OmpRegion& region : c.trace.regions) {
+      if (!host->selected(host->context, region.end_ns, region.thread_id)) continue;
+      regions += 1;
+      SiteTotals& site = sites[{region.call_stack_id, region.body}];
+      site.stack_id = region.call_stack_id;
+      site.instances += 1;
+      site.wall_ns += static_cast<double>(region.end_ns - region.begin_ns);
+      const auto found = tasks_of.find(region.region_id);
+      if (found == tasks_of.end()) continue;
+      double longest = 0, sum = 0;
+      for (const OmpTask* task : found->second) {
+        const double duration = static_cast<double>(task->end_ns - task->begin_ns);
+        longest = std::max(longest, duration);
+        sum += duration;
+        if (region.end_ns > task->end_ns) site.wait_ns += static_cast<double>(region.end_ns - task->end_ns);
+      }
+      const double team = static_cast<double>(found->second.size());
+      site.max_team = std::max(site.max_team, team);
+      site.work_ns += sum;
+      site.imbalance_ns += longest - sum / team;
+    }
+    host->summary(host->context, "regions", "Parallel regions", regions, LUMEN_UNIT_COUNT);
+    host->summary(host->context, "call_sites", "Call sites", static_cast<double>(sites.size()), LUMEN_UNIT_COUNT);
+    std::vector<const SiteTotals*> rows;
+    for (const auto& [key, site] : sites) rows.push_back(&site);
+    std::sort(rows.begin(), rows.end(), [](const SiteTotals* a, const SiteTotals* b) { return a->work_ns > b->work_ns; });
+    if (host->row_limit != 0 && rows.size() > host->row_limit) rows.resize(host->row_limit);
+    host->table_begin(host->context, "OpenMP parallel regions (OMP_preg), by call site", kRegionColumns,
+                      std::size(kRegionColumns));
+    for (const SiteTotals* site : rows) {
+      const double values[] = {site->instances, site->max_team, site->wall_ns,
+                               site->work_ns,   site->wait_ns,  site->imbalance_ns};
+      host->table_row(host->context, site_name(host, site->stack_id).c_str(), values, site->stack_id);
+    }
+    if (c.damaged) {
+      std::snprintf(error, error_size, "some OpenMP records were too short for their kind and were left out");
+      return 1;
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::snprintf(error, error_size, "%s", e.what());
+    return 1;
+  }
+}
+
+}  // namespace
+
+const lumen_view_def kOmpViews[] = {
+    {"omp_preg",
+     "per OpenMP parallel region call site (OMP_preg): instances, team, wall time, work, end-barrier wait, "
+     "imbalance (longest minus mean task)",
+     run_regions},
+};
+const size_t kOmpViewCount = std::size(kOmpViews);
+
+}  // namespace lumen::omp

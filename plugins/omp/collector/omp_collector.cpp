@@ -1,0 +1,138 @@
+// OpenMP tracing: the plugin's lifecycle. start() records which OpenMP
+// runtime the process uses and its wait policy, then opens the interposers
+// (gomp_interposers.cpp) by publishing the runtime's services; stop()
+// records the end and closes them.
+#include <dlfcn.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+
+#include "omp_collector.h"
+
+namespace lumen::omp {
+
+namespace {
+
+std::atomic<const lumen_runtime*> g_runtime{nullptr};
+lumen_stream g_stream = -1;
+// Region ids carry the process id in their high half, so that the regions
+// of several processes (MPI ranks, forked children) analysed together stay
+// apart.
+std::atomic<uint64_t> g_last_region{0};
+uint64_t g_region_base = 0;
+thread_local uint64_t t_current_region = 0;
+
+bool library_loaded(const char* soname) {
+  void* handle = dlopen(soname, RTLD_LAZY | RTLD_NOLOAD);
+  if (handle == nullptr) return false;
+  dlclose(handle);
+  return true;
+}
+
+Runtime loaded_runtime() {
+  if (library_loaded("libgomp.so.1")) return Runtime::kLibgomp;
+  if (library_loaded("libomp.so.5") || library_loaded("libomp.so")) return Runtime::kLibomp;
+  return Runtime::kUnknown;
+}
+
+WaitPolicy wait_policy_of(const char* value) {
+  if (value == nullptr) return WaitPolicy::kUnset;
+  if (strcasecmp(value, "active") == 0) return WaitPolicy::kActive;
+  if (strcasecmp(value, "passive") == 0) return WaitPolicy::kPassive;
+  return WaitPolicy::kOther;
+}
+
+int start(const lumen_runtime* runtime, const lumen_option_value*, size_t, char* error, size_t error_size) {
+  g_stream = runtime->open_stream(kDataFile);
+  if (g_stream < 0) {
+    std::snprintf(error, error_size, "cannot open %s", kDataFile);
+    return 1;
+  }
+  g_region_base = static_cast<uint64_t>(getpid()) << 32;
+  OmpProcess process{};
+  process.runtime = static_cast<uint32_t>(loaded_runtime());
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  process.wait_policy = static_cast<uint32_t>(wait_policy_of(policy));
+  if (const char* threads = std::getenv("OMP_NUM_THREADS")) process.max_threads = std::strtoul(threads, nullptr, 10);
+  runtime->write_record(g_stream, kProcessRecord, &process, sizeof process);
+  char note[160];
+  std::snprintf(note, sizeof note, "OpenMP: %s, OMP_WAIT_POLICY=%s", runtime_name(process.runtime),
+                policy != nullptr ? policy : "unset (the runtime's default)");
+  runtime->log_note(note);
+  g_runtime.store(runtime, std::memory_order_release);
+  return 0;
+}
+
+void stop() {
+  const lumen_runtime* runtime = g_runtime.load(std::memory_order_acquire);
+  if (runtime == nullptr) return;
+  const OmpProcessEnd end{runtime->now_ns()};
+  runtime->write_record(g_stream, kProcessEndRecord, &end, sizeof end);
+  g_runtime.store(nullptr, std::memory_order_release);
+}
+
+// The region the parent was in means nothing in a forked child's own
+// experiment.
+void fork_child() {
+  t_current_region = 0;
+  g_region_base = static_cast<uint64_t>(getpid()) << 32;
+  g_last_region.store(0, std::memory_order_relaxed);
+}
+
+const lumen_option_def kOptions[] = {
+    {"enable", LUMEN_OPTION_BOOLEAN, "on", 0, 1, 0,
+     "trace OpenMP parallel regions, implicit tasks and waits (on by itself with clock profiling of an OpenMP "
+     "program)"},
+};
+
+const lumen_flag_alias kFlagAliases[] = {{"on", "on"}};
+
+const lumen_collector_descriptor kPlugin = {
+    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    .name = "omp",
+    .version = "1.0",
+    .data_file = kDataFile,
+    .description = "OpenMP tracing: parallel regions, implicit tasks, barriers, locks and critical sections "
+                   "(GCC libgomp by interposition); splits clock profiling into ompwork and ompwait",
+    .options = kOptions,
+    .option_count = std::size(kOptions),
+    .flag = {"omp", "enable", kFlagAliases, std::size(kFlagAliases),
+             "-omp on|off   OpenMP tracing: regions, implicit tasks, barriers, locks (on by itself with -p for "
+             "OpenMP programs)"},
+    .start = start,
+    .stop = stop,
+    .fork_child = fork_child,
+};
+
+}  // namespace
+
+const lumen_runtime* recording_runtime() { return g_runtime.load(std::memory_order_acquire); }
+
+uint64_t next_region_id() { return g_region_base | (g_last_region.fetch_add(1, std::memory_order_relaxed) + 1); }
+
+uint64_t current_region() { return t_current_region; }
+void set_current_region(uint64_t region_id) { t_current_region = region_id; }
+
+void write_region(const TraceGuard&, const OmpRegion& region) {
+  if (const lumen_runtime* runtime = recording_runtime())
+    runtime->write_record(g_stream, kRegionRecord, &region, sizeof region);
+}
+
+void write_task(const TraceGuard&, const OmpTask& task) {
+  if (const lumen_runtime* runtime = recording_runtime())
+    runtime->write_record(g_stream, kTaskRecord, &task, sizeof task);
+}
+
+void write_wait(const TraceGuard&, const OmpWait& wait) {
+  if (const lumen_runtime* runtime = recording_runtime())
+    runtime->write_record(g_stream, kWaitRecord, &wait, sizeof wait);
+}
+
+}  // namespace lumen::omp
+
+LUMEN_EXPORT const lumen_collector_descriptor* lumen_collector_plugin() { return &lumen::omp::kPlugin; }

@@ -1,0 +1,126 @@
+// The OpenMP plugin's records, shared by its two halves: one declaration of
+// each layout, checked by static_assert.
+#pragma once
+
+#include <lumen/record_format.h>
+
+#include <cstdint>
+
+namespace lumen::omp {
+
+inline constexpr const char* kDataFile = "omptrace";
+
+// Record kinds in "omptrace". A reader skips kinds it does not know.
+inline constexpr uint16_t kProcessRecord = 1;  // OmpProcess, once per process at start
+inline constexpr uint16_t kRegionRecord = 2;   // OmpRegion, by the encountering thread when the region ends
+inline constexpr uint16_t kTaskRecord = 3;     // OmpTask, by the thread that ran the task, when it ends
+inline constexpr uint16_t kWaitRecord = 4;     // OmpWait, by the waiting thread, when the wait ends
+inline constexpr uint16_t kProcessEndRecord = 5;  // OmpProcessEnd, at the end of collection
+
+// Which OpenMP runtime the process uses. Stable numbers: they are stored.
+enum class Runtime : uint32_t { kUnknown = 0, kLibgomp = 1, kLibomp = 2 };
+
+// OMP_WAIT_POLICY as the process saw it at start. Stable numbers.
+enum class WaitPolicy : uint32_t { kUnset = 0, kActive = 1, kPassive = 2, kOther = 3 };
+
+// What a thread waited for. Stable numbers: they are stored. Each has an
+// artificial function of Oracle's (wait_function_name).
+enum class WaitKind : uint16_t {
+  kImplicitBarrier = 1,  // end of a parallel region or a worksharing construct
+  kExplicitBarrier = 2,  // #pragma omp barrier
+  kLock = 3,             // omp_set_lock, omp_set_nest_lock
+  kCritical = 4,         // #pragma omp critical
+  kOrdered = 5,          // #pragma omp ordered
+  kAtomic = 6,           // an atomic the compiler could not do in hardware
+  kTaskwait = 7,         // #pragma omp taskwait, the end of a taskgroup
+  kIdle = 8,             // a worker between the regions it works for
+};
+
+struct OmpProcess {
+  uint32_t runtime;      // Runtime
+  uint32_t wait_policy;  // WaitPolicy
+  uint32_t max_threads;  // OMP_NUM_THREADS's first value, 0 when unset
+  uint32_t reserved;
+};
+static_assert(sizeof(OmpProcess) == 16, "record layout");
+
+// A parallel region: its encountering thread's call site (the stack of the
+// call that started it), the compiler-generated body function, the team,
+// and its time from the start call to its return.
+struct OmpRegion {
+  uint64_t region_id;         // unique in the process, from 1
+  uint64_t parent_region_id;  // the region the encountering thread was in; 0: none
+  uint64_t call_stack_id;     // LUMEN_NO_STACK when none was captured
+  uint64_t body;              // address of the outlined body function
+  uint64_t begin_ns;
+  uint64_t end_ns;
+  uint32_t thread_id;         // the encountering thread
+  uint32_t team_size;         // threads that ran the region's implicit tasks
+  uint32_t requested_threads; // the num_threads the call asked for, 0: the default
+  uint32_t reserved;
+};
+static_assert(sizeof(OmpRegion) == 64, "record layout");
+
+// One implicit task: a thread's run of a region's body.
+struct OmpTask {
+  uint64_t region_id;
+  uint64_t begin_ns;
+  uint64_t end_ns;
+  uint32_t thread_id;
+  uint32_t thread_num;  // omp_get_thread_num() in the region
+};
+static_assert(sizeof(OmpTask) == 32, "record layout");
+
+// One call that waited (or could have): from entry to return.
+struct OmpWait {
+  uint64_t region_id;  // the innermost region the thread was in; 0: none
+  uint64_t begin_ns;
+  uint64_t end_ns;
+  uint64_t stack_id;   // the waiting call's stack, the call itself the leaf
+  uint64_t object;     // the lock's address; 0 where there is none
+  uint32_t thread_id;
+  uint16_t kind;       // WaitKind
+  uint16_t reserved;
+};
+static_assert(sizeof(OmpWait) == 48, "record layout");
+
+struct OmpProcessEnd {
+  uint64_t end_ns;
+};
+static_assert(sizeof(OmpProcessEnd) == 8, "record layout");
+
+// Oracle's artificial function for a kind of wait.
+inline const char* wait_function_name(uint16_t kind) {
+  switch (static_cast<WaitKind>(kind)) {
+    case WaitKind::kImplicitBarrier: return "<OMP-implicit_barrier>";
+    case WaitKind::kExplicitBarrier: return "<OMP-explicit_barrier>";
+    case WaitKind::kLock: return "<OMP-lock_wait>";
+    case WaitKind::kCritical: return "<OMP-critical_section_wait>";
+    case WaitKind::kOrdered: return "<OMP-ordered_section_wait>";
+    case WaitKind::kAtomic: return "<OMP-atomic_wait>";
+    case WaitKind::kTaskwait: return "<OMP-taskwait>";
+    case WaitKind::kIdle: return "<OMP-idle>";
+  }
+  return "<OMP-wait>";
+}
+
+inline const char* runtime_name(uint32_t runtime) {
+  switch (static_cast<Runtime>(runtime)) {
+    case Runtime::kLibgomp: return "GCC libgomp";
+    case Runtime::kLibomp: return "LLVM libomp";
+    case Runtime::kUnknown: break;
+  }
+  return "unknown";
+}
+
+inline const char* wait_policy_name(uint32_t policy) {
+  switch (static_cast<WaitPolicy>(policy)) {
+    case WaitPolicy::kActive: return "active";
+    case WaitPolicy::kPassive: return "passive";
+    case WaitPolicy::kOther: return "other";
+    case WaitPolicy::kUnset: break;
+  }
+  return "unset (the runtime's default)";
+}
+
+}  // namespace lumen::omp

@@ -1,0 +1,75 @@
+// The waits an OpenMP trace implies (omp_trace.h), on records written by
+// hand: each thread's wait from its task's end to its region's end, and a
+// worker's idle time between the regions it works for and after the last.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <tuple>
+
+#include "../analysis/omp_trace.h"
+
+namespace lumen::omp {
+namespace {
+
+void add_region(OmpTrace& trace, uint64_t id, uint64_t begin, uint64_t end, uint32_t thread) {
+  OmpRegion region{};
+  region.region_id = id;
+  region.begin_ns = begin;
+  region.end_ns = end;
+  region.thread_id = thread;
+  ASSERT_TRUE(trace.add(kRegionRecord, &region, sizeof region));
+}
+
+void add_task(OmpTrace& trace, uint64_t region, uint64_t begin, uint64_t end, uint32_t thread, uint32_t num) {
+  const OmpTask task{region, begin, end, thread, num};
+  ASSERT_TRUE(trace.add(kTaskRecord, &task, sizeof task));
+}
+
+TEST(OmpTrace, ImpliedWaitsOfTwoRegions) {
+  OmpTrace trace;
+  // Region 1 [100, 500]: master 10 works until 200, worker 11 until 500.
+  add_region(trace, 1, 100, 500, 10);
+  add_task(trace, 1, 110, 200, 10, 0);
+  add_task(trace, 1, 120, 500, 11, 1);
+  // Region 2 [800, 1000]: the worker ends first.
+  add_region(trace, 2, 800, 1000, 10);
+  add_task(trace, 2, 810, 1000, 10, 0);
+  add_task(trace, 2, 820, 900, 11, 1);
+  const OmpProcessEnd end{1500};
+  ASSERT_TRUE(trace.add(kProcessEndRecord, &end, sizeof end));
+
+  std::vector<OmpWait> waits = trace.implied_waits();
+  std::sort(waits.begin(), waits.end(), [](const OmpWait& a, const OmpWait& b) {
+    return std::tie(a.thread_id, a.begin_ns) < std::tie(b.thread_id, b.begin_ns);
+  });
+  ASSERT_EQ(waits.size(), 4u);
+  auto expect = [](const OmpWait& w, uint32_t thread, WaitKind kind, uint64_t begin, uint64_t end) {
+    EXPECT_EQ(w.thread_id, thread);
+    EXPECT_EQ(w.kind, static_cast<uint16_t>(kind));
+    EXPECT_EQ(w.begin_ns, begin);
+    EXPECT_EQ(w.end_ns, end);
+    EXPECT_EQ(w.stack_id, LUMEN_NO_STACK);
+  };
+  expect(waits[0], 10, WaitKind::kImplicitBarrier, 200, 500);
+  expect(waits[1], 11, WaitKind::kIdle, 500, 820);
+  expect(waits[2], 11, WaitKind::kImplicitBarrier, 900, 1000);
+  expect(waits[3], 11, WaitKind::kIdle, 1000, 1500);
+}
+
+TEST(OmpTrace, TaskOfARegionThatNeverEndedImpliesNothing) {
+  OmpTrace trace;
+  add_task(trace, 7, 10, 20, 11, 1);
+  EXPECT_TRUE(trace.implied_waits().empty());
+}
+
+TEST(OmpTrace, ShortRecordIsRefused) {
+  OmpTrace trace;
+  const char bytes[8] = {};
+  EXPECT_FALSE(trace.add(kRegionRecord, bytes, sizeof bytes));
+  EXPECT_FALSE(trace.add(kTaskRecord, bytes, sizeof bytes));
+  EXPECT_FALSE(trace.add(kWaitRecord, bytes, sizeof bytes));
+  EXPECT_TRUE(trace.add(99, bytes, sizeof bytes));  // a newer kind: skipped
+}
+
+}  // namespace
+}  // namespace lumen::omp
