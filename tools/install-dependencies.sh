@@ -19,6 +19,7 @@ packages=(
   libotf2-trace-dev otf2-tools           # MPI tracing: OTF2 export, read back with otf2-print
   libpfm4-dev                            # hardware counters: raw PMU event names (collect -h)
   heaptrack time                         # heap tracing benchmark: the tool compared with, and CPU times
+  openjdk-17-jdk-headless                # Java profiling: jvmti.h for the agent, javac and a JVM for its tests
 )
 missing=()
 for p in "${packages[@]}"; do
