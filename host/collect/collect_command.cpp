@@ -157,7 +157,7 @@ int run_collect(const std::vector<std::string>& args) {
       if (request.target.empty()) return 0;
     }
     if (request.show_help) {
-      std::cerr << usage_text(installed);
+      std::cout << usage_text(installed);  // asked for: standard output, as GNU tools do
       return 0;
     }
     if (request.list_plugins) {
