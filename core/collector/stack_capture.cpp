@@ -100,16 +100,11 @@ namespace {
 std::atomic<lumen_frame_provider> g_frame_provider{nullptr};
 static_assert(std::atomic<lumen_frame_provider>::is_always_lock_free, "read in handlers");
 
-int find_in_snapshot(dl_phdr_info* info, size_t size, void* data) { return find_object_range(info, size, data); }
-
 // How many of `pcs`, from the leaf, lie in the code of a loaded object (the
 // snapshot: no lock is taken).
 int frames_in_objects(const uint64_t* pcs, uint32_t depth) {
   uint32_t i = 0;
-  for (; i < depth; ++i) {
-    RangeQuery query{pcs[i], {0, 0}};
-    if (object_snapshot_iterate(find_in_snapshot, &query) == 0) break;
-  }
+  while (i < depth && object_snapshot_holds_code(pcs[i])) ++i;
   return static_cast<int>(i);
 }
 

@@ -49,19 +49,25 @@ std::string row_names(const std::map<std::string, nlohmann::json>& rows) {
 void expect_methods_match_truth(const JavaRun& r) {
   const auto rows = rows_by_name(er_print_json({"-metrics", "e.user:i.user:name", "-functions"}, r.experiment));
   constexpr double kInterval = 0.010;
+  // Samples the JVM would not let AsyncGetCallTrace walk (at a safepoint,
+  // deoptimizing) are shown, unattributed, under this root: any method may
+  // lack that much.
+  const double unwalked = value(rows, "<no Java callstack recorded>", "i.user");
   for (const char* method : {"JavaHotMethods.spinBeta(long)", "JavaHotMethods.descend(int, long)",
                              "JavaHotMethods.burnInC(long)"}) {
     const double truth = r.truth.at(method).get<double>();
     ASSERT_TRUE(rows.count(method)) << method << " missing; rows: " << row_names(rows);
-    EXPECT_NEAR(value(rows, method, "i.user"), truth, sampling_tolerance(truth, kInterval)) << method;
+    EXPECT_NEAR(value(rows, method, "i.user"), truth, sampling_tolerance(truth, kInterval) + unwalked)
+        << method << "; not walked: " << unwalked;
   }
   // spinAlpha runs on the workers and at the bottom of every recursion.
   const double alpha = r.truth.at("spin_alpha_outside_recursion").get<double>() +
                        r.truth.at("JavaHotMethods.descend(int, long)").get<double>();
-  EXPECT_NEAR(value(rows, "JavaHotMethods.spinAlpha(long)", "i.user"), alpha, sampling_tolerance(alpha, kInterval));
+  EXPECT_NEAR(value(rows, "JavaHotMethods.spinAlpha(long)", "i.user"), alpha,
+              sampling_tolerance(alpha, kInterval) + unwalked);
   // The C code of the native method (and the clock_gettime it calls), below its Java frame.
   const double native = r.truth.at("JavaHotMethods.burnInC(long)").get<double>();
-  EXPECT_NEAR(value(rows, "burn_cpu_in_c", "i.user"), native, sampling_tolerance(native, kInterval));
+  EXPECT_NEAR(value(rows, "burn_cpu_in_c", "i.user"), native, sampling_tolerance(native, kInterval) + unwalked);
   const double total = value(rows, "<Total>", "i.user");
   EXPECT_LT(value(rows, "<Unknown>", "i.user"), 0.05 * total) << row_names(rows);
 }
@@ -98,11 +104,22 @@ TEST(JavaProfiling, JvmStartedByAShellScript) {
 
 TEST(JavaProfiling, JvmCrashingInNativeCodeLeavesAReadableExperiment) {
   TempDir dir;
-  const JavaRun r = collect_java(dir, {"-j", "on", "-p", "on"}, {JAVA_TEST_JAVA, "-XX:-CreateCoredumpOnCrash"},
+  // -J reaches the JVM (no core file: the experiment is what is wanted).
+  const JavaRun r = collect_java(dir, {"-J", "-XX:-CreateCoredumpOnCrash", "-p", "on"}, {JAVA_TEST_JAVA},
                                  {"200", "crash"});
   EXPECT_NE(r.run.exit_code, 0);
+  EXPECT_NE(r.run.err.find("-XX:-CreateCoredumpOnCrash"), std::string::npos) << r.run.err;
   const auto rows = rows_by_name(er_print_json({"-metrics", "i.user:name", "-functions"}, r.experiment));
   EXPECT_GT(value(rows, "JavaHotMethods.spinBeta(long)", "i.user"), 0.0) << row_names(rows);
+}
+
+TEST(JavaProfiling, JdkPathThatIsNoJdkIsRefusedBeforeTheTargetStarts) {
+  TempDir dir;
+  const ProcessResult r = run_process({(bin_dir() / "collect").string(), "-d", dir.path().string(), "-j",
+                                       (dir.path() / "no-jdk").string(), JAVA_TEST_JAVA, "-version"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("no JDK there"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("openjdk version"), std::string::npos) << "the target ran: " << r.err;
 }
 
 }  // namespace
