@@ -28,6 +28,7 @@
 #include "stack_table.h"
 #include "stream_writer.h"
 #include "thread_state.h"
+#include "vdso_image.h"
 
 namespace lumen::collector {
 
@@ -105,6 +106,7 @@ void start_collection() {
     return;
   }
   loadobject_tracker_start(g_loadobjects_stream);
+  save_vdso_image(directory);
   g_samples_stream = open_stream(directory.c_str(), LUMEN_SAMPLES_FILE);
   recording_control_start(plan());
   samples_start(g_samples_stream, plan());
@@ -141,6 +143,7 @@ void restart_in_forked_child(const std::string& lineage) {
   log_start(lineage);
   stack_table_reset();
   loadobject_tracker_start(g_loadobjects_stream);
+  save_vdso_image(directory);
   samples_after_fork();
   plugins_set_directory(directory);
   plugins_fork_child();

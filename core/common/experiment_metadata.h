@@ -4,6 +4,7 @@
 //   collector.plan  what collect asks of the runtime (plain lines, no YAML
 //                   in the target; collection_plan.h reads and writes it)
 //   collector.log   what the runtime has to say, one YAML flow mapping a line
+//   vdso.so         the image of the kernel's vDSO, for its symbols
 #pragma once
 
 namespace lumen::metadata {
@@ -11,6 +12,10 @@ namespace lumen::metadata {
 inline constexpr const char* kHeaderFile = "header.yaml";
 inline constexpr const char* kPlanFile = "collector.plan";
 inline constexpr const char* kLogFile = "collector.log";
+// The kernel's vDSO has no file on disk: the runtime copies its image here,
+// and analysis reads the symbols of the object named kVdsoObject from it.
+inline constexpr const char* kVdsoImageFile = "vdso.so";
+inline constexpr const char* kVdsoObject = "linux-vdso.so.1";
 
 // header.yaml keys.
 namespace header {

@@ -26,7 +26,9 @@ struct CollectRequest {
     std::string given_as;  // "-J", for errors
   };
   std::vector<PluginOption> plugin_options;  // a collect flag that sets another option of a plugin (-J)
-  std::optional<std::string> experiment_name;                      // -o
+  std::optional<std::string> experiment_name;                      // -o, -O
+  bool overwrite = false;                                          // -O: replace an experiment of that name
+  bool verbose = false;                                            // --verbose on, -v
   std::optional<std::string> directory;                            // -d
   std::vector<std::string> comments;                               // -C, repeatable
   std::string follow = "on";                                       // -F on|off|all|=REGEX

@@ -62,7 +62,7 @@ _lumen_collect() {
       ((i + 1 <= COMP_CWORD)) && { _lumen_program_args $((i + 1)); return; }
     fi
     case $w in
-      -p | -h | -s | -H | -m | -M | -j | -J | -S | -l | -y | -t | -L | -A | -o | -d | -C | -F | --profile | --plugin) ((i++)) ;;
+      -p | -h | -s | -H | -m | -M | -j | -J | -S | -l | -y | -t | -L | -A | -a | -o | -O | -d | -C | -F | --profile | --plugin | --verbose) ((i++)) ;;
       -*) ;;
       *) _lumen_program_args "$i"; return ;;
     esac
@@ -73,6 +73,8 @@ _lumen_collect() {
     -s) COMPREPLY=($(compgen -W "on off all calibrate" -- "$cur")); return ;;
     -S) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
     -A) COMPREPLY=($(compgen -W "on off copy" -- "$cur")); return ;;
+    -a) COMPREPLY=($(compgen -W "off on ldobjects usedldobjects src usedsrc" -- "$cur")); return ;;
+    --verbose) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
     -F) COMPREPLY=($(compgen -W "on off all" -- "$cur")); return ;;
     -M) COMPREPLY=($(compgen -W "OPENMPI MPICH MPICH2 off" -- "$cur")); return ;;
     -l | -y) COMPREPLY=($(compgen -W "SIGUSR1 SIGUSR2 SIGPROF SIGALRM" -- "$cur")); return ;;
@@ -84,7 +86,7 @@ _lumen_collect() {
       shipped=$("${COMP_WORDS[0]}" --help 2>/dev/null | sed -n 's/.*(shipped: \([^;]*\);.*/\1/p' | tr -d ,)
       COMPREPLY=($(compgen -W "$shipped" -- "$cur") $(compgen -f -X '!*.yaml' -- "$cur") $(compgen -d -- "$cur"))
       return ;;
-    -o) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    -o | -O) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     -d | --plugin) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     -C | -t | -L) return ;;
   esac

@@ -61,7 +61,7 @@ template <typename View>
 std::function<void(Session&, const std::vector<std::string>&)> view(View body) {
   return [body](Session& s, const std::vector<std::string>& a) {
     require_experiments(s);
-    s.out() << body(s, a);
+    s.emit(body(s, a));
   };
 }
 
@@ -73,20 +73,20 @@ const std::vector<Command>& command_table() {
        [](Session& s, const auto&) {
          require_experiments(s);
          if (s.compare() != CompareMode::Off && s.experiments().size() > 1)
-           s.out() << render(compare_view(s.profiles_of_each(), s.structure(), s.registry(), s.view_request(), s.compare()),
-                             s.format());
+           s.emit(render(compare_view(s.profiles_of_each(), s.structure(), s.registry(), s.view_request(), s.compare()),
+                         s.format()));
          else
-           s.out() << render(functions_view(s.profile(), s.structure(), s.registry(), s.view_request()), s.format());
+           s.emit(render(functions_view(s.profile(), s.structure(), s.registry(), s.view_request()), s.format()));
        }},
       {"callers-callees", 0, "", "each function with its callers and callees (attributed metrics)",
        [](Session& s, const auto&) {
          require_experiments(s);
-         s.out() << render(callers_callees_view(s.profile(), s.structure(), s.registry(), s.view_request()), s.format());
+         s.emit(render(callers_callees_view(s.profile(), s.structure(), s.registry(), s.view_request()), s.format()));
        }},
       {"objects", 0, "", "load objects with their metrics",
        [](Session& s, const auto&) {
          require_experiments(s);
-         s.out() << render(objects_view(s.profile(), s.structure(), s.registry(), s.view_request()), s.format());
+         s.emit(render(objects_view(s.profile(), s.structure(), s.registry(), s.view_request()), s.format()));
        }},
       {"fsummary", 0, "", "a summary of each function: metrics, size, address, source and object files, aliases",
        view([](Session& s, const auto&) {
@@ -173,7 +173,7 @@ const std::vector<Command>& command_table() {
       {"header", 0, "", "what each experiment is and how its target ended",
        view([](Session& s, const auto&) { return render(header_view(s.experiments()), s.format()); })},
       {"metric_list", 0, "", "the metrics the experiments offer",
-       [](Session& s, const auto&) { s.out() << render(metric_list(s.registry()), s.format()); }},
+       [](Session& s, const auto&) { s.emit(render(metric_list(s.registry()), s.format())); }},
       {"exp_list", 0, "", "the experiments loaded: founders and their descendants",
        view([](Session& s, const auto&) { return render(experiment_list(s.experiments()), s.format()); })},
       {"metrics", 1, "SPEC", "metrics to show, e.g. e.%user:i.user:name",
@@ -204,9 +204,9 @@ std::optional<Command> find_command(const std::string& name, const AnalysisPlugi
       return Command{view.command, 0, "", view.help, [plugin_name, &view](Session& s, const auto&) {
                        require_experiments(s);
                        warn_without_data(s, view.command, plugin_name);
-                       s.out() << render(run_plugin_view(view, plugin_name, s.experiments(), s.structure(),
+                       s.emit(render(run_plugin_view(view, plugin_name, s.experiments(), s.structure(),
                                                          s.limit().value_or(0), s.record_filter()),
-                                         s.format());
+                                         s.format()));
                      }};
     }
   }

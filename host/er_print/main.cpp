@@ -40,6 +40,16 @@ std::vector<std::string> plugin_options(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     Session session(analysis::AnalysisPlugins::for_command_line(plugin_options(argc, argv)), std::cout);
+    // What the views made goes out even when a later command fails.
+    struct FlushAtEnd {
+      Session& session;
+      ~FlushAtEnd() {
+        try {
+          session.flush_views();
+        } catch (...) {
+        }
+      }
+    } flush_at_end{session};
     std::vector<Invocation> invocations;
     std::vector<std::string> experiments;
     bool commands_from_stdin = false;
@@ -94,7 +104,7 @@ int main(int argc, char** argv) {
     } catch (const QuitRequest&) {
       commands_from_stdin = false;
     }
-    session.out().flush();
+    session.flush_views();
     return commands_from_stdin ? interactive(session) : 0;
   } catch (const analysis::FormatError& e) {
     std::cerr << "er_print: " << e.what() << "\n";

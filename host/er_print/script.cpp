@@ -92,7 +92,6 @@ void run_script_file(Session& session, const std::string& file) {
     } catch (const QuitRequest&) {
       throw;
     } catch (const std::exception& e) {
-      session.out().flush();
       std::cerr << "er_print: " << file << ":" << number << ": " << e.what() << "\n";
       ++failed;
     }
@@ -124,7 +123,7 @@ int interactive(Session& session) {
       std::cerr << "er_print: " << e.what() << "\n";
       status = 1;
     }
-    session.out().flush();
+    session.flush_views();
   }
   return status;
 }

@@ -66,6 +66,7 @@ void Session::set_limit(const std::string& count) {
 }
 
 void Session::set_format(const std::string& format) {
+  flush_views();
   if (format == "text") format_ = OutputFormat::Text;
   else if (format == "csv") format_ = OutputFormat::Csv;
   else if (format == "json") format_ = OutputFormat::Json;
@@ -153,6 +154,7 @@ std::string Session::selection_text() const {
 }
 
 void Session::set_output(const std::string& file, bool append) {
+  flush_views();
   if (file_) file_->flush();
   if (file == "-") {
     file_.reset();
@@ -231,6 +233,27 @@ const StackProfile& Session::profile() {
 const CodeProfile& Session::code_profile() {
   if (!code_profile_) code_profile_ = std::make_unique<CodeProfile>(profile(), experiments_, structure_);
   return *code_profile_;
+}
+
+void Session::emit(const std::string& rendered) {
+  if (format_ == OutputFormat::Json) held_json_.push_back(rendered);
+  else out() << rendered;
+}
+
+void Session::flush_views() {
+  if (held_json_.size() == 1) {
+    out() << held_json_.front();
+  } else if (held_json_.size() > 1) {
+    out() << "{\"views\": [\n";
+    for (size_t i = 0; i < held_json_.size(); ++i) {
+      std::string document = held_json_[i];
+      while (!document.empty() && document.back() == '\n') document.pop_back();
+      out() << document << (i + 1 < held_json_.size() ? ",\n" : "\n");
+    }
+    out() << "]}\n";
+  }
+  held_json_.clear();
+  out().flush();
 }
 
 ViewRequest Session::view_request() const {

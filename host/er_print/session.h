@@ -71,6 +71,14 @@ class Session {
   // Output to a file (-outfile, -appendfile; "-" is standard output again).
   void set_output(const std::string& file, bool append);
 
+  // A rendered view. In JSON, the views up to the next flush_views() become
+  // one document: the view itself when there is one, {"views": [...]} when
+  // there are several, so a parser reads one invocation's output whole.
+  void emit(const std::string& rendered);
+  // Writes the views held back (when the output or format changes, after
+  // each line at the prompt, and at the end).
+  void flush_views();
+
   analysis::SourcePaths& source_paths() { return source_paths_; }
 
   const analysis::StackProfile& profile();
@@ -93,6 +101,7 @@ class Session {
   analysis::AnalysisPlugins plugins_;
   std::ostream& out_;
   std::unique_ptr<std::ofstream> file_;
+  std::vector<std::string> held_json_;  // views emitted since the last flush_views()
   analysis::MetricRegistry registry_;
   analysis::ProgramStructure structure_;
   std::vector<std::unique_ptr<analysis::Experiment>> experiments_;

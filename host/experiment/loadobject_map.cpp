@@ -76,6 +76,11 @@ void LoadObjectMap::use_archive(const std::filesystem::path& experiment) {
   for (MappedObject& o : objects_) o.symbol_file = symbol_file_for(o.path, archive);
 }
 
+void LoadObjectMap::use_copy(const std::string& object_path, const std::filesystem::path& copy) {
+  for (MappedObject& o : objects_)
+    if (o.path == object_path) o.symbol_file = copy.string();
+}
+
 uint32_t LoadObjectMap::epoch_at(uint64_t time_ns) const {
   return static_cast<uint32_t>(std::upper_bound(change_times_.begin(), change_times_.end(), time_ns) -
                                change_times_.begin());

@@ -40,6 +40,10 @@ class LoadObjectMap {
   // is gone or was rebuilt (archives/ of `experiment`).
   void use_archive(const std::filesystem::path& experiment);
 
+  // Reads the symbols of every object recorded as `object_path` from `copy`
+  // (the vDSO's image, which the runtime saved in the experiment).
+  void use_copy(const std::string& object_path, const std::filesystem::path& copy);
+
   // The epoch (index of the map's state) in force at `time_ns`.
   uint32_t epoch_at(uint64_t time_ns) const;
 

@@ -7,6 +7,8 @@
 namespace lumen::test {
 namespace {
 
+namespace fs = std::filesystem;
+
 void expect_inclusive_matches_truth(const Collection& c, double interval) {
   const auto rows = rows_by_name(er_print_json({"-metrics", "e.user:i.user:name", "-functions"}, c.experiment));
   double truth_sum = 0;
@@ -66,6 +68,31 @@ TEST(ClockProfiling, LibraryLoadedWithDlopenIsResolvedAndAttributed) {
   ASSERT_TRUE(objects.count("libburn_library.so"));
   EXPECT_NEAR(objects.at("libburn_library.so").at("i.user").get<double>(),
               c.truth.at("functions").at("burn_in_library").get<double>(), sampling_tolerance(0.6, 0.01));
+}
+
+// The vDSO has no file: the experiment keeps its image, so the time a
+// program spends reading the clock has the vDSO's own function names.
+TEST(ClockProfiling, TimeInTheVdsoHasItsFunctionNames) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-p", "on"}, "vdso_target");
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  EXPECT_TRUE(fs::is_regular_file(c.experiment / "vdso.so"));
+  const double truth = c.truth.at("functions").at("read_clock_often").get<double>();
+  const auto view = er_print_json({"-metrics", "e.user:i.user:name", "-functions"}, c.experiment);
+  const auto rows = rows_by_name(view);
+  ASSERT_TRUE(rows.count("read_clock_often")) << view.dump();
+  EXPECT_NEAR(rows.at("read_clock_often").at("i.user").get<double>(), truth, sampling_tolerance(truth, 0.010));
+  double in_vdso = 0;
+  bool named_clock_gettime = false;
+  for (const auto& row : view.at("rows")) {
+    if (row.value("load_object", "") != "linux-vdso.so.1") continue;
+    const std::string name = row.at("name");
+    in_vdso += row.at("values").at("e.user").get<double>();
+    EXPECT_EQ(name.find("<static>@0x0 "), std::string::npos) << "an unnamed vDSO: " << name;
+    named_clock_gettime = named_clock_gettime || name.find("clock_gettime") != std::string::npos;
+  }
+  EXPECT_TRUE(named_clock_gettime) << view.dump();
+  EXPECT_GT(in_vdso, 0.3 * truth) << "reading the clock is the loop's work";
 }
 
 TEST(ClockProfiling, RecursionCountsEachSampleOnceInInclusiveTime) {

@@ -97,6 +97,23 @@ TEST_F(ErPrintScripting, CommandsMayBeShortenedWhereUnambiguous) {
   EXPECT_NE(typo.err.find("unknown command '-functoins'; did you mean functions?"), std::string::npos) << typo.err;
 }
 
+// Several views in JSON make one document a parser reads whole; one view
+// is that view's document, as before.
+TEST_F(ErPrintScripting, SeveralJsonViewsAreOneDocument) {
+  const ProcessResult r = run_process({er_print_path(), "--format=json", "-metrics", "e.user:name", "-functions",
+                                       "-objects", "-header", experiment()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json document = json::parse(r.out);
+  ASSERT_EQ(document.at("views").size(), 3u) << r.out;
+  EXPECT_EQ(document.at("views").at(0), reference("e.user:name"));
+  EXPECT_EQ(document.at("views").at(1).at("view"), "objects");
+  // A failing command after them still leaves what the views made readable.
+  const ProcessResult failing = run_process(
+      {er_print_path(), "--format=json", "-metrics", "e.user:name", "-functions", "-objects", "-sort", "nosuch", experiment()});
+  EXPECT_NE(failing.exit_code, 0);
+  EXPECT_EQ(json::parse(failing.out).at("views").size(), 2u) << failing.out;
+}
+
 TEST_F(ErPrintScripting, VersionAndCommandsFromStandardInput) {
   const ProcessResult version = run_process({er_print_path(), "-V"});
   ASSERT_EQ(version.exit_code, 0) << version.err;

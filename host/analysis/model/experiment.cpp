@@ -97,6 +97,8 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins)
   stacks_.load(path / LUMEN_STACKS_FILE);
   loadobjects_.load(path / LUMEN_LOADOBJECTS_FILE);
   loadobjects_.use_archive(path);
+  if (is_regular_file(path / metadata::kVdsoImageFile, Symlinks::Refuse))
+    loadobjects_.use_copy(metadata::kVdsoObject, path / metadata::kVdsoImageFile);
   samples_.load(path / LUMEN_SAMPLES_FILE);
   if (const YAML::Node planned = header_[metadata::header::kPlugins]; planned && planned.IsMap()) {
     for (const auto& entry : planned) {

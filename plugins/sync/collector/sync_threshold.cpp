@@ -6,6 +6,17 @@ namespace lumen::sync {
 
 bool parse_threshold(const char* text, ThresholdSetting* out) {
   if (text == nullptr || out == nullptr) return false;
+  // gprofng's API suffix: ",n" (POSIX threads, what this plugin traces),
+  // ",j" or ",nj" (Java monitors too, which the Java plugin records).
+  if (const char* comma = std::strchr(text, ',')) {
+    if (std::strcmp(comma, ",n") != 0 && std::strcmp(comma, ",j") != 0 && std::strcmp(comma, ",nj") != 0) return false;
+    char threshold[64];
+    const size_t length = static_cast<size_t>(comma - text);
+    if (length == 0 || length >= sizeof threshold) return false;
+    std::memcpy(threshold, text, length);
+    threshold[length] = '\0';
+    return parse_threshold(threshold, out);
+  }
   if (std::strcmp(text, "calibrate") == 0 || std::strcmp(text, "on") == 0) {
     *out = {true, 0};
     return true;

@@ -20,12 +20,13 @@ inline constexpr int64_t kMaxThresholdNs = 3600LL * 1'000'000'000LL;
 
 // Accepts "calibrate" (or "on"), "all" (= 0), and a non-negative number of
 // microseconds, optionally with a fraction ("0.5") or a unit suffix (ns, us,
-// ms, s), up to one hour. Returns false for anything else.
+// ms, s), up to one hour; each optionally followed by gprofng's API suffix
+// ",n", ",j" or ",nj". Returns false for anything else.
 bool parse_threshold(const char* text, ThresholdSetting* out);
 
 // What parse_threshold accepts, for error messages.
 inline constexpr const char* kThresholdSyntax =
     "'calibrate' (or 'on'), 'all' (= 0: every call), or a wait in microseconds such as 5000 or 0.5 "
-    "(a suffix ns, us, ms or s may be given), at most 1 hour";
+    "(a suffix ns, us, ms or s may be given), at most 1 hour, optionally followed by ,n ,j or ,nj";
 
 }  // namespace lumen::sync

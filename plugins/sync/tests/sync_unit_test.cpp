@@ -35,12 +35,16 @@ TEST(SyncThresholdOption, WordsAndMicroseconds) {
   EXPECT_EQ(parsed("1s").ns, 1'000'000'000);
   EXPECT_EQ(parsed("3600s").ns, kMaxThresholdNs);
   EXPECT_FALSE(parsed("5000").calibrate);
+  // gprofng's API suffix.
+  EXPECT_TRUE(parsed("on,n").calibrate);
+  EXPECT_EQ(parsed("all,nj").ns, 0);
+  EXPECT_EQ(parsed("5000,j").ns, 5'000'000);
 }
 
 TEST(SyncThresholdOption, RefusesAnythingElse) {
   ThresholdSetting s;
   for (const char* bad : {"", "off", "Calibrate", "-1", "5 ms", "5m", "1e3", ".", "abc", "3601s", "99999999999999999999",
-                          "1.2.3", "ms"})
+                          "1.2.3", "ms", "on,", ",n", "on,x", "on,n,n", "5000,jn"})
     EXPECT_FALSE(parse_threshold(bad, &s)) << "'" << bad << "'";
   EXPECT_FALSE(parse_threshold(nullptr, &s));
 }
