@@ -20,6 +20,7 @@ packages=(
   libpfm4-dev                            # hardware counters: raw PMU event names (collect -h)
   libomp-dev                             # OpenMP tracing: LLVM's libomp and its OMPT header, for clang -fopenmp tests
   heaptrack time                         # heap tracing benchmark: the tool compared with, and CPU times
+  openjdk-17-jdk-headless                # Java profiling: jvmti.h for the agent, javac and a JVM for its tests
 )
 missing=()
 for p in "${packages[@]}"; do

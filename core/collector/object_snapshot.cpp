@@ -168,4 +168,20 @@ int object_snapshot_iterate(PhdrCallback callback, void* data) {
   return result;
 }
 
+bool object_snapshot_holds_code(uint64_t pc) {
+  g_readers.fetch_add(1);
+  const Snapshot* snapshot = g_current.load();
+  bool found = false;
+  for (size_t i = 0; snapshot != nullptr && i < snapshot->count && !found; ++i) {
+    const dl_phdr_info& object = snapshot->objects[i];
+    for (int h = 0; h < object.dlpi_phnum && !found; ++h) {
+      const ElfW(Phdr)& ph = object.dlpi_phdr[h];
+      const uint64_t start = object.dlpi_addr + ph.p_vaddr;
+      found = ph.p_type == PT_LOAD && (ph.p_flags & PF_X) != 0 && pc >= start && pc < start + ph.p_memsz;
+    }
+  }
+  g_readers.fetch_sub(1);
+  return found;
+}
+
 }  // namespace lumen::collector

@@ -12,6 +12,7 @@
 #include <link.h>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace lumen::collector {
 
@@ -32,6 +33,11 @@ void object_snapshot_refresh_if_missed();
 // The program headers and names are the snapshot's own copies, so an object
 // unloaded since cannot take them with it.
 int object_snapshot_iterate(PhdrCallback callback, void* data);
+
+// [signal-safe] Whether `pc` lies in an executable segment of an object of
+// the latest snapshot. Not finding it is no miss: generated code (a JIT's)
+// lies in no object, and asking about it must not cause refreshes.
+bool object_snapshot_holds_code(uint64_t pc);
 
 // The real dl_iterate_phdr (the C library's, past any interposer).
 int real_dl_iterate_phdr(PhdrCallback callback, void* data);

@@ -59,6 +59,9 @@ int runtime_enter() {
 }
 void runtime_leave() { --current_thread().interposer_depth; }
 int runtime_collecting() { return collecting() ? 1 : 0; }
+int runtime_set_frame_provider(lumen_frame_provider provider) {
+  return stack_capture_set_frame_provider(provider) ? 0 : -1;
+}
 
 const lumen_runtime kRuntime = {
     .open_stream = runtime_open_stream,
@@ -72,6 +75,7 @@ const lumen_runtime kRuntime = {
     .leave = runtime_leave,
     .collecting = runtime_collecting,
     .claim_signal = claim_signal,
+    .set_frame_provider = runtime_set_frame_provider,
 };
 
 void log_failure(const std::string& plugin, const std::string& message) {

@@ -97,13 +97,39 @@ void stack_capture_exclude_object_of(const void* address) {
 
 namespace {
 
+std::atomic<lumen_frame_provider> g_frame_provider{nullptr};
+static_assert(std::atomic<lumen_frame_provider>::is_always_lock_free, "read in handlers");
+
+// How many of `pcs`, from the leaf, lie in the code of a loaded object (the
+// snapshot: no lock is taken).
+int frames_in_objects(const uint64_t* pcs, uint32_t depth) {
+  uint32_t i = 0;
+  while (i < depth && object_snapshot_holds_code(pcs[i])) ++i;
+  return static_cast<int>(i);
+}
+
+}  // namespace
+
+bool stack_capture_set_frame_provider(lumen_frame_provider provider) {
+  lumen_frame_provider none = nullptr;
+  if (provider == nullptr) {
+    g_frame_provider.store(nullptr, std::memory_order_release);
+    return true;
+  }
+  return g_frame_provider.compare_exchange_strong(none, provider, std::memory_order_acq_rel) || none == provider;
+}
+
+namespace {
+
 // Keeps the frames that are not the collector's, from `first` on, and
 // interns them. `flags` may already say the leaf is a return address. When
 // the signal interrupted the collector's own work (`in_collector_work`), the
 // frames leafward of the collector's first frame are what the collector
 // called (libunwind, a system call): they are left out too, so that
 // neither appears as a callee of the program's code.
-uint64_t intern_frames(void* const* frames, int count, int first, uint32_t flags, bool in_collector_work = false) {
+// With a signal's `ucontext`, the frame provider (if any) rewrites them.
+uint64_t intern_frames(void* const* frames, int count, int first, uint32_t flags, bool in_collector_work = false,
+                       void* ucontext = nullptr) {
   uint64_t pcs[LUMEN_MAX_STACK_DEPTH];
   uint32_t depth = 0;
   if (in_collector_work) {
@@ -127,6 +153,14 @@ uint64_t intern_frames(void* const* frames, int count, int first, uint32_t flags
     }
     pcs[depth++] = ip;
   }
+  const lumen_frame_provider provider = g_frame_provider.load(std::memory_order_acquire);
+  if (ucontext != nullptr && provider != nullptr) {
+    uint64_t provided[LUMEN_MAX_STACK_DEPTH];
+    const int n = provider(ucontext, pcs, static_cast<int>(depth), frames_in_objects(pcs, depth), provided,
+                           static_cast<int>(LUMEN_MAX_STACK_DEPTH));
+    if (n == 0) return LUMEN_NO_STACK;
+    if (n > 0) return stack_table_intern(provided, static_cast<uint32_t>(n), flags);
+  }
   if (depth == 0) return LUMEN_NO_STACK;
   return stack_table_intern(pcs, depth, flags);
 }
@@ -145,7 +179,7 @@ uint64_t capture_from_context(void* ucontext, bool in_collector_work) {
     if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
     frames[count++] = reinterpret_cast<void*>(ip);
   } while (count < static_cast<int>(LUMEN_MAX_STACK_DEPTH) + 1 && unw_step(&cursor) > 0);
-  return intern_frames(frames, count, 0, 0, in_collector_work);
+  return intern_frames(frames, count, 0, 0, in_collector_work, ucontext);
 }
 
 }  // namespace
@@ -266,7 +300,7 @@ __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
   const auto interrupted = static_cast<uint64_t>(static_cast<ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_RIP]);
   for (int i = 0; i < count; ++i)
     if (reinterpret_cast<uint64_t>(frames[i]) == interrupted)
-      return intern_frames(frames, count, i, 0, interrupted_collector_work);
+      return intern_frames(frames, count, i, 0, interrupted_collector_work, ucontext);
   return capture_from_context(ucontext, interrupted_collector_work);
 }
 

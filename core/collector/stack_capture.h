@@ -1,6 +1,8 @@
 // Call-stack capture with libunwind, for signal handlers and interposers.
 #pragma once
 
+#include <lumen/collector_plugin.h>
+
 #include <cstdint>
 
 namespace lumen::collector {
@@ -18,6 +20,12 @@ void stack_capture_use_global_cache();
 // runtime itself, a plugin's collector half) are left out of every stack
 // captured from now on: the target's stacks show the target's code only.
 void stack_capture_exclude_object_of(const void* address);
+
+// Not signal-safe. Installs the frame provider that rewrites every stack
+// captured from a signal's ucontext (lumen_frame_provider: a plugin adds the
+// frames of a managed runtime, which libunwind cannot see). One per process:
+// false when another is installed; nullptr removes it.
+bool stack_capture_set_frame_provider(lumen_frame_provider provider);
 
 // [signal-safe] Unwinds the calling thread and interns the stack. With a
 // signal `ucontext` the leaf is the interrupted instruction; without one the

@@ -19,6 +19,13 @@ struct UsageError : std::runtime_error {
 struct CollectRequest {
   std::optional<std::string> profile;
   std::vector<std::pair<std::string, std::string>> plugin_flags;  // ("p", "hi"), in order given
+  struct PluginOption {
+    std::string flag;    // the plugin owning this flag letter ("j")
+    std::string option;  // gets this option ("jvm_options")
+    std::string value;
+    std::string given_as;  // "-J", for errors
+  };
+  std::vector<PluginOption> plugin_options;  // a collect flag that sets another option of a plugin (-J)
   std::optional<std::string> experiment_name;                      // -o, -O
   bool overwrite = false;                                          // -O: replace an experiment of that name
   bool verbose = false;                                            // --verbose on, -v

@@ -65,6 +65,8 @@ std::vector<Flag> make_table() {
        [](R r, V v) { r.plugin_paths.push_back(v); }},
       {{"--list-plugins"}, "", "list the plugins found (shipped, LUMEN_PLUGIN_PATH, --plugin, the profile's path:)",
        [](R r, V) { r.list_plugins = true; }},
+      {{"-J"}, "\"JVM OPTIONS\"", "options for every JVM the target starts (turns Java profiling, -j, on)",
+       [](R r, V v) { r.plugin_options.push_back({"j", "jvm_options", v, "-J"}); }},
       {{"-o"}, "NAME.er", "experiment name (default test.1.er, then the next free number)",
        [](R r, V v) { r.experiment_name = v; }},
       {{"-O"}, "NAME.er", "the same as -o, but replace an experiment of that name",

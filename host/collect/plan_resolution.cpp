@@ -103,6 +103,14 @@ CollectionPlan resolve_plan(const Profile& profile, const CollectRequest& reques
       }
     }
   }
+  // -J: an option of the plugin owning a flag, which it also turns on.
+  for (const CollectRequest::PluginOption& set : request.plugin_options)
+    for (const auto& [name, plugin] : installed) {
+      const auto& d = *plugin.collector.descriptor;
+      if (d.flag.flag == nullptr || set.flag != d.flag.flag || find_option(d, set.option) == nullptr) continue;
+      chosen[name].written[set.option] = set.value;
+      chosen[name].where[set.option] = set.given_as;
+    }
   CollectionPlan plan;
   plan.profile_path = profile.path;
   plan.follow = request.follow;

@@ -43,6 +43,20 @@ typedef int lumen_stream; /* a data file opened for writing; < 0: none */
  * handler the target installed, exactly as if the collector were absent. */
 typedef int (*lumen_signal_handler)(int signal, siginfo_t* info, void* ucontext);
 
+/* [signal-safe] A frame provider: lets a plugin describe frames the native
+ * unwinder cannot (a managed runtime's methods). capture_stack calls it, in
+ * the handler, for every stack captured from a signal's `ucontext`, with the
+ * native frames it unwound (leaf first; the collector's own left out) and
+ * `native_in_objects`, how many of them, from the leaf, lie in a loaded
+ * object's code (the first that does not is typically generated code: a
+ * JIT's or an interpreter's). It writes the stack to record into `frames`
+ * (leaf first, at most `capacity`) and returns its depth; 0 records no
+ * stack; -1 keeps the native frames as they are. A frame it adds is any
+ * 64-bit word the plugin describes to analysis (see docs/architecture.md,
+ * "Frames of managed code"). */
+typedef int (*lumen_frame_provider)(void* ucontext, const uint64_t* native, int native_count,
+                                    int native_in_objects, uint64_t* frames, int capacity);
+
 /* What the runtime provides to an event source. */
 typedef struct lumen_runtime {
   /* Opens (or creates) a data file of the experiment. Not signal-safe. */
@@ -94,6 +108,12 @@ typedef struct lumen_runtime {
    * the signal), and it cannot block the signal. Returns 0, or -1 when the
    * signal cannot be claimed. */
   int (*claim_signal)(int signal, lumen_signal_handler handler);
+
+  /* ---- appended in ABI version 4 ---- */
+
+  /* Not signal-safe. Installs the process's one frame provider (NULL
+   * removes it). Returns 0, or -1 when another plugin's is installed. */
+  int (*set_frame_provider)(lumen_frame_provider provider);
 } lumen_runtime;
 
 /* Services a collector half offers to collect itself, in collect's process

@@ -1,0 +1,51 @@
+// Java profiling on the host. Java frames need nothing of this half: the
+// agent described each method as a function of the Java frame space in the
+// load-object map (java_record.h), so every view names them. It checks the
+// JAVA_CLASSES records (methods with their source files and line tables,
+// compiled code, thread names) and adds no events of its own.
+#include <lumen/analysis_plugin.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "../java_record.h"
+
+namespace {
+
+using namespace lumen::java;
+
+int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink*, char* error,
+           size_t error_size) {
+  size_t needed = 0;
+  if (kind == kMethodRecord && bytes >= sizeof(JavaMethod)) {
+    JavaMethod method;
+    std::memcpy(&method, payload, sizeof method);
+    needed = sizeof method + method.class_bytes + method.name_bytes + method.source_bytes +
+             size_t(method.line_count) * sizeof(LineEntry);
+  } else if (kind == kCompiledRecord) {
+    needed = sizeof(CompiledCode);
+  } else if (kind == kThreadRecord && bytes >= sizeof(JavaThread)) {
+    JavaThread thread;
+    std::memcpy(&thread, payload, sizeof thread);
+    needed = sizeof thread + thread.name_bytes;
+  } else {
+    needed = SIZE_MAX;
+  }
+  if (needed <= bytes) return 0;
+  std::snprintf(error, error_size, "JAVA_CLASSES record of kind %u and %u bytes is not one", kind, bytes);
+  return 1;
+}
+
+const lumen_analysis_descriptor kPlugin = {
+    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    .name = "java",
+    .version = "1.0",
+    .data_file = kDataFile,
+    .decode = decode,
+};
+
+}  // namespace
+
+LUMEN_EXPORT const lumen_analysis_descriptor* lumen_analysis_plugin() {
+  return &kPlugin;
+}

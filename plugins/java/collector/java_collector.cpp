@@ -1,0 +1,120 @@
+// Java profiling, the collector half. In every collected process it names
+// itself as a JVMTI agent in JAVA_TOOL_OPTIONS, which every JVM reads at
+// start (one started by a script too); in a JVM, the agent (jvmti_agent.cpp)
+// describes Java code and installs the frame provider that adds Java frames
+// to every clock and hardware-counter stack (java_frames.h).
+#include <lumen/collector_plugin.h>
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iterator>
+#include <string>
+
+#include "../java_record.h"
+#include "java_agent.h"
+#include "java_frames.h"
+
+namespace lumen::java {
+
+AgentContext& agent_context() {
+  static AgentContext context;
+  return context;
+}
+
+namespace {
+
+std::string own_path() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&agent_context), &info) == 0 || info.dli_fname == nullptr) return {};
+  return info.dli_fname;
+}
+
+// JAVA_TOOL_OPTIONS gains "-agentpath:OWN_PATH" and the -J options, in
+// front of what the program set; an exec'd descendant finds them there
+// already. DebugNonSafepoints has the JIT describe every PC of compiled
+// code, not only safepoints: without it AsyncGetCallTrace places a sample
+// in the method (of those inlined there) owning the nearest safepoint.
+void name_agent_for_jvms(const std::string& jvm_options) {
+  const std::string agent =
+      "-agentpath:" + own_path() + " -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints";
+  const char* existing = std::getenv("JAVA_TOOL_OPTIONS");
+  if (existing != nullptr && std::string(existing).find(agent) != std::string::npos) return;
+  std::string value = agent;
+  if (!jvm_options.empty()) value += " " + jvm_options;
+  if (existing != nullptr && *existing != '\0') value += " " + std::string(existing);
+  setenv("JAVA_TOOL_OPTIONS", value.c_str(), 1);
+}
+
+// -j PATH: the JDK a script's `java` comes from.
+void put_jdk_first(const std::string& jdk) {
+  if (jdk.empty()) return;
+  const std::string bin = jdk + "/bin";
+  const char* path = std::getenv("PATH");
+  const std::string current = path ? path : "";
+  if (current.rfind(bin + ":", 0) == 0) return;
+  setenv("PATH", (bin + (current.empty() ? "" : ":" + current)).c_str(), 1);
+}
+
+int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
+          size_t error_size) {
+  AgentContext& context = agent_context();
+  context.classes = runtime->open_stream(kDataFile);
+  if (context.classes < 0) {
+    std::snprintf(error, error_size, "cannot create the data file '%s'", kDataFile);
+    return 1;
+  }
+  context.runtime = runtime;
+  put_jdk_first(lumen_option(options, count, "jdk", ""));
+  name_agent_for_jvms(lumen_option(options, count, "jvm_options", ""));
+  return 0;
+}
+
+void stop() {
+  AgentContext& context = agent_context();
+  if (context.runtime == nullptr) return;
+  java_frames_report(context.runtime);
+}
+
+// -j PATH must name a JDK: checked before the target starts.
+int check(const lumen_option_value* options, size_t count, char* error, size_t error_size) {
+  const std::string jdk = lumen_option(options, count, "jdk", "");
+  struct stat info{};
+  if (jdk.empty() || (stat((jdk + "/bin/java").c_str(), &info) == 0 && S_ISREG(info.st_mode))) return 0;
+  std::snprintf(error, error_size, "-j %s: no JDK there (%s/bin/java is not a file)", jdk.c_str(), jdk.c_str());
+  return 1;
+}
+
+const lumen_option_def kOptions[] = {
+    {"jdk", LUMEN_OPTION_STRING, "", 0, 0, 0, "the JDK whose bin/ the target's PATH finds first (-j PATH)"},
+    {"jvm_options", LUMEN_OPTION_STRING, "", 0, 0, 0, "options for every JVM the target starts (-J)"},
+};
+
+const lumen_flag_alias kFlagAliases[] = {{"on", ""}};
+
+const lumen_collector_hooks kHooks = {.check = check};
+
+const lumen_collector_descriptor kPlugin = {
+    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    .name = "java",
+    .version = "1.0",
+    .data_file = kDataFile,
+    .description = "Java profiling: Java frames in clock and counter stacks (JVMTI agent, AsyncGetCallTrace)",
+    .options = kOptions,
+    .option_count = std::size(kOptions),
+    .flag = {"j", "jdk", kFlagAliases, std::size(kFlagAliases),
+             "-j on|off|PATH  Java profiling (on by default for a JVM; PATH: the JDK scripts run)"},
+    .start = start,
+    .stop = stop,
+    .host_hooks = &kHooks,
+};
+
+}  // namespace
+
+}  // namespace lumen::java
+
+LUMEN_EXPORT const lumen_collector_descriptor* lumen_collector_plugin() {
+  return &lumen::java::kPlugin;
+}

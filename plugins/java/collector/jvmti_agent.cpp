@@ -1,0 +1,256 @@
+// Agent_OnLoad and the JVMTI callbacks. They run on JVM threads in ordinary
+// context (never in a signal handler), inside the runtime's re-entry guard so
+// that what JVMTI allocates is not traced. What they describe:
+//   * every method of every prepared class, as a function of the Java frame
+//     space (java_record.h) in the load-object map, and in JAVA_CLASSES with
+//     its class, source file and line table;
+//   * JIT-compiled methods (CompiledMethodLoad/Unload) and the JVM's
+//     generated code (DynamicCodeGenerated: interpreter, stubs) at their
+//     machine addresses, time-stamped, so machine PCs there resolve;
+//   * which threads run Java (ThreadStart/End, VMInit), for the frame
+//     provider, and their names.
+#include <jvmti.h>
+#include <lumen/collector_support.h>
+#include <lumen/plugin_abi.h>
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../java_names.h"
+#include "../java_record.h"
+#include "java_agent.h"
+#include "java_frames.h"
+
+namespace lumen::java {
+
+namespace {
+
+using FuncLoad = void (*)(const char* name, const void* start, unsigned long size);
+using FuncUnload = void (*)(const void* start);
+FuncLoad g_func_load = nullptr;
+FuncUnload g_func_unload = nullptr;
+
+// A JVMTI string, deallocated at the end of the scope.
+class JvmtiText {
+ public:
+  explicit JvmtiText(jvmtiEnv* jvmti) : jvmti_(jvmti) {}
+  ~JvmtiText() {
+    if (text_ != nullptr) jvmti_->Deallocate(reinterpret_cast<unsigned char*>(text_));
+  }
+  JvmtiText(const JvmtiText&) = delete;
+  JvmtiText& operator=(const JvmtiText&) = delete;
+  char** out() { return &text_; }
+  std::string str() const { return text_ ? text_ : ""; }
+
+ private:
+  jvmtiEnv* jvmti_;
+  char* text_ = nullptr;
+};
+
+std::string class_name(jvmtiEnv* jvmti, jclass klass) {
+  JvmtiText signature(jvmti);
+  if (jvmti->GetClassSignature(klass, signature.out(), nullptr) != JVMTI_ERROR_NONE) return "<unknown class>";
+  return java_type_name(signature.str());
+}
+
+// "indexOf(int)"
+std::string method_name(jvmtiEnv* jvmti, jmethodID method) {
+  JvmtiText name(jvmti), signature(jvmti);
+  if (jvmti->GetMethodName(method, name.out(), signature.out(), nullptr) != JVMTI_ERROR_NONE) return "<unknown method>";
+  return name.str() + java_parameter_list(signature.str());
+}
+
+std::string qualified_name(jvmtiEnv* jvmti, jmethodID method) {
+  jclass klass = nullptr;
+  if (jvmti->GetMethodDeclaringClass(method, &klass) != JVMTI_ERROR_NONE) return method_name(jvmti, method);
+  return class_name(jvmti, klass) + "." + method_name(jvmti, method);
+}
+
+void write_method(const AgentContext& context, jvmtiEnv* jvmti, jmethodID method, const std::string& klass,
+                  const std::string& source) {
+  const std::string name = method_name(jvmti, method);
+  const auto id = reinterpret_cast<uint64_t>(method);
+  if (!method_encodable(id)) return;
+  if (g_func_load != nullptr)
+    g_func_load((klass + "." + name).c_str(), reinterpret_cast<const void*>(method_base(id)), kMethodSpan);
+  jint line_count = 0;
+  jvmtiLineNumberEntry* lines = nullptr;
+  if (jvmti->GetLineNumberTable(method, &line_count, &lines) != JVMTI_ERROR_NONE) line_count = 0;
+  JavaMethod header{};
+  header.time_ns = context.runtime->now_ns();
+  header.frame_base = method_base(id);
+  header.class_bytes = static_cast<uint16_t>(std::min<size_t>(klass.size(), 4096));
+  header.name_bytes = static_cast<uint16_t>(std::min<size_t>(name.size(), 4096));
+  header.source_bytes = static_cast<uint16_t>(std::min<size_t>(source.size(), 1024));
+  const size_t texts = header.class_bytes + header.name_bytes + header.source_bytes;
+  const size_t room = (UINT16_MAX - sizeof header - texts) / sizeof(LineEntry);
+  header.line_count = static_cast<uint16_t>(std::min<size_t>(size_t(line_count), room));
+  std::vector<char> record(sizeof header + texts + header.line_count * sizeof(LineEntry));
+  char* at = record.data();
+  std::memcpy(at, &header, sizeof header);
+  at += sizeof header;
+  std::memcpy(at, klass.data(), header.class_bytes);
+  at += header.class_bytes;
+  std::memcpy(at, name.data(), header.name_bytes);
+  at += header.name_bytes;
+  std::memcpy(at, source.data(), header.source_bytes);
+  at += header.source_bytes;
+  for (int i = 0; i < header.line_count; ++i, at += sizeof(LineEntry)) {
+    const LineEntry entry{static_cast<int32_t>(lines[i].start_location), lines[i].line_number};
+    std::memcpy(at, &entry, sizeof entry);
+  }
+  if (lines != nullptr) jvmti->Deallocate(reinterpret_cast<unsigned char*>(lines));
+  context.runtime->write_record(context.classes, kMethodRecord, record.data(), static_cast<uint16_t>(record.size()));
+}
+
+// Describing a class's methods also makes their jmethodIDs, without which
+// AsyncGetCallTrace reports their frames without a method.
+void describe_class(jvmtiEnv* jvmti, jclass klass) {
+  const AgentContext& context = agent_context();
+  jint method_count = 0;
+  jmethodID* methods = nullptr;
+  if (jvmti->GetClassMethods(klass, &method_count, &methods) != JVMTI_ERROR_NONE) return;
+  const std::string name = class_name(jvmti, klass);
+  JvmtiText source(jvmti);
+  jvmti->GetSourceFileName(klass, source.out());
+  for (jint i = 0; i < method_count; ++i) write_method(context, jvmti, methods[i], name, source.str());
+  jvmti->Deallocate(reinterpret_cast<unsigned char*>(methods));
+}
+
+void write_thread_name(jvmtiEnv* jvmti, jthread thread) {
+  const AgentContext& context = agent_context();
+  jvmtiThreadInfo info{};
+  if (jvmti->GetThreadInfo(thread, &info) != JVMTI_ERROR_NONE) return;
+  const std::string name = info.name ? info.name : "";
+  if (info.name != nullptr) jvmti->Deallocate(reinterpret_cast<unsigned char*>(info.name));
+  JavaThread header{context.runtime->now_ns(), context.runtime->thread_id(),
+                    static_cast<uint16_t>(std::min<size_t>(name.size(), 1024)), 0};
+  std::vector<char> record(sizeof header + header.name_bytes);
+  std::memcpy(record.data(), &header, sizeof header);
+  std::memcpy(record.data() + sizeof header, name.data(), header.name_bytes);
+  context.runtime->write_record(context.classes, kThreadRecord, record.data(), static_cast<uint16_t>(record.size()));
+}
+
+void JNICALL on_class_prepare(jvmtiEnv* jvmti, JNIEnv*, jthread, jclass klass) {
+  const TraceGuard guard(agent_context().runtime);
+  if (guard) describe_class(jvmti, klass);
+}
+
+// AsyncGetCallTrace walks nothing ("no class load") unless some agent has
+// ClassLoad events enabled; there is nothing to do in them.
+void JNICALL on_class_load(jvmtiEnv*, JNIEnv*, jthread, jclass) {}
+
+void JNICALL on_thread_start(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
+  java_frames_set_thread_env(env);
+  const TraceGuard guard(agent_context().runtime);
+  if (guard) write_thread_name(jvmti, thread);
+}
+
+void JNICALL on_thread_end(jvmtiEnv*, JNIEnv*, jthread) { java_frames_set_thread_env(nullptr); }
+
+void JNICALL on_compiled_method_load(jvmtiEnv* jvmti, jmethodID method, jint code_size, const void* code_addr,
+                                     jint, const jvmtiAddrLocationMap*, const void*) {
+  const AgentContext& context = agent_context();
+  const TraceGuard guard(context.runtime);
+  if (!guard) return;
+  if (g_func_load != nullptr)
+    g_func_load(qualified_name(jvmti, method).c_str(), code_addr, static_cast<unsigned long>(code_size));
+  const auto id = reinterpret_cast<uint64_t>(method);
+  const CompiledCode record{context.runtime->now_ns(), method_encodable(id) ? method_base(id) : 0,
+                            reinterpret_cast<uint64_t>(code_addr), static_cast<uint64_t>(code_size)};
+  context.runtime->write_record(context.classes, kCompiledRecord, &record, sizeof record);
+}
+
+void JNICALL on_compiled_method_unload(jvmtiEnv*, jmethodID method, const void* code_addr) {
+  const AgentContext& context = agent_context();
+  const TraceGuard guard(context.runtime);
+  if (!guard) return;
+  if (g_func_unload != nullptr) g_func_unload(code_addr);
+  const auto id = reinterpret_cast<uint64_t>(method);
+  const CompiledCode record{context.runtime->now_ns(), method_encodable(id) ? method_base(id) : 0,
+                            reinterpret_cast<uint64_t>(code_addr), 0};
+  context.runtime->write_record(context.classes, kCompiledRecord, &record, sizeof record);
+}
+
+void JNICALL on_dynamic_code(jvmtiEnv*, const char* name, const void* address, jint length) {
+  const TraceGuard guard(agent_context().runtime);
+  if (guard && g_func_load != nullptr) g_func_load(name, address, static_cast<unsigned long>(length));
+}
+
+void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
+  java_frames_set_thread_env(env);
+  const TraceGuard guard(agent_context().runtime);
+  if (!guard) return;
+  write_thread_name(jvmti, thread);
+  jint class_count = 0;
+  jclass* classes = nullptr;
+  if (jvmti->GetLoadedClasses(&class_count, &classes) == JVMTI_ERROR_NONE) {
+    for (jint i = 0; i < class_count; ++i) {
+      jint status = 0;
+      if (jvmti->GetClassStatus(classes[i], &status) == JVMTI_ERROR_NONE && (status & JVMTI_CLASS_STATUS_PREPARED))
+        describe_class(jvmti, classes[i]);
+    }
+    jvmti->Deallocate(reinterpret_cast<unsigned char*>(classes));
+  }
+  jvmti->GenerateEvents(JVMTI_EVENT_COMPILED_METHOD_LOAD);
+  jvmti->GenerateEvents(JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
+}
+
+jint start_agent(JavaVM* vm) {
+  AgentContext& context = agent_context();
+  if (context.runtime == nullptr || context.runtime->collecting() == 0) return JNI_OK;
+  jvmtiEnv* jvmti = nullptr;
+  if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_1_2) != JNI_OK || jvmti == nullptr) {
+    context.runtime->log_note("java: the JVM offers no JVMTI 1.2 environment; Java is not profiled");
+    return JNI_OK;
+  }
+  g_func_load = reinterpret_cast<FuncLoad>(dlsym(RTLD_DEFAULT, "lumen_api_func_load"));
+  g_func_unload = reinterpret_cast<FuncUnload>(dlsym(RTLD_DEFAULT, "lumen_api_func_unload"));
+  // The roots the frame provider gives stacks without Java frames.
+  if (g_func_load != nullptr) {
+    g_func_load(kJvmSystemName, reinterpret_cast<const void*>(kJvmSystemBase), kMethodSpan);
+    g_func_load(kNoJavaStackName, reinterpret_cast<const void*>(kNoJavaStackBase), kMethodSpan);
+  }
+  jvmtiCapabilities capabilities{};
+  capabilities.can_generate_compiled_method_load_events = 1;
+  capabilities.can_get_source_file_name = 1;
+  capabilities.can_get_line_numbers = 1;
+  if (jvmti->AddCapabilities(&capabilities) != JVMTI_ERROR_NONE)
+    context.runtime->log_note("java: the JVM refused the capabilities for compiled code and line numbers");
+  jvmtiEventCallbacks callbacks{};
+  callbacks.VMInit = on_vm_init;
+  callbacks.ClassLoad = on_class_load;
+  callbacks.ClassPrepare = on_class_prepare;
+  callbacks.ThreadStart = on_thread_start;
+  callbacks.ThreadEnd = on_thread_end;
+  callbacks.CompiledMethodLoad = on_compiled_method_load;
+  callbacks.CompiledMethodUnload = on_compiled_method_unload;
+  callbacks.DynamicCodeGenerated = on_dynamic_code;
+  jvmti->SetEventCallbacks(&callbacks, sizeof callbacks);
+  for (jvmtiEvent event : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_THREAD_START,
+                           JVMTI_EVENT_THREAD_END, JVMTI_EVENT_COMPILED_METHOD_LOAD,
+                           JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED})
+    jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
+  // Any function of libjvm tells where it is.
+  if (!java_frames_init(reinterpret_cast<const void*>(vm->functions->GetEnv))) {
+    context.runtime->log_note("java: this JVM has no AsyncGetCallTrace; stacks are recorded without Java frames");
+    return JNI_OK;
+  }
+  if (context.runtime->set_frame_provider == nullptr || context.runtime->set_frame_provider(provide_java_frames) != 0)
+    context.runtime->log_note("java: another frame provider is installed; stacks are recorded without Java frames");
+  return JNI_OK;
+}
+
+}  // namespace
+
+}  // namespace lumen::java
+
+// The JVM's entry point of an agent (-agentpath). Never fails the JVM: a
+// problem is noted in the experiment and the program runs on.
+extern "C" __attribute__((visibility("default"))) jint JNICALL Agent_OnLoad(JavaVM* vm, char*, void*) {
+  return lumen::java::start_agent(vm);
+}

@@ -1,0 +1,85 @@
+// The Java plugin's records and the frames it adds to recorded stacks,
+// declared once for both halves.
+//
+// A Java frame on a recorded stack is a 64-bit word in a code address space
+// no process can map (bit 63 set): the method's jmethodID (8-aligned, below
+// 2^47) shifted into bits 17..60 and the bytecode index (+ kBciBias, so that
+// a native method's -3 and a return address's "minus one" stay inside the
+// method) in bits 0..16. Each method is described to the load-object map as
+// a function covering its 2^17 words, so every view names it without
+// knowing Java; interpreted and compiled executions of a method share it.
+#pragma once
+
+#include <cstdint>
+
+namespace lumen::java {
+
+inline constexpr const char* kDataFile = "JAVA_CLASSES";
+
+inline constexpr uint64_t kJavaFrameTag = 1ull << 63;
+inline constexpr int kMethodShift = 17;
+inline constexpr uint64_t kMethodSpan = 1ull << kMethodShift;
+inline constexpr int64_t kBciBias = 4;
+inline constexpr uint64_t kMaxMethodId = 1ull << 47;
+
+// Method slots 0 and 1 never hold a jmethodID (it is a pointer): they name
+// the two pseudo-functions of Java profiling.
+inline constexpr uint64_t kJvmSystemBase = kJavaFrameTag;
+inline constexpr uint64_t kNoJavaStackBase = kJavaFrameTag | kMethodSpan;
+inline constexpr const char* kJvmSystemName = "<JVM-System>";
+inline constexpr const char* kNoJavaStackName = "<no Java callstack recorded>";
+
+inline bool method_encodable(uint64_t method_id) {
+  return method_id != 0 && (method_id & 7u) == 0 && method_id < kMaxMethodId;
+}
+// The first word of a method's range.
+inline uint64_t method_base(uint64_t method_id) { return kJavaFrameTag | ((method_id >> 3) << kMethodShift); }
+inline uint64_t java_frame(uint64_t method_id, int32_t bci) {
+  int64_t biased = int64_t(bci) + kBciBias;
+  if (biased < 0 || uint64_t(biased) >= kMethodSpan) biased = 0;
+  return method_base(method_id) | uint64_t(biased);
+}
+inline bool is_java_frame(uint64_t word) { return (word & kJavaFrameTag) != 0; }
+inline int32_t frame_bci(uint64_t word) { return int32_t(int64_t(word & (kMethodSpan - 1)) - kBciBias); }
+
+// Records of JAVA_CLASSES. Each is valid on its own.
+enum RecordKind : uint16_t {
+  kMethodRecord = 1,    // a method of a prepared class: JavaMethod + texts + line table
+  kCompiledRecord = 2,  // JIT code of a method: CompiledCode
+  kThreadRecord = 3,    // a Java thread's name: JavaThread + name
+};
+
+#pragma pack(push, 1)
+// Followed by class_bytes (e.g. "java.lang.String"), name_bytes
+// ("indexOf(int)"), source_bytes ("String.java") and line_count
+// LineEntry.
+struct JavaMethod {
+  uint64_t time_ns;
+  uint64_t frame_base;  // method_base(jmethodID)
+  uint16_t class_bytes;
+  uint16_t name_bytes;
+  uint16_t source_bytes;
+  uint16_t line_count;
+};
+struct LineEntry {
+  int32_t bci;
+  int32_t line;
+};
+struct CompiledCode {
+  uint64_t time_ns;
+  uint64_t frame_base;
+  uint64_t code_start;
+  uint64_t code_size;  // 0: unloaded
+};
+struct JavaThread {
+  uint64_t time_ns;
+  uint32_t thread_id;
+  uint16_t name_bytes;
+  uint16_t reserved;
+};
+#pragma pack(pop)
+static_assert(sizeof(JavaMethod) == 24 && sizeof(LineEntry) == 8 && sizeof(CompiledCode) == 32 &&
+                  sizeof(JavaThread) == 16,
+              "JAVA_CLASSES record layout");
+
+}  // namespace lumen::java

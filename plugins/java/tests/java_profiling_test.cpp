@@ -1,0 +1,126 @@
+// Java profiling end to end: a real JVM (JavaHotMethods, which times each of
+// its methods with ThreadMXBean) under the real collector; er_print's Java
+// methods compared with that truth within honest sampling tolerance.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "lumen_commands.h"
+
+namespace lumen::test {
+namespace {
+
+struct JavaRun {
+  std::filesystem::path experiment;
+  nlohmann::json truth;
+  ProcessResult run;
+};
+
+// collect <collect_args> <launcher...> -cp CLASSES JavaHotMethods NATIVE SHARE_MS [crash]
+JavaRun collect_java(const TempDir& dir, const std::vector<std::string>& collect_args,
+                     const std::vector<std::string>& launcher, const std::vector<std::string>& program_args) {
+  JavaRun r;
+  r.experiment = dir.path() / "run.er";
+  const auto truth_file = dir.path() / "truth.json";
+  std::vector<std::string> argv{(bin_dir() / "collect").string(), "-o", "run.er", "-d", dir.path().string()};
+  argv.insert(argv.end(), collect_args.begin(), collect_args.end());
+  argv.insert(argv.end(), launcher.begin(), launcher.end());
+  for (const std::string& a : {std::string("-cp"), std::string(JAVA_TEST_CLASS_DIR), std::string("JavaHotMethods"),
+                               std::string(JAVA_TEST_NATIVE)})
+    argv.push_back(a);
+  argv.insert(argv.end(), program_args.begin(), program_args.end());
+  r.run = run_process(argv, {{"LUMEN_TEST_TRUTH", truth_file.string()}}, "", 120);
+  std::ifstream in(truth_file);
+  if (in) r.truth = nlohmann::json::parse(in);
+  return r;
+}
+
+double value(const std::map<std::string, nlohmann::json>& rows, const std::string& name, const char* metric) {
+  const auto row = rows.find(name);
+  return row == rows.end() ? 0.0 : row->second.at(metric).get<double>();
+}
+
+std::string row_names(const std::map<std::string, nlohmann::json>& rows) {
+  std::string names;
+  for (const auto& [name, values] : rows) names += name + "; ";
+  return names;
+}
+
+void expect_methods_match_truth(const JavaRun& r) {
+  const auto rows = rows_by_name(er_print_json({"-metrics", "e.user:i.user:name", "-functions"}, r.experiment));
+  constexpr double kInterval = 0.010;
+  // Samples the JVM would not let AsyncGetCallTrace walk (at a safepoint,
+  // deoptimizing) are shown, unattributed, under this root: any method may
+  // lack that much.
+  const double unwalked = value(rows, "<no Java callstack recorded>", "i.user");
+  for (const char* method : {"JavaHotMethods.spinBeta(long)", "JavaHotMethods.descend(int, long)",
+                             "JavaHotMethods.burnInC(long)"}) {
+    const double truth = r.truth.at(method).get<double>();
+    ASSERT_TRUE(rows.count(method)) << method << " missing; rows: " << row_names(rows);
+    EXPECT_NEAR(value(rows, method, "i.user"), truth, sampling_tolerance(truth, kInterval) + unwalked)
+        << method << "; not walked: " << unwalked;
+  }
+  // spinAlpha runs on the workers and at the bottom of every recursion.
+  const double alpha = r.truth.at("spin_alpha_outside_recursion").get<double>() +
+                       r.truth.at("JavaHotMethods.descend(int, long)").get<double>();
+  EXPECT_NEAR(value(rows, "JavaHotMethods.spinAlpha(long)", "i.user"), alpha,
+              sampling_tolerance(alpha, kInterval) + unwalked);
+  // The C code of the native method (and the clock_gettime it calls), below its Java frame.
+  const double native = r.truth.at("JavaHotMethods.burnInC(long)").get<double>();
+  EXPECT_NEAR(value(rows, "burn_cpu_in_c", "i.user"), native, sampling_tolerance(native, kInterval) + unwalked);
+  const double total = value(rows, "<Total>", "i.user");
+  EXPECT_LT(value(rows, "<Unknown>", "i.user"), 0.05 * total) << row_names(rows);
+}
+
+TEST(JavaProfiling, JavaMethodsMatchTheirOwnCpuAccounting) {
+  TempDir dir;
+  const JavaRun r = collect_java(dir, {"-j", "on", "-p", "on"}, {JAVA_TEST_JAVA}, {"600"});
+  ASSERT_EQ(r.run.exit_code, 0) << r.run.err;
+  EXPECT_NE(r.run.out.find("done"), std::string::npos);
+  expect_methods_match_truth(r);
+}
+
+TEST(JavaProfiling, JvmHousekeepingThreadsAreUnderJvmSystem) {
+  // No -j: the java launcher (it needs libjli.so) turns Java profiling on.
+  TempDir dir;
+  const JavaRun r = collect_java(dir, {"-p", "on"}, {JAVA_TEST_JAVA}, {"300"});
+  EXPECT_NE(r.run.err.find("-agentpath:"), std::string::npos) << r.run.err;
+  ASSERT_EQ(r.run.exit_code, 0) << r.run.err;
+  const auto rows = rows_by_name(er_print_json({"-metrics", "i.user:name", "-functions"}, r.experiment));
+  // The JIT compilers run while the hot methods become compiled.
+  EXPECT_GT(value(rows, "<JVM-System>", "i.user"), 0.0) << row_names(rows);
+}
+
+TEST(JavaProfiling, JvmStartedByAShellScript) {
+  TempDir dir;
+  const JavaRun r = collect_java(dir, {"-j", "on", "-p", "on"}, {"/bin/sh", JAVA_TEST_SCRIPT}, {"300"});
+  ASSERT_EQ(r.run.exit_code, 0) << r.run.err;
+  EXPECT_NE(r.run.out.find("script done"), std::string::npos);
+  const auto rows = rows_by_name(er_print_json({"-metrics", "i.user:name", "-functions"}, r.experiment));
+  const double truth = r.truth.at("JavaHotMethods.spinBeta(long)").get<double>();
+  EXPECT_NEAR(value(rows, "JavaHotMethods.spinBeta(long)", "i.user"), truth, sampling_tolerance(truth, 0.010))
+      << row_names(rows);
+}
+
+TEST(JavaProfiling, JvmCrashingInNativeCodeLeavesAReadableExperiment) {
+  TempDir dir;
+  // -J reaches the JVM (no core file: the experiment is what is wanted).
+  const JavaRun r = collect_java(dir, {"-J", "-XX:-CreateCoredumpOnCrash", "-p", "on"}, {JAVA_TEST_JAVA},
+                                 {"200", "crash"});
+  EXPECT_NE(r.run.exit_code, 0);
+  EXPECT_NE(r.run.err.find("-XX:-CreateCoredumpOnCrash"), std::string::npos) << r.run.err;
+  const auto rows = rows_by_name(er_print_json({"-metrics", "i.user:name", "-functions"}, r.experiment));
+  EXPECT_GT(value(rows, "JavaHotMethods.spinBeta(long)", "i.user"), 0.0) << row_names(rows);
+}
+
+TEST(JavaProfiling, JdkPathThatIsNoJdkIsRefusedBeforeTheTargetStarts) {
+  TempDir dir;
+  const ProcessResult r = run_process({(bin_dir() / "collect").string(), "-d", dir.path().string(), "-j",
+                                       (dir.path() / "no-jdk").string(), JAVA_TEST_JAVA, "-version"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("no JDK there"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("openjdk version"), std::string::npos) << "the target ran: " << r.err;
+}
+
+}  // namespace
+}  // namespace lumen::test
