@@ -80,6 +80,8 @@ class Session {
   std::ostream& out() { return file_ ? *file_ : out_; }
   // The selection as plugins' views apply it to their records (no CPU).
   analysis::EventFilter record_filter() const { return selection_filter(false); }
+  // The selection as profile() applies it to events (-export walks them).
+  analysis::EventFilter export_filter() const { return selection_filter(true); }
 
  private:
   void selection_changed();
