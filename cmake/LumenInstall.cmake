@@ -6,6 +6,8 @@
 #   share/lumen/profiles/     the shipped profiles
 #   include/lumen/            the SDK headers
 #   lib/cmake/lumen/          the CMake package for out-of-tree plugins
+#   share/man/man1/           the manual pages (docs/man)
+#   share/bash-completion/completions/   completion of collect and er_print
 
 # Installs one command into bin/. Each command's CMakeLists calls it.
 function(lumen_install_command target)
@@ -31,4 +33,15 @@ function(lumen_install_sdk)
     ${PROJECT_BINARY_DIR}/cmake/lumenConfigVersion.cmake
     ${PROJECT_SOURCE_DIR}/cmake/LumenPlugin.cmake
     DESTINATION ${package_dir})
+endfunction()
+
+# The manual pages, and bash completion under each command's name (where
+# bash-completion looks for it on first use). Called once from the top level.
+function(lumen_install_docs)
+  file(GLOB pages ${PROJECT_SOURCE_DIR}/docs/man/*.1)
+  install(FILES ${pages} DESTINATION share/man/man1)
+  foreach(command collect er_print er_archive er_rm er_mv er_cp er_otf2)
+    install(FILES ${PROJECT_SOURCE_DIR}/host/completion/lumen.bash
+      DESTINATION share/bash-completion/completions RENAME ${command})
+  endforeach()
 endfunction()

@@ -45,30 +45,31 @@ std::string profile_path(const std::optional<std::string>& profile) {
   return fs::weakly_canonical(shipped).string();
 }
 
-void print_plan(const CollectionPlan& plan, const fs::path& experiment, const CollectRequest& request) {
-  std::cout << "experiment: " << experiment.string() << "\n"
+void print_plan(std::ostream& out, const CollectionPlan& plan, const fs::path& experiment,
+                const CollectRequest& request) {
+  out << "experiment: " << experiment.string() << "\n"
             << "profile: " << plan.profile_path << "\n"
             << "plugins:\n";
   for (const PlannedPlugin& p : plan.plugins) {
-    std::cout << "  " << p.name << " " << p.version << " -> " << p.data_file << "\n";
-    for (const auto& [key, value] : p.options) std::cout << "    " << key << ": " << value << "\n";
+    out << "  " << p.name << " " << p.version << " -> " << p.data_file << "\n";
+    for (const auto& [key, value] : p.options) out << "    " << key << ": " << value << "\n";
   }
-  std::cout << "descendants: " << plan.follow << "\n";
+  out << "descendants: " << plan.follow << "\n";
   const RuntimeSettings& r = plan.runtime;
   auto seconds = [](long long ns) { std::ostringstream text; text << ns / 1e9 << " s"; return text.str(); };
-  std::cout << "samples: " << (r.sample_period_ns ? seconds(r.sample_period_ns) : "off");
-  if (r.sample_signal) std::cout << ", on " << signal_name(r.sample_signal);
-  std::cout << "\n";
+  out << "samples: " << (r.sample_period_ns ? seconds(r.sample_period_ns) : "off");
+  if (r.sample_signal) out << ", on " << signal_name(r.sample_signal);
+  out << "\n";
   if (r.pause_signal)
-    std::cout << "pause/resume: " << signal_name(r.pause_signal) << (r.start_paused ? ", starts paused" : "") << "\n";
+    out << "pause/resume: " << signal_name(r.pause_signal) << (r.start_paused ? ", starts paused" : "") << "\n";
   if (r.window_start_ns || r.window_end_ns)
-    std::cout << "window: " << seconds(r.window_start_ns) << " to "
+    out << "window: " << seconds(r.window_start_ns) << " to "
               << (r.window_end_ns ? seconds(r.window_end_ns) : std::string("the end")) << "\n";
-  if (r.size_limit_bytes) std::cout << "size limit: " << r.size_limit_bytes / (1024 * 1024) << " MB\n";
-  std::cout << "archive: " << archive_mode_name(r.archive) << "\n";
-  std::cout << "target:";
-  for (const std::string& a : request.target) std::cout << " " << a;
-  std::cout << "\n";
+  if (r.size_limit_bytes) out << "size limit: " << r.size_limit_bytes / (1024 * 1024) << " MB\n";
+  out << "archive: " << archive_mode_name(r.archive) << "\n";
+  out << "target:";
+  for (const std::string& a : request.target) out << " " << a;
+  out << "\n";
 }
 
 // Whether any process's log says the size limit stopped its recording.
@@ -156,7 +157,7 @@ int run_collect(const std::vector<std::string>& args) {
       if (request.target.empty()) return 0;
     }
     if (request.show_help) {
-      std::cerr << usage_text(installed);
+      std::cout << usage_text(installed);  // asked for: standard output, as GNU tools do
       return 0;
     }
     if (request.list_plugins) {
@@ -174,11 +175,13 @@ int run_collect(const std::vector<std::string>& args) {
     if (program.empty()) throw UsageError("cannot find an executable program '" + request.target[0] + "'");
     if (const std::string obstacle = preload_obstacle(program); !obstacle.empty()) throw UsageError(obstacle);
     choose_collector_variants(plan, program, request.target, forced_variants);
-    const fs::path wanted = choose_experiment_path(request.experiment_name, request.directory);
+    const fs::path wanted = choose_experiment_path(request.experiment_name, request.directory, request.overwrite);
     if (request.dry_run) {
-      print_plan(plan, wanted, request);
+      print_plan(std::cout, plan, wanted, request);
       return 0;
     }
+    if (request.verbose) print_plan(std::cerr, plan, wanted, request);  // the target's stdout stays its own
+    if (request.overwrite) remove_replaced_experiment(wanted);
     const fs::path experiment = create_experiment_directory(wanted);
     plan.origin_ns = clock_ns(CLOCK_MONOTONIC);
     write_runtime_plan(plan, experiment / metadata::kPlanFile);
@@ -202,8 +205,8 @@ int run_collect(const std::vector<std::string>& args) {
     archive_experiment(experiment, plan.runtime.archive);
     exit_like(result.wait_status);
   } catch (const UsageError& e) {
-    std::cerr << "collect: " << e.what() << "\n";
-    if (!installed.empty()) std::cerr << usage_text(installed);
+    std::cerr << "collect: " << e.what() << "\n"
+              << "collect --help lists the options\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "collect: " << e.what() << "\n";

@@ -19,7 +19,9 @@ struct UsageError : std::runtime_error {
 struct CollectRequest {
   std::optional<std::string> profile;
   std::vector<std::pair<std::string, std::string>> plugin_flags;  // ("p", "hi"), in order given
-  std::optional<std::string> experiment_name;                      // -o
+  std::optional<std::string> experiment_name;                      // -o, -O
+  bool overwrite = false;                                          // -O: replace an experiment of that name
+  bool verbose = false;                                            // --verbose on, -v
   std::optional<std::string> directory;                            // -d
   std::vector<std::string> comments;                               // -C, repeatable
   std::string follow = "on";                                       // -F on|off|all|=REGEX

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "command_line.h"
+#include "experiment_metadata.h"
 
 namespace lumen::collect {
 
@@ -27,9 +28,19 @@ fs::path next_free(const fs::path& wanted) {
   }
 }
 
+// An experiment that -O may replace: a real directory (not a link to one)
+// with a header, so a mistyped name cannot remove anything else.
+void check_replaceable(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(path, ec)) || !fs::is_directory(fs::symlink_status(path, ec)) ||
+      !fs::exists(path / metadata::kHeaderFile, ec))
+    throw UsageError("'" + path.string() + "' is not an experiment; -O replaces only an experiment");
+}
+
 }  // namespace
 
-fs::path choose_experiment_path(const std::optional<std::string>& name, const std::optional<std::string>& directory) {
+fs::path choose_experiment_path(const std::optional<std::string>& name, const std::optional<std::string>& directory,
+                                bool overwrite) {
   const std::string file = name.value_or("test.1.er");
   if (file.size() < 4 || file.substr(file.size() - 3) != ".er")
     throw UsageError("experiment name '" + file + "' must end in .er");
@@ -38,7 +49,12 @@ fs::path choose_experiment_path(const std::optional<std::string>& name, const st
   if (access(dir.c_str(), W_OK | X_OK) != 0)
     throw UsageError("cannot write in directory '" + dir.string() + "': " + std::strerror(errno));
   const fs::path wanted = dir / file;
-  if (!fs::exists(wanted)) return wanted;
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(wanted, ec))) return wanted;
+  if (overwrite) {
+    check_replaceable(wanted);
+    return wanted;
+  }
   const fs::path next = next_free(wanted);
   if (next == wanted)
     throw UsageError("experiment '" + wanted.string() + "' exists; it is never overwritten (choose another -o name)");
@@ -54,6 +70,18 @@ fs::path create_experiment_directory(const fs::path& path) {
     candidate = next;
   }
   return fs::absolute(candidate);
+}
+
+}  // namespace lumen::collect
+
+namespace lumen::collect {
+
+void remove_replaced_experiment(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return;
+  check_replaceable(path);
+  fs::remove_all(path, ec);  // does not follow links inside
+  if (ec) throw UsageError("cannot replace '" + path.string() + "': " + ec.message());
 }
 
 }  // namespace lumen::collect

@@ -1,5 +1,6 @@
 // Choosing and creating the experiment directory: "test.1.er" by default,
-// the next free number after that; an existing experiment is never reused.
+// the next free number after that; an existing experiment is reused only
+// when the user asked to replace it (-O), and only if it is one.
 #pragma once
 
 #include <filesystem>
@@ -10,8 +11,13 @@ namespace lumen::collect {
 
 // Checks the name and directory without creating anything (for -n and for
 // refusing bad input before the target starts). Throws UsageError.
+// With `overwrite` (-O), an existing experiment of that name is the path
+// (remove_replaced_experiment removes it); anything else there is refused.
 std::filesystem::path choose_experiment_path(const std::optional<std::string>& name,
-                                             const std::optional<std::string>& directory);
+                                             const std::optional<std::string>& directory, bool overwrite = false);
+
+// Removes the experiment at `path`, if there is one, for -O.
+void remove_replaced_experiment(const std::filesystem::path& path);
 
 // Creates the directory at `path` or, when it appeared meanwhile, at the next
 // free number of the same stem. Returns the path created.

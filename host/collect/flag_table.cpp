@@ -22,6 +22,28 @@ void check_follow(const std::string& follow) {
   }
 }
 
+bool parse_on_off(const std::string& flag, const std::string& value) {
+  if (value == "on") return true;
+  if (value == "off") return false;
+  throw UsageError(flag + " takes on or off, not '" + value + "'");
+}
+
+// gprofng's -a: every mode but off archives the load objects' files.
+ArchiveMode parse_gprofng_archive(const std::string& value) {
+  if (value == "off") return ArchiveMode::off;
+  if (value == "on" || value == "ldobjects" || value == "usedldobjects" || value == "src" || value == "usedsrc")
+    return ArchiveMode::copy;
+  throw UsageError("-a takes off, on, ldobjects, usedldobjects, src or usedsrc, not '" + value + "'");
+}
+
+// Oracle's flags for data this platform cannot give: refused by name, with
+// the reason, before anything runs.
+Flag refused(const std::string& name, const std::string& reason) {
+  return {{name}, "", "", [name, reason](CollectRequest&, const std::string&) {
+            throw UsageError(name + " is not offered: " + reason);
+          }};
+}
+
 std::vector<Flag> make_table() {
   using R = CollectRequest&;
   using V = const std::string&;
@@ -45,6 +67,11 @@ std::vector<Flag> make_table() {
        [](R r, V) { r.list_plugins = true; }},
       {{"-o"}, "NAME.er", "experiment name (default test.1.er, then the next free number)",
        [](R r, V v) { r.experiment_name = v; }},
+      {{"-O"}, "NAME.er", "the same as -o, but replace an experiment of that name",
+       [](R r, V v) {
+         r.experiment_name = v;
+         r.overwrite = true;
+       }},
       {{"-d"}, "DIR", "directory for the experiment", [](R r, V v) { r.directory = v; }},
       {{"-C"}, "COMMENT", "comment recorded in the experiment (repeatable)", [](R r, V v) { r.comments.push_back(v); }},
       {{"-F"}, "on|off|all|=REGEX", "collect descendant processes (default on; REGEX on their command line)",
@@ -52,7 +79,19 @@ std::vector<Flag> make_table() {
          check_follow(v);
          r.follow = v;
        }},
+      {{"-a"}, "off|on|ldobjects|usedldobjects|src|usedsrc",
+       "gprofng's archiving: off is -A off, the others -A copy (sources are found by path, not copied)",
+       [](R r, V v) { r.runtime.archive = parse_gprofng_archive(v); }},
       {{"-n"}, "", "dry run: print the plan, run nothing", [](R r, V) { r.dry_run = true; }},
+      {{"--verbose"}, "on|off", "print the plan on standard error before the target runs",
+       [](R r, V v) { r.verbose = parse_on_off("--verbose", v); }},
+      {{"-v"}, "", "the same as --verbose on", [](R r, V) { r.verbose = true; }},
+      refused("-c", "count data needs binary instrumentation, which lumen does not do"),
+      refused("-I", "it names the instrumented libraries of count data (-c), which lumen does not record"),
+      refused("-r", "data-race and deadlock detection needs compiler instrumentation, which lumen does not use"),
+      refused("-x", "lumen does not stop the target for a debugger; run collect itself under the debugger"),
+      refused("-P", "lumen does not attach to a running process: its collector is preloaded when the process starts"),
+      refused("-g", "experiment groups are not kept; give er_print the experiments themselves"),
       {{"-V", "--version"}, "", "print the version", [](R r, V) { r.show_version = true; }},
       {{"--help", "-help"}, "", "", [](R r, V) { r.show_help = true; }},
   };

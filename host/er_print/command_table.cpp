@@ -11,6 +11,7 @@
 #include "export_formats.h"
 #include "function_summary_views.h"
 #include "header_view.h"
+#include "lumen_version.h"
 #include "plugin_view.h"
 #include "session_lists.h"
 #include "script.h"
@@ -198,6 +199,8 @@ const std::vector<Command>& command_table() {
       {"format", 1, "text|csv|json", "output format of the views that follow",
        [](Session& s, const auto& a) { s.set_format(a[0]); }},
       {"help", 0, "", "this list", print_help},
+      {"version", 0, "", "er_print's version (also -V, --version)",
+       [](Session& s, const auto&) { s.out() << "er_print (lumen) " << LUMEN_VERSION << "\n"; }},
       {"quit", 0, "", "leave er_print (also exit)", [](Session&, const auto&) { throw QuitRequest(); }},
       {"exit", 0, "", "leave er_print", [](Session&, const auto&) { throw QuitRequest(); }},
   };

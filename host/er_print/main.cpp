@@ -1,11 +1,14 @@
 // er_print [--plugin DIR]... [-command [args]]... [--format=text|csv|json] experiment...
-// Without commands, an interactive prompt reads commands from stdin.
+// Without commands, an interactive prompt reads commands from stdin; "-"
+// reads commands from stdin after those on the command line.
 // Settings in $HOME/.er.rc and ./.er.rc apply before the commands.
 #include <iostream>
 
+#include "command_lookup.h"
 #include "command_table.h"
 #include "format_error.h"
 #include "install_layout.h"
+#include "lumen_version.h"
 #include "script.h"
 #include "session.h"
 
@@ -39,6 +42,7 @@ int main(int argc, char** argv) {
     Session session(analysis::AnalysisPlugins::for_command_line(plugin_options(argc, argv)), std::cout);
     std::vector<Invocation> invocations;
     std::vector<std::string> experiments;
+    bool commands_from_stdin = false;
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
       if (arg == "--plugin" || arg.rfind("--plugin=", 0) == 0) {
@@ -49,16 +53,29 @@ int main(int argc, char** argv) {
         session.set_format(arg.substr(9));
         continue;
       }
+      if (arg == "--format") {
+        if (i + 1 >= argc) throw CommandError("--format needs text, csv or json");
+        session.set_format(argv[++i]);
+        continue;
+      }
+      if (arg == "-V" || arg == "--version") {
+        std::cout << "er_print (lumen) " << LUMEN_VERSION << "\n";
+        if (argc == 2) return 0;
+        continue;
+      }
+      if (arg == "-") {
+        commands_from_stdin = true;
+        continue;
+      }
       if (arg == "--help" || arg == "-help") {
         invocations.push_back({*find_command("help", session.plugins()), {}});
         continue;
       }
       if (arg.size() > 1 && arg[0] == '-') {
-        const std::optional<Command> command = find_command(arg.substr(1), session.plugins());
-        if (!command) throw CommandError("unknown command '" + arg + "' (er_print -help lists them)");
-        Invocation invocation{*command, {}};
-        for (size_t n = 0; n < command->argument_count; ++n) {
-          if (i + 1 >= argc) throw CommandError(arg + " needs " + command->arguments);
+        const Command command = resolve_command(arg.substr(1), arg, session.plugins());
+        Invocation invocation{command, {}};
+        for (size_t n = 0; n < command.argument_count; ++n) {
+          if (i + 1 >= argc) throw CommandError(arg + " needs " + command.arguments);
           invocation.arguments.push_back(argv[++i]);
         }
         invocations.push_back(invocation);
@@ -75,9 +92,10 @@ int main(int argc, char** argv) {
     try {
       for (const Invocation& invocation : invocations) invocation.command.run(session, invocation.arguments);
     } catch (const QuitRequest&) {
+      commands_from_stdin = false;
     }
     session.out().flush();
-    return 0;
+    return commands_from_stdin ? interactive(session) : 0;
   } catch (const analysis::FormatError& e) {
     std::cerr << "er_print: " << e.what() << "\n";
     return 1;

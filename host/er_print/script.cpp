@@ -10,6 +10,7 @@
 #include <iostream>
 #include <set>
 
+#include "command_lookup.h"
 #include "command_table.h"
 
 namespace lumen::er_print {
@@ -64,27 +65,41 @@ std::vector<std::string> arguments_for(const Command& command, const std::vector
 
 }  // namespace
 
-void run_line(Session& session, const std::string& line) {
-  const auto words = split_words(line);
-  if (words.empty() || words[0][0] == '#') return;
-  const std::optional<Command> command = find_command(command_name(words[0]), session.plugins());
-  if (!command) throw CommandError("unknown command '" + words[0] + "' (try help)");
-  command->run(session, arguments_for(*command, words, line));
+// A comment may hold anything, an apostrophe too: it is not split.
+static bool is_comment(const std::string& line) {
+  const size_t first = line.find_first_not_of(" \t");
+  return first != std::string::npos && line[first] == '#';
 }
 
+void run_line(Session& session, const std::string& line) {
+  if (is_comment(line)) return;
+  const auto words = split_words(line);
+  if (words.empty()) return;
+  const Command command = resolve_command(command_name(words[0]), words[0], session.plugins());
+  command.run(session, arguments_for(command, words, line));
+}
+
+// A bad line is reported with its file and line and the script carries on,
+// as gprofng's does; the script fails at its end if any line did.
 void run_script_file(Session& session, const std::string& file) {
   std::ifstream in(file);
   if (!in) throw CommandError("cannot read script '" + file + "'");
   std::string line;
+  int failed = 0;
   for (int number = 1; std::getline(in, line); ++number) {
     try {
       run_line(session, line);
     } catch (const QuitRequest&) {
       throw;
     } catch (const std::exception& e) {
-      throw CommandError(file + ":" + std::to_string(number) + ": " + e.what());
+      session.out().flush();
+      std::cerr << "er_print: " << file << ":" << number << ": " << e.what() << "\n";
+      ++failed;
     }
   }
+  if (failed > 0)
+    throw CommandError("script '" + file + "': " + std::to_string(failed) + (failed == 1 ? " line" : " lines") +
+                       " failed");
 }
 
 int interactive(Session& session) {
@@ -114,9 +129,13 @@ int interactive(Session& session) {
   return status;
 }
 
+// A defaults file may come from gprofng or the Analyzer (settings such as
+// tabs, tlmode or a dmetrics of a metric this experiment lacks): a line that
+// does not apply is skipped with one warning naming it; the rest applies.
 void read_defaults(Session& session) {
   static const std::set<std::string> kSettings = {"metrics", "dmetrics", "sort",    "dsort",   "name",    "viewmode",
-                                                  "sthresh", "limit",    "setpath", "addpath", "pathmap", "format"};
+                                                  "sthresh", "limit",    "setpath", "addpath", "pathmap", "format",
+                                                  "compare"};
   std::vector<std::filesystem::path> files;
   if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') files.emplace_back(std::filesystem::path(home) / ".er.rc");
   files.emplace_back(".er.rc");
@@ -128,15 +147,19 @@ void read_defaults(Session& session) {
     std::string line;
     for (int number = 1; std::getline(in, line); ++number) {
       try {
+        if (is_comment(line)) continue;
         auto words = split_words(line);
-        if (words.empty() || words[0][0] == '#') continue;
+        if (words.empty()) continue;
         std::string name = command_name(words[0]);
         if (!kSettings.count(name))
-          throw CommandError("'" + words[0] + "' is not a setting (.er.rc holds metrics, sort, name, viewmode, ...)");
-        if (name == "dmetrics" || name == "dsort") name = name.substr(1);
-        run_line(session, name + line.substr(line.find(words[0]) + words[0].size()));
+          throw CommandError("'" + words[0] + "' is not a setting er_print knows (.er.rc holds metrics, sort, name, viewmode, ...)");
+        if ((name == "dmetrics" || name == "dsort") && words.size() != 2)
+          throw CommandError(name + " takes one argument: a metric list");
+        if (name == "dmetrics") session.add_default_metrics(words[1]);
+        else if (name == "dsort") session.add_default_sort(words[1]);
+        else run_line(session, name + line.substr(line.find(words[0]) + words[0].size()));
       } catch (const std::exception& e) {
-        throw CommandError(file.string() + ":" + std::to_string(number) + ": " + e.what());
+        std::cerr << "er_print: warning: " << file.string() << ":" << number << ": " << e.what() << "; skipped\n";
       }
     }
   }

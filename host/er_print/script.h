@@ -21,8 +21,9 @@ std::vector<std::string> split_words(const std::string& line);
 // nothing. Throws CommandError (or what the command throws), QuitRequest.
 void run_line(Session& session, const std::string& line);
 
-// Runs every line of `file`; an error names the file and line. Throws
-// QuitRequest when the script quits.
+// Runs every line of `file`; a failing line is reported with the file and
+// line and the rest still runs; then throws CommandError if any line
+// failed. Throws QuitRequest when the script quits.
 void run_script_file(Session& session, const std::string& file);
 
 // The prompt: returns the exit status (1 when a command failed).
@@ -30,7 +31,8 @@ int interactive(Session& session);
 
 // Reads .er.rc from $HOME and the current directory: the settings commands
 // (metrics, sort, name, viewmode, sthresh, limit, source paths; dmetrics and
-// dsort as Oracle spells them). Other commands are refused with file and line.
+// dsort as Oracle spells them). Any other line, or a setting that does not
+// apply to these experiments, is skipped with a warning naming file and line.
 void read_defaults(Session& session);
 
 }  // namespace lumen::er_print

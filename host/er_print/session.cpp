@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <ostream>
 
+#include "default_metrics.h"
 #include "experiment_metrics.h"
 #include "format_error.h"
 #include "metric_spec.h"
@@ -234,9 +235,13 @@ const CodeProfile& Session::code_profile() {
 
 ViewRequest Session::view_request() const {
   ViewRequest request;
-  request.metrics = parse_metric_spec(metric_spec_.value_or(default_metric_spec(registry_)), registry_);
-  if (sort_spec_) {
-    request.sort = parse_sort_spec(*sort_spec_, registry_);
+  std::optional<std::string> metrics = metric_spec_;
+  if (!metrics) metrics = default_metric_spec_from(default_metrics_, registry_);
+  request.metrics = parse_metric_spec(metrics.value_or(default_metric_spec(registry_)), registry_);
+  std::optional<std::string> sort = sort_spec_;
+  if (!sort) sort = default_sort_spec_from(default_sort_, registry_);
+  if (sort) {
+    request.sort = parse_sort_spec(*sort, registry_);
   } else if (!request.metrics.columns.empty()) {
     request.sort.flavor = request.metrics.columns.front().flavor;
     request.sort.metric = request.metrics.columns.front().metric;

@@ -37,6 +37,10 @@ class Session {
 
   void set_metrics(const std::string& spec);
   void set_sort(const std::string& spec);
+  // dmetrics and dsort lines of a defaults file: they accumulate, and apply
+  // where no metrics or sort command was given (default_metrics.h).
+  void add_default_metrics(const std::string& spec) { default_metrics_.push_back(spec); }
+  void add_default_sort(const std::string& spec) { default_sort_.push_back(spec); }
   void set_limit(const std::string& count);
   void set_format(const std::string& format);
   void set_name_style(const std::string& style);
@@ -96,6 +100,8 @@ class Session {
   std::vector<std::unique_ptr<analysis::Experiment>> experiments_;
   std::optional<std::string> metric_spec_;
   std::optional<std::string> sort_spec_;
+  std::vector<std::string> default_metrics_;
+  std::vector<std::string> default_sort_;
   std::optional<size_t> limit_;
   analysis::OutputFormat format_ = analysis::OutputFormat::Text;
   std::string viewmode_ = "user";

@@ -2,6 +2,7 @@
 // input clearly before the target starts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 
@@ -86,6 +87,10 @@ TEST_P(CollectRefuses, WithAClearMessageAndWithoutStartingTheTarget) {
   EXPECT_NE(r.err.find(bad.expected), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(marker)) << "the target must not start";
   EXPECT_FALSE(fs::exists(dir.path() / "test.1.er"));
+  // One line saying what is wrong (and, for an option, where to look): not
+  // the whole usage.
+  EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+  EXPECT_EQ(r.err.find("usage:"), std::string::npos) << r.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -104,8 +109,67 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"UnknownKeyInProfile", {"--profile", "PROFILE"}, "description: x\nsampling: on\n",
                  "bad.yaml:2: unknown key 'sampling'; allowed: description, plugins"},
         BadInput{"InvalidYaml", {"--profile", "PROFILE"}, "plugins:\n  clock:\n    interval: [1, 2\n", "bad.yaml:4: not valid YAML: end of sequence flow not found"},
-        BadInput{"ProfileIntervalOutOfRange", {"--profile", "PROFILE"}, "plugins:\n  clock:\n    interval: 0.01us\n", "out of range"}),
+        BadInput{"ProfileIntervalOutOfRange", {"--profile", "PROFILE"}, "plugins:\n  clock:\n    interval: 0.01us\n", "out of range"},
+        // Oracle's flags for what this platform cannot record: refused by name, with the reason.
+        BadInput{"CountData", {"-c", "on"}, "", "-c is not offered: count data needs binary instrumentation"},
+        BadInput{"CountDataLibraries", {"-I", "/tmp"}, "", "-I is not offered"},
+        BadInput{"DataRaces", {"-r", "race"}, "", "-r is not offered: data-race and deadlock detection"},
+        BadInput{"StopForDebugger", {"-x"}, "", "-x is not offered"},
+        BadInput{"AttachToProcess", {"-P", "1"}, "", "-P is not offered: lumen does not attach"},
+        BadInput{"ExperimentGroup", {"-g", "all.erg"}, "", "-g is not offered"},
+        BadInput{"GprofngArchiveWord", {"-a", "everything"}, "", "-a takes off, on, ldobjects"},
+        BadInput{"VerboseWord", {"--verbose", "loud"}, "", "--verbose takes on or off"}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.name; });
+
+// gprofng's -O: the same as -o, replacing an experiment of that name, and
+// only an experiment.
+TEST(CollectBehaviour, CapitalOReplacesAnExperimentAndNothingElse) {
+  TempDir dir;
+  const std::string d = dir.path().string();
+  ASSERT_EQ(run_process({collect_path(), "-d", d, "-o", "run.er", behaviour_target(), "0"}).exit_code, 0);
+  std::ofstream(dir.path() / "run.er" / "left-over") << "from the first run\n";
+  const ProcessResult again = run_process({collect_path(), "-d", d, "-O", "run.er", behaviour_target(), "3"});
+  EXPECT_EQ(again.exit_code, 3) << again.err;
+  EXPECT_FALSE(fs::exists(dir.path() / "run.er" / "left-over")) << "replaced, not reused";
+  EXPECT_FALSE(fs::exists(dir.path() / "run.2.er"));
+  EXPECT_EQ(er_print_json({"-header"}, dir.path() / "run.er").at("experiments").at(0).at("exit_code"), 3);
+
+  fs::create_directory(dir.path() / "notes.er");
+  std::ofstream(dir.path() / "notes.er" / "mine.txt") << "not an experiment\n";
+  fs::create_directory_symlink(dir.path() / "run.er", dir.path() / "link.er");
+  for (const char* name : {"notes.er", "link.er"}) {
+    const ProcessResult refused = run_process({collect_path(), "-d", d, "-O", name, behaviour_target(), "0"});
+    EXPECT_EQ(refused.exit_code, 2) << name;
+    EXPECT_NE(refused.err.find("is not an experiment; -O replaces only an experiment"), std::string::npos) << refused.err;
+  }
+  EXPECT_TRUE(fs::exists(dir.path() / "notes.er" / "mine.txt"));
+  EXPECT_TRUE(fs::exists(dir.path() / "run.er" / "header.yaml"));
+}
+
+// --verbose and -v print the plan where the target's output is not.
+TEST(CollectBehaviour, VerbosePrintsThePlanOnStandardErrorOnly) {
+  TempDir dir;
+  const ProcessResult plain = run_process({behaviour_target(), "0", "words"});
+  for (const std::vector<std::string>& flag : {std::vector<std::string>{"-v"}, {"--verbose", "on"}}) {
+    std::vector<std::string> argv{collect_path(), "-d", dir.path().string()};
+    argv.insert(argv.end(), flag.begin(), flag.end());
+    argv.insert(argv.end(), {behaviour_target(), "0", "words"});
+    const ProcessResult r = run_process(argv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, plain.out);
+    EXPECT_NE(r.err.find("plugins:\n  clock"), std::string::npos) << r.err;
+  }
+}
+
+// gprofng's -a: off, or archive the files (-A copy).
+TEST(CollectBehaviour, GprofngsArchiveFlagMapsToArchiveModes) {
+  for (const auto& [word, mode] : std::vector<std::pair<std::string, std::string>>{
+           {"off", "off"}, {"on", "copy"}, {"ldobjects", "copy"}, {"usedsrc", "copy"}}) {
+    const ProcessResult r = run_process({collect_path(), "-a", word, "-n", behaviour_target()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("archive: " + mode + "\n"), std::string::npos) << word << ": " << r.out;
+  }
+}
 
 TEST(CollectBehaviour, MissingProgramIsRefused) {
   TempDir dir;
