@@ -41,7 +41,10 @@ std::vector<std::string> hottest_functions(const analysis::StackProfile& profile
                                            const analysis::ProgramStructure& structure, size_t metric, size_t count) {
   std::vector<std::pair<int64_t, analysis::FunctionId>> ranked;
   for (const auto& [f, node] : profile.functions().nodes()) {
-    if (f == analysis::kTotalFunction || structure.function(f).object == analysis::kNoObject) continue;
+    // Functions without symbols (<static>@0x..., <Unknown>) have no source to annotate.
+    if (f == analysis::kTotalFunction || structure.function(f).object == analysis::kNoObject ||
+        structure.function(f).name.rfind('<', 0) == 0)
+      continue;
     const int64_t v = node.exclusive.empty() ? 0 : node.exclusive[metric];
     if (v > 0) ranked.push_back({v, f});
   }
@@ -106,10 +109,11 @@ json report_data(er_print::Session& session, std::ostringstream& buffer, const R
   data["timeline"] = timeline(input, options.timeline_bins);
 
   json sources = json::object();
-  if (!metrics.empty())
-    for (const std::string& name : hottest_functions(profile, session.structure(), metrics.front(), options.annotated_functions))
-      sources[name] = view(session, buffer, "source", {name});
+  std::vector<std::string> hottest;
+  if (!metrics.empty()) hottest = hottest_functions(profile, session.structure(), metrics.front(), options.annotated_functions);
+  for (const std::string& name : hottest) sources[name] = view(session, buffer, "source", {name});
   data["sources"] = sources;
+  data["source_order"] = hottest;  // hottest first (JSON objects keep no order)
   return data;
 }
 

@@ -179,9 +179,15 @@ def check_browser(bin_dir, experiment, report, compare_report, artifacts):
         shot("timeline")
 
         tab("source")
-        rows = driver.find_elements(By.CSS_SELECTOR, "#source-view tr")
-        check(len(rows) > 1 or "warning" in driver.find_element(By.ID, "source-view").get_attribute("innerHTML"),
-              "annotated source or why not")
+        from selenium.webdriver.support.ui import Select
+        Select(driver.find_element(By.ID, "source-function")).select_by_value("spin_b")
+        # The same lines as er_print -source, the same ones marked hot.
+        source = er_print_json(bin_dir, experiment, "-source", "spin_b")["rows"]
+        rows = driver.find_elements(By.CSS_SELECTOR, "#source-view tr")[1:]
+        check(len(rows) == len(source), f"{len(rows)} source rows, er_print has {len(source)}")
+        hot = [r.find_element(By.CSS_SELECTOR, "td.line").text for r in rows if "hot" in r.get_attribute("class")]
+        marked = [str(r["line"]) for r in source if r.get("marker", "").strip()]
+        check(hot == marked, f"hot lines {hot}, er_print marks {marked}")
         shot("source")
 
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]

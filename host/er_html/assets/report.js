@@ -71,7 +71,7 @@
       const t = new LumenTimeline.Timeline($("timeline"), $("timeline-legend"), $("timeline-info"), $("timeline-reset"), D.timeline);
       t.render();
     },
-    source: () => LumenSource.init(D.sources, $("source-function"), $("source-view")),
+    source: () => LumenSource.init(D.sources, D.source_order, $("source-function"), $("source-view")),
     compare: () => {
       $("compare-legend").textContent =
         `${D.compare.new} against ${D.compare.base}: widths are ${D.compare.new}'s, red frames grew, blue shrank.`;

@@ -22,10 +22,10 @@ const LumenSource = (() => {
       table.appendChild(head);
       for (const row of t.rows) {
         const tr = LumenTables.el("tr");
-        if (row.marker) tr.classList.add("hot");
+        if (row.marker && row.marker.trim()) tr.classList.add("hot");  // "##" at or above -sthresh
         for (const m of t.metrics)
           tr.appendChild(LumenTables.el("td", { class: "num" }, LumenTables.formatValue(row.values[m.spec], m.unit)));
-        tr.appendChild(LumenTables.el("td", { class: "num" }, row.line !== undefined ? String(row.line) : ""));
+        tr.appendChild(LumenTables.el("td", { class: "num line" }, row.line !== undefined ? String(row.line) : ""));
         const code = LumenTables.el("td");
         code.appendChild(LumenTables.el("pre", { class: "src" }, row.source !== undefined ? row.source : row.name));
         tr.appendChild(code);
@@ -35,8 +35,8 @@ const LumenSource = (() => {
     }
   }
 
-  function init(sources, select, container) {
-    const names = Object.keys(sources);
+  function init(sources, order, select, container) {
+    const names = order || Object.keys(sources);
     for (const n of names) select.appendChild(LumenTables.el("option", { value: n }, n));
     select.addEventListener("change", () => show(sources, select.value, container));
     if (names.length) show(sources, names[0], container);

@@ -27,7 +27,7 @@ const LumenTables = (() => {
     table.appendChild(head);
     for (const row of doc.rows) {
       const tr = el("tr", { "data-name": row.name });
-      if (row.marker) tr.classList.add("hot");
+      if (row.marker && row.marker.trim()) tr.classList.add("hot");
       const name = el("td");
       if (options && options.onName) {
         const a = el("a", { class: "fn" }, row.name);
