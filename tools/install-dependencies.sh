@@ -9,7 +9,7 @@ packages=(
   libdw-dev libelf-dev                   # symbols and lines (elfutils)
   libgtest-dev libgmock-dev              # tests
   libbenchmark-dev                       # benchmarks
-  nlohmann-json3-dev                     # reading er_print's JSON in tests
+  nlohmann-json3-dev                     # er_html's report data; reading er_print's JSON in tests
   gfortran                               # the collector API's Fortran names, tested from a Fortran program
   libcapstone-dev                        # er_print -disasm (disassembler)
   libreadline-dev                        # er_print's prompt: line editing and history
@@ -21,13 +21,7 @@ packages=(
   libomp-dev                             # OpenMP tracing: LLVM's libomp and its OMPT header, for clang -fopenmp tests
   heaptrack time                         # heap tracing benchmark: the tool compared with, and CPU times
   openjdk-17-jdk-headless                # Java profiling: jvmti.h for the agent, javac and a JVM for its tests
+  libprotobuf-dev protobuf-compiler      # er_print -export pprof: profile.proto
+  zlib1g-dev                             # er_print -export pprof: gzip
 )
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+"$(dirname "$0")/install-packages.sh" "${packages[@]}"

@@ -8,6 +8,7 @@
 #include "compare_view.h"
 #include "code_views.h"
 #include "experiment_views.h"
+#include "export_formats.h"
 #include "function_summary_views.h"
 #include "header_view.h"
 #include "lumen_version.h"
@@ -134,6 +135,19 @@ const std::vector<Command>& command_table() {
        [](Session& s, const auto& a) { s.set_compare(a[0]); }},
       {"sthresh", 1, "PERCENT", "mark source and disassembly lines at or above PERCENT of the hottest (75)",
        [](Session& s, const auto& a) { s.set_threshold(a[0]); }},
+      {"export", 2, "FORMAT FILE", "write the selected events to FILE as folded, pprof, chrome or speedscope",
+       [](Session& s, const auto& a) {
+         require_experiments(s);
+         try {
+           const exporting::ExportFormat format = exporting::parse_export_format(a[0]);
+           const exporting::ExportInput input{s.experiments(), s.profile(), s.structure(), s.registry(),
+                                              exporting::exported_metrics(s.view_request().metrics, s.registry()),
+                                              s.export_filter()};
+           exporting::write_export(format, input, a[1]);
+         } catch (const exporting::ExportError& e) {
+           throw CommandError(std::string("-export: ") + e.what());
+         }
+       }},
       {"thread_list", 0, "", "threads with their events and metric totals",
        view([](Session& s, const auto&) {
          return render(thread_list_view(s.experiments(), s.profile(), s.registry(), s.view_request()), s.format());

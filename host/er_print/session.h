@@ -95,6 +95,8 @@ class Session {
   // What such a view says of the selection it cannot apply; throws
   // CommandError naming a filter it refuses.
   std::vector<std::string> record_view_notes(const std::string& view) const;
+  // The selection as profile() applies it to events (-export walks them).
+  analysis::EventFilter export_filter() const { return selection_filter(true); }
 
  private:
   void selection_changed();

@@ -72,6 +72,7 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
     });
   }
   std::vector<bool> kept(keys.size(), true);
+  std::vector<uint32_t> stack_of_row(keys.size(), 0);
   std::vector<NodeId> function_frames, object_frames;
   for (size_t r = 0; r < keys.size(); ++r) {
     const StackKey& key = keys[r];
@@ -101,6 +102,7 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
       if (object_frames.empty() || object_frames.back() != object) object_frames.push_back(object);
     }
     const std::span<const int64_t> row(values.data() + r * metric_count, metric_count);
+    stack_of_row[r] = static_cast<uint32_t>(stacks_.size());
     functions_.add_stack(function_frames, row);
     objects_.add_stack(object_frames, row);
     stacks_.push_back({key.experiment, key.epoch, key.stack_id, static_cast<uint32_t>(frames_.size()),
@@ -116,6 +118,8 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
     totals.events += share.first;
     events_ += share.first;
     for (size_t m = 0; m < metric_count; ++m) totals.values[m] += share.second[m];
+    stack_threads_.push_back({stack_of_row[r], static_cast<uint32_t>(thread_key & 0xffffffffu), share.first});
+    stack_thread_values_.insert(stack_thread_values_.end(), share.second.begin(), share.second.end());
   }
 }
 

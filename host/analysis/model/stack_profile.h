@@ -41,6 +41,13 @@ struct ThreadTotals {
   Values values;
 };
 
+// One thread's share of one unique stack (exports label samples by thread).
+struct StackThreadShare {
+  uint32_t stack = 0;  // index into StackProfile::stacks()
+  uint32_t thread_id = 0;
+  uint64_t events = 0;
+};
+
 class StackProfile {
  public:
   StackProfile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
@@ -66,6 +73,12 @@ class StackProfile {
   // (experiment, kernel thread id) -> what its selected events hold.
   const std::map<std::pair<uint32_t, uint32_t>, ThreadTotals>& threads() const { return threads_; }
 
+  // Each unique stack's values per thread: they add up to values(stack).
+  const std::vector<StackThreadShare>& stack_threads() const { return stack_threads_; }
+  std::span<const int64_t> stack_thread_values(size_t share) const {
+    return {stack_thread_values_.data() + share * metric_count_, metric_count_};
+  }
+
  private:
   size_t metric_count_;
   MetricEngine functions_;
@@ -77,6 +90,8 @@ class StackProfile {
   std::vector<int64_t> values_;
   std::vector<FunctionId> frames_;
   std::map<std::pair<uint32_t, uint32_t>, ThreadTotals> threads_;
+  std::vector<StackThreadShare> stack_threads_;
+  std::vector<int64_t> stack_thread_values_;
 };
 
 }  // namespace lumen::analysis

@@ -1,0 +1,51 @@
+#include "selected_events.h"
+
+#include <optional>
+#include <unordered_map>
+
+namespace lumen::exporting {
+
+FileShape shape_of(const analysis::DataFile& file, const analysis::MetricRegistry& registry) {
+  std::optional<size_t> duration;
+  bool counts = false;
+  for (size_t v = 0; v < file.metric_index.size(); ++v) {
+    const analysis::MetricDef& metric = registry.metrics().at(file.metric_index[v]);
+    if (!metric.split_of.empty()) continue;  // shares of another plugin's samples, zero in its own events
+    if (metric.unit == LUMEN_UNIT_NANOSECONDS && !duration) duration = v;
+    if (metric.unit == LUMEN_UNIT_COUNT) counts = true;
+  }
+  if (duration && counts) return {EventShape::Call, *duration};
+  if (duration) return {EventShape::Sample, *duration};
+  return {EventShape::Point, 0};
+}
+
+void for_each_selected_event(const ExportInput& input, const SelectedEventVisitor& visit) {
+  // (experiment, epoch, stack id) -> the profile's unique stack: an event
+  // whose stack the profile dropped (a function filter) is not exported.
+  struct Key {
+    uint32_t experiment, epoch;
+    uint64_t stack_id;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<uint64_t>()(k.stack_id * 0x9e3779b97f4a7c15ull ^ (uint64_t{k.experiment} << 32 | k.epoch));
+    }
+  };
+  std::unordered_map<Key, uint32_t, KeyHash> stack_of;
+  const auto& stacks = input.profile.stacks();
+  for (uint32_t s = 0; s < stacks.size(); ++s)
+    stack_of.emplace(Key{stacks[s].experiment, stacks[s].epoch, stacks[s].stack_id}, s);
+  for (size_t e = 0; e < input.experiments.size(); ++e) {
+    const analysis::Experiment& experiment = *input.experiments[e];
+    experiment.for_each_event([&](const analysis::DataFile& file, const lumen_event& event) {
+      if (input.event_filter && !input.event_filter(e, event)) return;
+      const auto it = stack_of.find(
+          Key{static_cast<uint32_t>(e), experiment.loadobjects().epoch_at(event.time_ns), event.stack_id});
+      if (it == stack_of.end()) return;
+      visit(e, file, event, it->second);
+    });
+  }
+}
+
+}  // namespace lumen::exporting
