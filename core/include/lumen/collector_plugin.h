@@ -109,7 +109,7 @@ typedef struct lumen_runtime {
    * signal cannot be claimed. */
   int (*claim_signal)(int signal, lumen_signal_handler handler);
 
-  /* ---- appended in ABI version 4 ---- */
+  /* ---- appended in ABI version 5 ---- */
 
   /* Not signal-safe. Installs the process's one frame provider (NULL
    * removes it). Returns 0, or -1 when another plugin's is installed. */

@@ -44,7 +44,9 @@ extern "C" {
  *    configuration's decoder context; lumen_event.values points to the
  *    decoder's values (no cap on a plugin's metric count).
  * 5: lumen_view_host.map_epoch, stack_frames_at and table_row_frames: a
- *    view resolves each stack with the load objects of its event's time. */
+ *    view resolves each stack with the load objects of its event's time;
+ *    lumen_runtime.set_frame_provider (frames of a managed runtime, such as
+ *    Java's, in captured stacks). */
 #define LUMEN_PLUGIN_ABI_VERSION 5u
 
 /* What a plugin's factory functions (and an interposer's definitions) are
