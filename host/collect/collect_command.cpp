@@ -24,7 +24,6 @@
 #include "plugin_hooks.h"
 #include "profile.h"
 #include "target_launcher.h"
-#include "target_plugins.h"
 
 namespace lumen::collect {
 
@@ -171,7 +170,6 @@ int run_collect(const std::vector<std::string>& args) {
       throw UsageError("option -" + request.describe_flag + " needs a value");
     }
     const std::map<std::string, fs::path> forced_variants = take_variant_flags(request, installed);
-    turn_on_plugins_for_target(request, installed, resolve_target(request.target[0]));
     CollectionPlan plan = resolve_plan(profile, request, installed);
     check_plan_here(plan, installed);
     const std::string program = resolve_target(request.target[0]);
