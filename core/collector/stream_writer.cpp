@@ -227,6 +227,10 @@ void set_size_limit(uint64_t bytes, void (*on_reached)()) {
 
 bool size_limit_reached() { return g_limit_reached.load(std::memory_order_relaxed); }
 
+void charge_size_limit(uint64_t bytes) {
+  if (g_size_limit.load(std::memory_order_relaxed) != 0) g_bytes_mapped.fetch_add(bytes, std::memory_order_relaxed);
+}
+
 uint64_t dropped_records() { return g_dropped.load(std::memory_order_relaxed); }
 void count_dropped_record() { g_dropped.fetch_add(1, std::memory_order_relaxed); }
 

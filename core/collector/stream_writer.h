@@ -36,6 +36,10 @@ void set_size_limit(uint64_t bytes, void (*on_reached)());
 // [signal-safe] Whether the size limit has refused a block.
 bool size_limit_reached();
 
+// Not signal-safe. Counts `bytes` the runtime wrote outside the data files
+// (the vDSO's image) against the size limit.
+void charge_size_limit(uint64_t bytes);
+
 // [signal-safe] Records dropped so far, by any thread.
 uint64_t dropped_records();
 void count_dropped_record();

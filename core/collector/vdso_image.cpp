@@ -14,6 +14,7 @@
 
 #include "experiment_metadata.h"
 #include "raw_syscalls.h"
+#include "stream_writer.h"
 
 namespace lumen::collector {
 
@@ -55,12 +56,14 @@ void save_vdso_image(const std::string& directory) {
   const std::string path = directory + "/" + metadata::kVdsoImageFile;
   const int fd = raw_open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) return;
-  for (size_t written = 0; written < bytes;) {
+  size_t written = 0;
+  while (written < bytes) {
     const ssize_t n = raw_write(fd, reinterpret_cast<const char*>(base) + written, bytes - written);
     if (n <= 0) break;
     written += static_cast<size_t>(n);
   }
   syscall(SYS_close, fd);
+  charge_size_limit(written);  // -L counts the whole experiment
 }
 
 }  // namespace lumen::collector

@@ -21,6 +21,7 @@ json view(er_print::Session& session, std::ostringstream& buffer, const std::str
     const auto found = er_print::find_command(command, session.plugins());
     if (!found) return json{{"unavailable", "no command " + command}};
     found->run(session, arguments);
+    session.flush_views();  // each view its own document
     return json::parse(buffer.str());
   } catch (const std::exception& e) {
     return json{{"unavailable", e.what()}};
