@@ -45,13 +45,14 @@ int masked(Sigprocmask real, int how, const sigset_t* set, sigset_t* old) {
     passed = &copy;
   }
   const uint64_t blocked_before = t_claimed_blocked;
+  // Read before the call: `old` may be `set` (sigprocmask(how, &s, &s)).
+  const uint64_t named = set != nullptr ? claimed_in(set) : 0;
   const int rc = real(how, passed, old);
   if (rc != 0) return rc;
   if (old != nullptr)
     for (int signal = 1; signal < NSIG && signal <= 64; ++signal)
       if (blocked_before >> (signal - 1) & 1u) sigaddset(old, signal);
   if (set != nullptr) {
-    const uint64_t named = claimed_in(set);
     if (how == SIG_BLOCK) t_claimed_blocked = blocked_before | named;
     else if (how == SIG_UNBLOCK) t_claimed_blocked = blocked_before & ~named;
     else if (how == SIG_SETMASK) t_claimed_blocked = named;

@@ -1,5 +1,7 @@
 #include "archive_index.h"
 
+#include <algorithm>
+
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -38,6 +40,17 @@ std::string read_build_id(const fs::path& file) {
   return hex;
 }
 
+// Whether `file` lies inside the founder of `experiment`: the outermost of
+// the *.er directories `experiment` is nested in (descendants are inside
+// their founder).
+static bool within_founder(const fs::path& file, const fs::path& experiment) {
+  fs::path founder = fs::absolute(experiment).lexically_normal();
+  if (!founder.has_filename()) founder = founder.parent_path();
+  while (founder.parent_path().extension() == ".er") founder = founder.parent_path();
+  const auto [end, unused] = std::mismatch(founder.begin(), founder.end(), file.begin(), file.end());
+  return end == founder.end();
+}
+
 std::map<std::string, ArchivedObject> read_archive_index(const fs::path& experiment) {
   std::map<std::string, ArchivedObject> archive;
   const fs::path index = experiment / kArchiveDirectory / kArchiveIndex;
@@ -58,7 +71,9 @@ std::map<std::string, ArchivedObject> read_archive_index(const fs::path& experim
       // name the founder's); anything else the index names is not read.
       if (const std::string copy = entry["copy"].as<std::string>(""); !copy.empty()) {
         const fs::path file = fs::absolute(experiment / kArchiveDirectory / copy).lexically_normal();
-        if (file.parent_path().filename() == kArchiveDirectory) object.copy = file;
+        if (fs::path(copy).is_relative() && file.parent_path().filename() == kArchiveDirectory &&
+            within_founder(file, experiment))
+          object.copy = file;
       }
       archive[entry["path"].as<std::string>()] = object;
     }

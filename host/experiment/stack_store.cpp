@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <algorithm>
+
 #include "data_file_reader.h"
 #include "format_error.h"
 #include "regular_file.h"
@@ -21,7 +23,9 @@ void StackStore::load(const std::filesystem::path& file) {
   struct stat st;
   if (fstat(open_regular_file(file, Symlinks::Refuse).get(), &st) != 0)
     throw FormatError(file.string() + ": cannot stat: " + std::strerror(errno));
-  const uint64_t id_limit = static_cast<uint64_t>(st.st_size) / lumen_record_span(sizeof(lumen_stack_record));
+  // A sparse file claims any size: count only the bytes it holds.
+  const uint64_t held = std::min<uint64_t>(static_cast<uint64_t>(st.st_size), static_cast<uint64_t>(st.st_blocks) * 512);
+  const uint64_t id_limit = held / lumen_record_span(sizeof(lumen_stack_record));
   read_data_file(file, [&](const RawRecord& r) {
     if (r.kind != LUMEN_RECORD_STACK) return;  // kinds from newer minor versions
     lumen_stack_record header;

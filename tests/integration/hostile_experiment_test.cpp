@@ -45,6 +45,19 @@ TEST(HostileExperiment, APluginDirectoryItNamesIsNeverLoaded) {
   EXPECT_FALSE(fs::exists(marker)) << "er_print ran code the experiment shipped";
 }
 
+// A data file's name comes from the header: one with a path in it would
+// read a file outside the experiment, so it is left out, by name.
+TEST(HostileExperiment, ADataFileNamedOutsideTheExperimentIsNotRead) {
+  TempDir dir;
+  const HandBuiltExperiment e =
+      build_experiment(dir.path(), "outside.er", 5, "  heap: {version: 1.0, data_file: ../secret}\n");
+  std::ofstream(dir.path() / "secret") << "not the experiment's";
+  const ProcessResult functions = run_tool("er_print", {"--format=json", "-functions", e.path.string()});
+  EXPECT_EQ(functions.exit_code, 0) << functions.err;
+  EXPECT_CONTAINS(functions.err, "recorded as '../secret', which is not a file name of this experiment");
+  EXPECT_NEAR(total_user_seconds(functions), e.cpu_seconds, 1e-9) << functions.out;
+}
+
 // A plugin directory the user names is loaded; one that is not a plugin is
 // refused by name.
 TEST(HostileExperiment, PluginDirectoriesComeFromTheUser) {

@@ -127,6 +127,14 @@ static int mask(void) {
     if (sigismember(&old, s) == 1) printf(" %d", s);
   printf("\n");
   print_mask("after unblocking every signal");
+  /* One set for both the new mask and the old one, as POSIX allows. */
+  sigset_t same;
+  sigfillset(&same);
+  sigprocmask(SIG_BLOCK, &same, &same);
+  print_mask("after blocking every signal through one set");
+  sigfillset(&same);
+  sigprocmask(SIG_UNBLOCK, &same, &same);
+  print_mask("after unblocking every signal through one set");
   return 0;
 }
 

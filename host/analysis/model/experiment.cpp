@@ -117,6 +117,13 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins)
                             " holding " + name + "/ in LUMEN_PLUGIN_PATH)." + recorded);
         continue;
       }
+      // A data file is a file of this experiment's own directory: a name
+      // with a path in it ("../x", "/etc/x") would read outside it.
+      if (data_file.empty() || data_file.find('/') != std::string::npos || data_file == "." || data_file == "..") {
+        warnings_.push_back("the data file of plugin '" + name + "' is recorded as '" + data_file +
+                            "', which is not a file name of this experiment; it is left out.");
+        continue;
+      }
       data_files_.push_back({name, data_file, half, entry.second["options"], {}, nullptr, UINT64_MAX});
     }
   }

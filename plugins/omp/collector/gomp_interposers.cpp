@@ -29,6 +29,10 @@ RealFunction<int()> real_omp_get_thread_num{"omp_get_thread_num", "OMP_1.0"};
 // thread's stack for the whole call (libgomp returns only after the team
 // has finished).
 struct RegionContext {
+  // GOMP_parallel_reductions reads the first word of its data as the
+  // program's task-reduction descriptor (and registers and writes through
+  // it): the context starts with that word, copied.
+  void* reduction_descriptor;
   Body body;
   void* data;
   uint64_t region_id;
@@ -72,10 +76,11 @@ void run_implicit_task(void* argument) {
 // Runs `start_region(body, data)` (the real call, with the body to give
 // libgomp) as a traced region when recording, else unchanged.
 template <typename Result, typename StartRegion>
-Result traced_region(Body body, void* data, unsigned num_threads, StartRegion start_region) {
+Result traced_region(Body body, void* data, unsigned num_threads, StartRegion start_region,
+                     void* reduction_descriptor = nullptr) {
   const lumen_runtime* runtime = recording_runtime();
   if (runtime == nullptr) return start_region(body, data);
-  RegionContext context{body, data, next_region_id(), {0}};
+  RegionContext context{reduction_descriptor, body, data, next_region_id(), {0}};
   const uint64_t stack = program_stack(runtime);
   const uint64_t begin = runtime->now_ns();
   auto record = [&] {
@@ -157,6 +162,26 @@ RealFunction<void(void**)> real_set_nest_lock_fortran{"omp_set_nest_lock_", "OMP
 
 }  // namespace
 
+void resolve_runtime_functions() {
+  real_omp_get_thread_num.get();
+  real_parallel.get();
+  real_parallel_reductions.get();
+  real_parallel_sections.get();
+  for (auto* loop : {&real_loop_static, &real_loop_dynamic, &real_loop_guided, &real_loop_nonmonotonic_dynamic,
+                     &real_loop_nonmonotonic_guided})
+    loop->get();
+  for (auto* loop : {&real_loop_runtime, &real_loop_maybe_nonmonotonic_runtime, &real_loop_nonmonotonic_runtime})
+    loop->get();
+  for (auto* wait : {&real_barrier, &real_loop_end, &real_sections_end, &real_critical_start, &real_ordered_start,
+                     &real_atomic_start, &real_taskwait, &real_taskgroup_end})
+    wait->get();
+  real_critical_name_start.get();
+  real_set_lock.get();
+  real_set_nest_lock.get();
+  real_set_lock_fortran.get();
+  real_set_nest_lock_fortran.get();
+}
+
 }  // namespace lumen::omp
 
 using lumen::omp::Body;
@@ -171,9 +196,10 @@ LUMEN_EXPORT void GOMP_parallel(Body body, void* data, unsigned num_threads, uns
 }
 
 LUMEN_EXPORT unsigned GOMP_parallel_reductions(Body body, void* data, unsigned num_threads, unsigned flags) {
-  return traced_region<unsigned>(body, data, num_threads, [&](Body b, void* d) {
-    return real::real_parallel_reductions.get()(b, d, num_threads, flags);
-  });
+  return traced_region<unsigned>(
+      body, data, num_threads,
+      [&](Body b, void* d) { return real::real_parallel_reductions.get()(b, d, num_threads, flags); },
+      data != nullptr ? *static_cast<void**>(data) : nullptr);
 }
 
 LUMEN_EXPORT void GOMP_parallel_sections(Body body, void* data, unsigned num_threads, unsigned count,
@@ -233,8 +259,9 @@ LUMEN_EXPORT void omp_set_lock(void* lock) {
 LUMEN_EXPORT void omp_set_nest_lock(void* lock) {
   traced_wait(WaitKind::kLock, lock, [&] { real::real_set_nest_lock.get()(lock); });
 }
+// gfortran's omp_lock_kind is 4 bytes: the argument is the lock itself.
 LUMEN_EXPORT void omp_set_lock_(void** lock) {
-  traced_wait(WaitKind::kLock, *lock, [&] { real::real_set_lock_fortran.get()(lock); });
+  traced_wait(WaitKind::kLock, lock, [&] { real::real_set_lock_fortran.get()(lock); });
 }
 LUMEN_EXPORT void omp_set_nest_lock_(void** lock) {
   traced_wait(WaitKind::kLock, *lock, [&] { real::real_set_nest_lock_fortran.get()(lock); });

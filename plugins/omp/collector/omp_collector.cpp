@@ -53,6 +53,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value*, size_t, char*
     std::snprintf(error, error_size, "cannot open %s", kDataFile);
     return 1;
   }
+  resolve_runtime_functions();
   g_region_base = static_cast<uint64_t>(getpid()) << 32;
   OmpProcess process{};
   process.runtime = static_cast<uint32_t>(loaded_runtime());
@@ -80,6 +81,7 @@ void stop() {
 // experiment.
 void fork_child() {
   t_current_region = 0;
+  resolve_runtime_functions();
   g_region_base = static_cast<uint64_t>(getpid()) << 32;
   g_last_region.store(0, std::memory_order_relaxed);
 }

@@ -10,6 +10,11 @@
 
 namespace lumen::omp {
 
+// Not signal-safe. Looks up libgomp's real entry points, at start: a
+// lookup takes the dynamic linker's lock, which a worker thread entering
+// its first region must never wait for.
+void resolve_runtime_functions();
+
 // [signal-safe] The runtime's services while the plugin records; NULL
 // before start() and after stop(): interposers then only forward.
 const lumen_runtime* recording_runtime();
