@@ -84,10 +84,13 @@ void Session::set_name_style(const std::string& style) {
 }
 
 void Session::set_viewmode(const std::string& mode) {
-  // Native code looks the same in every mode; Java and OpenMP data read it.
-  if (mode != "user" && mode != "expert" && mode != "machine")
-    throw CommandError("unknown view mode '" + mode + "'; allowed: user, expert, machine");
-  viewmode_ = mode;
+  // Plugins whose frames a mode shows differently (Java, OpenMP) fold them;
+  // other stacks look the same in every mode.
+  const auto parsed = analysis::parse_view_mode(mode);
+  if (!parsed) throw CommandError("unknown view mode '" + mode + "'; allowed: user, expert, machine");
+  if (*parsed == viewmode_) return;
+  viewmode_ = *parsed;
+  selection_changed();
 }
 
 void Session::set_threshold(const std::string& percent) {
@@ -219,7 +222,7 @@ std::vector<const StackProfile*> Session::profiles_of_each() {
         return e == k && (!filter || filter(e, event));
       };
       each_.push_back(std::make_unique<StackProfile>(experiments_, registry_, structure_, only_k,
-                                               stack_filter(expression_, structure_), inline_frames_));
+                                               stack_filter(expression_, structure_), inline_frames_, viewmode_));
     }
   }
   std::vector<const StackProfile*> list;
@@ -230,7 +233,7 @@ std::vector<const StackProfile*> Session::profiles_of_each() {
 const StackProfile& Session::profile() {
   if (!profile_) {
     profile_ = std::make_unique<StackProfile>(experiments_, registry_, structure_, selection_filter(),
-                                         stack_filter(expression_, structure_), inline_frames_);
+                                         stack_filter(expression_, structure_), inline_frames_, viewmode_);
     const bool cpu_selected = selects_.selects_cpus() || expression_.selects_cpus();
     if (cpu_selected && profile_->events_read() > 0 && profile_->events_with_cpu() == 0) {
       profile_.reset();

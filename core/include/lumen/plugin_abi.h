@@ -46,8 +46,11 @@ extern "C" {
  * 5: lumen_view_host.map_epoch, stack_frames_at and table_row_frames: a
  *    view resolves each stack with the load objects of its event's time;
  *    lumen_runtime.set_frame_provider (frames of a managed runtime, such as
- *    Java's, in captured stacks). */
-#define LUMEN_PLUGIN_ABI_VERSION 5u
+ *    Java's, in captured stacks).
+ * 6: view modes: lumen_event_sink.stitch (lumen_stitch) and the analysis
+ *    descriptor's fold_stack and declares_stitches;
+ *    lumen_event_sink.traced_call_stack (the traced call as the leaf). */
+#define LUMEN_PLUGIN_ABI_VERSION 6u
 
 /* What a plugin's factory functions (and an interposer's definitions) are
  * marked with: plugins are built with hidden visibility, so only these are

@@ -152,6 +152,27 @@ std::vector<std::string> ObjectSymbols::names_at(uint64_t start) const {
   return names;
 }
 
+std::optional<uint64_t> ObjectSymbols::exported_function(const std::string& name) const {
+  if (module_ == nullptr) return std::nullopt;
+  if (!exported_) {
+    exported_.emplace();
+    const int count = dwfl_module_getsymtab(module_);
+    for (int i = 1; i < count; ++i) {
+      GElf_Sym symbol;
+      GElf_Addr value = 0;
+      const char* found = dwfl_module_getsym_info(module_, i, &symbol, &value, nullptr, nullptr, nullptr);
+      const int binding = GELF_ST_BIND(symbol.st_info);
+      if (found == nullptr || *found == '\0' || GELF_ST_TYPE(symbol.st_info) != STT_FUNC ||
+          symbol.st_shndx == SHN_UNDEF || (binding != STB_GLOBAL && binding != STB_WEAK))
+        continue;
+      // A versioned name ("f@@VERSION" in a symbol table) is the function f.
+      exported_->try_emplace(std::string(found).substr(0, std::string(found).find('@')), value);
+    }
+  }
+  const auto it = exported_->find(name);
+  return it == exported_->end() ? std::nullopt : std::optional<uint64_t>(it->second);
+}
+
 std::vector<uint8_t> ObjectSymbols::code_bytes(uint64_t address, uint64_t size) const {
   std::vector<uint8_t> bytes;
   if (module_ == nullptr) return bytes;

@@ -141,6 +141,35 @@ std::vector<FunctionId> ProgramStructure::inlined_at(const LoadObjectMap& map, u
   return chain;
 }
 
+std::pair<FunctionId, uint64_t> ProgramStructure::traced_function(const LoadObjectMap& map, uint32_t epoch,
+                                                                  const std::string& name) {
+  const auto key = std::make_tuple(&map, epoch, name);
+  if (const auto hit = traced_ids_.find(key); hit != traced_ids_.end()) return hit->second;
+  std::pair<FunctionId, uint64_t> found{artificial_function(name), 0};
+  for (const MappedObject& mapped : map.objects()) {
+    if (map.find(mapped.start, epoch) != &mapped) continue;  // not mapped then
+    const ObjectSymbols* symbols = symbols_[object_for(mapped.path, mapped.symbol_file)].get();
+    if (symbols == nullptr) continue;
+    const auto address = symbols->exported_function(name);
+    // The collector's objects (its runtime, every plugin's collector half)
+    // define the interposers: the call went on past them.
+    if (!address || symbols->exported_function("lumen_collector_plugin") || symbols->exported_function("lumen_api_sample"))
+      continue;
+    const uint64_t pc = *address + mapped.load_bias;
+    found = {function_at(map, epoch, pc, false), pc};
+    // Aliases share an address (malloc, __libc_malloc): the function is
+    // named as the program called it.
+    Function& function = functions_[found.first];
+    if (found.first != kUnknownFunction && function.start + mapped.load_bias == pc && function.mangled_name != name) {
+      function.mangled_name = function.long_name = name;
+      function.name = styled(function);
+    }
+    break;
+  }
+  traced_ids_.emplace(key, found);
+  return found;
+}
+
 FunctionId ProgramStructure::function_at(const LoadObjectMap& map, uint32_t epoch, uint64_t pc,
                                          bool is_return_address) {
   const MappedObject* mapped = map.find(pc, epoch);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -65,6 +66,12 @@ class ProgramStructure {
   // mapped at the end of the experiment, demangled; empty when none does.
   std::optional<std::string> data_symbol(const LoadObjectMap& map, uint64_t address);
 
+  // The function a traced call of `name` reached, as mapped at `epoch`:
+  // the first object, other than the collector's, exporting a function of
+  // that name (the artificial function `name` when none does), and the
+  // address it is mapped at (0 for an artificial one).
+  std::pair<FunctionId, uint64_t> traced_function(const LoadObjectMap& map, uint32_t epoch, const std::string& name);
+
   // The artificial function of this name (collector_final_counters, ...),
   // named by a decoder for counts that no recorded stack explains.
   FunctionId artificial_function(const std::string& name);
@@ -107,6 +114,7 @@ class ProgramStructure {
   std::vector<std::unique_ptr<ObjectSymbols>> symbols_;  // by ObjectId
   std::map<std::pair<ObjectId, uint64_t>, FunctionId> function_ids_;
   std::map<std::string, FunctionId> artificial_ids_;
+  std::map<std::tuple<const LoadObjectMap*, uint32_t, std::string>, std::pair<FunctionId, uint64_t>> traced_ids_;
   std::unordered_map<const MappedObject*, std::unordered_map<uint64_t, FunctionId>> pc_cache_;
 };
 
