@@ -205,8 +205,10 @@ TEST(PluginCatalog, LoadsTheClockPlugin) {
   const host::AnalysisHalf analysis = host::load_analysis_half(kClockAnalysis);
   ASSERT_NE(analysis.descriptor, nullptr);
   EXPECT_STREQ(analysis.descriptor->name, "clock");
-  ASSERT_EQ(analysis.descriptor->metric_count, 1u);
-  EXPECT_STREQ(analysis.descriptor->metrics[0].keyword, "user");
+  ASSERT_EQ(analysis.descriptor->metric_count, 3u);
+  EXPECT_STREQ(analysis.descriptor->metrics[0].keyword, "totalcpu");
+  EXPECT_STREQ(analysis.descriptor->metrics[1].keyword, "user");
+  EXPECT_STREQ(analysis.descriptor->metrics[2].keyword, "system");
 }
 
 TEST(PluginCatalog, SharedObjectWithoutAFactoryIsNamed) {

@@ -30,7 +30,7 @@ double value(const std::map<std::string, json>& rows, const std::string& functio
 
 std::map<std::string, json> function_rows(const std::filesystem::path& experiment) {
   return rows_by_name(er_print_json(
-      {"-metrics", "e.user:i.user:e.ompwork:i.ompwork:e.ompwait:i.ompwait:e.omptwait:name", "-functions"},
+      {"-metrics", "e.totalcpu:i.totalcpu:e.ompwork:i.ompwork:e.ompwait:i.ompwait:e.omptwait:name", "-functions"},
       experiment));
 }
 
@@ -74,7 +74,7 @@ TEST_F(OmpTracing, WorkAndWaitMatchTheProgramsOwnTimes) {
   for (const auto& [name, row] : rows)
     for (const std::string f : {"e.", "i."})
       EXPECT_NEAR(row.at(f + "ompwork").get<double>() + row.at(f + "ompwait").get<double>(),
-                  row.at(f + "user").get<double>(), 1e-6)
+                  row.at(f + "totalcpu").get<double>(), 1e-6)
           << name << " " << f;
   const double work = truth.at("work").get<double>(), wait = truth.at("wait").get<double>();
   EXPECT_NEAR(value(rows, "<Total>", "e.ompwork"), work, sampling_tolerance(work, kInterval));
