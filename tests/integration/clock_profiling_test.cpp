@@ -242,7 +242,7 @@ TEST(ClockProfiling, TargetsOwnSigprofHandlersAndMasksAreChainedNotLost) {
   expect_inclusive_matches_truth(c, 0.010);
   // A handler is called from the sigreturn trampoline, which has a name
   // even when libc carries no symbol for it (its CFI marks a signal frame).
-  const auto cc = er_print_json({"-metrics", "i.user:name", "-callers-callees"}, c.experiment);
+  const auto cc = er_print_json({"-metrics", "i.totalcpu:name", "-callers-callees"}, c.experiment);
   bool checked = false;
   for (const auto& row : cc.at("rows")) {
     if (row.at("name") != "on_usr1") continue;
