@@ -74,7 +74,7 @@ TEST_F(Plan, ProfileOptionsBecomeCanonical) {
   ASSERT_EQ(plan.plugins.size(), 1u);
   const collect::PlannedPlugin& clock = plan.plugins[0];
   EXPECT_EQ(clock.name, "clock");
-  EXPECT_EQ(clock.version, "1.0");
+  EXPECT_EQ(clock.version, "1.1");
   EXPECT_EQ(clock.data_file, "profile");
   EXPECT_EQ(clock.collector_path, kClockCollector);
   EXPECT_EQ(clock.options, (Options{{"interval", "5000000"}}));
@@ -146,7 +146,7 @@ TEST_F(Plan, WritesTheRuntimePlan) {
   collect::write_runtime_plan(plan, dir_ / "collector.plan");
   EXPECT_EQ(read_text(dir_ / "collector.plan"),
             "lumen-plan 2\nprofile " + (dir_ / "plan.yaml").string() +
-                "\nfollow on\nsamples 1000000000\norigin_ns 0\narchive on\nplugin clock 1.0 profile " +
+                "\nfollow on\nsamples 1000000000\norigin_ns 0\narchive on\nplugin clock 1.1 profile " +
                 kClockCollector.string() + "\noption interval 1000000\n");
   EXPECT_THROW(collect::write_runtime_plan(plan, dir_ / "missing" / "collector.plan"), std::runtime_error);
 }
