@@ -1,6 +1,6 @@
 // What one clock-profiling sample costs inside the target, piece by piece:
 // interning a stack that is already in the table, unwinding and interning
-// the calling thread's stack, appending one 32-byte record, and the whole
+// the calling thread's stack, appending one 40-byte record, and the whole
 // sample as the clock plugin takes it in its SIGPROF handler; and one
 // sample packet (collect -S, -l, collector_sample) as the runtime records it.
 //
@@ -16,6 +16,8 @@
 #include <lumen/record_format.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -38,7 +40,7 @@
 
 namespace {
 
-using lumen::clock::ClockSample;
+using lumen::clock::ClockSplitSample;
 namespace lc = lumen::collector;
 
 // ---- the experiment directory the benchmarks write into ----
@@ -186,19 +188,19 @@ void BM_CaptureStack(benchmark::State& state) {
 }
 BENCHMARK(BM_CaptureStack)->ArgName("chain")->Arg(10)->Arg(30);
 
-// ---- BM_WriteRecord: one 32-byte record into a stream ----
+// ---- BM_WriteRecord: one 40-byte record into a stream ----
 
-// Includes, amortised, mapping a fresh 64 KiB block every 1,820 records
+// Includes, amortised, mapping a fresh 64 KiB block every 1,489 records
 // (a pwrite to extend the file, mmap, munmap of the old block) and the page
 // faults on the new block's pages.
 void BM_WriteRecord(benchmark::State& state) {
-  ClockSample sample{};
+  ClockSplitSample sample{};
   sample.thread_id = lc::current_tid();
-  sample.cpu_ns = 10'000'000;
+  sample.user_ns = 10'000'000;
   uint64_t dropped = 0;
   for (auto _ : state) {
     ++sample.time_ns;
-    if (!lc::write_record(g_records_stream, lumen::clock::kSampleRecord, &sample, sizeof sample)) ++dropped;
+    if (!lc::write_record(g_records_stream, lumen::clock::kSplitSampleRecord, &sample, sizeof sample)) ++dropped;
   }
   state.counters["dropped"] = static_cast<double>(dropped);
   state.SetItemsProcessed(state.iterations());
@@ -241,19 +243,35 @@ void empty_handler(int, siginfo_t*, void*) {}
 
 // What the runtime's dispatcher and the clock plugin's handler do for one
 // timer expiry (plugins/clock/collector/clock_collector.cpp), minus the two
-// indirect calls through the runtime's table.
+// indirect calls through the runtime's table: the thread's rusage read for
+// the user/system split, the stack, one record.
 void sample_handler(int, siginfo_t* info, void* ucontext) {
   const int saved_errno = errno;
-  ClockSample sample;
+  ClockSplitSample sample;
   sample.time_ns = monotonic_ns();
   sample.stack_id = lc::capture_stack(ucontext, 0);
-  sample.cpu_ns = 10'000'000ull * (1u + static_cast<uint32_t>(info->si_overrun));
+  const uint64_t cpu_ns = 10'000'000ull * (1u + static_cast<uint32_t>(info->si_overrun));
+  rusage usage;
+  syscall(SYS_getrusage, RUSAGE_THREAD, &usage);
+  sample.system_ns = static_cast<uint64_t>(usage.ru_stime.tv_usec) % cpu_ns;
+  sample.user_ns = cpu_ns - sample.system_ns;
   sample.thread_id = lc::current_tid();
   sample.cpu = sched_getcpu();
   if (sample.stack_id == LUMEN_NO_STACK) g_no_stack.fetch_add(1, std::memory_order_relaxed);
-  lc::write_record(g_profile_stream, lumen::clock::kSampleRecord, &sample, sizeof sample);
+  lc::write_record(g_profile_stream, lumen::clock::kSplitSampleRecord, &sample, sizeof sample);
   errno = saved_errno;
 }
+
+// The system call the clock handler adds for the user/system split.
+void BM_ThreadRusage(benchmark::State& state) {
+  rusage usage;
+  for (auto _ : state) {
+    syscall(SYS_getrusage, RUSAGE_THREAD, &usage);
+    benchmark::DoNotOptimize(usage);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ThreadRusage);
 
 // Whether unw_backtrace, called in a handler, walks through the signal frame
 // to the interrupted instruction (capture_stack's fast path) or not (its

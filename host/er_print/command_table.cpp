@@ -157,7 +157,7 @@ const std::vector<Command>& command_table() {
       {"overview", 0, "", "per experiment: samples and their figures, and the metric totals",
        view([](Session& s, const auto&) { return render(overview(s.experiments(), s.profile(), s.registry()), s.format()); })},
       {"statistics", 0, "", "per experiment: events, stacks, threads, and the process figures",
-       view([](Session& s, const auto&) { return render(statistics(s.experiments(), s.profile()), s.format()); })},
+       view([](Session& s, const auto&) { return render(statistics(s.experiments(), s.profile(), s.registry()), s.format()); })},
       {"thread_select", 1, "LIST", "count only these threads (numbers as -thread_list gives them; all)",
        [](Session& s, const auto& a) { s.select_threads(a[0]); }},
       {"sample_select", 1, "LIST", "count only events in these samples (numbers as -samples gives them; all)",

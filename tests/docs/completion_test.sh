@@ -64,9 +64,9 @@ expect "formats" "er_print --format=c" _lumen_er_print csv
 expect "view modes" "er_print -viewmode " _lumen_er_print user expert machine
 expect "experiments" "er_print run" _lumen_er_print run.er
 expect "metrics of the experiment" "er_print run.er -metrics e.us" _lumen_er_print e.user
-expect "metrics as shares" "er_print run.er -metrics e.%" _lumen_er_print e.%user
+expect "metrics as shares" "er_print run.er -metrics e.%" _lumen_er_print e.%totalcpu e.%user e.%system
 expect "a metric spec's next metric" "er_print run.er -metrics e.user:i.u" _lumen_er_print i.user
-expect "sort keys" "er_print run.er -sort " _lumen_er_print i.user name
+expect "sort keys" "er_print run.er -sort " _lumen_er_print i.totalcpu i.user name
 
 echo "completion checked"
 ((failures == 0))

@@ -27,7 +27,7 @@ ProcessResult collect_program(const TempDir& dir, const std::vector<std::string>
 }
 
 ProcessResult er_print_functions(const fs::path& experiment) {
-  return run_process({(bin_dir() / "er_print").string(), "--format=json", "-metrics", "e.user:name", "-functions",
+  return run_process({(bin_dir() / "er_print").string(), "--format=json", "-metrics", "e.totalcpu:name", "-functions",
                       experiment.string()});
 }
 
@@ -36,7 +36,7 @@ std::set<std::string> spin_functions(const ProcessResult& r) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::set<std::string> names;
   for (const auto& [name, values] : rows_by_name(nlohmann::json::parse(r.out)))
-    if (name.rfind("spin_", 0) == 0 && values.at("e.user").get<double>() > 0) names.insert(name);
+    if (name.rfind("spin_", 0) == 0 && values.at("e.totalcpu").get<double>() > 0) names.insert(name);
   return names;
 }
 

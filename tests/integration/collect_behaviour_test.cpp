@@ -196,10 +196,10 @@ TEST(CollectBehaviour, CrashedTargetLeavesAReadableExperiment) {
   const auto header = er_print_json({"-header"}, c.experiment).at("experiments").at(0);
   EXPECT_EQ(header.at("signal"), "SIGSEGV");
   // What was recorded before the crash is on disk (mapped blocks).
-  const auto rows = rows_by_name(er_print_json({"-metrics", "i.user:name", "-functions"}, c.experiment));
+  const auto rows = rows_by_name(er_print_json({"-metrics", "i.totalcpu:name", "-functions"}, c.experiment));
   const double truth = c.truth.at("functions").at("burn_then_crash").get<double>();
   ASSERT_TRUE(rows.count("burn_then_crash"));
-  EXPECT_NEAR(rows.at("burn_then_crash").at("i.user").get<double>(), truth, sampling_tolerance(truth, 0.01));
+  EXPECT_NEAR(rows.at("burn_then_crash").at("i.totalcpu").get<double>(), truth, sampling_tolerance(truth, 0.01));
 }
 
 TEST(CollectBehaviour, DryRunPrintsThePlanAndRunsNothing) {

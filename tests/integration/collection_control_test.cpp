@@ -43,7 +43,7 @@ size_t count_reason(const std::vector<lumen_sample_record>& samples, uint32_t re
 
 // Inclusive: the work functions burn in helpers of their own.
 double user_seconds(const std::map<std::string, nlohmann::json>& rows, const std::string& name) {
-  return rows.count(name) ? rows.at(name).at("i.user").get<double>() : 0.0;
+  return rows.count(name) ? rows.at(name).at("i.totalcpu").get<double>() : 0.0;
 }
 
 std::string collect_path() { return (bin_dir() / "collect").string(); }
@@ -102,7 +102,7 @@ TEST(CollectionControl, CpuBurnedWhilePausedIsNotInTheProfile) {
   const Collection c = collect(dir, {"-p", "on", "-y", "SIGUSR2"}, "collection_control_target", {"pause"});
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
   const auto truth = c.truth.at("functions");
-  const auto rows = rows_by_name(er_print_json({"-metrics", "i.user:name", "-functions"}, c.experiment));
+  const auto rows = rows_by_name(er_print_json({"-metrics", "i.totalcpu:name", "-functions"}, c.experiment));
   const double resumed = truth.at("resumed_work").get<double>();
   EXPECT_NEAR(user_seconds(rows, "resumed_work"), resumed, sampling_tolerance(resumed, 0.01));
   // A few ticks of skid at each toggle at most, not the 0.3 s burned.
@@ -115,7 +115,7 @@ TEST(CollectionControl, PauseSignalWithRStartsResumed) {
   const Collection c = collect(dir, {"-p", "on", "-y", "USR2,r"}, "collection_control_target", {"pause"});
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
   const auto truth = c.truth.at("functions");
-  const auto rows = rows_by_name(er_print_json({"-metrics", "i.user:name", "-functions"}, c.experiment));
+  const auto rows = rows_by_name(er_print_json({"-metrics", "i.totalcpu:name", "-functions"}, c.experiment));
   for (const std::string name : {"paused_before_work", "paused_after_work"}) {
     const double seconds = truth.at(name).get<double>();
     EXPECT_NEAR(user_seconds(rows, name), seconds, sampling_tolerance(seconds, 0.01)) << name;
@@ -127,7 +127,7 @@ TEST(CollectionControl, OnlyTheCollectionWindowIsRecorded) {
   TempDir dir;
   const Collection c = collect(dir, {"-p", "on", "-t", "0.8-1.8"}, "collection_control_target", {"window"});
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
-  const auto rows = rows_by_name(er_print_json({"-metrics", "i.user:name", "-functions"}, c.experiment));
+  const auto rows = rows_by_name(er_print_json({"-metrics", "i.totalcpu:name", "-functions"}, c.experiment));
   EXPECT_LT(user_seconds(rows, "early_work"), 0.05);
   EXPECT_LT(user_seconds(rows, "late_work"), 0.05);
   // The CPU window_work burned between 0.8 s and 1.8 s after collect began
@@ -176,7 +176,7 @@ TEST(CollectionControl, SizeLimitStopsRecordingAndTheTargetRunsOn) {
   EXPECT_NE(header.find("size_limit_bytes: 1048576"), std::string::npos) << header;
   EXPECT_NE(header.find("size_limit_reached: true"), std::string::npos) << header;
   // What was recorded before the limit is still an experiment.
-  const auto rows = rows_by_name(er_print_json({"-metrics", "i.user:name", "-functions"}, c.experiment));
+  const auto rows = rows_by_name(er_print_json({"-metrics", "i.totalcpu:name", "-functions"}, c.experiment));
   EXPECT_GT(user_seconds(rows, "thread_work"), 0.0);
   EXPECT_LT(user_seconds(rows, "thread_work"), 60 * 0.04 * 0.9);
 }

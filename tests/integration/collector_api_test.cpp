@@ -44,8 +44,8 @@ TEST(CollectorApi, SamplesPauseTerminateAndGeneratedCodeUnderCollect) {
   EXPECT_EQ(end_samples, 1u);
 
   const auto truth = c.truth.at("functions");
-  const auto rows = rows_by_name(er_print_json({"-metrics", "e.user:name", "-functions"}, c.experiment));
-  auto user = [&](const std::string& name) { return rows.count(name) ? rows.at(name).at("e.user").get<double>() : 0.0; };
+  const auto rows = rows_by_name(er_print_json({"-metrics", "e.totalcpu:name", "-functions"}, c.experiment));
+  auto user = [&](const std::string& name) { return rows.count(name) ? rows.at(name).at("e.totalcpu").get<double>() : 0.0; };
   const double recorded = truth.at("recorded_api_work").get<double>();
   EXPECT_NEAR(user("recorded_api_work"), recorded, sampling_tolerance(recorded, 0.01));
   EXPECT_LT(user("paused_api_work"), 0.05);

@@ -45,10 +45,10 @@ TEST(Descendants, EveryProcessIsCollectedWithItsOwnCpuTime) {
   const auto truth = all_truth(dir);
   ASSERT_EQ(truth.size(), 3u);
   // Three images burn in exec_image_work: the fork's exec, the spawn, system's.
-  const auto rows = rows_by_name(er_print_json({"-metrics", "i.user:name", "-functions"}, c.experiment));
+  const auto rows = rows_by_name(er_print_json({"-metrics", "i.totalcpu:name", "-functions"}, c.experiment));
   for (const auto& [name, seconds] : truth) {
     ASSERT_TRUE(rows.count(name)) << name;
-    EXPECT_NEAR(rows.at(name).at("i.user").get<double>(), seconds, sampling_tolerance(seconds, 0.01) * 2) << name;
+    EXPECT_NEAR(rows.at(name).at("i.totalcpu").get<double>(), seconds, sampling_tolerance(seconds, 0.01) * 2) << name;
   }
 
   const auto list = er_print_json({"-exp_list"}, c.experiment).at("experiments");
@@ -61,7 +61,7 @@ TEST(Descendants, EveryProcessIsCollectedWithItsOwnCpuTime) {
   EXPECT_TRUE(lineages.count("_f3_x1")) << "system() runs /bin/sh as the third child";
 
   // A sub-experiment opened alone holds only its own process.
-  const auto child = rows_by_name(er_print_json({"-metrics", "i.user:name", "-functions"}, c.experiment / "_f1.er"));
+  const auto child = rows_by_name(er_print_json({"-metrics", "i.totalcpu:name", "-functions"}, c.experiment / "_f1.er"));
   EXPECT_TRUE(child.count("forked_child_work"));
   EXPECT_FALSE(child.count("founder_work"));
   EXPECT_FALSE(child.count("exec_image_work"));
@@ -137,7 +137,7 @@ TEST(Descendants, FollowingOffCollectsOnlyTheFounder) {
   EXPECT_EQ(c.run.out, kExpectedOutput);
   for (const auto& entry : fs::directory_iterator(c.experiment))
     EXPECT_NE(entry.path().extension(), ".er") << entry.path();
-  const auto rows = rows_by_name(er_print_json({"-metrics", "i.user:name", "-functions"}, c.experiment));
+  const auto rows = rows_by_name(er_print_json({"-metrics", "i.totalcpu:name", "-functions"}, c.experiment));
   EXPECT_TRUE(rows.count("founder_work"));
   EXPECT_FALSE(rows.count("forked_child_work"));
   EXPECT_FALSE(rows.count("exec_image_work"));

@@ -48,7 +48,7 @@ TEST_F(ErPrintScripting, ScriptRunsItsCommandsAndQuitEndsIt) {
   const fs::path script = dir.path() / "commands.er";
   std::ofstream(script) << "# a comment\n"
                         << "format json\n"
-                        << "metrics e.user:name\n"
+                        << "metrics e.totalcpu:name\n"
                         << "filters thread in 1-2 && time >= 0\n"
                         << "functions\n"
                         << "quit\n"
@@ -56,14 +56,14 @@ TEST_F(ErPrintScripting, ScriptRunsItsCommandsAndQuitEndsIt) {
   const ProcessResult r = run_process({er_print_path(), "-script", script.string(), experiment()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json view = json::parse(r.out);  // one document: header never ran
-  const json expected = er_print_json({"-metrics", "e.user:name", "-thread_select", "1-2", "-functions"}, collection_->experiment);
+  const json expected = er_print_json({"-metrics", "e.totalcpu:name", "-thread_select", "1-2", "-functions"}, collection_->experiment);
   EXPECT_EQ(view, expected);
 }
 
 TEST_F(ErPrintScripting, ScriptErrorsNameTheFileAndLine) {
   TempDir dir;
   const fs::path script = dir.path() / "bad.er";
-  std::ofstream(script) << "metrics e.user:name\n\nsort nosuch\n";
+  std::ofstream(script) << "metrics e.totalcpu:name\n\nsort nosuch\n";
   const ProcessResult r = run_process({er_print_path(), "-script", script.string(), experiment()});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find(script.string() + ":3: unknown metric 'nosuch'"), std::string::npos) << r.err;
@@ -74,21 +74,21 @@ TEST_F(ErPrintScripting, ScriptErrorsNameTheFileAndLine) {
 TEST_F(ErPrintScripting, ScriptCarriesOnAfterABadLineAndFailsAtTheEnd) {
   TempDir dir;
   const fs::path script = dir.path() / "bad-then-good.er";
-  std::ofstream(script) << "format json\nsort nosuch\nmetrics e.user:name\nfunctions\n";
+  std::ofstream(script) << "format json\nsort nosuch\nmetrics e.totalcpu:name\nfunctions\n";
   const ProcessResult r = run_process({er_print_path(), "-script", script.string(), experiment()});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find(script.string() + ":2: unknown metric 'nosuch'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("1 line failed"), std::string::npos) << r.err;
-  EXPECT_EQ(json::parse(r.out), reference("e.user:name")) << "the lines after the bad one ran";
+  EXPECT_EQ(json::parse(r.out), reference("e.totalcpu:name")) << "the lines after the bad one ran";
 }
 
 // gprofng accepts any unambiguous prefix of a command; a typo gets the
 // nearest names.
 TEST_F(ErPrintScripting, CommandsMayBeShortenedWhereUnambiguous) {
   const ProcessResult shortened =
-      run_process({er_print_path(), "--format", "json", "-metrics", "e.user:name", "-func", experiment()});
+      run_process({er_print_path(), "--format", "json", "-metrics", "e.totalcpu:name", "-func", experiment()});
   ASSERT_EQ(shortened.exit_code, 0) << shortened.err;
-  EXPECT_EQ(json::parse(shortened.out), reference("e.user:name"));
+  EXPECT_EQ(json::parse(shortened.out), reference("e.totalcpu:name"));
   const ProcessResult ambiguous = run_process({er_print_path(), "-f", experiment()});
   EXPECT_EQ(ambiguous.exit_code, 2);
   EXPECT_NE(ambiguous.err.find("'-f' is ambiguous: functions, "), std::string::npos) << ambiguous.err;
@@ -100,16 +100,16 @@ TEST_F(ErPrintScripting, CommandsMayBeShortenedWhereUnambiguous) {
 // Several views in JSON make one document a parser reads whole; one view
 // is that view's document, as before.
 TEST_F(ErPrintScripting, SeveralJsonViewsAreOneDocument) {
-  const ProcessResult r = run_process({er_print_path(), "--format=json", "-metrics", "e.user:name", "-functions",
+  const ProcessResult r = run_process({er_print_path(), "--format=json", "-metrics", "e.totalcpu:name", "-functions",
                                        "-objects", "-header", experiment()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json document = json::parse(r.out);
   ASSERT_EQ(document.at("views").size(), 3u) << r.out;
-  EXPECT_EQ(document.at("views").at(0), reference("e.user:name"));
+  EXPECT_EQ(document.at("views").at(0), reference("e.totalcpu:name"));
   EXPECT_EQ(document.at("views").at(1).at("view"), "objects");
   // A failing command after them still leaves what the views made readable.
   const ProcessResult failing = run_process(
-      {er_print_path(), "--format=json", "-metrics", "e.user:name", "-functions", "-objects", "-sort", "nosuch", experiment()});
+      {er_print_path(), "--format=json", "-metrics", "e.totalcpu:name", "-functions", "-objects", "-sort", "nosuch", experiment()});
   EXPECT_NE(failing.exit_code, 0);
   EXPECT_EQ(json::parse(failing.out).at("views").size(), 2u) << failing.out;
 }
@@ -122,22 +122,22 @@ TEST_F(ErPrintScripting, VersionAndCommandsFromStandardInput) {
   EXPECT_EQ(command.out, version.out);
   // "-": the command line's commands, then those on standard input.
   const ProcessResult piped =
-      run_process({er_print_path(), "--format=json", "-metrics", "e.user:name", "-", experiment()}, {}, "functions\n");
+      run_process({er_print_path(), "--format=json", "-metrics", "e.totalcpu:name", "-", experiment()}, {}, "functions\n");
   ASSERT_EQ(piped.exit_code, 0) << piped.err;
-  EXPECT_EQ(json::parse(piped.out), reference("e.user:name"));
+  EXPECT_EQ(json::parse(piped.out), reference("e.totalcpu:name"));
 }
 
 TEST_F(ErPrintScripting, OutfileAndAppendfileCollectViews) {
   TempDir dir;
   const fs::path out = dir.path() / "views.json";
-  const ProcessResult r = run_process({er_print_path(), "--format=json", "-metrics", "e.user:name", "-outfile", out.string(),
+  const ProcessResult r = run_process({er_print_path(), "--format=json", "-metrics", "e.totalcpu:name", "-outfile", out.string(),
                                        "-functions", "-appendfile", out.string(), "-functions", "-outfile", "-", "-metric_list",
                                        experiment()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Standard output got only what followed "-outfile -".
   EXPECT_EQ(json::parse(r.out).at("view"), "metric_list");
   std::istringstream lines(read_file(out));
-  const json functions = reference("e.user:name");
+  const json functions = reference("e.totalcpu:name");
   int documents = 0;
   for (std::string line, document; std::getline(lines, line);) {
     document += line + "\n";
@@ -152,10 +152,10 @@ TEST_F(ErPrintScripting, OutfileAndAppendfileCollectViews) {
 
 TEST_F(ErPrintScripting, PromptTakesCommandsWithOrWithoutTheDash) {
   const ProcessResult r = run_process({er_print_path(), experiment()}, {},
-                                      "format json\n-metrics e.user:name\nfunctions\nbogus\nexit\nfunctions\n");
+                                      "format json\n-metrics e.totalcpu:name\nfunctions\nbogus\nexit\nfunctions\n");
   EXPECT_EQ(r.exit_code, 1) << r.err;  // the bogus command failed
   EXPECT_NE(r.err.find("unknown command 'bogus'"), std::string::npos) << r.err;
-  EXPECT_EQ(json::parse(r.out), reference("e.user:name"));  // exit stopped the second view
+  EXPECT_EQ(json::parse(r.out), reference("e.totalcpu:name"));  // exit stopped the second view
   const ProcessResult help = run_process({er_print_path(), experiment()}, {}, "help\n");
   EXPECT_NE(help.out.find("thread_select LIST"), std::string::npos) << help.out;
   EXPECT_NE(help.out.find("disasm FUNC|FILE"), std::string::npos) << help.out;
@@ -163,7 +163,7 @@ TEST_F(ErPrintScripting, PromptTakesCommandsWithOrWithoutTheDash) {
 
 TEST_F(ErPrintScripting, DefaultsFilesSetMetricsSortAndName) {
   TempDir home;
-  std::ofstream(home.path() / ".er.rc") << "dmetrics i.user:name\n"
+  std::ofstream(home.path() / ".er.rc") << "dmetrics i.totalcpu:name\n"
                                         << "dsort name\n"
                                         << "name short\n"
                                         << "viewmode expert\n";
@@ -172,15 +172,15 @@ TEST_F(ErPrintScripting, DefaultsFilesSetMetricsSortAndName) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json view = json::parse(r.out);
   ASSERT_EQ(view.at("metrics").size(), 1u);
-  EXPECT_EQ(view.at("metrics").at(0).at("spec"), "i.user");
+  EXPECT_EQ(view.at("metrics").at(0).at("spec"), "i.totalcpu");
   std::vector<std::string> names;
   for (size_t i = 1; i < view.at("rows").size(); ++i) names.push_back(view.at("rows").at(i).at("name"));
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   // The command line overrides the defaults.
-  const ProcessResult over = run_process({er_print_path(), "--format=json", "-metrics", "e.user:name", "-functions", experiment()},
+  const ProcessResult over = run_process({er_print_path(), "--format=json", "-metrics", "e.totalcpu:name", "-functions", experiment()},
                                          {{"HOME", home.path().string()}});
   ASSERT_EQ(over.exit_code, 0) << over.err;
-  EXPECT_EQ(json::parse(over.out).at("metrics").at(0).at("spec"), "e.user");
+  EXPECT_EQ(json::parse(over.out).at("metrics").at(0).at("spec"), "e.totalcpu");
 
   // A line that is not a setting is skipped with a warning; the rest applies.
   std::ofstream(home.path() / ".er.rc", std::ios::app) << "functions\ntabs on\n";
@@ -189,7 +189,7 @@ TEST_F(ErPrintScripting, DefaultsFilesSetMetricsSortAndName) {
   ASSERT_EQ(odd.exit_code, 0) << odd.err;
   EXPECT_NE(odd.err.find(".er.rc:5: 'functions' is not a setting"), std::string::npos) << odd.err;
   EXPECT_NE(odd.err.find(".er.rc:6: 'tabs' is not a setting"), std::string::npos) << odd.err;
-  EXPECT_EQ(json::parse(odd.out).at("metrics").at(0).at("spec"), "i.user") << "the settings before still apply";
+  EXPECT_EQ(json::parse(odd.out).at("metrics").at(0).at("spec"), "i.totalcpu") << "the settings before still apply";
 }
 
 // dmetrics lines add to one list, and an item applies where the experiment
@@ -201,7 +201,7 @@ TEST_F(ErPrintScripting, DefaultMetricsApplyWhereTheExperimentHasThem) {
                                         << "dmetrics ei%.user\n"
                                         << "dmetrics ie!.any\n"
                                         << "dmetrics !size:!address:name\n"
-                                        << "dsort nosuch:i.user:name\n";
+                                        << "dsort nosuch:i.totalcpu:name\n";
   const ProcessResult r = run_process({er_print_path(), "--format=json", "-functions", experiment()},
                                       {{"HOME", home.path().string()}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -209,7 +209,7 @@ TEST_F(ErPrintScripting, DefaultMetricsApplyWhereTheExperimentHasThem) {
   const json view = json::parse(r.out);
   std::vector<std::string> specs;
   for (const json& m : view.at("metrics")) specs.push_back(m.at("spec"));
-  EXPECT_EQ(specs, (std::vector<std::string>{"e.user", "e.%user", "i.user", "i.%user"})) << view.at("metrics").dump();
+  EXPECT_EQ(specs, (std::vector<std::string>{"e.totalcpu", "e.%totalcpu", "i.totalcpu", "i.%totalcpu"})) << view.at("metrics").dump();
   const ProcessResult text = run_process({er_print_path(), "-functions", experiment()}, {{"HOME", home.path().string()}});
   EXPECT_NE(text.out.find("sorted by metric: Inclusive User CPU Time"), std::string::npos)
       << "the first dsort item that applies sorts: " << text.out;

@@ -30,25 +30,25 @@ Collection* ErPrint::collection_ = nullptr;
 
 TEST_F(ErPrint, TextCsvAndJsonAgree) {
   const fs::path& e = collection_->experiment;
-  const auto json = rows_by_name(er_print_json({"-metrics", "e.user:name", "-functions"}, e));
-  const ProcessResult csv = run_process({er_print_path(), "--format=csv", "-metrics", "e.user:name", "-functions", e.string()});
+  const auto json = rows_by_name(er_print_json({"-metrics", "e.totalcpu:name", "-functions"}, e));
+  const ProcessResult csv = run_process({er_print_path(), "--format=csv", "-metrics", "e.totalcpu:name", "-functions", e.string()});
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
-  EXPECT_EQ(csv.out.substr(0, csv.out.find('\n')), "e.user,name,load_object");
-  const ProcessResult text = run_process({er_print_path(), "-metrics", "e.user:name", "-functions", e.string()});
+  EXPECT_EQ(csv.out.substr(0, csv.out.find('\n')), "e.totalcpu,name,load_object");
+  const ProcessResult text = run_process({er_print_path(), "-metrics", "e.totalcpu:name", "-functions", e.string()});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   char total[32];
-  std::snprintf(total, sizeof total, "%.3f", json.at("<Total>").at("e.user").get<double>());
+  std::snprintf(total, sizeof total, "%.3f", json.at("<Total>").at("e.totalcpu").get<double>());
   EXPECT_NE(text.out.find(total), std::string::npos) << text.out;
   EXPECT_NE(csv.out.find("spin_b,threads_target"), std::string::npos) << csv.out;
 }
 
 TEST_F(ErPrint, SortAndLimit) {
-  const auto view = er_print_json({"-metrics", "i.user:name", "-sort", "i.user", "-limit", "2", "-functions"},
+  const auto view = er_print_json({"-metrics", "i.totalcpu:name", "-sort", "i.totalcpu", "-limit", "2", "-functions"},
                                   collection_->experiment);
   ASSERT_EQ(view.at("rows").size(), 3u);  // <Total> and two functions
   EXPECT_EQ(view.at("rows").at(0).at("name"), "<Total>");
-  EXPECT_GE(view.at("rows").at(1).at("values").at("i.user").get<double>(),
-            view.at("rows").at(2).at("values").at("i.user").get<double>());
+  EXPECT_GE(view.at("rows").at(1).at("values").at("i.totalcpu").get<double>(),
+            view.at("rows").at(2).at("values").at("i.totalcpu").get<double>());
   const auto by_name = er_print_json({"-sort", "name", "-functions"}, collection_->experiment);
   std::vector<std::string> names;
   for (size_t i = 1; i < by_name.at("rows").size(); ++i) names.push_back(by_name.at("rows").at(i).at("name"));
@@ -56,42 +56,42 @@ TEST_F(ErPrint, SortAndLimit) {
 }
 
 TEST_F(ErPrint, PercentagesAreOfTotal) {
-  const auto rows = rows_by_name(er_print_json({"-metrics", "e.%user:e.user:name", "-functions"}, collection_->experiment));
-  const double total = rows.at("<Total>").at("e.user").get<double>();
-  EXPECT_DOUBLE_EQ(rows.at("<Total>").at("e.%user").get<double>(), 100.0);
-  const double spin_b = rows.at("spin_b").at("e.user").get<double>();
-  EXPECT_NEAR(rows.at("spin_b").at("e.%user").get<double>(), 100.0 * spin_b / total, 1e-6);
+  const auto rows = rows_by_name(er_print_json({"-metrics", "e.%totalcpu:e.totalcpu:name", "-functions"}, collection_->experiment));
+  const double total = rows.at("<Total>").at("e.totalcpu").get<double>();
+  EXPECT_DOUBLE_EQ(rows.at("<Total>").at("e.%totalcpu").get<double>(), 100.0);
+  const double spin_b = rows.at("spin_b").at("e.totalcpu").get<double>();
+  EXPECT_NEAR(rows.at("spin_b").at("e.%totalcpu").get<double>(), 100.0 * spin_b / total, 1e-6);
 }
 
 TEST_F(ErPrint, CallersCalleesAttributedSharesAddUp) {
-  const auto cc = er_print_json({"-metrics", "a.user:i.user:name", "-callers-callees"}, collection_->experiment);
+  const auto cc = er_print_json({"-metrics", "a.totalcpu:i.totalcpu:name", "-callers-callees"}, collection_->experiment);
   EXPECT_EQ(cc.at("view"), "callers-callees");
   for (const auto& row : cc.at("rows")) {
     if (row.at("name") == "<Total>") continue;
-    double from_callers = 0, to_callees = row.at("values").at("a.user").get<double>();
-    for (const auto& c : row.at("callers")) from_callers += c.at("values").at("a.user").get<double>();
-    for (const auto& c : row.at("callees")) to_callees += c.at("values").at("a.user").get<double>();
-    const double inclusive = row.at("values").at("i.user").get<double>();
+    double from_callers = 0, to_callees = row.at("values").at("a.totalcpu").get<double>();
+    for (const auto& c : row.at("callers")) from_callers += c.at("values").at("a.totalcpu").get<double>();
+    for (const auto& c : row.at("callees")) to_callees += c.at("values").at("a.totalcpu").get<double>();
+    const double inclusive = row.at("values").at("i.totalcpu").get<double>();
     EXPECT_NEAR(from_callers, inclusive, 1e-6) << row.at("name");
     EXPECT_NEAR(to_callees, inclusive, 1e-6) << row.at("name");
   }
 }
 
 TEST_F(ErPrint, ObjectsAndHeaderAndMetricList) {
-  const auto objects = rows_by_name(er_print_json({"-metrics", "e.user:name", "-objects"}, collection_->experiment));
+  const auto objects = rows_by_name(er_print_json({"-metrics", "e.totalcpu:name", "-objects"}, collection_->experiment));
   EXPECT_TRUE(objects.count("threads_target"));
   EXPECT_TRUE(objects.count("<Total>"));
   const auto header = er_print_json({"-header"}, collection_->experiment).at("experiments").at(0);
   EXPECT_EQ(header.at("exit_code"), 0);
   EXPECT_NE(header.at("command").get<std::string>().find("threads_target"), std::string::npos);
   const auto metrics = er_print_json({"-metric_list"}, collection_->experiment);
-  EXPECT_EQ(metrics.at("metrics").at(0).at("keyword"), "user");
+  EXPECT_EQ(metrics.at("metrics").at(0).at("keyword"), "totalcpu");
   EXPECT_EQ(metrics.at("metrics").at(0).at("unit"), "sec.");
 }
 
 TEST_F(ErPrint, InteractivePromptReadsCommandsFromStdin) {
   const ProcessResult r = run_process({er_print_path(), collection_->experiment.string()}, {},
-                                      "metrics e.user:name\nlimit 1\nfunctions\nquit\n");
+                                      "metrics e.totalcpu:name\nlimit 1\nfunctions\nquit\n");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("<Total>"), std::string::npos) << r.out;
 }
@@ -104,7 +104,7 @@ TEST_F(ErPrint, BadCommandsAndSpecsAreRefusedClearly) {
   r = run_process({er_print_path(), "-metrics", "e.nosuch:name", "-functions", e});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("unknown metric 'nosuch'"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("available: user"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("available: totalcpu, user, system"), std::string::npos) << r.err;
 }
 
 TEST(ErPrintInput, NotAnExperimentAndCorruptDataAreReportedWithFileAndOffset) {

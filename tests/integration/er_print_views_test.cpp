@@ -71,23 +71,23 @@ Collection* ErPrintViews::recursive_ = nullptr;
 
 TEST_F(ErPrintViews, FsingleGivesTheFunctionsMetricsAndWhereItIs) {
   ASSERT_EQ(threads_->run.exit_code, 0) << threads_->run.err;
-  const auto functions = rows_by_name(er_print_json({"-metrics", "e.user:i.user:name", "-functions"}, threads()));
-  const json single = er_print_json({"-metrics", "e.user:i.user:name", "-fsingle", "spin_b"}, threads());
+  const auto functions = rows_by_name(er_print_json({"-metrics", "e.totalcpu:i.totalcpu:name", "-functions"}, threads()));
+  const json single = er_print_json({"-metrics", "e.totalcpu:i.totalcpu:name", "-fsingle", "spin_b"}, threads());
   ASSERT_EQ(single.at("view"), "fsingle");
   ASSERT_EQ(single.at("records").size(), 1u);
   const json& r = single.at("records").at(0);
   EXPECT_EQ(r.at("name"), "spin_b");
-  EXPECT_DOUBLE_EQ(r.at("i.user").get<double>(), functions.at("spin_b").at("i.user").get<double>());
-  EXPECT_NEAR(r.at("i.user").get<double>(), truth("spin_b"), tolerance(truth("spin_b")));
+  EXPECT_DOUBLE_EQ(r.at("i.totalcpu").get<double>(), functions.at("spin_b").at("i.totalcpu").get<double>());
+  EXPECT_NEAR(r.at("i.totalcpu").get<double>(), truth("spin_b"), tolerance(truth("spin_b")));
   EXPECT_GT(r.at("size").get<double>(), 0);
   EXPECT_NE(r.at("address").get<std::string>(), "");
   EXPECT_TRUE(r.at("source_file").get<std::string>().ends_with("threads_target.c")) << r.dump();
   EXPECT_EQ(r.at("load_object"), "threads_target");
 
-  const json summary = er_print_json({"-metrics", "i.user:name", "-fsummary"}, threads());
+  const json summary = er_print_json({"-metrics", "i.totalcpu:name", "-fsummary"}, threads());
   double spin_sum = 0;
   for (const json& rec : summary.at("records"))
-    if (rec.at("name").get<std::string>().rfind("spin_", 0) == 0) spin_sum += rec.at("i.user").get<double>();
+    if (rec.at("name").get<std::string>().rfind("spin_", 0) == 0) spin_sum += rec.at("i.totalcpu").get<double>();
   double truth_sum = 0;
   for (const char* f : {"spin_main", "spin_a", "spin_b", "spin_c"}) truth_sum += truth(f);
   EXPECT_NEAR(spin_sum, truth_sum, tolerance(truth_sum));
@@ -98,18 +98,18 @@ TEST_F(ErPrintViews, FsingleGivesTheFunctionsMetricsAndWhereItIs) {
 }
 
 TEST_F(ErPrintViews, CsingleShowsOneFunctionWithItsCallersAndCallees) {
-  const json cs = er_print_json({"-metrics", "a.user:i.user:name", "-csingle", "spin_b"}, threads());
+  const json cs = er_print_json({"-metrics", "a.totalcpu:i.totalcpu:name", "-csingle", "spin_b"}, threads());
   ASSERT_EQ(cs.at("rows").size(), 1u);
   const json& row = cs.at("rows").at(0);
   EXPECT_EQ(row.at("name"), "spin_b");
   ASSERT_EQ(row.at("callers").size(), 1u);
   EXPECT_EQ(row.at("callers").at(0).at("name"), "thread_b");
-  EXPECT_DOUBLE_EQ(value(row.at("callers").at(0), "a.user"), value(row, "i.user"));
-  EXPECT_NEAR(value(row, "i.user"), truth("spin_b"), tolerance(truth("spin_b")));
+  EXPECT_DOUBLE_EQ(value(row.at("callers").at(0), "a.totalcpu"), value(row, "i.totalcpu"));
+  EXPECT_NEAR(value(row, "i.totalcpu"), truth("spin_b"), tolerance(truth("spin_b")));
 }
 
 TEST_F(ErPrintViews, CalltreeNodesHoldTheirChildren) {
-  const json tree = er_print_json({"-metrics", "e.user:i.user:name", "-calltree"}, threads());
+  const json tree = er_print_json({"-metrics", "e.totalcpu:i.totalcpu:name", "-calltree"}, threads());
   const auto& rows = tree.at("rows");
   ASSERT_GT(rows.size(), 3u);
   EXPECT_EQ(rows.at(0).at("name"), "<Total>");
@@ -120,8 +120,8 @@ TEST_F(ErPrintViews, CalltreeNodesHoldTheirChildren) {
     const int depth = rows[i].at("depth");
     double children = 0;
     for (size_t j = i + 1; j < rows.size() && rows[j].at("depth").get<int>() > depth; ++j)
-      if (rows[j].at("depth").get<int>() == depth + 1) children += value(rows[j], "i.user");
-    EXPECT_NEAR(value(rows[i], "i.user"), value(rows[i], "e.user") + children, 1e-6) << rows[i].at("name");
+      if (rows[j].at("depth").get<int>() == depth + 1) children += value(rows[j], "i.totalcpu");
+    EXPECT_NEAR(value(rows[i], "i.totalcpu"), value(rows[i], "e.totalcpu") + children, 1e-6) << rows[i].at("name");
   }
   // spin_b is reached once, under thread_b, with what spin_b measured.
   int found = 0;
@@ -130,14 +130,14 @@ TEST_F(ErPrintViews, CalltreeNodesHoldTheirChildren) {
       ++found;
       EXPECT_EQ(rows[i - 1].at("name"), "thread_b");
       EXPECT_EQ(rows[i].at("depth").get<int>(), rows[i - 1].at("depth").get<int>() + 1);
-      EXPECT_NEAR(value(rows[i], "i.user"), truth("spin_b"), tolerance(truth("spin_b")));
+      EXPECT_NEAR(value(rows[i], "i.totalcpu"), truth("spin_b"), tolerance(truth("spin_b")));
     }
   EXPECT_EQ(found, 1);
 }
 
 TEST_F(ErPrintViews, CalltreeKeepsRecursionAsNestedCalls) {
   ASSERT_EQ(recursive_->run.exit_code, 0) << recursive_->run.err;
-  const json tree = er_print_json({"-metrics", "e.user:i.user:name", "-calltree"}, recursive_->experiment);
+  const json tree = er_print_json({"-metrics", "e.totalcpu:i.totalcpu:name", "-calltree"}, recursive_->experiment);
   int deepest = -1, first = -1;
   double bottom = 0;
   for (const json& row : tree.at("rows")) {
@@ -146,7 +146,7 @@ TEST_F(ErPrintViews, CalltreeKeepsRecursionAsNestedCalls) {
       if (first < 0) first = row.at("depth");
       deepest = std::max(deepest, row.at("depth").get<int>());
     }
-    if (name == "lumen::test::bottom_work(double)") bottom += value(row, "i.user");
+    if (name == "lumen::test::bottom_work(double)") bottom += value(row, "i.totalcpu");
   }
   EXPECT_EQ(deepest - first, 9);  // descend(9) .. descend(0): ten levels
   const double truth_bottom = recursive_->truth.at("functions").at("lumen::test::bottom_work(double)").get<double>();
@@ -176,24 +176,24 @@ TEST_F(ErPrintViews, NameStylesLongShortMangled) {
 }
 
 TEST_F(ErPrintViews, PcsAndLinesAccountForEveryLeafSample) {
-  const json pcs = er_print_json({"-metrics", "e.user:name", "-pcs"}, threads());
+  const json pcs = er_print_json({"-metrics", "e.totalcpu:name", "-pcs"}, threads());
   double pcs_sum = 0;
   for (const json& row : pcs.at("rows"))
-    if (row.at("name") != "<Total>") pcs_sum += value(row, "e.user");
-  EXPECT_NEAR(pcs_sum, total_of(pcs, "e.user"), 1e-6);  // every PC was in a mapped object
+    if (row.at("name") != "<Total>") pcs_sum += value(row, "e.totalcpu");
+  EXPECT_NEAR(pcs_sum, total_of(pcs, "e.totalcpu"), 1e-6);  // every PC was in a mapped object
 
-  const json lines = er_print_json({"-metrics", "e.user:i.user:name", "-lines"}, threads());
+  const json lines = er_print_json({"-metrics", "e.totalcpu:i.totalcpu:name", "-lines"}, threads());
   double target_lines = 0;
   for (const json& row : lines.at("rows")) {
     const std::string file = row.at("file");
-    if (file.ends_with("threads_target.c") || file.ends_with("truth.h")) target_lines += value(row, "e.user");
+    if (file.ends_with("threads_target.c") || file.ends_with("truth.h")) target_lines += value(row, "e.totalcpu");
   }
   // The target's own code (with line information) holds what its spin
   // functions measured, less the time inside clock_gettime (libc, vdso).
-  const auto functions = rows_by_name(er_print_json({"-metrics", "e.user:name", "-functions"}, threads()));
+  const auto functions = rows_by_name(er_print_json({"-metrics", "e.totalcpu:name", "-functions"}, threads()));
   double target_functions = 0;
   for (const auto& [name, values] : functions)
-    if (name.rfind("spin_", 0) == 0 || name.rfind("thread_", 0) == 0 || name == "main") target_functions += values.at("e.user").get<double>();
+    if (name.rfind("spin_", 0) == 0 || name.rfind("thread_", 0) == 0 || name == "main") target_functions += values.at("e.totalcpu").get<double>();
   EXPECT_NEAR(target_lines, target_functions, 1e-6);
   // A line row names its function and line.
   bool named = false;
@@ -205,7 +205,7 @@ TEST_F(ErPrintViews, PcsAndLinesAccountForEveryLeafSample) {
 TEST_F(ErPrintViews, SourceAnnotatesEachLineAndMarksTheHotOnes) {
   // The spin functions' loop is burn_cpu, inlined from truth.h: its lines
   // hold the samples.
-  const json source = er_print_json({"-metrics", "e.user:name", "-source", "truth.h"}, threads());
+  const json source = er_print_json({"-metrics", "e.totalcpu:name", "-source", "truth.h"}, threads());
   const auto file_rows = rows_where(source, "kind", "file");
   ASSERT_EQ(file_rows.size(), 1u);
   const auto lines = rows_where(source, "kind", "line");
@@ -219,22 +219,22 @@ TEST_F(ErPrintViews, SourceAnnotatesEachLineAndMarksTheHotOnes) {
     EXPECT_EQ(lines[i].at("name"), text[i]);
   }
   // Its lines carry what -lines gives them; the hottest is marked.
-  const json all_lines = er_print_json({"-metrics", "e.user:name", "-lines"}, threads());
+  const json all_lines = er_print_json({"-metrics", "e.totalcpu:name", "-lines"}, threads());
   double expected = 0;
   for (const json& row : all_lines.at("rows"))
-    if (row.at("file").get<std::string>().ends_with("/truth.h")) expected += value(row, "e.user");
-  EXPECT_NEAR(sum_of(lines, "e.user"), expected, 1e-6);
+    if (row.at("file").get<std::string>().ends_with("/truth.h")) expected += value(row, "e.totalcpu");
+  EXPECT_NEAR(sum_of(lines, "e.totalcpu"), expected, 1e-6);
   EXPECT_GT(expected, 0);
-  const auto hottest = std::max_element(lines.begin(), lines.end(), [](const json& a, const json& b) { return value(a, "e.user") < value(b, "e.user"); });
-  ASSERT_GT(value(*hottest, "e.user"), 0);
+  const auto hottest = std::max_element(lines.begin(), lines.end(), [](const json& a, const json& b) { return value(a, "e.totalcpu") < value(b, "e.totalcpu"); });
+  ASSERT_GT(value(*hottest, "e.totalcpu"), 0);
   EXPECT_EQ(hottest->at("marker"), "## ");
   for (const json& row : lines)
-    EXPECT_EQ(row.at("marker") == "## ", value(row, "e.user") >= 0.75 * value(*hottest, "e.user") && value(row, "e.user") > 0)
+    EXPECT_EQ(row.at("marker") == "## ", value(row, "e.totalcpu") >= 0.75 * value(*hottest, "e.totalcpu") && value(row, "e.totalcpu") > 0)
         << row.dump();
   // -sthresh 100 keeps only the hottest line(s).
-  const json strict = er_print_json({"-metrics", "e.user:name", "-sthresh", "100", "-source", "truth.h"}, threads());
+  const json strict = er_print_json({"-metrics", "e.totalcpu:name", "-sthresh", "100", "-source", "truth.h"}, threads());
   for (const json& row : rows_where(strict, "kind", "line"))
-    EXPECT_EQ(row.at("marker") == "## ", value(row, "e.user") == value(*hottest, "e.user"));
+    EXPECT_EQ(row.at("marker") == "## ", value(row, "e.totalcpu") == value(*hottest, "e.totalcpu"));
 }
 
 TEST_F(ErPrintViews, SourcePathsFindAMovedSourceTree) {
@@ -257,12 +257,12 @@ TEST_F(ErPrintViews, SourcePathsFindAMovedSourceTree) {
 }
 
 TEST_F(ErPrintViews, DisasmAttributesEverySampleOfTheFunctionToItsInstructions) {
-  const json single = er_print_json({"-metrics", "e.user:name", "-fsingle", "spin_b"}, threads());
-  const double exclusive = single.at("records").at(0).at("e.user").get<double>();
-  const json disasm = er_print_json({"-metrics", "e.user:name", "-disasm", "spin_b"}, threads());
+  const json single = er_print_json({"-metrics", "e.totalcpu:name", "-fsingle", "spin_b"}, threads());
+  const double exclusive = single.at("records").at(0).at("e.totalcpu").get<double>();
+  const json disasm = er_print_json({"-metrics", "e.totalcpu:name", "-disasm", "spin_b"}, threads());
   const auto instructions = rows_where(disasm, "kind", "instruction");
   ASSERT_GT(instructions.size(), 3u);
-  EXPECT_NEAR(sum_of(instructions, "e.user"), exclusive, 1e-6);
+  EXPECT_NEAR(sum_of(instructions, "e.totalcpu"), exclusive, 1e-6);
   EXPECT_FALSE(rows_where(disasm, "kind", "source").empty());  // source lines interleaved
   bool has_ret = false;
   for (const json& row : instructions) has_ret = has_ret || row.at("name").get<std::string>().find(":  ret") != std::string::npos;
@@ -282,38 +282,38 @@ TEST_F(ErPrintViews, DisasmAttributesEverySampleOfTheFunctionToItsInstructions) 
 }
 
 TEST_F(ErPrintViews, ThreadListAndThreadSelectAgree) {
-  const json list = er_print_json({"-metrics", "e.user:name", "-thread_list"}, threads());
+  const json list = er_print_json({"-metrics", "e.totalcpu:name", "-thread_list"}, threads());
   ASSERT_EQ(list.at("rows").size(), 4u);
   double sum = 0;
   for (const json& row : list.at("rows")) {
     const std::string number = row.at("thread");
-    const json selected = er_print_json({"-metrics", "e.user:i.user:name", "-thread_select", number, "-functions"}, threads());
-    EXPECT_NEAR(total_of(selected, "e.user"), value(row, "e.user"), 1e-6);
-    sum += value(row, "e.user");
+    const json selected = er_print_json({"-metrics", "e.totalcpu:i.totalcpu:name", "-thread_select", number, "-functions"}, threads());
+    EXPECT_NEAR(total_of(selected, "e.totalcpu"), value(row, "e.totalcpu"), 1e-6);
+    sum += value(row, "e.totalcpu");
     // Each thread ran one spin function: its total is what that function measured.
     const auto rows = rows_by_name(selected);
     int spins = 0;
     for (const char* f : {"spin_main", "spin_a", "spin_b", "spin_c"})
       if (rows.count(f)) {
         ++spins;
-        EXPECT_NEAR(rows.at(f).at("i.user").get<double>(), truth(f), tolerance(truth(f))) << f;
+        EXPECT_NEAR(rows.at(f).at("i.totalcpu").get<double>(), truth(f), tolerance(truth(f))) << f;
       }
     EXPECT_EQ(spins, 1) << selected.dump();
   }
-  const json all = er_print_json({"-metrics", "e.user:name", "-functions"}, threads());
-  EXPECT_NEAR(sum, total_of(all, "e.user"), 1e-6);
+  const json all = er_print_json({"-metrics", "e.totalcpu:name", "-functions"}, threads());
+  EXPECT_NEAR(sum, total_of(all, "e.totalcpu"), 1e-6);
   const ProcessResult bad = run_process({er_print_path(), "-thread_select", "2-x", "-functions", threads().string()});
   EXPECT_NE(bad.err.find("'2-x' is not a thread list"), std::string::npos) << bad.err;
 }
 
 TEST_F(ErPrintViews, CpuSelectPartitionsTheEvents) {
-  const json all = er_print_json({"-metrics", "e.user:name", "-functions"}, threads());
+  const json all = er_print_json({"-metrics", "e.totalcpu:name", "-functions"}, threads());
   double sum = 0;
   for (int cpu = 0; cpu < 64; ++cpu)
-    sum += total_of(er_print_json({"-metrics", "e.user:name", "-cpu_select", std::to_string(cpu), "-functions"}, threads()), "e.user");
-  EXPECT_NEAR(sum, total_of(all, "e.user"), 1e-6);
-  EXPECT_NEAR(total_of(er_print_json({"-metrics", "e.user:name", "-cpu_select", "0-63", "-functions"}, threads()), "e.user"),
-              total_of(all, "e.user"), 1e-6);
+    sum += total_of(er_print_json({"-metrics", "e.totalcpu:name", "-cpu_select", std::to_string(cpu), "-functions"}, threads()), "e.totalcpu");
+  EXPECT_NEAR(sum, total_of(all, "e.totalcpu"), 1e-6);
+  EXPECT_NEAR(total_of(er_print_json({"-metrics", "e.totalcpu:name", "-cpu_select", "0-63", "-functions"}, threads()), "e.totalcpu"),
+              total_of(all, "e.totalcpu"), 1e-6);
 }
 
 TEST_F(ErPrintViews, SamplesCarryTheProcessFiguresAndSelectTheirEvents) {
@@ -321,15 +321,15 @@ TEST_F(ErPrintViews, SamplesCarryTheProcessFiguresAndSelectTheirEvents) {
   const auto& rows = samples.at("rows");
   ASSERT_GE(rows.size(), 5u);  // about 0.6 s of wall time at 0.1 s, plus the end
   double user = 0, system = 0, sampled = 0;
-  const json all = er_print_json({"-metrics", "e.user:name", "-functions"}, threads());
+  const json all = er_print_json({"-metrics", "e.totalcpu:name", "-functions"}, threads());
   for (const json& row : rows) {
     user += value(row, "user");
     system += value(row, "system");
-    const json in_sample = er_print_json({"-metrics", "e.user:name", "-sample_select", row.at("sample").get<std::string>(), "-functions"}, threads());
-    sampled += total_of(in_sample, "e.user");
+    const json in_sample = er_print_json({"-metrics", "e.totalcpu:name", "-sample_select", row.at("sample").get<std::string>(), "-functions"}, threads());
+    sampled += total_of(in_sample, "e.totalcpu");
   }
   // Every event falls in exactly one sample.
-  EXPECT_NEAR(sampled, total_of(all, "e.user"), 1e-6);
+  EXPECT_NEAR(sampled, total_of(all, "e.totalcpu"), 1e-6);
   // The process's own CPU time (rusage user + system: the threads' CPU
   // clocks, which measured the work, count both) across all samples holds
   // what the threads measured of their work.
@@ -353,18 +353,18 @@ TEST_F(ErPrintViews, SamplesCarryTheProcessFiguresAndSelectTheirEvents) {
 }
 
 TEST_F(ErPrintViews, FiltersSelectByThreadTimeAndFunction) {
-  const json by_thread = er_print_json({"-metrics", "e.user:name", "-thread_select", "2", "-functions"}, threads());
-  const json by_expression = er_print_json({"-metrics", "e.user:name", "-filters", "thread in 2", "-functions"}, threads());
-  EXPECT_NEAR(total_of(by_expression, "e.user"), total_of(by_thread, "e.user"), 1e-6);
-  const json all = er_print_json({"-metrics", "e.user:i.user:name", "-functions"}, threads());
-  const json whole_run = er_print_json({"-metrics", "e.user:name", "-filters", "time in 0-1000", "-functions"}, threads());
-  EXPECT_NEAR(total_of(whole_run, "e.user"), total_of(all, "e.user"), 1e-6);
-  const json none = er_print_json({"-metrics", "e.user:name", "-filters", "time >= 1000", "-functions"}, threads());
-  EXPECT_EQ(total_of(none, "e.user"), 0);
-  const json on_stack = er_print_json({"-metrics", "e.user:name", "-filters", "function == thread_b", "-functions"}, threads());
-  EXPECT_NEAR(total_of(on_stack, "e.user"), rows_by_name(all).at("thread_b").at("i.user").get<double>(), 1e-6);
+  const json by_thread = er_print_json({"-metrics", "e.totalcpu:name", "-thread_select", "2", "-functions"}, threads());
+  const json by_expression = er_print_json({"-metrics", "e.totalcpu:name", "-filters", "thread in 2", "-functions"}, threads());
+  EXPECT_NEAR(total_of(by_expression, "e.totalcpu"), total_of(by_thread, "e.totalcpu"), 1e-6);
+  const json all = er_print_json({"-metrics", "e.totalcpu:i.totalcpu:name", "-functions"}, threads());
+  const json whole_run = er_print_json({"-metrics", "e.totalcpu:name", "-filters", "time in 0-1000", "-functions"}, threads());
+  EXPECT_NEAR(total_of(whole_run, "e.totalcpu"), total_of(all, "e.totalcpu"), 1e-6);
+  const json none = er_print_json({"-metrics", "e.totalcpu:name", "-filters", "time >= 1000", "-functions"}, threads());
+  EXPECT_EQ(total_of(none, "e.totalcpu"), 0);
+  const json on_stack = er_print_json({"-metrics", "e.totalcpu:name", "-filters", "function == thread_b", "-functions"}, threads());
+  EXPECT_NEAR(total_of(on_stack, "e.totalcpu"), rows_by_name(all).at("thread_b").at("i.totalcpu").get<double>(), 1e-6);
   // Views other than -functions honour the filter too.
-  const json tree = er_print_json({"-metrics", "i.user:name", "-filters", "function == thread_b", "-calltree"}, threads());
+  const json tree = er_print_json({"-metrics", "i.totalcpu:name", "-filters", "function == thread_b", "-calltree"}, threads());
   for (const json& row : tree.at("rows"))
     EXPECT_TRUE(row.at("name") != "spin_a" && row.at("name") != "spin_main") << row.dump();
   const ProcessResult bad = run_process({er_print_path(), "-filters", "colour == red", "-functions", threads().string()});
@@ -373,15 +373,15 @@ TEST_F(ErPrintViews, FiltersSelectByThreadTimeAndFunction) {
 
 TEST_F(ErPrintViews, InlinedFunctionsBecomeTheirOwnFrames) {
   // burn_cpu (truth.h, static inline) is inlined into each spin function.
-  const auto plain = rows_by_name(er_print_json({"-metrics", "e.user:i.user:name", "-functions"}, threads()));
+  const auto plain = rows_by_name(er_print_json({"-metrics", "e.totalcpu:i.totalcpu:name", "-functions"}, threads()));
   EXPECT_EQ(plain.count("burn_cpu"), 0u);
-  const auto inlined = rows_by_name(er_print_json({"-inline", "on", "-metrics", "e.user:i.user:name", "-functions"}, threads()));
+  const auto inlined = rows_by_name(er_print_json({"-inline", "on", "-metrics", "e.totalcpu:i.totalcpu:name", "-functions"}, threads()));
   ASSERT_EQ(inlined.count("burn_cpu"), 1u);
-  EXPECT_NEAR(inlined.at("spin_b").at("i.user").get<double>(), plain.at("spin_b").at("i.user").get<double>(), 1e-6);
-  EXPECT_NEAR(inlined.at("<Total>").at("e.user").get<double>(), plain.at("<Total>").at("e.user").get<double>(), 1e-6);
-  const json cs = er_print_json({"-inline", "on", "-metrics", "a.user:name", "-csingle", "burn_cpu"}, threads());
+  EXPECT_NEAR(inlined.at("spin_b").at("i.totalcpu").get<double>(), plain.at("spin_b").at("i.totalcpu").get<double>(), 1e-6);
+  EXPECT_NEAR(inlined.at("<Total>").at("e.totalcpu").get<double>(), plain.at("<Total>").at("e.totalcpu").get<double>(), 1e-6);
+  const json cs = er_print_json({"-inline", "on", "-metrics", "a.totalcpu:name", "-csingle", "burn_cpu"}, threads());
   std::map<std::string, double> callers;
-  for (const json& c : cs.at("rows").at(0).at("callers")) callers[c.at("name")] = value(c, "a.user");
+  for (const json& c : cs.at("rows").at(0).at("callers")) callers[c.at("name")] = value(c, "a.totalcpu");
   for (const char* f : {"spin_main", "spin_a", "spin_b", "spin_c"}) {
     ASSERT_EQ(callers.count(f), 1u) << f;
     EXPECT_NEAR(callers.at(f), truth(f), tolerance(truth(f))) << f;  // the spin function's time is its loop's
@@ -402,7 +402,7 @@ TEST_F(ErPrintViews, ObjectListAndStatistics) {
   EXPECT_EQ(total.at("name"), "<Total>");
   EXPECT_EQ(total.at("events").get<double>(), e.at("events").get<double>());
   // Clock events: one per tick, 10 ms each (overruns credit more per event).
-  const double seconds = total_of(er_print_json({"-metrics", "e.user:name", "-functions"}, threads()), "e.user");
+  const double seconds = total_of(er_print_json({"-metrics", "e.totalcpu:name", "-functions"}, threads()), "e.totalcpu");
   EXPECT_LE(e.at("events").get<double>() * 0.01, seconds + 1e-6);
 }
 
@@ -410,7 +410,7 @@ TEST_F(ErPrintViews, TextTitlesAreNotCut) {
   const ProcessResult r = run_process({er_print_path(), "-samples", threads().string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Involuntary Switches"), std::string::npos) << r.out;
-  const ProcessResult tree = run_process({er_print_path(), "-metrics", "i.user:name", "-calltree", threads().string()});
+  const ProcessResult tree = run_process({er_print_path(), "-metrics", "i.totalcpu:name", "-calltree", threads().string()});
   EXPECT_NE(tree.out.find("    spin_b"), std::string::npos) << tree.out;  // indented by depth
 }
 
@@ -426,10 +426,10 @@ TEST(ErPrintSeveralExperiments, AggregatedAndComparedSideBySide) {
   const Collection b = collect(dir_b, {"-p", "on"}, "threads_target", {"0.6"});
   ASSERT_EQ(a.run.exit_code, 0) << a.run.err;
   ASSERT_EQ(b.run.exit_code, 0) << b.run.err;
-  const auto own_a = rows_by_name(er_print_json({"-metrics", "e.user:name", "-functions"}, a.experiment));
-  const auto own_b = rows_by_name(er_print_json({"-metrics", "e.user:name", "-functions"}, b.experiment));
+  const auto own_a = rows_by_name(er_print_json({"-metrics", "e.totalcpu:name", "-functions"}, a.experiment));
+  const auto own_b = rows_by_name(er_print_json({"-metrics", "e.totalcpu:name", "-functions"}, b.experiment));
   auto both = [&](std::vector<std::string> args) {
-    std::vector<std::string> argv{(bin_dir() / "er_print").string(), "--format=json", "-metrics", "e.user:name"};
+    std::vector<std::string> argv{(bin_dir() / "er_print").string(), "--format=json", "-metrics", "e.totalcpu:name"};
     argv.insert(argv.end(), args.begin(), args.end());
     argv.push_back(a.experiment.string());
     argv.push_back(b.experiment.string());
@@ -438,22 +438,22 @@ TEST(ErPrintSeveralExperiments, AggregatedAndComparedSideBySide) {
     return nlohmann::json::parse(r.out);
   };
   auto own = [](const std::map<std::string, nlohmann::json>& rows, const std::string& name) {
-    return rows.count(name) ? rows.at(name).at("e.user").get<double>() : 0.0;
+    return rows.count(name) ? rows.at(name).at("e.totalcpu").get<double>() : 0.0;
   };
   // Aggregated: the sum of both.
   const auto sum = rows_by_name(both({"-functions"}));
-  EXPECT_NEAR(sum.at("<Total>").at("e.user").get<double>(), own(own_a, "<Total>") + own(own_b, "<Total>"), 1e-6);
-  EXPECT_NEAR(sum.at("spin_b").at("e.user").get<double>(), own(own_a, "spin_b") + own(own_b, "spin_b"), 1e-6);
+  EXPECT_NEAR(sum.at("<Total>").at("e.totalcpu").get<double>(), own(own_a, "<Total>") + own(own_b, "<Total>"), 1e-6);
+  EXPECT_NEAR(sum.at("spin_b").at("e.totalcpu").get<double>(), own(own_a, "spin_b") + own(own_b, "spin_b"), 1e-6);
   // Side by side, as differences, as ratios.
   const auto on = rows_by_name(both({"-compare", "on", "-functions"}));
   const auto delta = rows_by_name(both({"-compare", "delta", "-functions"}));
   const auto ratio = rows_by_name(both({"-compare", "ratio", "-functions"}));
   for (const char* f : {"<Total>", "spin_main", "spin_a", "spin_b", "spin_c"}) {
-    EXPECT_NEAR(on.at(f).at("1:e.user").get<double>(), own(own_a, f), 1e-6) << f;
-    EXPECT_NEAR(on.at(f).at("2:e.user").get<double>(), own(own_b, f), 1e-6) << f;
-    EXPECT_NEAR(delta.at(f).at("1:e.user").get<double>(), own(own_a, f), 1e-6) << f;
-    EXPECT_NEAR(delta.at(f).at("2:e.user").get<double>(), own(own_b, f) - own(own_a, f), 1e-6) << f;
-    if (own(own_a, f) > 0) EXPECT_NEAR(ratio.at(f).at("2:e.user").get<double>(), own(own_b, f) / own(own_a, f), 1e-6) << f;
+    EXPECT_NEAR(on.at(f).at("1:e.totalcpu").get<double>(), own(own_a, f), 1e-6) << f;
+    EXPECT_NEAR(on.at(f).at("2:e.totalcpu").get<double>(), own(own_b, f), 1e-6) << f;
+    EXPECT_NEAR(delta.at(f).at("1:e.totalcpu").get<double>(), own(own_a, f), 1e-6) << f;
+    EXPECT_NEAR(delta.at(f).at("2:e.totalcpu").get<double>(), own(own_b, f) - own(own_a, f), 1e-6) << f;
+    if (own(own_a, f) > 0) EXPECT_NEAR(ratio.at(f).at("2:e.totalcpu").get<double>(), own(own_b, f) / own(own_a, f), 1e-6) << f;
   }
   // The second run did twice the work: spin_b's ratio is about 2, within
   // what sampling both runs at 10 ms allows (relative errors add up).
@@ -461,7 +461,7 @@ TEST(ErPrintSeveralExperiments, AggregatedAndComparedSideBySide) {
   const double truth_b = b.truth.at("functions").at("spin_b").get<double>();
   const double truth_ratio = truth_b / truth_a;
   const double relative = sampling_tolerance(truth_a, 0.01) / truth_a + sampling_tolerance(truth_b, 0.01) / truth_b;
-  EXPECT_NEAR(ratio.at("spin_b").at("2:e.user").get<double>(), truth_ratio, truth_ratio * relative);
+  EXPECT_NEAR(ratio.at("spin_b").at("2:e.totalcpu").get<double>(), truth_ratio, truth_ratio * relative);
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ fs::path forking_experiment(const TempDir& dir) {
 }
 
 std::map<std::string, nlohmann::json> functions(const fs::path& experiment) {
-  return rows_by_name(er_print_json({"-metrics", "e.user:name", "-functions"}, experiment));
+  return rows_by_name(er_print_json({"-metrics", "e.totalcpu:name", "-functions"}, experiment));
 }
 
 TEST(ErTools, CopyMoveAndRemoveAnExperimentWithItsDescendants) {

@@ -90,7 +90,7 @@ std::map<std::string, double> folded_leaves(const fs::path& file, double* total)
 }
 
 TEST_F(ErPrintExport, FoldedTotalsPerLeafAreTheExclusiveMetric) {
-  for (const std::string metric : {"user", "sync"}) {
+  for (const std::string metric : {"totalcpu", "sync"}) {
     export_to({"-metrics", "e." + metric + ":name"}, "folded", out(metric + ".folded"));
     double total = 0;
     const auto leaves = folded_leaves(out(metric + ".folded"), &total);
@@ -104,14 +104,14 @@ TEST_F(ErPrintExport, FoldedTotalsPerLeafAreTheExclusiveMetric) {
     for (const auto& [leaf, ns] : leaves) EXPECT_TRUE(shown.count(leaf)) << leaf;
   }
   // Threads selected the way the views select them: the thread's total.
-  const json threads = er_print_json({"-metrics", "e.user:name", "-thread_list"}, experiment());
+  const json threads = er_print_json({"-metrics", "e.totalcpu:name", "-thread_list"}, experiment());
   for (const json& row : threads.at("rows")) {
     const std::string thread = row.at("thread").is_string() ? row.at("thread").get<std::string>() : row.at("thread").dump();
     const fs::path file = out("thread" + thread + ".folded");
-    export_to({"-metrics", "e.user:name", "-thread_select", thread}, "folded", file);
+    export_to({"-metrics", "e.totalcpu:name", "-thread_select", thread}, "folded", file);
     double total = 0;
     folded_leaves(file, &total);
-    expect_same_seconds(total, value(row, "e.user"), "thread " + thread);
+    expect_same_seconds(total, value(row, "e.totalcpu"), "thread " + thread);
   }
 }
 
@@ -119,13 +119,13 @@ TEST_F(ErPrintExport, PprofReadsBackWithTheSameTotals) {
   const ProcessResult which = run_process({"sh", "-c", "command -v go"});
   if (which.exit_code != 0) GTEST_SKIP() << "go (Debian golang-go) is not installed: the pprof export is not read back";
   const fs::path file = out("profile.pb.gz");
-  export_to({"-metrics", "e.user:e.sync:e.heapallocbytes:name"}, "pprof", file);
+  export_to({"-metrics", "e.totalcpu:e.sync:e.heapallocbytes:name"}, "pprof", file);
   const std::map<std::string, std::string> env = {{"HOME", dir_->path().string()},
                                                   {"GOCACHE", (dir_->path() / "gocache").string()}};
   const ProcessResult raw = run_process({"go", "tool", "pprof", "-raw", file.string()}, env, "", 120);
   ASSERT_EQ(raw.exit_code, 0) << raw.err;
   // -raw: "PeriodType: ...", "Samples:", a header naming each sample type
-  // ("user/nanoseconds sync/nanoseconds ..."), then per sample its values
+  // ("totalcpu/nanoseconds sync/nanoseconds ..."), then per sample its values
   // before ": " and its location ids.
   std::istringstream in(raw.out);
   std::string line;
@@ -139,7 +139,7 @@ TEST_F(ErPrintExport, PprofReadsBackWithTheSameTotals) {
     if (!in_samples) continue;
     if (line.rfind("Locations", 0) == 0) break;
     if (!header_seen) {
-      EXPECT_NE(line.find("user/nanoseconds"), std::string::npos) << line;
+      EXPECT_NE(line.find("totalcpu/nanoseconds"), std::string::npos) << line;
       EXPECT_NE(line.find("sync/nanoseconds"), std::string::npos) << line;
       EXPECT_NE(line.find("heapallocbytes/bytes"), std::string::npos) << line;
       header_seen = true;
@@ -152,15 +152,15 @@ TEST_F(ErPrintExport, PprofReadsBackWithTheSameTotals) {
     for (size_t i = 0; i < 3 && values >> v; ++i) sums[i] += v;
   }
   ASSERT_TRUE(header_seen) << raw.out;
-  const json shown = er_print_json({"-metrics", "e.user:e.sync:e.heapallocbytes:name", "-functions"}, experiment());
-  expect_same_seconds(sums[0], total_of(shown, "e.user"), "user");
+  const json shown = er_print_json({"-metrics", "e.totalcpu:e.sync:e.heapallocbytes:name", "-functions"}, experiment());
+  expect_same_seconds(sums[0], total_of(shown, "e.totalcpu"), "totalcpu");
   expect_same_seconds(sums[1], total_of(shown, "e.sync"), "sync");
   EXPECT_DOUBLE_EQ(sums[2], total_of(shown, "e.heapallocbytes"));
 
   // -top: the functions pprof ranks first by flat user time, with the value er_print shows.
-  const ProcessResult top = run_process({"go", "tool", "pprof", "-top", "-sample_index=user", "-unit=ns", file.string()}, env, "", 120);
+  const ProcessResult top = run_process({"go", "tool", "pprof", "-top", "-sample_index=totalcpu", "-unit=ns", file.string()}, env, "", 120);
   ASSERT_EQ(top.exit_code, 0) << top.err;
-  const auto user = functions("user");
+  const auto user = functions("totalcpu");
   std::istringstream rows(top.out);
   size_t checked = 0;
   while (std::getline(rows, line)) {
@@ -181,7 +181,7 @@ TEST_F(ErPrintExport, PprofReadsBackWithTheSameTotals) {
 
 TEST_F(ErPrintExport, ChromeTraceHasEachThreadsEvents) {
   const fs::path file = out("trace.json");
-  export_to({"-metrics", "e.user:e.sync:e.heapallocbytes:name"}, "chrome", file);
+  export_to({"-metrics", "e.totalcpu:e.sync:e.heapallocbytes:name"}, "chrome", file);
   const json trace = json::parse(read_text(file));
   std::map<uint64_t, uint64_t> events_of_tid;
   std::map<uint64_t, double> sync_of_tid;
@@ -195,7 +195,7 @@ TEST_F(ErPrintExport, ChromeTraceHasEachThreadsEvents) {
     ++events_of_tid[e.at("tid").get<uint64_t>()];
     if (ph == "X") sync_of_tid[e.at("tid").get<uint64_t>()] += e.at("dur").get<double>() * 1000;
   }
-  const json threads = er_print_json({"-metrics", "e.user:e.sync:name", "-thread_list"}, experiment());
+  const json threads = er_print_json({"-metrics", "e.totalcpu:e.sync:name", "-thread_list"}, experiment());
   ASSERT_EQ(threads.at("rows").size(), 4u);
   for (const json& row : threads.at("rows")) {
     const auto tid = static_cast<uint64_t>(number(row.at("tid")));
@@ -210,7 +210,7 @@ TEST_F(ErPrintExport, ChromeTraceHasEachThreadsEvents) {
 
 TEST_F(ErPrintExport, SpeedscopeProfilesAddUpToTheTotals) {
   const fs::path file = out("profile.speedscope.json");
-  export_to({"-metrics", "e.user:e.sync:name"}, "speedscope", file);
+  export_to({"-metrics", "e.totalcpu:e.sync:name"}, "speedscope", file);
   const json doc = json::parse(read_text(file));
   EXPECT_EQ(doc.at("$schema"), "https://www.speedscope.app/file-format-schema.json");
   const size_t frames = doc.at("shared").at("frames").size();
@@ -246,8 +246,8 @@ TEST_F(ErPrintExport, SpeedscopeProfilesAddUpToTheTotals) {
       EXPECT_TRUE(open.empty());
     }
   }
-  const json shown = er_print_json({"-metrics", "e.user:e.syncn:name", "-functions"}, experiment());
-  expect_same_seconds(sampled, total_of(shown, "e.user"), "user");
+  const json shown = er_print_json({"-metrics", "e.totalcpu:e.syncn:name", "-functions"}, experiment());
+  expect_same_seconds(sampled, total_of(shown, "e.totalcpu"), "totalcpu");
   EXPECT_GT(evented, 0u);
   EXPECT_EQ(static_cast<double>(calls), total_of(shown, "e.syncn"));
 }

@@ -53,7 +53,7 @@ double total_user_seconds(const ProcessResult& functions_json) {
   try {
     const nlohmann::json view = nlohmann::json::parse(functions_json.out);
     for (const auto& row : view.at("rows"))
-      if (row.at("name") == "<Total>") return row.at("values").at("e.user").get<double>();
+      if (row.at("name") == "<Total>") return row.at("values").at("e.totalcpu").get<double>();
   } catch (const std::exception&) {
   }
   return -1;

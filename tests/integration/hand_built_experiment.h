@@ -33,7 +33,7 @@ inline constexpr uint64_t kBlockBytes = 64 * 1024;
 ProcessResult run_tool(const std::string& tool, const std::vector<std::string>& args,
                        const std::map<std::string, std::string>& env = {});
 
-// er_print --format=json -functions: <Total>'s e.user (seconds), or -1.
+// er_print --format=json -functions: <Total>'s e.totalcpu (seconds), or -1.
 double total_user_seconds(const ProcessResult& functions_json);
 
 }  // namespace lumen::test

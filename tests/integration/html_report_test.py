@@ -70,7 +70,7 @@ def check_data(bin_dir, experiment, report):
     for lane in data["timeline"]["lanes"]:
         row = next(r for r in threads["rows"] if r["tid"] in (lane["tid"], str(lane["tid"])))
         cpu = sum(v for _, v in lane["series"].get("clock", []))
-        check(abs(cpu / 1e9 - row["values"]["e.user"]) <= 1e-6, f"lane {lane['tid']} CPU {cpu} vs {row}")
+        check(abs(cpu / 1e9 - row["values"]["e.totalcpu"]) <= 1e-6, f"lane {lane['tid']} CPU {cpu} vs {row}")
     # Nothing in the report comes from the network.
     for name in os.listdir(report):
         with open(os.path.join(report, name), errors="replace") as f:
@@ -131,10 +131,10 @@ def check_browser(bin_dir, experiment, report, compare_report, artifacts):
         for (name, values), row in zip(cells, shown["rows"]):
             check(name == row["name"] and values == row["values"], f"row {name}: {values} vs {row}")
         # Sorting by exclusive user time, then searching.
-        driver.find_element(By.CSS_SELECTOR, "#function-table th[title='e.user']").click()
+        driver.find_element(By.CSS_SELECTOR, "#function-table th[title='e.totalcpu']").click()
         order = driver.execute_script("return Array.from(document.querySelectorAll('#function-table tr')).slice(2)"
-                                      ".map(r => parseFloat(r.querySelector(\"td[data-spec='e.user']\").dataset.value))")
-        check(order == sorted(order, reverse=True), f"sorted by e.user: {order}")
+                                      ".map(r => parseFloat(r.querySelector(\"td[data-spec='e.totalcpu']\").dataset.value))")
+        check(order == sorted(order, reverse=True), f"sorted by e.totalcpu: {order}")
         driver.find_element(By.ID, "function-search").send_keys("spin_")
         visible = [r.get_attribute("data-name") for r in section.find_elements(By.CSS_SELECTOR, "tr[data-name]") if r.is_displayed()]
         check(sorted(visible) == ["spin_a", "spin_b", "spin_c", "spin_main"], f"search shows {visible}")

@@ -33,7 +33,7 @@ bool log_has_end(const std::filesystem::path& experiment);
 // er_print --format=json <args> EXPERIMENT; fails the test on a non-zero exit.
 nlohmann::json er_print_json(const std::vector<std::string>& args, const std::filesystem::path& experiment);
 
-// Rows of a functions-like view by name: name -> {"e.user": ..., ...}.
+// Rows of a functions-like view by name: name -> {"e.totalcpu": ..., ...}.
 std::map<std::string, nlohmann::json> rows_by_name(const nlohmann::json& view);
 
 // What a sampling profiler can honestly promise for `truth` seconds of

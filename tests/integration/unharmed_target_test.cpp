@@ -153,13 +153,13 @@ TEST(UnharmedTarget, RawCloseRangeLosesNothing) {
   EXPECT_EQ(c.run.out, plain.out);
   EXPECT_TRUE(log_has_end(c.experiment));
   const auto rows = rows_by_name(
-      er_print_json({"-metrics", "i.heapalloccnt:i.user:name", "-functions"}, c.experiment));
+      er_print_json({"-metrics", "i.heapalloccnt:i.totalcpu:name", "-functions"}, c.experiment));
   ASSERT_TRUE(rows.count("allocate_after_close"));
   EXPECT_EQ(rows.at("allocate_after_close").at("i.heapalloccnt").get<double>(), kAllocations);
   for (const char* work : {"work_before_close", "work_after_close"}) {
     ASSERT_TRUE(rows.count(work)) << work;
     const double truth = c.truth.at("functions").at(work).get<double>();
-    EXPECT_NEAR(rows.at(work).at("i.user").get<double>(), truth, sampling_tolerance(truth, 0.01)) << work;
+    EXPECT_NEAR(rows.at(work).at("i.totalcpu").get<double>(), truth, sampling_tolerance(truth, 0.01)) << work;
   }
 }
 
@@ -170,7 +170,7 @@ TEST(UnharmedTarget, CollectorFramesNeverShowInUserData) {
   TempDir dir;
   const Collection c = collect(dir, {"-p", "hi", "-H", "on"}, "unharmed_target", {"fork_alloc", "40"});
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
-  const auto functions = er_print_json({"-metrics", "i.user:i.heapalloccnt:name", "-functions"}, c.experiment);
+  const auto functions = er_print_json({"-metrics", "i.totalcpu:i.heapalloccnt:name", "-functions"}, c.experiment);
   ASSERT_TRUE(rows_by_name(functions).count("allocate_without_pause")) << functions.dump();
   for (const auto& row : functions.at("rows")) {
     const std::string name = row.at("name").get<std::string>();

@@ -74,7 +74,7 @@ TEST_F(Plan, ProfileOptionsBecomeCanonical) {
   ASSERT_EQ(plan.plugins.size(), 1u);
   const collect::PlannedPlugin& clock = plan.plugins[0];
   EXPECT_EQ(clock.name, "clock");
-  EXPECT_EQ(clock.version, "1.0");
+  EXPECT_EQ(clock.version, "1.1");
   EXPECT_EQ(clock.data_file, "profile");
   EXPECT_EQ(clock.collector_path, kClockCollector);
   EXPECT_EQ(clock.options, (Options{{"interval", "5000000"}}));
@@ -146,7 +146,7 @@ TEST_F(Plan, WritesTheRuntimePlan) {
   collect::write_runtime_plan(plan, dir_ / "collector.plan");
   EXPECT_EQ(read_text(dir_ / "collector.plan"),
             "lumen-plan 2\nprofile " + (dir_ / "plan.yaml").string() +
-                "\nfollow on\nsamples 1000000000\norigin_ns 0\narchive on\nplugin clock 1.0 profile " +
+                "\nfollow on\nsamples 1000000000\norigin_ns 0\narchive on\nplugin clock 1.1 profile " +
                 kClockCollector.string() + "\noption interval 1000000\n");
   EXPECT_THROW(collect::write_runtime_plan(plan, dir_ / "missing" / "collector.plan"), std::runtime_error);
 }
@@ -205,8 +205,10 @@ TEST(PluginCatalog, LoadsTheClockPlugin) {
   const host::AnalysisHalf analysis = host::load_analysis_half(kClockAnalysis);
   ASSERT_NE(analysis.descriptor, nullptr);
   EXPECT_STREQ(analysis.descriptor->name, "clock");
-  ASSERT_EQ(analysis.descriptor->metric_count, 1u);
-  EXPECT_STREQ(analysis.descriptor->metrics[0].keyword, "user");
+  ASSERT_EQ(analysis.descriptor->metric_count, 3u);
+  EXPECT_STREQ(analysis.descriptor->metrics[0].keyword, "totalcpu");
+  EXPECT_STREQ(analysis.descriptor->metrics[1].keyword, "user");
+  EXPECT_STREQ(analysis.descriptor->metrics[2].keyword, "system");
 }
 
 TEST(PluginCatalog, SharedObjectWithoutAFactoryIsNamed) {

@@ -15,7 +15,8 @@
 # wall time on a shared 2-CPU machine. CPU columns: the
 # target's own CLOCK_PROCESS_CPUTIME_ID at exit (handler time of an
 # in-process collector included) and the CPU time the profiler reports for it
-# (lumen: er_print <Total> e.user; gprofng: <Total> e.totalcpu; perf: the
+# (lumen: er_print <Total> e.totalcpu, or e.user of a build from before the
+# user/system split; gprofng: <Total> e.totalcpu; perf: the
 # cpu-clock event count). It reports figures and never judges them.
 #
 # Progress goes to stderr, the table to stdout; the targets' own output is
@@ -120,8 +121,11 @@ while IFS=$'\t' read -r config r _ _; do
   value=""
   case $config in
     lumen_on | lumen_hi)
-      value=$("$er_print" --format=csv -metrics e.user:name -functions "$work/$config.$r.er" </dev/null 2>/dev/null |
-        awk -F, '$2 == "<Total>" { print $1; exit }') || true ;;
+      for metric in totalcpu user; do
+        value=$("$er_print" --format=csv -metrics "e.$metric:name" -functions "$work/$config.$r.er" </dev/null 2>/dev/null |
+          awk -F, '$2 == "<Total>" { print $1; exit }') || true
+        [[ -n $value ]] && break
+      done ;;
     gprofng_on | gprofng_hi)
       value=$(gprofng display text -metrics e.totalcpu:name -functions "$work/$config.$r.er" </dev/null 2>/dev/null |
         awk '$NF == "<Total>" { print $1; exit }') || true ;;

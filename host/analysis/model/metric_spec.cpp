@@ -101,9 +101,15 @@ SortKey parse_sort_spec(const std::string& spec, const MetricRegistry& registry)
 }
 
 std::string default_metric_spec(const MetricRegistry& registry) {
+  // gprofng's rc file shows the CPU time as Total CPU Time and hides its
+  // parts (`dmetrics ei%.totalcpu`, `i!.user:e!.user`, `i!system:e!.system`).
+  const auto cpu_part = [&](const MetricDef& m) {
+    return (m.keyword == "user" || m.keyword == "system") && registry.find("totalcpu");
+  };
   std::string spec;
   for (const MetricDef& m : registry.metrics()) {
     if (!m.split_of.empty() && !registry.find(m.split_of)) continue;  // nothing to split here
+    if (cpu_part(m)) continue;
     const std::string visibility = m.ratio_of ? "." : ".%";
     if (m.flavors & LUMEN_FLAVOR_EXCLUSIVE) spec += "e" + visibility + m.keyword + ":";
     if (m.flavors & LUMEN_FLAVOR_INCLUSIVE) spec += "i" + visibility + m.keyword + ":";

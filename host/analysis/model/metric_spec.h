@@ -47,7 +47,8 @@ std::string flavor_word(Flavor flavor);  // "Exclusive", ...
 
 // The metrics a view shows by default: e.%M:i.%M for every metric M
 // (e.M:i.M for a derived ratio, which has no percentage), but for split
-// metrics whose sampled metric no experiment has.
+// metrics whose sampled metric no experiment has, and for the parts of
+// Total CPU Time (user, system), which gprofng too shows only on request.
 std::string default_metric_spec(const MetricRegistry& registry);
 
 }  // namespace lumen::analysis

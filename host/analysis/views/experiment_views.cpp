@@ -1,6 +1,8 @@
 #include "experiment_views.h"
 
 #include <cstdio>
+#include <optional>
+#include <utility>
 
 #include "experiment_metadata.h"
 #include "hex_text.h"
@@ -51,6 +53,43 @@ lumen_sample_record summed(const Experiment& e) {
   for (const Sample& s : e.samples().samples())
     for (const Figure& f : kFigures) sum.*f.field += s.delta.*f.field;
   return sum;
+}
+
+std::string titled(const char* title, lumen_metric_unit unit) {
+  return title + std::string(unit == LUMEN_UNIT_NANOSECONDS ? " (sec.)" : "");
+}
+
+// The process figures from start to end, labelled as the process's own so
+// they read apart from the metric totals beside them.
+void add_process_figures(Record& r, const lumen_sample_record& sum) {
+  for (const Figure& f : kFigures) {
+    const bool cpu = f.field == &lumen_sample_record::user_ns || f.field == &lumen_sample_record::system_ns;
+    r.add_number(f.key, titled((std::string(f.title) + (cpu ? " of the process" : "")).c_str(), f.unit),
+                 shown(f.unit, sum.*f.field), {f.unit});
+  }
+  r.add_number("totalcpu", "Total CPU Time of the process (sec.)", shown(LUMEN_UNIT_NANOSECONDS, sum.user_ns + sum.system_ns),
+               {LUMEN_UNIT_NANOSECONDS});
+}
+
+// The CPU-time metrics' <Total> beside the process's own figures (its
+// rusage, which counts every thread from start to end, sampled or not):
+// what share of the process's user, system and total CPU time the
+// samples account for.
+void add_cpu_comparison(Record& r, const lumen_sample_record& sum, const Values& totals, const MetricRegistry& registry,
+                        bool with_totals) {
+  const std::pair<const char*, uint64_t> figures[] = {
+      {"user", sum.user_ns}, {"system", sum.system_ns}, {"totalcpu", sum.user_ns + sum.system_ns}};
+  for (const auto& [keyword, process_ns] : figures) {
+    const std::optional<size_t> m = registry.find(keyword);
+    if (!m) continue;
+    const MetricDef& def = registry.metrics()[*m];
+    const double profiled = registry.value_of(*m, totals);
+    if (with_totals)
+      r.add_number(std::string("total.") + keyword, "<Total> " + titled(def.title.c_str(), def.unit),
+                   shown_value(def, profiled), {def.unit});
+    r.add_number(std::string("profiled.") + keyword, "<Total> " + def.title + " / the process's (%)",
+                 process_ns == 0 ? 0.0 : 100.0 * profiled / static_cast<double>(process_ns), {LUMEN_UNIT_COUNT, true});
+  }
 }
 
 Values experiment_totals(const StackProfile& profile, uint32_t experiment, uint64_t* events) {
@@ -158,30 +197,29 @@ Document overview(const Experiments& experiments, const StackProfile& profile, c
     r.heading = experiment.path().string();
     const lumen_sample_record sum = summed(experiment);
     r.add_number("samples", "Samples", static_cast<double>(experiment.samples().samples().size()));
-    for (const Figure& f : kFigures)
-      r.add_number(f.key, f.title + std::string(f.unit == LUMEN_UNIT_NANOSECONDS ? " (sec.)" : ""),
-                   shown(f.unit, sum.*f.field), {f.unit});
+    add_process_figures(r, sum);
     uint64_t events = 0;
     const Values totals = experiment_totals(profile, static_cast<uint32_t>(e), &events);
     r.add_number("events", "Events selected", static_cast<double>(events));
     for (size_t m = 0; m < registry.size(); ++m) {
       const MetricDef& def = registry.metrics()[m];
-      r.add_number("total." + def.keyword, def.title + (def.unit == LUMEN_UNIT_NANOSECONDS ? " (sec.)" : ""),
+      r.add_number("total." + def.keyword, "<Total> " + titled(def.title.c_str(), def.unit),
                    shown_value(def, registry.value_of(m, totals)), {def.unit});
     }
+    add_cpu_comparison(r, sum, totals, registry, false);
     records.push_back(std::move(r));
   }
   return record_document("overview", "Overview", std::move(records));
 }
 
-Document statistics(const Experiments& experiments, const StackProfile& profile) {
+Document statistics(const Experiments& experiments, const StackProfile& profile, const MetricRegistry& registry) {
   std::vector<Record> records;
   for (size_t e = 0; e < experiments.size(); ++e) {
     const Experiment& experiment = *experiments[e];
     Record r;
     r.heading = experiment.path().string();
     uint64_t events = 0;
-    experiment_totals(profile, static_cast<uint32_t>(e), &events);
+    const Values totals = experiment_totals(profile, static_cast<uint32_t>(e), &events);
     uint64_t stacks = 0;
     for (const UniqueStack& s : profile.stacks()) stacks += s.experiment == e;
     r.add_number("events", "Events selected", static_cast<double>(events));
@@ -192,9 +230,8 @@ Document statistics(const Experiments& experiments, const StackProfile& profile)
     r.add_number("load_objects", "Load objects mapped", static_cast<double>(experiment.loadobjects().objects().size()));
     r.add_number("sample_points", "Sample points", static_cast<double>(experiment.samples().points().size()));
     const lumen_sample_record sum = summed(experiment);
-    for (const Figure& f : kFigures)
-      r.add_number(f.key, f.title + std::string(f.unit == LUMEN_UNIT_NANOSECONDS ? " (sec.)" : ""),
-                   shown(f.unit, sum.*f.field), {f.unit});
+    add_process_figures(r, sum);
+    add_cpu_comparison(r, sum, totals, registry, true);
     for (const YAML::Node& entry : experiment.log())
       if (entry["event"] && entry["event"].as<std::string>() == metadata::log_event::kEnd)
         r.add_number("dropped_records", "Records dropped", entry["dropped_records"].as<double>(0));

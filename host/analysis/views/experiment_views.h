@@ -8,6 +8,8 @@
 //   -statistics    per experiment and in total: events, unique stacks,
 //                  threads, data files, load objects, and the process
 //                  figures (CPU, faults, switches, I/O) from start to end.
+// Both compare the <Total> of user, system and total CPU time with the
+// process's own rusage figures (as a percentage of them).
 #pragma once
 
 #include <memory>
@@ -31,6 +33,6 @@ ViewTable samples_view(const Experiments& experiments);
 
 Document overview(const Experiments& experiments, const StackProfile& profile, const MetricRegistry& registry);
 
-Document statistics(const Experiments& experiments, const StackProfile& profile);
+Document statistics(const Experiments& experiments, const StackProfile& profile, const MetricRegistry& registry);
 
 }  // namespace lumen::analysis

@@ -37,7 +37,7 @@ Record record_of(const Experiment& e) {
   localtime_r(&start_seconds, &local);
   std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %Z", &local);
   r.add("start_time", "Start time", when);
-  if (end > 0) r.add_number("duration_s", "Duration (s)", static_cast<double>(end - start) / 1e9, {LUMEN_UNIT_NANOSECONDS});
+  if (end > 0) r.add_number("duration_s", "Duration (sec.)", static_cast<double>(end - start) / 1e9, {LUMEN_UNIT_NANOSECONDS});
   if (const YAML::Node ending = h[metadata::header::kTargetEnd]) {
     if (ending["exit_code"]) r.add_number("exit_code", "Exit status", ending["exit_code"].as<std::string>());
     if (ending["signal"]) r.add("signal", "Killed by signal", "SIG" + ending["signal_name"].as<std::string>("?"));

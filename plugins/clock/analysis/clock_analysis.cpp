@@ -1,5 +1,5 @@
-// Clock profiling on the host: each sample becomes one event whose User CPU
-// time is the CPU time the sample stands for.
+// Clock profiling on the host: each sample becomes one event carrying the
+// user and system CPU time it stands for, and their sum.
 #include <lumen/analysis_plugin.h>
 
 #include <cstdio>
@@ -11,30 +11,48 @@
 namespace {
 
 using lumen::clock::ClockSample;
+using lumen::clock::ClockSplitSample;
 
+constexpr uint32_t kAllFlavors = LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED;
+
+// gprofng's keywords, titles and order, which is also the order of the
+// event values: the total first (what a sample stands for, e.g. in an
+// export's timeline), then its parts.
 const lumen_metric_def kMetrics[] = {
-    {"user", "User CPU Time", LUMEN_UNIT_NANOSECONDS,
-     LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED,
-     "CPU time of the thread, sampled on its CPU-time clock"},
+    {"totalcpu", "Total CPU Time", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
+     "CPU time of the thread, user and system, sampled on its CPU-time clock"},
+    {"user", "User CPU Time", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
+     "CPU time of the thread in user mode, sampled on its CPU-time clock"},
+    {"system", "System CPU Time", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
+     "CPU time of the thread in the kernel on its behalf (system calls, page faults), sampled on its CPU-time clock"},
 };
 
 int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,
            size_t error_size) {
-  if (kind != lumen::clock::kSampleRecord || bytes < sizeof(ClockSample)) {
-    std::snprintf(error, error_size, "clock record of kind %u and %u bytes is not a sample", kind, bytes);
-    return 1;
+  if (kind == lumen::clock::kSplitSampleRecord && bytes >= sizeof(ClockSplitSample)) {
+    ClockSplitSample sample;
+    std::memcpy(&sample, payload, sizeof sample);
+    const int64_t user = static_cast<int64_t>(sample.user_ns), system = static_cast<int64_t>(sample.system_ns);
+    const int64_t values[] = {user + system, user, system};
+    lumen_emit_event(sink, sample.time_ns, sample.stack_id, sample.thread_id, sample.cpu, values);
+    return 0;
   }
-  ClockSample sample;
-  std::memcpy(&sample, payload, sizeof sample);
-  const int64_t values[] = {static_cast<int64_t>(sample.cpu_ns)};
-  lumen_emit_event(sink, sample.time_ns, sample.stack_id, sample.thread_id, sample.cpu, values);
-  return 0;
+  if (kind == lumen::clock::kSampleRecord && bytes >= sizeof(ClockSample)) {
+    // Recorded before the split: its CPU time counts as Total CPU Time only.
+    ClockSample sample;
+    std::memcpy(&sample, payload, sizeof sample);
+    const int64_t values[] = {static_cast<int64_t>(sample.cpu_ns), 0, 0};
+    lumen_emit_event(sink, sample.time_ns, sample.stack_id, sample.thread_id, sample.cpu, values);
+    return 0;
+  }
+  std::snprintf(error, error_size, "clock record of kind %u and %u bytes is not a sample", kind, bytes);
+  return 1;
 }
 
 const lumen_analysis_descriptor kPlugin = {
     .abi_version = LUMEN_PLUGIN_ABI_VERSION,
     .name = "clock",
-    .version = "1.0",
+    .version = "1.1",
     .data_file = lumen::clock::kDataFile,
     .metrics = kMetrics,
     .metric_count = std::size(kMetrics),

@@ -1,10 +1,15 @@
 // Clock profiling: a POSIX CPU-time timer per thread, delivering SIGPROF to
 // the thread whose CPU time it measures; each expiry records the interrupted
-// call stack and the CPU time the sample stands for.
+// call stack and the CPU time the sample stands for, split into user and
+// system time by the thread's own rusage, which also says how much CPU
+// time the sample stands for.
 #include <lumen/collector_plugin.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -16,7 +21,7 @@
 
 namespace {
 
-using lumen::clock::ClockSample;
+using lumen::clock::ClockSplitSample;
 
 const lumen_runtime* g_runtime = nullptr;
 lumen_stream g_stream = -1;
@@ -32,6 +37,66 @@ struct ThreadTimer {
 };
 __attribute__((tls_model("initial-exec"))) thread_local ThreadTimer t_timer;
 
+// The thread's user and system time as the kernel accounted them at its
+// previous sample, and the split of the last interval that had one.
+struct ThreadTimes {
+  uint64_t user_ns;
+  uint64_t system_ns;
+  uint64_t last_user_delta;
+  uint64_t last_system_delta;
+};
+__attribute__((tls_model("initial-exec"))) thread_local ThreadTimes t_times;
+
+uint64_t timeval_ns(const timeval& t) {
+  return static_cast<uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(t.tv_usec) * 1000u;
+}
+
+// [signal-safe] The calling thread's user and system time: getrusage by
+// system call (RUSAGE_THREAD needs no privilege), errno kept.
+bool read_thread_times(uint64_t* user_ns, uint64_t* system_ns) {
+  const int saved_errno = errno;
+  rusage usage;
+  const bool ok = syscall(SYS_getrusage, RUSAGE_THREAD, &usage) == 0;
+  errno = saved_errno;
+  if (!ok) return false;
+  *user_ns = timeval_ns(usage.ru_utime);
+  *system_ns = timeval_ns(usage.ru_stime);
+  return true;
+}
+
+// [signal-safe] The CPU time a sample stands for, split into user and
+// system time: what the kernel accounted to this thread since its previous
+// sample (its rusage; user + system there is the thread's precise run time,
+// shared out by the tick-based user/system proportion). That is exact
+// where the timer's own count is not: on an overcommitted machine a
+// CPU-time timer delivers fewer signals than expirations and its overrun
+// count misses some. `timer_ns` (interval x (1 + overruns)) is used, with
+// the previous split, only when the accounting has not moved; with no
+// split yet, the time counts as user time.
+void split_cpu_time(uint64_t timer_ns, uint64_t* user_ns, uint64_t* system_ns) {
+  uint64_t user_now = 0, system_now = 0;
+  uint64_t user_delta = 0, system_delta = 0;
+  if (read_thread_times(&user_now, &system_now)) {
+    user_delta = user_now > t_times.user_ns ? user_now - t_times.user_ns : 0;
+    system_delta = system_now > t_times.system_ns ? system_now - t_times.system_ns : 0;
+    if (user_now > t_times.user_ns) t_times.user_ns = user_now;
+    if (system_now > t_times.system_ns) t_times.system_ns = system_now;
+  }
+  if (user_delta + system_delta != 0) {
+    t_times.last_user_delta = user_delta;
+    t_times.last_system_delta = system_delta;
+    *user_ns = user_delta;
+    *system_ns = system_delta;
+    return;
+  }
+  user_delta = t_times.last_user_delta;
+  system_delta = t_times.last_system_delta;
+  if (user_delta + system_delta == 0) user_delta = 1;
+  const unsigned __int128 share = static_cast<unsigned __int128>(timer_ns) * system_delta;
+  *system_ns = static_cast<uint64_t>(share / (user_delta + system_delta));
+  *user_ns = timer_ns - *system_ns;
+}
+
 // Marks this plugin's timers, so that a SIGPROF from anything else (the
 // target's own setitimer or timer) goes on to the target's handler.
 constexpr int kTimerCookie = 0x6c756d65;  // "lume"
@@ -39,13 +104,14 @@ constexpr int kTimerCookie = 0x6c756d65;  // "lume"
 int on_profiling_signal(int, siginfo_t* info, void* ucontext) {
   if (info->si_code != SI_TIMER || info->si_value.sival_int != kTimerCookie) return 0;
   if (g_running.load(std::memory_order_acquire)) {
-    ClockSample sample;
+    ClockSplitSample sample;
     sample.time_ns = g_runtime->now_ns();
     sample.stack_id = g_runtime->capture_stack(ucontext, 0);
-    sample.cpu_ns = static_cast<uint64_t>(g_interval_ns) * (1u + static_cast<uint32_t>(info->si_overrun));
+    const uint64_t timer_ns = static_cast<uint64_t>(g_interval_ns) * (1u + static_cast<uint32_t>(info->si_overrun));
+    split_cpu_time(timer_ns, &sample.user_ns, &sample.system_ns);
     sample.thread_id = g_runtime->thread_id();
     sample.cpu = sched_getcpu();
-    g_runtime->write_record(g_stream, lumen::clock::kSampleRecord, &sample, sizeof sample);
+    g_runtime->write_record(g_stream, lumen::clock::kSplitSampleRecord, &sample, sizeof sample);
   }
   return 1;
 }
@@ -63,11 +129,20 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
     std::snprintf(error, error_size, "SIGPROF is already used by another plugin");
     return 1;
   }
+  // The interval as people read it: "10 ms", "500 µs".
+  char note[160];
+  const bool whole_ms = g_interval_ns % 1'000'000 == 0;
+  std::snprintf(note, sizeof note,
+                "clock: each thread sampled every %lld %s of its CPU time, split into user and system time by its rusage",
+                static_cast<long long>(whole_ms ? g_interval_ns / 1'000'000 : g_interval_ns / 1000), whole_ms ? "ms" : "µs");
+  runtime->log_note(note);
   g_running.store(true, std::memory_order_release);
   return 0;
 }
 
 void thread_begin() {
+  t_times = ThreadTimes{};
+  read_thread_times(&t_times.user_ns, &t_times.system_ns);
   sigevent event{};
   event.sigev_notify = SIGEV_THREAD_ID;
   event.sigev_signo = SIGPROF;
@@ -93,7 +168,8 @@ void thread_end() {
 
 // A forked child has no timers (POSIX timers are not inherited): the
 // forking thread's id names nothing there, or a timer the child creates
-// later. When the child is collected, thread_begin arms a new one.
+// later. When the child is collected, thread_begin arms a new one (and
+// reads the child thread's own times, which start again from zero).
 void fork_child() { t_timer.armed = false; }
 
 void stop() { g_running.store(false, std::memory_order_release); }
@@ -108,7 +184,7 @@ const lumen_flag_alias kFlagAliases[] = {{"on", "10ms"}, {"hi", "1ms"}, {"lo", "
 const lumen_collector_descriptor kPlugin = {
     .abi_version = LUMEN_PLUGIN_ABI_VERSION,
     .name = "clock",
-    .version = "1.0",
+    .version = "1.1",
     .data_file = lumen::clock::kDataFile,
     .description = "Clock profiling: samples each thread's call stack on its CPU time",
     .options = kOptions,

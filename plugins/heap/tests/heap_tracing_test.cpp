@@ -386,11 +386,11 @@ TEST(HeapWithClock, HeapCountsStayExactBesideClockProfiling) {
   EXPECT_NE(listed.find("heapalloccnt"), std::string::npos) << listed;
   EXPECT_NE(listed.find("\"user\""), std::string::npos) << listed;
   const auto rows =
-      rows_by_name(er_print_json({"-metrics", std::string("i.user:") + kHeapMetrics, "-functions"}, c.experiment));
+      rows_by_name(er_print_json({"-metrics", std::string("i.totalcpu:") + kHeapMetrics, "-functions"}, c.experiment));
   for (const auto& [function, truth] : c.truth.at("functions").items())
     expect_function_equals_truth(rows, function, truth, "i.");
   expect_totals_equal_truth(rows, totals_of(c.truth));
-  EXPECT_TRUE(rows.at("<Total>").contains("i.user"));
+  EXPECT_TRUE(rows.at("<Total>").contains("i.totalcpu"));
 }
 
 // SIGPROF every millisecond of each thread's CPU time lands inside the
@@ -400,10 +400,10 @@ TEST(HeapWithClock, ThreadsStayExactUnderOneMillisecondProfiling) {
   const Collection c = collect(dir, {"-p", "hi", "-H", "on"}, heap_target("heap_threads_target"), {"4", "20000"});
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
   const auto rows =
-      rows_by_name(er_print_json({"-metrics", std::string("i.user:") + kHeapMetrics, "-functions"}, c.experiment));
+      rows_by_name(er_print_json({"-metrics", std::string("i.totalcpu:") + kHeapMetrics, "-functions"}, c.experiment));
   for (const char* function : {"pool_allocate", "pool_churn"})
     expect_function_equals_truth(rows, function, c.truth.at("functions").at(function), "i.");
-  EXPECT_GT(value(rows, "<Total>", "i.user"), 0.0);
+  EXPECT_GT(value(rows, "<Total>", "i.totalcpu"), 0.0);
 }
 
 TEST(HeapProfile, ShippedProfileTracesTheHeap) {
@@ -568,7 +568,7 @@ TEST(HeapWithClock, CpuSelectionKeepsEventsWithoutACpu) {
   const Collection c = collect(dir, {"-p", "hi", "-H", "on"}, heap_target("heap_threads_target"), {"4", "20000"});
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
   const ProcessResult r = run_process({(bin_dir() / "er_print").string(), "--format=json", "-cpu_select", "0",
-                                       "-metrics", std::string("i.user:") + kHeapMetrics, "-functions",
+                                       "-metrics", std::string("i.totalcpu:") + kHeapMetrics, "-functions",
                                        c.experiment.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("events record no CPU (heap, synchronization, MPI tracing) and are all kept"), std::string::npos)

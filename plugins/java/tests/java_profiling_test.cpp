@@ -47,35 +47,35 @@ std::string row_names(const std::map<std::string, nlohmann::json>& rows) {
 }
 
 void expect_methods_match_truth(const JavaRun& r) {
-  const auto rows = rows_by_name(er_print_json({"-metrics", "e.user:i.user:name", "-functions"}, r.experiment));
+  const auto rows = rows_by_name(er_print_json({"-metrics", "e.totalcpu:i.totalcpu:name", "-functions"}, r.experiment));
   constexpr double kInterval = 0.010;
   // Samples the JVM would not let AsyncGetCallTrace walk (at a safepoint,
   // deoptimizing) are shown, unattributed, under this root: any method may
   // lack that much.
-  const double unwalked = value(rows, "<no Java callstack recorded>", "i.user");
+  const double unwalked = value(rows, "<no Java callstack recorded>", "i.totalcpu");
   for (const char* method : {"JavaHotMethods.spinBeta(long)", "JavaHotMethods.descend(int, long)",
                              "JavaHotMethods.burnInC(long)"}) {
     const double truth = r.truth.at(method).get<double>();
     ASSERT_TRUE(rows.count(method)) << method << " missing; rows: " << row_names(rows);
-    EXPECT_NEAR(value(rows, method, "i.user"), truth, sampling_tolerance(truth, kInterval) + unwalked)
+    EXPECT_NEAR(value(rows, method, "i.totalcpu"), truth, sampling_tolerance(truth, kInterval) + unwalked)
         << method << "; not walked: " << unwalked;
   }
   // spinAlpha runs on the workers and at the bottom of every recursion.
   const double alpha = r.truth.at("spin_alpha_outside_recursion").get<double>() +
                        r.truth.at("JavaHotMethods.descend(int, long)").get<double>();
-  EXPECT_NEAR(value(rows, "JavaHotMethods.spinAlpha(long)", "i.user"), alpha,
+  EXPECT_NEAR(value(rows, "JavaHotMethods.spinAlpha(long)", "i.totalcpu"), alpha,
               sampling_tolerance(alpha, kInterval) + unwalked);
-  const double total = value(rows, "<Total>", "i.user");
-  EXPECT_LT(value(rows, "<Unknown>", "i.user"), 0.05 * total) << row_names(rows);
+  const double total = value(rows, "<Total>", "i.totalcpu");
+  EXPECT_LT(value(rows, "<Unknown>", "i.totalcpu"), 0.05 * total) << row_names(rows);
 }
 
 std::map<std::string, nlohmann::json> rows_in_mode(const JavaRun& r, const std::string& mode, const char* view) {
-  return rows_by_name(er_print_json({"-viewmode", mode, "-metrics", "i.user:name", view}, r.experiment));
+  return rows_by_name(er_print_json({"-viewmode", mode, "-metrics", "i.totalcpu:name", view}, r.experiment));
 }
 
 bool any_row_in(const std::map<std::string, nlohmann::json>& rows, const std::string& part) {
   for (const auto& [name, values] : rows)
-    if (name.find(part) != std::string::npos && values.at("i.user").get<double>() > 0) return true;
+    if (name.find(part) != std::string::npos && values.at("i.totalcpu").get<double>() > 0) return true;
   return false;
 }
 
@@ -88,18 +88,18 @@ void expect_view_modes(const JavaRun& r) {
   const auto user = rows_in_mode(r, "user", "-functions");
   const auto expert = rows_in_mode(r, "expert", "-functions");
   const auto machine = rows_in_mode(r, "machine", "-functions");
-  EXPECT_EQ(value(user, "burn_cpu_in_c", "i.user"), 0.0) << "native code in user mode";
+  EXPECT_EQ(value(user, "burn_cpu_in_c", "i.totalcpu"), 0.0) << "native code in user mode";
   EXPECT_FALSE(any_row_in(rows_in_mode(r, "user", "-objects"), "libjvm.so"));
-  const double unwalked = value(expert, "<no Java callstack recorded>", "i.user");
+  const double unwalked = value(expert, "<no Java callstack recorded>", "i.totalcpu");
   // The C code of the native method (and the clock_gettime it calls), below its Java frame.
   const double native = r.truth.at("JavaHotMethods.burnInC(long)").get<double>();
-  EXPECT_NEAR(value(expert, "burn_cpu_in_c", "i.user"), native, sampling_tolerance(native, kInterval) + unwalked);
+  EXPECT_NEAR(value(expert, "burn_cpu_in_c", "i.totalcpu"), native, sampling_tolerance(native, kInterval) + unwalked);
   EXPECT_FALSE(any_row_in(rows_in_mode(r, "expert", "-objects"), "libjvm.so"));
   EXPECT_TRUE(any_row_in(rows_in_mode(r, "machine", "-objects"), "libjvm.so")) << "the JVM's frames in machine mode";
-  EXPECT_EQ(value(machine, "<JVM-System>", "i.user"), 0.0);
-  EXPECT_GT(value(machine, "JavaHotMethods.spinBeta(long)", "i.user"), 0.0);
-  EXPECT_EQ(value(user, "<Total>", "i.user"), value(machine, "<Total>", "i.user"));
-  EXPECT_EQ(value(expert, "<Total>", "i.user"), value(machine, "<Total>", "i.user"));
+  EXPECT_EQ(value(machine, "<JVM-System>", "i.totalcpu"), 0.0);
+  EXPECT_GT(value(machine, "JavaHotMethods.spinBeta(long)", "i.totalcpu"), 0.0);
+  EXPECT_EQ(value(user, "<Total>", "i.totalcpu"), value(machine, "<Total>", "i.totalcpu"));
+  EXPECT_EQ(value(expert, "<Total>", "i.totalcpu"), value(machine, "<Total>", "i.totalcpu"));
 }
 
 TEST(JavaProfiling, JavaMethodsMatchTheirOwnCpuAccounting) {
@@ -117,9 +117,9 @@ TEST(JavaProfiling, JvmHousekeepingThreadsAreUnderJvmSystem) {
   const JavaRun r = collect_java(dir, {"-p", "on"}, {JAVA_TEST_JAVA}, {"300"});
   EXPECT_NE(r.run.err.find("-agentpath:"), std::string::npos) << r.run.err;
   ASSERT_EQ(r.run.exit_code, 0) << r.run.err;
-  const auto rows = rows_by_name(er_print_json({"-metrics", "i.user:name", "-functions"}, r.experiment));
+  const auto rows = rows_by_name(er_print_json({"-metrics", "i.totalcpu:name", "-functions"}, r.experiment));
   // The JIT compilers run while the hot methods become compiled.
-  EXPECT_GT(value(rows, "<JVM-System>", "i.user"), 0.0) << row_names(rows);
+  EXPECT_GT(value(rows, "<JVM-System>", "i.totalcpu"), 0.0) << row_names(rows);
 }
 
 TEST(JavaProfiling, JvmStartedByAShellScript) {
@@ -127,9 +127,9 @@ TEST(JavaProfiling, JvmStartedByAShellScript) {
   const JavaRun r = collect_java(dir, {"-j", "on", "-p", "on"}, {"/bin/sh", JAVA_TEST_SCRIPT}, {"300"});
   ASSERT_EQ(r.run.exit_code, 0) << r.run.err;
   EXPECT_NE(r.run.out.find("script done"), std::string::npos);
-  const auto rows = rows_by_name(er_print_json({"-metrics", "i.user:name", "-functions"}, r.experiment));
+  const auto rows = rows_by_name(er_print_json({"-metrics", "i.totalcpu:name", "-functions"}, r.experiment));
   const double truth = r.truth.at("JavaHotMethods.spinBeta(long)").get<double>();
-  EXPECT_NEAR(value(rows, "JavaHotMethods.spinBeta(long)", "i.user"), truth, sampling_tolerance(truth, 0.010))
+  EXPECT_NEAR(value(rows, "JavaHotMethods.spinBeta(long)", "i.totalcpu"), truth, sampling_tolerance(truth, 0.010))
       << row_names(rows);
 }
 
@@ -140,8 +140,8 @@ TEST(JavaProfiling, JvmCrashingInNativeCodeLeavesAReadableExperiment) {
                                  {"200", "crash"});
   EXPECT_NE(r.run.exit_code, 0);
   EXPECT_NE(r.run.err.find("-XX:-CreateCoredumpOnCrash"), std::string::npos) << r.run.err;
-  const auto rows = rows_by_name(er_print_json({"-metrics", "i.user:name", "-functions"}, r.experiment));
-  EXPECT_GT(value(rows, "JavaHotMethods.spinBeta(long)", "i.user"), 0.0) << row_names(rows);
+  const auto rows = rows_by_name(er_print_json({"-metrics", "i.totalcpu:name", "-functions"}, r.experiment));
+  EXPECT_GT(value(rows, "JavaHotMethods.spinBeta(long)", "i.totalcpu"), 0.0) << row_names(rows);
 }
 
 TEST(JavaProfiling, JdkPathThatIsNoJdkIsRefusedBeforeTheTargetStarts) {

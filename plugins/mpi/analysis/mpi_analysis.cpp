@@ -34,7 +34,7 @@ const lumen_metric_def kMetrics[] = {
 
 // A call covers [entry, exit] of its thread: its event is stamped at exit
 // and carries mpitime = exit - entry.
-const lumen_interval_split kIntervalSplit = {0 /* mpitime */, "user", 7 /* mpiwait */, 6 /* mpiwork */};
+const lumen_interval_split kIntervalSplit = {0 /* mpitime */, "totalcpu", 7 /* mpiwait */, 6 /* mpiwork */};
 
 template <typename Record>
 bool read_record(const void* payload, uint16_t bytes, Record* record, const char* what, char* error,

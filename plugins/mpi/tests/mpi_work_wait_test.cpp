@@ -20,7 +20,7 @@ constexpr double kInterval = 0.01;  // -p on
 std::map<std::string, json> function_rows(const std::filesystem::path& experiment,
                                           const std::vector<std::string>& selection) {
   std::vector<std::string> args = selection;
-  args.insert(args.end(), {"-metrics", "e.user:i.user:e.mpiwork:i.mpiwork:e.mpiwait:i.mpiwait:name", "-functions"});
+  args.insert(args.end(), {"-metrics", "e.totalcpu:i.totalcpu:e.mpiwork:i.mpiwork:e.mpiwait:i.mpiwait:name", "-functions"});
   return rows_by_name(er_print_json(args, experiment));
 }
 
@@ -34,7 +34,7 @@ void expect_partition(const std::map<std::string, json>& rows, const std::string
     for (const char* flavor : {"e.", "i."}) {
       const std::string f = flavor;
       EXPECT_NEAR(row.at(f + "mpiwork").get<double>() + row.at(f + "mpiwait").get<double>(),
-                  row.at(f + "user").get<double>(), 1e-6)
+                  row.at(f + "totalcpu").get<double>(), 1e-6)
           << what << ": " << name << " " << f << "mpiwork + " << f << "mpiwait";
     }
 }
@@ -53,7 +53,7 @@ TEST_P(MpiWorkWait, SamplesSplitByMpiCalls) {
 
   const auto all = function_rows(job.experiment, {});
   ASSERT_TRUE(all.count("<Total>"));
-  EXPECT_GT(value(all, "<Total>", "e.user"), 0.0) << "no clock samples";
+  EXPECT_GT(value(all, "<Total>", "e.totalcpu"), 0.0) << "no clock samples";
   expect_partition(all, GetParam() + ", all ranks");
 
   for (size_t rank = 0; rank < job.truth.size(); ++rank) {

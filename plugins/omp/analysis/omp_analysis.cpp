@@ -33,7 +33,7 @@ const lumen_metric_def kMetrics[] = {
      "CPU time waiting in the OpenMP runtime (clock samples inside waits; small unless OMP_WAIT_POLICY=active)"},
 };
 
-const lumen_interval_split kIntervalSplit = {0 /* omptwait */, "user", 2 /* ompwait */, 1 /* ompwork */};
+const lumen_interval_split kIntervalSplit = {0 /* omptwait */, "totalcpu", 2 /* ompwait */, 1 /* ompwork */};
 
 void emit_wait(const OmpWait& wait, const lumen_event_sink* sink) {
   const int64_t values[std::size(kMetrics)] = {static_cast<int64_t>(wait.end_ns - wait.begin_ns), 0, 0};

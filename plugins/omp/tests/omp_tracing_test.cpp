@@ -30,7 +30,7 @@ double value(const std::map<std::string, json>& rows, const std::string& functio
 
 std::map<std::string, json> function_rows(const std::filesystem::path& experiment) {
   return rows_by_name(er_print_json(
-      {"-metrics", "e.user:i.user:e.ompwork:i.ompwork:e.ompwait:i.ompwait:e.omptwait:name", "-functions"},
+      {"-metrics", "e.totalcpu:i.totalcpu:e.ompwork:i.ompwork:e.ompwait:i.ompwait:e.omptwait:name", "-functions"},
       experiment));
 }
 
@@ -74,7 +74,7 @@ TEST_F(OmpTracing, WorkAndWaitMatchTheProgramsOwnTimes) {
   for (const auto& [name, row] : rows)
     for (const std::string f : {"e.", "i."})
       EXPECT_NEAR(row.at(f + "ompwork").get<double>() + row.at(f + "ompwait").get<double>(),
-                  row.at(f + "user").get<double>(), 1e-6)
+                  row.at(f + "totalcpu").get<double>(), 1e-6)
           << name << " " << f;
   const double work = truth.at("work").get<double>(), wait = truth.at("wait").get<double>();
   EXPECT_NEAR(value(rows, "<Total>", "e.ompwork"), work, sampling_tolerance(work, kInterval));
@@ -111,7 +111,7 @@ TEST_F(OmpTracing, ParallelRegionsByCallSite) {
 std::map<std::string, json> rows_in_mode(const std::filesystem::path& experiment, const std::string& mode,
                                          const std::string& view = "-functions") {
   return rows_by_name(er_print_json(
-      {"-viewmode", mode, "-metrics", "e.user:i.user:e.ompwork:e.ompwait:e.omptwait:name", view}, experiment));
+      {"-viewmode", mode, "-metrics", "e.totalcpu:i.totalcpu:e.ompwork:e.ompwait:e.omptwait:name", view}, experiment));
 }
 
 bool any_row_contains(const std::map<std::string, json>& rows, const std::string& part) {
@@ -132,10 +132,10 @@ TEST_F(OmpTracing, UserModeShowsTheProgramAsWritten) {
   EXPECT_FALSE(any_row_contains(objects, "libgomp")) << "libgomp's frames in user mode";
   // The imbalanced region holds both threads' work (0.1 s + 0.4 s).
   const double imbalanced = truth.at("imbalanced_work").get<double>();
-  EXPECT_GE(value(rows, "imbalanced_region", "i.user"), imbalanced - sampling_tolerance(imbalanced, kInterval));
+  EXPECT_GE(value(rows, "imbalanced_region", "i.totalcpu"), imbalanced - sampling_tolerance(imbalanced, kInterval));
   // Everything but the worker's idle time (and its start) is under main.
-  const double total = value(rows, "<Total>", "i.user");
-  EXPECT_NEAR(value(rows, "main", "i.user") + value(rows, "<OMP-idle>", "i.user"), total, 3 * kInterval);
+  const double total = value(rows, "<Total>", "i.totalcpu");
+  EXPECT_NEAR(value(rows, "main", "i.totalcpu") + value(rows, "<OMP-idle>", "i.totalcpu"), total, 3 * kInterval);
   const std::pair<const char*, const char*> waits[] = {{"<OMP-implicit_barrier>", "region_end_wait"},
                                                        {"<OMP-explicit_barrier>", "explicit_barrier_wait"},
                                                        {"<OMP-lock_wait>", "lock_wait"},
@@ -144,7 +144,7 @@ TEST_F(OmpTracing, UserModeShowsTheProgramAsWritten) {
   for (const auto& [function, key] : waits) {
     const double waited = truth.at(key).get<double>();
     // The worker's own short waits at a region's end add a few samples.
-    EXPECT_NEAR(value(rows, function, "e.user"), waited, sampling_tolerance(waited, kInterval) + 2 * kInterval)
+    EXPECT_NEAR(value(rows, function, "e.totalcpu"), waited, sampling_tolerance(waited, kInterval) + 2 * kInterval)
         << function;
     EXPECT_EQ(value(rows, function, "e.ompwork"), 0.0) << function << " is wait only";
   }
@@ -156,10 +156,10 @@ TEST_F(OmpTracing, ExpertModeShowsTheOutlinedBodiesUnderTheirFunctions) {
   EXPECT_FALSE(any_row_contains(objects, "libgomp"));
   const double imbalanced = run_->truth.at("imbalanced_work").get<double>();
   ASSERT_TRUE(rows.count("imbalanced_region._omp_fn.0"));
-  EXPECT_NEAR(value(rows, "imbalanced_region._omp_fn.0", "i.user"), imbalanced,
+  EXPECT_NEAR(value(rows, "imbalanced_region._omp_fn.0", "i.totalcpu"), imbalanced,
               sampling_tolerance(imbalanced, kInterval));
   // Its one caller, on both threads, is the function holding the region.
-  const json single = er_print_json({"-viewmode", "expert", "-metrics", "i.user:name", "-csingle",
+  const json single = er_print_json({"-viewmode", "expert", "-metrics", "i.totalcpu:name", "-csingle",
                                      "imbalanced_region._omp_fn.0"}, run_->experiment);
   const json& callers = single.at("rows").at(0).at("callers");
   ASSERT_EQ(callers.size(), 1u) << single.dump();
@@ -171,10 +171,10 @@ TEST_F(OmpTracing, MachineModeShowsLibgompAndEveryModeTheSameTotals) {
   const auto objects = rows_in_mode(run_->experiment, "machine", "-objects");
   EXPECT_TRUE(any_row_contains(objects, "libgomp.so")) << "libgomp's frames in machine mode";
   EXPECT_TRUE(any_row_contains(machine, "._omp_fn."));
-  EXPECT_EQ(value(machine, "<OMP-implicit_barrier>", "e.user"), 0.0) << "no stitching in machine mode";
+  EXPECT_EQ(value(machine, "<OMP-implicit_barrier>", "e.totalcpu"), 0.0) << "no stitching in machine mode";
   const auto user = rows_in_mode(run_->experiment, "user");
   const auto expert = rows_in_mode(run_->experiment, "expert");
-  for (const char* metric : {"e.user", "e.ompwork", "e.ompwait", "e.omptwait"}) {
+  for (const char* metric : {"e.totalcpu", "e.ompwork", "e.ompwait", "e.omptwait"}) {
     EXPECT_EQ(value(user, "<Total>", metric), value(machine, "<Total>", metric)) << metric;
     EXPECT_EQ(value(expert, "<Total>", metric), value(machine, "<Total>", metric)) << metric;
   }
@@ -215,7 +215,7 @@ TEST(OmpTracingFortran, RegionsOfAFortranProgram) {
   const auto find = [](const std::map<std::string, json>& rows, const std::string& part) {
     for (const auto& [name, row] : rows)
       if (name.find(part) != std::string::npos && name.find("._omp_fn.") == std::string::npos)
-        return row.at("i.user").get<double>();
+        return row.at("i.totalcpu").get<double>();
     return 0.0;
   };
   const auto user = rows_in_mode(run.experiment, "user");
@@ -226,7 +226,7 @@ TEST(OmpTracingFortran, RegionsOfAFortranProgram) {
   EXPECT_GE(find(user, "imbalanced_regions") + 1e-9, spin);
   EXPECT_TRUE(any_row_contains(machine, "._omp_fn."));
   EXPECT_TRUE(any_row_contains(rows_in_mode(run.experiment, "machine", "-objects"), "libgomp.so"));
-  EXPECT_EQ(value(user, "<Total>", "e.user"), value(machine, "<Total>", "e.user"));
+  EXPECT_EQ(value(user, "<Total>", "e.totalcpu"), value(machine, "<Total>", "e.totalcpu"));
 #endif
 }
 

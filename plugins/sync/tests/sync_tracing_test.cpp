@@ -393,14 +393,14 @@ TEST(SyncBehaviour, CombinesWithClockProfilingInOneExperiment) {
   const Collection c = collect(dir, {"-p", "on", "-s", "on"}, sync_target(), {"combined"});
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
   const auto rows =
-      rows_by_name(er_print_json({"-metrics", "e.user:i.sync:i.syncn:name", "-functions"}, c.experiment));
+      rows_by_name(er_print_json({"-metrics", "e.totalcpu:i.sync:i.syncn:name", "-functions"}, c.experiment));
   const double cpu = c.truth.at("cpu").at("burn_holding_lock").get<double>();
-  EXPECT_NEAR(value(rows, "burn_holding_lock", "e.user"), cpu, sampling_tolerance(cpu, 0.010));
+  EXPECT_NEAR(value(rows, "burn_holding_lock", "e.totalcpu"), cpu, sampling_tolerance(cpu, 0.010));
   const std::vector<Wait> waits = waits_of(c.truth, "wait_for_burner");
   ASSERT_EQ(waits.size(), 1u);
   EXPECT_EQ(value(rows, "wait_for_burner", "i.syncn"), 1.0);
   expect_recorded(value(rows, "wait_for_burner", "i.sync"), waits[0], "wait_for_burner");
-  EXPECT_EQ(value(rows, "wait_for_burner", "e.user"), 0.0) << "it slept in the lock";
+  EXPECT_EQ(value(rows, "wait_for_burner", "e.totalcpu"), 0.0) << "it slept in the lock";
 }
 
 TEST(SyncBehaviour, ShippedProfileTracesWithClockProfiling) {
