@@ -7,9 +7,11 @@
 // written when it ends), but the events of one batch are one thread's, in
 // its order. Two passes over the file:
 //  1. index each batch: its process (experiment), its earliest stamp, its
-//     place in the file; a batch that arrives far later than its stamps say
-//     (more than a lag, kKeepLagNs by default, after the latest batch seen) is kept whole now,
-//     so that it does not hold the others back in pass 2;
+//     place in the file; a batch that arrives late (more than kKeepAfter
+//     batches read before it start later than it does: a thread's last
+//     batch, written when it ends) is kept whole now, so that it does not
+//     hold the others back in pass 2. A batch that arrives early (a thread
+//     writing into a block it reserved long before) costs only itself;
 //  2. read the batches again and merge their events by (experiment, stamp,
 //     place of the batch in the file, place in the batch): exactly the
 //     order of a stable sort of the whole history by stamp. An event is
@@ -40,8 +42,11 @@ using LiveSet = std::unordered_map<uint64_t, HeapOp>;
 
 class HeapSweep {
  public:
-  static constexpr uint64_t kKeepLagNs = 200'000'000;
-  explicit HeapSweep(uint64_t keep_lag_ns = kKeepLagNs) : keep_lag_ns_(keep_lag_ns) {}
+  static constexpr size_t kKeepAfter = 1024;
+  explicit HeapSweep(size_t keep_after = kKeepAfter) : keep_after_(keep_after) {}
+  ~HeapSweep();
+  HeapSweep(const HeapSweep&) = delete;
+  HeapSweep& operator=(const HeapSweep&) = delete;
 
   // Pass 1, each batch in file order: true when the sweep keeps it now
   // (then hand its events, annotated, to keep()).
@@ -99,12 +104,13 @@ class HeapSweep {
   template <typename Visitor>
   void replay(uint32_t experiment, const HeapOp& op, Visitor& visitor);
 
-  uint64_t keep_lag_ns_;
+  size_t keep_after_;
+  struct Earliest;  // pass 1: the earliest stamps read so far, ranked
+  Earliest* earliest_ = nullptr;
   std::vector<Batch> batches_;
   std::vector<uint32_t> order_;  // batch numbers by (experiment, earliest, number)
   size_t unseen_ = 0;            // first of order_ not seen yet
   uint32_t next_ = 0;            // pass 2: the next batch in file order
-  uint64_t latest_ = 0;          // pass 1: the latest earliest stamp of the current experiment
   uint32_t latest_experiment_ = 0;
   std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heads_;
   size_t pending_ = 0, most_pending_ = 0;

@@ -477,7 +477,7 @@ TEST(HeapSweep, ReplaysExactlyWhatTheWholeHistoryReplays) {
   for (const size_t i : left) live.emplace(i, timeline.ops()[i]);
   whole.experiment_end(0, live);
 
-  HeapSweep sweep(3000);  // stamps here are a few ns apart: a batch 3 µs late is kept
+  HeapSweep sweep(48);  // a batch that 48 batches read before it start after it is kept
   for (const auto& batch : batches)
     if (sweep.index_batch(0, batch)) sweep.keep(batch);
   sweep.plan();
