@@ -76,6 +76,7 @@ void HeapData::batch_end() {
       break;
   }
   batch_.clear();
+  batch_.reserve(kBatchBytes / 4);  // a batch's ops, about: moved-from vectors start empty
 }
 
 // Frames and the selection are settled while the host reads the op's experiment.

@@ -26,15 +26,17 @@ namespace {
 
 // The queue: Vyukov's bounded ring. A cell whose sequence equals the
 // producer position is free; producer position + 1, filled.
-constexpr uint64_t kCells = 256;  // 1 MiB of batches: a few ms of the busiest target
+constexpr uint64_t kCells = 2048;  // 8 MiB of batches: the compressor may wait for a CPU a while on a busy machine
 struct Cell {
-  std::atomic<uint64_t> sequence;
   uint16_t bytes;
   alignas(8) uint8_t data[kBatchBytes];
 };
+// The sequences apart from the cells: starting (or restarting in a forked
+// child) touches 16 KiB, and a cell's pages only once it is used.
 struct Ring {
   alignas(64) std::atomic<uint64_t> enqueue_at;
   alignas(64) uint64_t dequeue_at;  // the compressor's alone
+  std::atomic<uint64_t> sequence[kCells];
   Cell cells[kCells];
 };
 static_assert((kCells & (kCells - 1)) == 0, "a power of two");
@@ -69,7 +71,7 @@ void* map_bytes(size_t bytes) {
 void reset_ring() {
   g_ring->enqueue_at.store(0, std::memory_order_relaxed);
   g_ring->dequeue_at = 0;
-  for (uint64_t i = 0; i < kCells; ++i) g_ring->cells[i].sequence.store(i, std::memory_order_relaxed);
+  for (uint64_t i = 0; i < kCells; ++i) g_ring->sequence[i].store(i, std::memory_order_relaxed);
 }
 
 // The compressor's state between records.
@@ -113,7 +115,8 @@ bool gather(bool waiting_for_claimed) {
   bool took = false;
   for (;;) {
     Cell& cell = g_ring->cells[g_ring->dequeue_at & (kCells - 1)];
-    const uint64_t sequence = cell.sequence.load(std::memory_order_acquire);
+    std::atomic<uint64_t>& cell_sequence = g_ring->sequence[g_ring->dequeue_at & (kCells - 1)];
+    const uint64_t sequence = cell_sequence.load(std::memory_order_acquire);
     if (sequence != g_ring->dequeue_at + 1) {
       if (!waiting_for_claimed || g_ring->enqueue_at.load(std::memory_order_acquire) == g_ring->dequeue_at) return took;
       sched_yield();
@@ -123,7 +126,7 @@ bool gather(bool waiting_for_claimed) {
     std::memcpy(g_gathered + g_gathered_bytes + 2, cell.data, cell.bytes);
     g_gathered_bytes += 2 + cell.bytes;
     g_gathered_batches += 1;
-    cell.sequence.store(g_ring->dequeue_at + kCells, std::memory_order_release);
+    cell_sequence.store(g_ring->dequeue_at + kCells, std::memory_order_release);
     g_ring->dequeue_at += 1;
     took = true;
     if (g_gathered_bytes >= g_gather_target) compress_gathered();
@@ -201,10 +204,8 @@ bool compressor_start(const lumen_runtime* runtime, lumen_stream stream, int lev
 bool compressor_offer(const uint8_t* batch, uint16_t bytes) noexcept {
   if (!g_accepting.load(std::memory_order_acquire) || bytes > kBatchBytes) return false;
   uint64_t at = g_ring->enqueue_at.load(std::memory_order_relaxed);
-  Cell* cell;
   for (;;) {
-    cell = &g_ring->cells[at & (kCells - 1)];
-    const uint64_t sequence = cell->sequence.load(std::memory_order_acquire);
+    const uint64_t sequence = g_ring->sequence[at & (kCells - 1)].load(std::memory_order_acquire);
     const auto lag = static_cast<int64_t>(sequence - at);
     if (lag == 0) {
       if (g_ring->enqueue_at.compare_exchange_weak(at, at + 1, std::memory_order_relaxed)) break;
@@ -214,9 +215,10 @@ bool compressor_offer(const uint8_t* batch, uint16_t bytes) noexcept {
       at = g_ring->enqueue_at.load(std::memory_order_relaxed);
     }
   }
-  std::memcpy(cell->data, batch, bytes);
-  cell->bytes = bytes;
-  cell->sequence.store(at + 1, std::memory_order_release);
+  Cell& cell = g_ring->cells[at & (kCells - 1)];
+  std::memcpy(cell.data, batch, bytes);
+  cell.bytes = bytes;
+  g_ring->sequence[at & (kCells - 1)].store(at + 1, std::memory_order_release);
   return true;
 }
 
