@@ -23,5 +23,6 @@ packages=(
   openjdk-17-jdk-headless                # Java profiling: jvmti.h for the agent, javac and a JVM for its tests
   libprotobuf-dev protobuf-compiler      # er_print -export pprof: profile.proto
   zlib1g-dev                             # er_print -export pprof: gzip
+  libzstd-dev                            # heap tracing: compressed data files
 )
 "$(dirname "$0")/install-packages.sh" "${packages[@]}"

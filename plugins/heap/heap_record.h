@@ -15,6 +15,23 @@
 // earlier than the new allocation's, and the host can pair frees with
 // allocations by address in time order although threads' records interleave
 // in the file. A realloc carries both stamps for the same reason.
+//
+// The pairing rule the host applies (exact, whatever the file order): sort
+// every event of a process by its stamp, keeping file order among equal
+// stamps, and replay: an allocation makes its address live (heap and
+// mappings apart), a free releases the live allocation at its address. One
+// thread's stamps strictly increase from event to event (each stamp is a
+// fresh CLOCK_MONOTONIC reading around a real call), so its batches may
+// reach the file in any order (compressed ones later than a plain one
+// written meanwhile) without changing what pairs with what.
+//
+// Compression: full batches go to a thread of the collector's own
+// (collector/batch_compressor.h), which writes several of them as one
+// kCompressedRecord: a HeapCompressed header, then one zstd frame that
+// decompresses to `raw_bytes` bytes holding `batch_count` times a 2-byte
+// payload size and a kBatchRecord payload. A batch the compressor cannot
+// take at once is written as a kBatchRecord, as are the batches of
+// experiments written before compression existed.
 #pragma once
 
 #include <cstddef>
@@ -50,6 +67,7 @@ inline constexpr bool is_mapping(Allocator a) { return a == Allocator::kMmap || 
 enum : uint16_t {
   kStartRecord = 1,  // HeapStart: first record of each process's file
   kBatchRecord = 2,  // HeapBatch, then `event_count` encoded events
+  kCompressedRecord = 3,  // HeapCompressed, then a zstd frame of batches
 };
 
 // Marks the start of a process's collection in its file. A forked child
@@ -67,8 +85,14 @@ struct HeapBatch {
   uint32_t event_count;
 };
 
+struct HeapCompressed {
+  uint32_t raw_bytes;    // what the frame decompresses to, at most kMaxGatheredBytes
+  uint32_t batch_count;  // batches in it, each a uint16_t size and a kBatchRecord payload
+};
+
 inline constexpr size_t kBatchBytes = 4096;   // a batch record's payload (HeapBatch and events), at most
-inline constexpr size_t kMaxEventBytes = 64;  // one encoded event, at most (1 + 6 varints of <= 10)
+inline constexpr size_t kMaxEventBytes = 64;
+inline constexpr size_t kMaxGatheredBytes = 1024 * 1024;  // a compressed record's batches, at most  // one encoded event, at most (1 + 6 varints of <= 10)
 
 // ---- event encoding ----
 //
@@ -164,6 +188,7 @@ inline uint8_t* encode_heap_event(uint8_t* out, const HeapEvent& e, uint64_t& pr
 
 static_assert(sizeof(HeapStart) == 16, "record layout");
 static_assert(sizeof(HeapBatch) == 16, "record layout");
+static_assert(sizeof(HeapCompressed) == 8, "record layout");
 static_assert(kBatchBytes < 65536, "a batch fits a record and a block");
 
 }  // namespace lumen::heap

@@ -1,6 +1,10 @@
 #include "heap_timeline.h"
 
+#include <zstd.h>
+
 #include <cstring>
+#include <memory>
+#include <vector>
 
 namespace lumen::heap {
 
@@ -70,6 +74,55 @@ bool decode_batch(const uint8_t* data, uint16_t bytes, HeapRecordReader& reader,
     error = "heap batch of " + std::to_string(batch.event_count) + " events ends inside its last event";
     return false;
   }
+  reader.batch_end();
+  return true;
+}
+
+// Decompresses the frame and decodes each batch it holds. The sizes it
+// claims are checked before they are used: the data is untrusted.
+bool decode_compressed(const uint8_t* data, uint16_t bytes, HeapRecordReader& reader, std::string& error) {
+  HeapCompressed header;
+  if (bytes < sizeof header) {
+    error = "compressed heap record of " + std::to_string(bytes) + " bytes; its header alone needs " +
+            std::to_string(sizeof header);
+    return false;
+  }
+  std::memcpy(&header, data, sizeof header);
+  if (header.raw_bytes > kMaxGatheredBytes) {
+    error = "compressed heap record claims " + std::to_string(header.raw_bytes) + " bytes of batches; at most " +
+            std::to_string(kMaxGatheredBytes) + " are written";
+    return false;
+  }
+  static thread_local std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> context(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  static thread_local std::vector<uint8_t> raw;
+  raw.resize(header.raw_bytes);
+  const size_t got = ZSTD_decompressDCtx(context.get(), raw.data(), raw.size(), data + sizeof header,
+                                         bytes - sizeof header);
+  if (ZSTD_isError(got)) {
+    error = std::string("compressed heap record does not decompress (zstd: ") + ZSTD_getErrorName(got) + ")";
+    return false;
+  }
+  if (got != header.raw_bytes) {
+    error = "compressed heap record decompresses to " + std::to_string(got) + " bytes; its header says " +
+            std::to_string(header.raw_bytes);
+    return false;
+  }
+  size_t at = 0;
+  for (uint32_t n = 0; n < header.batch_count; ++n) {
+    uint16_t batch_bytes = 0;
+    if (at + 2 > got || (std::memcpy(&batch_bytes, raw.data() + at, 2), at + 2 + batch_bytes > got)) {
+      error = "compressed heap record of " + std::to_string(header.batch_count) + " batches ends inside batch " +
+              std::to_string(n);
+      return false;
+    }
+    if (!decode_batch(raw.data() + at + 2, batch_bytes, reader, error)) return false;
+    at += 2 + batch_bytes;
+  }
+  if (at != got) {
+    error = "compressed heap record has " + std::to_string(got - at) + " bytes after its " +
+            std::to_string(header.batch_count) + " batches";
+    return false;
+  }
   return true;
 }
 
@@ -88,6 +141,8 @@ bool decode_heap_record(uint16_t kind, const void* payload, uint16_t bytes, Heap
     return true;
   }
   if (kind == kBatchRecord) return decode_batch(static_cast<const uint8_t*>(payload), bytes, reader, error);
+  if (kind == kCompressedRecord)
+    return decode_compressed(static_cast<const uint8_t*>(payload), bytes, reader, error);
   return true;
 }
 

@@ -41,6 +41,7 @@ struct HeapOp {
 // What the records of a heaptrace file say, handed to a reader:
 //   start(const HeapStart&)   a process began collecting (first record of its file)
 //   op(const HeapOp&)         an allocation or a deallocation
+//   batch_end()               the ops since the last call were one batch
 // Returns false, with a message in `error`, when the record does not fit
 // its kind. Unknown kinds (from a newer minor version) are skipped.
 class HeapRecordReader {
@@ -48,6 +49,7 @@ class HeapRecordReader {
   virtual ~HeapRecordReader() = default;
   virtual void start(const HeapStart& start) = 0;
   virtual void op(const HeapOp& op) = 0;
+  virtual void batch_end() {}  // after the last op of each batch
 };
 bool decode_heap_record(uint16_t kind, const void* payload, uint16_t payload_bytes, HeapRecordReader& reader,
                         std::string& error);

@@ -1,5 +1,7 @@
 #include "event_batches.h"
 
+#include "batch_compressor.h"
+
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -85,7 +87,8 @@ void write_batch(Slot& slot) {
   HeapBatch* header = reinterpret_cast<HeapBatch*>(slot.data);
   header->thread_id = slot.thread_id;
   header->event_count = slot.count;
-  g_runtime->write_record(g_stream, kBatchRecord, slot.data, static_cast<uint16_t>(slot.used));
+  if (!compressor_offer(slot.data, static_cast<uint16_t>(slot.used)))
+    g_runtime->write_record(g_stream, kBatchRecord, slot.data, static_cast<uint16_t>(slot.used));
   slot.used = 0;
   slot.count = 0;
 }

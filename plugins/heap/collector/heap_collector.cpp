@@ -4,9 +4,11 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 
+#include "batch_compressor.h"
 #include "event_batches.h"
 #include "heap_collector.h"
 
@@ -78,7 +80,9 @@ bool write_start_record() {
 void fork_child() {
   if (!detail::g_running.load(std::memory_order_acquire)) return;
   batches_forget_after_fork();
-  if (g_runtime->collecting() != 0) write_start_record();
+  if (g_runtime->collecting() == 0) return;
+  write_start_record();
+  compressor_after_fork();
 }
 
 int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
@@ -101,6 +105,10 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
     return 1;
   }
   batches_start(runtime, g_stream);
+  // Before tracing begins: the thread's own stack and TLS are not traced.
+  const int level = std::atoi(lumen_option(options, count, "compress", "1"));
+  if (level > 0 && !compressor_start(runtime, g_stream, level))
+    runtime->log_note("heap: the compression thread could not start; batches are written uncompressed");
   detail::g_running.store(true, std::memory_order_release);
   return 0;
 }
@@ -112,12 +120,15 @@ void thread_end() {
 void stop() {
   if (!detail::g_running.exchange(false, std::memory_order_acq_rel)) return;
   batches_stop();
+  compressor_stop();  // after the last batch is offered
 }
 
 const lumen_option_def kOptions[] = {
     {"enable", LUMEN_OPTION_BOOLEAN, "on", 0, 0, 0,
      "trace malloc, calloc, realloc, free, memalign, posix_memalign, aligned_alloc, valloc, pvalloc, mmap, "
      "mremap and munmap"},
+    {"compress", LUMEN_OPTION_INTEGER, "1", 0, 19, 0,
+     "zstd level of the heap data, compressed on a thread of the collector's own (0: written uncompressed)"},
 };
 
 const lumen_flag_alias kFlagAliases[] = {{"on", "on"}};

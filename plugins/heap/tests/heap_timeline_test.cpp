@@ -4,11 +4,14 @@
 // pointers, double frees, records of threads out of time order, the peak).
 #include <gtest/gtest.h>
 #include <lumen/record_format.h>
+#include <zstd.h>
 
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "analysis/heap_sweep.h"
 #include "analysis/heap_timeline.h"
 
 namespace lumen::heap {
@@ -89,6 +92,101 @@ TEST(HeapRecords, EveryEventTypeSurvivesEncodingAndDecoding) {
   expect_op(6, 1'000'400, 0x7fff00000000, 100001, LUMEN_NO_STACK, true, true, Allocator::kMmap);
   expect_op(7, 1'000'500, 0x7fff00000000, 0, 0, false, true, Allocator::kMalloc);
   expect_op(8, 1'000'600, 0x10, 9999, 123456789, true, false, Allocator::kPvalloc);
+}
+
+// A kCompressedRecord as the collector's compressor writes it: each batch
+// as a 2-byte size and its payload, the whole in one zstd frame.
+std::vector<uint8_t> compress_batches(const std::vector<std::vector<uint8_t>>& batches, int level = 1) {
+  std::vector<uint8_t> raw;
+  for (const auto& b : batches) {
+    const auto bytes = static_cast<uint16_t>(b.size());
+    raw.insert(raw.end(), reinterpret_cast<const uint8_t*>(&bytes), reinterpret_cast<const uint8_t*>(&bytes) + 2);
+    raw.insert(raw.end(), b.begin(), b.end());
+  }
+  std::vector<uint8_t> record(sizeof(HeapCompressed) + ZSTD_compressBound(raw.size()));
+  const size_t size = ZSTD_compress(record.data() + sizeof(HeapCompressed), record.size() - sizeof(HeapCompressed),
+                                    raw.data(), raw.size(), level);
+  EXPECT_FALSE(ZSTD_isError(size));
+  const HeapCompressed header{static_cast<uint32_t>(raw.size()), static_cast<uint32_t>(batches.size())};
+  std::memcpy(record.data(), &header, sizeof header);
+  record.resize(sizeof header + size);
+  return record;
+}
+
+bool same_op(const HeapOp& a, const HeapOp& b) {
+  return a.time_ns == b.time_ns && a.address == b.address && a.size == b.size && a.stack_id == b.stack_id &&
+         a.thread_id == b.thread_id && a.allocation == b.allocation && a.mapping == b.mapping &&
+         a.allocator == b.allocator;
+}
+
+// Many batches of two threads, as a busy target writes them: what the
+// compressed record yields is, op for op, what the plain records yield.
+TEST(HeapCompressedRecords, ReadBackExactlyWhatThePlainBatchesSay) {
+  std::vector<std::vector<uint8_t>> batches;
+  uint64_t time = 5'000'000;
+  for (int b = 0; b < 12; ++b) {
+    std::vector<HeapEvent> events;
+    for (int i = 0; i < 300; ++i) {
+      const uint64_t address = 0x5555'0000'0000 + ((b * 300 + i) * 7919 % 4096) * 16;
+      time += 37 + i % 11;
+      if (i % 3 == 2)
+        events.push_back(dealloc(EventType::kFree, time, address));
+      else if (i % 17 == 5)
+        events.push_back(reallocation(time, time + 9, address, address + 0x100000, 16 + i % 256, i % 7));
+      else
+        events.push_back(alloc(Allocator::kMalloc, time, address, 16 + (i * 31) % 256, (b + i) % 5));
+      time += 10;
+    }
+    batches.push_back(encode_batch(events, 100 + static_cast<uint32_t>(b % 2)));
+  }
+  Collected plain;
+  std::string error;
+  for (const auto& b : batches)
+    ASSERT_TRUE(decode_heap_record(kBatchRecord, b.data(), static_cast<uint16_t>(b.size()), plain, error)) << error;
+  const std::vector<uint8_t> record = compress_batches(batches);
+  ASSERT_LT(record.size(), 65536u);
+  Collected compressed;
+  ASSERT_TRUE(decode_heap_record(kCompressedRecord, record.data(), static_cast<uint16_t>(record.size()), compressed,
+                                 error))
+      << error;
+  ASSERT_EQ(compressed.ops.size(), plain.ops.size());
+  for (size_t i = 0; i < plain.ops.size(); ++i) EXPECT_TRUE(same_op(compressed.ops[i], plain.ops[i])) << "op " << i;
+}
+
+TEST(HeapCompressedRecords, CorruptOrLyingRecordsAreRefusedWithAReason) {
+  const std::vector<uint8_t> batch =
+      encode_batch({alloc(Allocator::kMalloc, 10, 0x1000, 24, 1), dealloc(EventType::kFree, 20, 0x1000)}, 7);
+  const std::vector<uint8_t> good = compress_batches({batch, batch});
+  std::string error;
+  Collected got;
+  ASSERT_TRUE(decode_heap_record(kCompressedRecord, good.data(), static_cast<uint16_t>(good.size()), got, error))
+      << error;
+  const auto refused = [&](std::vector<uint8_t> record, const std::string& expected) {
+    SCOPED_TRACE(expected);
+    Collected ignored;
+    std::string why;
+    EXPECT_FALSE(decode_heap_record(kCompressedRecord, record.data(), static_cast<uint16_t>(record.size()), ignored, why));
+    EXPECT_NE(why.find(expected), std::string::npos) << why;
+  };
+  std::vector<uint8_t> damaged = good;
+  for (size_t i = sizeof(HeapCompressed) + 4; i < damaged.size(); ++i) damaged[i] ^= 0x5a;
+  refused(damaged, "does not decompress");
+  refused(std::vector<uint8_t>(good.begin(), good.begin() + 6), "header alone");
+  refused(std::vector<uint8_t>(good.begin(), good.end() - 3), "does not decompress");
+  std::vector<uint8_t> lying = good;
+  HeapCompressed header;
+  std::memcpy(&header, lying.data(), sizeof header);
+  header.raw_bytes = 1u << 30;
+  std::memcpy(lying.data(), &header, sizeof header);
+  refused(lying, "at most");
+  std::memcpy(&header, good.data(), sizeof header);
+  header.batch_count = 3;
+  lying = good;
+  std::memcpy(lying.data(), &header, sizeof header);
+  refused(lying, "ends inside batch 2");
+  header.batch_count = 1;
+  std::memcpy(lying.data(), &header, sizeof header);
+  refused(lying, "bytes after its 1 batches");
 }
 
 TEST(HeapRecords, StartRecordIsPassedOn) {
@@ -304,6 +402,113 @@ TEST(HeapPairing, NothingAllocatedHasNoPeak) {
   EXPECT_EQ(peak.peak_bytes, 0u);
   EXPECT_EQ(peak.peak_end, 0u);
   EXPECT_EQ(peak.unmatched_frees, 1u);
+}
+
+// ---- the sweep: the same pairing, in time order, without the history ----
+
+// What a replay says, as text: one line per call, in order.
+struct Transcript {
+  std::vector<std::string> lines;
+  static std::string of(const HeapOp& op) {
+    return std::to_string(op.time_ns) + "/" + std::to_string(op.address) + "/" + std::to_string(op.thread_id);
+  }
+  void allocated(const HeapOp& op) { lines.push_back("alloc " + of(op)); }
+  void released(const HeapOp& a, const HeapOp& by) { lines.push_back("release " + of(a) + " by " + of(by)); }
+  void unmatched(const HeapOp& op) { lines.push_back("unmatched " + of(op)); }
+  void experiment_end(uint32_t e, const LiveSet& live) {
+    std::vector<std::string> left;
+    for (const auto& [key, op] : live) left.push_back(of(op));
+    std::sort(left.begin(), left.end());
+    lines.push_back("end " + std::to_string(e));
+    lines.insert(lines.end(), left.begin(), left.end());
+  }
+};
+
+// Threads churning a shared pool of addresses (a free on one thread, the
+// address reused by another), their batches written in a shuffled order
+// within a window, one thread's first batch written last (a thread that
+// ends late), and equal stamps across threads: the sweep replays exactly
+// what the whole sorted history replays, holding far fewer events.
+TEST(HeapSweep, ReplaysExactlyWhatTheWholeHistoryReplays) {
+  std::mt19937_64 random(17);
+  constexpr int kThreads = 4, kBatches = 400, kPerBatch = 50;
+  std::vector<std::vector<HeapOp>> batches;  // in file order
+  std::vector<uint64_t> pool(64, 0);        // addresses: 0 free, else live
+  uint64_t time = 1000;
+  std::vector<HeapOp> straggler;            // thread 9's ops, written at the end
+  for (int b = 0; b < kBatches; ++b) {
+    std::vector<std::vector<HeapOp>> per_thread(kThreads);
+    for (int i = 0; i < kPerBatch * kThreads; ++i) {
+      const uint32_t thread = static_cast<uint32_t>(random() % kThreads);
+      time += random() % 3;  // equal stamps happen
+      const size_t slot = random() % pool.size();
+      HeapOp op{time, 0x1000 + slot * 16, 0, 0, 100 + thread, false, false, Allocator::kMalloc};
+      if (pool[slot] == 0) {
+        op.allocation = true;
+        op.size = 16 + random() % 256;
+        op.stack_id = thread;
+        pool[slot] = 1;
+      } else {
+        pool[slot] = 0;
+      }
+      per_thread[thread].push_back(op);
+    }
+    if (b % 50 == 0) straggler.push_back({time, 0x900000 + uint64_t(b), 8, 9, 9, true, false, Allocator::kMalloc});
+    for (auto& ops : per_thread) batches.push_back(std::move(ops));
+  }
+  // Batches written up to 12 places away from their turn.
+  for (size_t i = 0; i + 12 < batches.size(); i += 12) std::shuffle(batches.begin() + i, batches.begin() + i + 12, random);
+  batches.push_back(straggler);
+
+  HeapTimeline timeline;
+  for (const auto& batch : batches)
+    for (const HeapOp& op : batch) timeline.add(op);
+  timeline.finish();
+  Transcript whole;
+  struct Indexed {
+    const HeapTimeline* t;
+    Transcript* out;
+    void allocated(size_t i) { out->allocated(t->ops()[i]); }
+    void released(size_t a, size_t by) { out->released(t->ops()[a], t->ops()[by]); }
+    void unmatched(size_t i) { out->unmatched(t->ops()[i]); }
+  };
+  const std::vector<size_t> left = timeline.replay(Indexed{&timeline, &whole});
+  LiveSet live;
+  for (const size_t i : left) live.emplace(i, timeline.ops()[i]);
+  whole.experiment_end(0, live);
+
+  HeapSweep sweep(48);  // a batch that 48 batches read before it start after it is kept
+  for (const auto& batch : batches)
+    if (sweep.index_batch(0, batch)) sweep.keep(batch);
+  sweep.plan();
+  Transcript swept;
+  for (const auto& batch : batches) {
+    if (sweep.next_is_kept())
+      sweep.skip(swept);
+    else
+      sweep.batch(batch, swept);
+  }
+  sweep.finish(swept);
+  ASSERT_EQ(swept.lines.size(), whole.lines.size());
+  for (size_t i = 0; i < whole.lines.size(); ++i) ASSERT_EQ(swept.lines[i], whole.lines[i]) << "line " << i;
+  EXPECT_LT(sweep.most_pending(), timeline.size() / 10) << "the sweep held most of the history";
+}
+
+// Two processes' records one after the other: each is paired on its own,
+// although the second reuses the first one's addresses.
+TEST(HeapSweep, ExperimentsArePairedApart) {
+  HeapSweep sweep;
+  const std::vector<HeapOp> first = {allocation_op(10, 0x100, 8, 1), allocation_op(20, 0x200, 8, 1)};
+  const std::vector<HeapOp> second = {free_op(5, 0x100), allocation_op(6, 0x300, 4, 2)};
+  sweep.index_batch(0, first);
+  sweep.index_batch(1, second);
+  sweep.plan();
+  Transcript t;
+  sweep.batch(first, t);
+  sweep.batch(second, t);
+  sweep.finish(t);
+  EXPECT_EQ(t.lines, (std::vector<std::string>{"alloc 10/256/1", "alloc 20/512/1", "end 0", "10/256/1", "20/512/1",
+                                               "unmatched 5/256/1", "alloc 6/768/1", "end 1", "6/768/1"}));
 }
 
 }  // namespace

@@ -3,12 +3,16 @@
 // from the real collector's experiment must equal those counts. Heap tracing
 // is exact, so every comparison is an equality.
 #include <gtest/gtest.h>
+#include <lumen/record_format.h>
 
 #include <filesystem>
+#include <cstring>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 
+#include "heap_record.h"
 #include "lumen_commands.h"
 
 namespace lumen::test {
@@ -618,6 +622,119 @@ TEST(HeapDataLimit, ALimitNotReachedIsNotAWarning) {
   EXPECT_EQ(r.err.find("recording stopped"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("Data limit (-L), not reached"), std::string::npos) << r.out;
   expect_totals_equal_truth(heap_rows(c.experiment), totals_of(c.truth));
+}
+
+
+// ---- compressed data: the same as uncompressed ----
+
+using heap::HeapCompressed;
+using heap::kCompressedRecord;
+
+namespace compressed {
+
+// Collects `target` into DIR/NAME.er with the heap plugin at zstd `level`
+// (0: uncompressed), through a profile of the test's own.
+Collection collect_at_level(const TempDir& dir, const std::string& name, int level, const std::string& target,
+                            const std::vector<std::string>& target_args) {
+  const fs::path profile = dir.path() / (name + ".yaml");
+  std::ofstream(profile) << "description: heap at zstd level " << level << "\nplugins:\n  heap:\n    enable: on\n"
+                         << "    compress: " << level << "\n";
+  TempDir own;
+  Collection c = collect(own, {"--profile", profile.string()}, target, target_args);
+  const fs::path moved = dir.path() / (name + ".er");
+  fs::rename(c.experiment, moved);
+  c.experiment = moved;
+  return c;
+}
+
+// Record kinds of a data file, counted, and the offset of the first record
+// of `wanted` (walking the blocks as lumen/record_format.h lays them out).
+struct KindCount {
+  std::map<uint16_t, size_t> count;
+  uint64_t first_offset = 0;
+};
+KindCount record_kinds(const fs::path& file, uint16_t wanted) {
+  const std::string bytes = read_text(file);
+  KindCount out;
+  for (size_t block = 0; block + LUMEN_BLOCK_BYTES <= bytes.size(); block += LUMEN_BLOCK_BYTES) {
+    for (size_t at = block + sizeof(lumen_block_header); at + 4 <= block + LUMEN_BLOCK_BYTES;) {
+      uint32_t word;
+      std::memcpy(&word, bytes.data() + at, 4);
+      if (word == 0) break;
+      const uint16_t kind = lumen_record_kind(word);
+      if (kind == wanted && out.count[kind] == 0) out.first_offset = at;
+      out.count[kind] += 1;
+      at += lumen_record_span(lumen_record_payload_bytes(word));
+    }
+  }
+  return out;
+}
+
+// Every heap view, as JSON text; the peak's time is when it happened in
+// this run, not what was recorded, and is left out.
+std::vector<std::string> heap_views(const fs::path& experiment) {
+  std::vector<std::string> out;
+  out.push_back(er_print_json({"-metrics", kHeapMetrics, "-functions"}, experiment).dump());
+  out.push_back(er_print_json({"-metrics", kHeapMetrics, "-calltree"}, experiment).dump());
+  out.push_back(er_print_json({"-leaks"}, experiment).dump());
+  out.push_back(er_print_json({"-allocs"}, experiment).dump());
+  json heap = er_print_json({"-heap"}, experiment);
+  const std::string text = heap.dump();
+  out.push_back(std::regex_replace(text, std::regex("\"peak_time\"[^,}]*"), "\"peak_time\""));
+  return out;
+}
+
+void expect_same_views(const std::string& target, const std::vector<std::string>& args) {
+  TempDir dir;
+  const Collection plain = collect_at_level(dir, "plain", 0, target, args);
+  const Collection packed = collect_at_level(dir, "packed", 3, target, args);
+  ASSERT_EQ(plain.run.exit_code, 0) << plain.run.err;
+  ASSERT_EQ(packed.run.exit_code, 0) << packed.run.err;
+  const KindCount plain_kinds = record_kinds(plain.experiment / "heaptrace", kCompressedRecord);
+  const KindCount packed_kinds = record_kinds(packed.experiment / "heaptrace", kCompressedRecord);
+  EXPECT_EQ(plain_kinds.count.count(kCompressedRecord), 0u) << "compress: 0 wrote compressed records";
+  ASSERT_GT(packed_kinds.count.count(kCompressedRecord), 0u) << "no compressed record was written";
+  const std::vector<std::string> a = heap_views(plain.experiment), b = heap_views(packed.experiment);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i], b[i]) << "view " << i;
+  // And both are the truth.
+  const auto rows = heap_rows(packed.experiment);
+  for (const auto& [function, truth] : packed.truth.at("functions").items())
+    expect_function_equals_truth(rows, function, truth, "e.");
+}
+
+}  // namespace compressed
+
+TEST(HeapCompression, EveryViewReadsTheSameAsUncompressed) {
+  compressed::expect_same_views(heap_target("heap_allocators_target"), {});
+}
+
+// One thread (its interleaving with others would move the peak between
+// runs), many batches: most of them reach the file compressed.
+TEST(HeapCompression, ManyBatchesReadTheSameAsUncompressed) {
+  compressed::expect_same_views(heap_target("heap_threads_target"), {"1", "60000"});
+}
+
+TEST(HeapCompression, ACorruptCompressedRecordIsAnErrorNamingFileAndOffset) {
+  TempDir dir;
+  const Collection c = compressed::collect_at_level(dir, "packed", 1, heap_target("heap_threads_target"), {"1", "20000"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const fs::path file = c.experiment / "heaptrace";
+  const compressed::KindCount kinds = compressed::record_kinds(file, kCompressedRecord);
+  ASSERT_GT(kinds.count.count(kCompressedRecord), 0u);
+  {
+    // Inside the frame, past the record word, HeapCompressed and zstd's frame header.
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(kinds.first_offset + 4 + sizeof(HeapCompressed) + 24));
+    const std::string garbage(64, '\x5a');
+    f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  const ProcessResult r =
+      run_process({(bin_dir() / "er_print").string(), "-metrics", kHeapMetrics, "-functions", c.experiment.string()});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find(file.string() + " at offset " + std::to_string(kinds.first_offset)), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("compressed heap record"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -1,0 +1,95 @@
+// The heap records of the experiments a view reads, through the view host:
+// each op annotated with its stack's row group (frames resolved in the
+// load-object map of the op's time) and whether the user's selection takes
+// it, handed on without keeping the history (heap_sweep.h).
+#pragma once
+
+#include <lumen/analysis_plugin.h>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "heap_sweep.h"
+
+namespace lumen::heap {
+
+// Rows are per call stack. A stack id belongs to one experiment, and its
+// frames depend on what was loaded when the allocation happened (a library
+// unloaded with dlclose leaves its addresses to the next one): stacks are
+// resolved once per (stack id, load-object map epoch) of their experiment,
+// and told apart by their frames, so identical stacks of several
+// experiments or epochs share a row.
+struct StackGroup {
+  std::string key;   // the frames: function and load object of each
+  std::string leaf;  // the leaf's function: the row's name
+  std::vector<std::string> frames;  // function, load object, function, ...
+};
+
+// What a view is told, per experiment (numbered in reading order).
+class HeapVisitor {
+ public:
+  virtual ~HeapVisitor() = default;
+  virtual void allocated(const HeapOp&) {}
+  virtual void released(const HeapOp& /*allocation*/, const HeapOp& /*by*/) {}
+  virtual void unmatched(const HeapOp&) {}
+  virtual void experiment_end(uint32_t /*experiment*/, const LiveSet&) {}
+};
+
+class HeapData final : public HeapRecordReader {
+ public:
+  explicit HeapData(const lumen_view_host& host) : host_(host) {}
+
+  // Every op once, in file order, to allocated() (allocations) and
+  // unmatched() (deallocations): for views that need no pairing.
+  bool each_op(HeapVisitor& visitor, std::string& error);
+  // Every op in time order, paired (two passes over the records).
+  bool sweep(HeapVisitor& visitor, std::string& error);
+
+  const StackGroup& group(size_t index) const { return groups_[index]; }
+  // When collection began in the experiment (0: unknown).
+  uint64_t start_ns(uint32_t experiment) const {
+    return experiment < start_ns_.size() ? start_ns_[experiment] : 0;
+  }
+
+ private:
+  enum class Pass { kEach, kIndex, kSweep };
+  static void visit(void* self, uint16_t kind, const void* payload, uint16_t bytes, uint32_t thread_id);
+  bool read(Pass pass, std::string& error);
+  void start(const HeapStart& start) override;
+  void op(const HeapOp& op) override;
+  void batch_end() override;
+  void annotate(std::vector<HeapOp>& ops);
+  uint32_t group_at(uint64_t stack_id, uint64_t time_ns);
+
+  struct StackAt {
+    uint64_t stack_id;
+    uint32_t epoch;
+    uint32_t experiment;
+    bool operator==(const StackAt& o) const {
+      return stack_id == o.stack_id && epoch == o.epoch && experiment == o.experiment;
+    }
+  };
+  struct StackAtHash {
+    size_t operator()(const StackAt& s) const {
+      return std::hash<uint64_t>()(s.stack_id * 0x9e3779b97f4a7c15ull ^ (uint64_t{s.epoch} << 32 | s.experiment));
+    }
+  };
+
+  const lumen_view_host& host_;
+  Pass pass_ = Pass::kEach;
+  HeapVisitor* visitor_ = nullptr;
+  HeapSweep sweep_;
+  // The experiment being read: a start record begins the next one.
+  uint32_t experiment_ = 0;
+  bool started_ = false;        // an experiment is open
+  bool experiment_has_ops_ = false;
+  std::vector<uint64_t> start_ns_;
+  std::vector<HeapOp> batch_;   // the current batch's ops
+  std::vector<StackGroup> groups_;
+  std::unordered_map<std::string, uint32_t> group_by_key_;
+  std::unordered_map<StackAt, uint32_t, StackAtHash> group_of_stack_;
+  std::string error_;
+};
+
+}  // namespace lumen::heap

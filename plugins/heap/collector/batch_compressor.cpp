@@ -1,0 +1,245 @@
+#include "batch_compressor.h"
+
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_initStaticCCtx: a workspace of our own, no allocator
+#include <linux/futex.h>
+#include <lumen/collector_support.h>
+#include <lumen/record_format.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "../heap_record.h"
+
+namespace lumen::heap {
+
+namespace {
+
+// The queue: Vyukov's bounded ring. A cell whose sequence equals the
+// producer position is free; producer position + 1, filled.
+constexpr uint64_t kCells = 2048;  // 8 MiB of batches: the compressor may wait for a CPU a while on a busy machine
+struct Cell {
+  uint16_t bytes;
+  alignas(8) uint8_t data[kBatchBytes];
+};
+// The sequences apart from the cells: starting (or restarting in a forked
+// child) touches 16 KiB, and a cell's pages only once it is used.
+struct Ring {
+  alignas(64) std::atomic<uint64_t> enqueue_at;
+  alignas(64) uint64_t dequeue_at;  // the compressor's alone
+  std::atomic<uint64_t> sequence[kCells];
+  Cell cells[kCells];
+};
+static_assert((kCells & (kCells - 1)) == 0, "a power of two");
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "offered from signal handlers");
+
+// What one compressed record may hold: its payload fits one block.
+constexpr size_t kMaxCompressedBytes =
+    LUMEN_BLOCK_BYTES - sizeof(lumen_block_header) - sizeof(uint32_t) - sizeof(HeapCompressed);
+static_assert(kMaxCompressedBytes + sizeof(HeapCompressed) <= UINT16_MAX, "a record's payload");
+constexpr size_t kMinGather = 16 * 1024;
+
+const lumen_runtime* g_runtime = nullptr;
+lumen_stream g_stream = -1;
+int g_level = 1;
+Ring* g_ring = nullptr;
+uint8_t* g_gathered = nullptr;  // kMaxGatheredBytes: batches waiting to be compressed
+uint8_t* g_record = nullptr;    // HeapCompressed and the frame
+ZSTD_CCtx* g_context = nullptr;
+std::atomic<bool> g_accepting{false};
+// 0 while the thread runs, 1 once asked to stop (the futex word it sleeps
+// on); g_done becomes 1 when it has written everything.
+std::atomic<int> g_stop{0};
+std::atomic<int> g_done{1};
+static_assert(sizeof(std::atomic<int>) == sizeof(int), "futex words");
+
+void* map_bytes(size_t bytes) {
+  const long result = syscall(SYS_mmap, nullptr, bytes, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return result < 0 && result > -4096 ? nullptr : reinterpret_cast<void*>(result);
+}
+
+void reset_ring() {
+  g_ring->enqueue_at.store(0, std::memory_order_relaxed);
+  g_ring->dequeue_at = 0;
+  for (uint64_t i = 0; i < kCells; ++i) g_ring->sequence[i].store(i, std::memory_order_relaxed);
+}
+
+// The compressor's state between records.
+size_t g_gathered_bytes = 0;
+uint32_t g_gathered_batches = 0;
+size_t g_gather_target = 64 * 1024;  // raw bytes to gather before compressing: follows the ratio
+
+void write_raw_batches() {
+  for (size_t at = 0; at + 2 <= g_gathered_bytes;) {
+    uint16_t bytes;
+    std::memcpy(&bytes, g_gathered + at, 2);
+    g_runtime->write_record(g_stream, kBatchRecord, g_gathered + at + 2, bytes);
+    at += 2 + bytes;
+  }
+}
+
+void compress_gathered() {
+  if (g_gathered_bytes == 0) return;
+  const size_t size = ZSTD_compressCCtx(g_context, g_record + sizeof(HeapCompressed), kMaxCompressedBytes,
+                                        g_gathered, g_gathered_bytes, g_level);
+  if (ZSTD_isError(size)) {
+    // Did not fit one record: written as they are, and gather less next time.
+    write_raw_batches();
+    g_gather_target = g_gathered_bytes / 2 > kMinGather ? g_gathered_bytes / 2 : kMinGather;
+  } else {
+    const HeapCompressed header{static_cast<uint32_t>(g_gathered_bytes), g_gathered_batches};
+    std::memcpy(g_record, &header, sizeof header);
+    g_runtime->write_record(g_stream, kCompressedRecord, g_record, static_cast<uint16_t>(sizeof header + size));
+    // Aim at 85 % of a record at the ratio just seen.
+    const size_t aim = kMaxCompressedBytes * 85 / 100 * g_gathered_bytes / (size > 0 ? size : 1);
+    g_gather_target = aim < kMinGather ? kMinGather : aim > kMaxGatheredBytes - kBatchBytes - 2 ? kMaxGatheredBytes - kBatchBytes - 2 : aim;
+  }
+  g_gathered_bytes = 0;
+  g_gathered_batches = 0;
+}
+
+// Moves filled cells into the gathered bytes; false when none was ready.
+// With `waiting_for_claimed`, a cell claimed but not yet filled (its
+// producer is between two instructions) is waited for.
+bool gather(bool waiting_for_claimed) {
+  bool took = false;
+  for (;;) {
+    Cell& cell = g_ring->cells[g_ring->dequeue_at & (kCells - 1)];
+    std::atomic<uint64_t>& cell_sequence = g_ring->sequence[g_ring->dequeue_at & (kCells - 1)];
+    const uint64_t sequence = cell_sequence.load(std::memory_order_acquire);
+    if (sequence != g_ring->dequeue_at + 1) {
+      if (!waiting_for_claimed || g_ring->enqueue_at.load(std::memory_order_acquire) == g_ring->dequeue_at) return took;
+      sched_yield();
+      continue;
+    }
+    std::memcpy(g_gathered + g_gathered_bytes, &cell.bytes, 2);
+    std::memcpy(g_gathered + g_gathered_bytes + 2, cell.data, cell.bytes);
+    g_gathered_bytes += 2 + cell.bytes;
+    g_gathered_batches += 1;
+    cell_sequence.store(g_ring->dequeue_at + kCells, std::memory_order_release);
+    g_ring->dequeue_at += 1;
+    took = true;
+    if (g_gathered_bytes >= g_gather_target) compress_gathered();
+  }
+}
+
+void* run(void*) {
+  const lumen::TraceGuard inside(g_runtime);  // the collector's own thread: nothing it calls is traced
+  for (;;) {
+    const bool stopping = g_stop.load(std::memory_order_acquire) != 0;
+    if (stopping) {
+      gather(true);
+      compress_gathered();
+      break;
+    }
+    if (!gather(false)) {
+      const timespec pause{0, 2'000'000};
+      syscall(SYS_futex, reinterpret_cast<int*>(&g_stop), FUTEX_WAIT_PRIVATE, 0, &pause, nullptr, 0);
+    }
+  }
+  g_done.store(1, std::memory_order_release);
+  syscall(SYS_futex, reinterpret_cast<int*>(&g_done), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
+  return nullptr;
+}
+
+bool create_thread() {
+  using PthreadCreate = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+  static const auto real_create = lumen::next_function<PthreadCreate>("pthread_create", "GLIBC_2.34");
+  if (real_create == nullptr) return false;
+  g_stop.store(0, std::memory_order_release);
+  g_done.store(0, std::memory_order_release);
+  // Every signal blocked from its first instruction: the program's signals
+  // go to its own threads.
+  sigset_t all, previous;
+  sigfillset(&all);
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &previous, sizeof(long));
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setstacksize(&attributes, 128 * 1024);
+  pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+  pthread_t thread;
+  bool created;
+  {
+    const lumen::TraceGuard inside(g_runtime);  // the thread's stack and TLS are not the program's
+    created = real_create(&thread, &attributes, run, nullptr) == 0;
+  }
+  pthread_attr_destroy(&attributes);
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &previous, nullptr, sizeof(long));
+  if (!created) g_done.store(1, std::memory_order_release);
+  return created;
+}
+
+}  // namespace
+
+bool compressor_start(const lumen_runtime* runtime, lumen_stream stream, int level) {
+  g_runtime = runtime;
+  g_stream = stream;
+  g_level = level;
+  if (g_ring == nullptr) {
+    const size_t workspace = ZSTD_estimateCCtxSize(level);
+    g_ring = static_cast<Ring*>(map_bytes(sizeof(Ring)));
+    g_gathered = static_cast<uint8_t*>(map_bytes(kMaxGatheredBytes));
+    g_record = static_cast<uint8_t*>(map_bytes(sizeof(HeapCompressed) + kMaxCompressedBytes));
+    void* context_memory = map_bytes(workspace);
+    if (g_ring == nullptr || g_gathered == nullptr || g_record == nullptr || context_memory == nullptr) return false;
+    g_context = ZSTD_initStaticCCtx(context_memory, workspace);
+    if (g_context == nullptr) return false;
+  }
+  reset_ring();
+  if (!create_thread()) return false;
+  g_accepting.store(true, std::memory_order_release);
+  return true;
+}
+
+bool compressor_offer(const uint8_t* batch, uint16_t bytes) noexcept {
+  if (!g_accepting.load(std::memory_order_acquire) || bytes > kBatchBytes) return false;
+  uint64_t at = g_ring->enqueue_at.load(std::memory_order_relaxed);
+  for (;;) {
+    const uint64_t sequence = g_ring->sequence[at & (kCells - 1)].load(std::memory_order_acquire);
+    const auto lag = static_cast<int64_t>(sequence - at);
+    if (lag == 0) {
+      if (g_ring->enqueue_at.compare_exchange_weak(at, at + 1, std::memory_order_relaxed)) break;
+    } else if (lag < 0) {
+      return false;  // full: the compressor is behind
+    } else {
+      at = g_ring->enqueue_at.load(std::memory_order_relaxed);
+    }
+  }
+  Cell& cell = g_ring->cells[at & (kCells - 1)];
+  std::memcpy(cell.data, batch, bytes);
+  cell.bytes = bytes;
+  g_ring->sequence[at & (kCells - 1)].store(at + 1, std::memory_order_release);
+  return true;
+}
+
+void compressor_stop() noexcept {
+  if (!g_accepting.exchange(false, std::memory_order_acq_rel)) return;
+  g_stop.store(1, std::memory_order_release);
+  syscall(SYS_futex, reinterpret_cast<int*>(&g_stop), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
+  // Bounded: a process must be able to exit even if the thread was lost.
+  for (int waited_ms = 0; g_done.load(std::memory_order_acquire) == 0 && waited_ms < 10'000; waited_ms += 10) {
+    const timespec pause{0, 10'000'000};
+    syscall(SYS_futex, reinterpret_cast<int*>(&g_done), FUTEX_WAIT_PRIVATE, 0, &pause, nullptr, 0);
+  }
+}
+
+void compressor_after_fork() noexcept {
+  if (!g_accepting.load(std::memory_order_acquire)) return;
+  g_accepting.store(false, std::memory_order_relaxed);
+  g_gathered_bytes = 0;
+  g_gathered_batches = 0;
+  reset_ring();
+  if (create_thread()) g_accepting.store(true, std::memory_order_release);
+}
+
+}  // namespace lumen::heap
