@@ -3,7 +3,11 @@
 //            % percentage of <Total>, + value, ! hidden) + keyword; "name"
 //            places the name column; a keyword without a flavor means both
 //            exclusive and inclusive.
-//   sort     e.user | i.user | user (exclusive) | name
+//            gprofng's keywords: "default" (the default list), "all" (every
+//            metric) and "hwc" (every hardware counter), each with an
+//            optional flavor and visibility ("e.%all").
+//   sort     e.user | i.user | user (exclusive) | name; a leading "-"
+//            sorts smallest first
 #pragma once
 
 #include <stdexcept>
@@ -33,6 +37,7 @@ struct MetricSelection {
 
 struct SortKey {
   bool by_name = false;
+  bool reverse = false;  // "-e.user": smallest first
   Flavor flavor = Flavor::Exclusive;
   size_t metric = 0;
 };

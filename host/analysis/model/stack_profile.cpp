@@ -27,7 +27,7 @@ struct StackKeyHash {
 
 StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
                  ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter,
-                 bool inline_frames)
+                 bool inline_frames, const FrameRewrite& rewrite)
     : metric_count_(registry.size()),
       functions_(registry.size(), kTotalFunction),
       objects_(registry.size(), kTotalObjectNode) {
@@ -96,6 +96,7 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
       kept[r] = false;
       continue;
     }
+    if (rewrite) rewrite(function_frames);
     // Consecutive frames in one object are one visit to it.
     for (const FunctionId f : function_frames) {
       const ObjectId object = structure.function(f).object;

@@ -52,10 +52,10 @@ std::vector<NodeId> ordered_nodes(const MetricEngine& engine, NodeId total, cons
   std::vector<std::string> names;
   std::sort(ids.begin(), ids.end(), [&](NodeId a, NodeId b) {
     const std::string an = naming.name(a), bn = naming.name(b);
-    if (request.sort.by_name) return an != bn ? an < bn : a < b;
+    if (request.sort.by_name) return an != bn ? (an < bn) != request.sort.reverse : a < b;
     const double av = sort_value(request.sort, registry, *engine.node(a));
     const double bv = sort_value(request.sort, registry, *engine.node(b));
-    return av != bv ? av > bv : (an != bn ? an < bn : a < b);
+    return av != bv ? (av > bv) != request.sort.reverse : (an != bn ? an < bn : a < b);
   });
   if (request.limit && ids.size() > *request.limit) ids.resize(*request.limit);
   return ids;
