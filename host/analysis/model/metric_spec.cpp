@@ -118,6 +118,10 @@ MetricSelection parse_metric_spec(const std::string& spec, const MetricRegistry&
       hidden = hidden || item[i] == '!';
     }
     const std::string keyword = item.substr(i);
+    if ((keyword == "size" || keyword == "address") && !registry.find(keyword)) {
+      (keyword == "size" ? selection.show_size : selection.show_address) = !hidden;
+      continue;
+    }
     const size_t metric = metric_index(keyword, registry, item);
     if (flavors.empty()) flavors = {Flavor::Exclusive, Flavor::Inclusive};
     // A ratio has no share of <Total>: "%CPI" shows the ratio itself.

@@ -5,7 +5,8 @@
 //            exclusive and inclusive.
 //            gprofng's keywords: "default" (the default list), "all" (every
 //            metric) and "hwc" (every hardware counter), each with an
-//            optional flavor and visibility ("e.%all").
+//            optional flavor and visibility ("e.%all"); "size" and
+//            "address" (a function's size and entry; "!size" hides it).
 //   sort     e.user | i.user | user (exclusive) | name; a leading "-"
 //            sorts smallest first
 #pragma once
@@ -33,6 +34,10 @@ struct MetricColumn {
 struct MetricSelection {
   std::vector<MetricColumn> columns;
   size_t name_position = 0;  // the name column comes before columns[name_position]
+  // gprofng's "size" and "address" keywords: each function's size in bytes
+  // and the address of its entry, beside the metrics.
+  bool show_size = false;
+  bool show_address = false;
 };
 
 struct SortKey {
