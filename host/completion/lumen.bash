@@ -119,7 +119,11 @@ _lumen_er_print() {
     -viewmode) COMPREPLY=($(compgen -W "user expert machine" -- "$cur")); return ;;
     -compare) COMPREPLY=($(compgen -W "on off delta ratio" -- "$cur")); return ;;
     -inline) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
+    -en_desc) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
+    -printmode) COMPREPLY=($(compgen -W "text csv json" -- "$cur")); return ;;
+    -indxobj) COMPREPLY=($(compgen -W "Threads CPUs Samples Seconds" -- "$cur")); return ;;
     -outfile | -appendfile | -script) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    -open_exp | -add_exp) COMPREPLY=($(compgen -d -X '!*.er' -- "$cur") $(compgen -d -S / -- "$cur")); return ;;
     -setpath | -addpath | --plugin) COMPREPLY=($(compgen -d -- "$cur")); return ;;
   esac
   if [[ $cur == --format=* ]]; then

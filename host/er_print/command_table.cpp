@@ -21,11 +21,12 @@ namespace lumen::er_print {
 
 using namespace analysis;
 
-namespace {
-
 void require_experiments(Session& s) {
-  if (s.experiments().empty()) throw CommandError("no experiment is open");
+  if (s.experiments().empty())
+    throw CommandError("no experiment is open (open_exp EXPERIMENT or add_exp EXPERIMENT opens one)");
 }
+
+namespace {
 
 void print_help(Session& s, const std::vector<std::string>&) {
   s.out() << "Commands (on the command line as -name args; at the prompt as name args):\n";
@@ -36,6 +37,8 @@ void print_help(Session& s, const std::vector<std::string>&) {
   for (const auto& [plugin, half] : s.plugins().all())
     for (size_t i = 0; i < half->descriptor->view_count; ++i)
       line(half->descriptor->views[i].command, std::string(half->descriptor->views[i].help) + " [" + plugin + "]");
+  for (const Command& c : refused_commands())
+    line(c.name + (c.arguments.empty() ? "" : " " + c.arguments), c.help);
 }
 
 // A plugin's view of experiments that hold none of its data shows nothing:
@@ -57,6 +60,17 @@ AnnotationRequest annotation(Session& s, const std::string& target) {
   return request;
 }
 
+// "fsingle f 2": the second of the rows of that name.
+template <typename Rows>
+void keep_nth(Rows& rows, const std::string& which) {
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(which.c_str(), &end, 10);
+  if (which.empty() || *end != '\0' || n == 0 || n > rows.size())
+    throw CommandError("'" + which + "': " + std::to_string(rows.size()) + " function(s) have that name; give 1 to " +
+                       std::to_string(rows.size()));
+  rows = Rows{rows[n - 1]};
+}
+
 // A view command: needs experiments, prints what `view` returns.
 template <typename View>
 std::function<void(Session&, const std::vector<std::string>&)> view(View body) {
@@ -69,7 +83,8 @@ std::function<void(Session&, const std::vector<std::string>&)> view(View body) {
 }  // namespace
 
 const std::vector<Command>& command_table() {
-  static const std::vector<Command> commands = {
+  static const std::vector<Command> commands = [] {
+  std::vector<Command> commands = {
       {"functions", 0, "", "functions with their metrics",
        [](Session& s, const auto&) {
          require_experiments(s);
@@ -93,14 +108,20 @@ const std::vector<Command>& command_table() {
        view([](Session& s, const auto&) {
          return render(function_summaries(s.profile(), s.structure(), s.registry(), s.view_request()), s.format());
        })},
-      {"fsingle", 1, "FUNC", "the summary of one function",
+      {"fsingle", 1, "FUNC [#]", "the summary of one function (#: which of several of that name)",
        view([](Session& s, const auto& a) {
-         return render(function_summary(s.profile(), s.structure(), s.registry(), s.view_request(), a[0]), s.format());
-       })},
-      {"csingle", 1, "FUNC", "one function with its callers and callees",
+         Document summary = function_summary(s.profile(), s.structure(), s.registry(), s.view_request(), a[0]);
+         if (a.size() > 1) keep_nth(summary.lists.front().records, a[1]);
+         return render(summary, s.format());
+       }),
+       1},
+      {"csingle", 1, "FUNC [#]", "one function with its callers and callees (#: which of several of that name)",
        view([](Session& s, const auto& a) {
-         return render(callers_callees_of(s.profile(), s.structure(), s.registry(), s.view_request(), a[0]), s.format());
-       })},
+         ViewTable table = callers_callees_of(s.profile(), s.structure(), s.registry(), s.view_request(), a[0]);
+         if (a.size() > 1) keep_nth(table.rows, a[1]);
+         return render(table, s.format());
+       }),
+       1},
       {"calltree", 0, "", "the dynamic call tree from <Total> down",
        view([](Session& s, const auto&) {
          return render(calltree_view(s.profile(), s.structure(), s.registry(), s.view_request()), s.format());
@@ -156,8 +177,21 @@ const std::vector<Command>& command_table() {
        view([](Session& s, const auto&) { return render(samples_view(s.experiments()), s.format()); })},
       {"overview", 0, "", "per experiment: samples and their figures, and the metric totals",
        view([](Session& s, const auto&) { return render(overview(s.experiments(), s.profile(), s.registry()), s.format()); })},
-      {"statistics", 0, "", "per experiment: events, stacks, threads, and the process figures",
-       view([](Session& s, const auto&) { return render(statistics(s.experiments(), s.profile(), s.registry()), s.format()); })},
+      {"statistics", 0, "[EXP_ID]", "per experiment: events, stacks, threads, and the process figures",
+       view([](Session& s, const auto& a) {
+         if (a.empty()) return render(statistics(s.experiments(), s.profile(), s.registry()), s.format());
+         s.profile();  // checks the selection
+         const size_t id = experiment_id(a[0]);
+         const EventFilter selected = s.export_filter();
+         return s.with_experiment(id, [&](const auto& one) {
+           // The profile of this experiment alone, under the same selection.
+           const StackProfile profile(one, s.registry(), s.structure(), [&](size_t, const lumen_event& event) {
+             return !selected || selected(id - 1, event);
+           });
+           return render(statistics(one, profile, s.registry()), s.format());
+         });
+       }),
+       1},
       {"thread_select", 1, "LIST", "count only these threads (numbers as -thread_list gives them; all)",
        [](Session& s, const auto& a) { s.select_threads(a[0]); }},
       {"sample_select", 1, "LIST", "count only events in these samples (numbers as -samples gives them; all)",
@@ -185,8 +219,12 @@ const std::vector<Command>& command_table() {
        [](Session& s, const auto& a) { s.set_output(a[0], true); }},
       {"script", 1, "FILE", "run the commands in FILE, one a line",
        [](Session& s, const auto& a) { run_script_file(s, a[0]); }},
-      {"header", 0, "", "what each experiment is and how its target ended",
-       view([](Session& s, const auto&) { return render(header_view(s.experiments()), s.format()); })},
+      {"header", 0, "[EXP_ID]", "what each experiment (or experiment EXP_ID) is and how its target ended",
+       view([](Session& s, const auto& a) {
+         if (a.empty()) return render(header_view(s.experiments()), s.format());
+         return s.with_experiment(experiment_id(a[0]), [&](const auto& one) { return render(header_view(one), s.format()); });
+       }),
+       1},
       {"metric_list", 0, "", "the metrics the experiments offer",
        [](Session& s, const auto&) { s.emit(render(metric_list(s.registry()), s.format())); }},
       {"exp_list", 0, "", "the experiments loaded: founders and their descendants",
@@ -205,6 +243,9 @@ const std::vector<Command>& command_table() {
       {"quit", 0, "", "leave er_print (also exit)", [](Session&, const auto&) { throw QuitRequest(); }},
       {"exit", 0, "", "leave er_print", [](Session&, const auto&) { throw QuitRequest(); }},
   };
+  for (Command& c : gprofng_commands(commands)) commands.push_back(std::move(c));
+  return commands;
+  }();
   return commands;
 }
 
@@ -216,7 +257,7 @@ std::optional<Command> find_command(const std::string& name, const AnalysisPlugi
       const lumen_view_def& view = half->descriptor->views[i];
       if (name != view.command) continue;
       const std::string plugin_name = plugin;
-      return Command{view.command, 0, "", view.help, [plugin_name, &view](Session& s, const auto&) {
+      return Command{view.command, 0, "", view.help, [plugin_name, &view](Session& s, const std::vector<std::string>&) {
                        require_experiments(s);
                        warn_without_data(s, view.command, plugin_name);
                        for (const std::string& note : s.record_view_notes(view.command))
@@ -227,6 +268,8 @@ std::optional<Command> find_command(const std::string& name, const AnalysisPlugi
                      }};
     }
   }
+  for (const Command& c : refused_commands())
+    if (c.name == name) return c;
   return std::nullopt;
 }
 

@@ -18,9 +18,28 @@ struct Command {
   std::string arguments;  // for help: "SPEC"
   std::string help;
   std::function<void(Session&, const std::vector<std::string>&)> run;
+  // Arguments that may follow the required ones: an experiment id
+  // ("header 1") or which of several same-named functions ("fsingle f 2").
+  size_t optional_count = 0;
 };
 
 const std::vector<Command>& command_table();
+
+// "2" -> 2; throws CommandError for what is not an experiment id.
+size_t experiment_id(const std::string& text);
+
+// Throws CommandError when no experiment is open.
+void require_experiments(Session& s);
+
+// The commands of gprofng's table beyond the everyday ones (listings, index
+// objects, load object visibility, stack fragments, experiments at the
+// prompt); command_table() includes them.
+// `base`: the everyday commands, which some of them are aliases of.
+std::vector<Command> gprofng_commands(const std::vector<Command>& base);
+
+// gprofng commands that need data this platform cannot record: found after
+// the plugins' views (a plugin may offer the view), they say why.
+const std::vector<Command>& refused_commands();
 
 // A built-in command, or a view added by an installed plugin; nullopt when
 // neither has that name.

@@ -2,6 +2,7 @@
 // Without commands, an interactive prompt reads commands from stdin; "-"
 // reads commands from stdin after those on the command line.
 // Settings in $HOME/.er.rc and ./.er.rc apply before the commands.
+#include <filesystem>
 #include <iostream>
 
 #include "command_lookup.h"
@@ -86,6 +87,16 @@ int main(int argc, char** argv) {
         Invocation invocation{command, {}};
         for (size_t n = 0; n < command.argument_count; ++n) {
           if (i + 1 >= argc) throw CommandError(arg + " needs " + command.arguments);
+          invocation.arguments.push_back(argv[++i]);
+        }
+        // An optional argument on the command line is a number ("-header 1")
+        // that is not also the name of an experiment.
+        for (size_t n = 0; n < command.optional_count && i + 1 < argc; ++n) {
+          const std::string next = argv[i + 1];
+          std::error_code ec;
+          if (next.empty() || next.find_first_not_of("0123456789") != std::string::npos ||
+              std::filesystem::exists(next, ec))
+            break;
           invocation.arguments.push_back(argv[++i]);
         }
         invocations.push_back(invocation);

@@ -50,6 +50,11 @@ std::string command_name(const std::string& word) { return word.size() > 1 && wo
 std::vector<std::string> arguments_for(const Command& command, const std::vector<std::string>& words,
                                        const std::string& line) {
   std::vector<std::string> arguments(words.begin() + 1, words.end());
+  if (command.optional_count > 0) {
+    if (arguments.size() < command.argument_count || arguments.size() > command.argument_count + command.optional_count)
+      throw CommandError(command.name + " takes " + command.arguments);
+    return arguments;
+  }
   if (command.argument_count == 1 && arguments.size() > 1) {
     const size_t at = line.find(words[0]) + words[0].size();
     std::string rest = line.substr(at);
@@ -134,7 +139,9 @@ int interactive(Session& session) {
 void read_defaults(Session& session) {
   static const std::set<std::string> kSettings = {"metrics", "dmetrics", "sort",    "dsort",   "name",    "viewmode",
                                                   "sthresh", "limit",    "setpath", "addpath", "pathmap", "format",
-                                                  "compare"};
+                                                  "compare", "en_desc", "dthresh", "cc", "scc", "dcc",
+                                                  "object_show", "object_hide", "object_api", "printmode",
+                                                  "indxobj_define"};
   std::vector<std::filesystem::path> files;
   if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') files.emplace_back(std::filesystem::path(home) / ".er.rc");
   files.emplace_back(".er.rc");

@@ -1,9 +1,12 @@
 #include "session.h"
 
 #include <algorithm>
+#include <strings.h>
+
 #include <filesystem>
 #include <iostream>
 #include <ostream>
+#include <regex>
 
 #include "default_metrics.h"
 #include "experiment_metrics.h"
@@ -15,6 +18,102 @@ namespace lumen::er_print {
 using namespace analysis;
 
 Session::Session(AnalysisPlugins plugins, std::ostream& out) : plugins_(std::move(plugins)), out_(out) {}
+
+namespace {
+
+// -en_desc: "on", "off", or "=REGEX" matched against the lineage and the
+// program's file name.
+bool descendant_wanted(const std::string& mode, const Experiment& experiment) {
+  if (mode == "on") return true;
+  if (mode == "off") return false;
+  const std::string lineage = experiment.header()["lineage"].as<std::string>("");
+  std::string program;
+  if (const YAML::Node command = experiment.header()["command"]; command && command.IsSequence() && command.size() > 0)
+    program = std::filesystem::path(command[0].as<std::string>("")).filename().string();
+  const std::regex pattern(mode.substr(1));
+  return std::regex_search(lineage, pattern) || std::regex_search(program, pattern);
+}
+
+}  // namespace
+
+void Session::set_descendants(const std::string& mode) {
+  if (mode != "on" && mode != "off" && (mode.empty() || mode[0] != '='))
+    throw CommandError("en_desc takes on, off or =REGEX, not '" + mode + "'");
+  try {
+    std::regex check(mode[0] == '=' ? mode.substr(1) : "");
+  } catch (const std::regex_error& e) {
+    throw CommandError("en_desc: '" + mode.substr(1) + "' is not a regular expression: " + e.what());
+  }
+  descendants_ = mode;
+  const size_t before = experiments_.size();
+  std::erase_if(experiments_, [&](const std::unique_ptr<Experiment>& e) {
+    return !e->header()["lineage"].as<std::string>("").empty() && !descendant_wanted(mode, *e);
+  });
+  if (experiments_.size() != before) selection_changed();
+}
+
+void Session::drop_experiment(const std::string& id_or_path) {
+  std::error_code ec;
+  for (size_t i = 0; i < experiments_.size(); ++i) {
+    const bool by_id = id_or_path == std::to_string(i + 1);
+    const bool by_path = std::filesystem::equivalent(experiments_[i]->path(), id_or_path, ec);
+    if (!by_id && !by_path) continue;
+    // A founder takes its descendants (the directories inside it, opened
+    // right after it) along.
+    const std::filesystem::path founder = experiments_[i]->path();
+    experiments_.erase(experiments_.begin() + static_cast<std::ptrdiff_t>(i));
+    while (i < experiments_.size() && experiments_[i]->path().parent_path() == founder)
+      experiments_.erase(experiments_.begin() + static_cast<std::ptrdiff_t>(i));
+    selection_changed();
+    return;
+  }
+  throw CommandError("no open experiment is '" + id_or_path + "' (-exp_list gives their ids and paths)");
+}
+
+void Session::drop_all_experiments() {
+  experiments_.clear();
+  registry_ = MetricRegistry();  // nothing refers to the metrics any more
+  selection_changed();
+}
+
+void Session::set_disasm_threshold(const std::string& percent) {
+  const double source = threshold_;
+  set_threshold(percent);
+  disasm_threshold_ = threshold_;
+  threshold_ = source;
+}
+
+void Session::set_object_visibility(const std::string& list, std::optional<ObjectShow> mode) {
+  if (!mode) visibility_.reset();
+  else if (list.empty()) throw CommandError("name the load objects, separated by commas (all: every one)");
+  else visibility_.set(list, *mode);
+  selection_changed();
+}
+
+void Session::select_objects(const std::string& list) {
+  if (list.empty()) throw CommandError("name the load objects whose functions are shown, separated by commas");
+  visibility_.select(list);
+  selection_changed();
+}
+
+void Session::define_index_type(const std::string& name, const std::string& expression) {
+  for (const IndexObjectType& type : index_types_)
+    if (type.name == name) throw CommandError("index object type '" + name + "' is defined already");
+  try {
+    index_types_.push_back({name, name, EventExpression::parse(expression), false});
+  } catch (const ExpressionError& e) {
+    throw CommandError(e.what());
+  }
+}
+
+const IndexObjectType& Session::index_type(const std::string& name) const {
+  std::string known;
+  for (const IndexObjectType& type : index_types_) {
+    if (strcasecmp(type.name.c_str(), name.c_str()) == 0) return type;
+    known += (known.empty() ? "" : ", ") + type.name;
+  }
+  throw CommandError("no index object type '" + name + "' (known: " + known + ")");
+}
 
 void Session::open_experiment(const std::string& path) {
   experiments_.push_back(std::make_unique<Experiment>(path, plugins_));
@@ -32,6 +131,7 @@ void Session::open_experiment(const std::string& path) {
   for (const auto& descendant : descendants) {
     try {
       auto experiment = std::make_unique<Experiment>(descendant, plugins_);
+      if (!descendant_wanted(descendants_, *experiment)) continue;
       register_metrics(*experiment, registry_);
       experiments_.push_back(std::move(experiment));
     } catch (const FormatError& e) {
@@ -233,7 +333,8 @@ std::vector<const StackProfile*> Session::profiles_of_each() {
         return e == k && (!filter || filter(e, event));
       };
       each_.push_back(std::make_unique<StackProfile>(experiments_, registry_, structure_, only_k,
-                                               stack_filter(expression_, structure_), inline_frames_, viewmode_));
+                                               stack_filter(expression_, structure_), inline_frames_, viewmode_,
+                                               visibility_.rewrite(structure_)));
     }
   }
   std::vector<const StackProfile*> list;
@@ -244,7 +345,8 @@ std::vector<const StackProfile*> Session::profiles_of_each() {
 const StackProfile& Session::profile() {
   if (!profile_) {
     profile_ = std::make_unique<StackProfile>(experiments_, registry_, structure_, selection_filter(),
-                                         stack_filter(expression_, structure_), inline_frames_, viewmode_);
+                                         stack_filter(expression_, structure_), inline_frames_, viewmode_,
+                                               visibility_.rewrite(structure_));
     const bool cpu_selected = selects_.selects_cpus() || expression_.selects_cpus();
     if (cpu_selected && profile_->events_read() > 0 && profile_->events_with_cpu() == 0) {
       profile_.reset();

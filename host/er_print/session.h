@@ -15,7 +15,9 @@
 #include "compare_view.h"
 #include "event_selection.h"
 #include "experiment.h"
+#include "index_objects.h"
 #include "metric_registry.h"
+#include "object_visibility.h"
 #include "stack_profile.h"
 #include "program_structure.h"
 #include "source_paths.h"
@@ -33,6 +35,16 @@ class Session {
   Session(analysis::AnalysisPlugins plugins, std::ostream& out);
 
   void open_experiment(const std::string& path);  // throws FormatError
+  // -drop_exp: by id (as -exp_list numbers them) or path, with its
+  // descendants; -open_exp drops them all first.
+  void drop_experiment(const std::string& id_or_path);
+  void drop_all_experiments();
+  // -en_desc on|off|=REGEX: which descendants come with a founder (REGEX
+  // matches the lineage or the program name); applies to those open too.
+  void set_descendants(const std::string& mode);
+  // Runs `body` on experiment `id` alone (1-based), as views take them.
+  template <typename Body>
+  auto with_experiment(size_t id, Body body);
   const std::vector<std::unique_ptr<analysis::Experiment>>& experiments() const { return experiments_; }
 
   void set_metrics(const std::string& spec);
@@ -48,6 +60,9 @@ class Session {
   analysis::ViewMode viewmode() const { return viewmode_; }
   void set_threshold(const std::string& percent);
   double threshold() const { return threshold_; }
+  // -dthresh: the disassembly's own threshold (the source's until set).
+  void set_disasm_threshold(const std::string& percent);
+  double disasm_threshold() const { return disasm_threshold_.value_or(threshold_); }
   analysis::OutputFormat format() const { return format_; }
 
   // -thread_select, -sample_select, -cpu_select, -filters.
@@ -58,6 +73,19 @@ class Session {
   void set_filters(const std::string& expression);
   // What the current selection is, for -describe style messages.
   std::string selection_text() const;
+
+  // -object_show, -object_hide, -object_api, -object_select, -objects_default.
+  void set_object_visibility(const std::string& list, std::optional<analysis::ObjectShow> mode);
+  void select_objects(const std::string& list);
+  const analysis::ObjectVisibility& object_visibility() const { return visibility_; }
+
+  // The stack fragment of -cprepend, -cappend, -crmfirst, -crmlast.
+  std::vector<std::string>& fragment() { return fragment_; }
+
+  // Index object types: the predefined ones and -indxobj_define's.
+  const std::vector<analysis::IndexObjectType>& index_types() const { return index_types_; }
+  void define_index_type(const std::string& name, const std::string& expression);
+  const analysis::IndexObjectType& index_type(const std::string& name) const;
 
   // -inline on|off: functions inlined at a PC as frames of their own.
   void set_inline(const std::string& on_off);
@@ -118,6 +146,11 @@ class Session {
   analysis::OutputFormat format_ = analysis::OutputFormat::Text;
   analysis::ViewMode viewmode_ = analysis::ViewMode::User;
   double threshold_ = 75.0;
+  std::optional<double> disasm_threshold_;
+  analysis::ObjectVisibility visibility_;
+  std::vector<std::string> fragment_;
+  std::vector<analysis::IndexObjectType> index_types_ = analysis::predefined_index_objects();
+  std::string descendants_ = "on";
   analysis::EventSelection selects_;     // -thread_select, -sample_select, -cpu_select
   analysis::EventSelection expression_;  // -filters
   std::string expression_text_;
@@ -128,5 +161,21 @@ class Session {
   bool inline_frames_ = false;
   std::vector<std::unique_ptr<analysis::StackProfile>> each_;
 };
+
+template <typename Body>
+auto Session::with_experiment(size_t id, Body body) {
+  if (id == 0 || id > experiments_.size())
+    throw CommandError("no experiment " + std::to_string(id) + " (-exp_list numbers them 1 to " +
+                       std::to_string(experiments_.size()) + ")");
+  // The views take a list of experiments: lend them a list of this one.
+  std::vector<std::unique_ptr<analysis::Experiment>> one;
+  one.push_back(std::move(experiments_[id - 1]));
+  struct GiveBack {
+    std::vector<std::unique_ptr<analysis::Experiment>>& from;
+    std::unique_ptr<analysis::Experiment>& to;
+    ~GiveBack() { to = std::move(from.front()); }
+  } give_back{one, experiments_[id - 1]};
+  return body(static_cast<const std::vector<std::unique_ptr<analysis::Experiment>>&>(one));
+}
 
 }  // namespace lumen::er_print

@@ -62,6 +62,8 @@ mapfile -t commands < <(er_print -help 2>&1 | awk '/^  [a-z]/ { print "-" $1 }')
 expect "every er_print command" "er_print -" _lumen_er_print "${commands[@]}"
 expect "formats" "er_print --format=c" _lumen_er_print csv
 expect "view modes" "er_print -viewmode " _lumen_er_print user expert machine
+expect "index object types" "er_print -indxobj " _lumen_er_print Threads CPUs Samples Seconds
+expect "experiments to add" "er_print -add_exp r" _lumen_er_print run.er
 expect "experiments" "er_print run" _lumen_er_print run.er
 expect "metrics of the experiment" "er_print run.er -metrics e.us" _lumen_er_print e.user
 expect "metrics as shares" "er_print run.er -metrics e.%" _lumen_er_print e.%totalcpu e.%user e.%system

@@ -66,6 +66,19 @@ TEST(DocumentRender, CsvQuotesAsRfc4180Says) {
   EXPECT_EQ(analysis::csv_field("plain text"), "plain text");
 }
 
+// Sections with the same columns (Callers, Stack Fragment, Callees) are one
+// rectangular CSV table: one header, the section in the "table" column.
+TEST(DocumentRender, CsvSectionsWithTheSameColumnsShareOneHeader) {
+  Document document = sample_document();
+  document.lists.clear();
+  document.tables.push_back(document.tables.front());
+  document.tables.back().title = "Callees";
+  EXPECT_EQ(analysis::render(document, OutputFormat::Csv),
+            "table,count,time,name,load_object,stack\n"
+            "\"Leaks, by stack\",3,0.25,stack 1,,main;malloc\n"
+            "Callees,3,0.25,stack 1,,main;malloc\n");
+}
+
 TEST(DocumentRender, JsonCarriesNumbersAsNumbers) {
   const std::string text = analysis::render(sample_document(), OutputFormat::Json);
   json doc;

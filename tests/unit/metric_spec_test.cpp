@@ -202,5 +202,22 @@ TEST(MetricSpecWords, FlavorLettersAndWords) {
   EXPECT_EQ(analysis::flavor_word(Flavor::Attributed), "Attributed");
 }
 
+TEST_F(MetricSpec, ReverseSortAndGprofngKeywords) {
+  const analysis::SortKey reversed = analysis::parse_sort_spec("-e.user", registry_);
+  EXPECT_TRUE(reversed.reverse);
+  EXPECT_EQ(reversed.metric, 0u);
+  EXPECT_FALSE(analysis::parse_sort_spec("e.user", registry_).reverse);
+  EXPECT_TRUE(analysis::parse_sort_spec("-name", registry_).by_name);
+  // "all": every metric with the flavors asked for; "leaks" has no inclusive.
+  EXPECT_EQ(keys(parse("e.all")), (Keys{"e.user", "e.ecount", "e.leaks"}));
+  EXPECT_EQ(keys(parse("i%all")), (Keys{"i.%user", "i.%ecount"}));
+  EXPECT_EQ(keys(parse("default")), keys(parse(analysis::default_metric_spec(registry_))));
+  EXPECT_THROW(parse("hwc"), SpecError);  // no hardware counters here
+  const MetricSelection facts = parse("e.user:size:!address:name");
+  EXPECT_EQ(keys(facts), Keys{"e.user"});
+  EXPECT_TRUE(facts.show_size);
+  EXPECT_FALSE(facts.show_address);
+}
+
 }  // namespace
 }  // namespace lumen::test

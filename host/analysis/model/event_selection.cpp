@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 #include <sstream>
 
 namespace lumen::analysis {
@@ -63,13 +64,69 @@ bool NumberList::contains(uint64_t n) const {
 
 bool EventSelection::selects_all() const {
   auto all = [](const std::optional<NumberList>& l) { return !l || l->all(); };
-  return all(threads) && all(samples) && all(cpus) && all(ranks) && !from_s && !to_s && functions.empty();
+  return all(threads) && all(samples) && all(cpus) && all(ranks) && !from_s && !to_s && functions.empty() && !expression;
 }
+
+namespace {
+
+// Whether `text` is written in gprofng's syntax: it starts (after any '('
+// or '!') with one of its tokens, or joins clauses with ||.
+bool gprofng_syntax(const std::string& text) {
+  if (text.find("||") != std::string::npos) return true;
+  const size_t start = text.find_first_not_of("(! \t");
+  if (start == std::string::npos) return false;
+  size_t end = start;
+  while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+  std::string word = text.substr(start, end - start);
+  std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::toupper(c); });
+  return word == "THRID" || word == "LWPID" || word == "CPUID" || word == "SAMPLE_MAP" || word == "TSTAMP" ||
+         word == "EXPID" || word == "FNAME";
+}
+
+// gprofng's expression: FNAME("f") SOME IN STACK clauses joined by && at the
+// top become function filters; the rest is evaluated per event.
+EventSelection parse_gprofng_filter(const std::string& text) {
+  EventSelection selection;
+  static const std::regex fname(R"re(^\(*\s*FNAME\s*\(\s*"([^"]*)"\s*\)\s+(SOME\s+)?IN\s+STACK\s*\)*$)re",
+                                std::regex::icase);
+  std::vector<std::string> rest;
+  int depth = 0;
+  bool quoted = false;
+  size_t from = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    const char c = i < text.size() ? text[i] : '\0';
+    if (c == '"') quoted = !quoted;
+    if (quoted) continue;
+    depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    if (i < text.size() && !(depth == 0 && text.compare(i, 2, "&&") == 0)) continue;
+    const std::string clause = trimmed(text.substr(from, i - from));
+    std::smatch match;
+    if (std::regex_match(clause, match, fname)) selection.functions.push_back(match[1]);
+    else rest.push_back("(" + clause + ")");
+    from = i + 2;
+    ++i;
+  }
+  std::string joined;
+  for (const std::string& clause : rest) joined += (joined.empty() ? "" : " && ") + clause;
+  if (lowered(joined).find("fname") != std::string::npos)
+    throw SelectionError("filter '" + text + "': FNAME(\"f\") SOME IN STACK works as a clause joined by && only");
+  if (!joined.empty()) {
+    try {
+      selection.expression = EventExpression::parse(joined);
+    } catch (const ExpressionError& e) {
+      throw SelectionError(std::string("filter ") + e.what());
+    }
+  }
+  return selection;
+}
+
+}  // namespace
 
 EventSelection parse_filter_expression(const std::string& expression) {
   EventSelection selection;
   const std::string text = trimmed(expression);
   if (text.empty() || lowered(text) == "none" || lowered(text) == "all") return selection;
+  if (gprofng_syntax(text)) return parse_gprofng_filter(text);
   size_t at = 0;
   while (at <= text.size()) {
     const size_t next = text.find("&&", at);
@@ -114,7 +171,8 @@ EventSelection parse_filter_expression(const std::string& expression) {
 
 EventFilter event_filter(const EventSelection& s, const std::vector<std::unique_ptr<Experiment>>& experiments) {
   auto active = [](const std::optional<NumberList>& l) { return l && !l->all(); };
-  if (!active(s.threads) && !active(s.samples) && !active(s.cpus) && !active(s.ranks) && !s.from_s && !s.to_s)
+  if (!active(s.threads) && !active(s.samples) && !active(s.cpus) && !active(s.ranks) && !s.from_s && !s.to_s &&
+      !s.expression)
     return {};
   std::vector<const Experiment*> list;
   // Whether each experiment is of a selected rank (one without a rank, such
@@ -139,6 +197,16 @@ EventFilter event_filter(const EventSelection& s, const std::vector<std::unique_
       if (s.from_s && t < *s.from_s) return false;
       if (s.to_s && t > *s.to_s) return false;
     }
+    if (s.expression) {
+      EventTokens t;
+      t.thread = e.thread_number(event.thread_id);
+      t.cpu = event.cpu;
+      t.sample = e.samples().sample_at(event.time_ns);
+      t.timestamp = event.time_ns >= e.start_ns() ? static_cast<int64_t>(event.time_ns - e.start_ns()) : 0;
+      t.experiment = static_cast<int64_t>(experiment + 1);
+      // An event without a CPU is kept by a CPU expression, as by a CPU list.
+      if (!(event.cpu < 0 && s.expression->uses_cpu()) && s.expression->evaluate(t) == 0) return false;
+    }
     return true;
   };
 }
@@ -149,7 +217,8 @@ std::vector<std::string> record_selection_notes(const std::string& view, const E
                          "' (it counts its records, not the samples of -functions); drop that clause with -filters");
   std::vector<std::string> notes;
   if (selection.selects_cpus())
-    notes.push_back("-" + view + ": its records carry no CPU, so the CPU list (" + selection.cpus->text() +
+    notes.push_back("-" + view + ": its records carry no CPU, so the CPU list (" +
+                    (selection.cpus ? selection.cpus->text() : selection.expression->text()) +
                     ") does not apply and all of them are counted");
   return notes;
 }

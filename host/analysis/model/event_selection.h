@@ -4,6 +4,8 @@
 //   thread in LIST | sample in LIST | cpu in LIST   (also "== N")
 //   time >= S | time <= S | time in S1-S2   (seconds since collection start)
 //   function == NAME                        (NAME anywhere on the stack)
+// or gprofng's expressions (event_expression.h: THRID == 2 || CPUID IN (0,1))
+// with FNAME("f") SOME IN STACK as a clause joined by &&.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "event_expression.h"
 #include "stack_profile.h"
 
 namespace lumen::analysis {
@@ -42,9 +45,10 @@ struct EventSelection {
   std::optional<NumberList> ranks;    // MPI ranks: "rank:" in each experiment's header
   std::optional<double> from_s, to_s;  // time since collection start, inclusive
   std::vector<std::string> functions;  // each must be on the stack
+  std::optional<EventExpression> expression;  // gprofng's syntax
 
   bool selects_all() const;
-  bool selects_cpus() const { return cpus && !cpus->all(); }
+  bool selects_cpus() const { return (cpus && !cpus->all()) || (expression && expression->uses_cpu()); }
 };
 
 // What a plugin's view (which reads its own records, without CPU or stack

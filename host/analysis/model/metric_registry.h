@@ -45,6 +45,7 @@ class MetricRegistry {
   void set_split_of(size_t metric, const std::string& sampled_keyword) { metrics_.at(metric).split_of = sampled_keyword; }
   const std::vector<MetricDef>& metrics() const { return metrics_; }
   size_t size() const { return metrics_.size(); }
+  const std::string& plugin_of(size_t metric) const { return plugin_of_.at(metric); }
 
   // Metric `metric` of one row, in the metric's unit (nanoseconds stay
   // nanoseconds): the row's own value, or a derived metric's ratio (0 where

@@ -27,6 +27,8 @@ uint32_t flavor_bit(Flavor f) {
   return 0;
 }
 
+std::string expanded_spec(const std::string& spec, const MetricRegistry& registry);
+
 }  // namespace
 
 char flavor_letter(Flavor flavor) {
@@ -42,10 +44,57 @@ std::string column_key(const MetricColumn& column, const MetricRegistry& registr
          registry.metrics()[column.metric].keyword;
 }
 
+namespace {
+
+// "default", "all" and "hwc" (with any flavor and visibility in front)
+// written out as the metrics they stand for.
+std::string expanded_spec(const std::string& spec, const MetricRegistry& registry) {
+  std::string out;
+  std::stringstream items(spec);
+  for (std::string item; std::getline(items, item, ':');) {
+    // Flavor letters count as such only before a visibility or another
+    // flavor, as parse_metric_spec reads them ("all" starts with 'a').
+    size_t k = 0;
+    while (k + 1 < item.size() && std::string("eia").find(item[k]) != std::string::npos &&
+           std::string(".%+!eia").find(item[k + 1]) != std::string::npos)
+      ++k;
+    while (k < item.size() && std::string(".%+!").find(item[k]) != std::string::npos) ++k;
+    const std::string prefix = item.substr(0, k);
+    const std::string keyword = item.substr(k);
+    const bool keyword_is_metric = registry.find(keyword).has_value();
+    if (item == "default" && !keyword_is_metric) {
+      out += default_metric_spec(registry) + ":";
+      continue;
+    }
+    if ((keyword != "all" && keyword != "hwc") || keyword_is_metric) {
+      out += item + ":";
+      continue;
+    }
+    uint32_t needed = 0;
+    for (const char c : prefix) needed |= c == 'e' ? LUMEN_FLAVOR_EXCLUSIVE : c == 'i' ? LUMEN_FLAVOR_INCLUSIVE
+                                          : c == 'a' ? LUMEN_FLAVOR_ATTRIBUTED : 0;
+    if (needed == 0) needed = LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE;
+    bool any = false;
+    for (size_t m = 0; m < registry.size(); ++m) {
+      const MetricDef& def = registry.metrics()[m];
+      if ((def.flavors & needed) != needed) continue;
+      if (keyword == "hwc" && registry.plugin_of(m) != "hwc") continue;
+      out += prefix + def.keyword + ":";
+      any = true;
+    }
+    if (!any)
+      throw SpecError("'" + item + "': " + (keyword == "hwc" ? "no experiment recorded hardware counters"
+                                                             : "no metric has those flavors"));
+  }
+  return out;
+}
+
+}  // namespace
+
 MetricSelection parse_metric_spec(const std::string& spec, const MetricRegistry& registry) {
   MetricSelection selection;
   bool name_seen = false;
-  std::stringstream items(spec);
+  std::stringstream items(expanded_spec(spec, registry));
   std::string item;
   while (std::getline(items, item, ':')) {
     if (item.empty()) continue;
@@ -69,6 +118,10 @@ MetricSelection parse_metric_spec(const std::string& spec, const MetricRegistry&
       hidden = hidden || item[i] == '!';
     }
     const std::string keyword = item.substr(i);
+    if ((keyword == "size" || keyword == "address") && !registry.find(keyword)) {
+      (keyword == "size" ? selection.show_size : selection.show_address) = !hidden;
+      continue;
+    }
     const size_t metric = metric_index(keyword, registry, item);
     if (flavors.empty()) flavors = {Flavor::Exclusive, Flavor::Inclusive};
     // A ratio has no share of <Total>: "%CPI" shows the ratio itself.
@@ -86,9 +139,12 @@ MetricSelection parse_metric_spec(const std::string& spec, const MetricRegistry&
   return selection;
 }
 
-SortKey parse_sort_spec(const std::string& spec, const MetricRegistry& registry) {
-  if (spec == "name") return {true, Flavor::Exclusive, 0};
+SortKey parse_sort_spec(const std::string& written, const MetricRegistry& registry) {
+  const bool reverse = written.size() > 1 && written[0] == '-';
+  const std::string spec = reverse ? written.substr(1) : written;
+  if (spec == "name") return {true, reverse, Flavor::Exclusive, 0};
   SortKey key;
+  key.reverse = reverse;
   size_t i = 0;
   if (spec.size() > 1 && std::string("eia").find(spec[0]) != std::string::npos &&
       std::string(".%+!").find(spec[1]) != std::string::npos) {

@@ -3,7 +3,12 @@
 //            % percentage of <Total>, + value, ! hidden) + keyword; "name"
 //            places the name column; a keyword without a flavor means both
 //            exclusive and inclusive.
-//   sort     e.user | i.user | user (exclusive) | name
+//            gprofng's keywords: "default" (the default list), "all" (every
+//            metric) and "hwc" (every hardware counter), each with an
+//            optional flavor and visibility ("e.%all"); "size" and
+//            "address" (a function's size and entry; "!size" hides it).
+//   sort     e.user | i.user | user (exclusive) | name; a leading "-"
+//            sorts smallest first
 #pragma once
 
 #include <stdexcept>
@@ -29,10 +34,15 @@ struct MetricColumn {
 struct MetricSelection {
   std::vector<MetricColumn> columns;
   size_t name_position = 0;  // the name column comes before columns[name_position]
+  // gprofng's "size" and "address" keywords: each function's size in bytes
+  // and the address of its entry, beside the metrics.
+  bool show_size = false;
+  bool show_address = false;
 };
 
 struct SortKey {
   bool by_name = false;
+  bool reverse = false;  // "-e.user": smallest first
   Flavor flavor = Flavor::Exclusive;
   size_t metric = 0;
 };

@@ -29,7 +29,7 @@ struct StackKeyHash {
 
 StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
                  ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter,
-                 bool inline_frames, ViewMode mode)
+                 bool inline_frames, ViewMode mode, const FrameRewrite& rewrite)
     : metric_count_(registry.size()),
       shaper_(std::make_unique<StackShaper>(experiments, structure, mode, inline_frames)),
       functions_(registry.size(), kTotalFunction),
@@ -87,6 +87,7 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
       kept[r] = false;
       continue;
     }
+    if (rewrite) rewrite(function_frames);
     // Consecutive frames in one object are one visit to it.
     for (const FunctionId f : function_frames) {
       const ObjectId object = structure.function(f).object;

@@ -26,6 +26,9 @@ namespace lumen::analysis {
 using EventFilter = std::function<bool(size_t experiment_index, const lumen_event&)>;
 // Selects unique stacks by their functions (leaf first); empty accepts all.
 using StackFilter = std::function<bool(std::span<const FunctionId> frames_leaf_first)>;
+// Rewrites a stack's functions (leaf first) after the stack filter, before
+// attribution: -object_hide folds an object's functions into one.
+using FrameRewrite = std::function<void(std::vector<FunctionId>& frames_leaf_first)>;
 
 inline constexpr NodeId kTotalObjectNode = UINT32_MAX;
 
@@ -55,7 +58,7 @@ class StackProfile {
  public:
   StackProfile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
           ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter = {},
-          bool inline_frames = false, ViewMode mode = ViewMode::User);
+          bool inline_frames = false, ViewMode mode = ViewMode::User, const FrameRewrite& rewrite = {});
 
   const MetricEngine& functions() const { return functions_; }
   const MetricEngine& objects() const { return objects_; }  // node = ObjectId; <Total> = kTotalObjectNode

@@ -69,7 +69,16 @@ std::string csv_list(const RecordList& list) {
 std::string csv_document(const Document& document) {
   std::string text;
   for (const RecordList& list : document.lists) text += csv_list(list);
-  for (const ViewTable& table : document.tables) text += csv_table(table, &table.title);
+  // Tables with the same columns are one CSV table, their title a column:
+  // the header line is written once.
+  std::string last_header;
+  for (const ViewTable& table : document.tables) {
+    std::string part = csv_table(table, &table.title);
+    const std::string header = part.substr(0, part.find('\n') + 1);
+    if (header == last_header) part.erase(0, header.size());
+    last_header = header;
+    text += part;
+  }
   return text;
 }
 

@@ -76,6 +76,12 @@ class ProgramStructure {
   // named by a decoder for counts that no recorded stack explains.
   FunctionId artificial_function(const std::string& name);
 
+  // The one function that stands for every function of `object` when its
+  // functions are hidden (-object_hide): "<libc.so.6>", in that object.
+  FunctionId object_function(ObjectId object) {
+    return intern_function(object, UINT64_MAX, 0, "<" + objects_[object].name + ">");
+  }
+
   // The object and file address of `pc`; nullopt when no object held it.
   std::optional<CodeAddress> code_address(const LoadObjectMap& map, uint32_t epoch, uint64_t pc,
                                           bool is_return_address);

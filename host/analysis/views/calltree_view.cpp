@@ -77,7 +77,7 @@ ViewTable calltree_view(const StackProfile& profile, const ProgramStructure& str
       if (!key.by_name) {
         const double va = sort_value_of(key, registry, &na.exclusive, &na.inclusive);
         const double vb = sort_value_of(key, registry, &nb.exclusive, &nb.inclusive);
-        if (va != vb) return va > vb;
+        if (va != vb) return (va > vb) != key.reverse;
       }
       return structure.function(na.function).name < structure.function(nb.function).name;
     });

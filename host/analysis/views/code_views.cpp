@@ -22,7 +22,7 @@ std::vector<const std::pair<const Key, CodeMetrics>*> ordered(const std::map<Key
     if (!request.sort.by_name) {
       const double va = sort_value_of(request.sort, registry, &a->second.exclusive, &a->second.inclusive);
       const double vb = sort_value_of(request.sort, registry, &b->second.exclusive, &b->second.inclusive);
-      if (va != vb) return va > vb;
+      if (va != vb) return (va > vb) != request.sort.reverse;
     }
     return name(a->first) < name(b->first);
   });

@@ -53,7 +53,7 @@ ViewTable compare_view(const std::vector<const StackProfile*>& profiles, const P
       const auto* nb = first.node(b);
       const double va = na ? sort_value_of(request.sort, registry, &na->exclusive, &na->inclusive) : 0;
       const double vb = nb ? sort_value_of(request.sort, registry, &nb->exclusive, &nb->inclusive) : 0;
-      if (va != vb) return va > vb;
+      if (va != vb) return (va > vb) != request.sort.reverse;
     }
     return an != bn ? an < bn : a < b;
   });

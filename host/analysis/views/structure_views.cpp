@@ -1,6 +1,7 @@
 #include "structure_views.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 
 #include "metric_cells.h"
@@ -52,10 +53,10 @@ std::vector<NodeId> ordered_nodes(const MetricEngine& engine, NodeId total, cons
   std::vector<std::string> names;
   std::sort(ids.begin(), ids.end(), [&](NodeId a, NodeId b) {
     const std::string an = naming.name(a), bn = naming.name(b);
-    if (request.sort.by_name) return an != bn ? an < bn : a < b;
+    if (request.sort.by_name) return an != bn ? (an < bn) != request.sort.reverse : a < b;
     const double av = sort_value(request.sort, registry, *engine.node(a));
     const double bv = sort_value(request.sort, registry, *engine.node(b));
-    return av != bv ? av > bv : (an != bn ? an < bn : a < b);
+    return av != bv ? (av > bv) != request.sort.reverse : (an != bn ? an < bn : a < b);
   });
   if (request.limit && ids.size() > *request.limit) ids.resize(*request.limit);
   return ids;
@@ -123,9 +124,19 @@ ViewTable functions_view(const StackProfile& profile, const ProgramStructure& st
                              registry, false);
   const NodeNaming naming = function_naming(structure);
   const MetricEngine& engine = profile.functions();
-  table.rows.push_back(make_row(kTotalFunction, naming, request, registry, engine, nullptr));
-  for (const NodeId id : ordered_nodes(engine, kTotalFunction, naming, request, registry))
-    table.rows.push_back(make_row(id, naming, request, registry, engine, nullptr));
+  std::vector<NodeId> ids = {kTotalFunction};
+  for (const NodeId id : ordered_nodes(engine, kTotalFunction, naming, request, registry)) ids.push_back(id);
+  for (const NodeId id : ids) {
+    ViewRow row = make_row(id, naming, request, registry, engine, nullptr);
+    // "size" and "address" in the metric list: facts of each function.
+    const Function& f = structure.function(id);
+    const bool known = id != kTotalFunction && f.object != kNoObject;
+    char address[32] = "";
+    if (known) std::snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(f.start));
+    if (request.metrics.show_size) row.fields.emplace_back("size", known ? std::to_string(f.size) : "");
+    if (request.metrics.show_address) row.fields.emplace_back("address", address);
+    table.rows.push_back(std::move(row));
+  }
   return table;
 }
 

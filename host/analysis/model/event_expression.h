@@ -1,0 +1,45 @@
+// gprofng's expressions over an event, as -filters and -indxobj_define take
+// them: integers; the tokens
+//   THRID, LWPID  thread number (as -thread_list numbers threads; a Linux
+//                 thread is its LWP)
+//   CPUID         CPU, -1 when the event did not record it
+//   SAMPLE, SAMPLE_MAP  sample number (0 before the first sample point)
+//   TSTAMP        nanoseconds since collection start
+//   EXPID         experiment id (1-based, as -exp_list gives it)
+// the operators + - * / % (division by zero gives 0), == != < <= > >=,
+// && || !, "X IN (a, b, ...)", and parentheses. A comparison is 1 or 0.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace lumen::analysis {
+
+struct ExpressionError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct EventTokens {
+  int64_t thread = 0, cpu = -1, sample = 0, timestamp = 0, experiment = 1;
+};
+
+class EventExpression {
+ public:
+  // Throws ExpressionError naming what it could not read.
+  static EventExpression parse(const std::string& text);
+  int64_t evaluate(const EventTokens& tokens) const;
+  const std::string& text() const { return text_; }
+  // Whether it reads the CPU (events without one are then all kept).
+  bool uses_cpu() const { return uses_cpu_; }
+
+  struct Node;
+
+ private:
+  std::string text_;
+  std::shared_ptr<const Node> root_;
+  bool uses_cpu_ = false;
+};
+
+}  // namespace lumen::analysis
