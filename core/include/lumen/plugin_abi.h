@@ -46,8 +46,11 @@ extern "C" {
  * 5: lumen_view_host.map_epoch, stack_frames_at and table_row_frames: a
  *    view resolves each stack with the load objects of its event's time;
  *    lumen_runtime.set_frame_provider (frames of a managed runtime, such as
- *    Java's, in captured stacks). */
-#define LUMEN_PLUGIN_ABI_VERSION 5u
+ *    Java's, in captured stacks).
+ * 6: lumen_runtime.run_periodic, adopt_fd, close_fd,
+ *    capture_stack_of_blocked and latest_stack_of_thread: sampling threads
+ *    that are off the CPU without signalling them. */
+#define LUMEN_PLUGIN_ABI_VERSION 6u
 
 /* What a plugin's factory functions (and an interposer's definitions) are
  * marked with: plugins are built with hidden visibility, so only these are
