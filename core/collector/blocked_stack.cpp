@@ -38,7 +38,10 @@ struct PageCache {
 struct Capture {
   uint64_t pc, sp, bp;
   PageCache* pages;
+  uint64_t stack_end;  // above the highest word of the stack the unwinding read
 };
+
+constexpr uint64_t kMaxStackSpan = 64 * 1024;
 
 PageCache g_pages;
 std::atomic<bool> g_busy{false};
@@ -72,7 +75,10 @@ bool read_safely(PageCache& cache, uint64_t address, void* out, size_t bytes) {
 
 int access_mem(unw_addr_space_t, unw_word_t address, unw_word_t* value, int write, void* arg) {
   if (write) return -UNW_EINVAL;
-  return read_safely(*static_cast<Capture*>(arg)->pages, address, value, sizeof *value) ? 0 : -UNW_EINVAL;
+  auto* c = static_cast<Capture*>(arg);
+  if (address >= c->sp && address - c->sp < kMaxStackSpan && address + sizeof *value > c->stack_end)
+    c->stack_end = address + sizeof *value;
+  return read_safely(*c->pages, address, value, sizeof *value) ? 0 : -UNW_EINVAL;
 }
 
 int access_reg(unw_addr_space_t, unw_regnum_t reg, unw_word_t* value, int write, void* arg) {
@@ -142,7 +148,8 @@ unw_accessors_t g_accessors = {find_proc_info, put_unwind_info, get_dyn_info_lis
 
 }  // namespace
 
-uint64_t capture_blocked_stack(uint64_t pc, uint64_t sp, uint64_t bp) {
+uint64_t capture_blocked_stack(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t* stack_end) {
+  *stack_end = 0;
   if (g_busy.exchange(true, std::memory_order_acquire)) return LUMEN_NO_STACK;
   struct Release {
     ~Release() { g_busy.store(false, std::memory_order_release); }
@@ -155,7 +162,7 @@ uint64_t capture_blocked_stack(uint64_t pc, uint64_t sp, uint64_t bp) {
     unw_set_caching_policy(g_space, UNW_CACHE_NONE);  // tables of objects unloaded since are never reused
   }
   for (bool& valid : g_pages.valid) valid = false;
-  Capture capture{pc, sp, bp, &g_pages};
+  Capture capture{pc, sp, bp, &g_pages, sp};
   unw_cursor_t cursor;
   if (unw_init_remote(&cursor, g_space, &capture) < 0) return LUMEN_NO_STACK;
   uint64_t pcs[LUMEN_MAX_STACK_DEPTH + 1];
@@ -166,6 +173,7 @@ uint64_t capture_blocked_stack(uint64_t pc, uint64_t sp, uint64_t bp) {
     pcs[count++] = ip;
   } while (count < static_cast<int>(LUMEN_MAX_STACK_DEPTH) + 1 && unw_step(&cursor) > 0);
   if (count == 0) return LUMEN_NO_STACK;
+  *stack_end = capture.stack_end;
   return intern_unwound_stack(pcs, count);
 }
 

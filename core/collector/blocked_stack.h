@@ -14,7 +14,10 @@ namespace lumen::collector {
 // read goes through process_vm_readv on this process: a stack the thread
 // changes or unmaps meanwhile gives a wrong or short stack, never a fault.
 // The caller discards the result when the thread ran meanwhile. Returns the
-// stack's id in the experiment, or LUMEN_NO_STACK.
-uint64_t capture_blocked_stack(uint64_t pc, uint64_t sp, uint64_t bp);
+// stack's id in the experiment, or LUMEN_NO_STACK; `stack_end` receives the
+// end of the stack memory the unwinding read, [sp, stack_end) (at most
+// 64 KiB; 0 when more or none): the same registers over the same bytes
+// there unwind to the same stack.
+uint64_t capture_blocked_stack(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t* stack_end);
 
 }  // namespace lumen::collector

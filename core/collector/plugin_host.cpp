@@ -71,8 +71,12 @@ int runtime_run_periodic(uint64_t period_ns, void (*tick)()) {
 }
 int runtime_adopt_fd(int fd) { return adopt_runtime_fd(fd); }
 void runtime_close_fd(int fd) { close_runtime_fd(fd); }
-uint64_t runtime_capture_stack_of_blocked(uint64_t pc, uint64_t sp, uint64_t bp) {
-  return paused() ? LUMEN_NO_STACK : capture_blocked_stack(pc, sp, bp);
+uint64_t runtime_capture_stack_of_blocked(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t* stack_end) {
+  if (paused()) {
+    *stack_end = 0;
+    return LUMEN_NO_STACK;
+  }
+  return capture_blocked_stack(pc, sp, bp, stack_end);
 }
 const volatile uint64_t* runtime_latest_stack_of_thread() {
   static_assert(sizeof(std::atomic<uint64_t>) == sizeof(uint64_t) && std::atomic<uint64_t>::is_always_lock_free,

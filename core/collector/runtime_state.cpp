@@ -157,6 +157,7 @@ void restart_in_forked_child(const std::string& lineage) {
   experiment_log_open(directory);
   log_start(lineage);
   stack_table_reset();
+  current_thread().latest_stack.store(LUMEN_NO_STACK, std::memory_order_relaxed);  // the parent's table's
   loadobject_tracker_start(g_loadobjects_stream);
   save_vdso_image(directory);
   samples_after_fork();

@@ -141,8 +141,11 @@ typedef struct lumen_runtime {
    * it: every memory read is checked, so a stack changed or unmapped
    * meanwhile gives a wrong or short stack, never a fault. The caller
    * discards it if the thread ran meanwhile. Returns the stack's id, or
-   * LUMEN_NO_STACK. */
-  uint64_t (*capture_stack_of_blocked)(uint64_t pc, uint64_t sp, uint64_t bp);
+   * LUMEN_NO_STACK. `stack_end` receives the end of the stack memory the
+   * unwinding read, [sp, *stack_end) (0 when over 64 KiB): the same pc and
+   * sp over the same bytes there give the same stack, so a caller may keep
+   * a hash of them and reuse the id rather than unwind again. */
+  uint64_t (*capture_stack_of_blocked)(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t* stack_end);
 
   /* [signal-safe] Where the calling thread's latest captured stack id is
    * kept (any plugin's capture on that thread updates it; LUMEN_NO_STACK

@@ -2,7 +2,10 @@
 
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
+
+#include <cstring>
 
 #include "../states_record.h"
 
@@ -44,6 +47,40 @@ Blocked fault_kind(uint64_t pc) {
   return Blocked::kDataFault;
 }
 
+// A hash of [sp, end) of this process's memory; 0 when it cannot be read.
+uint64_t stack_hash(uint64_t sp, uint64_t end) {
+  static unsigned char bytes[64 * 1024];
+  if (end <= sp || end - sp > sizeof bytes) return 0;
+  iovec local{bytes, end - sp};
+  iovec remote{reinterpret_cast<void*>(sp), end - sp};
+  if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != static_cast<ssize_t>(end - sp)) return 0;
+  uint64_t hash = 0xcbf29ce484222325u;  // FNV-1a over 64-bit words
+  uint64_t i = 0;
+  for (; i + 8 <= end - sp; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, bytes + i, sizeof word);
+    hash = (hash ^ word) * 0x100000001b3u;
+  }
+  for (; i < end - sp; ++i) hash = (hash ^ bytes[i]) * 0x100000001b3u;
+  return hash | 1;
+}
+
+// The blocked thread's stack: the one unwound last time when its registers
+// and the stack bytes that unwinding read are unchanged (a thread blocking
+// again where it blocked before), else unwound anew.
+uint64_t stack_of(const lumen_runtime& runtime, History& h, const Whereabouts& where) {
+  if (h.unwound_end != 0 && where.pc == h.unwound_pc && where.sp == h.unwound_sp &&
+      stack_hash(where.sp, h.unwound_end) == h.unwound_hash)
+    return h.unwound_stack;
+  uint64_t end = 0;
+  const uint64_t stack = runtime.capture_stack_of_blocked(where.pc, where.sp, 0, &end);
+  h.unwound_pc = where.pc, h.unwound_sp = where.sp, h.unwound_stack = stack;
+  h.unwound_end = stack == kNoStack ? 0 : end;
+  h.unwound_hash = h.unwound_end != 0 ? stack_hash(where.sp, end) : 0;
+  if (h.unwound_hash == 0) h.unwound_end = 0;
+  return stack;
+}
+
 struct Observation {
   Blocked blocked = Blocked::kNone;
   uint64_t stack = kNoStack;
@@ -70,7 +107,7 @@ Observation observe(const lumen_runtime& runtime, History& h, const SchedStat& b
   } else {
     seen.blocked = state == 'D' ? fault_kind(where.pc) : Blocked::kSleep;
   }
-  if (where.pc != 0 && where.sp != 0) seen.stack = runtime.capture_stack_of_blocked(where.pc, where.sp, 0);
+  if (where.pc != 0 && where.sp != 0) seen.stack = stack_of(runtime, h, where);
   SchedStat after;
   if (!read_schedstat(h.schedstat_fd, &after) || after.switches != before.switches || after.cpu_ns != before.cpu_ns) {
     seen.stack = kNoStack;  // it ran while being read: state and stack may be stale
@@ -85,6 +122,13 @@ uint64_t latest_stack(const ThreadSlot& slot) {
 }
 
 }  // namespace
+
+void begin_thread_history(const lumen_runtime& runtime, ThreadSlot& slot) {
+  History& h = slot.history;
+  h.schedstat_fd = open_adopted(runtime, slot.tid, "schedstat");
+  SchedStat counters;
+  if (h.schedstat_fd >= 0 && read_schedstat(h.schedstat_fd, &counters)) h.counters = counters;
+}
 
 void sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadSlot& slot, uint64_t now_ns,
                    bool final) {

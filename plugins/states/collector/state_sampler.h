@@ -9,6 +9,11 @@
 
 namespace lumen::states {
 
+// Opens the thread's files and reads its counters as they are when it
+// begins (or when collection begins on it: the main thread, a forked
+// child's thread have run before), the start of its first interval.
+void begin_thread_history(const lumen_runtime& runtime, ThreadSlot& slot);
+
 // Reads the thread of `slot` (held by the caller: kReading or kEnding) at
 // `now_ns` and writes its interval since the previous one to `stream`.
 // `final` is its last interval (the thread is ending or collection stops):

@@ -67,7 +67,19 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
 void thread_begin() {
   if (!g_running.load(std::memory_order_acquire)) return;
   t_slot = claim_slot(g_runtime->thread_id(), g_runtime->now_ns(), g_runtime->latest_stack_of_thread());
-  if (t_slot == nullptr) g_runtime->count_drop();
+  if (t_slot == nullptr) {
+    g_runtime->count_drop();
+    return;
+  }
+  begin_thread_history(*g_runtime, *t_slot);
+  publish_slot(*t_slot);
+  // An empty interval from the thread itself: analysis lists a thread by the
+  // data blocks it wrote, and the sampler writes the others for it.
+  StateInterval begins{};
+  begins.time_ns = g_runtime->now_ns();
+  begins.thread_id = t_slot->tid;
+  begins.blocked_stack = begins.wait_stack = begins.cpu_stack = LUMEN_NO_STACK;
+  g_runtime->write_record(g_stream, kIntervalRecord, &begins, sizeof begins);
 }
 
 // The ending thread writes its own last interval, after any read of it by

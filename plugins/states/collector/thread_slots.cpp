@@ -18,15 +18,16 @@ ThreadSlot* claim_slot(uint32_t tid, uint64_t now_ns, const volatile uint64_t* l
     slot.tid = tid;
     slot.latest_stack = latest_stack;
     slot.history = History{};
-    slot.history.last_ns = now_ns;  // its counters start at 0 with the thread
+    slot.history.last_ns = now_ns;
     int high = g_high_water.load(std::memory_order_relaxed);
     while (high < i + 1 && !g_high_water.compare_exchange_weak(high, i + 1, std::memory_order_relaxed)) {
     }
-    slot.phase.store(kLive, std::memory_order_release);
     return &slot;
   }
   return nullptr;
 }
+
+void publish_slot(ThreadSlot& slot) { slot.phase.store(kLive, std::memory_order_release); }
 
 int slot_count() { return g_high_water.load(std::memory_order_acquire); }
 

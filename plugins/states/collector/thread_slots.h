@@ -39,6 +39,10 @@ struct History {
   Blocked blocked = Blocked::kNone;
   uint64_t blocked_stack = ~uint64_t{0};
   bool known = false;  // blocked and blocked_stack describe last_ns
+  // The last stack unwound: its registers and a hash of the stack memory
+  // the unwinding read; the same again is the same stack.
+  uint64_t unwound_pc = 0, unwound_sp = 0, unwound_end = 0, unwound_hash = 0;
+  uint64_t unwound_stack = ~uint64_t{0};
 };
 
 struct ThreadSlot {
@@ -50,8 +54,11 @@ struct ThreadSlot {
 
 inline constexpr int kMaxThreads = 8192;
 
-// Claims a slot for the calling thread; nullptr when all are taken.
+// Claims a slot for the calling thread; nullptr when all are taken. The
+// slot stays held (kReading) until the caller fills in its history and
+// publishes it (kLive).
 ThreadSlot* claim_slot(uint32_t tid, uint64_t now_ns, const volatile uint64_t* latest_stack);
+void publish_slot(ThreadSlot& slot);
 
 // Slots [0, slot_count()) may be in use.
 int slot_count();
