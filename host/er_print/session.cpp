@@ -75,19 +75,33 @@ void Session::set_format(const std::string& format) {
 }
 
 void Session::set_name_style(const std::string& style) {
-  // Oracle also accepts a ":soname" suffix; the load object is its own column here.
-  const std::string word = style.substr(0, style.find(':'));
-  if (word == "long") structure_.set_name_style(NameStyle::Long);
-  else if (word == "short") structure_.set_name_style(NameStyle::Short);
-  else if (word == "mangled") structure_.set_name_style(NameStyle::Mangled);
-  else throw CommandError("unknown name style '" + style + "'; allowed: long, short, mangled");
+  // STYLE[:soname|:nosoname], as gprofng spells it; either part may be left out.
+  const size_t colon = style.find(':');
+  const std::string word = style.substr(0, colon);
+  const std::string suffix = colon == std::string::npos ? "" : style.substr(colon + 1);
+  const auto refuse = [&] {
+    return CommandError("unknown name style '" + style + "'; allowed: long, short, mangled, each optionally "
+                        "followed by :soname or :nosoname");
+  };
+  NameStyle chosen = structure_.name_style();
+  if (word == "long") chosen = NameStyle::Long;
+  else if (word == "short") chosen = NameStyle::Short;
+  else if (word == "mangled") chosen = NameStyle::Mangled;
+  else if (!word.empty() || colon == std::string::npos) throw refuse();
+  if (suffix == "soname" || suffix == "shared_object_name") structure_.show_object_names(true);
+  else if (suffix == "nosoname" || suffix == "no_shared_object_name") structure_.show_object_names(false);
+  else if (colon != std::string::npos) throw refuse();
+  structure_.set_name_style(chosen);
 }
 
 void Session::set_viewmode(const std::string& mode) {
-  // Native code looks the same in every mode; Java and OpenMP data read it.
-  if (mode != "user" && mode != "expert" && mode != "machine")
-    throw CommandError("unknown view mode '" + mode + "'; allowed: user, expert, machine");
-  viewmode_ = mode;
+  // Plugins whose frames a mode shows differently (Java, OpenMP) fold them;
+  // other stacks look the same in every mode.
+  const auto parsed = analysis::parse_view_mode(mode);
+  if (!parsed) throw CommandError("unknown view mode '" + mode + "'; allowed: user, expert, machine");
+  if (*parsed == viewmode_) return;
+  viewmode_ = *parsed;
+  selection_changed();
 }
 
 void Session::set_threshold(const std::string& percent) {
@@ -219,7 +233,7 @@ std::vector<const StackProfile*> Session::profiles_of_each() {
         return e == k && (!filter || filter(e, event));
       };
       each_.push_back(std::make_unique<StackProfile>(experiments_, registry_, structure_, only_k,
-                                               stack_filter(expression_, structure_), inline_frames_));
+                                               stack_filter(expression_, structure_), inline_frames_, viewmode_));
     }
   }
   std::vector<const StackProfile*> list;
@@ -230,7 +244,7 @@ std::vector<const StackProfile*> Session::profiles_of_each() {
 const StackProfile& Session::profile() {
   if (!profile_) {
     profile_ = std::make_unique<StackProfile>(experiments_, registry_, structure_, selection_filter(),
-                                         stack_filter(expression_, structure_), inline_frames_);
+                                         stack_filter(expression_, structure_), inline_frames_, viewmode_);
     const bool cpu_selected = selects_.selects_cpus() || expression_.selects_cpus();
     if (cpu_selected && profile_->events_read() > 0 && profile_->events_with_cpu() == 0) {
       profile_.reset();

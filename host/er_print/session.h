@@ -45,7 +45,7 @@ class Session {
   void set_format(const std::string& format);
   void set_name_style(const std::string& style);
   void set_viewmode(const std::string& mode);
-  const std::string& viewmode() const { return viewmode_; }
+  analysis::ViewMode viewmode() const { return viewmode_; }
   void set_threshold(const std::string& percent);
   double threshold() const { return threshold_; }
   analysis::OutputFormat format() const { return format_; }
@@ -116,7 +116,7 @@ class Session {
   std::vector<std::string> default_sort_;
   std::optional<size_t> limit_;
   analysis::OutputFormat format_ = analysis::OutputFormat::Text;
-  std::string viewmode_ = "user";
+  analysis::ViewMode viewmode_ = analysis::ViewMode::User;
   double threshold_ = 75.0;
   analysis::EventSelection selects_;     // -thread_select, -sample_select, -cpu_select
   analysis::EventSelection expression_;  // -filters

@@ -25,23 +25,26 @@ void for_each_selected_event(const ExportInput& input, const SelectedEventVisito
   struct Key {
     uint32_t experiment, epoch;
     uint64_t stack_id;
+    uint32_t chain;
     bool operator==(const Key&) const = default;
   };
   struct KeyHash {
     size_t operator()(const Key& k) const {
-      return std::hash<uint64_t>()(k.stack_id * 0x9e3779b97f4a7c15ull ^ (uint64_t{k.experiment} << 32 | k.epoch));
+      return std::hash<uint64_t>()(k.stack_id * 0x9e3779b97f4a7c15ull ^ (uint64_t{k.experiment} << 32 | k.epoch) ^
+                                   uint64_t{k.chain} << 20);
     }
   };
   std::unordered_map<Key, uint32_t, KeyHash> stack_of;
   const auto& stacks = input.profile.stacks();
   for (uint32_t s = 0; s < stacks.size(); ++s)
-    stack_of.emplace(Key{stacks[s].experiment, stacks[s].epoch, stacks[s].stack_id}, s);
+    stack_of.emplace(Key{stacks[s].experiment, stacks[s].epoch, stacks[s].stack_id, stacks[s].chain}, s);
   for (size_t e = 0; e < input.experiments.size(); ++e) {
     const analysis::Experiment& experiment = *input.experiments[e];
     experiment.for_each_event([&](const analysis::DataFile& file, const lumen_event& event) {
       if (input.event_filter && !input.event_filter(e, event)) return;
       const auto it = stack_of.find(
-          Key{static_cast<uint32_t>(e), experiment.loadobjects().epoch_at(event.time_ns), event.stack_id});
+          Key{static_cast<uint32_t>(e), experiment.loadobjects().epoch_at(event.time_ns), event.stack_id,
+              input.profile.chain_at(e, event.thread_id, event.time_ns)});
       if (it == stack_of.end()) return;
       visit(e, file, event, it->second);
     });

@@ -75,6 +75,19 @@ struct SyncSettings {
 };
 static_assert(sizeof(SyncSettings) == 24, "record layout");
 
+// The function a Call is.
+inline const char* call_name(uint16_t call) {
+  static constexpr const char* kNames[] = {
+      "pthread_mutex_lock",     "pthread_mutex_timedlock",    "pthread_mutex_clocklock",
+      "pthread_rwlock_rdlock",  "pthread_rwlock_timedrdlock", "pthread_rwlock_clockrdlock",
+      "pthread_rwlock_wrlock",  "pthread_rwlock_timedwrlock", "pthread_rwlock_clockwrlock",
+      "pthread_cond_wait",      "pthread_cond_timedwait",     "pthread_cond_clockwait",
+      "sem_wait",               "sem_timedwait",              "sem_clockwait",
+      "pthread_barrier_wait",   "pthread_join",               "pthread_timedjoin_np",
+      "pthread_clockjoin_np"};
+  return call >= 1 && call <= sizeof kNames / sizeof kNames[0] ? kNames[call - 1] : nullptr;
+}
+
 inline const char* object_kind_name(uint16_t kind) {
   switch (static_cast<ObjectKind>(kind)) {
     case ObjectKind::kMutex: return "mutex";

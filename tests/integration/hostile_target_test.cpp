@@ -96,10 +96,10 @@ TEST(HostileTarget, UnwindingNeverWaitsForTheLinkersLock) {
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
   EXPECT_EQ(c.run.out, plain.out);
   EXPECT_TRUE(log_has_end(c.experiment));
-  const auto rows = rows_by_name(er_print_json({"-metrics", "e.heapalloccnt:name", "-functions"}, c.experiment));
+  const auto rows = rows_by_name(er_print_json({"-metrics", "i.heapalloccnt:name", "-functions"}, c.experiment));
   for (const char* site : {"site_10000", "site_11233", "site_13333"}) {
     ASSERT_TRUE(rows.count(site)) << site;
-    EXPECT_EQ(rows.at(site).at("e.heapalloccnt").get<double>(), 4.0 * kWaves) << site;
+    EXPECT_EQ(rows.at(site).at("i.heapalloccnt").get<double>(), 4.0 * kWaves) << site;
   }
 }
 

@@ -153,9 +153,9 @@ TEST(UnharmedTarget, RawCloseRangeLosesNothing) {
   EXPECT_EQ(c.run.out, plain.out);
   EXPECT_TRUE(log_has_end(c.experiment));
   const auto rows = rows_by_name(
-      er_print_json({"-metrics", "e.heapalloccnt:i.user:name", "-functions"}, c.experiment));
+      er_print_json({"-metrics", "i.heapalloccnt:i.user:name", "-functions"}, c.experiment));
   ASSERT_TRUE(rows.count("allocate_after_close"));
-  EXPECT_EQ(rows.at("allocate_after_close").at("e.heapalloccnt").get<double>(), kAllocations);
+  EXPECT_EQ(rows.at("allocate_after_close").at("i.heapalloccnt").get<double>(), kAllocations);
   for (const char* work : {"work_before_close", "work_after_close"}) {
     ASSERT_TRUE(rows.count(work)) << work;
     const double truth = c.truth.at("functions").at(work).get<double>();

@@ -35,6 +35,8 @@ typedef struct lumen_event {
   const int64_t* values;
 } lumen_event;
 
+struct lumen_stitch;
+
 typedef struct lumen_event_sink {
   void* context;
   void (*emit)(void* context, const lumen_event* event);
@@ -43,7 +45,94 @@ typedef struct lumen_event_sink {
    * explains), to put in lumen_event.stack_id. The same name gives the same
    * id within an experiment. Added in ABI version 2. */
   uint64_t (*artificial_stack)(void* context, const char* function);
+  /* Declares a stitch (below): how the stacks of events of its thread in
+   * its time are shown in some view modes. Added in ABI version 6. */
+  void (*stitch)(void* context, const struct lumen_stitch* stitch);
+  /* A stack id standing for `stack_id` with a call of `function` as its
+   * leaf: a tracing plugin's event shows the traced call itself (malloc,
+   * pthread_mutex_lock, MPI_Send) as the leaf, its interposer never. er_print
+   * places it at the definition the program's call reached: the first
+   * loaded object, other than the collector's, that defines `function`
+   * (else an artificial function of that name). Added in ABI version 6. */
+  uint64_t (*traced_call_stack)(void* context, uint64_t stack_id, const char* function);
 } lumen_event_sink;
+
+/* The stack id of an event of the traced call `function` captured at
+ * `stack_id`: traced_call_stack where er_print offers it. */
+static inline uint64_t lumen_traced_call_stack(const lumen_event_sink* sink, uint64_t stack_id,
+                                               const char* function) {
+  if (sink->traced_call_stack == NULL || stack_id == LUMEN_NO_STACK) return stack_id;
+  return sink->traced_call_stack(sink->context, stack_id, function);
+}
+
+/* ---- view modes (added in ABI version 6) ----
+ *
+ * er_print shows stacks in one of three modes (-viewmode): user, the
+ * program as its author wrote it (the default); expert, with the code a
+ * compiler or runtime generated for it; machine, native stacks as
+ * recorded. A plugin whose data changes what a stack means (a managed
+ * runtime's frames, an OpenMP runtime's threads) drives the rewriting with
+ * two mechanisms, both optional:
+ *
+ *  * stitches, declared by its decoder for an interval of a thread's time:
+ *    the stack of every event (of any plugin) of that thread in that
+ *    interval is rewritten, e.g. an OpenMP worker's stack is cut at the
+ *    region's body and continued with the stack of the call that started
+ *    the region;
+ *  * fold_stack, a function of the descriptor, called once per unique
+ *    (stitched) stack of an experiment that recorded the plugin: it says
+ *    which frames the mode keeps, and which become artificial functions
+ *    (runtime frames hidden, or folded into <JVM-System>). */
+
+typedef enum lumen_view_mode {
+  LUMEN_VIEW_USER = 0,
+  LUMEN_VIEW_EXPERT = 1,
+  LUMEN_VIEW_MACHINE = 2
+} lumen_view_mode;
+
+/* lumen_stitch.anchor_pc: keep every recorded frame (and add `leaf`). */
+#define LUMEN_STITCH_KEEP_FRAMES UINT64_MAX
+
+/* Events of thread `thread_id` with begin_ns <= time_ns < end_ns, in the
+ * modes of `modes` (bits 1 << lumen_view_mode), are shown with:
+ *   anchor_pc 0: no recorded frame; `leaf` (when not NULL) above the frames
+ *     of `parent_stack_id` (none when LUMEN_NO_STACK);
+ *   LUMEN_STITCH_KEEP_FRAMES: the recorded frames under `leaf`;
+ *   otherwise: the recorded frames from the leaf to the first frame in the
+ *     function holding anchor_pc, then the frames of `parent_stack_id`
+ *     (events whose stack has no such frame are left as they are).
+ * Stitches nest: the innermost (latest begin) applies first; one that
+ * keeps frames lets the next outer one apply too. `leaf` is a static
+ * string or one valid while the plugin is loaded. */
+typedef struct lumen_stitch {
+  uint32_t thread_id;
+  uint32_t modes;
+  uint64_t begin_ns;
+  uint64_t end_ns;
+  uint64_t anchor_pc;
+  uint64_t parent_stack_id;
+  const char* leaf;
+} lumen_stitch;
+
+/* A frame as fold_stack sees it: pc 0 for an artificial function. */
+typedef struct lumen_view_frame {
+  uint64_t pc;              /* as recorded (bit 63: managed code) */
+  const char* function;     /* demangled, with parameters */
+  const char* load_object;  /* file name, "<dynamic code>" for managed code */
+} lumen_view_frame;
+
+/* What fold_stack makes of a stack: input frame `frame`, or (frame < 0)
+ * the artificial function `artificial`. */
+typedef struct lumen_folded_frame {
+  int32_t frame;
+  const char* artificial;
+} lumen_folded_frame;
+
+/* Writes the stack as `mode` shows it (leaf first) into `out` (room for
+ * count + 1 frames) and returns how many; returning `count` with every
+ * frame kept in order leaves the stack unchanged. */
+typedef size_t (*lumen_fold_stack)(lumen_view_mode mode, const lumen_view_frame* frames, size_t count,
+                                   lumen_folded_frame* out);
 
 /* Emits one event through `sink` (cpu -1 when unknown). */
 static inline void lumen_emit_event(const lumen_event_sink* sink, uint64_t time_ns, uint64_t stack_id,
@@ -216,6 +305,15 @@ typedef struct lumen_analysis_descriptor {
    * configure may replace them per experiment. */
   const lumen_derived_metric_def* derived_metrics;
   size_t derived_metric_count;
+
+  /* ---- added in ABI version 6 ---- */
+
+  /* How this plugin's frames show in each view mode (see lumen_view_mode).
+   * May be NULL. */
+  lumen_fold_stack fold_stack;
+  /* Non-zero when the decoder declares stitches (sink->stitch): er_print
+   * decodes this plugin's data file first in the modes that need them. */
+  int declares_stitches;
 } lumen_analysis_descriptor;
 
 typedef const lumen_analysis_descriptor* (*lumen_analysis_factory)(void);

@@ -47,7 +47,10 @@ extern "C" {
  *    view resolves each stack with the load objects of its event's time;
  *    lumen_runtime.set_frame_provider (frames of a managed runtime, such as
  *    Java's, in captured stacks).
- * 6: lumen_runtime.run_periodic, adopt_fd, close_fd,
+ * 6: view modes: lumen_event_sink.stitch (lumen_stitch) and the analysis
+ *    descriptor's fold_stack and declares_stitches;
+ *    lumen_event_sink.traced_call_stack (the traced call as the leaf);
+ *    lumen_runtime.run_periodic, adopt_fd, close_fd,
  *    capture_stack_of_blocked and latest_stack_of_thread: sampling threads
  *    that are off the CPU without signalling them. */
 #define LUMEN_PLUGIN_ABI_VERSION 6u

@@ -24,8 +24,12 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
   for (size_t s = 0; s < profile.stacks().size(); ++s) {
     const UniqueStack& stack = profile.stacks()[s];
     const Experiment& experiment = *experiments[stack.experiment];
-    const auto pcs = experiment.stacks().pcs(stack.stack_id);
-    const uint32_t flags = experiment.stacks().flags(stack.stack_id);
+    // A traced call's own frame (its leaf) is no instruction of the
+    // program's: its callers' lines hold its value inclusively only.
+    const uint64_t recorded = experiment.recorded_stack(stack.stack_id);
+    const bool leaf_recorded = recorded == stack.stack_id;
+    const auto pcs = experiment.stacks().pcs(recorded);
+    const uint32_t flags = experiment.stacks().flags(recorded);
     const auto values = profile.values(s);
     seen_addresses.clear();
     seen_lines.clear();
@@ -37,7 +41,7 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
       CodeMetrics& at = addresses_[key];
       // The function that holds the code (frames may also list inlined ones).
       at.function = structure.function_at(experiment.loadobjects(), stack.epoch, pcs[i], is_return);
-      if (i == 0) add(at.exclusive, values);
+      if (i == 0 && leaf_recorded) add(at.exclusive, values);
       if (std::find(seen_addresses.begin(), seen_addresses.end(), key) == seen_addresses.end()) {
         seen_addresses.push_back(key);
         add(at.inclusive, values);
@@ -51,7 +55,7 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
       if (!cached->second) continue;
       CodeMetrics& line = lines_[*cached->second];
       if (line.function == kUnknownFunction) line.function = at.function;
-      if (i == 0) add(line.exclusive, values);
+      if (i == 0 && leaf_recorded) add(line.exclusive, values);
       if (std::find(seen_lines.begin(), seen_lines.end(), *cached->second) == seen_lines.end()) {
         seen_lines.push_back(*cached->second);
         add(line.inclusive, values);

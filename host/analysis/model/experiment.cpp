@@ -172,14 +172,17 @@ void Experiment::for_each_event(const EventVisitor& visit) const {
   for (const DataFile& file : data_files_) for_each_event_in(file, visit);
 }
 
-void Experiment::for_each_event_in(const DataFile& file, const EventVisitor& visit) const {
+void Experiment::for_each_event_in(const DataFile& file, const EventVisitor& visit,
+                                   const StitchVisitor* stitched) const {
   const fs::path data_path = path_ / file.name;
   if (!fs::exists(fs::symlink_status(data_path))) return;
   struct Context {
     const DataFile* file;
     const EventVisitor* visit;
     std::vector<std::string>* artificial;
-  } context{&file, &visit, &artificial_functions_};
+    const StitchVisitor* stitched;
+    const Experiment* experiment;
+  } context{&file, &visit, &artificial_functions_, stitched, this};
   const lumen_event_sink sink{&context,
                               [](void* opaque, const lumen_event* event) {
                                 auto* c = static_cast<Context*>(opaque);
@@ -190,6 +193,21 @@ void Experiment::for_each_event_in(const DataFile& file, const EventVisitor& vis
                                 auto found = std::find(names.begin(), names.end(), function);
                                 if (found == names.end()) found = names.insert(names.end(), function);
                                 return kArtificialStackBase + static_cast<uint64_t>(found - names.begin());
+                              },
+                              [](void* opaque, const lumen_stitch* stitch) {
+                                auto* c = static_cast<Context*>(opaque);
+                                if (c->stitched != nullptr && stitch != nullptr) (*c->stitched)(*c->file, *stitch);
+                              },
+                              [](void* opaque, uint64_t stack_id, const char* function) -> uint64_t {
+                                const Experiment& e = *static_cast<Context*>(opaque)->experiment;
+                                if (function == nullptr || is_artificial_stack(stack_id) ||
+                                    is_traced_call_stack(stack_id))
+                                  return stack_id;
+                                const auto [it, inserted] = e.traced_call_ids_.try_emplace(
+                                    std::make_pair(stack_id, std::string(function)),
+                                    kTracedCallStackBase + e.traced_calls_.size());
+                                if (inserted) e.traced_calls_.push_back({stack_id, function});
+                                return it->second;
                               }};
   const lumen_analysis_descriptor& d = *file.half->descriptor;
   void* state = d.decoder_begin ? d.decoder_begin(file.decoder_context) : file.decoder_context;

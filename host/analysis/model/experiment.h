@@ -47,6 +47,12 @@ class AnalysisPlugins {
 // Stack ids a decoder obtained from lumen_event_sink.artificial_stack: far
 // above any recorded stack id (those are bounded by the stacks file's size).
 inline constexpr uint64_t kArtificialStackBase = 0xffffffff00000000ull;
+// Stack ids a decoder made for a traced call (lumen_event_sink's
+// traced_call_stack): a recorded stack with the call's function as its leaf.
+inline constexpr uint64_t kTracedCallStackBase = 0xfffffffe00000000ull;
+inline bool is_traced_call_stack(uint64_t stack_id) {
+  return stack_id >= kTracedCallStackBase && stack_id < kArtificialStackBase;
+}
 inline bool is_artificial_stack(uint64_t stack_id) {
   return stack_id >= kArtificialStackBase && stack_id != UINT64_MAX;
 }
@@ -95,11 +101,26 @@ class Experiment {
     return artificial_functions_.at(stack_id - kArtificialStackBase);
   }
 
+  // A traced call's stack id: the recorded stack under it, and the
+  // function called.
+  struct TracedCall {
+    uint64_t stack_id;
+    std::string function;
+  };
+  const TracedCall& traced_call(uint64_t stack_id) const { return traced_calls_.at(stack_id - kTracedCallStackBase); }
+  // The recorded stack an event's stack id stands on (itself, or a traced call's).
+  uint64_t recorded_stack(uint64_t stack_id) const {
+    return is_traced_call_stack(stack_id) ? traced_call(stack_id).stack_id : stack_id;
+  }
+
   using EventVisitor = std::function<void(const DataFile&, const lumen_event&)>;
   // Decodes every event of every data file, in file order.
   void for_each_event(const EventVisitor& visit) const;
   // Decodes every event of one of data_files(), in file order.
-  void for_each_event_in(const DataFile& file, const EventVisitor& visit) const;
+  // `stitched`, when given, receives the stitches the decoder declares.
+  using StitchVisitor = std::function<void(const DataFile&, const lumen_stitch&)>;
+  void for_each_event_in(const DataFile& file, const EventVisitor& visit,
+                         const StitchVisitor* stitched = nullptr) const;
 
  private:
   // Walks the file's block headers: its threads, and what is damaged (a
@@ -116,6 +137,8 @@ class Experiment {
   SampleTable samples_;
   std::vector<uint32_t> threads_;
   mutable std::vector<std::string> artificial_functions_;  // by id - kArtificialStackBase
+  mutable std::vector<TracedCall> traced_calls_;            // by id - kTracedCallStackBase
+  mutable std::map<std::pair<uint64_t, std::string>, uint64_t> traced_call_ids_;
 };
 
 }  // namespace lumen::analysis

@@ -14,12 +14,14 @@ struct StackKey {
   uint32_t experiment;
   uint32_t epoch;
   uint64_t stack_id;
+  uint32_t chain;  // the stitches covering the event (view_mode.h), 0: none
   bool operator==(const StackKey&) const = default;
 };
 
 struct StackKeyHash {
   size_t operator()(const StackKey& k) const {
-    return std::hash<uint64_t>()(k.stack_id * 0x9e3779b97f4a7c15ull ^ (uint64_t{k.experiment} << 32 | k.epoch));
+    return std::hash<uint64_t>()(k.stack_id * 0x9e3779b97f4a7c15ull ^ (uint64_t{k.experiment} << 32 | k.epoch) ^
+                                 (uint64_t{k.chain} * 0xff51afd7ed558ccdull));
   }
 };
 
@@ -27,8 +29,9 @@ struct StackKeyHash {
 
 StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
                  ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter,
-                 bool inline_frames)
+                 bool inline_frames, ViewMode mode)
     : metric_count_(registry.size()),
+      shaper_(std::make_unique<StackShaper>(experiments, structure, mode, inline_frames)),
       functions_(registry.size(), kTotalFunction),
       objects_(registry.size(), kTotalObjectNode) {
   const size_t metric_count = metric_count_;
@@ -42,13 +45,15 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
   uint64_t last_thread_key = UINT64_MAX;
   std::pair<uint64_t, std::vector<int64_t>>* last_thread_row = nullptr;
   const IntervalSplits splits(experiments, registry);
+  StackShaper& shaper = *shaper_;
   for (size_t e = 0; e < experiments.size(); ++e) {
     const Experiment& experiment = *experiments[e];
     experiment.for_each_event([&](const DataFile& file, const lumen_event& event) {
       ++events_read_;
       if (event.cpu >= 0) ++events_with_cpu_;
       if (filter && !filter(e, event)) return;
-      const StackKey key{static_cast<uint32_t>(e), experiment.loadobjects().epoch_at(event.time_ns), event.stack_id};
+      const StackKey key{static_cast<uint32_t>(e), experiment.loadobjects().epoch_at(event.time_ns), event.stack_id,
+                         shaper.chain_at(e, event.thread_id, event.time_ns)};
       auto [it, inserted] = rows.try_emplace(key, keys.size());
       if (inserted) {
         keys.push_back(key);
@@ -76,22 +81,8 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
   std::vector<NodeId> function_frames, object_frames;
   for (size_t r = 0; r < keys.size(); ++r) {
     const StackKey& key = keys[r];
-    const Experiment& experiment = *experiments[key.experiment];
-    const auto pcs = experiment.stacks().pcs(key.stack_id);
-    const uint32_t flags = experiment.stacks().flags(key.stack_id);
-    function_frames.clear();
+    shaper.frames(key.experiment, key.epoch, key.stack_id, key.chain, function_frames);
     object_frames.clear();
-    for (size_t i = 0; i < pcs.size(); ++i) {
-      const bool is_return = i > 0 || (flags & LUMEN_STACK_LEAF_IS_RETURN) != 0;
-      if (inline_frames)
-        for (const FunctionId f : structure.inlined_at(experiment.loadobjects(), key.epoch, pcs[i], is_return))
-          function_frames.push_back(f);
-      function_frames.push_back(structure.function_at(experiment.loadobjects(), key.epoch, pcs[i], is_return));
-    }
-    if (is_artificial_stack(key.stack_id))
-      function_frames.push_back(structure.artificial_function(experiment.artificial_function(key.stack_id)));
-    else if (pcs.empty()) function_frames.push_back(kUnknownFunction);
-    if ((flags & LUMEN_STACK_TRUNCATED) != 0) function_frames.push_back(kTruncatedFunction);
     if (stack_filter && !stack_filter(function_frames)) {
       kept[r] = false;
       continue;
@@ -106,7 +97,7 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
     functions_.add_stack(function_frames, row);
     objects_.add_stack(object_frames, row);
     stacks_.push_back({key.experiment, key.epoch, key.stack_id, static_cast<uint32_t>(frames_.size()),
-                       static_cast<uint32_t>(function_frames.size())});
+                       static_cast<uint32_t>(function_frames.size()), key.chain});
     frames_.insert(frames_.end(), function_frames.begin(), function_frames.end());
     values_.insert(values_.end(), row.begin(), row.end());
   }

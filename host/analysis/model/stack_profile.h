@@ -4,7 +4,8 @@
 // (with their function frames) for the views that need more than functions:
 // calltree, lines, PCs, source and disassembly. With `inline_frames`,
 // functions inlined at a PC are frames of their own, callees of the
-// function that holds them.
+// function that holds them. Stacks are as `mode` shows them (view_mode.h):
+// the same events, so the same totals, in every mode.
 #pragma once
 
 #include <functional>
@@ -17,6 +18,7 @@
 #include "metric_engine.h"
 #include "metric_registry.h"
 #include "program_structure.h"
+#include "view_mode.h"
 
 namespace lumen::analysis {
 
@@ -33,6 +35,7 @@ struct UniqueStack {
   uint64_t stack_id = 0;
   uint32_t first_frame = 0;  // into StackProfile::frames()
   uint32_t depth = 0;        // function frames, leaf first
+  uint32_t chain = 0;        // the stitches that shaped it (view_mode.h), 0: none
 };
 
 // One thread's share: its events and their summed values.
@@ -52,12 +55,16 @@ class StackProfile {
  public:
   StackProfile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
           ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter = {},
-          bool inline_frames = false);
+          bool inline_frames = false, ViewMode mode = ViewMode::User);
 
   const MetricEngine& functions() const { return functions_; }
   const MetricEngine& objects() const { return objects_; }  // node = ObjectId; <Total> = kTotalObjectNode
   uint64_t events() const { return events_; }
   uint64_t unique_stacks() const { return stacks_.size(); }
+  // The stitches covering an event of `thread_id` at `time_ns` (UniqueStack.chain).
+  uint32_t chain_at(size_t experiment, uint32_t thread_id, uint64_t time_ns) const {
+    return shaper_->chain_at(experiment, thread_id, time_ns);
+  }
   // Events decoded before any filter, and how many of them knew their CPU.
   uint64_t events_read() const { return events_read_; }
   uint64_t events_with_cpu() const { return events_with_cpu_; }
@@ -81,6 +88,7 @@ class StackProfile {
 
  private:
   size_t metric_count_;
+  std::unique_ptr<StackShaper> shaper_;
   MetricEngine functions_;
   MetricEngine objects_;
   uint64_t events_ = 0;

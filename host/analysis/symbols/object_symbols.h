@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -40,6 +41,9 @@ class ObjectSymbols {
   std::optional<SourceLine> source_line(uint64_t address) const;
   // Every function symbol whose value is `start` (aliases), sorted.
   std::vector<std::string> names_at(uint64_t start) const;
+  // The address of the function this object defines and exports as
+  // `name` (a global or weak symbol), if any.
+  std::optional<uint64_t> exported_function(const std::string& name) const;
   // Up to `size` bytes of the object's code at `address`; fewer at the end
   // of its section, none when no loaded section holds it.
   std::vector<uint8_t> code_bytes(uint64_t address, uint64_t size) const;
@@ -53,6 +57,7 @@ class ObjectSymbols {
  private:
   Dwfl* dwfl_ = nullptr;
   Dwfl_Module* module_ = nullptr;
+  mutable std::optional<std::unordered_map<std::string, uint64_t>> exported_;  // read at the first lookup
 };
 
 // "_ZN3foo3barEv" -> "foo::bar()"; other names unchanged.

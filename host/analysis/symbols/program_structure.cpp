@@ -75,16 +75,25 @@ std::string short_name(const std::string& name) {
 }
 
 std::string ProgramStructure::styled(const Function& f) const {
+  std::string name = f.long_name;
   switch (name_style_) {
-    case NameStyle::Long: return f.long_name;
-    case NameStyle::Short: return short_name(f.long_name);
-    case NameStyle::Mangled: return f.long_name.rfind("<static>", 0) == 0 ? f.long_name : f.mangled_name.substr(0, f.mangled_name.find('@'));
+    case NameStyle::Long: break;
+    case NameStyle::Short: name = short_name(f.long_name); break;
+    case NameStyle::Mangled:
+      if (f.long_name.rfind("<static>", 0) != 0) name = f.mangled_name.substr(0, f.mangled_name.find('@'));
+      break;
   }
-  return f.long_name;
+  if (object_names_shown_ && f.object != kNoObject) name += " [<" + objects_[f.object].name + ">]";
+  return name;
 }
 
 void ProgramStructure::set_name_style(NameStyle style) {
   name_style_ = style;
+  for (Function& f : functions_) f.name = styled(f);
+}
+
+void ProgramStructure::show_object_names(bool shown) {
+  object_names_shown_ = shown;
   for (Function& f : functions_) f.name = styled(f);
 }
 
@@ -139,6 +148,35 @@ std::vector<FunctionId> ProgramStructure::inlined_at(const LoadObjectMap& map, u
   }
   cache.emplace(key, chain);
   return chain;
+}
+
+std::pair<FunctionId, uint64_t> ProgramStructure::traced_function(const LoadObjectMap& map, uint32_t epoch,
+                                                                  const std::string& name) {
+  const auto key = std::make_tuple(&map, epoch, name);
+  if (const auto hit = traced_ids_.find(key); hit != traced_ids_.end()) return hit->second;
+  std::pair<FunctionId, uint64_t> found{artificial_function(name), 0};
+  for (const MappedObject& mapped : map.objects()) {
+    if (map.find(mapped.start, epoch) != &mapped) continue;  // not mapped then
+    const ObjectSymbols* symbols = symbols_[object_for(mapped.path, mapped.symbol_file)].get();
+    if (symbols == nullptr) continue;
+    const auto address = symbols->exported_function(name);
+    // The collector's objects (its runtime, every plugin's collector half)
+    // define the interposers: the call went on past them.
+    if (!address || symbols->exported_function("lumen_collector_plugin") || symbols->exported_function("lumen_api_sample"))
+      continue;
+    const uint64_t pc = *address + mapped.load_bias;
+    found = {function_at(map, epoch, pc, false), pc};
+    // Aliases share an address (malloc, __libc_malloc): the function is
+    // named as the program called it.
+    Function& function = functions_[found.first];
+    if (found.first != kUnknownFunction && function.start + mapped.load_bias == pc && function.mangled_name != name) {
+      function.mangled_name = function.long_name = name;
+      function.name = styled(function);
+    }
+    break;
+  }
+  traced_ids_.emplace(key, found);
+  return found;
 }
 
 FunctionId ProgramStructure::function_at(const LoadObjectMap& map, uint32_t epoch, uint64_t pc,

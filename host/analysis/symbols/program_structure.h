@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -65,6 +66,12 @@ class ProgramStructure {
   // mapped at the end of the experiment, demangled; empty when none does.
   std::optional<std::string> data_symbol(const LoadObjectMap& map, uint64_t address);
 
+  // The function a traced call of `name` reached, as mapped at `epoch`:
+  // the first object, other than the collector's, exporting a function of
+  // that name (the artificial function `name` when none does), and the
+  // address it is mapped at (0 for an artificial one).
+  std::pair<FunctionId, uint64_t> traced_function(const LoadObjectMap& map, uint32_t epoch, const std::string& name);
+
   // The artificial function of this name (collector_final_counters, ...),
   // named by a decoder for counts that no recorded stack explains.
   FunctionId artificial_function(const std::string& name);
@@ -77,6 +84,10 @@ class ProgramStructure {
   std::vector<FunctionId> inlined_at(const LoadObjectMap& map, uint32_t epoch, uint64_t pc, bool is_return_address);
   // Renames every function (and those found later) in `style`.
   void set_name_style(NameStyle style);
+  NameStyle name_style() const { return name_style_; }
+  // With `shown`, a function of a load object is named "f [<libc.so.6>]"
+  // (-name ...:soname), so functions of one name in two objects read apart.
+  void show_object_names(bool shown);
 
   // The id of the object at `path`, when a PC has been placed in it.
   std::optional<ObjectId> find_object(const std::string& path) const {
@@ -101,12 +112,14 @@ class ProgramStructure {
   std::unordered_map<const MappedObject*, std::unordered_map<uint64_t, std::vector<FunctionId>>> inline_cache_;
 
   NameStyle name_style_ = NameStyle::Long;
+  bool object_names_shown_ = false;
   std::vector<Function> functions_;
   std::vector<LoadObject> objects_;
   std::unordered_map<std::string, ObjectId> object_ids_;
   std::vector<std::unique_ptr<ObjectSymbols>> symbols_;  // by ObjectId
   std::map<std::pair<ObjectId, uint64_t>, FunctionId> function_ids_;
   std::map<std::string, FunctionId> artificial_ids_;
+  std::map<std::tuple<const LoadObjectMap*, uint32_t, std::string>, std::pair<FunctionId, uint64_t>> traced_ids_;
   std::unordered_map<const MappedObject*, std::unordered_map<uint64_t, FunctionId>> pc_cache_;
 };
 

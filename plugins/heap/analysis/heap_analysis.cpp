@@ -37,7 +37,12 @@ void emit(const lumen_event_sink* sink, const HeapOp& op, Metric count, Metric b
   int64_t values[std::size(kMetrics)] = {};
   values[count] = 1;
   values[bytes] = static_cast<int64_t>(op.size);
-  lumen_emit_event(sink, op.time_ns, op.stack_id, op.thread_id, -1, values);
+  // The allocation function is its event's leaf (its stack starts at its caller).
+  const auto allocator = static_cast<size_t>(op.allocator);
+  const uint64_t stack = allocator < std::size(kAllocatorNames)
+                             ? lumen_traced_call_stack(sink, op.stack_id, kAllocatorNames[allocator])
+                             : op.stack_id;
+  lumen_emit_event(sink, op.time_ns, stack, op.thread_id, -1, values);
 }
 
 // Emits each allocation at once and keeps every operation for the pairing.

@@ -2,13 +2,15 @@
 // agent described each method as a function of the Java frame space in the
 // load-object map (java_record.h), so every view names them. It checks the
 // JAVA_CLASSES records (methods with their source files and line tables,
-// compiled code, thread names) and adds no events of its own.
+// compiled code, thread names) and adds no events of its own; it says how
+// Java stacks show in each view mode (java_view_modes.cpp).
 #include <lumen/analysis_plugin.h>
 
 #include <cstdio>
 #include <cstring>
 
 #include "../java_record.h"
+#include "java_view_modes.h"
 
 namespace {
 
@@ -42,6 +44,7 @@ const lumen_analysis_descriptor kPlugin = {
     .version = "1.0",
     .data_file = kDataFile,
     .decode = decode,
+    .fold_stack = lumen::java::fold_stack,
 };
 
 }  // namespace

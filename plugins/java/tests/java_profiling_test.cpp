@@ -65,11 +65,41 @@ void expect_methods_match_truth(const JavaRun& r) {
                        r.truth.at("JavaHotMethods.descend(int, long)").get<double>();
   EXPECT_NEAR(value(rows, "JavaHotMethods.spinAlpha(long)", "i.user"), alpha,
               sampling_tolerance(alpha, kInterval) + unwalked);
-  // The C code of the native method (and the clock_gettime it calls), below its Java frame.
-  const double native = r.truth.at("JavaHotMethods.burnInC(long)").get<double>();
-  EXPECT_NEAR(value(rows, "burn_cpu_in_c", "i.user"), native, sampling_tolerance(native, kInterval) + unwalked);
   const double total = value(rows, "<Total>", "i.user");
   EXPECT_LT(value(rows, "<Unknown>", "i.user"), 0.05 * total) << row_names(rows);
+}
+
+std::map<std::string, nlohmann::json> rows_in_mode(const JavaRun& r, const std::string& mode, const char* view) {
+  return rows_by_name(er_print_json({"-viewmode", mode, "-metrics", "i.user:name", view}, r.experiment));
+}
+
+bool any_row_in(const std::map<std::string, nlohmann::json>& rows, const std::string& part) {
+  for (const auto& [name, values] : rows)
+    if (name.find(part) != std::string::npos && values.at("i.user").get<double>() > 0) return true;
+  return false;
+}
+
+// User mode (Oracle's Java representation) shows Java methods only: the
+// JNI method's C code counts in the method, the JVM's own code is nowhere.
+// Expert mode adds the native frames of code other than the JVM's; machine
+// mode shows the JVM's frames too. The totals are the same in every mode.
+void expect_view_modes(const JavaRun& r) {
+  constexpr double kInterval = 0.010;
+  const auto user = rows_in_mode(r, "user", "-functions");
+  const auto expert = rows_in_mode(r, "expert", "-functions");
+  const auto machine = rows_in_mode(r, "machine", "-functions");
+  EXPECT_EQ(value(user, "burn_cpu_in_c", "i.user"), 0.0) << "native code in user mode";
+  EXPECT_FALSE(any_row_in(rows_in_mode(r, "user", "-objects"), "libjvm.so"));
+  const double unwalked = value(expert, "<no Java callstack recorded>", "i.user");
+  // The C code of the native method (and the clock_gettime it calls), below its Java frame.
+  const double native = r.truth.at("JavaHotMethods.burnInC(long)").get<double>();
+  EXPECT_NEAR(value(expert, "burn_cpu_in_c", "i.user"), native, sampling_tolerance(native, kInterval) + unwalked);
+  EXPECT_FALSE(any_row_in(rows_in_mode(r, "expert", "-objects"), "libjvm.so"));
+  EXPECT_TRUE(any_row_in(rows_in_mode(r, "machine", "-objects"), "libjvm.so")) << "the JVM's frames in machine mode";
+  EXPECT_EQ(value(machine, "<JVM-System>", "i.user"), 0.0);
+  EXPECT_GT(value(machine, "JavaHotMethods.spinBeta(long)", "i.user"), 0.0);
+  EXPECT_EQ(value(user, "<Total>", "i.user"), value(machine, "<Total>", "i.user"));
+  EXPECT_EQ(value(expert, "<Total>", "i.user"), value(machine, "<Total>", "i.user"));
 }
 
 TEST(JavaProfiling, JavaMethodsMatchTheirOwnCpuAccounting) {
@@ -78,6 +108,7 @@ TEST(JavaProfiling, JavaMethodsMatchTheirOwnCpuAccounting) {
   ASSERT_EQ(r.run.exit_code, 0) << r.run.err;
   EXPECT_NE(r.run.out.find("done"), std::string::npos);
   expect_methods_match_truth(r);
+  expect_view_modes(r);
 }
 
 TEST(JavaProfiling, JvmHousekeepingThreadsAreUnderJvmSystem) {

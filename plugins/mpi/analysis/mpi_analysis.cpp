@@ -79,7 +79,9 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
   values[3] = call.receives;
   values[4] = static_cast<int64_t>(call.bytes_received);
   values[5] = call.sends + call.receives == 0 ? 1 : 0;
-  lumen_emit_event(sink, call.exit_ns, call.stack_id, call.thread_id, -1, values);
+  // The MPI function is its event's leaf (its stack starts at its caller).
+  lumen_emit_event(sink, call.exit_ns, lumen_traced_call_stack(sink, call.stack_id, function_name(call.function)),
+                   call.thread_id, -1, values);
   return 0;
 }
 

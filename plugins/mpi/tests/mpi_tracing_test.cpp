@@ -42,8 +42,9 @@ TEST_P(MpiJob, FiguresEqualWhatEachRankDid) {
   expect_per_rank(job.experiment, job.truth, what);
   expect_messages(job.experiment, job.truth, what);
 
-  // The function views: <Total> holds every rank's figures, and the phase
-  // that sent the ring's messages holds them exclusively.
+  // The function views: <Total> holds every rank's figures; each MPI call
+  // is the leaf of its event's stack, a row holding its figures exclusively,
+  // under the phase that made it.
   const auto rows = rows_by_name(er_print_json(
       {"-metrics", "e.mpisend:e.mpibytessent:e.mpireceive:e.mpibytesrecv:e.mpiother:i.mpisend:name", "-functions"},
       job.experiment));
@@ -58,7 +59,22 @@ TEST_P(MpiJob, FiguresEqualWhatEachRankDid) {
   EXPECT_EQ(rows.at("<Total>").at("e.mpiother").get<double>(), total["other"]) << what;
   ASSERT_TRUE(rows.count("persistent_phase")) << what;
   // persistent_phase: three Startall calls per rank, one send each.
-  EXPECT_EQ(rows.at("persistent_phase").at("e.mpisend").get<double>(), 3.0 * ranks) << what;
+  EXPECT_EQ(rows.at("persistent_phase").at("i.mpisend").get<double>(), 3.0 * ranks) << what;
+  EXPECT_EQ(rows.at("persistent_phase").at("e.mpisend").get<double>(), 0.0) << what;
+  ASSERT_TRUE(rows.count("MPI_Startall")) << what;
+  EXPECT_EQ(rows.at("MPI_Startall").at("e.mpisend").get<double>(), 3.0 * ranks) << what;
+  double by_calls = 0;
+  for (const auto& [name, row] : rows)
+    if (name.rfind("MPI_", 0) == 0) by_calls += row.at("e.mpisend").get<double>();
+  EXPECT_EQ(by_calls, total["sends"]) << what << ": every send on its MPI call's row";
+  // -mpi_stats and -functions agree on each MPI function.
+  const auto stats = rows_by_name(table_titled(er_print_json({"-mpi_stats"}, job.experiment), "MPI functions"));
+  for (const auto& [name, figures] : stats) {
+    ASSERT_TRUE(rows.count(name)) << what << ": " << name << " is no row of -functions";
+    EXPECT_EQ(rows.at(name).at("e.mpisend").get<double>(), figures.at("mpisend").get<double>()) << what << " " << name;
+    EXPECT_EQ(rows.at(name).at("e.mpibytesrecv").get<double>(), figures.at("mpibytesrecv").get<double>())
+        << what << " " << name;
+  }
   ASSERT_TRUE(rows.count("main")) << what;
   EXPECT_EQ(rows.at("main").at("i.mpisend").get<double>(), total["sends"]) << what;
 

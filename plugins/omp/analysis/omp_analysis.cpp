@@ -14,6 +14,7 @@
 #include "../omp_record.h"
 #include "omp_analysis.h"
 #include "omp_trace.h"
+#include "omp_view_modes.h"
 
 namespace lumen::omp {
 namespace {
@@ -54,6 +55,7 @@ int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, cons
   if (kind != kWaitRecord) return 0;
   OmpWait wait;
   std::memcpy(&wait, payload, sizeof wait);
+  trace->waits.push_back(wait);
   if (wait.end_ns < wait.begin_ns) {
     std::snprintf(error, error_size, "OpenMP wait ended at %llu ns, before it began at %llu ns",
                   static_cast<unsigned long long>(wait.end_ns), static_cast<unsigned long long>(wait.begin_ns));
@@ -66,7 +68,9 @@ int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, cons
 int decoder_end(void* state, const lumen_event_sink* sink, char*, size_t) {
   std::unique_ptr<OmpTrace> trace(static_cast<OmpTrace*>(state));
   if (sink == nullptr) return 0;
-  for (const OmpWait& wait : trace->implied_waits()) emit_wait(wait, sink);
+  const std::vector<OmpWait> implied = trace->implied_waits();
+  for (const OmpWait& wait : implied) emit_wait(wait, sink);
+  declare_stitches(*trace, trace->waits, implied, sink);
   return 0;
 }
 
@@ -83,6 +87,8 @@ const lumen_analysis_descriptor kPlugin = {
     .views = kOmpViews,
     .view_count = kOmpViewCount,
     .interval_split = &kIntervalSplit,
+    .fold_stack = fold_stack,
+    .declares_stitches = 1,
 };
 
 }  // namespace

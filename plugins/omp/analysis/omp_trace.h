@@ -14,6 +14,7 @@ namespace lumen::omp {
 struct OmpTrace {
   std::vector<OmpRegion> regions;
   std::vector<OmpTask> tasks;
+  std::vector<OmpWait> waits;  // recorded (add() leaves them to the decoder)
   uint64_t end_ns = 0;  // the process's end, else the latest time recorded
 
   // Takes one record; returns false for a record too short for its kind.

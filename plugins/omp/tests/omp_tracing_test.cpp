@@ -108,6 +108,78 @@ TEST_F(OmpTracing, ParallelRegionsByCallSite) {
   EXPECT_NEAR(rows.at("imbalanced_region").at("imbalance").get<double>(), imbalance, 0.002 + 0.02 * imbalance);
 }
 
+std::map<std::string, json> rows_in_mode(const std::filesystem::path& experiment, const std::string& mode,
+                                         const std::string& view = "-functions") {
+  return rows_by_name(er_print_json(
+      {"-viewmode", mode, "-metrics", "e.user:i.user:e.ompwork:e.ompwait:e.omptwait:name", view}, experiment));
+}
+
+bool any_row_contains(const std::map<std::string, json>& rows, const std::string& part) {
+  for (const auto& [name, row] : rows)
+    if (name.find(part) != std::string::npos) return true;
+  return false;
+}
+
+// User mode (the default): each region's body runs inside the function
+// holding it on every thread, libgomp is gone, and the time the runtime
+// waits is Oracle's artificial functions, each as long as the program
+// measured its waits.
+TEST_F(OmpTracing, UserModeShowsTheProgramAsWritten) {
+  const json& truth = run_->truth;
+  const auto rows = rows_in_mode(run_->experiment, "user");
+  const auto objects = rows_in_mode(run_->experiment, "user", "-objects");
+  EXPECT_FALSE(any_row_contains(rows, "._omp_fn.")) << "an outlined body in user mode";
+  EXPECT_FALSE(any_row_contains(objects, "libgomp")) << "libgomp's frames in user mode";
+  // The imbalanced region holds both threads' work (0.1 s + 0.4 s).
+  const double imbalanced = truth.at("imbalanced_work").get<double>();
+  EXPECT_GE(value(rows, "imbalanced_region", "i.user"), imbalanced - sampling_tolerance(imbalanced, kInterval));
+  // Everything but the worker's idle time (and its start) is under main.
+  const double total = value(rows, "<Total>", "i.user");
+  EXPECT_NEAR(value(rows, "main", "i.user") + value(rows, "<OMP-idle>", "i.user"), total, 3 * kInterval);
+  const std::pair<const char*, const char*> waits[] = {{"<OMP-implicit_barrier>", "region_end_wait"},
+                                                       {"<OMP-explicit_barrier>", "explicit_barrier_wait"},
+                                                       {"<OMP-lock_wait>", "lock_wait"},
+                                                       {"<OMP-critical_section_wait>", "critical_wait"},
+                                                       {"<OMP-idle>", "worker_outside_regions"}};
+  for (const auto& [function, key] : waits) {
+    const double waited = truth.at(key).get<double>();
+    // The worker's own short waits at a region's end add a few samples.
+    EXPECT_NEAR(value(rows, function, "e.user"), waited, sampling_tolerance(waited, kInterval) + 2 * kInterval)
+        << function;
+    EXPECT_EQ(value(rows, function, "e.ompwork"), 0.0) << function << " is wait only";
+  }
+}
+
+TEST_F(OmpTracing, ExpertModeShowsTheOutlinedBodiesUnderTheirFunctions) {
+  const auto rows = rows_in_mode(run_->experiment, "expert");
+  const auto objects = rows_in_mode(run_->experiment, "expert", "-objects");
+  EXPECT_FALSE(any_row_contains(objects, "libgomp"));
+  const double imbalanced = run_->truth.at("imbalanced_work").get<double>();
+  ASSERT_TRUE(rows.count("imbalanced_region._omp_fn.0"));
+  EXPECT_NEAR(value(rows, "imbalanced_region._omp_fn.0", "i.user"), imbalanced,
+              sampling_tolerance(imbalanced, kInterval));
+  // Its one caller, on both threads, is the function holding the region.
+  const json single = er_print_json({"-viewmode", "expert", "-metrics", "i.user:name", "-csingle",
+                                     "imbalanced_region._omp_fn.0"}, run_->experiment);
+  const json& callers = single.at("rows").at(0).at("callers");
+  ASSERT_EQ(callers.size(), 1u) << single.dump();
+  EXPECT_EQ(callers.at(0).at("name"), "imbalanced_region");
+}
+
+TEST_F(OmpTracing, MachineModeShowsLibgompAndEveryModeTheSameTotals) {
+  const auto machine = rows_in_mode(run_->experiment, "machine");
+  const auto objects = rows_in_mode(run_->experiment, "machine", "-objects");
+  EXPECT_TRUE(any_row_contains(objects, "libgomp.so")) << "libgomp's frames in machine mode";
+  EXPECT_TRUE(any_row_contains(machine, "._omp_fn."));
+  EXPECT_EQ(value(machine, "<OMP-implicit_barrier>", "e.user"), 0.0) << "no stitching in machine mode";
+  const auto user = rows_in_mode(run_->experiment, "user");
+  const auto expert = rows_in_mode(run_->experiment, "expert");
+  for (const char* metric : {"e.user", "e.ompwork", "e.ompwait", "e.omptwait"}) {
+    EXPECT_EQ(value(user, "<Total>", metric), value(machine, "<Total>", metric)) << metric;
+    EXPECT_EQ(value(expert, "<Total>", metric), value(machine, "<Total>", metric)) << metric;
+  }
+}
+
 TEST(OmpTracingOff, OffFlagKeepsThePluginOut) {
   ActiveWaitPolicy policy;
   TempDir dir;
@@ -137,6 +209,24 @@ TEST(OmpTracingFortran, RegionsOfAFortranProgram) {
   EXPECT_EQ(site.at("team").get<double>(), 2.0);
   const double imbalance = run.truth.at("imbalance").get<double>();
   EXPECT_NEAR(site.at("imbalance").get<double>(), imbalance, 0.003 + 0.02 * imbalance);
+  // User mode: both threads' spinning (sampled CPU time; the program's
+  // truth is wall time) is inside the subroutine holding the region;
+  // machine mode shows the outlined body and libgomp instead.
+  const auto find = [](const std::map<std::string, json>& rows, const std::string& part) {
+    for (const auto& [name, row] : rows)
+      if (name.find(part) != std::string::npos && name.find("._omp_fn.") == std::string::npos)
+        return row.at("i.user").get<double>();
+    return 0.0;
+  };
+  const auto user = rows_in_mode(run.experiment, "user");
+  const auto machine = rows_in_mode(run.experiment, "machine");
+  EXPECT_FALSE(any_row_contains(user, "._omp_fn."));
+  const double spin = find(user, "spin_for");
+  EXPECT_GT(spin, 0.0);
+  EXPECT_GE(find(user, "imbalanced_regions") + 1e-9, spin);
+  EXPECT_TRUE(any_row_contains(machine, "._omp_fn."));
+  EXPECT_TRUE(any_row_contains(rows_in_mode(run.experiment, "machine", "-objects"), "libgomp.so"));
+  EXPECT_EQ(value(user, "<Total>", "e.user"), value(machine, "<Total>", "e.user"));
 #endif
 }
 

@@ -45,7 +45,10 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
     return 1;
   }
   const int64_t values[] = {static_cast<int64_t>(wait.grant_ns - wait.request_ns), 1};
-  lumen_emit_event(sink, wait.grant_ns, wait.stack_id, wait.thread_id, -1, values);
+  // The traced call is its event's leaf (its stack starts at its caller).
+  const char* call = call_name(wait.call);
+  const uint64_t stack = call != nullptr ? lumen_traced_call_stack(sink, wait.stack_id, call) : wait.stack_id;
+  lumen_emit_event(sink, wait.grant_ns, stack, wait.thread_id, -1, values);
   return 0;
 }
 

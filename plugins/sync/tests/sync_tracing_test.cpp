@@ -185,40 +185,51 @@ TEST_F(SyncAll, EachWaitingFunctionMatchesItsOwnMeasurement) {
     const std::vector<Wait> waits = waits_of(run_->truth, function);
     ASSERT_FALSE(waits.empty()) << function << " measured no wait";
     const Expected e = expected_for(waits, threshold);
-    const double count = value(rows, function, "e.syncn");
-    const double seconds = value(rows, function, "e.sync");
+    const double count = value(rows, function, "i.syncn");
+    const double seconds = value(rows, function, "i.sync");
     expect_matches(count, seconds, e, function);
-    // Nothing it calls waits: inclusive equals exclusive.
-    EXPECT_NEAR(value(rows, function, "i.sync"), seconds, 1e-9) << function;
+    // The waiting call is the leaf, the function its caller.
+    EXPECT_EQ(value(rows, function, "e.syncn"), 0.0) << function;
   }
   // The scenarios make waits far above a calibrated threshold.
-  EXPECT_EQ(value(rows, "wait_for_hold_lock", "e.syncn"), 9.0);
-  EXPECT_EQ(value(rows, "join_long_thread", "e.syncn"), 1.0);
-  EXPECT_GT(value(rows, "wait_for_hold_lock", "e.sync"), 9 * 0.030);
+  EXPECT_EQ(value(rows, "wait_for_hold_lock", "i.syncn"), 9.0);
+  EXPECT_EQ(value(rows, "join_long_thread", "i.syncn"), 1.0);
+  EXPECT_GT(value(rows, "wait_for_hold_lock", "i.sync"), 9 * 0.030);
 }
 
 TEST_F(SyncAll, CallersInheritTheWaitsOfTheirCallees) {
   const auto rows = function_rows(run_->experiment);
-  EXPECT_GE(value(rows, "mutex_waiter", "i.sync") + 1e-9, value(rows, "wait_for_hold_lock", "e.sync"));
-  EXPECT_GE(value(rows, "barrier_party", "i.syncn"), value(rows, "wait_at_barrier", "e.syncn"));
+  EXPECT_GE(value(rows, "mutex_waiter", "i.sync") + 1e-9, value(rows, "wait_for_hold_lock", "i.sync"));
+  EXPECT_GE(value(rows, "barrier_party", "i.syncn"), value(rows, "wait_at_barrier", "i.syncn"));
   double measured = 0;
-  for (const char* function : kScenarioFunctions) measured += value(rows, function, "e.sync");
+  for (const char* function : kScenarioFunctions) measured += value(rows, function, "i.sync");
   EXPECT_GE(value(rows, "<Total>", "i.sync") + 1e-9, measured);
   EXPECT_NEAR(value(rows, "<Total>", "i.sync"), objects_->at("summary").at("wait").get<double>(), 1e-6);
   EXPECT_EQ(value(rows, "<Total>", "i.syncn"), objects_->at("summary").at("count").get<double>());
 }
 
-TEST_F(SyncAll, NoInterposerFrameAppearsInAnyStack) {
-  const auto view = er_print_json({"-metrics", "i.sync:name", "-functions"}, run_->experiment);
+// As Oracle and gprofng show them: the traced call (pthread_mutex_lock,
+// pthread_join, sem_wait, ...) is the leaf of its event's stack, a row of
+// its own holding every wait exclusively; the interposer never shows.
+TEST_F(SyncAll, TracedCallIsTheLeafAndNoInterposerFrameAppears) {
+  const auto view = er_print_json({"-metrics", "e.syncn:e.sync:name", "-functions"}, run_->experiment);
+  double calls = 0, total = 0;
   for (const json& row : view.at("rows")) {
     const std::string name = row.at("name");
-    EXPECT_NE(name.rfind("pthread_", 0), 0u) << name;
-    EXPECT_NE(name.rfind("sem_", 0), 0u) << name;
     EXPECT_EQ(name.find("lumen"), std::string::npos) << name;
     if (row.contains("load_object")) {
       EXPECT_NE(row.at("load_object"), "collector.so") << name;
     }
+    const double count = row.at("values").at("e.syncn").get<double>();
+    if (name == "<Total>") total = count;
+    else if (name.rfind("pthread_", 0) == 0 || name.rfind("sem_", 0) == 0) calls += count;
+    else EXPECT_EQ(count, 0.0) << name << " is no traced call";
   }
+  EXPECT_GT(total, 0.0);
+  EXPECT_EQ(calls, total);
+  const auto rows = function_rows(run_->experiment);
+  EXPECT_GE(value(rows, "pthread_mutex_lock", "e.syncn"), value(rows, "wait_for_hold_lock", "i.syncn"));
+  EXPECT_GE(value(rows, "pthread_join", "e.syncn"), value(rows, "join_long_thread", "i.syncn"));
 }
 
 TEST_F(SyncAll, SyncObjectsNameTheirVariablesAndMatchTheMeasurements) {
@@ -276,8 +287,8 @@ TEST(SyncThreshold, GivenInMicrosecondsSkipsShortWaitsAndKeepsLongOnes) {
   ASSERT_EQ(short_waits.size(), 3u);
   ASSERT_EQ(long_waits.size(), 3u);
   const Expected s = expected_for(short_waits, 0.005), l = expected_for(long_waits, 0.005);
-  expect_matches(value(rows, "wait_short", "e.syncn"), value(rows, "wait_short", "e.sync"), s, "wait_short");
-  expect_matches(value(rows, "wait_long", "e.syncn"), value(rows, "wait_long", "e.sync"), l, "wait_long");
+  expect_matches(value(rows, "wait_short", "i.syncn"), value(rows, "wait_short", "i.sync"), s, "wait_short");
+  expect_matches(value(rows, "wait_long", "i.syncn"), value(rows, "wait_long", "i.sync"), l, "wait_long");
   EXPECT_EQ(l.certain, 3u) << "the ~50 ms waits are well above 5 ms";
   for (const Wait& w : short_waits)  // unless the machine kept the thread off its CPU
     EXPECT_LT(w.seconds - w.queued, 0.005) << "the ~0.5 ms waits stay below 5 ms";
@@ -291,10 +302,10 @@ TEST(SyncThreshold, AllRecordsEveryUncontendedCall) {
   const auto rows = function_rows(c.experiment);
   const std::vector<Wait> waits = waits_of(c.truth, "lock_uncontended");
   ASSERT_EQ(waits.size(), 1000u);
-  EXPECT_EQ(value(rows, "lock_uncontended", "e.syncn"), 1000.0);
+  EXPECT_EQ(value(rows, "lock_uncontended", "i.syncn"), 1000.0);
   double measured = 0;
   for (const Wait& w : waits) measured += w.seconds;
-  EXPECT_LE(value(rows, "lock_uncontended", "e.sync"), measured + 1e-9) << "zero-ish waits";
+  EXPECT_LE(value(rows, "lock_uncontended", "i.sync"), measured + 1e-9) << "zero-ish waits";
 }
 
 // Every call of every thread recorded, nothing lost, so nothing is counted
@@ -313,7 +324,7 @@ TEST(SyncThreshold, CalibratedThresholdRecordsNoUncontendedCall) {
   const Collection c = collect(dir, {"-p", "off", "-s", "on"}, sync_target(), {"uncontended"});
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
   const auto rows = function_rows(c.experiment);
-  EXPECT_EQ(value(rows, "lock_uncontended", "e.syncn"), 0.0);
+  EXPECT_EQ(value(rows, "lock_uncontended", "i.syncn"), 0.0);
   EXPECT_EQ(value(rows, "<Total>", "i.syncn"), 0.0);
 }
 
@@ -351,8 +362,8 @@ TEST(SyncBehaviour, TimedlockTimingOutStillReturnsEtimedoutAndIsRecorded) {
   const auto rows = function_rows(c.experiment);
   const std::vector<Wait> waits = waits_of(c.truth, "timedlock_times_out");
   ASSERT_EQ(waits.size(), 1u);
-  EXPECT_EQ(value(rows, "timedlock_times_out", "e.syncn"), 1.0);
-  expect_recorded(value(rows, "timedlock_times_out", "e.sync"), waits[0], "timedlock_times_out");
+  EXPECT_EQ(value(rows, "timedlock_times_out", "i.syncn"), 1.0);
+  expect_recorded(value(rows, "timedlock_times_out", "i.sync"), waits[0], "timedlock_times_out");
 }
 
 TEST(SyncBehaviour, ReturnValuesErrnoCancellationAndExitStatusAreUnchanged) {
@@ -382,13 +393,13 @@ TEST(SyncBehaviour, CombinesWithClockProfilingInOneExperiment) {
   const Collection c = collect(dir, {"-p", "on", "-s", "on"}, sync_target(), {"combined"});
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
   const auto rows =
-      rows_by_name(er_print_json({"-metrics", "e.user:e.sync:e.syncn:name", "-functions"}, c.experiment));
+      rows_by_name(er_print_json({"-metrics", "e.user:i.sync:i.syncn:name", "-functions"}, c.experiment));
   const double cpu = c.truth.at("cpu").at("burn_holding_lock").get<double>();
   EXPECT_NEAR(value(rows, "burn_holding_lock", "e.user"), cpu, sampling_tolerance(cpu, 0.010));
   const std::vector<Wait> waits = waits_of(c.truth, "wait_for_burner");
   ASSERT_EQ(waits.size(), 1u);
-  EXPECT_EQ(value(rows, "wait_for_burner", "e.syncn"), 1.0);
-  expect_recorded(value(rows, "wait_for_burner", "e.sync"), waits[0], "wait_for_burner");
+  EXPECT_EQ(value(rows, "wait_for_burner", "i.syncn"), 1.0);
+  expect_recorded(value(rows, "wait_for_burner", "i.sync"), waits[0], "wait_for_burner");
   EXPECT_EQ(value(rows, "wait_for_burner", "e.user"), 0.0) << "it slept in the lock";
 }
 
@@ -400,7 +411,7 @@ TEST(SyncBehaviour, ShippedProfileTracesWithClockProfiling) {
   EXPECT_NE(header.find("threshold=calibrate"), std::string::npos) << header;
   EXPECT_NE(header.find("interval=10000000"), std::string::npos) << header;
   const auto rows = function_rows(c.experiment);
-  EXPECT_EQ(value(rows, "join_long_thread", "e.syncn"), 1.0);
+  EXPECT_EQ(value(rows, "join_long_thread", "i.syncn"), 1.0);
 }
 
 }  // namespace

@@ -1,0 +1,193 @@
+#include "view_mode.h"
+
+#include <lumen/record_format.h>
+
+#include <algorithm>
+
+namespace lumen::analysis {
+
+namespace {
+
+struct Declared {
+  uint64_t begin;
+  uint64_t end;
+  uint32_t stitch;  // interned id
+};
+
+}  // namespace
+
+std::optional<ViewMode> parse_view_mode(const std::string& word) {
+  if (word == "user") return ViewMode::User;
+  if (word == "expert") return ViewMode::Expert;
+  if (word == "machine") return ViewMode::Machine;
+  return std::nullopt;
+}
+
+const char* view_mode_name(ViewMode mode) {
+  switch (mode) {
+    case ViewMode::User: return "user";
+    case ViewMode::Expert: return "expert";
+    case ViewMode::Machine: return "machine";
+  }
+  return "user";
+}
+
+Stitches::Stitches(const std::vector<std::unique_ptr<Experiment>>& experiments, ViewMode mode)
+    : segments_(experiments.size()), chains_(experiments.size()) {
+  const uint32_t mode_bit = 1u << static_cast<unsigned>(mode);
+  for (size_t e = 0; e < experiments.size(); ++e) {
+    // Equal stitches (every instance of one region) are one, so that their
+    // events share unique stacks.
+    std::map<Stitch, uint32_t> interned;
+    std::vector<Stitch> stitches;
+    std::unordered_map<uint32_t, std::vector<Declared>> by_thread;
+    const Experiment::StitchVisitor collect = [&](const DataFile&, const lumen_stitch& s) {
+      if ((s.modes & mode_bit) == 0 || s.end_ns <= s.begin_ns) return;
+      Stitch stitch{s.anchor_pc, s.parent_stack_id, s.leaf != nullptr ? s.leaf : ""};
+      const auto [it, inserted] = interned.try_emplace(stitch, static_cast<uint32_t>(stitches.size()));
+      if (inserted) stitches.push_back(std::move(stitch));
+      by_thread[s.thread_id].push_back({s.begin_ns, s.end_ns, it->second});
+    };
+    for (const DataFile& file : experiments[e]->data_files())
+      if (file.half->descriptor->declares_stitches)
+        experiments[e]->for_each_event_in(file, [](const DataFile&, const lumen_event&) {}, &collect);
+    std::map<std::vector<uint32_t>, uint32_t> chain_ids;
+    for (auto& [thread, declared] : by_thread) {
+      // Outer before inner where they begin together.
+      std::sort(declared.begin(), declared.end(), [](const Declared& a, const Declared& b) {
+        return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
+      });
+      std::vector<uint64_t> points;
+      for (const Declared& d : declared) points.insert(points.end(), {d.begin, d.end});
+      std::sort(points.begin(), points.end());
+      points.erase(std::unique(points.begin(), points.end()), points.end());
+      std::vector<const Declared*> active;  // outermost first
+      std::vector<Segment>& segments = segments_[e][thread];
+      size_t next = 0;
+      for (const uint64_t point : points) {
+        std::erase_if(active, [point](const Declared* d) { return d->end <= point; });
+        for (; next < declared.size() && declared[next].begin <= point; ++next) active.push_back(&declared[next]);
+        std::vector<uint32_t> key;
+        for (auto it = active.rbegin(); it != active.rend(); ++it) key.push_back((*it)->stitch);
+        uint32_t chain = 0;
+        if (!key.empty()) {
+          const auto [found, inserted] = chain_ids.try_emplace(key, static_cast<uint32_t>(chains_[e].size() + 1));
+          if (inserted) {
+            std::vector<Stitch> list;
+            for (const uint32_t id : key) list.push_back(stitches[id]);
+            chains_[e].push_back(std::move(list));
+          }
+          chain = found->second;
+        }
+        if (segments.empty() || segments.back().chain != chain) segments.push_back({point, chain});
+      }
+    }
+  }
+}
+
+uint32_t Stitches::chain_at(size_t experiment, uint32_t thread_id, uint64_t time_ns) const {
+  const auto& threads = segments_[experiment];
+  if (threads.empty()) return 0;
+  const auto found = threads.find(thread_id);
+  if (found == threads.end()) return 0;
+  const auto& segments = found->second;
+  const auto after = std::upper_bound(segments.begin(), segments.end(), time_ns,
+                                      [](uint64_t t, const Segment& s) { return t < s.begin; });
+  return after == segments.begin() ? 0 : std::prev(after)->chain;
+}
+
+StackShaper::StackShaper(const std::vector<std::unique_ptr<Experiment>>& experiments, ProgramStructure& structure,
+                         ViewMode mode, bool inline_frames)
+    : experiments_(experiments),
+      structure_(structure),
+      mode_(mode),
+      inline_frames_(inline_frames),
+      stitches_(experiments, mode) {}
+
+bool StackShaper::append_recorded(const Experiment& experiment, uint32_t epoch, uint64_t stack_id,
+                                  std::vector<Frame>& out) {
+  if (is_artificial_stack(stack_id)) {
+    out.push_back({structure_.artificial_function(experiment.artificial_function(stack_id)), 0});
+    return false;
+  }
+  if (is_traced_call_stack(stack_id)) {
+    const Experiment::TracedCall& call = experiment.traced_call(stack_id);
+    const auto [function, pc] = structure_.traced_function(experiment.loadobjects(), epoch, call.function);
+    out.push_back({function, pc});
+    stack_id = call.stack_id;
+  }
+  const auto pcs = experiment.stacks().pcs(stack_id);
+  const uint32_t flags = experiment.stacks().flags(stack_id);
+  for (size_t i = 0; i < pcs.size(); ++i) {
+    const bool is_return = i > 0 || (flags & LUMEN_STACK_LEAF_IS_RETURN) != 0;
+    if (inline_frames_)
+      for (const FunctionId f : structure_.inlined_at(experiment.loadobjects(), epoch, pcs[i], is_return))
+        out.push_back({f, pcs[i]});
+    out.push_back({structure_.function_at(experiment.loadobjects(), epoch, pcs[i], is_return), pcs[i]});
+  }
+  return (flags & LUMEN_STACK_TRUNCATED) != 0;
+}
+
+void StackShaper::fold(const Experiment& experiment, std::vector<Frame>& frames) {
+  std::vector<lumen_view_frame> view;
+  std::vector<lumen_folded_frame> folded;
+  for (const DataFile& file : experiment.data_files()) {
+    const lumen_fold_stack fold_stack = file.half->descriptor->fold_stack;
+    if (fold_stack == nullptr || frames.empty()) continue;
+    view.clear();
+    for (const Frame& frame : frames) {
+      const Function& f = structure_.function(frame.function);
+      view.push_back({frame.pc, f.long_name.empty() ? f.name.c_str() : f.long_name.c_str(),
+                      structure_.object(f.object).name.c_str()});
+    }
+    folded.assign(frames.size() + 1, lumen_folded_frame{-1, nullptr});
+    const size_t count =
+        std::min(fold_stack(static_cast<lumen_view_mode>(mode_), view.data(), view.size(), folded.data()),
+                 folded.size());
+    std::vector<Frame> shown;
+    for (size_t i = 0; i < count; ++i) {
+      const lumen_folded_frame& f = folded[i];
+      if (f.frame >= 0 && static_cast<size_t>(f.frame) < frames.size())
+        shown.push_back(frames[static_cast<size_t>(f.frame)]);
+      else if (f.frame < 0 && f.artificial != nullptr)
+        shown.push_back({structure_.artificial_function(f.artificial), 0});
+    }
+    frames = std::move(shown);
+  }
+}
+
+void StackShaper::frames(size_t experiment_index, uint32_t epoch, uint64_t stack_id, uint32_t chain,
+                         std::vector<FunctionId>& out) {
+  const Experiment& experiment = *experiments_[experiment_index];
+  std::vector<Frame> frames;
+  bool truncated = append_recorded(experiment, epoch, stack_id, frames);
+  if (chain != 0) {
+    for (const Stitch& stitch : stitches_.chain(experiment_index, chain)) {
+      std::vector<Frame> rest;
+      if (stitch.anchor_pc == LUMEN_STITCH_KEEP_FRAMES) {
+        if (!stitch.leaf.empty()) frames.insert(frames.begin(), Frame{structure_.artificial_function(stitch.leaf), 0});
+        continue;  // the next outer stitch applies too
+      }
+      if (stitch.anchor_pc != 0) {
+        const FunctionId anchor = structure_.function_at(experiment.loadobjects(), epoch, stitch.anchor_pc, false);
+        const auto at = std::find_if(frames.begin(), frames.end(), [&](const Frame& f) { return f.function == anchor; });
+        if (at == frames.end()) continue;  // not in the region's body: as recorded
+        rest.assign(frames.begin(), at + 1);
+      } else if (!stitch.leaf.empty()) {
+        rest.push_back({structure_.artificial_function(stitch.leaf), 0});
+      }
+      truncated = false;
+      if (stitch.parent_stack_id != LUMEN_NO_STACK)
+        truncated = append_recorded(experiment, epoch, stitch.parent_stack_id, rest);
+      frames = std::move(rest);
+      break;
+    }
+  }
+  fold(experiment, frames);
+  out.clear();
+  for (const Frame& frame : frames) out.push_back(frame.function);
+  if (out.empty()) out.push_back(kUnknownFunction);
+  if (truncated) out.push_back(kTruncatedFunction);
+}
+
+}  // namespace lumen::analysis

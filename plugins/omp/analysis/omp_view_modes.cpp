@@ -1,0 +1,90 @@
+// How OpenMP programs show in each view mode. User mode shows the program
+// as written: a region's body (the function the compiler outlined) runs
+// inside the function that holds the parallel construct, on every thread
+// of the team, and the runtime's frames are gone; waits are Oracle's
+// artificial functions, and time in the runtime outside them is
+// <OMP-overhead>. Expert mode keeps the outlined bodies. Machine mode is
+// the native stacks as recorded.
+#include "omp_view_modes.h"
+
+#include <cstring>
+#include <unordered_map>
+
+namespace lumen::omp {
+
+namespace {
+
+constexpr uint32_t kStitchedModes = (1u << LUMEN_VIEW_USER) | (1u << LUMEN_VIEW_EXPERT);
+constexpr const char* kOverhead = "<OMP-overhead>";
+
+bool starts_with(const char* text, const char* prefix) {
+  return text != nullptr && std::strncmp(text, prefix, std::strlen(prefix)) == 0;
+}
+
+// A frame of an OpenMP runtime's own code.
+bool is_runtime(const lumen_view_frame& frame) {
+  return starts_with(frame.load_object, "libgomp.so") || starts_with(frame.load_object, "libomp.so") ||
+         starts_with(frame.load_object, "libiomp5.so");
+}
+
+// A body the compiler outlined: GCC's f._omp_fn.N (gfortran's too), LLVM's
+// .omp_outlined. functions.
+bool is_outlined_body(const lumen_view_frame& frame) {
+  return frame.function != nullptr &&
+         (std::strstr(frame.function, "._omp_fn.") != nullptr || std::strstr(frame.function, ".omp_outlined") != nullptr);
+}
+
+void declare(const lumen_event_sink* sink, uint32_t thread, uint64_t begin, uint64_t end, uint64_t anchor,
+             uint64_t parent, const char* leaf) {
+  const lumen_stitch stitch{thread, kStitchedModes, begin, end, anchor, parent, leaf};
+  sink->stitch(sink->context, &stitch);
+}
+
+}  // namespace
+
+void declare_stitches(const OmpTrace& trace, const std::vector<OmpWait>& recorded, const std::vector<OmpWait>& implied,
+                      const lumen_event_sink* sink) {
+  if (sink->stitch == nullptr) return;
+  std::unordered_map<uint64_t, const OmpRegion*> region_by_id;
+  for (const OmpRegion& r : trace.regions) region_by_id[r.region_id] = &r;
+  // A task's stack, from its body outward, continues with the stack of the
+  // call that started its region.
+  for (const OmpTask& task : trace.tasks) {
+    const auto region = region_by_id.find(task.region_id);
+    if (region == region_by_id.end() || task.end_ns <= task.begin_ns) continue;
+    declare(sink, task.thread_id, task.begin_ns, task.end_ns, region->second->body, region->second->call_stack_id,
+            nullptr);
+  }
+  // A wait covers (begin, end]: its own traced event happens at its end,
+  // where the next wait (a worker's idle time after a region's barrier)
+  // may begin.
+  for (const OmpWait& wait : implied) {
+    const auto region = region_by_id.find(wait.region_id);
+    const uint64_t parent = region == region_by_id.end() ? LUMEN_NO_STACK : region->second->call_stack_id;
+    declare(sink, wait.thread_id, wait.begin_ns + 1, wait.end_ns + 1, 0, parent, wait_function_name(wait.kind));
+  }
+  for (const OmpWait& wait : recorded)
+    declare(sink, wait.thread_id, wait.begin_ns + 1, wait.end_ns + 1, LUMEN_STITCH_KEEP_FRAMES, LUMEN_NO_STACK,
+            wait_function_name(wait.kind));
+}
+
+size_t fold_stack(lumen_view_mode mode, const lumen_view_frame* frames, size_t count, lumen_folded_frame* out) {
+  size_t n = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (mode == LUMEN_VIEW_MACHINE) {
+      out[n++] = {static_cast<int32_t>(i), nullptr};
+      continue;
+    }
+    if (is_runtime(frames[i])) {
+      // The runtime at the leaf, outside a wait (which a stitch made the
+      // leaf): its overhead.
+      if (i == 0 && mode == LUMEN_VIEW_USER) out[n++] = {-1, kOverhead};
+      continue;
+    }
+    if (mode == LUMEN_VIEW_USER && is_outlined_body(frames[i])) continue;
+    out[n++] = {static_cast<int32_t>(i), nullptr};
+  }
+  return n;
+}
+
+}  // namespace lumen::omp

@@ -1,0 +1,19 @@
+// View modes of OpenMP programs (analysis_plugin.h, lumen_view_mode).
+#pragma once
+
+#include <lumen/analysis_plugin.h>
+
+#include <vector>
+
+#include "omp_trace.h"
+
+namespace lumen::omp {
+
+// Declares the stitches of one data file's trace: each task under its
+// region's call, each wait under its artificial function.
+void declare_stitches(const OmpTrace& trace, const std::vector<OmpWait>& recorded, const std::vector<OmpWait>& implied,
+                      const lumen_event_sink* sink);
+
+size_t fold_stack(lumen_view_mode mode, const lumen_view_frame* frames, size_t count, lumen_folded_frame* out);
+
+}  // namespace lumen::omp
