@@ -5,10 +5,13 @@
 #include <boost/dll/shared_library.hpp>
 #include <vector>
 
+#include "blocked_stack.h"
 #include "clock.h"
 #include "experiment_log.h"
 #include "runtime_state.h"
 #include "recording_control.h"
+#include "runtime_fds.h"
+#include "sample_thread.h"
 #include "signal_chain.h"
 #include "stack_capture.h"
 #include "stream_writer.h"
@@ -63,6 +66,24 @@ int runtime_set_frame_provider(lumen_frame_provider provider) {
   return stack_capture_set_frame_provider(provider) ? 0 : -1;
 }
 
+int runtime_run_periodic(uint64_t period_ns, void (*tick)()) {
+  return plugin_periodic_start(static_cast<long long>(period_ns), tick) ? 0 : -1;
+}
+int runtime_adopt_fd(int fd) { return adopt_runtime_fd(fd); }
+void runtime_close_fd(int fd) { close_runtime_fd(fd); }
+uint64_t runtime_capture_stack_of_blocked(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t* stack_end) {
+  if (paused()) {
+    *stack_end = 0;
+    return LUMEN_NO_STACK;
+  }
+  return capture_blocked_stack(pc, sp, bp, stack_end);
+}
+const volatile uint64_t* runtime_latest_stack_of_thread() {
+  static_assert(sizeof(std::atomic<uint64_t>) == sizeof(uint64_t) && std::atomic<uint64_t>::is_always_lock_free,
+                "read by another thread as a plain 64-bit word");
+  return reinterpret_cast<const volatile uint64_t*>(&current_thread().latest_stack);
+}
+
 const lumen_runtime kRuntime = {
     .open_stream = runtime_open_stream,
     .write_record = runtime_write_record,
@@ -76,6 +97,11 @@ const lumen_runtime kRuntime = {
     .collecting = runtime_collecting,
     .claim_signal = claim_signal,
     .set_frame_provider = runtime_set_frame_provider,
+    .run_periodic = runtime_run_periodic,
+    .adopt_fd = runtime_adopt_fd,
+    .close_fd = runtime_close_fd,
+    .capture_stack_of_blocked = runtime_capture_stack_of_blocked,
+    .latest_stack_of_thread = runtime_latest_stack_of_thread,
 };
 
 void log_failure(const std::string& plugin, const std::string& message) {

@@ -21,6 +21,7 @@
 #include "loadobject_tracker.h"
 #include "plugin_host.h"
 #include "process_ending.h"
+#include "sample_thread.h"
 #include "collection_plan.h"
 #include "recording_control.h"
 #include "samples.h"
@@ -134,6 +135,7 @@ void start_collection() {
 void stop_collection() {
   const RuntimeGuard guard;
   if (!g_collecting.exchange(false, std::memory_order_acq_rel)) return;
+  plugin_periodic_stop_all();  // plugins stop with no tick of theirs running
   plugins_stop();
   plugins_thread_end();
   samples_stop();
@@ -155,6 +157,7 @@ void restart_in_forked_child(const std::string& lineage) {
   experiment_log_open(directory);
   log_start(lineage);
   stack_table_reset();
+  current_thread().latest_stack.store(LUMEN_NO_STACK, std::memory_order_relaxed);  // the parent's table's
   loadobject_tracker_start(g_loadobjects_stream);
   save_vdso_image(directory);
   samples_after_fork();
@@ -163,6 +166,7 @@ void restart_in_forked_child(const std::string& lineage) {
   write_descendant_header(directory, lineage, plan());
   process_ending_after_fork(directory);
   plugins_thread_begin();  // the child's own timers and counters
+  plugin_periodic_after_fork();
 }
 
 void stop_in_forked_child() {
@@ -171,6 +175,7 @@ void stop_in_forked_child() {
   g_collecting.store(false, std::memory_order_relaxed);
   process_ending_forget();
   abandon_streams_after_fork();
+  plugin_periodic_forget();
   plugins_fork_child();
 }
 

@@ -22,14 +22,6 @@ namespace lumen::collector {
 namespace {
 
 using PthreadCreate = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
-
-long long g_period_ns = 0;
-void (*g_tick)() = nullptr;
-pthread_t g_thread;
-bool g_running = false;
-// 0 while the thread should run, 1 once asked to stop: also the futex word
-// the thread sleeps on, so that a stop wakes it without a signal.
-std::atomic<int> g_stop{0};
 static_assert(sizeof(std::atomic<int>) == sizeof(int), "used as a futex word");
 
 timespec plus(timespec at, long long ns) {
@@ -42,41 +34,55 @@ timespec plus(timespec at, long long ns) {
   return at;
 }
 
+PeriodicThread g_sample_thread;
+
+constexpr int kMaxPluginThreads = 8;
+PeriodicThread g_plugin_threads[kMaxPluginThreads];
+int g_plugin_thread_count = 0;
+
+}  // namespace
+
 // Sleeps until `deadline` (CLOCK_MONOTONIC) or a stop; true when stopped.
-bool sleep_until(const timespec& deadline) {
-  while (g_stop.load(std::memory_order_acquire) == 0) {
-    const long rc = syscall(SYS_futex, reinterpret_cast<int*>(&g_stop), FUTEX_WAIT_BITSET_PRIVATE, 0, &deadline,
+bool PeriodicThread::sleep_until(const timespec& deadline) {
+  while (stop_.load(std::memory_order_acquire) == 0) {
+    const long rc = syscall(SYS_futex, reinterpret_cast<int*>(&stop_), FUTEX_WAIT_BITSET_PRIVATE, 0, &deadline,
                             nullptr, FUTEX_BITSET_MATCH_ANY);
-    if (rc != 0 && errno == ETIMEDOUT) return g_stop.load(std::memory_order_acquire) != 0;
+    if (rc != 0 && errno == ETIMEDOUT) return stop_.load(std::memory_order_acquire) != 0;
   }
   return true;
 }
 
-void* run(void*) {
+void* PeriodicThread::run(void* argument) {
+  auto* self = static_cast<PeriodicThread*>(argument);
   sigset_t all;
   sigfillset(&all);
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, nullptr, sizeof(long));  // inherited already; made sure
   {
     const RuntimeGuard guard;  // the runtime's own thread: never traced
-    pthread_setname_np(pthread_self(), "lumen-samples");
+    pthread_setname_np(pthread_self(), self->name_);
   }
   timespec next;
   clock_gettime(CLOCK_MONOTONIC, &next);
   for (;;) {
-    next = plus(next, g_period_ns);
-    if (sleep_until(next)) break;
+    next = plus(next, self->period_ns_);
+    if (self->sleep_until(next)) break;
     const RuntimeGuard guard;
-    g_tick();
+    self->tick_();
+    // A tick that overran its period starts the next one a period from now,
+    // rather than catching up in a burst.
+    timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec)) next = now;
   }
   const RuntimeGuard guard;
   finish_thread_streams();
   return nullptr;
 }
 
-bool create() {
+bool PeriodicThread::create() {
   static const auto real_create = lumen::next_function<PthreadCreate>("pthread_create", "GLIBC_2.34");
   if (real_create == nullptr) return false;
-  g_stop.store(0, std::memory_order_release);
+  stop_.store(0, std::memory_order_release);
   // Created with every signal blocked, so it never takes one meant for the
   // process (a process-directed signal goes to a thread that does not
   // block it), not even between its start and its own mask call.
@@ -87,33 +93,52 @@ bool create() {
   pthread_attr_init(&attributes);
   pthread_attr_setstacksize(&attributes, 256 * 1024);
   const RuntimeGuard guard;
-  g_running = real_create(&g_thread, &attributes, run, nullptr) == 0;
+  running_ = real_create(&thread_, &attributes, run, this) == 0;
   pthread_attr_destroy(&attributes);
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &previous, nullptr, sizeof(long));
-  return g_running;
+  return running_;
 }
 
-}  // namespace
-
-bool sample_thread_start(long long period_ns, void (*tick)()) {
-  g_period_ns = period_ns;
-  g_tick = tick;
+bool PeriodicThread::start(long long period_ns, void (*tick)(), const char* name) {
+  period_ns_ = period_ns;
+  tick_ = tick;
+  name_ = name;
   if (period_ns <= 0 || tick == nullptr) return true;
   return create();
 }
 
-void sample_thread_stop() {
-  if (!g_running) return;
-  g_running = false;
-  g_stop.store(1, std::memory_order_release);
-  syscall(SYS_futex, reinterpret_cast<int*>(&g_stop), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
+void PeriodicThread::stop() {
+  if (!running_) return;
+  running_ = false;
+  stop_.store(1, std::memory_order_release);
+  syscall(SYS_futex, reinterpret_cast<int*>(&stop_), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
   const RuntimeGuard guard;
-  pthread_join(g_thread, nullptr);
+  pthread_join(thread_, nullptr);
 }
 
-void sample_thread_after_fork() {
-  g_running = false;
-  if (g_period_ns > 0 && g_tick != nullptr) create();
+void PeriodicThread::after_fork() {
+  running_ = false;
+  if (period_ns_ > 0 && tick_ != nullptr) create();
+}
+
+bool sample_thread_start(long long period_ns, void (*tick)()) {
+  return g_sample_thread.start(period_ns, tick, "lumen-samples");
+}
+void sample_thread_stop() { g_sample_thread.stop(); }
+void sample_thread_after_fork() { g_sample_thread.after_fork(); }
+
+bool plugin_periodic_start(long long period_ns, void (*tick)()) {
+  if (g_plugin_thread_count == kMaxPluginThreads) return false;
+  return g_plugin_threads[g_plugin_thread_count++].start(period_ns, tick, "lumen-periodic");
+}
+void plugin_periodic_stop_all() {
+  for (int i = 0; i < g_plugin_thread_count; ++i) g_plugin_threads[i].stop();
+}
+void plugin_periodic_after_fork() {
+  for (int i = 0; i < g_plugin_thread_count; ++i) g_plugin_threads[i].after_fork();
+}
+void plugin_periodic_forget() {
+  for (int i = 0; i < g_plugin_thread_count; ++i) g_plugin_threads[i].forget();
 }
 
 }  // namespace lumen::collector

@@ -165,6 +165,12 @@ uint64_t intern_frames(void* const* frames, int count, int first, uint32_t flags
   return stack_table_intern(pcs, depth, flags);
 }
 
+// Keeps the calling thread's latest stack for an off-CPU sampler.
+uint64_t remembered(uint64_t stack) {
+  if (stack != LUMEN_NO_STACK) current_thread().latest_stack.store(stack, std::memory_order_relaxed);
+  return stack;
+}
+
 // The slow path for a signal: libunwind steps from the handler's context.
 uint64_t capture_from_context(void* ucontext, bool in_collector_work) {
   unw_context_t context;
@@ -295,13 +301,25 @@ __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
   const int count = unw_backtrace(frames, static_cast<int>(std::size(frames)));
   if (ucontext == nullptr) {
     // frames[0] is in this function, frames[1] in our caller; then `skip`.
-    return intern_frames(frames, count, 2 + skip, LUMEN_STACK_LEAF_IS_RETURN);
+    return remembered(intern_frames(frames, count, 2 + skip, LUMEN_STACK_LEAF_IS_RETURN));
   }
   const auto interrupted = static_cast<uint64_t>(static_cast<ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_RIP]);
   for (int i = 0; i < count; ++i)
     if (reinterpret_cast<uint64_t>(frames[i]) == interrupted)
-      return intern_frames(frames, count, i, 0, interrupted_collector_work, ucontext);
-  return capture_from_context(ucontext, interrupted_collector_work);
+      return remembered(intern_frames(frames, count, i, 0, interrupted_collector_work, ucontext));
+  return remembered(capture_from_context(ucontext, interrupted_collector_work));
+}
+
+uint64_t intern_unwound_stack(const uint64_t* pcs, int count) {
+  void* frames[LUMEN_MAX_STACK_DEPTH + 1];
+  if (count > static_cast<int>(LUMEN_MAX_STACK_DEPTH) + 1) count = static_cast<int>(LUMEN_MAX_STACK_DEPTH) + 1;
+  for (int i = 0; i < count; ++i) frames[i] = reinterpret_cast<void*>(pcs[i]);
+  return intern_frames(frames, count, 0, 0);
+}
+
+UnwinderUse::UnwinderUse() : entered_(enter_unwinder(true)) {}
+UnwinderUse::~UnwinderUse() {
+  if (entered_) leave_unwinder();
 }
 
 }  // namespace lumen::collector

@@ -34,6 +34,27 @@ bool stack_capture_set_frame_provider(lumen_frame_provider provider);
 // LUMEN_MAX_STACK_DEPTH keep their leaf end and are flagged truncated.
 uint64_t capture_stack(void* ucontext, int skip);
 
+// Not signal-safe. Interns a stack another thread's registers were unwound
+// into (blocked_stack.h), leaf first, the leaf being the thread's PC: the
+// collector's own frames are left out as from a capture.
+uint64_t intern_unwound_stack(const uint64_t* pcs, int count);
+
+// Not signal-safe. Counts the calling thread in as using an unwinder for its
+// lifetime, so that a fork waits for it to leave (libunwind's locks are
+// process-wide); entered() is false when a fork is under way and it could
+// not wait: then it must not unwind.
+class UnwinderUse {
+ public:
+  UnwinderUse();
+  ~UnwinderUse();
+  UnwinderUse(const UnwinderUse&) = delete;
+  UnwinderUse& operator=(const UnwinderUse&) = delete;
+  bool entered() const { return entered_; }
+
+ private:
+  bool entered_;
+};
+
 // [signal-safe] Marks the calling thread as doing the collector's own work
 // (unwinding, writing records) for its lifetime: a profiling signal that
 // lands there records the program's stack from the collector's entry on,

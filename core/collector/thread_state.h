@@ -30,6 +30,10 @@ struct ThreadState {
   uint32_t tid = 0;
   bool finished = false;     // thread_end ran: further writes are dropped
   int interposer_depth = 0;  // >0 while the runtime itself is on the stack
+  // The id of the latest stack captured on this thread (LUMEN_NO_STACK
+  // before the first): where an off-CPU sampler charges time the thread
+  // spent runnable, when nothing else says where it was.
+  std::atomic<uint64_t> latest_stack{~uint64_t{0}};
   ThreadBlock blocks[kMaxStreams];
 };
 

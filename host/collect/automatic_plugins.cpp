@@ -29,7 +29,18 @@ bool read_rule(const std::filesystem::path& file, AutomaticRule* rule) {
     if (list == nullptr) continue;  // a comment, or a key of a later version
     while (words >> word) list->push_back(word);
   }
-  return !rule->needs.empty();
+  return !rule->needs.empty() || !rule->with.empty();
+}
+
+// The value a plugin on the "with" line was planned with for option `name`.
+const std::string* planned_value(const CollectionPlan& plan, const std::vector<std::string>& with,
+                                 const std::string& name) {
+  for (const PlannedPlugin& p : plan.plugins) {
+    if (std::find(with.begin(), with.end(), p.name) == with.end()) continue;
+    for (const auto& [option, value] : p.options)
+      if (option == name) return &value;
+  }
+  return nullptr;
 }
 
 bool planned(const CollectionPlan& plan, const std::string& name) {
@@ -57,12 +68,16 @@ std::vector<std::string> add_automatic_plugins(CollectionPlan& plan, const std::
       continue;
     if (!std::all_of(rule.with.begin(), rule.with.end(), [&](const std::string& w) { return planned(plan, w); }))
       continue;
-    if (std::none_of(rule.needs.begin(), rule.needs.end(), [&](const std::string& soname) {
+    if (!rule.needs.empty() && std::none_of(rule.needs.begin(), rule.needs.end(), [&](const std::string& soname) {
           return std::find(needed.begin(), needed.end(), soname) != needed.end();
         }))
       continue;
     PlannedPlugin automatic{name, d.version, d.data_file, plugin.files.collector_path(), {}};
     for (size_t i = 0; i < d.option_count; ++i) {
+      if (const std::string* shared = planned_value(plan, rule.with, d.options[i].name)) {
+        automatic.options.emplace_back(d.options[i].name, *shared);
+        continue;
+      }
       const host::CanonicalValue canonical = host::canonical_option_value(d.options[i], d.options[i].default_value);
       if (!canonical.value) throw UsageError("default of option '" + std::string(d.options[i].name) +
                                              "' of plugin '" + name + "': " + canonical.problem);

@@ -5,8 +5,11 @@
 //   needs SONAME...   the program (or a program named on its command line,
 //                     as in `mpirun -np 4 ./app`) needs one of these
 //   with PLUGIN...    every one of these is in the plan
-// The plugin is then planned with its default options, unless the command
-// line turned it off with its flag ("-omp off").
+// (a rule with no "needs" line applies to every program). The plugin is
+// then planned with its default options, except that an option named like
+// one of a "with" plugin's takes that plugin's value (the states plugin's
+// interval is clock profiling's), unless the command line turned it off
+// with its flag ("-omp off", "-states off").
 #pragma once
 
 #include <map>

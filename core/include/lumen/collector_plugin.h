@@ -114,6 +114,44 @@ typedef struct lumen_runtime {
   /* Not signal-safe. Installs the process's one frame provider (NULL
    * removes it). Returns 0, or -1 when another plugin's is installed. */
   int (*set_frame_provider)(lumen_frame_provider provider);
+
+  /* ---- appended in ABI version 6 ---- */
+
+  /* Not signal-safe. Calls `tick` every `period_ns` of CLOCK_MONOTONIC on a
+   * collector thread of its own, with every signal blocked, which the
+   * program never sees (no thread_begin runs there, its system calls are
+   * not traced). Periodic work that is not CPU-time sampling belongs there:
+   * a signal cuts the program's sleeps short. The runtime stops the thread
+   * (after a tick in progress) before the plugin's stop, and starts it anew
+   * in a collected forked child after fork_child and thread_begin. Returns 0,
+   * or -1 when no thread could be started. */
+  int (*run_periodic)(uint64_t period_ns, void (*tick)(void));
+
+  /* Not signal-safe. Moves a descriptor the plugin opened out of the
+   * program's range (at or above the soft RLIMIT_NOFILE, close-on-exec) and
+   * protects it from the program's close; returns its new number.
+   * close_fd closes one for good. */
+  int (*adopt_fd)(int fd);
+  void (*close_fd)(int fd);
+
+  /* Not signal-safe; from one thread at a time (the plugin's periodic
+   * thread). The stack of another thread of the process, blocked in the
+   * kernel, unwound from its registers (`pc`, `sp` as
+   * /proc/self/task/TID/syscall gives them; `bp` or 0) without signalling
+   * it: every memory read is checked, so a stack changed or unmapped
+   * meanwhile gives a wrong or short stack, never a fault. The caller
+   * discards it if the thread ran meanwhile. Returns the stack's id, or
+   * LUMEN_NO_STACK. `stack_end` receives the end of the stack memory the
+   * unwinding read, [sp, *stack_end) (0 when over 64 KiB): the same pc and
+   * sp over the same bytes there give the same stack, so a caller may keep
+   * a hash of them and reuse the id rather than unwind again. */
+  uint64_t (*capture_stack_of_blocked)(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t* stack_end);
+
+  /* [signal-safe] Where the calling thread's latest captured stack id is
+   * kept (any plugin's capture on that thread updates it; LUMEN_NO_STACK
+   * before the first). Another thread may read it (an atomic 64-bit load)
+   * until this thread's thread_end returns. */
+  const volatile uint64_t* (*latest_stack_of_thread)(void);
 } lumen_runtime;
 
 /* Services a collector half offers to collect itself, in collect's process

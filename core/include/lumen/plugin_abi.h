@@ -49,7 +49,10 @@ extern "C" {
  *    Java's, in captured stacks).
  * 6: view modes: lumen_event_sink.stitch (lumen_stitch) and the analysis
  *    descriptor's fold_stack and declares_stitches;
- *    lumen_event_sink.traced_call_stack (the traced call as the leaf). */
+ *    lumen_event_sink.traced_call_stack (the traced call as the leaf);
+ *    lumen_runtime.run_periodic, adopt_fd, close_fd,
+ *    capture_stack_of_blocked and latest_stack_of_thread: sampling threads
+ *    that are off the CPU without signalling them. */
 #define LUMEN_PLUGIN_ABI_VERSION 6u
 
 /* What a plugin's factory functions (and an interposer's definitions) are

@@ -1,0 +1,180 @@
+// libunwind's generic (remote) interface, with this process as the "remote"
+// one: unwind tables are found in the runtime's snapshot of loaded objects
+// (object_snapshot.h, no linker lock) and read, like the stack, through
+// process_vm_readv, which fails with EFAULT where a plain read would fault.
+#include "blocked_stack.h"
+
+#include <libunwind.h>
+#include <link.h>
+#include <lumen/record_format.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "object_snapshot.h"
+#include "stack_capture.h"
+
+extern "C" int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t, unw_word_t, unw_dyn_info_t*, unw_proc_info_t*,
+                                                  int, void*);
+
+namespace lumen::collector {
+
+namespace {
+
+constexpr uint64_t kPage = 4096;
+constexpr int kCachedPages = 16;
+
+// The pages one capture has read, so that libunwind's many small reads of
+// one table or stack page cost one system call.
+struct PageCache {
+  uint64_t address[kCachedPages];
+  bool valid[kCachedPages];
+  int next;
+  alignas(8) unsigned char data[kCachedPages][kPage];
+};
+
+struct Capture {
+  uint64_t pc, sp, bp;
+  PageCache* pages;
+  uint64_t stack_end;  // above the highest word of the stack the unwinding read
+};
+
+constexpr uint64_t kMaxStackSpan = 64 * 1024;
+
+PageCache g_pages;
+std::atomic<bool> g_busy{false};
+unw_addr_space_t g_space = nullptr;
+
+const unsigned char* cached_page(PageCache& cache, uint64_t page) {
+  for (int i = 0; i < kCachedPages; ++i)
+    if (cache.valid[i] && cache.address[i] == page) return cache.data[i];
+  const int slot = cache.next;
+  cache.next = (cache.next + 1) % kCachedPages;
+  iovec local{cache.data[slot], kPage};
+  iovec remote{reinterpret_cast<void*>(page), kPage};
+  cache.valid[slot] = process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(kPage);
+  cache.address[slot] = page;
+  return cache.valid[slot] ? cache.data[slot] : nullptr;
+}
+
+bool read_safely(PageCache& cache, uint64_t address, void* out, size_t bytes) {
+  auto* to = static_cast<unsigned char*>(out);
+  while (bytes > 0) {
+    const uint64_t page = address & ~(kPage - 1);
+    const unsigned char* data = cached_page(cache, page);
+    if (data == nullptr) return false;
+    const size_t offset = address - page;
+    const size_t n = bytes < kPage - offset ? bytes : kPage - offset;
+    std::memcpy(to, data + offset, n);
+    to += n, address += n, bytes -= n;
+  }
+  return true;
+}
+
+int access_mem(unw_addr_space_t, unw_word_t address, unw_word_t* value, int write, void* arg) {
+  if (write) return -UNW_EINVAL;
+  auto* c = static_cast<Capture*>(arg);
+  if (address >= c->sp && address - c->sp < kMaxStackSpan && address + sizeof *value > c->stack_end)
+    c->stack_end = address + sizeof *value;
+  return read_safely(*c->pages, address, value, sizeof *value) ? 0 : -UNW_EINVAL;
+}
+
+int access_reg(unw_addr_space_t, unw_regnum_t reg, unw_word_t* value, int write, void* arg) {
+  if (write) return -UNW_EREADONLYREG;
+  const auto* c = static_cast<Capture*>(arg);
+  switch (reg) {
+    case UNW_X86_64_RIP: *value = c->pc; return 0;
+    case UNW_X86_64_RSP: *value = c->sp; return 0;
+    case UNW_X86_64_RBP: *value = c->bp; return 0;
+    default: *value = 0; return 0;  // unknown: a frame needing it ends the stack
+  }
+}
+
+int access_fpreg(unw_addr_space_t, unw_regnum_t, unw_fpreg_t*, int, void*) { return -UNW_EBADREG; }
+int resume(unw_addr_space_t, unw_cursor_t*, void*) { return -UNW_EINVAL; }
+int get_proc_name(unw_addr_space_t, unw_word_t, char*, size_t, unw_word_t*, void*) { return -UNW_ENOINFO; }
+int get_dyn_info_list_addr(unw_addr_space_t, unw_word_t*, void*) { return -UNW_ENOINFO; }
+void put_unwind_info(unw_addr_space_t, unw_proc_info_t*, void*) {}
+
+// The object holding `pc`: its executable segment and its .eh_frame_hdr.
+struct ObjectQuery {
+  uint64_t pc;
+  uint64_t start = 0, end = 0, eh_frame_hdr = 0;
+};
+
+int find_object(dl_phdr_info* info, size_t, void* data) {
+  auto* query = static_cast<ObjectQuery*>(data);
+  uint64_t start = 0, end = 0, hdr = 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type == PT_GNU_EH_FRAME) hdr = info->dlpi_addr + ph.p_vaddr;
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+    const uint64_t s = info->dlpi_addr + ph.p_vaddr;
+    if (query->pc >= s && query->pc < s + ph.p_memsz) start = s, end = s + ph.p_memsz;
+  }
+  if (end == 0) return 0;
+  *query = {query->pc, start, end, hdr};
+  return 1;
+}
+
+// .eh_frame_hdr as every linker writes it: version 1, the frame pointer
+// pc-relative, the count a 4-byte word, the table data-relative 4-byte pairs.
+constexpr unsigned char kTableEncoding = 0x3b;  // DW_EH_PE_datarel | DW_EH_PE_sdata4
+
+int find_proc_info(unw_addr_space_t space, unw_word_t ip, unw_proc_info_t* info, int need_unwind_info, void* arg) {
+  ObjectQuery query{ip};
+  if (object_snapshot_iterate(find_object, &query) == 0 || query.eh_frame_hdr == 0) return -UNW_ENOINFO;
+  auto& pages = *static_cast<Capture*>(arg)->pages;
+  unsigned char header[4];
+  uint32_t fde_count = 0;
+  if (!read_safely(pages, query.eh_frame_hdr, header, sizeof header) || header[0] != 1 ||
+      header[3] != kTableEncoding || header[2] != 0x03 /* DW_EH_PE_udata4 */ ||
+      !read_safely(pages, query.eh_frame_hdr + 8, &fde_count, sizeof fde_count))
+    return -UNW_ENOINFO;
+  unw_dyn_info_t table{};
+  table.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+  table.start_ip = query.start;
+  table.end_ip = query.end;
+  table.u.rti.segbase = query.eh_frame_hdr;
+  table.u.rti.table_data = query.eh_frame_hdr + 12;
+  table.u.rti.table_len = fde_count * 8 / sizeof(unw_word_t);
+  return UNW_OBJ(dwarf_search_unwind_table)(space, ip, &table, info, need_unwind_info, arg);
+}
+
+unw_accessors_t g_accessors = {find_proc_info, put_unwind_info, get_dyn_info_list_addr, access_mem,
+                               access_reg,     access_fpreg,    resume,                 get_proc_name};
+
+}  // namespace
+
+uint64_t capture_blocked_stack(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t* stack_end) {
+  *stack_end = 0;
+  if (g_busy.exchange(true, std::memory_order_acquire)) return LUMEN_NO_STACK;
+  struct Release {
+    ~Release() { g_busy.store(false, std::memory_order_release); }
+  } release;
+  const UnwinderUse unwinder;
+  if (!unwinder.entered()) return LUMEN_NO_STACK;
+  if (g_space == nullptr) {
+    g_space = unw_create_addr_space(&g_accessors, 0);
+    if (g_space == nullptr) return LUMEN_NO_STACK;
+    unw_set_caching_policy(g_space, UNW_CACHE_NONE);  // tables of objects unloaded since are never reused
+  }
+  for (bool& valid : g_pages.valid) valid = false;
+  Capture capture{pc, sp, bp, &g_pages, sp};
+  unw_cursor_t cursor;
+  if (unw_init_remote(&cursor, g_space, &capture) < 0) return LUMEN_NO_STACK;
+  uint64_t pcs[LUMEN_MAX_STACK_DEPTH + 1];
+  int count = 0;
+  do {
+    unw_word_t ip = 0;
+    if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
+    pcs[count++] = ip;
+  } while (count < static_cast<int>(LUMEN_MAX_STACK_DEPTH) + 1 && unw_step(&cursor) > 0);
+  if (count == 0) return LUMEN_NO_STACK;
+  *stack_end = capture.stack_end;
+  return intern_unwound_stack(pcs, count);
+}
+
+}  // namespace lumen::collector

@@ -1,0 +1,96 @@
+// Off-CPU states on the host: each interval of a thread becomes up to three
+// events: its blocked time on the stack it was blocked on (in the metric of
+// its state), its wait for a CPU, and its time on a CPU (`total` only), so
+// that `total` of a thread is its wall time and, per function, the states'
+// time there plus the on-CPU time charged to the thread's latest
+// CPU-sampled stack.
+#include <lumen/analysis_plugin.h>
+
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+
+#include "../states_record.h"
+
+namespace {
+
+using lumen::states::Blocked;
+using lumen::states::StateInterval;
+
+constexpr uint32_t kAllFlavors = LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED;
+
+// gprofng's keywords and titles.
+enum Metric { kWait, kLock, kSleep, kDataFault, kTextFault, kStop, kTotal, kMetricCount };
+const lumen_metric_def kMetrics[] = {
+    {"wait", "CPU Wait Time", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
+     "time runnable but waiting for a CPU (schedstat's run delay)"},
+    {"lock", "User Lock Time", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
+     "time blocked in futex: mutexes, condition variables, semaphores, barriers, joins"},
+    {"sleep", "Sleep Time", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
+     "time blocked in other system calls: sleeps, I/O, poll"},
+    {"datapfault", "Data Page Fault Time", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
+     "time blocked in a page fault outside a system call, the page of its PC resident"},
+    {"textpfault", "Text Page Fault Time", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
+     "time blocked in a page fault outside a system call, the page of its PC not resident"},
+    {"stop", "Stopped Time", LUMEN_UNIT_NANOSECONDS, kAllFlavors, "time stopped by job control or a tracer"},
+    {"total", "Total Thread Time", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
+     "wall time of the thread while it existed: on a CPU, waiting for one, or blocked"},
+};
+static_assert(std::size(kMetrics) == kMetricCount, "one definition per metric");
+
+int metric_of(Blocked blocked) {
+  switch (blocked) {
+    case Blocked::kLock: return kLock;
+    case Blocked::kDataFault: return kDataFault;
+    case Blocked::kTextFault: return kTextFault;
+    case Blocked::kStopped: return kStop;
+    default: return kSleep;
+  }
+}
+
+uint64_t stack_or(const lumen_event_sink* sink, uint64_t stack, const char* artificial) {
+  return stack != LUMEN_NO_STACK ? stack : sink->artificial_stack(sink->context, artificial);
+}
+
+void emit(const lumen_event_sink* sink, const StateInterval& r, uint64_t stack, int metric, uint64_t ns) {
+  if (ns == 0) return;
+  int64_t values[kMetricCount] = {};
+  if (metric != kTotal) values[metric] = static_cast<int64_t>(ns);
+  values[kTotal] = static_cast<int64_t>(ns);
+  lumen_emit_event(sink, r.time_ns, stack, r.thread_id, -1, values);
+}
+
+int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,
+           size_t error_size) {
+  if (kind != lumen::states::kIntervalRecord || bytes < sizeof(StateInterval)) {
+    std::snprintf(error, error_size, "states record of kind %u and %u bytes is not an interval", kind, bytes);
+    return 1;
+  }
+  StateInterval r;
+  std::memcpy(&r, payload, sizeof r);
+  constexpr uint64_t kDay = 86'400'000'000'000;  // more in one interval is no reading of a clock
+  if (r.blocked_ns > kDay || r.wait_ns > kDay || r.cpu_ns > kDay) {
+    std::snprintf(error, error_size, "states interval of thread %u claims more than a day", r.thread_id);
+    return 1;
+  }
+  emit(sink, r, stack_or(sink, r.blocked_stack, "<Blocked, no stack>"), metric_of(r.blocked), r.blocked_ns);
+  emit(sink, r, stack_or(sink, r.wait_stack, "<Waiting for a CPU, no stack>"), kWait, r.wait_ns);
+  emit(sink, r, stack_or(sink, r.cpu_stack, "<On a CPU, no stack>"), kTotal, r.cpu_ns);
+  return 0;
+}
+
+const lumen_analysis_descriptor kPlugin = {
+    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    .name = "states",
+    .version = "1.0",
+    .data_file = lumen::states::kDataFile,
+    .metrics = kMetrics,
+    .metric_count = std::size(kMetrics),
+    .decode = decode,
+};
+
+}  // namespace
+
+LUMEN_EXPORT const lumen_analysis_descriptor* lumen_analysis_plugin() {
+  return &kPlugin;
+}

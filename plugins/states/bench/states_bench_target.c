@@ -1,0 +1,83 @@
+/* N threads that sleep nearly all the time (50 ms nanosleeps) beside one
+ * thread burning a fixed amount of CPU work; prints the work's wall time
+ * and, when collected, the CPU time of the collector's own threads
+ * ("lumen-*" in /proc/self/task/N/comm, from their schedstat) per second
+ * of the run:
+ *   states_bench_target THREADS WORK_ITERATIONS
+ *   -> work_seconds=W elapsed=E collector_cpu_per_second=C */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile int g_stop;
+static volatile double g_sink;
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void* sleeper(void* unused) {
+  (void)unused;
+  struct timespec nap = {0, 50 * 1000 * 1000};
+  while (!g_stop) nanosleep(&nap, NULL);
+  return NULL;
+}
+
+static double read_text(const char* path, char* text, size_t size) {
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  const ssize_t n = read(fd, text, size - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  text[n] = '\0';
+  return 0;
+}
+
+/* CPU seconds of the collector's threads so far. */
+static double collector_cpu(void) {
+  DIR* tasks = opendir("/proc/self/task");
+  if (tasks == NULL) return 0;
+  double total = 0;
+  struct dirent* entry;
+  while ((entry = readdir(tasks)) != NULL) {
+    if (entry->d_name[0] == '.') continue;
+    char path[96], text[128];
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", entry->d_name);
+    if (read_text(path, text, sizeof text) != 0 || strncmp(text, "lumen-", 6) != 0) continue;
+    snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", entry->d_name);
+    if (read_text(path, text, sizeof text) == 0) total += strtod(text, NULL) / 1e9;
+  }
+  closedir(tasks);
+  return total;
+}
+
+int main(int argc, char** argv) {
+  const int threads = argc > 1 ? atoi(argv[1]) : 100;
+  const long work = argc > 2 ? atol(argv[2]) : 300000000L;
+  const double start = now();
+  pthread_t* ids = calloc((size_t)threads, sizeof *ids);
+  pthread_attr_t small;
+  pthread_attr_init(&small);
+  pthread_attr_setstacksize(&small, 64 * 1024);
+  for (int i = 0; i < threads; ++i) pthread_create(&ids[i], &small, sleeper, NULL);
+  const double work_start = now();
+  double x = 1.0;
+  for (long i = 0; i < work; ++i) x = x * 1.0000001 + 1e-9;
+  g_sink = x;
+  const double work_seconds = now() - work_start;
+  const double cpu = collector_cpu();
+  const double elapsed = now() - start;
+  g_stop = 1;
+  for (int i = 0; i < threads; ++i) pthread_join(ids[i], NULL);
+  printf("work_seconds=%.4f elapsed=%.4f collector_cpu_per_second=%.5f\n", work_seconds, elapsed, cpu / elapsed);
+  free(ids);
+  return 0;
+}

@@ -1,0 +1,215 @@
+#include "state_sampler.h"
+
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "../states_record.h"
+
+namespace lumen::states {
+
+namespace {
+
+constexpr uint64_t kNoStack = LUMEN_NO_STACK;
+
+int open_adopted(const lumen_runtime& runtime, uint32_t tid, const char* name) {
+  const int fd = open_task_file(tid, name);
+  return fd < 0 ? -1 : runtime.adopt_fd(fd);
+}
+
+bool open_files(const lumen_runtime& runtime, ThreadSlot& slot) {
+  History& h = slot.history;
+  if (h.schedstat_fd < 0) h.schedstat_fd = open_adopted(runtime, slot.tid, "schedstat");
+  if (h.stat_fd < 0) h.stat_fd = open_adopted(runtime, slot.tid, "stat");
+  if (h.syscall_fd < 0) h.syscall_fd = open_adopted(runtime, slot.tid, "syscall");
+  return h.schedstat_fd >= 0 && h.stat_fd >= 0;
+}
+
+void close_files(const lumen_runtime& runtime, History& h) {
+  for (int* fd : {&h.schedstat_fd, &h.stat_fd, &h.syscall_fd}) {
+    if (*fd >= 0) runtime.close_fd(*fd);
+    *fd = -1;
+  }
+}
+
+// A page fault's kind, as far as it can be told afterwards: the thread
+// faulted on its instruction fetch (text) when the page of its PC is not
+// resident, else on data.
+Blocked fault_kind(uint64_t pc) {
+  unsigned char resident = 1;
+  const long page = sysconf(_SC_PAGESIZE);
+  void* start = reinterpret_cast<void*>(pc & ~static_cast<uint64_t>(page - 1));
+  if (pc != 0 && mincore(start, static_cast<size_t>(page), &resident) == 0 && (resident & 1) == 0)
+    return Blocked::kTextFault;
+  return Blocked::kDataFault;
+}
+
+// A hash of [sp, end) of this process's memory; 0 when it cannot be read.
+uint64_t stack_hash(uint64_t sp, uint64_t end) {
+  static unsigned char bytes[64 * 1024];
+  if (end <= sp || end - sp > sizeof bytes) return 0;
+  iovec local{bytes, end - sp};
+  iovec remote{reinterpret_cast<void*>(sp), end - sp};
+  if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != static_cast<ssize_t>(end - sp)) return 0;
+  uint64_t hash = 0xcbf29ce484222325u;  // FNV-1a over 64-bit words
+  uint64_t i = 0;
+  for (; i + 8 <= end - sp; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, bytes + i, sizeof word);
+    hash = (hash ^ word) * 0x100000001b3u;
+  }
+  for (; i < end - sp; ++i) hash = (hash ^ bytes[i]) * 0x100000001b3u;
+  return hash | 1;
+}
+
+// The blocked thread's stack: the one unwound last time when its registers
+// and the stack bytes that unwinding read are unchanged (a thread blocking
+// again where it blocked before), else unwound anew.
+uint64_t stack_of(const lumen_runtime& runtime, History& h, const Whereabouts& where) {
+  if (h.unwound_end != 0 && where.pc == h.unwound_pc && where.sp == h.unwound_sp &&
+      stack_hash(where.sp, h.unwound_end) == h.unwound_hash)
+    return h.unwound_stack;
+  uint64_t end = 0;
+  const uint64_t stack = runtime.capture_stack_of_blocked(where.pc, where.sp, 0, &end);
+  h.unwound_pc = where.pc, h.unwound_sp = where.sp, h.unwound_stack = stack;
+  h.unwound_end = stack == kNoStack ? 0 : end;
+  h.unwound_hash = h.unwound_end != 0 ? stack_hash(where.sp, end) : 0;
+  if (h.unwound_hash == 0) h.unwound_end = 0;
+  return stack;
+}
+
+struct Observation {
+  Blocked blocked = Blocked::kNone;
+  uint64_t stack = kNoStack;
+  bool known = false;
+};
+
+// Where the thread is now. Its stack counts only when its counters did not
+// move while it was read (it stayed off the CPU throughout).
+Observation observe(const lumen_runtime& runtime, History& h, const SchedStat& before) {
+  Observation seen;
+  char state = '?';
+  if (!read_state_letter(h.stat_fd, &state)) return seen;
+  if (state == 'R') {
+    seen.known = true;  // on a CPU or waiting for one: not blocked
+    return seen;
+  }
+  Whereabouts where;
+  where.state = state;
+  if (h.syscall_fd < 0 || !read_syscall(h.syscall_fd, &where) || where.running) return seen;
+  if (state == 'T' || state == 't') {
+    seen.blocked = Blocked::kStopped;
+  } else if (where.call >= 0) {
+    seen.blocked = where.call == SYS_futex ? Blocked::kLock : Blocked::kSleep;
+  } else {
+    seen.blocked = state == 'D' ? fault_kind(where.pc) : Blocked::kSleep;
+  }
+  if (where.pc != 0 && where.sp != 0) seen.stack = stack_of(runtime, h, where);
+  SchedStat after;
+  if (!read_schedstat(h.schedstat_fd, &after) || after.switches != before.switches || after.cpu_ns != before.cpu_ns) {
+    seen.stack = kNoStack;  // it ran while being read: state and stack may be stale
+    return seen;
+  }
+  seen.known = true;
+  return seen;
+}
+
+uint64_t latest_stack(const ThreadSlot& slot) {
+  return slot.latest_stack == nullptr ? kNoStack : __atomic_load_n(slot.latest_stack, __ATOMIC_RELAXED);
+}
+
+}  // namespace
+
+void begin_thread_history(const lumen_runtime& runtime, ThreadSlot& slot) {
+  History& h = slot.history;
+  h.schedstat_fd = open_adopted(runtime, slot.tid, "schedstat");
+  SchedStat counters;
+  if (h.schedstat_fd >= 0 && read_schedstat(h.schedstat_fd, &counters)) h.counters = counters;
+}
+
+void sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadSlot& slot, uint64_t now_ns,
+                   bool final) {
+  History& h = slot.history;
+  SchedStat now;
+  if (!open_files(runtime, slot) || !read_schedstat(h.schedstat_fd, &now)) {
+    if (final) close_files(runtime, h);
+    return;
+  }
+  const bool ran = now.switches != h.counters.switches || now.cpu_ns != h.counters.cpu_ns;
+  Observation seen{h.blocked, h.blocked_stack, h.known};
+  if (final) {
+    seen = Observation{};  // an ending thread runs; collection's end comes from a running thread or a frozen one
+    if (!ran && h.known) seen = Observation{h.blocked, h.blocked_stack, true};
+  } else if (ran || !h.known) {
+    seen = observe(runtime, h, now);
+  }
+
+  const int64_t wall = now_ns > h.last_ns ? static_cast<int64_t>(now_ns - h.last_ns) : 0;
+  const auto cpu = static_cast<int64_t>(now.cpu_ns - h.counters.cpu_ns);
+  const auto delay = static_cast<int64_t>(now.delay_ns - h.counters.delay_ns);
+  // What the counters do not explain is blocked time where the thread was
+  // seen blocked at one end of the interval. A thread runnable at both ends
+  // may be waiting for a CPU (its run delay is counted when the wait ends)
+  // or running (its CPU time is counted at the next tick): that part is
+  // carried; what is still unexplained of it once the thread has run since
+  // (its wait was counted then) was a block between two readings.
+  int64_t unexplained = h.carry_ns + wall - cpu - delay;
+  StateInterval interval{};
+  interval.time_ns = now_ns;
+  interval.thread_id = slot.tid;
+  interval.wait_ns = static_cast<uint64_t>(delay);
+  interval.cpu_ns = static_cast<uint64_t>(cpu);
+  // Blocked time belongs to the block seen now, or, when the thread is no
+  // longer blocked, to the one seen before (it woke in this interval).
+  interval.blocked = seen.blocked != Blocked::kNone ? seen.blocked : h.blocked;
+  interval.blocked_stack = seen.blocked != Blocked::kNone ? seen.stack : h.blocked_stack;
+  int64_t blocked = 0;
+  if (interval.blocked != Blocked::kNone) {
+    blocked = unexplained;
+  } else if (ran && h.carry_ns > 0) {
+    blocked = h.carry_ns < unexplained ? h.carry_ns : unexplained;
+    interval.blocked = Blocked::kSleep;
+    interval.blocked_stack = kNoStack;
+  }
+  if (blocked > 0) {
+    interval.blocked_ns = static_cast<uint64_t>(blocked);
+    unexplained -= blocked;
+  } else {
+    interval.blocked = Blocked::kNone;
+  }
+  if (final) {  // the last interval: what is left was on a CPU (or counted twice)
+    interval.cpu_ns = unexplained > -cpu ? static_cast<uint64_t>(cpu + unexplained) : 0;
+    unexplained = 0;
+  }
+  h.carry_ns = unexplained;
+  const uint64_t latest = latest_stack(slot);
+  // Waiting for a CPU: a thread woken from a block resumes where it
+  // blocked; one preempted where it last ran, which its latest captured
+  // stack (a CPU-time sample) tells best.
+  const bool resumes_at_block = h.blocked != Blocked::kNone && h.blocked_stack != kNoStack;
+  interval.wait_stack = resumes_at_block ? h.blocked_stack : latest;
+  interval.cpu_stack = latest;
+  // Before the thread's first captured stack, where it waited and ran is
+  // not known yet: that time waits for the first stack (or the last interval).
+  if (latest == kNoStack && !final) {
+    if (!resumes_at_block) h.unplaced_wait_ns += interval.wait_ns, interval.wait_ns = 0;
+    h.unplaced_cpu_ns += interval.cpu_ns, interval.cpu_ns = 0;
+  } else {
+    interval.wait_ns += h.unplaced_wait_ns, h.unplaced_wait_ns = 0;
+    interval.cpu_ns += h.unplaced_cpu_ns, h.unplaced_cpu_ns = 0;
+  }
+  const bool any = interval.blocked_ns + interval.wait_ns + interval.cpu_ns > 0;
+  if (any) runtime.write_record(stream, kIntervalRecord, &interval, sizeof interval);
+
+  h.last_ns = now_ns;
+  h.counters = now;
+  h.blocked = seen.blocked;
+  h.blocked_stack = seen.stack;
+  h.known = seen.known;
+  if (final) close_files(runtime, h);
+}
+
+}  // namespace lumen::states

@@ -1,0 +1,153 @@
+// Off-CPU states: a collector thread reads, every interval, each thread of
+// the process from /proc (schedstat, stat, syscall) and unwinds the stack of
+// one that is blocked from its own memory, without a signal: a sleeping
+// program is never woken. Each thread's wall time is split into time
+// blocked (by what), time waiting for a CPU, and time on a CPU.
+#include <lumen/collector_plugin.h>
+#include <sched.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+
+#include "../states_record.h"
+#include "state_sampler.h"
+#include "thread_slots.h"
+
+namespace {
+
+using namespace lumen::states;
+
+const lumen_runtime* g_runtime = nullptr;
+lumen_stream g_stream = -1;
+std::atomic<bool> g_running{false};
+__attribute__((tls_model("initial-exec"))) thread_local ThreadSlot* t_slot;
+
+// Holds a live slot for reading; false when another holds it or it ended.
+bool hold(ThreadSlot& slot, int as) {
+  int expected = kLive;
+  return slot.phase.compare_exchange_strong(expected, as, std::memory_order_acquire);
+}
+
+void tick() {
+  if (!g_running.load(std::memory_order_acquire)) return;
+  const int count = slot_count();
+  for (int i = 0; i < count; ++i) {
+    ThreadSlot& slot = slot_at(i);
+    if (!hold(slot, kReading)) continue;
+    sample_thread(*g_runtime, g_stream, slot, g_runtime->now_ns(), false);
+    slot.phase.store(kLive, std::memory_order_release);
+  }
+}
+
+int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
+          size_t error_size) {
+  g_runtime = runtime;
+  if (std::strcmp(lumen_option(options, count, "enable", "1"), "1") != 0) {
+    runtime->log_note("states are planned with enable=off: CPU time only");
+    return 0;
+  }
+  const long long interval = std::atoll(lumen_option(options, count, "interval", "10000000"));
+  g_stream = runtime->open_stream(kDataFile);
+  if (g_stream < 0) {
+    std::snprintf(error, error_size, "cannot create the data file '%s'", kDataFile);
+    return 1;
+  }
+  g_running.store(true, std::memory_order_release);
+  if (runtime->run_periodic(static_cast<uint64_t>(interval), tick) != 0) {
+    g_running.store(false, std::memory_order_release);
+    std::snprintf(error, error_size, "cannot start the sampling thread");
+    return 1;
+  }
+  return 0;
+}
+
+void thread_begin() {
+  if (!g_running.load(std::memory_order_acquire)) return;
+  t_slot = claim_slot(g_runtime->thread_id(), g_runtime->now_ns(), g_runtime->latest_stack_of_thread());
+  if (t_slot == nullptr) {
+    g_runtime->count_drop();
+    return;
+  }
+  begin_thread_history(*g_runtime, *t_slot);
+  publish_slot(*t_slot);
+  // An empty interval from the thread itself: analysis lists a thread by the
+  // data blocks it wrote, and the sampler writes the others for it.
+  StateInterval begins{};
+  begins.time_ns = g_runtime->now_ns();
+  begins.thread_id = t_slot->tid;
+  begins.blocked_stack = begins.wait_stack = begins.cpu_stack = LUMEN_NO_STACK;
+  g_runtime->write_record(g_stream, kIntervalRecord, &begins, sizeof begins);
+}
+
+// The ending thread writes its own last interval, after any read of it by
+// the sampler has finished (its stack stays mapped until then).
+void thread_end() {
+  ThreadSlot* slot = t_slot;
+  if (slot == nullptr) return;
+  t_slot = nullptr;
+  for (;;) {
+    const int phase = slot->phase.load(std::memory_order_acquire);
+    if (phase == kLive && hold(*slot, kEnding)) break;
+    if (phase != kLive && phase != kReading) return;  // collection ended: written already
+    sched_yield();
+  }
+  sample_thread(*g_runtime, g_stream, *slot, g_runtime->now_ns(), true);
+  slot->phase.store(kFree, std::memory_order_release);
+}
+
+// The runtime stopped the sampling thread: every thread still here gets its
+// last interval, up to now.
+void stop() {
+  if (!g_running.exchange(false, std::memory_order_acq_rel)) return;
+  const uint64_t now = g_runtime->now_ns();
+  const int count = slot_count();
+  for (int i = 0; i < count; ++i) {
+    ThreadSlot& slot = slot_at(i);
+    while (slot.phase.load(std::memory_order_acquire) == kEnding) sched_yield();
+    if (!hold(slot, kReading)) continue;
+    sample_thread(*g_runtime, g_stream, slot, now, true);
+    slot.phase.store(kClosed, std::memory_order_release);
+  }
+}
+
+// The parent's threads, descriptors and sampling thread are not the child's.
+void fork_child() {
+  t_slot = nullptr;
+  if (g_runtime != nullptr) forget_all_slots(g_runtime->close_fd);
+}
+
+const lumen_option_def kOptions[] = {
+    {"interval", LUMEN_OPTION_DURATION, "10ms", 100'000, 10'000'000'000, 1'000'000,
+     "wall time between two readings of every thread; planned with clock profiling, it takes its interval"},
+    {"enable", LUMEN_OPTION_BOOLEAN, "on", 0, 0, 0,
+     "off: record nothing (in a profile, clock profiling of CPU time only)"},
+};
+
+const lumen_flag_alias kFlagAliases[] = {{"on", "10ms"}, {"hi", "1ms"}, {"lo", "100ms"}};
+
+const lumen_collector_descriptor kPlugin = {
+    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    .name = "states",
+    .version = "1.0",
+    .data_file = kDataFile,
+    .description = "Off-CPU states: where each thread waits for a CPU, a lock, a sleep or I/O, a page fault, "
+                   "with its stack, read from /proc without signalling it",
+    .options = kOptions,
+    .option_count = std::size(kOptions),
+    .flag = {"states", "interval", kFlagAliases, std::size(kFlagAliases),
+             "-states on|off|<interval>  off-CPU states (on with -p by default; off: CPU time only)"},
+    .start = start,
+    .thread_begin = thread_begin,
+    .thread_end = thread_end,
+    .stop = stop,
+    .fork_child = fork_child,
+};
+
+}  // namespace
+
+LUMEN_EXPORT const lumen_collector_descriptor* lumen_collector_plugin() {
+  return &kPlugin;
+}

@@ -1,0 +1,71 @@
+// The threads the sampler watches: one slot per live thread, claimed in
+// thread_begin and given back in thread_end. A slot is read by the sampler
+// and by its own thread as it ends, never both at once: its phase says who
+// holds it, and a thread ending while the sampler reads it waits for the
+// read to finish, so its stack is never unmapped under the sampler.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "../states_record.h"
+#include "proc_reader.h"
+
+namespace lumen::states {
+
+enum Phase : int {
+  kFree = 0,     // no thread
+  kLive = 1,     // a thread, nobody reading
+  kReading = 2,  // the sampler (or stop) is reading it
+  kEnding = 3,   // its thread is ending and writes its last interval
+  kClosed = 4,   // collection ended: its last interval is written
+};
+
+// What the sampler saw at the end of the thread's previous interval.
+struct History {
+  int schedstat_fd = -1;
+  int stat_fd = -1;
+  int syscall_fd = -1;
+  uint64_t last_ns = 0;
+  SchedStat counters;
+  // Wall time the counters did not explain yet: a wait for a CPU still
+  // going on (run delay is counted when the wait ends), CPU time of a
+  // running thread not yet accounted; negative once they were counted.
+  int64_t carry_ns = 0;
+  // Time waiting for a CPU and on a CPU before any stack was captured on the
+  // thread (clock profiling's first sample): charged to the first one.
+  uint64_t unplaced_wait_ns = 0;
+  uint64_t unplaced_cpu_ns = 0;
+  Blocked blocked = Blocked::kNone;
+  uint64_t blocked_stack = ~uint64_t{0};
+  bool known = false;  // blocked and blocked_stack describe last_ns
+  // The last stack unwound: its registers and a hash of the stack memory
+  // the unwinding read; the same again is the same stack.
+  uint64_t unwound_pc = 0, unwound_sp = 0, unwound_end = 0, unwound_hash = 0;
+  uint64_t unwound_stack = ~uint64_t{0};
+};
+
+struct ThreadSlot {
+  std::atomic<int> phase{kFree};
+  uint32_t tid = 0;
+  const volatile uint64_t* latest_stack = nullptr;
+  History history;
+};
+
+inline constexpr int kMaxThreads = 8192;
+
+// Claims a slot for the calling thread; nullptr when all are taken. The
+// slot stays held (kReading) until the caller fills in its history and
+// publishes it (kLive).
+ThreadSlot* claim_slot(uint32_t tid, uint64_t now_ns, const volatile uint64_t* latest_stack);
+void publish_slot(ThreadSlot& slot);
+
+// Slots [0, slot_count()) may be in use.
+int slot_count();
+ThreadSlot& slot_at(int index);
+
+// Forgets every slot (a forked child: the parent's threads are not here).
+// `close_fd` closes a descriptor a slot held.
+void forget_all_slots(void (*close_fd)(int));
+
+}  // namespace lumen::states

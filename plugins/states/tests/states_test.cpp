@@ -1,0 +1,113 @@
+// Off-CPU states end to end: states_target's threads sleep, wait for a mutex
+// and wait for a CPU, each measuring it (CLOCK_MONOTONIC, its run delay from
+// schedstat); er_print's sleep, lock and wait per function and each thread's
+// total are compared with those measurements.
+//
+// What the comparison may honestly expect: the sampler splits each interval
+// of a thread's wall time exactly, from the kernel's counters (on a CPU,
+// waiting for one, the rest blocked), and attributes an interval's blocked
+// time to the block it sees at one end of the interval. A function's figure
+// can therefore be off by the blocks that began and ended between two
+// readings, and by the first and last interval around each of its blocks:
+// a few intervals, plus a few percent for the machine's own noise.
+#include <gtest/gtest.h>
+
+#include "lumen_commands.h"
+
+namespace lumen::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string states_target() { return LUMEN_STATES_TARGET; }
+
+constexpr double kInterval = 0.010;
+
+double tolerance(double truth) { return 4 * kInterval + 0.05 * truth; }
+
+double value(const std::map<std::string, json>& rows, const std::string& name, const std::string& key) {
+  const auto row = rows.find(name);
+  return row == rows.end() ? 0.0 : row->second.at(key).get<double>();
+}
+
+class StatesRun : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir;
+    run_ = new Collection(collect(*dir_, {"-p", "on"}, states_target()));
+  }
+  static void TearDownTestSuite() {
+    delete run_;
+    delete dir_;
+  }
+  void SetUp() override { ASSERT_EQ(run_->run.exit_code, 0) << run_->run.out << run_->run.err; }
+  static TempDir* dir_;
+  static Collection* run_;
+};
+TempDir* StatesRun::dir_ = nullptr;
+Collection* StatesRun::run_ = nullptr;
+
+TEST_F(StatesRun, SleepsAreNotShortenedAndOutputIsUnchanged) {
+  EXPECT_EQ(run_->truth.at("interrupted"), 0);
+  EXPECT_EQ(run_->run.out, "states_target done, 0 sleeps interrupted\n");
+  const ProcessResult plain = run_without_collect(states_target(), {});
+  EXPECT_EQ(plain.exit_code, run_->run.exit_code);
+  EXPECT_EQ(plain.out, run_->run.out);
+}
+
+TEST_F(StatesRun, ClockProfilingPlansTheStates) {
+  EXPECT_TRUE(fs::exists(run_->experiment / "states")) << "no states data file";
+  const json header = er_print_json({"-header"}, run_->experiment);
+  EXPECT_NE(header.dump().find("states"), std::string::npos) << header.dump();
+}
+
+TEST_F(StatesRun, EachFunctionMatchesItsOwnMeasurement) {
+  const auto rows = rows_by_name(
+      er_print_json({"-metrics", "i.sleep:i.lock:i.wait:i.total:name", "-functions"}, run_->experiment));
+  const json& truth = run_->truth.at("functions");
+  for (const char* function : {"sleep_in_nanosleep", "wait_for_mutex", "burn_pinned"}) {
+    for (const char* state : {"sleep", "lock", "wait"}) {
+      const double expected = truth.at(function).at(state).get<double>();
+      const double recorded = value(rows, function, std::string("i.") + state);
+      EXPECT_NEAR(recorded, expected, tolerance(expected)) << function << " " << state;
+    }
+  }
+  // What the target arranged is far above the tolerance.
+  EXPECT_GT(truth.at("sleep_in_nanosleep").at("sleep").get<double>(), 0.7);
+  EXPECT_GT(truth.at("wait_for_mutex").at("lock").get<double>(), 0.5);
+  EXPECT_GT(truth.at("burn_pinned").at("wait").get<double>(), 0.3);
+}
+
+TEST_F(StatesRun, EachThreadsTotalIsItsLifetime) {
+  const json view = er_print_json({"-metrics", "e.total", "-thread_list"}, run_->experiment);
+  std::map<long, double> total_by_tid;
+  for (const json& row : view.at("rows"))
+    total_by_tid[std::stol(row.at("tid").get<std::string>())] = row.at("values").at("e.total");
+  for (const json& thread : run_->truth.at("threads")) {
+    const long tid = thread.at("tid");
+    const double lifetime = thread.at("lifetime");
+    const double since_created = thread.at("since_created");
+    ASSERT_TRUE(total_by_tid.count(tid)) << "thread " << tid << " has no row: " << view.dump();
+    // The runtime sees the thread from its thread_begin, after it was
+    // created and before its function starts, to its thread_end, after the
+    // function returned. The target measures both ends of its function and
+    // when it created the thread; what it cannot see is a preemption between
+    // the function's return and thread_end, on a loaded machine as long as
+    // a scheduling period with many runnable tasks (allowed: 50 ms).
+    const double slack = 0.005 + 0.01 * lifetime;
+    EXPECT_GE(total_by_tid[tid], lifetime - slack) << thread.at("function");
+    EXPECT_LE(total_by_tid[tid], since_created + slack + 0.050) << thread.at("function");
+  }
+}
+
+TEST_F(StatesRun, StatesOffGivesCpuOnly) {
+  const TempDir dir;
+  const Collection off = collect(dir, {"-p", "on", "-states", "off"}, states_target());
+  ASSERT_EQ(off.run.exit_code, 0) << off.run.err;
+  EXPECT_TRUE(fs::exists(off.experiment / "profile"));
+  EXPECT_FALSE(fs::exists(off.experiment / "states"));
+}
+
+}  // namespace
+}  // namespace lumen::test

@@ -1,0 +1,89 @@
+// The states plugin's readers of /proc files, on the texts the kernel
+// writes (copied into memory files), and on this process's own files.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+
+#include "../collector/proc_reader.h"
+
+namespace lumen::states {
+namespace {
+
+class TextFile {
+ public:
+  explicit TextFile(const std::string& text) : fd_(memfd_create("proc-text", MFD_CLOEXEC)) {
+    EXPECT_EQ(write(fd_, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  }
+  ~TextFile() { close(fd_); }
+  int fd() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+TEST(ProcReader, SchedstatHasCpuTimeRunDelayAndSwitches) {
+  TextFile file("123456789 2345678 42\n");
+  SchedStat s;
+  ASSERT_TRUE(read_schedstat(file.fd(), &s));
+  EXPECT_EQ(s.cpu_ns, 123456789u);
+  EXPECT_EQ(s.delay_ns, 2345678u);
+  EXPECT_EQ(s.switches, 42u);
+}
+
+TEST(ProcReader, StateLetterFollowsTheLastParenthesis) {
+  TextFile file("4242 (a (b) c) D 1 4242 4242 0 -1 4194560 120 0 0 0\n");
+  char state = '?';
+  ASSERT_TRUE(read_state_letter(file.fd(), &state));
+  EXPECT_EQ(state, 'D');
+}
+
+TEST(ProcReader, SyscallGivesCallStackPointerAndPc) {
+  TextFile blocked("202 0x55d0c0 0x80 0x2 0x0 0x0 0x0 0x7ffc1234ab00 0x7f12345678ef\n");
+  Whereabouts w;
+  ASSERT_TRUE(read_syscall(blocked.fd(), &w));
+  EXPECT_FALSE(w.running);
+  EXPECT_EQ(w.call, 202);
+  EXPECT_EQ(w.sp, 0x7ffc1234ab00u);
+  EXPECT_EQ(w.pc, 0x7f12345678efu);
+
+  TextFile fault("-1 0x7ffc00001000 0x401234\n");
+  Whereabouts f;
+  ASSERT_TRUE(read_syscall(fault.fd(), &f));
+  EXPECT_EQ(f.call, -1);
+  EXPECT_EQ(f.sp, 0x7ffc00001000u);
+  EXPECT_EQ(f.pc, 0x401234u);
+
+  TextFile running("running\n");
+  Whereabouts r;
+  ASSERT_TRUE(read_syscall(running.fd(), &r));
+  EXPECT_TRUE(r.running);
+
+  TextFile empty("");
+  Whereabouts e;
+  EXPECT_FALSE(read_syscall(empty.fd(), &e));
+}
+
+TEST(ProcReader, ReadsThisThreadsOwnFilesAgainAtEachRead) {
+  const auto tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  const int fd = open_task_file(tid, "schedstat");
+  ASSERT_GE(fd, 0);
+  SchedStat first, second;
+  ASSERT_TRUE(read_schedstat(fd, &first));
+  volatile double x = 1;
+  for (int i = 0; i < 20'000'000; ++i) x = x * 1.0000001;
+  ASSERT_TRUE(read_schedstat(fd, &second));
+  EXPECT_GT(second.cpu_ns, first.cpu_ns);  // pread at 0 reads the counters anew
+  close(fd);
+  const int stat = open_task_file(tid, "stat");
+  char state = '?';
+  ASSERT_TRUE(read_state_letter(stat, &state));
+  EXPECT_EQ(state, 'R');
+  close(stat);
+}
+
+}  // namespace
+}  // namespace lumen::states
