@@ -168,7 +168,7 @@ const std::vector<Command>& command_table() {
        [](Session& s, const auto& a) { s.select_ranks(a[0]); }},
       {"filters", 1, "EXPR", "e.g. 'thread in 1-2 && time >= 0.5 && function == f' (none: no filter)",
        [](Session& s, const auto& a) { s.set_filters(a[0]); }},
-      {"name", 1, "long|short|mangled", "how function names are shown",
+      {"name", 1, "long|short|mangled[:soname|:nosoname]", "how function names are shown; :soname adds the load object",
        [](Session& s, const auto& a) { s.set_name_style(a[0]); }},
       {"viewmode", 1, "user|expert|machine", "view mode (the same for native code)",
        [](Session& s, const auto& a) { s.set_viewmode(a[0]); }},

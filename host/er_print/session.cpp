@@ -75,12 +75,23 @@ void Session::set_format(const std::string& format) {
 }
 
 void Session::set_name_style(const std::string& style) {
-  // Oracle also accepts a ":soname" suffix; the load object is its own column here.
-  const std::string word = style.substr(0, style.find(':'));
-  if (word == "long") structure_.set_name_style(NameStyle::Long);
-  else if (word == "short") structure_.set_name_style(NameStyle::Short);
-  else if (word == "mangled") structure_.set_name_style(NameStyle::Mangled);
-  else throw CommandError("unknown name style '" + style + "'; allowed: long, short, mangled");
+  // STYLE[:soname|:nosoname], as gprofng spells it; either part may be left out.
+  const size_t colon = style.find(':');
+  const std::string word = style.substr(0, colon);
+  const std::string suffix = colon == std::string::npos ? "" : style.substr(colon + 1);
+  const auto refuse = [&] {
+    return CommandError("unknown name style '" + style + "'; allowed: long, short, mangled, each optionally "
+                        "followed by :soname or :nosoname");
+  };
+  NameStyle chosen = structure_.name_style();
+  if (word == "long") chosen = NameStyle::Long;
+  else if (word == "short") chosen = NameStyle::Short;
+  else if (word == "mangled") chosen = NameStyle::Mangled;
+  else if (!word.empty() || colon == std::string::npos) throw refuse();
+  if (suffix == "soname" || suffix == "shared_object_name") structure_.show_object_names(true);
+  else if (suffix == "nosoname" || suffix == "no_shared_object_name") structure_.show_object_names(false);
+  else if (colon != std::string::npos) throw refuse();
+  structure_.set_name_style(chosen);
 }
 
 void Session::set_viewmode(const std::string& mode) {

@@ -142,6 +142,17 @@ TEST(ClockProfiling, TargetsOwnSigprofHandlersAndMasksAreChainedNotLost) {
   EXPECT_EQ(c.run.out, plain.out);
   // The target blocked SIGPROF for its second half; sampling went on.
   expect_inclusive_matches_truth(c, 0.010);
+  // A handler is called from the sigreturn trampoline, which has a name
+  // even when libc carries no symbol for it (its CFI marks a signal frame).
+  const auto cc = er_print_json({"-metrics", "i.user:name", "-callers-callees"}, c.experiment);
+  bool checked = false;
+  for (const auto& row : cc.at("rows")) {
+    if (row.at("name") != "on_usr1") continue;
+    ASSERT_EQ(row.at("callers").size(), 1u) << row.dump();
+    EXPECT_EQ(row.at("callers")[0].at("name"), "__restore_rt") << row.dump();
+    checked = true;
+  }
+  EXPECT_TRUE(checked) << "no samples in the SIGUSR1 handler";
 }
 
 }  // namespace

@@ -163,6 +163,11 @@ TEST_F(ErPrintViews, NameStylesLongShortMangled) {
   EXPECT_TRUE(names("long").count("lumen::test::descend(int, double)"));
   EXPECT_TRUE(names("short").count("lumen::test::descend"));
   EXPECT_TRUE(names("mangled").count("_ZN5lumen4test7descendEid"));
+  // gprofng's suffix: each name carries its load object; the style stays.
+  EXPECT_TRUE(names("short:soname").count("lumen::test::descend [<recursive_target>]"));
+  EXPECT_TRUE(names(":soname").count("lumen::test::descend(int, double) [<recursive_target>]"));
+  EXPECT_TRUE(names(":soname").count("<Total>")) << "artificial functions have no load object";
+  EXPECT_TRUE(names("long:nosoname").count("lumen::test::descend(int, double)"));
   const json single = er_print_json({"-name", "short", "-fsingle", "lumen::test::descend"}, recursive_->experiment);
   EXPECT_EQ(single.at("records").at(0).at("mangled_name"), "_ZN5lumen4test7descendEid");
   const ProcessResult bad = run_process({er_print_path(), "-name", "fancy", "-functions", recursive_->experiment.string()});

@@ -1,6 +1,7 @@
 /* A target that uses SIGPROF itself: an ITIMER_PROF handler installed with
  * sigaction must keep running under collect, a handler installed with
- * signal() too, and blocking SIGPROF must not stop the collector's samples.
+ * signal() too (this one burns CPU inside the handler), and blocking SIGPROF
+ * must not stop the collector's samples.
  * Prints only facts that hold with or without the collector. */
 #include <signal.h>
 #include <string.h>
@@ -15,7 +16,19 @@ static void on_itimer(int signal, siginfo_t* info, void* context) {
   (void)signal, (void)info, (void)context;
   ++itimer_calls;
 }
-static void on_usr1(int signal) { (void)signal; ++usr1_calls; }
+__attribute__((noinline)) void spin_in_signal_handler(double s) {
+  double t0 = thread_cpu_seconds();
+  burn_cpu(s);
+  truth_add("spin_in_signal_handler", thread_cpu_seconds() - t0);
+}
+
+/* Runs on the signal frame the kernel builds, so its caller in every
+ * sample is the sigreturn trampoline. */
+static void on_usr1(int signal) {
+  (void)signal;
+  ++usr1_calls;
+  spin_in_signal_handler(0.2);
+}
 
 __attribute__((noinline)) void spin_with_itimer(double s) {
   double t0 = thread_cpu_seconds();

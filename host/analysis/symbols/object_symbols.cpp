@@ -110,7 +110,9 @@ std::optional<SymbolHit> ObjectSymbols::lookup(uint64_t address) const {
     bool signal_frame = false;
     dwarf_frame_info(frame, &start, &end, &signal_frame);
     std::free(frame);
-    return SymbolHit{"", start + bias, end > start ? end - start : 0, false};
+    // The one signal frame of a stripped libc is its sigreturn trampoline,
+    // which the kernel returns through after a handler; it has no symbol.
+    return SymbolHit{signal_frame ? "__restore_rt" : "", start + bias, end > start ? end - start : 0, false};
   }
   return std::nullopt;
 }
@@ -118,10 +120,20 @@ std::optional<SymbolHit> ObjectSymbols::lookup(uint64_t address) const {
 namespace {
 
 // A relative source path (as compilers record it when invoked with one, or
-// ccache rewrites it) is relative to the unit's compile directory.
+// ccache rewrites it) is relative to the unit's compile directory. A DWARF 5
+// line table names the compile directory as its directory 0, and elfutils
+// has already put a relative one in front of the file: glibc's "./nptl"
+// and "./nptl/pthread_create.c" mean nptl/pthread_create.c, not
+// nptl/nptl/pthread_create.c.
 std::string in_compile_directory(const char* file, const char* compile_dir) {
   if (file[0] == '/' || compile_dir == nullptr || *compile_dir == '\0') return file;
-  return (std::filesystem::path(compile_dir) / file).lexically_normal().string();
+  const std::filesystem::path path = std::filesystem::path(file).lexically_normal();
+  const std::filesystem::path directory = std::filesystem::path(compile_dir).lexically_normal();
+  if (directory.is_relative()) {
+    if (std::mismatch(directory.begin(), directory.end(), path.begin(), path.end()).first == directory.end())
+      return path.string();
+  }
+  return (directory / path).lexically_normal().string();
 }
 
 }  // namespace

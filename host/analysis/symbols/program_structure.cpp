@@ -75,16 +75,25 @@ std::string short_name(const std::string& name) {
 }
 
 std::string ProgramStructure::styled(const Function& f) const {
+  std::string name = f.long_name;
   switch (name_style_) {
-    case NameStyle::Long: return f.long_name;
-    case NameStyle::Short: return short_name(f.long_name);
-    case NameStyle::Mangled: return f.long_name.rfind("<static>", 0) == 0 ? f.long_name : f.mangled_name.substr(0, f.mangled_name.find('@'));
+    case NameStyle::Long: break;
+    case NameStyle::Short: name = short_name(f.long_name); break;
+    case NameStyle::Mangled:
+      if (f.long_name.rfind("<static>", 0) != 0) name = f.mangled_name.substr(0, f.mangled_name.find('@'));
+      break;
   }
-  return f.long_name;
+  if (object_names_shown_ && f.object != kNoObject) name += " [<" + objects_[f.object].name + ">]";
+  return name;
 }
 
 void ProgramStructure::set_name_style(NameStyle style) {
   name_style_ = style;
+  for (Function& f : functions_) f.name = styled(f);
+}
+
+void ProgramStructure::show_object_names(bool shown) {
+  object_names_shown_ = shown;
   for (Function& f : functions_) f.name = styled(f);
 }
 

@@ -77,6 +77,10 @@ class ProgramStructure {
   std::vector<FunctionId> inlined_at(const LoadObjectMap& map, uint32_t epoch, uint64_t pc, bool is_return_address);
   // Renames every function (and those found later) in `style`.
   void set_name_style(NameStyle style);
+  NameStyle name_style() const { return name_style_; }
+  // With `shown`, a function of a load object is named "f [<libc.so.6>]"
+  // (-name ...:soname), so functions of one name in two objects read apart.
+  void show_object_names(bool shown);
 
   // The id of the object at `path`, when a PC has been placed in it.
   std::optional<ObjectId> find_object(const std::string& path) const {
@@ -101,6 +105,7 @@ class ProgramStructure {
   std::unordered_map<const MappedObject*, std::unordered_map<uint64_t, std::vector<FunctionId>>> inline_cache_;
 
   NameStyle name_style_ = NameStyle::Long;
+  bool object_names_shown_ = false;
   std::vector<Function> functions_;
   std::vector<LoadObject> objects_;
   std::unordered_map<std::string, ObjectId> object_ids_;
