@@ -5,8 +5,9 @@
 #                  [NO_INSTALL])
 #
 # Builds a plugin's two halves, the targets lumen_plugin_NAME_collector and
-# lumen_plugin_NAME_analysis, as NAME/collector.so and NAME/analysis.so: the
-# directory layout collect and er_print look for.
+# lumen_plugin_NAME_analysis, as NAME/collector.so and NAME/analysis.so, and
+# NAME/manifest.yaml describing them: the directory layout collect and
+# er_print look for.
 #
 # VARIANT builds one more collector half, NAME/collector-V.so (target
 # lumen_plugin_NAME_collector_V), for a plugin whose wrapped library differs
@@ -30,6 +31,8 @@
 #                             lib/lumen/plugins, where lumen ships its own)
 #   LUMEN_SDK_TARGET          the target carrying the SDK headers (set by
 #                             lumen's source tree or its package)
+#   LUMEN_PLUGIN_DESCRIBER    lumen-describe-plugin, which writes the
+#                             plugin's manifest.yaml (set likewise)
 # NO_INSTALL leaves the plugin out of `cmake --install` (test fixtures).
 # One half: a MODULE with the flags every plugin gets.
 function(lumen_plugin_half target output_dir output_name install_dir no_install)
@@ -87,4 +90,25 @@ function(lumen_add_plugin name)
       ${PLUGIN_${HALF}})
     target_link_libraries(${target} PRIVATE ${LUMEN_SDK_TARGET} ${PLUGIN_${HALF}_LIBRARIES})
   endforeach()
+  lumen_plugin_manifest(${name} ${output_dir}/${name} ${install_dir}/${name} "${PLUGIN_NO_INSTALL}")
+endfunction()
+
+# NAME/manifest.yaml, written from the built halves' descriptors by
+# lumen-describe-plugin (LUMEN_PLUGIN_DESCRIBER: the target in lumen's tree,
+# the installed program in its package) whenever either half is rebuilt, so
+# it always says what they say. Target: lumen_plugin_NAME_manifest.
+function(lumen_plugin_manifest name directory install_dir no_install)
+  if(NOT LUMEN_PLUGIN_DESCRIBER)
+    message(FATAL_ERROR "lumen_add_plugin(${name}): LUMEN_PLUGIN_DESCRIBER is not set; use find_package(lumen)")
+  endif()
+  set(manifest ${directory}/manifest.yaml)
+  add_custom_command(OUTPUT ${manifest}
+    COMMAND ${LUMEN_PLUGIN_DESCRIBER} ${directory}
+    DEPENDS lumen_plugin_${name}_collector lumen_plugin_${name}_analysis
+    COMMENT "Describing plugin ${name} in ${manifest}"
+    VERBATIM)
+  add_custom_target(lumen_plugin_${name}_manifest ALL DEPENDS ${manifest})
+  if(NOT no_install)
+    install(FILES ${manifest} DESTINATION ${install_dir})
+  endif()
 endfunction()

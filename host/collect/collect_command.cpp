@@ -104,9 +104,9 @@ void archive_experiment(const fs::path& experiment, ArchiveMode mode) {
 bool describe_flag_values(const std::map<std::string, InstalledPlugin>& installed, const std::string& flag) {
   for (const auto& [name, plugin] : installed) {
     const auto& d = *plugin.collector.descriptor;
+    if (d.flag.flag == nullptr || flag != d.flag.flag || !offers_hook(plugin, "describe_values")) continue;
     const lumen_collector_hooks* hooks = host_hooks(plugin);
-    if (d.flag.flag == nullptr || flag != d.flag.flag || hooks == nullptr || hooks->describe_values == nullptr)
-      continue;
+    if (hooks == nullptr || hooks->describe_values == nullptr) continue;
     hooks->describe_values([](void*, const char* text) { std::cout << text << "\n"; }, nullptr);
     return true;
   }
@@ -149,8 +149,7 @@ int run_collect(const std::vector<std::string>& args) {
     for (const auto& [flag, help] : variant_flags(installed)) flags.insert(flag);
     std::set<std::string> describable;
     for (const auto& [name, plugin] : installed)
-      if (const lumen_collector_hooks* hooks = host_hooks(plugin); hooks != nullptr && hooks->describe_values &&
-                                                                    plugin.collector.descriptor->flag.flag)
+      if (offers_hook(plugin, "describe_values") && plugin.collector.descriptor->flag.flag)
         describable.insert(plugin.collector.descriptor->flag.flag);
     CollectRequest request = parse_command_line(args, flags, describable);
     if (request.show_version) {
@@ -177,6 +176,7 @@ int run_collect(const std::vector<std::string>& args) {
     if (const std::string obstacle = preload_obstacle(program); !obstacle.empty()) throw UsageError(obstacle);
     add_automatic_plugins(plan, target_needed_libraries(program, request.target), request, installed);
     choose_collector_variants(plan, program, request.target, forced_variants);
+    load_planned_collectors(plan, installed);
     const fs::path wanted = choose_experiment_path(request.experiment_name, request.directory, request.overwrite);
     if (request.dry_run) {
       print_plan(std::cout, plan, wanted, request);

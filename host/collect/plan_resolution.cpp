@@ -1,6 +1,8 @@
 #include "plan_resolution.h"
 
 #include <fstream>
+#include <iostream>
+#include <optional>
 
 #include "option_value.h"
 
@@ -40,23 +42,67 @@ std::map<std::string, InstalledPlugin> load_installed_plugins(const fs::path& ro
   return load_plugins(host::find_plugin_directories(root));
 }
 
+namespace {
+
+// What a directory offers: from its manifest, or by loading both halves.
+InstalledPlugin describe_directory(const host::PluginDirectory& dir) {
+  if (auto manifest = host::read_plugin_manifest(dir)) {
+    InstalledPlugin plugin{dir, {dir.collector_path(), {}, manifest->collector()},
+                           {dir.analysis_path(), {}, manifest->analysis()}, manifest, nullptr};
+    return plugin;
+  }
+  std::cerr << "collect: note: plugin directory " << dir.directory.string() << " has no " << host::kManifestFile
+            << "; both its halves are loaded to learn what it offers (lumen_add_plugin writes one)\n";
+  InstalledPlugin plugin{dir, host::load_collector_half(dir.collector_path()),
+                         host::load_analysis_half(dir.analysis_path()), nullptr, nullptr};
+  const auto& c = *plugin.collector.descriptor;
+  const auto& a = *plugin.analysis.descriptor;
+  if (std::string(c.name) != a.name || std::string(c.data_file) != a.data_file)
+    throw host::PluginError("plugin halves disagree: " + plugin.collector.path.string() + " is '" + c.name +
+                            "' writing '" + c.data_file + "', " + plugin.analysis.path.string() + " is '" +
+                            a.name + "' reading '" + a.data_file + "'");
+  return plugin;
+}
+
+}  // namespace
+
+const lumen_collector_descriptor& loaded_collector(const InstalledPlugin& plugin) {
+  if (plugin.manifest == nullptr) return *plugin.collector.descriptor;
+  if (plugin.loaded == nullptr)
+    plugin.loaded = std::make_shared<host::CollectorHalf>(
+        host::load_described_collector_half(plugin.files, plugin.manifest.get()));
+  return *plugin.loaded->descriptor;
+}
+
+bool offers_hook(const InstalledPlugin& plugin, const std::string& hook) {
+  if (plugin.manifest != nullptr) return plugin.manifest->has_hook(hook);
+  const lumen_collector_hooks* hooks = plugin.collector.descriptor->host_hooks;
+  if (hooks == nullptr) return false;
+  return (hook == "check" && hooks->check) || (hook == "describe_values" && hooks->describe_values) ||
+         (hook == "leave_out" && hooks->leave_out);
+}
+
 std::map<std::string, InstalledPlugin> load_plugins(const std::vector<host::PluginDirectory>& directories) {
   std::map<std::string, InstalledPlugin> installed;
   std::vector<const host::AnalysisHalf*> analysis_halves;
   for (const host::PluginDirectory& dir : directories) {
-    InstalledPlugin plugin{dir, host::load_collector_half(dir.collector_path()),
-                           host::load_analysis_half(dir.analysis_path())};
-    const auto& c = *plugin.collector.descriptor;
-    const auto& a = *plugin.analysis.descriptor;
-    if (std::string(c.name) != a.name || std::string(c.data_file) != a.data_file)
-      throw host::PluginError("plugin halves disagree: " + plugin.collector.path.string() + " is '" + c.name +
-                              "' writing '" + c.data_file + "', " + plugin.analysis.path.string() + " is '" +
-                              a.name + "' reading '" + a.data_file + "'");
-    const auto same_name = installed.find(c.name);
+    std::optional<InstalledPlugin> found;
+    try {
+      found = describe_directory(dir);
+    } catch (const host::ManifestError& e) {
+      // One bad plugin in a search path must not stop every run; one the
+      // user named is wanted, so its problem is theirs to see first.
+      if (dir.origin == host::PluginOrigin::Explicit) throw host::PluginError(e.what());
+      std::cerr << "collect: " << e.what() << "; the plugin in " << dir.directory.string() << " is skipped\n";
+      continue;
+    }
+    InstalledPlugin& plugin = *found;
+    const std::string name = plugin.collector.descriptor->name;
+    const auto same_name = installed.find(name);
     if (same_name != installed.end())
-      throw host::PluginError("two plugins are named '" + std::string(c.name) + "': " +
-                              same_name->second.collector.path.string() + " and " + plugin.collector.path.string());
-    installed.emplace(c.name, std::move(plugin));
+      throw host::PluginError("two plugins are named '" + name + "': " + same_name->second.collector.path.string() +
+                              " and " + plugin.collector.path.string());
+    installed.emplace(name, std::move(plugin));
   }
   for (const auto& [name, plugin] : installed) analysis_halves.push_back(&plugin.analysis);
   host::check_plugins_distinct(analysis_halves);

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,19 +16,38 @@
 
 namespace lumen::collect {
 
+// A plugin collect knows. With a manifest (the usual case), `collector` and
+// `analysis` hold the descriptors the manifest describes and nothing is
+// loaded: their functions and host hooks are NULL until the collector half
+// is loaded for a plan (loaded_collector). Without one, both halves are
+// loaded to learn what the plugin offers.
 struct InstalledPlugin {
   host::PluginDirectory files;
   host::CollectorHalf collector;
   host::AnalysisHalf analysis;
+  std::shared_ptr<const host::DescribedPlugin> manifest;
+  mutable std::shared_ptr<host::CollectorHalf> loaded;  // by loaded_collector
 };
 
-// Loads every plugin under the plugin directory; a broken plugin is an error
-// naming its file (PluginError).
+// The plugin's collector half, loaded on first use and checked against its
+// manifest; PluginError naming the files when it cannot be loaded or the
+// manifest is stale.
+const lumen_collector_descriptor& loaded_collector(const InstalledPlugin& plugin);
+
+// Whether the collector half has this host hook ("check",
+// "describe_values", "leave_out"), without loading it.
+bool offers_hook(const InstalledPlugin& plugin, const std::string& hook);
+
+// Reads the manifests of every plugin under the plugin directory; a broken
+// plugin is an error naming its file (PluginError).
 std::map<std::string, InstalledPlugin> load_installed_plugins(const std::filesystem::path& root);
 
-// Loads the plugins of these directories (host::discover_plugin_directories):
-// a broken plugin, two of one name, or two claiming one data file or metric
-// keyword is an error naming the files (PluginError).
+// Reads the manifests of these directories (host::discover_plugin_directories),
+// loading the halves of a directory without one (with a note). A malformed
+// manifest is reported by file and line and its plugin skipped (an error
+// for a directory the user named); a broken plugin, two of one name, or two
+// claiming one data file or metric keyword is an error naming the files
+// (PluginError).
 std::map<std::string, InstalledPlugin> load_plugins(const std::vector<host::PluginDirectory>& directories);
 
 using metadata::CollectionPlan;

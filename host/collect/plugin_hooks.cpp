@@ -51,7 +51,11 @@ bool leave_out_here(const lumen_collector_hooks& hooks, PlannedPlugin& plugin, c
 
 }  // namespace
 
-const lumen_collector_hooks* host_hooks(const InstalledPlugin& plugin) { return plugin.collector.descriptor->host_hooks; }
+const lumen_collector_hooks* host_hooks(const InstalledPlugin& plugin) { return loaded_collector(plugin).host_hooks; }
+
+void load_planned_collectors(const CollectionPlan& plan, const std::map<std::string, InstalledPlugin>& installed) {
+  for (const PlannedPlugin& p : plan.plugins) loaded_collector(installed.at(p.name));
+}
 
 void check_plan_here(CollectionPlan& plan, const std::map<std::string, InstalledPlugin>& installed) {
   for (auto p = plan.plugins.begin(); p != plan.plugins.end();) {

@@ -12,7 +12,13 @@
 namespace lumen::collect {
 
 // The plugin's hooks, or NULL when it has none or they are of another ABI.
+// Loads the collector half (loaded_collector).
 const lumen_collector_hooks* host_hooks(const InstalledPlugin& plugin);
+
+// Loads the collector half of every planned plugin, and only those, before
+// the target starts: one that cannot be loaded or whose manifest is stale is
+// an error (PluginError) naming its files.
+void load_planned_collectors(const CollectionPlan& plan, const std::map<std::string, InstalledPlugin>& installed);
 
 // Each planned plugin first leaves out what this machine cannot do (each
 // reason printed on stderr and kept in plan.left_out; a plugin left with

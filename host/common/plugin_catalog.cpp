@@ -45,6 +45,39 @@ AnalysisHalf load_analysis_half(const fs::path& path) {
   return half;
 }
 
+std::shared_ptr<const DescribedPlugin> read_plugin_manifest(const PluginDirectory& directory) {
+  const fs::path file = directory.manifest_path();
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(file, ec))) return nullptr;
+  return std::make_shared<const DescribedPlugin>(read_manifest(file), file);
+}
+
+namespace {
+
+[[noreturn]] void refuse_stale(const DescribedPlugin& manifest, const fs::path& half, const std::string& what) {
+  throw PluginError("plugin manifest " + manifest.file().string() + " does not describe " + half.string() + ": " +
+                    what + " differs; the manifest is stale (rebuild the plugin, which regenerates it, or run "
+                    "lumen-describe-plugin " + half.parent_path().string() + ")");
+}
+
+}  // namespace
+
+CollectorHalf load_described_collector_half(const PluginDirectory& directory, const DescribedPlugin* manifest) {
+  CollectorHalf half = load_collector_half(directory.collector_path());
+  if (manifest != nullptr)
+    if (const std::string what = collector_difference(manifest->data(), *half.descriptor); !what.empty())
+      refuse_stale(*manifest, half.path, what);
+  return half;
+}
+
+AnalysisHalf load_described_analysis_half(const PluginDirectory& directory, const DescribedPlugin* manifest) {
+  AnalysisHalf half = load_analysis_half(directory.analysis_path());
+  if (manifest != nullptr)
+    if (const std::string what = analysis_difference(manifest->data(), *half.descriptor); !what.empty())
+      refuse_stale(*manifest, half.path, what);
+  return half;
+}
+
 const char* origin_name(PluginOrigin origin) {
   switch (origin) {
     case PluginOrigin::Shipped: return "shipped";

@@ -18,7 +18,9 @@
 #include <lumen/collector_plugin.h>
 
 #include <boost/dll/shared_library.hpp>
+#include "plugin_manifest.h"
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -55,7 +57,17 @@ struct PluginDirectory {
   PluginOrigin origin = PluginOrigin::Shipped;
   std::filesystem::path collector_path() const { return directory / "collector.so"; }
   std::filesystem::path analysis_path() const { return directory / "analysis.so"; }
+  std::filesystem::path manifest_path() const { return directory / kManifestFile; }
 };
+
+// The directory's manifest (plugin_manifest.h); nullptr when it has none.
+// Throws ManifestError (file and line) when it cannot be read.
+std::shared_ptr<const DescribedPlugin> read_plugin_manifest(const PluginDirectory& directory);
+
+// Loads a half and checks it against the manifest it was planned from
+// (null: none): PluginError naming both files when they disagree.
+CollectorHalf load_described_collector_half(const PluginDirectory& directory, const DescribedPlugin* manifest);
+AnalysisHalf load_described_analysis_half(const PluginDirectory& directory, const DescribedPlugin* manifest);
 
 // Plugin directories under `root`, sorted by name.
 std::vector<PluginDirectory> find_plugin_directories(const std::filesystem::path& root,

@@ -1,4 +1,4 @@
-// er_html [--plugin DIR]... [-o DIR] [-compare] [-metrics SPEC] EXPERIMENT...
+// er_html [--plugin DIR]... [-o DIR] [-compare] [-metrics SPEC] [--sources] EXPERIMENT...
 // Writes a report that any current browser opens from disk: DIR/index.html
 // (default: the first experiment's name with .html instead of .er).
 #include <iostream>
@@ -13,10 +13,12 @@ using namespace lumen;
 namespace {
 
 void usage(std::ostream& out) {
-  out << "usage: er_html [--plugin DIR]... [-o DIR] [-compare] [-metrics SPEC] EXPERIMENT...\n"
+  out << "usage: er_html [--plugin DIR]... [-o DIR] [-compare] [-metrics SPEC] [--sources] EXPERIMENT...\n"
          "  -o DIR        write DIR/index.html and its files (default: EXPERIMENT with .html for .er)\n"
          "  -compare      a differential flame graph of the first two experiments\n"
-         "  -metrics SPEC the metrics shown, as er_print -metrics takes them\n";
+         "  -metrics SPEC the metrics shown, as er_print -metrics takes them\n"
+         "  --sources     embed the annotated source of the hottest functions, read from the source\n"
+         "                files the experiment names (left out unless asked: a report is shared)\n";
 }
 
 }  // namespace
@@ -36,6 +38,7 @@ int main(int argc, char** argv) {
       else if (arg == "--plugin") plugins.push_back(next());
       else if (arg == "-compare") options.compare = true;
       else if (arg == "-metrics") metrics = next();
+      else if (arg == "--sources") options.sources = true;
       else if (arg == "-h" || arg == "--help") {
         usage(std::cout);
         return 0;

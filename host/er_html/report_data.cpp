@@ -111,7 +111,12 @@ json report_data(er_print::Session& session, std::ostringstream& buffer, const R
 
   json sources = json::object();
   std::vector<std::string> hottest;
-  if (!metrics.empty()) hottest = hottest_functions(profile, session.structure(), metrics.front(), options.annotated_functions);
+  if (!options.sources)
+    data["sources_left_out"] =
+        "Source files are not embedded in this report: they are read from the paths the experiment names, and a "
+        "report is shared. er_html --sources embeds the annotated source of the hottest functions.";
+  else if (!metrics.empty())
+    hottest = hottest_functions(profile, session.structure(), metrics.front(), options.annotated_functions);
   for (const std::string& name : hottest) sources[name] = view(session, buffer, "source", {name});
   data["sources"] = sources;
   data["source_order"] = hottest;  // hottest first (JSON objects keep no order)

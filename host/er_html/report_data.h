@@ -21,6 +21,9 @@ struct ReportOptions {
   bool compare = false;                  // a differential flame graph of the first two
   size_t timeline_bins = 1000;
   size_t annotated_functions = 12;       // the hottest functions get annotated source
+  // Source files are read from paths the experiment names and end up in a
+  // report people pass around: embedded only when the user asks.
+  bool sources = false;
 };
 
 // `buffer` is the stream the session prints to; each view is read from it.

@@ -257,8 +257,14 @@ std::optional<Command> find_command(const std::string& name, const AnalysisPlugi
       const lumen_view_def& view = half->descriptor->views[i];
       if (name != view.command) continue;
       const std::string plugin_name = plugin;
-      return Command{view.command, 0, "", view.help, [plugin_name, &view](Session& s, const std::vector<std::string>&) {
+      const std::string command = view.command;
+      // The description may come from a manifest: the half is loaded now.
+      return Command{view.command, 0, "", view.help, [plugin_name, command](Session& s, const std::vector<std::string>&) {
                        require_experiments(s);
+                       const lumen_view_def* loaded = s.plugins().loaded_view(plugin_name, command);
+                       if (loaded == nullptr || loaded->run == nullptr)
+                         throw CommandError("plugin '" + plugin_name + "' has no view -" + command);
+                       const lumen_view_def& view = *loaded;
                        warn_without_data(s, view.command, plugin_name);
                        for (const std::string& note : s.record_view_notes(view.command))
                          std::cerr << "er_print: " << note << "\n";

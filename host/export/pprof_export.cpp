@@ -66,7 +66,8 @@ class ProfileBuilder {
       add_label(*sample, "thread", "Thread " + std::to_string(experiment.thread_number(shares[i].thread_id)));
       add_number(*sample, "thread_id", shares[i].thread_id);
       add_number(*sample, "pid", static_cast<int64_t>(process_id(experiment, stack.experiment)));
-      if (const auto rank = mpi_rank(experiment)) add_number(*sample, "rank", *rank);
+      // A string: pprof's reader drops a numeric label whose value is 0 (rank 0's).
+      if (const auto rank = mpi_rank(experiment)) add_label(*sample, "rank", std::to_string(*rank));
     }
   }
 

@@ -30,9 +30,9 @@ def run(argv, **kw):
     return r
 
 
-def collect(bin_dir, target_dir, work, name, scale):
+def collect(bin_dir, target_dir, work, name, scale, target="threads_target"):
     run([os.path.join(bin_dir, "collect"), "-d", work, "-o", name, "-p", "on", "-s", "on",
-         os.path.join(target_dir, "threads_target"), scale], cwd=work)
+         os.path.join(target_dir, target), scale], cwd=work)
     return os.path.join(work, name)
 
 
@@ -77,6 +77,10 @@ def check_data(bin_dir, experiment, report):
             text = f.read()
         for scheme in ("http://", "https://", "//cdn"):
             check(scheme not in text, f"{name} names {scheme}: the report must open without the network")
+    # Source files are embedded only when asked for (--sources), and the
+    # report says they were left out.
+    check(data["sources"] == {} and "er_html --sources" in data.get("sources_left_out", ""),
+          "sources are left out unless asked for, and the report says so")
     print("data: the report's data equals er_print's JSON")
 
 
@@ -196,6 +200,9 @@ def check_browser(bin_dir, experiment, report, compare_report, artifacts):
         section = tab("compare", compare_report)
         frames = section.find_elements(By.CSS_SELECTOR, "#compare .frame")
         check(len(frames) > 0, "a differential flame graph")
+        removed = [f for f in frames if f.get_attribute("data-name") == "spin_b"]
+        check(removed and "removed: was" in removed[0].get_attribute("title"),
+              "a stack only the base experiment has is drawn as removed time")
         check(driver.find_element(By.ID, "compare-button").is_displayed(), "compare tab shown")
         shot("compare")
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
@@ -213,13 +220,16 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         experiment = collect(bin_dir, target_dir, work, "threads.er", "0.5")
         report = os.path.join(work, "threads.html")
-        run([os.path.join(bin_dir, "er_html"), "-o", report, experiment])
         if mode == "data":
+            run([os.path.join(bin_dir, "er_html"), "-o", report, experiment])
             check_data(bin_dir, experiment, report)
             return
-        longer = collect(bin_dir, target_dir, work, "longer.er", "1.0")
+        run([os.path.join(bin_dir, "er_html"), "--sources", "-o", report, experiment])
+        # Compared with another program: stacks only the base has (threads_target's
+        # spin_*) are time removed and must be drawn too.
+        other = collect(bin_dir, target_dir, work, "other.er", "1.0", "recursive_target")
         compare_report = os.path.join(work, "compare.html")
-        run([os.path.join(bin_dir, "er_html"), "-o", compare_report, "-compare", experiment, longer])
+        run([os.path.join(bin_dir, "er_html"), "-o", compare_report, "-compare", experiment, other])
         check_browser(bin_dir, experiment, report, compare_report, artifacts)
 
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "process_runner.h"
@@ -87,6 +88,49 @@ TEST(Installation, HoldsCommandsRuntimePluginsProfilesHeadersAndPackage) {
     EXPECT_TRUE(fs::exists(kPrefix / file)) << file;
   EXPECT_TRUE(fs::exists(kIoPlugin / "collector.so"));
   EXPECT_TRUE(fs::exists(kIoPlugin / "analysis.so"));
+  EXPECT_TRUE(fs::exists(kPrefix / "lib/lumen/plugins/clock/manifest.yaml"));
+  EXPECT_TRUE(fs::exists(kPrefix / "lib/lumen/lumen-describe-plugin"));
+}
+
+// lumen_add_plugin of the installed package wrote the example's manifest
+// with the installed describer, from the halves it built.
+TEST(Installation, TheExamplesManifestWasWrittenFromItsHalves) {
+  std::ifstream in(kIoPlugin / "manifest.yaml");
+  ASSERT_TRUE(in) << "the example has no manifest.yaml";
+  const std::string manifest((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_CONTAINS(manifest, "name: \"io\"");
+  EXPECT_CONTAINS(manifest, "data_file: \"iotrace\"");
+  EXPECT_CONTAINS(manifest, "command: \"ioactivity\"");
+  std::ifstream cache(kExampleBuild / "CMakeCache.txt");
+  const std::string cached((std::istreambuf_iterator<char>(cache)), std::istreambuf_iterator<char>());
+  EXPECT_CONTAINS(cached, "lumen_DIR:PATH=" + kPrefix.string());
+}
+
+// A manifest that no longer says what its halves say is found when the half
+// is loaded, and the plugin is refused by name.
+TEST(Installation, AStaleManifestIsFoundWhenItsHalfIsLoaded) {
+  TempDir dir;
+  const fs::path copy = dir.path() / "plugins" / "io";
+  fs::create_directories(copy);
+  fs::copy(kIoPlugin, copy);
+  std::ifstream in(copy / "manifest.yaml");
+  std::string manifest((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (size_t at; (at = manifest.find("version: \"1.0\"")) != std::string::npos;)
+    manifest.replace(at, 14, "version: \"0.9\"");
+  std::ofstream(copy / "manifest.yaml", std::ios::trunc) << manifest;
+  const std::map<std::string, std::string> env{{"LUMEN_PLUGIN_PATH", copy.parent_path().string()}};
+  const IoRun stale = collect_io(dir, {"-i", "on"}, env);
+  EXPECT_EQ(stale.run.exit_code, 2);
+  EXPECT_CONTAINS(stale.run.err, "plugin manifest " + (copy / "manifest.yaml").string() + " does not describe " +
+                                     (copy / "collector.so").string() + ": its version (0.9 against 1.0) differs");
+  EXPECT_FALSE(fs::exists(dir.path() / "truth.json")) << "the target ran";
+  // Not planned, not loaded: a clock-only run does not trip over it.
+  TempDir other;
+  const IoRun clock_only = collect_io(other, {"-p", "on"}, env);
+  EXPECT_EQ(clock_only.run.exit_code, 0) << clock_only.run.err;
+  const ProcessResult view = run_process({er_print_path(), "-ioactivity", clock_only.experiment.string()}, env);
+  EXPECT_NE(view.exit_code, 0);
+  EXPECT_CONTAINS(view.err, "does not describe " + (copy / "analysis.so").string());
 }
 
 TEST(Installation, InstalledCommandsUseTheInstalledPlugins) {

@@ -30,7 +30,7 @@ class Plan : public ::testing::Test {
     installed_ = new std::map<std::string, InstalledPlugin>;
     const host::PluginDirectory files{"clock", kClockCollector.parent_path()};
     installed_->emplace("clock", InstalledPlugin{files, host::load_collector_half(files.collector_path()),
-                                                 host::load_analysis_half(files.analysis_path())});
+                                                 host::load_analysis_half(files.analysis_path()), nullptr, nullptr});
   }
   static void TearDownTestSuite() {
     delete installed_;

@@ -19,7 +19,7 @@ class PluginHooks : public ::testing::Test {
     installed_ = new std::map<std::string, InstalledPlugin>;
     const std::filesystem::path collector = LUMEN_TEST_NARROWING_PLUGIN;
     installed_->emplace("narrowing", InstalledPlugin{{"narrowing", collector.parent_path()},
-                                                     host::load_collector_half(collector), {}});
+                                                     host::load_collector_half(collector), {}, nullptr, nullptr});
   }
   static void TearDownTestSuite() {
     delete installed_;

@@ -17,33 +17,6 @@ namespace lumen::analysis {
 
 namespace fs = std::filesystem;
 
-AnalysisPlugins AnalysisPlugins::load(const fs::path& plugin_root, const std::vector<fs::path>& search_path,
-                                      const std::vector<host::PluginDirectory>& named) {
-  AnalysisPlugins plugins;
-  for (const host::PluginDirectory& dir : host::discover_plugin_directories(plugin_root, search_path, named))
-    plugins.add(std::make_shared<host::AnalysisHalf>(host::load_analysis_half(dir.analysis_path())));
-  return plugins;
-}
-
-AnalysisPlugins AnalysisPlugins::for_command_line(const std::vector<std::string>& plugin_directories) {
-  std::vector<host::PluginDirectory> named;
-  for (const std::string& directory : plugin_directories)
-    named.push_back(host::explicit_plugin_directory(directory, fs::current_path()));
-  return load(host::plugin_directory(), host::plugin_search_path(std::getenv("LUMEN_PLUGIN_PATH")), named);
-}
-
-void AnalysisPlugins::add(std::shared_ptr<host::AnalysisHalf> half) {
-  std::vector<const host::AnalysisHalf*> all{half.get()};
-  for (const auto& [name, known] : halves_) all.push_back(known.get());
-  host::check_plugins_distinct(all);
-  halves_[half->descriptor->name] = std::move(half);
-}
-
-const host::AnalysisHalf* AnalysisPlugins::find(const std::string& plugin) const {
-  const auto it = halves_.find(plugin);
-  return it == halves_.end() ? nullptr : it->second.get();
-}
-
 namespace {
 
 YAML::Node read_header(const fs::path& experiment) {
@@ -106,6 +79,11 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins)
       const std::string name = entry.first.as<std::string>();
       const std::string data_file = entry.second["data_file"].as<std::string>("");
       const host::AnalysisHalf* half = plugins.find(name);
+      if (half == nullptr && !plugins.problem(name).empty()) {
+        warnings_.push_back("plugin '" + name + "' cannot be used: " + plugins.problem(name) + "; the data file '" +
+                            data_file + "' is left out.");
+        continue;
+      }
       if (half == nullptr) {
         std::string recorded;
         if (entry.second["directory"])

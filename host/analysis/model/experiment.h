@@ -13,36 +13,13 @@
 #include <utility>
 #include <vector>
 
+#include "analysis_plugins.h"
 #include "loadobject_map.h"
 #include "plugin_catalog.h"
 #include "sample_table.h"
 #include "stack_store.h"
 
 namespace lumen::analysis {
-
-// The analysis halves er_print knows, by plugin name: the shipped ones, those
-// of the LUMEN_PLUGIN_PATH directories, and those the user names (--plugin).
-// Never one from a directory an experiment records: an experiment is data
-// people send each other, and opening a library runs its code.
-class AnalysisPlugins {
- public:
-  // Throws PluginError when a plugin is broken or two claim one name, data
-  // file or metric keyword.
-  static AnalysisPlugins load(const std::filesystem::path& plugin_root,
-                              const std::vector<std::filesystem::path>& search_path = {},
-                              const std::vector<host::PluginDirectory>& named = {});
-  // What er_print loads: the shipped plugins, those of LUMEN_PLUGIN_PATH, and
-  // the plugin directories given with --plugin (relative to the current
-  // directory).
-  static AnalysisPlugins for_command_line(const std::vector<std::string>& plugin_directories);
-  const host::AnalysisHalf* find(const std::string& plugin) const;
-  // Every installed half, by plugin name (for plugin-defined views).
-  const std::map<std::string, std::shared_ptr<host::AnalysisHalf>>& all() const { return halves_; }
-
- private:
-  void add(std::shared_ptr<host::AnalysisHalf> half);
-  std::map<std::string, std::shared_ptr<host::AnalysisHalf>> halves_;
-};
 
 // Stack ids a decoder obtained from lumen_event_sink.artificial_stack: far
 // above any recorded stack id (those are bounded by the stacks file's size).

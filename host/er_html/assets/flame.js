@@ -8,28 +8,39 @@ const LumenFlame = (() => {
   const ROW = 17;
 
   function newNode(frame, parent) {
-    return { frame, parent, value: 0, base: 0, children: new Map() };
+    return { frame, parent, value: 0, base: 0, width: 0, children: new Map() };
   }
 
   // stacks: [{f: [frame indices, root first], v: [values]}]; base: the same
-  // for the experiment compared with (its values become node.base).
+  // for the experiment compared with (its values become node.base). A
+  // frame's width is its value; compared, it is each stack's larger side,
+  // so a stack only the base has (time removed) is drawn as well as one
+  // only the new experiment has.
   function buildTree(stacks, metric, baseStacks) {
     const root = newNode(-1, null);
-    const add = (list, field) => {
+    const merged = new Map();
+    const gather = (list, field) => {
       for (const s of list) {
         const v = s.v[metric] || 0;
         if (v === 0) continue;
-        let node = root;
-        node[field] += v;
-        for (const f of s.f) {
-          if (!node.children.has(f)) node.children.set(f, newNode(f, node));
-          node = node.children.get(f);
-          node[field] += v;
-        }
+        const key = s.f.join(",");
+        if (!merged.has(key)) merged.set(key, { f: s.f, value: 0, base: 0 });
+        merged.get(key)[field] += v;
       }
     };
-    add(stacks, "value");
-    if (baseStacks) add(baseStacks, "base");
+    gather(stacks, "value");
+    if (baseStacks) gather(baseStacks, "base");
+    for (const s of merged.values()) {
+      const width = baseStacks ? Math.max(s.value, s.base) : s.value;
+      const credit = node => { node.value += s.value; node.base += s.base; node.width += width; };
+      let node = root;
+      credit(node);
+      for (const f of s.f) {
+        if (!node.children.has(f)) node.children.set(f, newNode(f, node));
+        node = node.children.get(f);
+        credit(node);
+      }
+    }
     return root;
   }
 
@@ -75,7 +86,9 @@ const LumenFlame = (() => {
     const o = this.options;
     const share = this.root.value ? (100 * node.value / this.root.value).toFixed(2) : "0.00";
     let text = `${this.name(node)}: ${o.format(node.value)} (${share}%)`;
-    if (o.base) text += `, was ${o.format(node.base)} (${node.value >= node.base ? "+" : ""}${o.format(node.value - node.base)})`;
+    if (o.base && node.value === 0 && node.base > 0) text += `, removed: was ${o.format(node.base)}`;
+    else if (o.base && node.base === 0 && node.value > 0) text += `, added`;
+    else if (o.base) text += `, was ${o.format(node.base)} (${node.value >= node.base ? "+" : ""}${o.format(node.value - node.base)})`;
     return text;
   };
 
@@ -94,14 +107,14 @@ const LumenFlame = (() => {
     const ancestors = [];
     for (let n = this.zoom; n; n = n.parent) ancestors.unshift(n);
     ancestors.forEach((n, depth) => frames.push({ node: n, depth, x: 0, w: 1, ancestor: n !== this.zoom }));
-    const total = this.zoom.value || 1;
+    const total = this.zoom.width || 1;
     const minWidth = 0.0005;
     const walk = (node, depth, x) => {
       depthMax = Math.max(depthMax, depth);
       let offset = x;
       const children = Array.from(node.children.values()).sort((a, b) => this.name(a) < this.name(b) ? -1 : 1);
       for (const child of children) {
-        const w = child.value / total;
+        const w = child.width / total;
         if (w >= minWidth) {
           frames.push({ node: child, depth: depth + 1, x: offset, w, ancestor: false });
           walk(child, depth + 1, offset);

@@ -71,10 +71,11 @@
       const t = new LumenTimeline.Timeline($("timeline"), $("timeline-legend"), $("timeline-info"), $("timeline-reset"), D.timeline);
       t.render();
     },
-    source: () => LumenSource.init(D.sources, D.source_order, $("source-function"), $("source-view")),
+    source: () => LumenSource.init(D.sources, D.source_order, $("source-function"), $("source-view"), D.sources_left_out),
     compare: () => {
       $("compare-legend").textContent =
-        `${D.compare.new} against ${D.compare.base}: widths are ${D.compare.new}'s, red frames grew, blue shrank.`;
+        `${D.compare.new} against ${D.compare.base}: widths are the larger of the two, red frames grew, blue shrank ` +
+        `(a stack only ${D.compare.base} has is time removed, full blue).`;
       flame("compare");
     },
   };

@@ -35,7 +35,12 @@ const LumenSource = (() => {
     }
   }
 
-  function init(sources, order, select, container) {
+  function init(sources, order, select, container, leftOut) {
+    if (leftOut) {
+      select.hidden = true;
+      container.appendChild(LumenTables.el("p", { class: "warning", id: "sources-left-out" }, leftOut));
+      return;
+    }
     const names = order || Object.keys(sources);
     for (const n of names) select.appendChild(LumenTables.el("option", { value: n }, n));
     select.addEventListener("change", () => show(sources, select.value, container));
