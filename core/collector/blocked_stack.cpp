@@ -150,12 +150,14 @@ unw_accessors_t g_accessors = {find_proc_info, put_unwind_info, get_dyn_info_lis
 
 uint64_t capture_blocked_stack(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t* stack_end) {
   *stack_end = 0;
+  // Busy only inside the unwinder's window, which a fork waits for: a child
+  // never inherits the flag set.
+  const UnwinderUse unwinder;
+  if (!unwinder.entered()) return LUMEN_NO_STACK;
   if (g_busy.exchange(true, std::memory_order_acquire)) return LUMEN_NO_STACK;
   struct Release {
     ~Release() { g_busy.store(false, std::memory_order_release); }
   } release;
-  const UnwinderUse unwinder;
-  if (!unwinder.entered()) return LUMEN_NO_STACK;
   if (g_space == nullptr) {
     g_space = unw_create_addr_space(&g_accessors, 0);
     if (g_space == nullptr) return LUMEN_NO_STACK;

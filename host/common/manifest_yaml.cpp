@@ -123,6 +123,16 @@ class ManifestReader {
       throw ManifestError(file_.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
     }
     if (!root.IsMap()) fail(root, "a manifest is a map of keys (manifest, name, data_file, collector, analysis)");
+    try {
+      return read_root(root);
+    } catch (const YAML::Exception& e) {
+      // A shape the checks below did not foresee is still this file's error.
+      throw ManifestError(file_.string() + ":" + std::to_string(std::max(e.mark.line + 1, 1)) + ": " + e.msg);
+    }
+  }
+
+ private:
+  ManifestData read_root(const YAML::Node& root) const {
     ManifestData m;
     if (number<int>(root, "manifest") != 1) fail(root["manifest"], "manifest format version other than 1");
     m.abi_version = number<uint32_t>(root, "abi_version");
@@ -137,7 +147,6 @@ class ManifestReader {
     return m;
   }
 
- private:
   [[noreturn]] void fail(const YAML::Node& node, const std::string& problem) const {
     const int line = node.IsDefined() && node.Mark().line >= 0 ? node.Mark().line + 1 : 1;
     throw ManifestError(file_.string() + ":" + std::to_string(line) + ": " + problem);
@@ -194,7 +203,10 @@ class ManifestReader {
       c.flag = word(flag, "name", true);
       c.flag_option = word(flag, "option");
       c.flag_help = word(flag, "help");
-      for (const YAML::Node& alias : list(flag, "aliases")) c.aliases.push_back({word(alias, "word", true), word(alias, "value")});
+      for (const YAML::Node& alias : list(flag, "aliases")) {
+        if (!alias.IsMap()) fail(alias, "an alias is a map of word and value");
+        c.aliases.push_back({word(alias, "word", true), word(alias, "value")});
+      }
     }
     for (const YAML::Node& o : list(node, "options")) {
       if (!o.IsMap()) fail(o, "an option is a map");

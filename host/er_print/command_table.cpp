@@ -185,10 +185,10 @@ const std::vector<Command>& command_table() {
          const EventFilter selected = s.export_filter();
          return s.with_experiment(id, [&](const auto& one) {
            // The profile of this experiment alone, under the same selection.
-           const StackProfile profile(one, s.registry(), s.structure(), [&](size_t, const lumen_event& event) {
+           const auto profile = s.profile_of(one, [&](size_t, const lumen_event& event) {
              return !selected || selected(id - 1, event);
            });
-           return render(statistics(one, profile, s.registry()), s.format());
+           return render(statistics(one, *profile, s.registry()), s.format());
          });
        }),
        1},

@@ -323,6 +323,12 @@ std::vector<std::string> Session::record_view_notes(const std::string& view) con
   }
 }
 
+std::unique_ptr<StackProfile> Session::profile_of(const std::vector<std::unique_ptr<analysis::Experiment>>& experiments,
+                                                  const EventFilter& filter) {
+  return std::make_unique<StackProfile>(experiments, registry_, structure_, filter, stack_filter(expression_, structure_),
+                                        inline_frames_, viewmode_, visibility_.rewrite(structure_));
+}
+
 std::vector<const StackProfile*> Session::profiles_of_each() {
   if (each_.empty()) {
     profile();  // checks the selection

@@ -110,6 +110,10 @@ class Session {
   analysis::SourcePaths& source_paths() { return source_paths_; }
 
   const analysis::StackProfile& profile();
+  // A profile of other experiments (one of the session's, alone) under the
+  // session's stack filter, view mode and object visibility.
+  std::unique_ptr<analysis::StackProfile> profile_of(
+      const std::vector<std::unique_ptr<analysis::Experiment>>& experiments, const analysis::EventFilter& filter);
   const analysis::CodeProfile& code_profile();
   analysis::ViewRequest view_request() const;
   const analysis::ProgramStructure& structure() const { return structure_; }

@@ -74,8 +74,12 @@ class Experiment {
   uint64_t start_ns() const { return samples_.start_ns(); }
 
   // The artificial function an artificial stack id stands for.
+  // An id in the artificial or traced-call range that no decoder declared
+  // comes from a damaged file: it names <Unknown>.
   const std::string& artificial_function(uint64_t stack_id) const {
-    return artificial_functions_.at(stack_id - kArtificialStackBase);
+    static const std::string unknown = "<Unknown>";
+    const uint64_t index = stack_id - kArtificialStackBase;
+    return index < artificial_functions_.size() ? artificial_functions_[index] : unknown;
   }
 
   // A traced call's stack id: the recorded stack under it, and the
@@ -84,7 +88,11 @@ class Experiment {
     uint64_t stack_id;
     std::string function;
   };
-  const TracedCall& traced_call(uint64_t stack_id) const { return traced_calls_.at(stack_id - kTracedCallStackBase); }
+  const TracedCall& traced_call(uint64_t stack_id) const {
+    static const TracedCall unknown{0, "<Unknown>"};
+    const uint64_t index = stack_id - kTracedCallStackBase;
+    return index < traced_calls_.size() ? traced_calls_[index] : unknown;
+  }
   // The recorded stack an event's stack id stands on (itself, or a traced call's).
   uint64_t recorded_stack(uint64_t stack_id) const {
     return is_traced_call_stack(stack_id) ? traced_call(stack_id).stack_id : stack_id;

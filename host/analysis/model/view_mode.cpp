@@ -3,10 +3,13 @@
 #include <lumen/record_format.h>
 
 #include <algorithm>
+#include <iostream>
 
 namespace lumen::analysis {
 
 namespace {
+
+constexpr size_t kMaxStitchDepth = 64;
 
 struct Declared {
   uint64_t begin;
@@ -52,6 +55,7 @@ Stitches::Stitches(const std::vector<std::unique_ptr<Experiment>>& experiments, 
       if (file.half->descriptor->declares_stitches)
         experiments[e]->for_each_event_in(file, [](const DataFile&, const lumen_event&) {}, &collect);
     std::map<std::vector<uint32_t>, uint32_t> chain_ids;
+    size_t too_deep = 0;
     for (auto& [thread, declared] : by_thread) {
       // Outer before inner where they begin together.
       std::sort(declared.begin(), declared.end(), [](const Declared& a, const Declared& b) {
@@ -66,7 +70,12 @@ Stitches::Stitches(const std::vector<std::unique_ptr<Experiment>>& experiments, 
       size_t next = 0;
       for (const uint64_t point : points) {
         std::erase_if(active, [point](const Declared* d) { return d->end <= point; });
-        for (; next < declared.size() && declared[next].begin <= point; ++next) active.push_back(&declared[next]);
+        for (; next < declared.size() && declared[next].begin <= point; ++next) {
+          // Chains are stored whole, so deep nesting costs its square: a
+          // data file declaring thousands of nested stitches is not a program.
+          if (active.size() < kMaxStitchDepth) active.push_back(&declared[next]);
+          else ++too_deep;
+        }
         std::vector<uint32_t> key;
         for (auto it = active.rbegin(); it != active.rend(); ++it) key.push_back((*it)->stitch);
         uint32_t chain = 0;
@@ -82,6 +91,9 @@ Stitches::Stitches(const std::vector<std::unique_ptr<Experiment>>& experiments, 
         if (segments.empty() || segments.back().chain != chain) segments.push_back({point, chain});
       }
     }
+    if (too_deep > 0)
+      std::cerr << "er_print: " << experiments[e]->path().string() << ": " << too_deep
+                << " stack rewrites nested deeper than " << kMaxStitchDepth << " were left out\n";
   }
 }
 

@@ -14,6 +14,10 @@ bool HeapData::sweep(HeapVisitor& visitor, std::string& error) {
   if (!read(Pass::kIndex, error)) return false;
   sweep_.plan();
   if (!read(Pass::kSweep, error)) return false;
+  if (sweep_.has_next()) {
+    error = "the heap data changed while it was read";
+    return false;
+  }
   sweep_.finish(visitor);
   return true;
 }
@@ -67,7 +71,9 @@ void HeapData::batch_end() {
       }
       break;
     case Pass::kSweep:
-      if (sweep_.next_is_kept()) {
+      if (!sweep_.has_next()) {
+        error_ = "the heap data changed while it was read";
+      } else if (sweep_.next_is_kept()) {
         sweep_.skip(*visitor_);
       } else {
         annotate(batch_);

@@ -59,6 +59,9 @@ class HeapSweep {
   // Pass 2, the same batches in the same order. When the next one was kept
   // in pass 1, skip() it; else batch() its events, annotated as in pass 1.
   bool next_is_kept() const { return batches_[next_].kept; }
+  // Pass 2 may meet only the batches pass 1 indexed (a file rewritten
+  // between the passes must not index past them).
+  bool has_next() const { return next_ < batches_.size(); }
   template <typename Visitor>
   void skip(Visitor& visitor);
   template <typename Visitor>

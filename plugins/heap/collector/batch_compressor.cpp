@@ -233,6 +233,8 @@ void compressor_stop() noexcept {
   }
 }
 
+void compressor_forget_after_fork() noexcept { g_accepting.store(false, std::memory_order_relaxed); }
+
 void compressor_after_fork() noexcept {
   if (!g_accepting.load(std::memory_order_acquire)) return;
   g_accepting.store(false, std::memory_order_relaxed);

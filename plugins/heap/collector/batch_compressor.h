@@ -33,5 +33,7 @@ void compressor_stop() noexcept;
 // In a forked child: the parent's queue is the parent's; start a thread of
 // the child's own on an empty queue.
 void compressor_after_fork() noexcept;
+// In a forked child that is not collected: nothing drains the queue there.
+void compressor_forget_after_fork() noexcept;
 
 }  // namespace lumen::heap

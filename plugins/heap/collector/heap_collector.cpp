@@ -80,7 +80,10 @@ bool write_start_record() {
 void fork_child() {
   if (!detail::g_running.load(std::memory_order_acquire)) return;
   batches_forget_after_fork();
-  if (g_runtime->collecting() == 0) return;
+  if (g_runtime->collecting() == 0) {
+    compressor_forget_after_fork();
+    return;
+  }
   write_start_record();
   compressor_after_fork();
 }

@@ -15,24 +15,17 @@ namespace {
 
 constexpr uint64_t kNoStack = LUMEN_NO_STACK;
 
-int open_adopted(const lumen_runtime& runtime, uint32_t tid, const char* name) {
-  const int fd = open_task_file(tid, name);
-  return fd < 0 ? -1 : runtime.adopt_fd(fd);
+// Each reading opens its thread's files and closes them again: held for a
+// thread's life they would be three descriptors a thread, more than the
+// runtime's protected range holds, and a program with many threads would
+// meet them in its own range (or run out).
+void close_quietly(int* fd) {
+  if (*fd >= 0) syscall(SYS_close, *fd);
+  *fd = -1;
 }
 
-bool open_files(const lumen_runtime& runtime, ThreadSlot& slot) {
-  History& h = slot.history;
-  if (h.schedstat_fd < 0) h.schedstat_fd = open_adopted(runtime, slot.tid, "schedstat");
-  if (h.stat_fd < 0) h.stat_fd = open_adopted(runtime, slot.tid, "stat");
-  if (h.syscall_fd < 0) h.syscall_fd = open_adopted(runtime, slot.tid, "syscall");
-  return h.schedstat_fd >= 0 && h.stat_fd >= 0;
-}
-
-void close_files(const lumen_runtime& runtime, History& h) {
-  for (int* fd : {&h.schedstat_fd, &h.stat_fd, &h.syscall_fd}) {
-    if (*fd >= 0) runtime.close_fd(*fd);
-    *fd = -1;
-  }
+void close_files(History& h) {
+  for (int* fd : {&h.schedstat_fd, &h.stat_fd, &h.syscall_fd}) close_quietly(fd);
 }
 
 // A page fault's kind, as far as it can be told afterwards: the thread
@@ -92,7 +85,9 @@ struct Observation {
 Observation observe(const lumen_runtime& runtime, History& h, const SchedStat& before) {
   Observation seen;
   char state = '?';
-  if (!read_state_letter(h.stat_fd, &state)) return seen;
+  h.stat_fd = open_task_file(h.tid, "stat");
+  h.syscall_fd = open_task_file(h.tid, "syscall");
+  if (h.stat_fd < 0 || !read_state_letter(h.stat_fd, &state)) return seen;
   if (state == 'R') {
     seen.known = true;  // on a CPU or waiting for one: not blocked
     return seen;
@@ -125,17 +120,22 @@ uint64_t latest_stack(const ThreadSlot& slot) {
 
 void begin_thread_history(const lumen_runtime& runtime, ThreadSlot& slot) {
   History& h = slot.history;
-  h.schedstat_fd = open_adopted(runtime, slot.tid, "schedstat");
+  (void)runtime;
+  h.tid = slot.tid;
+  h.schedstat_fd = open_task_file(slot.tid, "schedstat");
   SchedStat counters;
   if (h.schedstat_fd >= 0 && read_schedstat(h.schedstat_fd, &counters)) h.counters = counters;
+  close_files(h);
 }
 
 void sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadSlot& slot, uint64_t now_ns,
                    bool final) {
   History& h = slot.history;
   SchedStat now;
-  if (!open_files(runtime, slot) || !read_schedstat(h.schedstat_fd, &now)) {
-    if (final) close_files(runtime, h);
+  h.tid = slot.tid;
+  h.schedstat_fd = open_task_file(slot.tid, "schedstat");
+  if (h.schedstat_fd < 0 || !read_schedstat(h.schedstat_fd, &now)) {
+    close_files(h);
     return;
   }
   const bool ran = now.switches != h.counters.switches || now.cpu_ns != h.counters.cpu_ns;
@@ -209,7 +209,7 @@ void sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadSlot
   h.blocked = seen.blocked;
   h.blocked_stack = seen.stack;
   h.known = seen.known;
-  if (final) close_files(runtime, h);
+  close_files(h);
 }
 
 }  // namespace lumen::states

@@ -3,6 +3,8 @@
 // one that is blocked from its own memory, without a signal: a sleeping
 // program is never woken. Each thread's wall time is split into time
 // blocked (by what), time waiting for a CPU, and time on a CPU.
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <lumen/collector_plugin.h>
 #include <sched.h>
 
@@ -116,7 +118,8 @@ void stop() {
 // The parent's threads, descriptors and sampling thread are not the child's.
 void fork_child() {
   t_slot = nullptr;
-  if (g_runtime != nullptr) forget_all_slots(g_runtime->close_fd);
+  // Descriptors a reading had open when the parent forked (never the runtime's).
+  forget_all_slots([](int fd) { syscall(SYS_close, fd); });
 }
 
 const lumen_option_def kOptions[] = {

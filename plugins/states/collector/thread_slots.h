@@ -23,6 +23,8 @@ enum Phase : int {
 
 // What the sampler saw at the end of the thread's previous interval.
 struct History {
+  uint32_t tid = 0;      // whose files these are
+  // Open only while the thread is being read.
   int schedstat_fd = -1;
   int stat_fd = -1;
   int syscall_fd = -1;
