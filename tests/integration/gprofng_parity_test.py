@@ -149,7 +149,12 @@ def rows_of(document):
 
 def check_numbers(json_of):
     lwps = json_of("-lwp_list")
-    check([r["total"] for r in lwps.get("lwps", [])] == [4], f"lwp_list counts threads_target's 4 threads: {lwps}")
+    # Every thread that wrote data counts, the collector's own (the off-CPU
+    # sampler, the heap compressor) among them; threads_target's 4 have events.
+    listed = rows_of(json_of("-thread_list"))
+    with_events = [r for r in listed if float(r.get("events", 0)) > 0]
+    check([r["total"] for r in lwps.get("lwps", [])] == [len(listed)], f"lwp_list counts the listed threads: {lwps}")
+    check(len(with_events) == 4, f"threads_target's 4 threads have events: {listed}")
     samples = json_of("-sample_list")
     detail = json_of("-sample_detail")
     listed = len([r for r in rows_of(detail) if r.get("name") != "<Total>"])

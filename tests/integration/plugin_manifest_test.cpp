@@ -5,6 +5,7 @@
 // LUMEN_PLUGIN_PATH harms nothing else; a malformed manifest is named by file
 // and line and its plugin skipped.
 #include <gtest/gtest.h>
+#include <lumen/plugin_abi.h>
 
 #include <filesystem>
 #include <fstream>
@@ -22,7 +23,7 @@ namespace fs = std::filesystem;
 // A manifest any plugin could carry: a flag, an option, a metric and a view.
 std::string manifest_for(const std::string& name, const std::string& flag) {
   return "manifest: 1\n"
-         "abi_version: 5\n"
+         "abi_version: " + std::to_string(LUMEN_PLUGIN_ABI_VERSION) + "\n"
          "name: " + name + "\n"
          "data_file: " + name + "data\n"
          "collector:\n"
@@ -61,7 +62,8 @@ struct BrokenPluginPath {
     }
     std::ofstream(root / "planted" / "manifest.yaml") << manifest_for("planted", "Z");
     std::ofstream(root / "notelf" / "manifest.yaml") << manifest_for("notelf", "Q");
-    std::ofstream(malformed_manifest) << "manifest: 1\nabi_version: 5\nname: malformed\ndata_file: [not, a, name]\n";
+    std::ofstream(malformed_manifest) << "manifest: 1\nabi_version: " << LUMEN_PLUGIN_ABI_VERSION
+                                  << "\nname: malformed\ndata_file: [not, a, name]\n";
     env = {{"LUMEN_PLUGIN_PATH", root.string()}, {"LUMEN_TEST_PLANTED_MARKER", marker.string()}};
   }
 };

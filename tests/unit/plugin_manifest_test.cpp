@@ -2,6 +2,7 @@
 // every shipped plugin's manifest agreeing with its halves, and a malformed
 // or stale one named by file and line or by what differs.
 #include <gtest/gtest.h>
+#include <lumen/plugin_abi.h>
 
 #include "plugin_catalog.h"
 #include "plugin_manifest.h"
@@ -88,26 +89,27 @@ std::string problem_in(const std::string& text) {
   return "";
 }
 
-const char* const kHead = "manifest: 1\nabi_version: 5\nname: x\ndata_file: xdata\n";
+const std::string kAbi = std::to_string(LUMEN_PLUGIN_ABI_VERSION);
+const std::string kHead = "manifest: 1\nabi_version: " + kAbi + "\nname: x\ndata_file: xdata\n";
 
 TEST(PluginManifest, AMalformedManifestIsNamedByFileAndLine) {
   EXPECT_EQ(problem_in("manifest: 1\nname: [unclosed\n"), ":3: end of sequence flow not found");
   EXPECT_EQ(problem_in("- a list\n"),
             ":1: a manifest is a map of keys (manifest, name, data_file, collector, analysis)");
-  EXPECT_EQ(problem_in("manifest: 1\nabi_version: 5\nname: x\ndata_file: [a, b]\n"),
+  EXPECT_EQ(problem_in("manifest: 1\nabi_version: " + kAbi + "\nname: x\ndata_file: [a, b]\n"),
             ":4: 'data_file' is not a single value");
   EXPECT_EQ(problem_in("manifest: 1\nabi_version: 99\nname: x\n"),
-            ":2: the plugin was built for plugin ABI version 99, this lumen speaks version 5; rebuild it against "
-            "this lumen's SDK");
-  EXPECT_EQ(problem_in(std::string(kHead) + "collector:\n  options:\n    - {name: a, kind: colour}\n"
+            ":2: the plugin was built for plugin ABI version 99, this lumen speaks version " + kAbi +
+                "; rebuild it against this lumen's SDK");
+  EXPECT_EQ(problem_in(kHead + "collector:\n  options:\n    - {name: a, kind: colour}\n"
                        "analysis: {}\n"),
             ":7: 'kind' is not one of the known words: 'colour'");
-  EXPECT_EQ(problem_in(std::string(kHead) + "collector: {}\nanalysis:\n  metrics:\n"
+  EXPECT_EQ(problem_in(kHead + "collector: {}\nanalysis:\n  metrics:\n"
                        "    - {keyword: k, unit: count, flavors: many}\n"),
             ":8: 'flavors' is not a number: 'many'");
-  EXPECT_EQ(problem_in(std::string(kHead) + "collector:\n  host_hooks: [check, launch]\nanalysis: {}\n"),
+  EXPECT_EQ(problem_in(kHead + "collector:\n  host_hooks: [check, launch]\nanalysis: {}\n"),
             ":6: unknown host hook 'launch' (check, describe_values, leave_out)");
-  EXPECT_EQ(problem_in(std::string(kHead) + "analysis: {}\n"), ":1: no 'collector'");
+  EXPECT_EQ(problem_in(kHead + "analysis: {}\n"), ":1: no 'collector'");
 }
 
 }  // namespace

@@ -700,7 +700,7 @@ void expect_same_views(const std::string& target, const std::vector<std::string>
   // And both are the truth.
   const auto rows = heap_rows(packed.experiment);
   for (const auto& [function, truth] : packed.truth.at("functions").items())
-    expect_function_equals_truth(rows, function, truth, "e.");
+    expect_function_equals_truth(rows, function, truth, "i.");
 }
 
 }  // namespace compressed
