@@ -1,5 +1,6 @@
 #include "metric_spec.h"
 
+#include <set>
 #include <sstream>
 
 namespace lumen::analysis {
@@ -158,9 +159,13 @@ SortKey parse_sort_spec(const std::string& written, const MetricRegistry& regist
 
 std::string default_metric_spec(const MetricRegistry& registry) {
   // gprofng's rc file shows the CPU time as Total CPU Time and hides its
-  // parts (`dmetrics ei%.totalcpu`, `i!.user:e!.user`, `i!system:e!.system`).
+  // parts (`dmetrics ei%.totalcpu`, `i!.user:e!.user`, `i!system:e!.system`)
+  // and the thread states beside it (`i!sleep:e!.sleep`, ... `i!total:e!.total`):
+  // they are asked for by name.
   const auto cpu_part = [&](const MetricDef& m) {
-    return (m.keyword == "user" || m.keyword == "system") && registry.find("totalcpu");
+    static const std::set<std::string> hidden = {"user",       "system",     "wait", "lock",  "sleep",
+                                                 "datapfault", "textpfault", "stop", "total"};
+    return hidden.count(m.keyword) > 0 && registry.find("totalcpu");
   };
   std::string spec;
   for (const MetricDef& m : registry.metrics()) {
