@@ -198,7 +198,7 @@ TEST_F(ErPrintScripting, DefaultMetricsApplyWhereTheExperimentHasThem) {
   TempDir home;
   std::ofstream(home.path() / ".er.rc") << "# heap metrics, for heap experiments: don't mind the apostrophe\n"
                                         << "dmetrics i.heapleakbytes:e!heapleakbytes\n"
-                                        << "dmetrics ei%.user\n"
+                                        << "dmetrics ei%.totalcpu\n"
                                         << "dmetrics ie!.any\n"
                                         << "dmetrics !size:!address:name\n"
                                         << "dsort nosuch:i.totalcpu:name\n";
@@ -211,7 +211,7 @@ TEST_F(ErPrintScripting, DefaultMetricsApplyWhereTheExperimentHasThem) {
   for (const json& m : view.at("metrics")) specs.push_back(m.at("spec"));
   EXPECT_EQ(specs, (std::vector<std::string>{"e.totalcpu", "e.%totalcpu", "i.totalcpu", "i.%totalcpu"})) << view.at("metrics").dump();
   const ProcessResult text = run_process({er_print_path(), "-functions", experiment()}, {{"HOME", home.path().string()}});
-  EXPECT_NE(text.out.find("sorted by metric: Inclusive User CPU Time"), std::string::npos)
+  EXPECT_NE(text.out.find("sorted by metric: Inclusive Total CPU Time"), std::string::npos)
       << "the first dsort item that applies sorts: " << text.out;
 }
 

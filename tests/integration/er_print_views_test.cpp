@@ -45,7 +45,7 @@ class ErPrintViews : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new TempDir;
     // Periodic samples every 0.1 s over about 1.5 s of CPU in four threads.
-    threads_ = new Collection(collect(*dir_, {"-p", "on", "-S", "0.1"}, "threads_target", {"1.0"}));
+    threads_ = new Collection(collect(*dir_, {"-p", "on", "-S", "0.1", "-states", "off"}, "threads_target", {"1.0"}));
     recursive_dir_ = new TempDir;
     recursive_ = new Collection(collect(*recursive_dir_, {"-p", "on"}, "recursive_target"));
   }

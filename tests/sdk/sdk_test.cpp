@@ -266,7 +266,7 @@ TEST(Discovery, PluginPathGivesTheFlagAndErPrintFindsTheAnalysisHalfThere) {
   // data is skipped with a warning saying where to point.
   const ProcessResult unknown = run_process({er_print_path(), "-ioactivity", run.experiment.string()});
   EXPECT_NE(unknown.exit_code, 0);
-  EXPECT_CONTAINS(unknown.err, "unknown command '-ioactivity'");
+  EXPECT_CONTAINS(unknown.err, "ioactivity: not offered here");
   const ProcessResult lost = run_process({er_print_path(), "-header", run.experiment.string()});
   EXPECT_CONTAINS(lost.err, "no plugin 'io' is installed to read the data file 'iotrace'");
   EXPECT_CONTAINS(lost.err, "LUMEN_PLUGIN_PATH");
