@@ -111,7 +111,7 @@ DescribedPlugin::DescribedPlugin(ManifestData data, std::filesystem::path file)
     : data_(std::move(data)), file_(std::move(file)) {
   const CollectorSpec& c = data_.collector;
   for (const OptionSpec& o : c.options)
-    options_.push_back({o.name.c_str(), o.kind, pointer(o.default_value), o.min, o.max, o.bare_unit_ns, o.help.c_str()});
+    options_.push_back({o.name.c_str(), o.kind, o.default_value.c_str(), o.min, o.max, o.bare_unit_ns, o.help.c_str()});
   for (const AliasSpec& a : c.aliases) aliases_.push_back({a.word.c_str(), a.value.c_str()});
   collector_.abi_version = data_.abi_version;
   collector_.name = data_.name.c_str();

@@ -466,7 +466,9 @@ struct DlcloseRun {
 const DlcloseRun& dlclose_run() {
   static DlcloseRun run;  // TempDir is not to be copied: filled in place
   static const bool collected = [] {
-    run.collection = collect(run.dir, {"-H", "on"}, heap_target("heap_dlclose_target"),
+    // CPU-only clock profiling: the off-CPU sampler's thread and mappings
+    // would take the address the target frees for B to reuse.
+    run.collection = collect(run.dir, {"-H", "on", "-states", "off"}, heap_target("heap_dlclose_target"),
                              {heap_target("libheap_dlclose_a.so"), heap_target("libheap_dlclose_b.so")});
     const std::string times = read_text(run.dir.path() / "truth.json.times");
     if (!times.empty()) run.times = json::parse(times);
