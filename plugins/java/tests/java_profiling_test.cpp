@@ -104,7 +104,7 @@ void expect_view_modes(const JavaRun& r) {
 
 TEST(JavaProfiling, JavaMethodsMatchTheirOwnCpuAccounting) {
   TempDir dir;
-  const JavaRun r = collect_java(dir, {"-j", "on", "-p", "on", "-states", "off"}, {JAVA_TEST_JAVA}, {"600"});
+  const JavaRun r = collect_java(dir, {"-j", "on", "-p", "on"}, {JAVA_TEST_JAVA}, {"600"});
   ASSERT_EQ(r.run.exit_code, 0) << r.run.err;
   EXPECT_NE(r.run.out.find("done"), std::string::npos);
   expect_methods_match_truth(r);
