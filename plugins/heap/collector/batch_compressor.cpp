@@ -18,6 +18,7 @@
 #include <climits>
 #include <cstring>
 
+#include "../heap_compact.h"
 #include "../heap_record.h"
 
 namespace lumen::heap {
@@ -55,11 +56,18 @@ Ring* g_ring = nullptr;
 uint8_t* g_gathered = nullptr;  // kMaxGatheredBytes: batches waiting to be compressed
 uint8_t* g_record = nullptr;    // HeapCompressed and the frame
 ZSTD_CCtx* g_context = nullptr;
+uint8_t* g_compact = nullptr;   // kMaxCompactBytes: the gathered batches, compacted
+CompactScratch g_scratch{};
 std::atomic<bool> g_accepting{false};
 // 0 while the thread runs, 1 once asked to stop (the futex word it sleeps
 // on); g_done becomes 1 when it has written everything.
 std::atomic<int> g_stop{0};
 std::atomic<int> g_done{1};
+// A cell claimed by the thread that then called stop() from a signal handler
+// interrupting the offer: never filled (its position + 1; 0: none).
+std::atomic<uint64_t> g_abandoned{0};
+__attribute__((tls_model("initial-exec"))) thread_local uint64_t t_claimed = 0;  // position + 1 while filling
+constexpr uint64_t kClaimedWaitNs = 1'000'000'000;  // a running producer fills its cell in far less, even preempted
 static_assert(sizeof(std::atomic<int>) == sizeof(int), "futex words");
 
 void* map_bytes(size_t bytes) {
@@ -69,6 +77,7 @@ void* map_bytes(size_t bytes) {
 }
 
 void reset_ring() {
+  g_abandoned.store(0, std::memory_order_relaxed);
   g_ring->enqueue_at.store(0, std::memory_order_relaxed);
   g_ring->dequeue_at = 0;
   for (uint64_t i = 0; i < kCells; ++i) g_ring->sequence[i].store(i, std::memory_order_relaxed);
@@ -88,18 +97,43 @@ void write_raw_batches() {
   }
 }
 
+// The compaction's tables and sections, mapped once (touched as used).
+bool map_compaction() {
+  constexpr size_t kAddressSlots = 1 << 18, kPairSlots = 1 << 16, kThreadSlots = 1 << 12;
+  g_scratch.addresses =
+      static_cast<CompactScratch::AddressSlot*>(map_bytes(kAddressSlots * sizeof(CompactScratch::AddressSlot)));
+  g_scratch.address_slots = kAddressSlots;
+  g_scratch.pairs = static_cast<CompactScratch::PairSlot*>(map_bytes(kPairSlots * sizeof(CompactScratch::PairSlot)));
+  g_scratch.pair_slots = kPairSlots;
+  g_scratch.threads =
+      static_cast<CompactScratch::ThreadSlot*>(map_bytes(kThreadSlots * sizeof(CompactScratch::ThreadSlot)));
+  g_scratch.thread_slots = kThreadSlots;
+  g_scratch.touched = static_cast<uint32_t*>(map_bytes((kAddressSlots + kPairSlots + kThreadSlots) * sizeof(uint32_t)));
+  bool mapped = g_scratch.addresses != nullptr && g_scratch.pairs != nullptr && g_scratch.threads != nullptr &&
+                g_scratch.touched != nullptr;
+  for (uint8_t*& section : g_scratch.sections) mapped = (section = static_cast<uint8_t*>(map_bytes(kMaxCompactBytes))) != nullptr && mapped;
+  return mapped;
+}
+
 void compress_gathered() {
   if (g_gathered_bytes == 0) return;
-  const size_t size = ZSTD_compressCCtx(g_context, g_record + sizeof(HeapCompressed), kMaxCompressedBytes,
-                                        g_gathered, g_gathered_bytes, g_level);
+  // Compacted when the tables could be mapped and the batches are well
+  // formed (they are the traced threads' own: always); else as they are.
+  const size_t compact =
+      g_compact == nullptr ? 0 : compact_batches(g_gathered, g_gathered_bytes, g_gathered_batches, g_compact, g_scratch);
+  const uint8_t* const source = compact != 0 ? g_compact : g_gathered;
+  const size_t source_bytes = compact != 0 ? compact : g_gathered_bytes;
+  const size_t size = ZSTD_compressCCtx(g_context, g_record + sizeof(HeapCompressed), kMaxCompressedBytes, source,
+                                        source_bytes, g_level);
   if (ZSTD_isError(size)) {
     // Did not fit one record: written as they are, and gather less next time.
     write_raw_batches();
     g_gather_target = g_gathered_bytes / 2 > kMinGather ? g_gathered_bytes / 2 : kMinGather;
   } else {
-    const HeapCompressed header{static_cast<uint32_t>(g_gathered_bytes), g_gathered_batches};
+    const HeapCompressed header{static_cast<uint32_t>(source_bytes), g_gathered_batches};
     std::memcpy(g_record, &header, sizeof header);
-    g_runtime->write_record(g_stream, kCompressedRecord, g_record, static_cast<uint16_t>(sizeof header + size));
+    g_runtime->write_record(g_stream, compact != 0 ? kCompactRecord : kCompressedRecord, g_record,
+                            static_cast<uint16_t>(sizeof header + size));
     // Aim at 85 % of a record at the ratio just seen.
     const size_t aim = kMaxCompressedBytes * 85 / 100 * g_gathered_bytes / (size > 0 ? size : 1);
     g_gather_target = aim < kMinGather ? kMinGather : aim > kMaxGatheredBytes - kBatchBytes - 2 ? kMaxGatheredBytes - kBatchBytes - 2 : aim;
@@ -108,20 +142,38 @@ void compress_gathered() {
   g_gathered_batches = 0;
 }
 
+uint64_t monotonic_ns() {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(now.tv_nsec);
+}
+
 // Moves filled cells into the gathered bytes; false when none was ready.
 // With `waiting_for_claimed`, a cell claimed but not yet filled (its
-// producer is between two instructions) is waited for.
+// producer is between two instructions) is waited for, a while: not the
+// one its producer abandoned, nor beyond kClaimedWaitNs (a producer that
+// never runs again); such a cell's batch is counted as dropped.
 bool gather(bool waiting_for_claimed) {
   bool took = false;
+  uint64_t waiting_since = 0;
   for (;;) {
     Cell& cell = g_ring->cells[g_ring->dequeue_at & (kCells - 1)];
     std::atomic<uint64_t>& cell_sequence = g_ring->sequence[g_ring->dequeue_at & (kCells - 1)];
     const uint64_t sequence = cell_sequence.load(std::memory_order_acquire);
     if (sequence != g_ring->dequeue_at + 1) {
       if (!waiting_for_claimed || g_ring->enqueue_at.load(std::memory_order_acquire) == g_ring->dequeue_at) return took;
+      if (waiting_since == 0) waiting_since = monotonic_ns();
+      if (g_abandoned.load(std::memory_order_acquire) == g_ring->dequeue_at + 1 ||
+          monotonic_ns() - waiting_since > kClaimedWaitNs) {
+        g_runtime->count_drop();
+        g_ring->dequeue_at += 1;
+        waiting_since = 0;
+        continue;
+      }
       sched_yield();
       continue;
     }
+    waiting_since = 0;
     std::memcpy(g_gathered + g_gathered_bytes, &cell.bytes, 2);
     std::memcpy(g_gathered + g_gathered_bytes + 2, cell.data, cell.bytes);
     g_gathered_bytes += 2 + cell.bytes;
@@ -194,6 +246,7 @@ bool compressor_start(const lumen_runtime* runtime, lumen_stream stream, int lev
     if (g_ring == nullptr || g_gathered == nullptr || g_record == nullptr || context_memory == nullptr) return false;
     g_context = ZSTD_initStaticCCtx(context_memory, workspace);
     if (g_context == nullptr) return false;
+    if (map_compaction()) g_compact = static_cast<uint8_t*>(map_bytes(kMaxCompactBytes));
   }
   reset_ring();
   if (!create_thread()) return false;
@@ -208,7 +261,10 @@ bool compressor_offer(const uint8_t* batch, uint16_t bytes) noexcept {
     const uint64_t sequence = g_ring->sequence[at & (kCells - 1)].load(std::memory_order_acquire);
     const auto lag = static_cast<int64_t>(sequence - at);
     if (lag == 0) {
-      if (g_ring->enqueue_at.compare_exchange_weak(at, at + 1, std::memory_order_relaxed)) break;
+      if (g_ring->enqueue_at.compare_exchange_weak(at, at + 1, std::memory_order_relaxed)) {
+      t_claimed = at + 1;
+      break;
+    }
     } else if (lag < 0) {
       return false;  // full: the compressor is behind
     } else {
@@ -219,11 +275,15 @@ bool compressor_offer(const uint8_t* batch, uint16_t bytes) noexcept {
   std::memcpy(cell.data, batch, bytes);
   cell.bytes = bytes;
   g_ring->sequence[at & (kCells - 1)].store(at + 1, std::memory_order_release);
+  t_claimed = 0;
   return true;
 }
 
 void compressor_stop() noexcept {
   if (!g_accepting.exchange(false, std::memory_order_acq_rel)) return;
+  // Called from a handler that interrupted this thread's own offer: its
+  // cell stays unfilled, and the compressor must not wait for it.
+  if (t_claimed != 0) g_abandoned.store(t_claimed, std::memory_order_release);
   g_stop.store(1, std::memory_order_release);
   syscall(SYS_futex, reinterpret_cast<int*>(&g_stop), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
   // Bounded: a process must be able to exit even if the thread was lost.
