@@ -22,6 +22,12 @@ class Encoder {
  public:
   explicit Encoder(CompactScratch& s) : s_(s) {
     for (int i = 0; i < kCompactSections; ++i) out_[i] = {s.sections[i], s.sections[i]};
+    constexpr uint32_t kGenerations = 1u << (32 - CompactScratch::kOrdinalBits);
+    if (++s.generation >= kGenerations) {  // entries of an equal generation number may linger: clear them
+      for (size_t i = 0; i < s.address_slots; ++i) s.addresses[i] = {};
+      s.generation = 1;
+    }
+    generation_ = s.generation << CompactScratch::kOrdinalBits;
   }
   ~Encoder() { clear(); }
 
@@ -50,7 +56,8 @@ class Encoder {
   CompactScratch& s_;
   Writer out_[kCompactSections];
   size_t touched_ = 0;
-  size_t addresses_used_ = 0, threads_used_ = 0;
+  size_t threads_used_ = 0;
+  uint32_t generation_;  // shifted into place
   uint32_t pairs_defined_ = 0;
   uint64_t previous_base_ = 0;
   uint32_t thread_id_ = 0;
@@ -58,15 +65,12 @@ class Encoder {
 };
 
 void Encoder::clear() {
-  const size_t a = s_.address_slots, p = s_.pair_slots;
   for (size_t i = 0; i < touched_; ++i) {
     const uint32_t slot = s_.touched[i];
-    if (slot < a)
-      s_.addresses[slot] = {};
-    else if (slot < a + p)
-      s_.pairs[slot - a] = {};
+    if (slot < s_.pair_slots)
+      s_.pairs[slot] = {};
     else
-      s_.threads[slot - a - p] = {};
+      s_.threads[slot - s_.pair_slots] = {};
   }
   touched_ = 0;
 }
@@ -80,7 +84,7 @@ CompactScratch::ThreadSlot* Encoder::thread_slot(uint32_t thread_id) {
       if (threads_used_ * 2 >= s_.thread_slots) return nullptr;
       ++threads_used_;
       slot = {thread_id, 0, 1, 0};
-      touch(static_cast<uint32_t>(s_.address_slots + s_.pair_slots + i));
+      touch(static_cast<uint32_t>(s_.pair_slots + i));
       return &slot;
     }
   }
@@ -96,7 +100,7 @@ bool Encoder::pair_ref(uint64_t size, uint64_t stack_plus_one) {
     if (slot.index_plus_one == 0) {
       if (pairs_defined_ * 2 < s_.pair_slots) {  // else defined again each time: only less compact
         slot = {size, stack_plus_one, pairs_defined_ + 1, 0};
-        touch(static_cast<uint32_t>(s_.address_slots + i));
+        touch(static_cast<uint32_t>(i));
       }
       break;
     }
@@ -105,14 +109,11 @@ bool Encoder::pair_ref(uint64_t size, uint64_t stack_plus_one) {
 }
 
 bool Encoder::freed(uint64_t address, uint64_t previous_address) {
+  constexpr uint32_t kOrdinalMask = (1u << CompactScratch::kOrdinalBits) - 1;
   if (thread_ != nullptr) {
-    const size_t mask = s_.address_slots - 1;
-    for (size_t i = mix(address, thread_id_) & mask;; i = (i + 1) & mask) {
-      const CompactScratch::AddressSlot& slot = s_.addresses[i];
-      if (slot.ordinal_plus_one == 0) break;
-      if (slot.address == address && slot.thread_id == thread_id_)
-        return put(kSecFreeRefs, thread_->allocations - (slot.ordinal_plus_one - 1));
-    }
+    const CompactScratch::AddressSlot& slot = s_.addresses[mix(address, thread_id_) & (s_.address_slots - 1)];
+    if ((slot.tag & ~kOrdinalMask) == generation_ && slot.address == address && slot.thread_id == thread_id_)
+      return put(kSecFreeRefs, thread_->allocations - (slot.tag & kOrdinalMask));
   }
   return put(kSecFreeRefs, 0) && put_zigzag(kSecAddresses, address, previous_address);
 }
@@ -120,21 +121,8 @@ bool Encoder::freed(uint64_t address, uint64_t previous_address) {
 void Encoder::allocated(uint64_t address) {
   if (thread_ == nullptr) return;
   const uint32_t ordinal = thread_->allocations++;
-  const size_t mask = s_.address_slots - 1;
-  for (size_t i = mix(address, thread_id_) & mask;; i = (i + 1) & mask) {
-    CompactScratch::AddressSlot& slot = s_.addresses[i];
-    if (slot.ordinal_plus_one != 0 && slot.address == address && slot.thread_id == thread_id_) {
-      slot.ordinal_plus_one = ordinal + 1;
-      return;
-    }
-    if (slot.ordinal_plus_one == 0) {
-      if (addresses_used_ * 2 >= s_.address_slots) return;  // full: later frees of it are explicit
-      ++addresses_used_;
-      slot = {address, thread_id_, ordinal + 1};
-      touch(static_cast<uint32_t>(i));
-      return;
-    }
-  }
+  if (ordinal >> CompactScratch::kOrdinalBits != 0) return;  // too far to refer to
+  s_.addresses[mix(address, thread_id_) & (s_.address_slots - 1)] = {address, thread_id_, generation_ | ordinal};
 }
 
 // An allocation's address, size and stack, read from a plain batch at `in`.

@@ -49,14 +49,19 @@ inline constexpr int kCompactSections = 7;
 inline constexpr size_t kMaxCompactBytes = 2 * kMaxGatheredBytes;
 
 // The encoder's working memory, supplied by the caller (the collector maps
-// it once: no allocation while encoding). Sizes are counts of entries; the
-// tables are open-addressed, a power of two each, and start zeroed; the
-// encoder leaves them zeroed again. A full table only costs compactness.
+// it once: no allocation while encoding). Sizes are counts of entries, a
+// power of two each; the tables start zeroed. The pair and thread tables
+// are open-addressed and left zeroed again; the address table is a cache
+// (an entry per hash, the latest allocation there wins) whose entries are
+// valid for the record whose generation they carry, so that it stays small
+// enough for the processor's cache and is never cleared but when the
+// generation wraps. A full table or a lost entry only costs compactness.
 struct CompactScratch {
+  static constexpr uint32_t kOrdinalBits = 20;  // allocations of a thread in a record, at most, referred to
   struct AddressSlot {
     uint64_t address;
     uint32_t thread_id;
-    uint32_t ordinal_plus_one;  // 0: empty
+    uint32_t tag;  // generation << kOrdinalBits | ordinal; generation 0: empty
   };
   struct PairSlot {
     uint64_t size;
@@ -76,7 +81,8 @@ struct CompactScratch {
   size_t pair_slots;
   ThreadSlot* threads;
   size_t thread_slots;
-  uint32_t* touched;  // slot numbers to clear afterwards: address_slots + pair_slots + thread_slots of room
+  uint32_t* touched;  // slot numbers to clear afterwards: pair_slots + thread_slots of room
+  uint32_t generation;  // of the last record encoded
   uint8_t* sections[kCompactSections];  // each of kMaxCompactBytes
 };
 
