@@ -25,26 +25,35 @@ class LatestByAddress {
  public:
   // Each op in file order.
   void add(const HeapOp& op) {
-    const auto [it, inserted] = latest_.try_emplace(op.address ^ (op.mapping ? (1ull << 63) : 0), Latest{op, order_});
-    if (!inserted && op.time_ns >= it->second.op.time_ns) it->second = {op, order_};
+    const uint64_t key = op.address ^ (op.mapping ? (1ull << 63) : 0);
+    Slot& slot = find(key);
+    if (slot.key == key && slot.used) {
+      if (op.time_ns >= slot.latest.op.time_ns) slot.latest = {op, order_};
+    } else {
+      slot = {key, true, {op, order_}};
+      if (++used_ * 2 > slots_.size()) grow();
+    }
     ++order_;
   }
-  bool empty() const { return latest_.empty(); }
-  void clear() { latest_.clear(); }  // file order goes on
+  bool empty() const { return used_ == 0; }
+  void clear() {  // file order goes on
+    slots_.clear();
+    used_ = 0;
+  }
 
   // The allocations live at the end, keyed as the sweep's LiveSet is.
   std::unordered_map<uint64_t, HeapOp> live() const {
     std::unordered_map<uint64_t, HeapOp> out;
-    for (const auto& [key, latest] : latest_)
-      if (latest.op.allocation) out.emplace(key, latest.op);
+    for (const Slot& slot : slots_)
+      if (slot.used && slot.latest.op.allocation) out.emplace(slot.key, slot.latest.op);
     return out;
   }
 
   // The same, in time order (equal stamps: in file order).
   std::vector<HeapOp> live_in_time_order() const {
     std::vector<const Latest*> live;
-    for (const auto& [key, latest] : latest_)
-      if (latest.op.allocation) live.push_back(&latest);
+    for (const Slot& slot : slots_)
+      if (slot.used && slot.latest.op.allocation) live.push_back(&slot.latest);
     std::sort(live.begin(), live.end(), [](const Latest* a, const Latest* b) {
       return a->op.time_ns != b->op.time_ns ? a->op.time_ns < b->op.time_ns : a->order < b->order;
     });
@@ -59,7 +68,29 @@ class LatestByAddress {
     HeapOp op;
     uint64_t order;
   };
-  std::unordered_map<uint64_t, Latest> latest_;
+  // Open addressing, linear probing, at most half full: one lookup per
+  // event, usually one cache line.
+  struct Slot {
+    uint64_t key;
+    bool used;
+    Latest latest;
+  };
+  static size_t hash(uint64_t key) { return static_cast<size_t>((key >> 4) * 0x9e3779b97f4a7c15ull >> 20); }
+  Slot& find(uint64_t key) {
+    if (slots_.empty()) slots_.resize(1024);
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = hash(key) & mask;; i = (i + 1) & mask)
+      if (!slots_[i].used || slots_[i].key == key) return slots_[i];
+  }
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    for (const Slot& slot : old)
+      if (slot.used) find(slot.key) = slot;
+  }
+
+  std::vector<Slot> slots_;
+  size_t used_ = 0;
   uint64_t order_ = 0;
 };
 
