@@ -201,6 +201,13 @@ size_t Encoder::finish(uint8_t* out) {
 
 }  // namespace
 
+void compact_scratch_reset(CompactScratch& scratch) noexcept {
+  if (scratch.addresses != nullptr) std::memset(scratch.addresses, 0, scratch.address_slots * sizeof *scratch.addresses);
+  if (scratch.pairs != nullptr) std::memset(scratch.pairs, 0, scratch.pair_slots * sizeof *scratch.pairs);
+  if (scratch.threads != nullptr) std::memset(scratch.threads, 0, scratch.thread_slots * sizeof *scratch.threads);
+  scratch.generation = 0;
+}
+
 size_t compact_batches(const uint8_t* gathered, size_t bytes, uint32_t batch_count, uint8_t* out,
                        CompactScratch& scratch) noexcept {
   Encoder encoder(scratch);

@@ -86,6 +86,10 @@ struct CompactScratch {
   uint8_t* sections[kCompactSections];  // each of kMaxCompactBytes
 };
 
+// Empties the tables (for a forked child whose parent's compressor may have
+// been in the middle of a record).
+void compact_scratch_reset(CompactScratch& scratch) noexcept;
+
 // [no allocation, no lock] Rewrites `batch_count` gathered plain batches
 // (`bytes` at `gathered`) into `out` (kMaxCompactBytes of room). Returns the
 // bytes written, or 0 when the input is not well-formed plain batches.

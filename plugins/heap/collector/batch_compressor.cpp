@@ -62,6 +62,7 @@ uint16_t g_record_kind = kCompressedRecord;
 ZSTD_CCtx* g_context = nullptr;
 uint8_t* g_compact = nullptr;   // kMaxCompactBytes: the gathered batches, compacted
 CompactScratch g_scratch{};
+std::atomic<bool> g_compacting{false};  // the thread is inside compact_batches
 std::atomic<bool> g_accepting{false};
 // 0 while the thread runs, 1 once asked to stop (the futex word it sleeps
 // on); g_done becomes 1 when it has written everything.
@@ -123,7 +124,9 @@ size_t most_gathered() {
 // the batches are well formed: they are the traced threads' own); else as
 // they are.
 size_t compress_batches(const uint8_t* from, size_t bytes, uint32_t batch_count) {
+  g_compacting.store(true, std::memory_order_release);
   const size_t compact = g_compact == nullptr ? 0 : compact_batches(from, bytes, batch_count, g_compact, g_scratch);
+  g_compacting.store(false, std::memory_order_release);
   if (compact == 0 && bytes > kMaxGatheredBytes) return 0;  // more than a plain record may say
   const uint8_t* const source = compact != 0 ? g_compact : from;
   const size_t source_bytes = compact != 0 ? compact : bytes;
@@ -352,6 +355,10 @@ void compressor_after_fork() noexcept {
   g_accepting.store(false, std::memory_order_relaxed);
   g_gathered_bytes = 0;
   g_gathered_batches = 0;
+  // The parent's thread was inside a record when the fork happened: its
+  // tables were left in use.
+  if (g_compacting.load(std::memory_order_acquire)) compact_scratch_reset(g_scratch);
+  g_compacting.store(false, std::memory_order_relaxed);
   reset_ring();
   if (create_thread()) g_accepting.store(true, std::memory_order_release);
 }

@@ -327,6 +327,16 @@ TEST(HeapCompactRecords, FullTablesOnlyCostCompactness) {
   expect_compact_reads_as_plain(churning_batches(12, 3, 200), tiny);
 }
 
+// A forked child's compressor starts on the tables its parent's compressor
+// was using at the fork: emptied, they read back exactly again.
+TEST(HeapCompactRecords, TablesLeftInUseAreEmptiedByAReset) {
+  Scratch scratch;
+  for (size_t i = 0; i < scratch.pairs.size(); i += 3) scratch.pairs[i] = {24 + i, 2, 1, 0};
+  for (auto& slot : scratch.threads) slot = {300, 5, 1, 0};
+  compact_scratch_reset(scratch.s);
+  expect_compact_reads_as_plain(churning_batches(6, 3, 100), scratch);
+}
+
 // The address cache's entries carry their record's generation; when the
 // generation number wraps, none of an earlier record may be taken for one of
 // this record.
