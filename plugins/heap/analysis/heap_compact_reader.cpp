@@ -69,6 +69,7 @@ bool decode_compact(const uint8_t* data, size_t bytes, uint32_t batch_count, Hea
   static thread_local std::vector<Pair> pairs;
   static thread_local std::unordered_map<uint32_t, std::vector<uint64_t>> allocated_by_thread;
   pairs.clear();
+  if (allocated_by_thread.size() > 4096) allocated_by_thread.clear();  // thread ids of a hostile file, unbounded
   for (auto& [thread, addresses] : allocated_by_thread) addresses.clear();
   uint64_t base = 0;
   const auto fail = [&](const std::string& what) {

@@ -394,6 +394,32 @@ TEST(HeapCompactRecords, CorruptOrLyingRecordsAreRefusedWithAReason) {
   refused(zstd_record(bad_type, 1), "unknown type");
 }
 
+// Frames that decompress well but whose compact bytes were damaged: each is
+// read or refused with a reason, never trusted past its bounds (a crash or
+// a hang fails the test).
+TEST(HeapCompactRecords, DamagedFramesAreReadOrRefusedWithAReason) {
+  Scratch scratch;
+  const auto batches = churning_batches(6, 3, 80);
+  const std::vector<uint8_t> raw = gathered(batches);
+  std::vector<uint8_t> compact(kMaxCompactBytes);
+  compact.resize(compact_batches(raw.data(), raw.size(), 6, compact.data(), scratch.s));
+  std::mt19937 random(7);
+  size_t refused = 0;
+  for (int n = 0; n < 3000; ++n) {
+    std::vector<uint8_t> damaged = compact;
+    for (uint32_t flips = 1 + random() % 4; flips > 0; --flips)
+      damaged[random() % damaged.size()] ^= static_cast<uint8_t>(1 + random() % 255);
+    const std::vector<uint8_t> record = zstd_record(damaged, 6 + (random() % 8 == 0 ? random() % 3 : 0));
+    Collected got;
+    std::string why;
+    if (!decode_heap_record(kCompactRecord, record.data(), static_cast<uint16_t>(record.size()), got, why)) {
+      ++refused;
+      EXPECT_NE(why.find("compact form"), std::string::npos) << why;
+    }
+  }
+  EXPECT_GT(refused, 0u);
+}
+
 TEST(HeapRecords, StartRecordIsPassedOn) {
   const HeapStart start{123456789, 4711, 0};
   Collected got;
