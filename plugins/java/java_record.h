@@ -28,6 +28,8 @@ inline constexpr uint64_t kJvmSystemBase = kJavaFrameTag;
 inline constexpr uint64_t kNoJavaStackBase = kJavaFrameTag | kMethodSpan;
 inline constexpr const char* kJvmSystemName = "<JVM-System>";
 inline constexpr const char* kNoJavaStackName = "<no Java callstack recorded>";
+// A JIT-compiled method's machine code is the function "METHOD [compiled]".
+inline constexpr const char* kCompiledSuffix = " [compiled]";
 
 inline bool method_encodable(uint64_t method_id) {
   return method_id != 0 && (method_id & 7u) == 0 && method_id < kMaxMethodId;

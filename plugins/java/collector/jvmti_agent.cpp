@@ -157,8 +157,11 @@ void JNICALL on_compiled_method_load(jvmtiEnv* jvmti, jmethodID method, jint cod
   const AgentContext& context = agent_context();
   const TraceGuard guard(context.runtime);
   if (!guard) return;
+  // Named apart from the method's own function (its Java frames), which a
+  // view of native frames may show beside it.
   if (g_func_load != nullptr)
-    g_func_load(qualified_name(jvmti, method).c_str(), code_addr, static_cast<unsigned long>(code_size));
+    g_func_load((qualified_name(jvmti, method) + kCompiledSuffix).c_str(), code_addr,
+                static_cast<unsigned long>(code_size));
   const auto id = reinterpret_cast<uint64_t>(method);
   const CompiledCode record{context.runtime->now_ns(), method_encodable(id) ? method_base(id) : 0,
                             reinterpret_cast<uint64_t>(code_addr), static_cast<uint64_t>(code_size)};
