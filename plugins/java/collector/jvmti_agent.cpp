@@ -24,6 +24,7 @@
 #include "../java_record.h"
 #include "java_agent.h"
 #include "java_frames.h"
+#include "java_monitors.h"
 
 namespace lumen::java {
 
@@ -224,6 +225,10 @@ jint start_agent(JavaVM* vm) {
   capabilities.can_get_line_numbers = 1;
   if (jvmti->AddCapabilities(&capabilities) != JVMTI_ERROR_NONE)
     context.runtime->log_note("java: the JVM refused the capabilities for compiled code and line numbers");
+  // Java monitors as sync waits, when the process traces synchronization.
+  jvmtiCapabilities monitors{};
+  monitors.can_generate_monitor_events = 1;
+  const bool monitor_events = java_monitors_init() && jvmti->AddCapabilities(&monitors) == JVMTI_ERROR_NONE;
   jvmtiEventCallbacks callbacks{};
   callbacks.VMInit = on_vm_init;
   callbacks.ClassLoad = on_class_load;
@@ -233,7 +238,15 @@ jint start_agent(JavaVM* vm) {
   callbacks.CompiledMethodLoad = on_compiled_method_load;
   callbacks.CompiledMethodUnload = on_compiled_method_unload;
   callbacks.DynamicCodeGenerated = on_dynamic_code;
+  callbacks.MonitorContendedEnter = on_monitor_contended_enter;
+  callbacks.MonitorContendedEntered = on_monitor_contended_entered;
+  callbacks.MonitorWait = on_monitor_wait;
+  callbacks.MonitorWaited = on_monitor_waited;
   jvmti->SetEventCallbacks(&callbacks, sizeof callbacks);
+  if (monitor_events)
+    for (jvmtiEvent event : {JVMTI_EVENT_MONITOR_CONTENDED_ENTER, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED,
+                             JVMTI_EVENT_MONITOR_WAIT, JVMTI_EVENT_MONITOR_WAITED})
+      jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
   for (jvmtiEvent event : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_THREAD_START,
                            JVMTI_EVENT_THREAD_END, JVMTI_EVENT_COMPILED_METHOD_LOAD,
                            JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED})

@@ -3,41 +3,21 @@
 // methods compared with that truth within honest sampling tolerance.
 #include <gtest/gtest.h>
 
-#include <fstream>
-
-#include "lumen_commands.h"
+#include "java_test_run.h"
 
 namespace lumen::test {
 namespace {
 
-struct JavaRun {
-  std::filesystem::path experiment;
-  nlohmann::json truth;
-  ProcessResult run;
-};
-
 // collect <collect_args> <launcher...> -cp CLASSES JavaHotMethods NATIVE SHARE_MS [crash]
 JavaRun collect_java(const TempDir& dir, const std::vector<std::string>& collect_args,
                      const std::vector<std::string>& launcher, const std::vector<std::string>& program_args) {
-  JavaRun r;
-  r.experiment = dir.path() / "run.er";
-  const auto truth_file = dir.path() / "truth.json";
-  std::vector<std::string> argv{(bin_dir() / "collect").string(), "-o", "run.er", "-d", dir.path().string()};
-  argv.insert(argv.end(), collect_args.begin(), collect_args.end());
-  argv.insert(argv.end(), launcher.begin(), launcher.end());
-  for (const std::string& a : {std::string("-cp"), std::string(JAVA_TEST_CLASS_DIR), std::string("JavaHotMethods"),
-                               std::string(JAVA_TEST_NATIVE)})
-    argv.push_back(a);
-  argv.insert(argv.end(), program_args.begin(), program_args.end());
-  r.run = run_process(argv, {{"LUMEN_TEST_TRUTH", truth_file.string()}}, "", 120);
-  std::ifstream in(truth_file);
-  if (in) r.truth = nlohmann::json::parse(in);
-  return r;
+  std::vector<std::string> program{"JavaHotMethods", JAVA_TEST_NATIVE};
+  program.insert(program.end(), program_args.begin(), program_args.end());
+  return collect_java_program(dir, collect_args, launcher, program);
 }
 
 double value(const std::map<std::string, nlohmann::json>& rows, const std::string& name, const char* metric) {
-  const auto row = rows.find(name);
-  return row == rows.end() ? 0.0 : row->second.at(metric).get<double>();
+  return row_value(rows, name, metric);
 }
 
 std::string row_names(const std::map<std::string, nlohmann::json>& rows) {
