@@ -48,8 +48,11 @@ inline int32_t frame_bci(uint64_t word) { return int32_t(int64_t(word & (kMethod
 enum RecordKind : uint16_t {
   kMethodRecord = 1,    // a method of a prepared class: JavaMethod + texts + line table
   kCompiledRecord = 2,  // JIT code of a method: CompiledCode
-  kThreadRecord = 3,    // a Java thread's name: JavaThread + name
+  kThreadRecord = 3,    // a thread's name: JavaThread + name
 };
+// JavaThread.flags: a thread of the JVM's own (GC, JIT compiler, VM
+// thread), named as the system names it, which never ran Java.
+inline constexpr uint16_t kJvmSystemThread = 1;
 
 #pragma pack(push, 1)
 // Followed by class_bytes (e.g. "java.lang.String"), name_bytes
@@ -77,7 +80,7 @@ struct JavaThread {
   uint64_t time_ns;
   uint32_t thread_id;
   uint16_t name_bytes;
-  uint16_t reserved;
+  uint16_t flags;  // kJvmSystemThread
 };
 #pragma pack(pop)
 static_assert(sizeof(JavaMethod) == 24 && sizeof(LineEntry) == 8 && sizeof(CompiledCode) == 32 &&

@@ -124,16 +124,12 @@ void describe_class(jvmtiEnv* jvmti, jclass klass) {
 
 void write_thread_name(jvmtiEnv* jvmti, jthread thread) {
   const AgentContext& context = agent_context();
+  note_java_thread(context.runtime->thread_id());
   jvmtiThreadInfo info{};
   if (jvmti->GetThreadInfo(thread, &info) != JVMTI_ERROR_NONE) return;
   const std::string name = info.name ? info.name : "";
   if (info.name != nullptr) jvmti->Deallocate(reinterpret_cast<unsigned char*>(info.name));
-  JavaThread header{context.runtime->now_ns(), context.runtime->thread_id(),
-                    static_cast<uint16_t>(std::min<size_t>(name.size(), 1024)), 0};
-  std::vector<char> record(sizeof header + header.name_bytes);
-  std::memcpy(record.data(), &header, sizeof header);
-  std::memcpy(record.data() + sizeof header, name.data(), header.name_bytes);
-  context.runtime->write_record(context.classes, kThreadRecord, record.data(), static_cast<uint16_t>(record.size()));
+  write_thread_record(context, context.runtime->thread_id(), name, 0);
 }
 
 void JNICALL on_class_prepare(jvmtiEnv* jvmti, JNIEnv*, jthread, jclass klass) {

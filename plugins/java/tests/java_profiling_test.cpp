@@ -110,7 +110,26 @@ TEST(JavaProfiling, JvmHousekeepingThreadsAreUnderJvmSystem) {
   ASSERT_EQ(r.run.exit_code, 0) << r.run.err;
   const auto rows = rows_by_name(er_print_json({"-metrics", "i.totalcpu:name", "-functions"}, r.experiment));
   // The JIT compilers run while the hot methods become compiled.
-  EXPECT_GT(value(rows, "<JVM-System>", "i.totalcpu"), 0.0) << row_names(rows);
+  const double jvm_system = value(rows, "<JVM-System>", "i.totalcpu");
+  EXPECT_GT(jvm_system, 0.0) << row_names(rows);
+  // -thread_list: Java threads by their Java names; the JVM's own threads
+  // by their system names, marked as the system's. Their CPU time is all
+  // under <JVM-System> (which also holds Java threads' moments before the
+  // JVM announced them).
+  const nlohmann::json threads = er_print_json({"-metrics", "e.totalcpu", "-thread_list"}, r.experiment);
+  bool worker = false, compiler = false;
+  double system_cpu = 0;
+  for (const auto& row : threads.at("rows")) {
+    const std::string name = row.at("name").get<std::string>();
+    worker = worker || name.find(" (hot-worker-0)") != std::string::npos;
+    if (name.find(", system)") == std::string::npos) continue;
+    compiler = compiler || name.find("CompilerThre") != std::string::npos;
+    for (const auto& [key, cpu] : row.at("values").items()) system_cpu += cpu.get<double>();
+  }
+  EXPECT_TRUE(worker) << threads.dump();
+  EXPECT_TRUE(compiler) << threads.dump();
+  EXPECT_GT(system_cpu, 0.0);
+  EXPECT_LE(system_cpu, jvm_system + 1e-6) << threads.dump();
 }
 
 TEST(JavaProfiling, JvmStartedByAShellScript) {
