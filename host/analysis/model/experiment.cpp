@@ -193,6 +193,12 @@ void Experiment::for_each_event_in(const DataFile& file, const EventVisitor& vis
                                     kTracedCallStackBase + e.traced_calls_.size());
                                 if (inserted) e.traced_calls_.push_back({stack_id, function});
                                 return it->second;
+                              },
+                              [](void* opaque, uint32_t thread_id, const char* name, int role) {
+                                const Experiment& e = *static_cast<Context*>(opaque)->experiment;
+                                if (name == nullptr) return;
+                                e.thread_names_[thread_id] = {std::string(name).substr(0, 256),
+                                                              role == LUMEN_THREAD_RUNTIME_SYSTEM};
                               }};
   const lumen_analysis_descriptor& d = *file.half->descriptor;
   void* state = d.decoder_begin ? d.decoder_begin(file.decoder_context) : file.decoder_context;
