@@ -5,6 +5,8 @@
 // allocations and frees in a HeapTimeline, and at the end pairs them in time
 // order and emits one event per allocation never freed (heapleakcnt 1,
 // heapleakbytes its size) with the allocation's stack, time and thread.
+// For a reader that draws timelines, the same replay gives the bytes in use
+// after each change.
 #include <lumen/analysis_plugin.h>
 
 #include <cstdio>
@@ -45,6 +47,9 @@ void emit(const lumen_event_sink* sink, const HeapOp& op, Metric count, Metric b
   lumen_emit_event(sink, op.time_ns, stack, op.thread_id, -1, values);
 }
 
+// The level heap tracing draws on timelines (lumen_emit_level).
+constexpr const char* kInUseLevel = "Heap bytes in use";
+
 // Emits each allocation at once and keeps every operation for the pairing.
 class Decoder final : public HeapRecordReader {
  public:
@@ -79,12 +84,30 @@ int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, cons
   return 0;
 }
 
+// For timelines: the bytes in use after each operation that changed them,
+// as a level of the process (the -heap view's peak is their highest value).
+struct InUseLevel {
+  const lumen_event_sink* sink;
+  const std::vector<HeapOp>* ops;
+  int64_t in_use = 0;
+  void allocated(size_t i) { change(i, static_cast<int64_t>((*ops)[i].size)); }
+  void released(size_t allocation, size_t by) { change(by, -static_cast<int64_t>((*ops)[allocation].size)); }
+  void unmatched(size_t) {}
+  void change(size_t at, int64_t bytes) {
+    in_use += bytes;
+    lumen_emit_level(sink, kInUseLevel, LUMEN_UNIT_BYTES, (*ops)[at].time_ns, in_use);
+  }
+};
+
 int decoder_end(void* state, const lumen_event_sink* sink, char*, size_t) {
   auto* decoder = static_cast<Decoder*>(state);
   if (decoder != nullptr && sink != nullptr) {
     HeapTimeline& timeline = decoder->timeline();
     timeline.finish();
-    for (const size_t index : timeline.replay(PairOnly{})) emit(sink, timeline.ops()[index], kLeakCount, kLeakBytes);
+    const std::vector<size_t> live = sink->level != nullptr
+                                         ? timeline.replay(InUseLevel{sink, &timeline.ops()})
+                                         : timeline.replay(PairOnly{});
+    for (const size_t index : live) emit(sink, timeline.ops()[index], kLeakCount, kLeakBytes);
   }
   delete decoder;
   return 0;
