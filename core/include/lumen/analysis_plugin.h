@@ -36,6 +36,7 @@ typedef struct lumen_event {
 } lumen_event;
 
 struct lumen_stitch;
+struct lumen_span;
 
 typedef struct lumen_event_sink {
   void* context;
@@ -60,6 +61,15 @@ typedef struct lumen_event_sink {
    * JVM's GC, compiler and VM threads). -thread_list shows them. Added in
    * ABI version 7. */
   void (*name_thread)(void* context, uint32_t thread_id, const char* name, int role);
+  /* Timelines (added in ABI version 7): what a timeline draws beside the
+   * events and no metric counts. A span is an interval of one thread's
+   * time (an OpenMP parallel region as each thread of its team was in
+   * it); a level is a quantity of the whole process from time_ns on (heap
+   * bytes in use), `name` naming the quantity. Names are static strings or
+   * ones valid while the plugin is loaded. Either may be NULL when the
+   * reader draws no timeline: use lumen_emit_span and lumen_emit_level. */
+  void (*span)(void* context, const struct lumen_span* span);
+  void (*level)(void* context, const char* name, lumen_metric_unit unit, uint64_t time_ns, int64_t value);
 } lumen_event_sink;
 
 #define LUMEN_THREAD_PROGRAM 0
@@ -68,6 +78,36 @@ typedef struct lumen_event_sink {
 /* Names a thread where er_print offers it. */
 static inline void lumen_name_thread(const lumen_event_sink* sink, uint32_t thread_id, const char* name, int role) {
   if (sink->name_thread != NULL) sink->name_thread(sink->context, thread_id, name, role);
+}
+
+/* An interval of a thread's time on a timeline. `stack_id` is where it
+ * was entered (LUMEN_NO_STACK: unknown); a timeline names the span by
+ * `name` and that stack's leaf function. Added in ABI version 7. */
+typedef struct lumen_span {
+  uint32_t thread_id;
+  uint32_t reserved;
+  uint64_t begin_ns;
+  uint64_t end_ns;
+  uint64_t stack_id;
+  const char* name;
+} lumen_span;
+
+static inline void lumen_emit_span(const lumen_event_sink* sink, const char* name, uint32_t thread_id,
+                                   uint64_t begin_ns, uint64_t end_ns, uint64_t stack_id) {
+  lumen_span span;
+  if (sink->span == NULL) return;
+  span.thread_id = thread_id;
+  span.reserved = 0;
+  span.begin_ns = begin_ns;
+  span.end_ns = end_ns;
+  span.stack_id = stack_id;
+  span.name = name;
+  sink->span(sink->context, &span);
+}
+
+static inline void lumen_emit_level(const lumen_event_sink* sink, const char* name, lumen_metric_unit unit,
+                                    uint64_t time_ns, int64_t value) {
+  if (sink->level != NULL) sink->level(sink->context, name, unit, time_ns, value);
 }
 
 /* The stack id of an event of the traced call `function` captured at

@@ -54,7 +54,10 @@ extern "C" {
  *    capture_stack_of_blocked and latest_stack_of_thread: sampling threads
  *    that are off the CPU without signalling them.
  * 7: lumen_event_sink.name_thread: a thread's name, and whether it is a
- *    runtime's own housekeeping thread. */
+ *    runtime's own housekeeping thread; and
+ *    timelines: lumen_event_sink.span (lumen_span) and level: intervals
+ *    and quantities over time that exports and reports draw and no metric
+ *    counts. */
 #define LUMEN_PLUGIN_ABI_VERSION 7u
 
 /* What a plugin's factory functions (and an interposer's definitions) are

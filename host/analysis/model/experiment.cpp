@@ -153,12 +153,12 @@ uint32_t Experiment::thread_number(uint32_t thread_id) const {
   return it != threads_.end() && *it == thread_id ? static_cast<uint32_t>(it - threads_.begin() + 1) : 0;
 }
 
-void Experiment::for_each_event(const EventVisitor& visit) const {
-  for (const DataFile& file : data_files_) for_each_event_in(file, visit);
+void Experiment::for_each_event(const EventVisitor& visit, const TimelineVisitor* timeline) const {
+  for (const DataFile& file : data_files_) for_each_event_in(file, visit, nullptr, timeline);
 }
 
-void Experiment::for_each_event_in(const DataFile& file, const EventVisitor& visit,
-                                   const StitchVisitor* stitched) const {
+void Experiment::for_each_event_in(const DataFile& file, const EventVisitor& visit, const StitchVisitor* stitched,
+                                   const TimelineVisitor* timeline) const {
   const fs::path data_path = path_ / file.name;
   if (!fs::exists(fs::symlink_status(data_path))) return;
   struct Context {
@@ -167,8 +167,9 @@ void Experiment::for_each_event_in(const DataFile& file, const EventVisitor& vis
     std::vector<std::string>* artificial;
     const StitchVisitor* stitched;
     const Experiment* experiment;
-  } context{&file, &visit, &artificial_functions_, stitched, this};
-  const lumen_event_sink sink{&context,
+    const TimelineVisitor* timeline;
+  } context{&file, &visit, &artificial_functions_, stitched, this, timeline};
+  lumen_event_sink sink{&context,
                               [](void* opaque, const lumen_event* event) {
                                 auto* c = static_cast<Context*>(opaque);
                                 (*c->visit)(*c->file, *event);
@@ -200,6 +201,16 @@ void Experiment::for_each_event_in(const DataFile& file, const EventVisitor& vis
                                 e.thread_names_[thread_id] = {std::string(name).substr(0, 256),
                                                               role == LUMEN_THREAD_RUNTIME_SYSTEM};
                               }};
+  if (timeline != nullptr && timeline->span)
+    sink.span = [](void* opaque, const lumen_span* span) {
+      auto* c = static_cast<Context*>(opaque);
+      if (span != nullptr && span->end_ns >= span->begin_ns) c->timeline->span(*c->file, *span);
+    };
+  if (timeline != nullptr && timeline->level)
+    sink.level = [](void* opaque, const char* name, lumen_metric_unit unit, uint64_t time_ns, int64_t value) {
+      auto* c = static_cast<Context*>(opaque);
+      c->timeline->level(*c->file, name != nullptr ? name : "", unit, time_ns, value);
+    };
   const lumen_analysis_descriptor& d = *file.half->descriptor;
   void* state = d.decoder_begin ? d.decoder_begin(file.decoder_context) : file.decoder_context;
   char error[256] = "";

@@ -109,13 +109,21 @@ class Experiment {
   }
 
   using EventVisitor = std::function<void(const DataFile&, const lumen_event&)>;
-  // Decodes every event of every data file, in file order.
-  void for_each_event(const EventVisitor& visit) const;
+  // What decoders draw on timelines beside their events (lumen_span, and
+  // levels: a quantity of the process from a time on).
+  struct TimelineVisitor {
+    std::function<void(const DataFile&, const lumen_span&)> span;
+    std::function<void(const DataFile&, const char* name, lumen_metric_unit unit, uint64_t time_ns, int64_t value)>
+        level;
+  };
+  // Decodes every event of every data file, in file order; `timeline`, when
+  // given, receives the spans and levels too (decoders skip them otherwise).
+  void for_each_event(const EventVisitor& visit, const TimelineVisitor* timeline = nullptr) const;
   // Decodes every event of one of data_files(), in file order.
   // `stitched`, when given, receives the stitches the decoder declares.
   using StitchVisitor = std::function<void(const DataFile&, const lumen_stitch&)>;
-  void for_each_event_in(const DataFile& file, const EventVisitor& visit,
-                         const StitchVisitor* stitched = nullptr) const;
+  void for_each_event_in(const DataFile& file, const EventVisitor& visit, const StitchVisitor* stitched = nullptr,
+                         const TimelineVisitor* timeline = nullptr) const;
 
  private:
   // Walks the file's block headers: its threads, and what is damaged (a

@@ -29,7 +29,7 @@ struct StackKeyHash {
 
 StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
                  ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter,
-                 bool inline_frames, ViewMode mode, const FrameRewrite& rewrite)
+                 bool inline_frames, ViewMode mode, const FrameRewrite& rewrite, const ProfileObserver* observer)
     : metric_count_(registry.size()),
       shaper_(std::make_unique<StackShaper>(experiments, structure, mode, inline_frames)),
       functions_(registry.size(), kTotalFunction),
@@ -48,6 +48,12 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
   StackShaper& shaper = *shaper_;
   for (size_t e = 0; e < experiments.size(); ++e) {
     const Experiment& experiment = *experiments[e];
+    Experiment::TimelineVisitor timeline;
+    if (observer != nullptr && observer->span)
+      timeline.span = [&](const DataFile& file, const lumen_span& span) { observer->span(e, file, span); };
+    if (observer != nullptr && observer->level)
+      timeline.level = [&](const DataFile& file, const char* name, lumen_metric_unit unit, uint64_t time_ns,
+                           int64_t value) { observer->level(e, file, name, unit, time_ns, value); };
     experiment.for_each_event([&](const DataFile& file, const lumen_event& event) {
       ++events_read_;
       if (event.cpu >= 0) ++events_with_cpu_;
@@ -74,10 +80,11 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
       ++last_thread_row->first;
       for (size_t m = 0; m < plugin_metrics; ++m) last_thread_row->second[file.metric_index[m]] += event.values[m];
       splits.add_shares(e, file, event, last_thread_row->second.data());
-    });
+      if (observer != nullptr && observer->event) observer->event(e, file, event, static_cast<uint32_t>(it->second));
+    }, observer != nullptr ? &timeline : nullptr);
   }
   std::vector<bool> kept(keys.size(), true);
-  std::vector<uint32_t> stack_of_row(keys.size(), 0);
+  std::vector<uint32_t> stack_of_row(keys.size(), kDroppedRow);
   std::vector<NodeId> function_frames, object_frames;
   for (size_t r = 0; r < keys.size(); ++r) {
     const StackKey& key = keys[r];
@@ -113,6 +120,7 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
     stack_threads_.push_back({stack_of_row[r], static_cast<uint32_t>(thread_key & 0xffffffffu), share.first});
     stack_thread_values_.insert(stack_thread_values_.end(), share.second.begin(), share.second.end());
   }
+  if (observer != nullptr) stack_of_row_ = std::move(stack_of_row);
 }
 
 }  // namespace lumen::analysis

@@ -54,11 +54,30 @@ struct StackThreadShare {
   uint64_t events = 0;
 };
 
+// Sees the profile's one pass over the events, so that a reader needing
+// their times too (er_html's timeline) decodes nothing again: each event
+// the event filter selected, with the row it was summed in (stack_of_row
+// says, once the profile is built, which unique stack that row became, or
+// that a stack filter dropped it), and the decoders' spans and levels.
+struct ProfileObserver {
+  std::function<void(size_t experiment, const DataFile&, const lumen_event&, uint32_t row)> event;
+  std::function<void(size_t experiment, const DataFile&, const lumen_span&)> span;
+  std::function<void(size_t experiment, const DataFile&, const char* name, lumen_metric_unit unit, uint64_t time_ns,
+                     int64_t value)>
+      level;
+};
+
 class StackProfile {
  public:
   StackProfile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
           ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter = {},
-          bool inline_frames = false, ViewMode mode = ViewMode::User, const FrameRewrite& rewrite = {});
+          bool inline_frames = false, ViewMode mode = ViewMode::User, const FrameRewrite& rewrite = {},
+          const ProfileObserver* observer = nullptr);
+
+  // The unique stack (index into stacks()) a row of the pass became;
+  // kDroppedRow when the stack filter dropped it.
+  static constexpr uint32_t kDroppedRow = UINT32_MAX;
+  uint32_t stack_of_row(uint32_t row) const { return row < stack_of_row_.size() ? stack_of_row_[row] : kDroppedRow; }
 
   const MetricEngine& functions() const { return functions_; }
   const MetricEngine& objects() const { return objects_; }  // node = ObjectId; <Total> = kTotalObjectNode
@@ -103,6 +122,7 @@ class StackProfile {
   std::map<std::pair<uint32_t, uint32_t>, ThreadTotals> threads_;
   std::vector<StackThreadShare> stack_threads_;
   std::vector<int64_t> stack_thread_values_;
+  std::vector<uint32_t> stack_of_row_;
 };
 
 }  // namespace lumen::analysis

@@ -3,7 +3,8 @@
 // region, a worker's idle time between regions) becomes one event whose
 // omptwait is its wall time; through the descriptor's interval split, the
 // clock samples inside those intervals of their thread are ompwait and the
-// others ompwork. Regions and tasks are read by the views.
+// others ompwork. Regions and tasks are read by the views, and drawn on
+// timelines as spans (omp_spans.h).
 #include <lumen/analysis_plugin.h>
 
 #include <cstdio>
@@ -13,6 +14,7 @@
 
 #include "../omp_record.h"
 #include "omp_analysis.h"
+#include "omp_spans.h"
 #include "omp_trace.h"
 #include "omp_view_modes.h"
 
@@ -71,6 +73,7 @@ int decoder_end(void* state, const lumen_event_sink* sink, char*, size_t) {
   const std::vector<OmpWait> implied = trace->implied_waits();
   for (const OmpWait& wait : implied) emit_wait(wait, sink);
   declare_stitches(*trace, trace->waits, implied, sink);
+  emit_region_spans(*trace, sink);
   return 0;
 }
 
