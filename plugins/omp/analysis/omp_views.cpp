@@ -3,6 +3,8 @@
 //              object): instances, team size, wall time, the team's work
 //              (its implicit tasks), its wait at the region's end, and the
 //              imbalance (the longest task less the mean task)
+//   -omp_task  per explicit task's creation site (Oracle's OMP_task):
+//              tasks, their run time, the longest, creation to start
 // Times are the trace's wall times. A region counts when its encountering
 // thread and end time are in er_print's selection.
 #include <lumen/analysis_plugin.h>
@@ -20,6 +22,7 @@
 #include "../omp_record.h"
 #include "omp_analysis.h"
 #include "omp_trace.h"
+#include "omp_view_modes.h"
 
 namespace lumen::omp {
 namespace {
@@ -35,73 +38,14 @@ void visit(void* arg, uint16_t kind, const void* payload, uint16_t bytes, uint32
   if (!c->trace.add(kind, payload, bytes)) c->damaged = true;
 }
 
-struct SiteTotals {
-  uint64_t stack_id = LUMEN_NO_STACK;
-  double instances = 0;
-  double max_team = 0;
-  double wall_ns = 0;
-  double work_ns = 0;
-  double wait_ns = 0;
-  double imbalance_ns = 0;
-};
-
-std::string site_name(const lumen_view_host* host, uint64_t stack_id) {
-  if (stack_id == LUMEN_NO_STACK) return "<no call stack recorded>";
-  lumen_frame_name frames[2];
-  const size_t count = host->stack_frames(host->context, stack_id, frames, std::size(frames));
-  return count == 0 ? std::string("<Unknown>") : std::string(frames[0].function);
-}
-
-const lumen_view_column kRegionColumns[] = {
-    {"count", "Instances", LUMEN_UNIT_COUNT},         {"team", "Max. team", LUMEN_UNIT_COUNT},
-    {"wall", "Wall time", LUMEN_UNIT_NANOSECONDS},     {"work", "Work (tasks)", LUMEN_UNIT_NANOSECONDS},
-    {"wait", "Wait (end barrier)", LUMEN_UNIT_NANOSECONDS}, {"imbalance", "Imbalance", LUMEN_UNIT_NANOSECONDS},
-};
-
-int run_regions(const lumen_view_host* host, char* error, size_t error_size) {
+// Runs a view on every record of the trace; says when some were damaged.
+template <typename Show>
+int run_view(const lumen_view_host* host, char* error, size_t error_size, Show show) {
   try {
     Collected c;
     c.host = host;
     host->for_each_record(host->context, visit, &c);
-    std::unordered_map<uint64_t, std::vector<const OmpTask*>> tasks_of;
-    for (const OmpTask& task : c.trace.tasks) tasks_of[task.region_id].push_back(&task);
-    // One row per call site: the encountering call's stack and the body.
-    std::map<std::pair<uint64_t, uint64_t>, SiteTotals> sites;
-    double regions = 0;
-    for (const OmpRegion& region : c.trace.regions) {
-      if (!host->selected(host->context, region.end_ns, region.thread_id)) continue;
-      regions += 1;
-      SiteTotals& site = sites[{region.call_stack_id, region.body}];
-      site.stack_id = region.call_stack_id;
-      site.instances += 1;
-      site.wall_ns += static_cast<double>(region.end_ns - region.begin_ns);
-      const auto found = tasks_of.find(region.region_id);
-      if (found == tasks_of.end()) continue;
-      double longest = 0, sum = 0;
-      for (const OmpTask* task : found->second) {
-        const double duration = static_cast<double>(task->end_ns - task->begin_ns);
-        longest = std::max(longest, duration);
-        sum += duration;
-        if (region.end_ns > task->end_ns) site.wait_ns += static_cast<double>(region.end_ns - task->end_ns);
-      }
-      const double team = static_cast<double>(found->second.size());
-      site.max_team = std::max(site.max_team, team);
-      site.work_ns += sum;
-      site.imbalance_ns += longest - sum / team;
-    }
-    host->summary(host->context, "regions", "Parallel regions", regions, LUMEN_UNIT_COUNT);
-    host->summary(host->context, "call_sites", "Call sites", static_cast<double>(sites.size()), LUMEN_UNIT_COUNT);
-    std::vector<const SiteTotals*> rows;
-    for (const auto& [key, site] : sites) rows.push_back(&site);
-    std::sort(rows.begin(), rows.end(), [](const SiteTotals* a, const SiteTotals* b) { return a->work_ns > b->work_ns; });
-    if (host->row_limit != 0 && rows.size() > host->row_limit) rows.resize(host->row_limit);
-    host->table_begin(host->context, "OpenMP parallel regions (OMP_preg), by call site", kRegionColumns,
-                      std::size(kRegionColumns));
-    for (const SiteTotals* site : rows) {
-      const double values[] = {site->instances, site->max_team, site->wall_ns,
-                               site->work_ns,   site->wait_ns,  site->imbalance_ns};
-      host->table_row(host->context, site_name(host, site->stack_id).c_str(), values, site->stack_id);
-    }
+    show(host, c);
     if (c.damaged) {
       std::snprintf(error, error_size, "some OpenMP records were too short for their kind and were left out");
       return 1;
@@ -113,6 +57,127 @@ int run_regions(const lumen_view_host* host, char* error, size_t error_size) {
   }
 }
 
+struct SiteTotals {
+  uint64_t stack_id = LUMEN_NO_STACK;
+  double instances = 0;
+  double max_team = 0;
+  double wall_ns = 0;
+  double work_ns = 0;
+  double wait_ns = 0;
+  double imbalance_ns = 0;
+};
+
+// The program's function at a call site: the leaf, or under an OMPT
+// runtime (whose fork call the stack was captured in) the first frame that
+// is not the runtime's.
+std::string site_name(const lumen_view_host* host, uint64_t stack_id) {
+  if (stack_id == LUMEN_NO_STACK) return "<no call stack recorded>";
+  lumen_frame_name frames[16];
+  const size_t count = host->stack_frames(host->context, stack_id, frames, std::size(frames));
+  for (size_t i = 0; i < count; ++i)
+    if (!is_runtime_object(frames[i].load_object)) return frames[i].function;
+  return count == 0 ? std::string("<Unknown>") : std::string(frames[0].function);
+}
+
+const lumen_view_column kRegionColumns[] = {
+    {"count", "Instances", LUMEN_UNIT_COUNT},         {"team", "Max. team", LUMEN_UNIT_COUNT},
+    {"wall", "Wall time", LUMEN_UNIT_NANOSECONDS},     {"work", "Work (tasks)", LUMEN_UNIT_NANOSECONDS},
+    {"wait", "Wait (end barrier)", LUMEN_UNIT_NANOSECONDS}, {"imbalance", "Imbalance", LUMEN_UNIT_NANOSECONDS},
+};
+
+void show_regions(const lumen_view_host* host, const Collected& c) {
+  std::unordered_map<uint64_t, std::vector<const OmpTask*>> tasks_of;
+  for (const OmpTask& task : c.trace.tasks) tasks_of[task.region_id].push_back(&task);
+  // One row per call site: the encountering call's stack and the body.
+  std::map<std::pair<uint64_t, uint64_t>, SiteTotals> sites;
+  double regions = 0;
+  for (const OmpRegion& region : c.trace.regions) {
+    if (!host->selected(host->context, region.end_ns, region.thread_id)) continue;
+    regions += 1;
+    SiteTotals& site = sites[{region.call_stack_id, region.body}];
+    site.stack_id = region.call_stack_id;
+    site.instances += 1;
+    site.wall_ns += static_cast<double>(region.end_ns - region.begin_ns);
+    const auto found = tasks_of.find(region.region_id);
+    if (found == tasks_of.end()) continue;
+    double longest = 0, sum = 0;
+    for (const OmpTask* task : found->second) {
+      const double duration = static_cast<double>(task->end_ns - task->begin_ns);
+      longest = std::max(longest, duration);
+      sum += duration;
+      if (region.end_ns > task->end_ns) site.wait_ns += static_cast<double>(region.end_ns - task->end_ns);
+    }
+    const double team = static_cast<double>(found->second.size());
+    site.max_team = std::max(site.max_team, team);
+    site.work_ns += sum;
+    site.imbalance_ns += longest - sum / team;
+  }
+  host->summary(host->context, "regions", "Parallel regions", regions, LUMEN_UNIT_COUNT);
+  host->summary(host->context, "call_sites", "Call sites", static_cast<double>(sites.size()), LUMEN_UNIT_COUNT);
+  std::vector<const SiteTotals*> rows;
+  for (const auto& [key, site] : sites) rows.push_back(&site);
+  std::sort(rows.begin(), rows.end(), [](const SiteTotals* a, const SiteTotals* b) { return a->work_ns > b->work_ns; });
+  if (host->row_limit != 0 && rows.size() > host->row_limit) rows.resize(host->row_limit);
+  host->table_begin(host->context, "OpenMP parallel regions (OMP_preg), by call site", kRegionColumns,
+                    std::size(kRegionColumns));
+  for (const SiteTotals* site : rows) {
+    const double values[] = {site->instances, site->max_team, site->wall_ns,
+                             site->work_ns,   site->wait_ns,  site->imbalance_ns};
+    host->table_row(host->context, site_name(host, site->stack_id).c_str(), values, site->stack_id);
+  }
+}
+
+struct TaskSite {
+  uint64_t stack_id = LUMEN_NO_STACK;
+  double count = 0;
+  double wall_ns = 0;
+  double longest_ns = 0;
+  double delay_ns = 0;  // from creation to the start of the run
+};
+
+const lumen_view_column kTaskColumns[] = {
+    {"count", "Tasks", LUMEN_UNIT_COUNT},
+    {"time", "Run time", LUMEN_UNIT_NANOSECONDS},
+    {"longest", "Longest", LUMEN_UNIT_NANOSECONDS},
+    {"delay", "Creation to start", LUMEN_UNIT_NANOSECONDS},
+};
+
+void show_tasks(const lumen_view_host* host, const Collected& c) {
+  std::map<std::pair<uint64_t, uint64_t>, TaskSite> sites;
+  double tasks = 0;
+  for (const OmpExplicitTask& task : c.trace.explicit_tasks) {
+    if (!host->selected(host->context, task.end_ns, task.thread_id) || task.end_ns < task.begin_ns) continue;
+    tasks += 1;
+    TaskSite& site = sites[{task.create_stack_id, task.body}];
+    site.stack_id = task.create_stack_id;
+    site.count += 1;
+    const double wall = static_cast<double>(task.end_ns - task.begin_ns);
+    site.wall_ns += wall;
+    site.longest_ns = std::max(site.longest_ns, wall);
+    if (task.begin_ns > task.create_ns) site.delay_ns += static_cast<double>(task.begin_ns - task.create_ns);
+  }
+  host->summary(host->context, "tasks", "Explicit tasks", tasks, LUMEN_UNIT_COUNT);
+  host->summary(host->context, "call_sites", "Creation sites", static_cast<double>(sites.size()), LUMEN_UNIT_COUNT);
+  std::vector<const TaskSite*> rows;
+  for (const auto& [key, site] : sites) rows.push_back(&site);
+  std::sort(rows.begin(), rows.end(), [](const TaskSite* a, const TaskSite* b) { return a->wall_ns > b->wall_ns; });
+  if (host->row_limit != 0 && rows.size() > host->row_limit) rows.resize(host->row_limit);
+  host->table_begin(host->context, "OpenMP explicit tasks (OMP_task), by creation site", kTaskColumns,
+                    std::size(kTaskColumns));
+  for (const TaskSite* site : rows) {
+    const double values[] = {site->count, site->wall_ns, site->longest_ns, site->delay_ns};
+    host->table_row(host->context, site_name(host, site->stack_id).c_str(), values, site->stack_id);
+  }
+}
+
+int run_regions(const lumen_view_host* host, char* error, size_t error_size) {
+  return run_view(host, error, error_size, show_regions);
+}
+
+int run_tasks(const lumen_view_host* host, char* error, size_t error_size) {
+  return run_view(host, error, error_size, show_tasks);
+}
+
 }  // namespace
 
 const lumen_view_def kOmpViews[] = {
@@ -120,6 +185,9 @@ const lumen_view_def kOmpViews[] = {
      "per OpenMP parallel region call site (OMP_preg): instances, team, wall time, work, end-barrier wait, "
      "imbalance (longest minus mean task)",
      run_regions},
+    {"omp_task",
+     "per OpenMP explicit task creation site (OMP_task): tasks, run time, longest, creation to start",
+     run_tasks},
 };
 const size_t kOmpViewCount = std::size(kOmpViews);
 
