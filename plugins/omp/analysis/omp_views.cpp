@@ -6,7 +6,9 @@
 //   -omp_task  per explicit task's creation site (Oracle's OMP_task):
 //              tasks, their run time, the longest, creation to start
 // Times are the trace's wall times. A region counts when its encountering
-// thread and end time are in er_print's selection.
+// thread and end time are in er_print's selection, a task when the thread
+// that ran it and its end are; both are decided, and call sites resolved,
+// while their experiment's records are visited.
 #include <lumen/analysis_plugin.h>
 
 #include <algorithm>
@@ -27,15 +29,71 @@
 namespace lumen::omp {
 namespace {
 
+// A call site: the frames of the stack of a region's start or a task's
+// creation, resolved while its experiment's records were visited (stack
+// ids and the selection are an experiment's own: MPI ranks, descendants).
+struct Site {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> frames;  // function, load object
+};
+
 struct Collected {
   const lumen_view_host* host = nullptr;
   OmpTrace trace;
   bool damaged = false;
+  std::vector<Site> sites;
+  std::map<std::string, size_t> site_by_frames;
+  std::unordered_map<uint64_t, size_t> region_site;  // selected regions by id
+  std::unordered_map<uint64_t, size_t> task_site;    // selected explicit tasks by id
 };
+
+// The program's function at a call site: the leaf, or under an OMPT
+// runtime (whose fork call the stack was captured in) the first frame that
+// is not the runtime's.
+size_t site_of(Collected& c, uint64_t stack_id, uint64_t time_ns) {
+  Site site;
+  if (stack_id == LUMEN_NO_STACK) {
+    site.name = "<no call stack recorded>";
+  } else {
+    lumen_frame_name frames[64];
+    const size_t count = c.host->stack_frames_at(c.host->context, stack_id, time_ns, frames, std::size(frames));
+    for (size_t i = 0; i < count; ++i) {
+      site.frames.emplace_back(frames[i].function ? frames[i].function : "",
+                               frames[i].load_object ? frames[i].load_object : "");
+      if (site.name.empty() && !is_runtime_object(frames[i].load_object)) site.name = site.frames.back().first;
+    }
+    if (site.name.empty()) site.name = count == 0 ? "<Unknown>" : site.frames.front().first;
+  }
+  std::string key;
+  for (const auto& [function, object] : site.frames) key += function + '\n' + object + '\n';
+  if (site.frames.empty()) key = site.name;
+  const auto [found, added] = c.site_by_frames.emplace(key, c.sites.size());
+  if (added) c.sites.push_back(std::move(site));
+  return found->second;
+}
 
 void visit(void* arg, uint16_t kind, const void* payload, uint16_t bytes, uint32_t) {
   auto* c = static_cast<Collected*>(arg);
-  if (!c->trace.add(kind, payload, bytes)) c->damaged = true;
+  if (!c->trace.add(kind, payload, bytes)) {
+    c->damaged = true;
+    return;
+  }
+  const lumen_view_host* host = c->host;
+  if (kind == kRegionRecord) {
+    const OmpRegion& region = c->trace.regions.back();
+    if (host->selected(host->context, region.end_ns, region.thread_id))
+      c->region_site[region.region_id] = site_of(*c, region.call_stack_id, region.begin_ns);
+  } else if (kind == kExplicitTaskRecord) {
+    const OmpExplicitTask& task = c->trace.explicit_tasks.back();
+    if (host->selected(host->context, task.end_ns, task.thread_id))
+      c->task_site[task.task_id] = site_of(*c, task.create_stack_id, task.create_ns);
+  }
+}
+
+void row(const lumen_view_host* host, const Site& site, const double* values) {
+  std::vector<lumen_frame_name> frames;
+  for (const auto& [function, object] : site.frames) frames.push_back({function.c_str(), object.c_str()});
+  host->table_row_frames(host->context, site.name.c_str(), values, frames.data(), frames.size());
 }
 
 // Runs a view on every record of the trace; says when some were damaged.
@@ -58,7 +116,7 @@ int run_view(const lumen_view_host* host, char* error, size_t error_size, Show s
 }
 
 struct SiteTotals {
-  uint64_t stack_id = LUMEN_NO_STACK;
+  size_t site = 0;
   double instances = 0;
   double max_team = 0;
   double wall_ns = 0;
@@ -67,17 +125,6 @@ struct SiteTotals {
   double imbalance_ns = 0;
 };
 
-// The program's function at a call site: the leaf, or under an OMPT
-// runtime (whose fork call the stack was captured in) the first frame that
-// is not the runtime's.
-std::string site_name(const lumen_view_host* host, uint64_t stack_id) {
-  if (stack_id == LUMEN_NO_STACK) return "<no call stack recorded>";
-  lumen_frame_name frames[16];
-  const size_t count = host->stack_frames(host->context, stack_id, frames, std::size(frames));
-  for (size_t i = 0; i < count; ++i)
-    if (!is_runtime_object(frames[i].load_object)) return frames[i].function;
-  return count == 0 ? std::string("<Unknown>") : std::string(frames[0].function);
-}
 
 const lumen_view_column kRegionColumns[] = {
     {"count", "Instances", LUMEN_UNIT_COUNT},         {"team", "Max. team", LUMEN_UNIT_COUNT},
@@ -88,14 +135,15 @@ const lumen_view_column kRegionColumns[] = {
 void show_regions(const lumen_view_host* host, const Collected& c) {
   std::unordered_map<uint64_t, std::vector<const OmpTask*>> tasks_of;
   for (const OmpTask& task : c.trace.tasks) tasks_of[task.region_id].push_back(&task);
-  // One row per call site: the encountering call's stack and the body.
-  std::map<std::pair<uint64_t, uint64_t>, SiteTotals> sites;
+  // One row per call site: the encountering call's stack.
+  std::map<size_t, SiteTotals> sites;
   double regions = 0;
   for (const OmpRegion& region : c.trace.regions) {
-    if (!host->selected(host->context, region.end_ns, region.thread_id)) continue;
+    const auto selected = c.region_site.find(region.region_id);
+    if (selected == c.region_site.end()) continue;
     regions += 1;
-    SiteTotals& site = sites[{region.call_stack_id, region.body}];
-    site.stack_id = region.call_stack_id;
+    SiteTotals& site = sites[selected->second];
+    site.site = selected->second;
     site.instances += 1;
     site.wall_ns += static_cast<double>(region.end_ns - region.begin_ns);
     const auto found = tasks_of.find(region.region_id);
@@ -123,12 +171,12 @@ void show_regions(const lumen_view_host* host, const Collected& c) {
   for (const SiteTotals* site : rows) {
     const double values[] = {site->instances, site->max_team, site->wall_ns,
                              site->work_ns,   site->wait_ns,  site->imbalance_ns};
-    host->table_row(host->context, site_name(host, site->stack_id).c_str(), values, site->stack_id);
+    row(host, c.sites[site->site], values);
   }
 }
 
 struct TaskSite {
-  uint64_t stack_id = LUMEN_NO_STACK;
+  size_t site = 0;
   double count = 0;
   double wall_ns = 0;
   double longest_ns = 0;
@@ -143,13 +191,14 @@ const lumen_view_column kTaskColumns[] = {
 };
 
 void show_tasks(const lumen_view_host* host, const Collected& c) {
-  std::map<std::pair<uint64_t, uint64_t>, TaskSite> sites;
+  std::map<size_t, TaskSite> sites;
   double tasks = 0;
   for (const OmpExplicitTask& task : c.trace.explicit_tasks) {
-    if (!host->selected(host->context, task.end_ns, task.thread_id) || task.end_ns < task.begin_ns) continue;
+    const auto selected = c.task_site.find(task.task_id);
+    if (selected == c.task_site.end() || task.end_ns < task.begin_ns) continue;
     tasks += 1;
-    TaskSite& site = sites[{task.create_stack_id, task.body}];
-    site.stack_id = task.create_stack_id;
+    TaskSite& site = sites[selected->second];
+    site.site = selected->second;
     site.count += 1;
     const double wall = static_cast<double>(task.end_ns - task.begin_ns);
     site.wall_ns += wall;
@@ -166,7 +215,7 @@ void show_tasks(const lumen_view_host* host, const Collected& c) {
                     std::size(kTaskColumns));
   for (const TaskSite* site : rows) {
     const double values[] = {site->count, site->wall_ns, site->longest_ns, site->delay_ns};
-    host->table_row(host->context, site_name(host, site->stack_id).c_str(), values, site->stack_id);
+    row(host, c.sites[site->site], values);
   }
 }
 
