@@ -96,6 +96,7 @@ void start_collection() {
   if (founder == nullptr || target == nullptr) return;
   if (std::strcmp(target, "any") != 0 && std::atol(target) != static_cast<long>(getpid())) return;
   const RuntimeGuard guard;
+  on_periodic_thread_begin(mark_collector_thread);
   // Whatever this process starts next is told apart by its own pid.
   setenv("LUMEN_TARGET_PID", std::to_string(getpid()).c_str(), 1);
   founder_directory() = founder;
@@ -184,6 +185,12 @@ bool collecting() { return g_collecting.load(std::memory_order_acquire); }
 void runtime_thread_begin() {
   const RuntimeGuard guard;
   if (collecting()) plugins_thread_begin();
+}
+
+void mark_collector_thread() {
+  // Also while collection starts (plugins start their threads then).
+  const RuntimeGuard guard;
+  experiment_log_event(metadata::log_event::kCollectorThread, "tid: " + std::to_string(current_tid()));
 }
 
 void runtime_thread_end() {

@@ -55,7 +55,20 @@ typedef struct lumen_event_sink {
    * loaded object, other than the collector's, that defines `function`
    * (else an artificial function of that name). Added in ABI version 6. */
   uint64_t (*traced_call_stack)(void* context, uint64_t stack_id, const char* function);
+  /* Names kernel thread `thread_id` (e.g. its Java name); `role` says
+   * whether it is the program's or a runtime's own housekeeping thread (a
+   * JVM's GC, compiler and VM threads). -thread_list shows them. Added in
+   * ABI version 7. */
+  void (*name_thread)(void* context, uint32_t thread_id, const char* name, int role);
 } lumen_event_sink;
+
+#define LUMEN_THREAD_PROGRAM 0
+#define LUMEN_THREAD_RUNTIME_SYSTEM 1
+
+/* Names a thread where er_print offers it. */
+static inline void lumen_name_thread(const lumen_event_sink* sink, uint32_t thread_id, const char* name, int role) {
+  if (sink->name_thread != NULL) sink->name_thread(sink->context, thread_id, name, role);
+}
 
 /* The stack id of an event of the traced call `function` captured at
  * `stack_id`: traced_call_stack where er_print offers it. */

@@ -52,8 +52,10 @@ extern "C" {
  *    lumen_event_sink.traced_call_stack (the traced call as the leaf);
  *    lumen_runtime.run_periodic, adopt_fd, close_fd,
  *    capture_stack_of_blocked and latest_stack_of_thread: sampling threads
- *    that are off the CPU without signalling them. */
-#define LUMEN_PLUGIN_ABI_VERSION 6u
+ *    that are off the CPU without signalling them.
+ * 7: lumen_event_sink.name_thread: a thread's name, and whether it is a
+ *    runtime's own housekeeping thread. */
+#define LUMEN_PLUGIN_ABI_VERSION 7u
 
 /* What a plugin's factory functions (and an interposer's definitions) are
  * marked with: plugins are built with hidden visibility, so only these are

@@ -111,6 +111,13 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins)
   }
   std::sort(threads_.begin(), threads_.end());
   threads_.erase(std::unique(threads_.begin(), threads_.end()), threads_.end());
+  // The collector's own threads wrote blocks too, for the program's threads.
+  for (const YAML::Node& entry : log_) {
+    if (!entry.IsMap() || !entry["event"] || entry["event"].as<std::string>("") != metadata::log_event::kCollectorThread)
+      continue;
+    const auto tid = entry["tid"].as<uint32_t>(0);
+    threads_.erase(std::remove(threads_.begin(), threads_.end(), tid), threads_.end());
+  }
   if (const auto reached = data_limit_reached(header_, log_)) warnings_.push_back(data_limit_sentence(*reached));
   for (const YAML::Node& entry : log_)
     if (entry["event"] && entry["event"].as<std::string>() == metadata::log_event::kPluginFailed)
@@ -186,6 +193,12 @@ void Experiment::for_each_event_in(const DataFile& file, const EventVisitor& vis
                                     kTracedCallStackBase + e.traced_calls_.size());
                                 if (inserted) e.traced_calls_.push_back({stack_id, function});
                                 return it->second;
+                              },
+                              [](void* opaque, uint32_t thread_id, const char* name, int role) {
+                                const Experiment& e = *static_cast<Context*>(opaque)->experiment;
+                                if (name == nullptr) return;
+                                e.thread_names_[thread_id] = {std::string(name).substr(0, 256),
+                                                              role == LUMEN_THREAD_RUNTIME_SYSTEM};
                               }};
   const lumen_analysis_descriptor& d = *file.half->descriptor;
   void* state = d.decoder_begin ? d.decoder_begin(file.decoder_context) : file.decoder_context;

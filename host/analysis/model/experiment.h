@@ -70,6 +70,16 @@ class Experiment {
   // number (as -thread_select and -thread_list give it) is its index + 1.
   const std::vector<uint32_t>& threads() const { return threads_; }
   uint32_t thread_number(uint32_t thread_id) const;
+  // What a plugin's data says a thread is (name_thread): its name, and
+  // whether a runtime runs it for itself. Known once the events are read.
+  struct ThreadName {
+    std::string name;
+    bool runtime_system = false;
+  };
+  const ThreadName* thread_name(uint32_t thread_id) const {
+    const auto it = thread_names_.find(thread_id);
+    return it == thread_names_.end() ? nullptr : &it->second;
+  }
   // Collection start on the events' clock (the first sample point; else 0).
   uint64_t start_ns() const { return samples_.start_ns(); }
 
@@ -124,6 +134,7 @@ class Experiment {
   mutable std::vector<std::string> artificial_functions_;  // by id - kArtificialStackBase
   mutable std::vector<TracedCall> traced_calls_;            // by id - kTracedCallStackBase
   mutable std::map<std::pair<uint64_t, std::string>, uint64_t> traced_call_ids_;
+  mutable std::map<uint32_t, ThreadName> thread_names_;
 };
 
 }  // namespace lumen::analysis

@@ -2,16 +2,16 @@
 //
 // Every allocation becomes an event (heapalloccnt 1, heapallocbytes its size)
 // as its record is decoded. Leaks need the whole file: the decoder keeps the
-// allocations and frees in a HeapTimeline, and at the end pairs them in time
-// order and emits one event per allocation never freed (heapleakcnt 1,
-// heapleakbytes its size) with the allocation's stack, time and thread.
+// latest event at each address (heap_latest.h), and at the end emits one
+// event per allocation never freed (heapleakcnt 1, heapleakbytes its size)
+// with the allocation's stack, time and thread, in time order.
 #include <lumen/analysis_plugin.h>
 
 #include <cstdio>
 #include <iterator>
 #include <new>
 
-#include "heap_timeline.h"
+#include "heap_latest.h"
 #include "heap_views.h"
 
 namespace lumen::heap {
@@ -45,20 +45,20 @@ void emit(const lumen_event_sink* sink, const HeapOp& op, Metric count, Metric b
   lumen_emit_event(sink, op.time_ns, stack, op.thread_id, -1, values);
 }
 
-// Emits each allocation at once and keeps every operation for the pairing.
+// Emits each allocation at once and keeps the latest event per address.
 class Decoder final : public HeapRecordReader {
  public:
   void start(const HeapStart&) override {}
   void op(const HeapOp& op) override {
     if (op.allocation) emit(sink_, op, kAllocCount, kAllocBytes);
-    timeline_.add(op);
+    latest_.add(op);
   }
   void set_sink(const lumen_event_sink* sink) { sink_ = sink; }
-  HeapTimeline& timeline() { return timeline_; }
+  const LatestByAddress& latest() const { return latest_; }
 
  private:
   const lumen_event_sink* sink_ = nullptr;
-  HeapTimeline timeline_;
+  LatestByAddress latest_;
 };
 
 void* decoder_begin(void*) { return new (std::nothrow) Decoder; }
@@ -81,11 +81,8 @@ int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, cons
 
 int decoder_end(void* state, const lumen_event_sink* sink, char*, size_t) {
   auto* decoder = static_cast<Decoder*>(state);
-  if (decoder != nullptr && sink != nullptr) {
-    HeapTimeline& timeline = decoder->timeline();
-    timeline.finish();
-    for (const size_t index : timeline.replay(PairOnly{})) emit(sink, timeline.ops()[index], kLeakCount, kLeakBytes);
-  }
+  if (decoder != nullptr && sink != nullptr)
+    for (const HeapOp& op : decoder->latest().live_in_time_order()) emit(sink, op, kLeakCount, kLeakBytes);
   delete decoder;
   return 0;
 }

@@ -1,8 +1,10 @@
 #include "proc_reader.h"
 
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -66,10 +68,37 @@ bool read_syscall(int fd, Whereabouts* out) {
   return true;
 }
 
-int open_task_file(uint32_t tid, const char* name) {
+int open_task_file(int task_dir, uint32_t tid, const char* name) {
   char path[64];
+  if (task_dir >= 0) {
+    std::snprintf(path, sizeof path, "%u/%s", tid, name);
+    return openat(task_dir, path, O_RDONLY | O_CLOEXEC);
+  }
   std::snprintf(path, sizeof path, "/proc/self/task/%u/%s", tid, name);
   return open(path, O_RDONLY | O_CLOEXEC);
 }
+
+bool thread_cpu_clock_ns(uint32_t tid, uint64_t* ns) {
+  // The kernel's encoding of a thread's CPU-time clock (MAKE_THREAD_CPUCLOCK
+  // with CPUCLOCK_SCHED): any thread of the same process may read it.
+  constexpr unsigned kPerThread = 4, kSched = 2;
+  const auto clock = static_cast<clockid_t>((~tid << 3) | kPerThread | kSched);
+  timespec at{};
+  if (clock_gettime(clock, &at) != 0) return false;
+  *ns = static_cast<uint64_t>(at.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(at.tv_nsec);
+  return true;
+}
+
+namespace {
+std::atomic<int> g_self_pid{0};
+}  // namespace
+
+int self_pid() {
+  int pid = g_self_pid.load(std::memory_order_relaxed);
+  if (pid == 0) g_self_pid.store(pid = getpid(), std::memory_order_relaxed);
+  return pid;
+}
+
+void forget_self_pid() { g_self_pid.store(0, std::memory_order_relaxed); }
 
 }  // namespace lumen::states
