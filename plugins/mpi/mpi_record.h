@@ -16,6 +16,9 @@ inline constexpr uint16_t kProcessRecord = 2;     // MpiProcess, when MPI_Init r
 inline constexpr uint16_t kCallRecord = 3;        // MpiCall, one per traced call
 inline constexpr uint16_t kMessageRecord = 4;     // MpiMessage, one per point-to-point message
 inline constexpr uint16_t kIncompleteRecord = 5;  // MpiIncomplete, when VT_MAX_FLUSHES stopped tracing
+// A call and its messages in one record (mpi_packed_call.h): what the
+// collector writes for nearly every call; kinds 3 and 4 for the rest.
+inline constexpr uint16_t kPackedCallRecord = 6;
 
 // The traced functions, numbered by their position in mpi_functions.def.
 enum class Function : uint16_t {

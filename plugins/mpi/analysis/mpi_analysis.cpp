@@ -7,7 +7,7 @@
 #include <cstring>
 #include <iterator>
 
-#include "../mpi_record.h"
+#include "../mpi_packed_call.h"
 #include "mpi_analysis.h"
 
 namespace lumen::mpi {
@@ -63,9 +63,20 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
     MpiMessage message;
     return read_record(payload, bytes, &message, "message", error, error_size) ? 0 : 1;
   }
-  if (kind != kCallRecord) return 0;  // settings, incomplete: read by the views; or a newer kind
   MpiCall call;
-  if (!read_record(payload, bytes, &call, "call", error, error_size)) return 1;
+  if (kind == kPackedCallRecord) {
+    UnpackedCall unpacked;
+    const char* problem = nullptr;
+    if (!unpack(payload, bytes, unpacked, &problem)) {
+      std::snprintf(error, error_size, "%s", problem);
+      return 1;
+    }
+    call = unpacked.call;
+  } else if (kind == kCallRecord) {
+    if (!read_record(payload, bytes, &call, "call", error, error_size)) return 1;
+  } else {
+    return 0;  // settings, incomplete: read by the views; or a newer kind
+  }
   if (call.exit_ns < call.enter_ns) {
     std::snprintf(error, error_size, "%s returned at %llu ns, before it was called at %llu ns",
                   function_name(call.function), static_cast<unsigned long long>(call.exit_ns),

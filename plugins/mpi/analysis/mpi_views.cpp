@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "../mpi_record.h"
+#include "../mpi_packed_call.h"
 #include "mpi_analysis.h"
 
 namespace lumen::mpi {
@@ -76,6 +76,24 @@ bool selected(const Aggregate* a, uint64_t time_ns, uint32_t thread_id) {
   return a->host->selected(a->host->context, time_ns, thread_id) != 0;
 }
 
+void add_call(Aggregate* a, const MpiCall& call) {
+  if (call.exit_ns < call.enter_ns) {
+    a->problem = std::string(function_name(call.function)) + " returned before it was called";
+    return;
+  }
+  if (!selected(a, call.exit_ns, call.thread_id)) return;
+  a->functions[call.function].add(call);
+  a->ranks[call.rank].totals.add(call);
+  a->all.add(call);
+}
+
+void add_message(Aggregate* a, const MpiMessage& m, uint32_t thread_id) {
+  if (!selected(a, m.time_ns, thread_id)) return;
+  MessageTotals& t = m.direction == kMessageSent ? a->sent[{m.rank, m.peer}] : a->received[{m.peer, m.rank}];
+  t.count += 1;
+  t.bytes += static_cast<int64_t>(m.bytes);
+}
+
 void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes, uint32_t block_thread) {
   auto* a = static_cast<Aggregate*>(arg);
   if (!a->problem.empty()) return;
@@ -95,6 +113,16 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
       rank.world_size = process.world_size;
       rank.library.assign(text, process.library_bytes);
       rank.host.assign(text + process.library_bytes, process.host_bytes);
+    } else if (kind == kPackedCallRecord) {
+      UnpackedCall unpacked;
+      const char* problem = nullptr;
+      if (!unpack(payload, bytes, unpacked, &problem)) {
+        a->problem = problem;
+        return;
+      }
+      add_call(a, unpacked.call);
+      for (int i = 0; i < unpacked.message_count && a->problem.empty(); ++i)
+        add_message(a, unpacked.messages[i], unpacked.call.thread_id);
     } else if (kind == kCallRecord) {
       if (bytes < sizeof(MpiCall)) {
         a->problem = "an MPI call record is " + std::to_string(bytes) + " bytes, expected " + std::to_string(sizeof(MpiCall));
@@ -102,14 +130,7 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
       }
       MpiCall call;
       std::memcpy(&call, payload, sizeof call);
-      if (call.exit_ns < call.enter_ns) {
-        a->problem = std::string(function_name(call.function)) + " returned before it was called";
-        return;
-      }
-      if (!selected(a, call.exit_ns, call.thread_id)) return;
-      a->functions[call.function].add(call);
-      a->ranks[call.rank].totals.add(call);
-      a->all.add(call);
+      add_call(a, call);
     } else if (kind == kMessageRecord) {
       if (bytes < sizeof(MpiMessage)) {
         a->problem = "an MPI message record is " + std::to_string(bytes) + " bytes, expected " +
@@ -118,10 +139,7 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
       }
       MpiMessage m;
       std::memcpy(&m, payload, sizeof m);
-      if (!selected(a, m.time_ns, block_thread)) return;
-      MessageTotals& t = m.direction == kMessageSent ? a->sent[{m.rank, m.peer}] : a->received[{m.peer, m.rank}];
-      t.count += 1;
-      t.bytes += static_cast<int64_t>(m.bytes);
+      add_message(a, m, block_thread);
     } else if (kind == kIncompleteRecord && bytes >= sizeof(MpiIncomplete)) {
       MpiIncomplete incomplete;
       std::memcpy(&incomplete, payload, sizeof incomplete);

@@ -3,7 +3,8 @@
 // (PMPI_) function, and an after() hook, run after it; both get the call's
 // arguments by reference, so that before() can lend the call a status the
 // program did not ask for (MPI_STATUS_IGNORE) when the receive's size and
-// source are needed. Hooks run under the runtime's re-entry guard.
+// source are needed. after() hooks, and the before() hooks that allocate
+// (kBeforeNeedsGuard), run under the runtime's re-entry guard.
 //
 // Counting rules (Oracle's): a point-to-point send counts when it is started
 // (MPI_Send, MPI_Isend, each MPI_Start of a persistent send); a receive when
@@ -45,6 +46,23 @@ struct Init {};
 struct Finalize {};
 struct Abort {};
 }  // namespace kinds
+
+// Whether a kind's before() needs the runtime's re-entry guard: those that
+// allocate (remember the requests, lend statuses) or write. The others do
+// nothing or lend a status of the hook state, and run without one.
+template <typename Kind> inline constexpr bool kBeforeNeedsGuard = true;
+template <> inline constexpr bool kBeforeNeedsGuard<kinds::Other> = false;
+template <> inline constexpr bool kBeforeNeedsGuard<kinds::Send> = false;
+template <> inline constexpr bool kBeforeNeedsGuard<kinds::Recv> = false;
+template <> inline constexpr bool kBeforeNeedsGuard<kinds::Irecv> = false;
+template <> inline constexpr bool kBeforeNeedsGuard<kinds::SendInit> = false;
+template <> inline constexpr bool kBeforeNeedsGuard<kinds::RecvInit> = false;
+template <> inline constexpr bool kBeforeNeedsGuard<kinds::Sendrecv> = false;
+template <> inline constexpr bool kBeforeNeedsGuard<kinds::SendrecvReplace> = false;
+template <> inline constexpr bool kBeforeNeedsGuard<kinds::Start> = false;
+template <> inline constexpr bool kBeforeNeedsGuard<kinds::Startall> = false;
+template <> inline constexpr bool kBeforeNeedsGuard<kinds::Init> = false;
+template <> inline constexpr bool kBeforeNeedsGuard<kinds::Finalize> = false;
 
 // What a call's hooks keep between before() and after().
 struct HookState {

@@ -37,7 +37,9 @@ static_assert(std::atomic<uint64_t>::is_always_lock_free, "touched on every trac
 // Calls MPI makes inside a traced call are not traced again. Not the
 // runtime's re-entry guard: that would also hide what other plugins trace
 // inside MPI (its allocations, its locks) for the whole call.
-thread_local int t_depth = 0;
+// Initial-exec: the half is preloaded, and a general-dynamic access would
+// call __tls_get_addr on every MPI call.
+__attribute__((tls_model("initial-exec"))) thread_local int t_depth = 0;
 
 void print_message(const char* text) {
   // stderr without stdio: the program's own buffered output stays untouched.
@@ -65,10 +67,11 @@ void mark_incomplete() {
   }
 }
 
-// Writes one record if the budget allows.
-bool write_budgeted(uint16_t kind, const void* payload, uint16_t bytes) {
+// Writes one record if the budget allows, charging it `charged` bytes
+// (its own span when 0).
+bool write_budgeted(uint16_t kind, const void* payload, uint16_t bytes, uint64_t charged = 0) {
   if (g_settings.max_flushes != 0) {
-    const uint64_t span = lumen_record_span(bytes);
+    const uint64_t span = charged != 0 ? charged : lumen_record_span(bytes);
     const uint64_t limit = g_settings.max_flushes * g_settings.buffer_bytes;
     if (g_recorded_bytes.fetch_add(span, std::memory_order_relaxed) + span > limit) {
       g_recorded_bytes.fetch_sub(span, std::memory_order_relaxed);
@@ -167,32 +170,50 @@ bool open_call(CallState& state, Function function) {
   return true;
 }
 
-// Never inlined, so that the stack is captured from a frame of this object,
-// which the runtime leaves out with the wrapper that called it.
-// `guarded`: the caller holds the runtime's re-entry guard already.
-__attribute__((noinline)) static void finish_and_write(CallState& state, bool guarded) {
-  const ErrnoKept errno_kept;
-  const TraceGuard guard(guarded ? nullptr : g_runtime);
-  if (guarded || guard) {
-    state.call.thread_id = g_runtime->thread_id();
-    if (state.call.rank < 0) state.call.rank = g_rank.load(std::memory_order_relaxed);
-    if (g_settings.stacks) state.call.stack_id = g_runtime->capture_stack(nullptr, 0);
-    write_budgeted(kCallRecord, &state.call, sizeof state.call);
+// The call's record: packed with its messages when it fits, else the full
+// layout with a message record per message (those not yet spilled).
+void write_call(CallState& state) {
+  MpiCall& call = state.call;
+  if (!state.spilled && packable(call.exit_ns - call.enter_ns, call.stack_id, state.message_count)) {
+    unsigned char packed[kMaxPackedBytes];
+    // Charged as the full layout, so that VT_BUFFER_SIZE x VT_MAX_FLUSHES
+    // holds as many calls as it always did.
+    const uint64_t full = lumen_record_span(sizeof(MpiCall)) +
+                          uint64_t(state.message_count) * lumen_record_span(sizeof(MpiMessage));
+    write_budgeted(kPackedCallRecord, packed, pack(call, state.messages, state.message_count, packed), full);
+    return;
   }
+  for (int i = 0; i < state.message_count; ++i) {
+    state.messages[i].time_ns = call.exit_ns;
+    write_budgeted(kMessageRecord, &state.messages[i], sizeof state.messages[i]);
+  }
+  state.message_count = 0;
+  write_budgeted(kCallRecord, &call, sizeof call);
+}
+
+// Never inlined, so that the stack is captured from a frame of this object,
+// which the runtime leaves out with the wrapper that called it. Only under
+// the runtime's re-entry guard.
+__attribute__((noinline)) static void finish_and_write(CallState& state) {
+  const ErrnoKept errno_kept;
+  state.call.thread_id = g_runtime->thread_id();
+  if (state.call.rank < 0) state.call.rank = g_rank.load(std::memory_order_relaxed);
+  if (g_settings.stacks) state.call.stack_id = g_runtime->capture_stack(nullptr, 0);
+  write_call(state);
   state.written = true;
 }
 
-void close_call(CallState& state) {
+void close_call(CallState& state, const TraceGuard& guard) {
   if (!state.written) {
     state.call.exit_ns = g_runtime->now_ns();
-    finish_and_write(state, false);
+    if (guard) finish_and_write(state);
   }
   --t_depth;
 }
 
 void write_call_now(CallState& state) {
   state.call.exit_ns = state.call.enter_ns;
-  finish_and_write(state, true);
+  finish_and_write(state);
 }
 
 const lumen_runtime* runtime() { return g_runtime; }
@@ -211,7 +232,6 @@ void add_message(CallState& state, uint16_t direction, uint64_t bytes, int32_t p
   call.peer = first ? peer : (call.peer == peer ? peer : -1);
   call.tag = first ? tag : (call.tag == tag ? tag : -1);
   MpiMessage message{};
-  message.time_ns = g_runtime->now_ns();
   message.bytes = bytes;
   message.communicator = communicator;
   message.rank = g_rank.load(std::memory_order_relaxed);
@@ -219,6 +239,20 @@ void add_message(CallState& state, uint16_t direction, uint64_t bytes, int32_t p
   message.tag = tag;
   message.direction = direction;
   message.function = call.function;
+  // Kept for the call's packed record, stamped with its exit time.
+  if (!state.spilled && state.message_count < kMaxPackedMessages && bytes <= kMessageBytesMask) {
+    state.messages[state.message_count++] = message;
+    return;
+  }
+  // More than a packed record holds: these go out now, the call in full.
+  const uint64_t now = g_runtime->now_ns();
+  for (int i = 0; i < state.message_count; ++i) {
+    state.messages[i].time_ns = now;
+    write_budgeted(kMessageRecord, &state.messages[i], sizeof state.messages[i]);
+  }
+  state.message_count = 0;
+  state.spilled = true;
+  message.time_ns = now;
   write_budgeted(kMessageRecord, &message, sizeof message);
 }
 

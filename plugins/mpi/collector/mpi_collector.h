@@ -9,13 +9,19 @@
 
 #include <cstdint>
 
-#include "../mpi_record.h"
+#include "../mpi_packed_call.h"
 
 namespace lumen::mpi {
 
-// A call being traced: its record, filled by the wrapper and its hooks.
+// A call being traced: its record, filled by the wrapper and its hooks, and
+// the messages it started or completed, written with it as one packed
+// record. More than kMaxPackedMessages of them spill: each is then written
+// as a message record at once, and the call in the full layout.
 struct CallState {
   MpiCall call{};
+  MpiMessage messages[kMaxPackedMessages];  // [0, message_count) filled; no initializer: not cleared per call
+  int message_count = 0;
+  bool spilled = false;
   bool written = false;
 };
 
@@ -24,9 +30,10 @@ struct CallState {
 // call is already being traced on this thread). The caller must then call
 // close_call() exactly once. [Not signal-safe: MPI is not either.]
 bool open_call(CallState& state, Function function);
-// Completes the record (exit time, stack) and writes it, unless already
-// written (MPI_Abort writes before it forwards); then closes the call.
-void close_call(CallState& state);
+// Completes the record (exit time, stack) and writes it when `guard` holds,
+// unless already written (MPI_Abort writes before it forwards); then closes
+// the call.
+void close_call(CallState& state, const TraceGuard& guard);
 // Writes the record now, with the exit time equal to the entry time: for a
 // call that does not return (MPI_Abort). Only under a TraceGuard (a hook).
 void write_call_now(CallState& state);

@@ -33,22 +33,29 @@
 #endif
 
 // Local names start with lumen_ so that no MPI parameter name can hide them.
+// One guard after the real call covers the after() hook and the record;
+// before() takes one of its own only for kinds whose before() allocates.
 #define LUMEN_MPI_CALL(name, kind, params, args)                                                  \
   LUMEN_EXPORT int MPI_##name params {                                                             \
     lumen::mpi::CallState lumen_call;                                                              \
     if (!lumen::mpi::open_call(lumen_call, lumen::mpi::Function::k##name)) return PMPI_##name args; \
     lumen::mpi::HookState lumen_hooks(lumen_call);                                                 \
-    bool lumen_hooked = false;                                                                     \
-    if (const lumen::TraceGuard lumen_guard(lumen::mpi::runtime()); lumen_guard) {                 \
-      lumen_hooked = true;                                                                         \
+    bool lumen_hooked = true;                                                                      \
+    if constexpr (lumen::mpi::kBeforeNeedsGuard<lumen::mpi::kinds::kind>) {                        \
+      const lumen::TraceGuard lumen_guard(lumen::mpi::runtime());                                  \
+      lumen_hooked = static_cast<bool>(lumen_guard);                                               \
+      if (lumen_hooked) before(lumen::mpi::kinds::kind{}, lumen_hooks LUMEN_MPI_AFTER_STATE args); \
+    } else {                                                                                       \
       before(lumen::mpi::kinds::kind{}, lumen_hooks LUMEN_MPI_AFTER_STATE args);                  \
     }                                                                                              \
     const int lumen_result = PMPI_##name args;                                                     \
     const int lumen_errno = errno;                                                                 \
     lumen_call.call.result = lumen_result;                                                         \
-    if (const lumen::TraceGuard lumen_guard(lumen_hooked ? lumen::mpi::runtime() : nullptr); lumen_guard) \
-      after(lumen::mpi::kinds::kind{}, lumen_hooks LUMEN_MPI_AFTER_STATE args);                   \
-    lumen::mpi::close_call(lumen_call);                                                            \
+    {                                                                                              \
+      const lumen::TraceGuard lumen_guard(lumen::mpi::runtime());                                  \
+      if (lumen_guard && lumen_hooked) after(lumen::mpi::kinds::kind{}, lumen_hooks LUMEN_MPI_AFTER_STATE args); \
+      lumen::mpi::close_call(lumen_call, lumen_guard);                                             \
+    }                                                                                              \
     errno = lumen_errno;                                                                           \
     return lumen_result;                                                                           \
   }

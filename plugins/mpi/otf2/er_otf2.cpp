@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "../mpi_record.h"
+#include "../mpi_packed_call.h"
 #include "data_file_reader.h"
 #include "format_error.h"
 
@@ -51,21 +51,33 @@ std::map<int32_t, RankTrace> read_ranks(const fs::path& founder) {
   for (const fs::path& experiment : experiments) {
     const fs::path file = experiment / mpi::kDataFile;
     if (!fs::exists(file)) continue;
+    auto add_call = [&](const mpi::MpiCall& call) {
+      if (call.rank < 0 || call.exit_ns < call.enter_ns) return;
+      auto& events = ranks[call.rank].events;
+      events.push_back({call.enter_ns, 0, TraceEvent::kEnter, call.function});
+      events.push_back({call.exit_ns, 2, TraceEvent::kLeave, call.function});
+    };
+    auto add_message = [&](const mpi::MpiMessage& m) {
+      if (m.rank < 0 || m.peer < 0) return;
+      ranks[m.rank].events.push_back({m.time_ns, 1,
+                                      m.direction == mpi::kMessageSent ? TraceEvent::kSend : TraceEvent::kReceive,
+                                      m.function, m.peer, m.tag, m.bytes});
+    };
     analysis::read_data_file(file, [&](const analysis::RawRecord& r) {
-      if (r.kind == mpi::kCallRecord && r.payload_bytes >= sizeof(mpi::MpiCall)) {
+      if (r.kind == mpi::kPackedCallRecord) {
+        mpi::UnpackedCall unpacked;
+        const char* problem = nullptr;
+        if (!mpi::unpack(r.payload, r.payload_bytes, unpacked, &problem)) return;
+        add_call(unpacked.call);
+        for (int i = 0; i < unpacked.message_count; ++i) add_message(unpacked.messages[i]);
+      } else if (r.kind == mpi::kCallRecord && r.payload_bytes >= sizeof(mpi::MpiCall)) {
         mpi::MpiCall call;
         std::memcpy(&call, r.payload, sizeof call);
-        if (call.rank < 0 || call.exit_ns < call.enter_ns) return;
-        auto& events = ranks[call.rank].events;
-        events.push_back({call.enter_ns, 0, TraceEvent::kEnter, call.function});
-        events.push_back({call.exit_ns, 2, TraceEvent::kLeave, call.function});
+        add_call(call);
       } else if (r.kind == mpi::kMessageRecord && r.payload_bytes >= sizeof(mpi::MpiMessage)) {
         mpi::MpiMessage m;
         std::memcpy(&m, r.payload, sizeof m);
-        if (m.rank < 0 || m.peer < 0) return;
-        ranks[m.rank].events.push_back({m.time_ns, 1,
-                                        m.direction == mpi::kMessageSent ? TraceEvent::kSend : TraceEvent::kReceive,
-                                        m.function, m.peer, m.tag, m.bytes});
+        add_message(m);
       }
     });
   }
