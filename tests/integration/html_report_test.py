@@ -15,19 +15,12 @@ Usage: html_report_test.py data|browser BIN_DIR TARGET_DIR ARTIFACTS
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
+from er_test_support import run
+
 SKIP = 77
-DEADLINE = 120  # seconds for any one command; the ctest TIMEOUT bounds the whole
-
-
-def run(argv, **kw):
-    r = subprocess.run(argv, capture_output=True, text=True, timeout=DEADLINE, start_new_session=True, **kw)
-    if r.returncode != 0:
-        sys.exit(f"{' '.join(argv)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
-    return r
 
 
 def collect(bin_dir, target_dir, work, name, scale, target="threads_target"):
