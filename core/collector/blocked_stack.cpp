@@ -143,6 +143,18 @@ int find_proc_info(unw_addr_space_t space, unw_word_t ip, unw_proc_info_t* info,
   return UNW_OBJ(dwarf_search_unwind_table)(space, ip, &table, info, need_unwind_info, arg);
 }
 
+// Whether a frame is libunwind's own (the library the runtime unwinds the
+// program's threads with): a thread found blocked there (its lock, its
+// signal masking) was unwinding for the collector, so its stack starts at
+// the collector's entry, as a profiling signal landing there records it.
+bool inside_libunwind(const uint64_t* pcs, int count) {
+  ObjectQuery unwinder{reinterpret_cast<uint64_t>(&unw_backtrace)};
+  if (object_snapshot_iterate(find_object, &unwinder) == 0) return false;
+  for (int i = 0; i < count; ++i)
+    if (pcs[i] >= unwinder.start && pcs[i] < unwinder.end) return true;
+  return false;
+}
+
 unw_accessors_t g_accessors = {find_proc_info, put_unwind_info, get_dyn_info_list_addr, access_mem,
                                access_reg,     access_fpreg,    resume,                 get_proc_name};
 
@@ -176,7 +188,7 @@ uint64_t capture_blocked_stack(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t* 
   } while (count < static_cast<int>(LUMEN_MAX_STACK_DEPTH) + 1 && unw_step(&cursor) > 0);
   if (count == 0) return LUMEN_NO_STACK;
   *stack_end = capture.stack_end;
-  return intern_unwound_stack(pcs, count);
+  return intern_unwound_stack(pcs, count, inside_libunwind(pcs, count));
 }
 
 }  // namespace lumen::collector

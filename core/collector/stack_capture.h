@@ -36,8 +36,10 @@ uint64_t capture_stack(void* ucontext, int skip);
 
 // Not signal-safe. Interns a stack another thread's registers were unwound
 // into (blocked_stack.h), leaf first, the leaf being the thread's PC: the
-// collector's own frames are left out as from a capture.
-uint64_t intern_unwound_stack(const uint64_t* pcs, int count);
+// collector's own frames are left out as from a capture, and with
+// `in_collector_work` what the collector called too (as for a signal
+// landing in CollectorWork).
+uint64_t intern_unwound_stack(const uint64_t* pcs, int count, bool in_collector_work);
 
 // Not signal-safe. Counts the calling thread in as using an unwinder for its
 // lifetime, so that a fork waits for it to leave (libunwind's locks are
