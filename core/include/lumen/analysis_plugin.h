@@ -367,6 +367,14 @@ typedef struct lumen_analysis_descriptor {
   /* Non-zero when the decoder declares stitches (sink->stitch): er_print
    * decodes this plugin's data file first in the modes that need them. */
   int declares_stitches;
+
+  /* ---- added in ABI version 8 ---- */
+
+  /* Non-zero when decode keeps nothing across records (no decoder_end, no
+   * stitches, nothing shared changed by decode): er_print may then decode
+   * parts of the data file on several threads at once, each part with a
+   * state of its own from decoder_begin. */
+  int decodes_in_parts;
 } lumen_analysis_descriptor;
 
 typedef const lumen_analysis_descriptor* (*lumen_analysis_factory)(void);
