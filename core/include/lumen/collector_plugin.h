@@ -163,6 +163,14 @@ typedef struct lumen_runtime {
    * descriptors up to its limit, or counting on which number comes next,
    * sees what it would see without the collector. */
   long (*read_task_file)(uint32_t tid, const char* name, char* buffer, size_t size);
+
+  /* Not signal-safe. Has `observer` run on every delivery of `signal`
+   * (a claimed one, such as clock profiling's SIGPROF), before the handlers
+   * that claimed it, on the thread it was delivered to; its return value is
+   * ignored, so it never takes the signal from them. Observers annotate
+   * another plugin's samples (the OpenMP plugin records the thread's OMPT
+   * state at each clock sample). Returns 0, or -1 when no slot is left. */
+  int (*observe_signal)(int signal, lumen_signal_handler observer);
 } lumen_runtime;
 
 /* Services a collector half offers to collect itself, in collect's process

@@ -63,7 +63,8 @@ extern "C" {
  *    and hidden_by_default: what er_print shows when no metric list is
  *    given; lumen_analysis_descriptor.decodes_in_parts: a decoder that
  *    keeps nothing across records, so er_print may decode parts of its
- *    file on several threads. */
+ *    file on several threads; lumen_runtime.observe_signal: a plugin
+ *    annotates another's samples. */
 #define LUMEN_PLUGIN_ABI_VERSION 8u
 
 /* What a plugin's factory functions (and an interposer's definitions) are

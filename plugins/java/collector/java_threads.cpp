@@ -24,13 +24,10 @@ std::mutex g_mutex;
 std::set<uint32_t> g_java_threads;
 bool g_jvm_started = false;
 
-std::string thread_comm(uint32_t tid) {
-  const std::string path = "/proc/self/task/" + std::to_string(tid) + "/comm";
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
+// Read through the runtime: no descriptor of the program's table is taken.
+std::string thread_comm(const lumen_runtime& runtime, uint32_t tid) {
   char text[64] = {};
-  const ssize_t n = read(fd, text, sizeof text - 1);
-  close(fd);
+  const long n = runtime.read_task_file(tid, "comm", text, sizeof text - 1);
   if (n <= 0) return {};
   std::string name(text, static_cast<size_t>(n));
   while (!name.empty() && name.back() == '\n') name.pop_back();
@@ -69,7 +66,7 @@ void write_jvm_system_threads(const AgentContext& context) {
   while (const dirent* entry = readdir(tasks)) {
     const auto tid = static_cast<uint32_t>(std::strtoul(entry->d_name, nullptr, 10));
     if (tid == 0 || tid == first || java.count(tid) != 0) continue;
-    const std::string name = thread_comm(tid);
+    const std::string name = thread_comm(*context.runtime, tid);
     if (!name.empty()) write_thread_record(context, tid, name, kJvmSystemThread);
   }
   closedir(tasks);

@@ -1,5 +1,4 @@
-// What /proc/self/task/TID says of a thread (pread at offset 0 reads a file
-// anew), and its CPU-time clock.
+// What /proc/self/task/TID says of a thread, and its CPU-time clock.
 #pragma once
 
 #include <cstdint>
@@ -25,14 +24,15 @@ struct Whereabouts {
   uint64_t pc = 0;
 };
 
+// Each parses one file's text (terminated).
+bool parse_schedstat(const char* text, SchedStat* out);
+bool parse_state_letter(const char* text, char* state);
+bool parse_syscall(const char* text, Whereabouts* out);
+
+// Each reads one file from a descriptor (at offset 0) and parses it.
 bool read_schedstat(int fd, SchedStat* out);
 bool read_state_letter(int fd, char* state);
 bool read_syscall(int fd, Whereabouts* out);
-
-// Opens TID/NAME read-only relative to `task_dir` (a descriptor of
-// /proc/self/task: a short lookup), or /proc/self/task/TID/NAME when
-// task_dir < 0; -1 when it cannot.
-int open_task_file(int task_dir, uint32_t tid, const char* name);
 
 // The thread's CPU time from its CPU-time clock (one system call, no file):
 // the time schedstat counts, plus the current slice of a thread on a CPU.

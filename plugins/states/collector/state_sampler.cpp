@@ -69,17 +69,17 @@ struct Observation {
 
 // Where the thread is now. Its stack counts only when its counters did not
 // move while it was read (it stayed off the CPU throughout).
-Observation observe(const lumen_runtime& runtime, History& h, int task_dir, uint64_t clock_before) {
+Observation observe(const lumen_runtime& runtime, History& h, uint64_t clock_before) {
   Observation seen;
   char state = '?';
-  if (!read_task_state(h.files, task_dir, h.tid, &state)) return seen;
+  if (!read_task_state(runtime, h.tid, &state)) return seen;
   if (state == 'R') {
     seen.known = true;  // on a CPU or waiting for one: not blocked
     return seen;
   }
   Whereabouts where;
   where.state = state;
-  if (!read_task_syscall(h.files, task_dir, h.tid, &where) || where.running) return seen;
+  if (!read_task_syscall(runtime, h.tid, &where) || where.running) return seen;
   if (state == 'T' || state == 't') {
     seen.blocked = Blocked::kStopped;
   } else if (where.call >= 0) {
@@ -145,17 +145,15 @@ void emit(const lumen_runtime& runtime, lumen_stream stream, History& h, const S
 
 }  // namespace
 
-void begin_thread_history(const lumen_runtime& runtime, ThreadSlot& slot, int task_dir) {
-  (void)runtime;
+void begin_thread_history(const lumen_runtime& runtime, ThreadSlot& slot) {
   History& h = slot.history;
   h.tid = slot.tid;
   SchedStat counters;
-  if (read_task_schedstat(h.files, task_dir, slot.tid, &counters)) h.counters = counters;
-  close_task_files(h.files);
+  if (read_task_schedstat(runtime, slot.tid, &counters)) h.counters = counters;
 }
 
-Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadSlot& slot, int task_dir,
-                      uint64_t now_ns, bool final) {
+Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadSlot& slot, uint64_t now_ns,
+                      bool final) {
   History& h = slot.history;
   h.tid = slot.tid;
   // Its CPU-time clock first: a thread that has not run since the previous
@@ -170,10 +168,7 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
     final = true;
     now_ns = h.last_ns;
   } else if (final || !h.known || clock != h.clock_ns) {
-    if (!read_task_schedstat(h.files, task_dir, slot.tid, &now) && !final) {
-      close_task_files(h.files);
-      return Reading::kUnread;
-    }
+    if (!read_task_schedstat(runtime, slot.tid, &now) && !final) return Reading::kUnread;
   }
   const bool ran = now.switches != h.counters.switches || now.cpu_ns != h.counters.cpu_ns;
   Observation seen{h.blocked, h.blocked_stack, h.known};
@@ -181,7 +176,7 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
     seen = Observation{};  // an ending thread runs; collection's end comes from a running thread or a frozen one
     if (!ran && h.known) seen = Observation{h.blocked, h.blocked_stack, true};
   } else if (ran || !h.known) {
-    seen = observe(runtime, h, task_dir, clock);
+    seen = observe(runtime, h, clock);
   }
 
   const int64_t wall = now_ns > h.last_ns ? static_cast<int64_t>(now_ns - h.last_ns) : 0;
@@ -248,7 +243,6 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
   h.known = seen.known;
   h.clock_ns = clock;
   h.latest = latest;
-  close_task_files(h.files);
   return gone ? Reading::kGone : Reading::kRead;
 }
 

@@ -25,13 +25,7 @@ using namespace lumen::states;
 const lumen_runtime* g_runtime = nullptr;
 lumen_stream g_stream = -1;
 std::atomic<bool> g_running{false};
-// /proc/self/task, the runtime's descriptor (out of the program's range):
-// a thread's files are opened relative to it. Opened by the sampling
-// thread, in a forked child again (self is another process there).
-std::atomic<int> g_task_dir{-1};
 __attribute__((tls_model("initial-exec"))) thread_local ThreadSlot* t_slot;
-
-int task_dir() { return g_task_dir.load(std::memory_order_acquire); }
 
 // Holds a live slot for reading; false when another holds it or it ended.
 bool hold(ThreadSlot& slot, int as) {
@@ -39,20 +33,13 @@ bool hold(ThreadSlot& slot, int as) {
   return slot.phase.compare_exchange_strong(expected, as, std::memory_order_acquire);
 }
 
-void open_task_dir() {
-  if (task_dir() >= 0) return;
-  const int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) g_task_dir.store(g_runtime->adopt_fd(fd), std::memory_order_release);
-}
-
 void tick() {
   if (!g_running.load(std::memory_order_acquire)) return;
-  open_task_dir();
   const int count = slot_count();
   for (int i = 0; i < count; ++i) {
     ThreadSlot& slot = slot_at(i);
     if (!hold(slot, kReading)) continue;
-    const Reading read = sample_thread(*g_runtime, g_stream, slot, task_dir(), g_runtime->now_ns(), false);
+    const Reading read = sample_thread(*g_runtime, g_stream, slot, g_runtime->now_ns(), false);
     release_slot(slot, read == Reading::kGone ? kFree : kLive);
   }
 }
@@ -70,7 +57,6 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
     std::snprintf(error, error_size, "cannot create the data file '%s'", kDataFile);
     return 1;
   }
-  open_task_dir();
   g_running.store(true, std::memory_order_release);
   if (runtime->run_periodic(static_cast<uint64_t>(interval), tick) != 0) {
     g_running.store(false, std::memory_order_release);
@@ -87,7 +73,7 @@ void thread_begin() {
     g_runtime->count_drop();
     return;
   }
-  begin_thread_history(*g_runtime, *t_slot, task_dir());
+  begin_thread_history(*g_runtime, *t_slot);
   publish_slot(*t_slot);
   // An empty interval from the thread itself: analysis lists a thread by the
   // data blocks it wrote, and the sampler writes the others for it.
@@ -110,8 +96,7 @@ void thread_end() {
     if (phase == kReading || phase == kReadingAwaited) phase = await_slot(*slot, kReading);
     if (phase != kLive) return;  // collection ended (written already), or the sampler let it go
   }
-  sample_thread(*g_runtime, g_stream, *slot, task_dir(), g_runtime->now_ns(),
-                true);
+  sample_thread(*g_runtime, g_stream, *slot, g_runtime->now_ns(), true);
   release_slot(*slot, kFree);
 }
 
@@ -125,19 +110,15 @@ void stop() {
     ThreadSlot& slot = slot_at(i);
     await_slot(slot, kEnding);
     if (!hold(slot, kReading)) continue;
-    sample_thread(*g_runtime, g_stream, slot, task_dir(), now, true);
+    sample_thread(*g_runtime, g_stream, slot, now, true);
     release_slot(slot, kClosed);
   }
 }
 
-// The parent's threads, descriptors and sampling thread are not the child's.
+// The parent's threads and sampling thread are not the child's.
 void fork_child() {
   t_slot = nullptr;
-  // The parent's /proc/self/task (self was the parent then).
-  if (task_dir() >= 0) g_runtime->close_fd(task_dir());
-  g_task_dir.store(-1, std::memory_order_release);
   forget_self_pid();
-  // Descriptors a reading had open when the parent forked (never the runtime's).
   forget_all_slots();
 }
 

@@ -1,40 +1,34 @@
 #include "task_files.h"
 
-#include <sys/syscall.h>
-#include <unistd.h>
-
 namespace lumen::states {
 
 namespace {
 
-constexpr const char* kNames[kTaskFileCount] = {"schedstat", "stat", "syscall"};
-
-template <typename Reader>
-bool read_file(TaskFiles& files, int task_dir, uint32_t tid, TaskFile which, Reader read) {
-  int& fd = files.fd[which];
-  if (fd < 0) fd = open_task_file(task_dir, tid, kNames[which]);
-  return fd >= 0 && read(fd);
+// Reads TID/NAME into `text`, terminated; stat is the longest (a few
+// hundred bytes: its command name is at most 16).
+template <size_t N>
+bool read_text(const lumen_runtime& runtime, uint32_t tid, const char* name, char (&text)[N]) {
+  const long n = runtime.read_task_file(tid, name, text, N - 1);
+  if (n <= 0) return false;
+  text[n] = '\0';
+  return true;
 }
 
 }  // namespace
 
-bool read_task_schedstat(TaskFiles& files, int task_dir, uint32_t tid, SchedStat* out) {
-  return read_file(files, task_dir, tid, kSchedstatFile, [&](int fd) { return read_schedstat(fd, out); });
+bool read_task_schedstat(const lumen_runtime& runtime, uint32_t tid, SchedStat* out) {
+  char text[96];
+  return read_text(runtime, tid, "schedstat", text) && parse_schedstat(text, out);
 }
 
-bool read_task_state(TaskFiles& files, int task_dir, uint32_t tid, char* state) {
-  return read_file(files, task_dir, tid, kStatFile, [&](int fd) { return read_state_letter(fd, state); });
+bool read_task_state(const lumen_runtime& runtime, uint32_t tid, char* state) {
+  char text[1024];
+  return read_text(runtime, tid, "stat", text) && parse_state_letter(text, state);
 }
 
-bool read_task_syscall(TaskFiles& files, int task_dir, uint32_t tid, Whereabouts* out) {
-  return read_file(files, task_dir, tid, kSyscallFile, [&](int fd) { return read_syscall(fd, out); });
-}
-
-void close_task_files(TaskFiles& files) {
-  for (int& fd : files.fd) {
-    if (fd >= 0) syscall(SYS_close, fd);
-    fd = -1;
-  }
+bool read_task_syscall(const lumen_runtime& runtime, uint32_t tid, Whereabouts* out) {
+  char text[256];
+  return read_text(runtime, tid, "syscall", text) && parse_syscall(text, out);
 }
 
 }  // namespace lumen::states

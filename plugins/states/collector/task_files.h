@@ -1,9 +1,10 @@
-// A thread's files under /proc/self/task/TID, opened (relative to a
-// descriptor of /proc/self/task: a short lookup) when a reading needs them
-// and closed after it. Held for the thread's life they would be three
-// descriptors a thread: more than the runtime's protected range holds, and
-// a program with many threads would meet them in its own range.
+// A thread's files under /proc/self/task/TID, read through the runtime
+// (lumen_runtime.read_task_file): it opens them on a thread with a
+// descriptor table of its own, so a reading never takes a descriptor number
+// from the program's range, not even for a moment.
 #pragma once
+
+#include <lumen/collector_plugin.h>
 
 #include <cstdint>
 
@@ -11,20 +12,9 @@
 
 namespace lumen::states {
 
-enum TaskFile { kSchedstatFile = 0, kStatFile = 1, kSyscallFile = 2, kTaskFileCount = 3 };
-
-// Open only during a reading (a forked child closes what the parent's
-// reading had open).
-struct TaskFiles {
-  int fd[kTaskFileCount] = {-1, -1, -1};
-};
-
-// Each reads one file of thread `tid` (`task_dir`: /proc/self/task, or -1).
-bool read_task_schedstat(TaskFiles& files, int task_dir, uint32_t tid, SchedStat* out);
-bool read_task_state(TaskFiles& files, int task_dir, uint32_t tid, char* state);
-bool read_task_syscall(TaskFiles& files, int task_dir, uint32_t tid, Whereabouts* out);
-
-// After a reading (or in a forked child): closes them.
-void close_task_files(TaskFiles& files);
+// Each reads and parses one file of thread `tid`; false when it cannot.
+bool read_task_schedstat(const lumen_runtime& runtime, uint32_t tid, SchedStat* out);
+bool read_task_state(const lumen_runtime& runtime, uint32_t tid, char* state);
+bool read_task_syscall(const lumen_runtime& runtime, uint32_t tid, Whereabouts* out);
 
 }  // namespace lumen::states

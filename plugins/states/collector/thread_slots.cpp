@@ -64,7 +64,6 @@ void forget_all_slots() {
   const int count = slot_count();
   for (int i = 0; i < count; ++i) {
     History& h = g_slots[i].history;
-    close_task_files(h.files);
     h = History{};
     g_slots[i].tid = 0;
     g_slots[i].phase.store(kFree, std::memory_order_release);

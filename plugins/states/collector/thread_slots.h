@@ -28,7 +28,6 @@ enum Phase : int {
 // What the sampler saw at the end of the thread's previous interval.
 struct History {
   uint32_t tid = 0;      // whose files these are
-  TaskFiles files;
   uint64_t last_ns = 0;
   SchedStat counters;
   // Wall time the counters did not explain yet: a wait for a CPU still
