@@ -11,6 +11,7 @@
 #include "runtime_state.h"
 #include "recording_control.h"
 #include "runtime_fds.h"
+#include "runtime_thread.h"
 #include "sample_thread.h"
 #include "signal_chain.h"
 #include "stack_capture.h"
@@ -85,6 +86,32 @@ const volatile uint64_t* runtime_latest_stack_of_thread() {
   return reinterpret_cast<const volatile uint64_t*>(&current_thread().latest_stack);
 }
 
+struct PluginThread {
+  void* (*body)(void*);
+  void* argument;
+};
+
+void* run_plugin_thread(void* start) {
+  const PluginThread thread = *static_cast<PluginThread*>(start);
+  const RuntimeGuard guard;  // the runtime's own for its whole life
+  delete static_cast<PluginThread*>(start);
+  mark_collector_thread();
+  return thread.body(thread.argument);
+}
+
+int runtime_start_thread(void* (*body)(void*), void* argument) {
+  if (body == nullptr) return -1;
+  const RuntimeGuard guard;
+  auto* start = new PluginThread{body, argument};
+  pthread_t thread;
+  if (!start_runtime_thread(&thread, run_plugin_thread, start, 256 * 1024)) {
+    delete start;
+    return -1;
+  }
+  pthread_detach(thread);
+  return 0;
+}
+
 const lumen_runtime kRuntime = {
     .open_stream = runtime_open_stream,
     .write_record = runtime_write_record,
@@ -105,6 +132,7 @@ const lumen_runtime kRuntime = {
     .latest_stack_of_thread = runtime_latest_stack_of_thread,
     .read_task_file = read_task_file,
     .observe_signal = observe_signal,
+    .start_thread = runtime_start_thread,
 };
 
 void log_failure(const std::string& plugin, const std::string& message) {

@@ -16,6 +16,7 @@
 
 
 #include "experiment_log.h"
+#include "held_task_files.h"
 #include "runtime_state.h"
 #include "runtime_thread.h"
 #include "thread_state.h"
@@ -69,10 +70,10 @@ int raw_openat(int directory, const char* path, int flags) {
   return static_cast<int>(syscall(SYS_openat, directory, path, flags, 0));
 }
 
-// Reads the file named relative to `directory` (AT_FDCWD for a full path),
-// by system call: the runtime's own reads never reach an interposer.
-long read_whole(int directory, const char* path, char* buffer, size_t size) {
-  const int fd = raw_openat(directory, path, O_RDONLY | O_CLOEXEC);
+// Reads the file by system call: the runtime's own reads never reach an
+// interposer.
+long read_whole(const char* path, char* buffer, size_t size) {
+  const int fd = raw_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -1;
   size_t filled = 0;
   while (filled < size) {
@@ -89,18 +90,15 @@ long read_whole(int directory, const char* path, char* buffer, size_t size) {
   return filled > 0 ? static_cast<long>(filled) : -1;
 }
 
-long read_task_file_at(int task_dir, uint32_t tid, const char* name, char* buffer, size_t size) {
+// Where the reading thread cannot have a table of its own: opened, read
+// and closed at once in the program's table.
+long read_in_programs_table(uint32_t tid, const char* name, char* buffer, size_t size) {
   char path[64];
-  if (tid == 0) {
+  if (tid == 0)
     std::snprintf(path, sizeof path, "/proc/self/%s", name);
-    return read_whole(AT_FDCWD, path, buffer, size);
-  }
-  if (task_dir >= 0) {
-    std::snprintf(path, sizeof path, "%u/%s", tid, name);
-    return read_whole(task_dir, path, buffer, size);
-  }
-  std::snprintf(path, sizeof path, "/proc/self/task/%u/%s", tid, name);
-  return read_whole(AT_FDCWD, path, buffer, size);
+  else
+    std::snprintf(path, sizeof path, "/proc/self/task/%u/%s", tid, name);
+  return read_whole(path, buffer, size);
 }
 
 // Closes every descriptor of this thread's (private) table: the copies of
@@ -140,7 +138,7 @@ long long monotonic_ns() {
 // Waits a few microseconds on a CPU for `word` to change from `value`;
 // returns what it then holds (still `value` when it did not change).
 uint32_t spin_while_equal(const std::atomic<uint32_t>& word, uint32_t value) {
-  constexpr long long kSpinNs = 30'000;
+  constexpr long long kSpinNs = 10'000;
   const long long until = monotonic_ns() + kSpinNs;
   uint32_t now = word.load(std::memory_order_acquire);
   for (int i = 0; now == value; ++i) {
@@ -169,7 +167,7 @@ void* run(void*) {
     if (g_stop.load(std::memory_order_acquire) != 0) break;
     served = asked;
     Request& r = g_request;
-    r.result = own_table ? read_task_file_at(task_dir, r.tid, r.name, r.bytes, r.size) : kNoPrivateTable;
+    r.result = own_table ? read_held_task_file(task_dir, r.tid, r.name, r.bytes, r.size) : kNoPrivateTable;
     g_answered.store(served, std::memory_order_release);
     futex(&g_answered, FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr);
   }
@@ -226,7 +224,7 @@ long read_task_file(uint32_t tid, const char* name, char* buffer, size_t size) {
       g_state.store(kUnavailable, std::memory_order_release);
     }
   }
-  if (g_state.load(std::memory_order_acquire) == kUnavailable) result = read_task_file_at(-1, tid, name, buffer, size);
+  if (g_state.load(std::memory_order_acquire) == kUnavailable) result = read_in_programs_table(tid, name, buffer, size);
   unlock();
   return result;
 }
@@ -249,6 +247,7 @@ void task_file_reader_after_fork() {
   g_asked.store(0, std::memory_order_relaxed);
   g_answered.store(0, std::memory_order_relaxed);
   g_state.store(kNoThread, std::memory_order_relaxed);
+  forget_held_task_files();
 }
 
 }  // namespace lumen::collector

@@ -171,6 +171,17 @@ typedef struct lumen_runtime {
    * another plugin's samples (the OpenMP plugin records the thread's OMPT
    * state at each clock sample). Returns 0, or -1 when no slot is left. */
   int (*observe_signal)(int signal, lumen_signal_handler observer);
+
+  /* Not signal-safe. Starts a detached thread of the runtime's own running
+   * body(argument), for a plugin's background work that is not periodic
+   * (a compressor fed by the program's threads): every signal blocked from
+   * its first instruction, nothing it calls traced, no thread_begin, and
+   * named in the experiment log as the collector's, so analysis leaves it
+   * out of the program's threads. The runtime does not join it: body
+   * returns when the plugin tells it to (in stop, and fork_child in a
+   * child, where the thread does not exist). Returns 0, or -1 when no
+   * thread could be started. */
+  int (*start_thread)(void* (*body)(void*), void* argument);
 } lumen_runtime;
 
 /* Services a collector half offers to collect itself, in collect's process

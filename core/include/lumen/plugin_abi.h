@@ -64,7 +64,8 @@ extern "C" {
  *    given; lumen_analysis_descriptor.decodes_in_parts: a decoder that
  *    keeps nothing across records, so er_print may decode parts of its
  *    file on several threads; lumen_runtime.observe_signal: a plugin
- *    annotates another's samples. */
+ *    annotates another's samples; lumen_runtime.start_thread: a plugin's
+ *    background thread, the runtime's own. */
 #define LUMEN_PLUGIN_ABI_VERSION 8u
 
 /* What a plugin's factory functions (and an interposer's definitions) are

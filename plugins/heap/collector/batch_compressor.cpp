@@ -259,29 +259,12 @@ void* run(void*) {
   return nullptr;
 }
 
+// A thread of the runtime's own: the program never sees it, nor does
+// analysis among the program's threads.
 bool create_thread() {
-  using PthreadCreate = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
-  static const auto real_create = lumen::next_function<PthreadCreate>("pthread_create", "GLIBC_2.34");
-  if (real_create == nullptr) return false;
   g_stop.store(0, std::memory_order_release);
   g_done.store(0, std::memory_order_release);
-  // Every signal blocked from its first instruction: the program's signals
-  // go to its own threads.
-  sigset_t all, previous;
-  sigfillset(&all);
-  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &previous, sizeof(long));
-  pthread_attr_t attributes;
-  pthread_attr_init(&attributes);
-  pthread_attr_setstacksize(&attributes, 128 * 1024);
-  pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-  pthread_t thread;
-  bool created;
-  {
-    const lumen::TraceGuard inside(g_runtime);  // the thread's stack and TLS are not the program's
-    created = real_create(&thread, &attributes, run, nullptr) == 0;
-  }
-  pthread_attr_destroy(&attributes);
-  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &previous, nullptr, sizeof(long));
+  const bool created = g_runtime->start_thread(run, nullptr) == 0;
   if (!created) g_done.store(1, std::memory_order_release);
   return created;
 }

@@ -408,6 +408,9 @@ TEST(HeapWithClock, ThreadsStayExactUnderOneMillisecondProfiling) {
   for (const char* function : {"pool_allocate", "pool_churn"})
     expect_function_equals_truth(rows, function, c.truth.at("functions").at(function), "i.");
   EXPECT_GT(value(rows, "<Total>", "i.totalcpu"), 0.0);
+  // The program's five threads: the compressor is the runtime's own.
+  const json threads = er_print_json({"-thread_list"}, c.experiment);
+  EXPECT_EQ(threads.at("rows").size(), 5u) << threads.dump();
 }
 
 TEST(HeapProfile, ShippedProfileTracesTheHeap) {
