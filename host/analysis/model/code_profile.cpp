@@ -33,6 +33,7 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
   };
   std::vector<ShapedFrame> frames;
   std::vector<Placed> placed;
+  std::vector<size_t> next_shown;  // per frame: the index of the next shown frame outward (frames.size(): none)
   std::vector<AddressKey> seen_addresses;
   std::vector<LineKey> seen_lines;
   for (size_t s = 0; s < profile.stacks().size(); ++s) {
@@ -53,6 +54,9 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
     // source file of the next frame the mode shows (the body a compiler
     // outlined keeps the lines of the function it came from), as part of
     // that frame's function; other hidden frames (a runtime's) do not.
+    next_shown.assign(frames.size(), frames.size());
+    for (size_t i = frames.size(); i-- > 1;)
+      next_shown[i - 1] = !frames[i].hidden && !frames[i].inlined ? i : next_shown[i];
     placed.clear();
     bool leaf = true;
     for (size_t i = 0; i < frames.size(); ++i) {
@@ -64,9 +68,8 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
       if (!key) continue;
       FunctionId function = frame.function;
       if (frame.hidden) {
-        const auto shown = std::find_if(frames.begin() + static_cast<std::ptrdiff_t>(i) + 1, frames.end(),
-                                        [](const ShapedFrame& f) { return !f.hidden && !f.inlined; });
-        if (shown == frames.end()) continue;
+        if (next_shown[i] == frames.size()) continue;
+        const ShapedFrame* shown = &frames[next_shown[i]];
         const auto shown_key = address_of(*shown);
         if (!shown_key) continue;
         const auto& line = line_of(*key);
