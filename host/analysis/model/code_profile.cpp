@@ -1,7 +1,5 @@
 #include "code_profile.h"
 
-#include <lumen/record_format.h>
-
 #include <algorithm>
 
 namespace lumen::analysis {
@@ -19,45 +17,87 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
                          ProgramStructure& structure)
     : total_(profile.functions().total()) {
   std::map<AddressKey, std::optional<LineKey>> line_cache;
+  const auto line_of = [&](const AddressKey& key) -> const std::optional<LineKey>& {
+    auto [cached, inserted] = line_cache.try_emplace(key);
+    if (inserted) {
+      const ObjectSymbols* symbols = structure.symbols(key.first);
+      if (symbols != nullptr)
+        if (const auto line = symbols->source_line(key.second)) cached->second = LineKey{line->file, line->line};
+    }
+    return cached->second;
+  };
+  struct Placed {
+    AddressKey address;
+    FunctionId function;
+    bool exclusive;
+  };
+  std::vector<ShapedFrame> frames;
+  std::vector<Placed> placed;
+  std::vector<size_t> next_shown;  // per frame: the index of the next shown frame outward (frames.size(): none)
   std::vector<AddressKey> seen_addresses;
   std::vector<LineKey> seen_lines;
   for (size_t s = 0; s < profile.stacks().size(); ++s) {
     const UniqueStack& stack = profile.stacks()[s];
-    const Experiment& experiment = *experiments[stack.experiment];
-    // A traced call's own frame (its leaf) is no instruction of the
-    // program's: its callers' lines hold its value inclusively only.
-    const uint64_t recorded = experiment.recorded_stack(stack.stack_id);
-    const bool leaf_recorded = recorded == stack.stack_id;
-    const auto pcs = experiment.stacks().pcs(recorded);
-    const uint32_t flags = experiment.stacks().flags(recorded);
+    const LoadObjectMap& map = experiments[stack.experiment]->loadobjects();
+    const auto address_of = [&](const ShapedFrame& frame) -> std::optional<AddressKey> {
+      if (!frame.code) return std::nullopt;
+      const auto code = structure.code_address(map, stack.epoch, frame.pc, frame.is_return);
+      if (!code) return std::nullopt;
+      return AddressKey{code->object, code->address};
+    };
+    profile.shaped_frames(stack, frames);
+    // The frames whose instructions count, leaf first. Exclusive goes to
+    // the first one when no shown frame comes before it: a traced call's
+    // own frame or an artificial function at the leaf holds its time at
+    // no instruction. Functions inlined at a PC count with the frame
+    // holding it. A frame the mode hides counts when it is code of the
+    // source file of the next frame the mode shows (the body a compiler
+    // outlined keeps the lines of the function it came from), as part of
+    // that frame's function; other hidden frames (a runtime's) do not.
+    next_shown.assign(frames.size(), frames.size());
+    for (size_t i = frames.size(); i-- > 1;)
+      next_shown[i - 1] = !frames[i].hidden && !frames[i].inlined ? i : next_shown[i];
+    placed.clear();
+    bool leaf = true;
+    for (size_t i = 0; i < frames.size(); ++i) {
+      const ShapedFrame& frame = frames[i];
+      if (frame.inlined) continue;
+      const bool exclusive = leaf;
+      if (!frame.hidden) leaf = false;
+      const auto key = address_of(frame);
+      if (!key) continue;
+      FunctionId function = frame.function;
+      if (frame.hidden) {
+        if (next_shown[i] == frames.size()) continue;
+        const ShapedFrame* shown = &frames[next_shown[i]];
+        const auto shown_key = address_of(*shown);
+        if (!shown_key) continue;
+        const auto& line = line_of(*key);
+        const auto& shown_line = line_of(*shown_key);
+        if (!line || !shown_line || line->file != shown_line->file) continue;
+        function = shown->function;
+        leaf = false;
+      }
+      placed.push_back({*key, function, exclusive});
+    }
     const auto values = profile.values(s);
     seen_addresses.clear();
     seen_lines.clear();
-    for (size_t i = 0; i < pcs.size(); ++i) {
-      const bool is_return = i > 0 || (flags & LUMEN_STACK_LEAF_IS_RETURN) != 0;
-      const auto code = structure.code_address(experiment.loadobjects(), stack.epoch, pcs[i], is_return);
-      if (!code) continue;
-      const AddressKey key{code->object, code->address};
-      CodeMetrics& at = addresses_[key];
-      // The function that holds the code (frames may also list inlined ones).
-      at.function = structure.function_at(experiment.loadobjects(), stack.epoch, pcs[i], is_return);
-      if (i == 0 && leaf_recorded) add(at.exclusive, values);
-      if (std::find(seen_addresses.begin(), seen_addresses.end(), key) == seen_addresses.end()) {
-        seen_addresses.push_back(key);
+    for (const Placed& p : placed) {
+      CodeMetrics& at = addresses_[p.address];
+      at.function = p.function;
+      if (p.exclusive) add(at.exclusive, values);
+      if (std::find(seen_addresses.begin(), seen_addresses.end(), p.address) == seen_addresses.end()) {
+        seen_addresses.push_back(p.address);
         add(at.inclusive, values);
       }
-      auto [cached, inserted] = line_cache.try_emplace(key);
-      if (inserted) {
-        const ObjectSymbols* symbols = structure.symbols(code->object);
-        if (symbols != nullptr)
-          if (const auto line = symbols->source_line(code->address)) cached->second = LineKey{line->file, line->line};
-      }
-      if (!cached->second) continue;
-      CodeMetrics& line = lines_[*cached->second];
-      if (line.function == kUnknownFunction) line.function = at.function;
-      if (i == 0 && leaf_recorded) add(line.exclusive, values);
-      if (std::find(seen_lines.begin(), seen_lines.end(), *cached->second) == seen_lines.end()) {
-        seen_lines.push_back(*cached->second);
+      const auto& line_key = line_of(p.address);
+      if (!line_key) continue;
+      CodeMetrics& line = lines_[*line_key];
+      if (line.function == kUnknownFunction) line.function = p.function;
+      if (p.exclusive) add(line.exclusive, values);
+      if (std::find(seen_lines.begin(), seen_lines.end(), *line_key) == seen_lines.end()) {
+        seen_lines.push_back(*line_key);
         add(line.inclusive, values);
       }
     }

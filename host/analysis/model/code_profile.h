@@ -1,8 +1,11 @@
 // Metrics at the level of instructions and source lines: every frame of
-// every unique stack of a StackProfile placed at its object and file address
-// (return addresses moved back into their call), and that address at its
-// source line. Exclusive goes to the leaf; inclusive once to each distinct
-// address (and line) on the stack.
+// every unique stack of a StackProfile, as the profile's view mode shapes
+// it, placed at its object and file address (return addresses moved back
+// into their call), and that address at its source line. Exclusive goes to
+// the leaf; inclusive once to each distinct address (and line) on the
+// stack. Frames the mode hides count only where they are code of the next
+// shown frame's source file (an outlined OpenMP body in user mode);
+// artificial functions hold their time at no line.
 #pragma once
 
 #include <map>

@@ -97,6 +97,12 @@ class StackProfile {
     return {values_.data() + stack_index * metric_count_, metric_count_};
   }
   std::span<const FunctionId> frames(const UniqueStack& s) const { return {frames_.data() + s.first_frame, s.depth}; }
+  // The stack's frames with their PCs as the profile's mode shapes them,
+  // hidden frames in their places (view_mode.h): what the code-level views
+  // place at instructions and lines. Shaped anew on each call.
+  void shaped_frames(const UniqueStack& s, std::vector<ShapedFrame>& out) const {
+    shaper_->shaped_frames(s.experiment, s.epoch, s.stack_id, s.chain, out);
+  }
   size_t metric_count() const { return metric_count_; }
 
   // (experiment, kernel thread id) -> what its selected events hold.

@@ -117,15 +117,17 @@ StackShaper::StackShaper(const std::vector<std::unique_ptr<Experiment>>& experim
       stitches_(experiments, mode) {}
 
 bool StackShaper::append_recorded(const Experiment& experiment, uint32_t epoch, uint64_t stack_id,
-                                  std::vector<Frame>& out) {
+                                  std::vector<ShapedFrame>& out) {
   if (is_artificial_stack(stack_id)) {
-    out.push_back({structure_.artificial_function(experiment.artificial_function(stack_id)), 0});
+    out.push_back({.function = structure_.artificial_function(experiment.artificial_function(stack_id))});
     return false;
   }
   if (is_traced_call_stack(stack_id)) {
+    // The traced call's own frame: its function's entry, no instruction
+    // the program ran.
     const Experiment::TracedCall& call = experiment.traced_call(stack_id);
     const auto [function, pc] = structure_.traced_function(experiment.loadobjects(), epoch, call.function);
-    out.push_back({function, pc});
+    out.push_back({.function = function, .pc = pc});
     stack_id = call.stack_id;
   }
   const auto pcs = experiment.stacks().pcs(stack_id);
@@ -134,59 +136,83 @@ bool StackShaper::append_recorded(const Experiment& experiment, uint32_t epoch, 
     const bool is_return = i > 0 || (flags & LUMEN_STACK_LEAF_IS_RETURN) != 0;
     if (inline_frames_)
       for (const FunctionId f : structure_.inlined_at(experiment.loadobjects(), epoch, pcs[i], is_return))
-        out.push_back({f, pcs[i]});
-    out.push_back({structure_.function_at(experiment.loadobjects(), epoch, pcs[i], is_return), pcs[i]});
+        out.push_back({.function = f, .pc = pcs[i], .is_return = is_return, .code = true, .inlined = true});
+    out.push_back({.function = structure_.function_at(experiment.loadobjects(), epoch, pcs[i], is_return),
+                   .pc = pcs[i],
+                   .is_return = is_return,
+                   .code = true});
   }
   return (flags & LUMEN_STACK_TRUNCATED) != 0;
 }
 
-void StackShaper::fold(const Experiment& experiment, std::vector<Frame>& frames) {
+void StackShaper::fold(const Experiment& experiment, std::vector<ShapedFrame>& frames) {
   std::vector<lumen_view_frame> view;
+  std::vector<size_t> visible;  // index into frames of each frame the plugin sees
   std::vector<lumen_folded_frame> folded;
   for (const DataFile& file : experiment.data_files()) {
     const lumen_fold_stack fold_stack = file.half->descriptor->fold_stack;
-    if (fold_stack == nullptr || frames.empty()) continue;
+    if (fold_stack == nullptr) continue;
     view.clear();
-    for (const Frame& frame : frames) {
-      const Function& f = structure_.function(frame.function);
-      view.push_back({frame.pc, f.long_name.empty() ? f.name.c_str() : f.long_name.c_str(),
+    visible.clear();
+    for (size_t i = 0; i < frames.size(); ++i) {
+      if (frames[i].hidden) continue;
+      const Function& f = structure_.function(frames[i].function);
+      view.push_back({frames[i].pc, f.long_name.empty() ? f.name.c_str() : f.long_name.c_str(),
                       structure_.object(f.object).name.c_str()});
+      visible.push_back(i);
     }
-    folded.assign(frames.size() + 1, lumen_folded_frame{-1, nullptr});
+    if (view.empty()) continue;
+    folded.assign(view.size() + 1, lumen_folded_frame{-1, nullptr});
     const size_t count =
         std::min(fold_stack(static_cast<lumen_view_mode>(mode_), view.data(), view.size(), folded.data()),
                  folded.size());
-    std::vector<Frame> shown;
+    // Frames the plugin leaves out stay where they were, hidden: the
+    // code-level views still place their PCs.
+    std::vector<ShapedFrame> shaped;
+    size_t next = 0;  // the first frame not placed yet
+    const auto hide_up_to = [&](size_t end) {
+      for (; next < end; ++next) {
+        shaped.push_back(frames[next]);
+        shaped.back().hidden = true;
+      }
+    };
     for (size_t i = 0; i < count; ++i) {
       const lumen_folded_frame& f = folded[i];
-      if (f.frame >= 0 && static_cast<size_t>(f.frame) < frames.size())
-        shown.push_back(frames[static_cast<size_t>(f.frame)]);
-      else if (f.frame < 0 && f.artificial != nullptr)
-        shown.push_back({structure_.artificial_function(f.artificial), 0});
+      if (f.frame >= 0 && static_cast<size_t>(f.frame) < visible.size()) {
+        const size_t at = visible[static_cast<size_t>(f.frame)];
+        hide_up_to(at);
+        shaped.push_back(frames[at]);
+        next = std::max(next, at + 1);
+      } else if (f.frame < 0 && f.artificial != nullptr) {
+        shaped.push_back({.function = structure_.artificial_function(f.artificial)});
+      }
     }
-    frames = std::move(shown);
+    hide_up_to(frames.size());
+    frames = std::move(shaped);
   }
 }
 
-void StackShaper::frames(size_t experiment_index, uint32_t epoch, uint64_t stack_id, uint32_t chain,
-                         std::vector<FunctionId>& out) {
+bool StackShaper::shape(size_t experiment_index, uint32_t epoch, uint64_t stack_id, uint32_t chain,
+                        std::vector<ShapedFrame>& frames) {
   const Experiment& experiment = *experiments_[experiment_index];
-  std::vector<Frame> frames;
+  frames.clear();
   bool truncated = append_recorded(experiment, epoch, stack_id, frames);
   if (chain != 0) {
     for (const Stitch& stitch : stitches_.chain(experiment_index, chain)) {
-      std::vector<Frame> rest;
+      std::vector<ShapedFrame> rest;
       if (stitch.anchor_pc == LUMEN_STITCH_KEEP_FRAMES) {
-        if (!stitch.leaf.empty()) frames.insert(frames.begin(), Frame{structure_.artificial_function(stitch.leaf), 0});
+        if (!stitch.leaf.empty())
+          frames.insert(frames.begin(), ShapedFrame{.function = structure_.artificial_function(stitch.leaf)});
         continue;  // the next outer stitch applies too
       }
       if (stitch.anchor_pc != 0) {
         const FunctionId anchor = structure_.function_at(experiment.loadobjects(), epoch, stitch.anchor_pc, false);
-        const auto at = std::find_if(frames.begin(), frames.end(), [&](const Frame& f) { return f.function == anchor; });
+        const auto at =
+            std::find_if(frames.begin(), frames.end(), [&](const ShapedFrame& f) { return f.function == anchor; });
         if (at == frames.end()) continue;  // not in the region's body: as recorded
         rest.assign(frames.begin(), at + 1);
       } else if (!stitch.leaf.empty()) {
-        rest.push_back({structure_.artificial_function(stitch.leaf), 0});
+        rest.push_back({.function = structure_.artificial_function(stitch.leaf)});
       }
       truncated = false;
       if (stitch.parent_stack_id != LUMEN_NO_STACK)
@@ -196,8 +222,16 @@ void StackShaper::frames(size_t experiment_index, uint32_t epoch, uint64_t stack
     }
   }
   fold(experiment, frames);
+  return truncated;
+}
+
+void StackShaper::frames(size_t experiment_index, uint32_t epoch, uint64_t stack_id, uint32_t chain,
+                         std::vector<FunctionId>& out) {
+  std::vector<ShapedFrame> frames;
+  const bool truncated = shape(experiment_index, epoch, stack_id, chain, frames);
   out.clear();
-  for (const Frame& frame : frames) out.push_back(frame.function);
+  for (const ShapedFrame& frame : frames)
+    if (!frame.hidden) out.push_back(frame.function);
   if (out.empty()) out.push_back(kUnknownFunction);
   if (truncated) out.push_back(kTruncatedFunction);
 }

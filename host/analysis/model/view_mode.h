@@ -53,6 +53,17 @@ class Stitches {
   std::vector<std::vector<std::vector<Stitch>>> chains_;                      // [experiment][id - 1]
 };
 
+// A frame of a stack as a mode shapes it, with what the code-level views
+// (lines, instructions) need of it.
+struct ShapedFrame {
+  FunctionId function = kUnknownFunction;
+  uint64_t pc = 0;         // as recorded; 0 for an artificial function
+  bool is_return = false;  // the PC follows a call: the call is what ran
+  bool code = false;       // an instruction of the program's: no artificial function, no traced call's own frame
+  bool inlined = false;    // a function inlined at the PC; the frame after it holds the PC
+  bool hidden = false;     // a frame the mode does not show (kept in its place for code-level views)
+};
+
 // The function frames (leaf first) of one recorded stack, as a mode shows
 // it: recorded frames (with inlined functions when asked), stitched, then
 // folded by every plugin of the experiment that folds.
@@ -65,15 +76,19 @@ class StackShaper {
     return stitches_.chain_at(experiment, thread_id, time_ns);
   }
   void frames(size_t experiment, uint32_t epoch, uint64_t stack_id, uint32_t chain, std::vector<FunctionId>& out);
+  // The same stack with its PCs, and the frames the mode hides left in
+  // their places, marked hidden (no <Truncated-stack> or <Unknown> added).
+  void shaped_frames(size_t experiment, uint32_t epoch, uint64_t stack_id, uint32_t chain,
+                     std::vector<ShapedFrame>& out) {
+    shape(experiment, epoch, stack_id, chain, out);
+  }
 
  private:
-  struct Frame {
-    FunctionId function;
-    uint64_t pc;  // 0 for an artificial function
-  };
+  // Returns whether the stack was truncated.
+  bool shape(size_t experiment, uint32_t epoch, uint64_t stack_id, uint32_t chain, std::vector<ShapedFrame>& out);
   // Appends a recorded stack's frames; returns whether it was truncated.
-  bool append_recorded(const Experiment& experiment, uint32_t epoch, uint64_t stack_id, std::vector<Frame>& out);
-  void fold(const Experiment& experiment, std::vector<Frame>& frames);
+  bool append_recorded(const Experiment& experiment, uint32_t epoch, uint64_t stack_id, std::vector<ShapedFrame>& out);
+  void fold(const Experiment& experiment, std::vector<ShapedFrame>& frames);
 
   const std::vector<std::unique_ptr<Experiment>>& experiments_;
   ProgramStructure& structure_;

@@ -244,6 +244,87 @@ TEST_P(OmpTracing, MachineModeShowsTheRuntimeAndEveryModeTheSameTotals) {
   }
 }
 
+// The rows of `-source FUNCTION` in `mode` that are lines of the file.
+std::vector<json> source_lines(const std::filesystem::path& experiment, const std::string& mode,
+                               const std::string& function) {
+  // The program's source where it is (a compiler cache may have recorded another tree's path).
+  const json view = er_print_json({"-viewmode", mode, "-addpath", LUMEN_OMP_TARGETS_SOURCE_DIR, "-metrics",
+                                   "e.totalcpu:i.totalcpu:name", "-source", function},
+                                  experiment);
+  std::vector<json> lines;
+  for (const json& row : view.at("rows"))
+    if (row.at("kind") == "line") lines.push_back(row);
+  return lines;
+}
+
+// The first line from `from` on whose text holds `part`; lines.size() when none does.
+size_t line_holding(const std::vector<json>& lines, const std::string& part, size_t from = 0) {
+  for (size_t i = from; i < lines.size(); ++i)
+    if (lines[i].at("name").get<std::string>().find(part) != std::string::npos) return i;
+  return lines.size();
+}
+
+double cell(const json& row, const std::string& metric) { return row.at("values").at(metric).get<double>(); }
+
+// User mode's source of the function holding a parallel region: the line
+// of the region's body holds the work of both threads of the team (the
+// outlined body keeps the region's line numbers), the construct's line
+// the worker's part of the region too (machine mode gives it only the
+// encountering thread's), and the call in main the function's inclusive
+// time. The program splits the region's work 0.1 s / 0.4 s.
+TEST_P(OmpTracing, UserModeSourceHoldsEveryThreadsWorkOnTheRegionsLines) {
+  const json lines = er_print_json({"-viewmode", "machine", "-lines"}, run_->experiment);
+  if (lines.dump().find("omp_target.c") == std::string::npos)
+    GTEST_SKIP() << "er_print reads no line of this build's omp_target.c in any mode (clang 14's line table)";
+  const double work = run_->truth.at("imbalanced_work").get<double>();
+  const double worker_work = 0.8 * work;
+  const auto user = source_lines(run_->experiment, "user", "imbalanced_region");
+  const auto machine = source_lines(run_->experiment, "machine", "imbalanced_region");
+  ASSERT_EQ(user.size(), machine.size());
+  const size_t function = line_holding(user, "imbalanced_region(void)");
+  const size_t body = line_holding(user, "timed_work(imbalanced_work", function);
+  const size_t call = line_holding(user, "imbalanced_region();", line_holding(user, "int main(void)"));
+  ASSERT_LT(body, user.size());
+  ASSERT_LT(call, user.size());
+  // The call starting the region is on the function's first line or the
+  // construct's, as the compiler placed it: the busiest line before the body.
+  size_t construct = function;
+  for (size_t i = function; i < body; ++i)
+    if (cell(user[i], "i.totalcpu") > cell(user[construct], "i.totalcpu")) construct = i;
+  EXPECT_NEAR(cell(user[body], "i.totalcpu"), work, sampling_tolerance(work, kInterval));
+  EXPECT_NEAR(cell(user[construct], "i.totalcpu") - cell(machine[construct], "i.totalcpu"), worker_work,
+              sampling_tolerance(worker_work, kInterval));
+  EXPECT_GE(cell(user[construct], "i.totalcpu"), work - sampling_tolerance(work, kInterval));
+  const auto functions = rows_in_mode(run_->experiment, "user");
+  EXPECT_NEAR(cell(user[call], "i.totalcpu"), value(functions, "imbalanced_region", "i.totalcpu"), 1e-6);
+}
+
+// In user mode no line or PC is the runtime's, the time of the artificial
+// functions is exclusive to no line, and every mode has the same total.
+TEST_P(OmpTracing, UserModeLinesHoldNoRuntimeAndNoArtificialTime) {
+  const json lines = er_print_json({"-viewmode", "user", "-metrics", "e.totalcpu:i.totalcpu:name", "-lines"},
+                                   run_->experiment);
+  const json pcs = er_print_json({"-viewmode", "user", "-metrics", "e.totalcpu:name", "-pcs"}, run_->experiment);
+  double on_lines = 0;
+  for (const json& row : lines.at("rows")) {
+    if (row.at("name") == "<Total>") continue;
+    EXPECT_EQ(row.at("name").get<std::string>().rfind("<OMP-", 0), std::string::npos) << row.dump();
+    on_lines += cell(row, "e.totalcpu");
+  }
+  for (const json& row : pcs.at("rows"))
+    EXPECT_EQ(row.value("load_object", "").find(GetParam().library), std::string::npos) << row.dump();
+  const auto functions = rows_in_mode(run_->experiment, "user");
+  double artificial = 0;
+  for (const auto& [name, row] : functions)
+    if (name.rfind("<OMP-", 0) == 0) artificial += row.at("e.totalcpu").get<double>();
+  const double total = value(functions, "<Total>", "e.totalcpu");
+  EXPECT_GT(artificial, 0.0);
+  EXPECT_LE(on_lines + artificial, total + 1e-6);
+  for (const char* mode : {"user", "expert", "machine"})
+    for (const char* view : {"-lines", "-pcs"})
+      EXPECT_EQ(value(rows_in_mode(run_->experiment, mode, view), "<Total>", "e.totalcpu"), total) << mode << view;
+}
+
 INSTANTIATE_TEST_SUITE_P(Runtimes, OmpTracing, testing::ValuesIn(kRuntimes),
                          [](const testing::TestParamInfo<Runtime>& info) { return std::string(info.param.name); });
 
