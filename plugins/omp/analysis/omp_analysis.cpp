@@ -29,10 +29,13 @@ const lumen_metric_def kMetrics[] = {
      "workers, from the trace"},
     // With clock profiling: its samples split by whether they fell in a
     // wait of their thread (kIntervalSplit). The decoder leaves both at 0.
+    // The default metric list shows them inclusive only, as gprofng does.
     {"ompwork", "OpenMP Work", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
-     "CPU time doing work, serial or parallel, user code or the OpenMP runtime's (clock samples outside waits)"},
+     "CPU time doing work, serial or parallel, user code or the OpenMP runtime's (clock samples outside waits)",
+     LUMEN_FLAVOR_INCLUSIVE},
     {"ompwait", "OpenMP Wait", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
-     "CPU time waiting in the OpenMP runtime (clock samples inside waits; small unless OMP_WAIT_POLICY=active)"},
+     "CPU time waiting in the OpenMP runtime (clock samples inside waits; small unless OMP_WAIT_POLICY=active)",
+     LUMEN_FLAVOR_INCLUSIVE},
 };
 
 const lumen_interval_split kIntervalSplit = {0 /* omptwait */, "totalcpu", 2 /* ompwait */, 1 /* ompwork */};
