@@ -86,6 +86,8 @@ std::string manifest_text(const ManifestData& m) {
     out << YAML::Key << "unit" << YAML::Value << word_of(kUnits, metric.unit);
     out << YAML::Key << "flavors" << YAML::Value << metric.flavors;
     out << YAML::Key << "description" << YAML::Value << YAML::DoubleQuoted << metric.description;
+    out << YAML::Key << "default_flavors" << YAML::Value << metric.default_flavors;
+    out << YAML::Key << "hidden_by_default" << YAML::Value << metric.hidden_by_default;
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
@@ -187,6 +189,14 @@ class ManifestReader {
     }
   }
 
+  bool truth(const YAML::Node& map, const char* key) const {
+    try {
+      return map[key].as<bool>();
+    } catch (const YAML::Exception&) {
+      fail(map[key], std::string("'") + key + "' is not true or false");
+    }
+  }
+
   template <typename Enum>
   Enum named(const YAML::Node& map, const char* key, const std::map<Enum, std::string>& words) const {
     const std::string value = word(map, key, true);
@@ -226,7 +236,9 @@ class ManifestReader {
     for (const YAML::Node& m : list(node, "metrics")) {
       if (!m.IsMap()) fail(m, "a metric is a map");
       a.metrics.push_back({word(m, "keyword", true), word(m, "title"), named(m, "unit", kUnits),
-                           number<uint32_t>(m, "flavors"), word(m, "description")});
+                           number<uint32_t>(m, "flavors"), word(m, "description"),
+                           m["default_flavors"] ? number<uint32_t>(m, "default_flavors") : 0u,
+                           m["hidden_by_default"] && truth(m, "hidden_by_default")});
     }
     for (const YAML::Node& d : list(node, "derived_metrics")) {
       if (!d.IsMap()) fail(d, "a derived metric is a map");
@@ -237,13 +249,7 @@ class ManifestReader {
       if (!v.IsMap()) fail(v, "a view is a map");
       a.views.push_back({word(v, "command", true), word(v, "help")});
     }
-    if (node["configures"]) {
-      try {
-        a.configures = node["configures"].as<bool>();
-      } catch (const YAML::Exception&) {
-        fail(node["configures"], "'configures' is not true or false");
-      }
-    }
+    if (node["configures"]) a.configures = truth(node, "configures");
   }
 
   std::filesystem::path file_;

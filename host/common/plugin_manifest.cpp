@@ -37,7 +37,8 @@ AnalysisSpec describe_analysis(const lumen_analysis_descriptor& d) {
   spec.version = text(d.version);
   for (size_t i = 0; i < d.metric_count; ++i) {
     const lumen_metric_def& m = d.metrics[i];
-    spec.metrics.push_back({text(m.keyword), text(m.title), m.unit, m.flavors, text(m.description)});
+    spec.metrics.push_back({text(m.keyword), text(m.title), m.unit, m.flavors, text(m.description),
+                            m.default_flavors, m.hidden_by_default != 0});
   }
   for (size_t i = 0; i < d.derived_metric_count; ++i) {
     const lumen_derived_metric_def& m = d.derived_metrics[i];
@@ -124,7 +125,8 @@ DescribedPlugin::DescribedPlugin(ManifestData data, std::filesystem::path file)
 
   const AnalysisSpec& a = data_.analysis;
   for (const MetricSpec& m : a.metrics)
-    metrics_.push_back({m.keyword.c_str(), m.title.c_str(), m.unit, m.flavors, m.description.c_str()});
+    metrics_.push_back({m.keyword.c_str(), m.title.c_str(), m.unit, m.flavors, m.description.c_str(),
+                        m.default_flavors, m.hidden_by_default ? 1 : 0});
   for (const DerivedMetricSpec& m : a.derived_metrics)
     derived_.push_back(
         {m.keyword.c_str(), m.title.c_str(), m.numerator.c_str(), m.denominator.c_str(), m.description.c_str()});

@@ -49,6 +49,8 @@ struct MetricSpec {
   lumen_metric_unit unit = LUMEN_UNIT_COUNT;
   uint32_t flavors = 0;
   std::string description;
+  uint32_t default_flavors = 0;  // 0: all of `flavors`
+  bool hidden_by_default = false;
   bool operator==(const MetricSpec&) const = default;
 };
 

@@ -288,11 +288,10 @@ const std::vector<Command>& refused_commands() {
       refusal("ifreq", "", "instruction frequencies need Oracle's count data (collect -c), which needs binary "
                            "instrumentation this collector does not do"),
       refusal("preload_libdirs", "DIRS", "it places gprofng's own collector libraries; collect finds lumen's itself"),
-      refusal("ioactivity", "", "no I/O tracing plugin is installed (the SDK example in examples/ offers it: "
-                                "er_print --plugin DIR)"),
-      refusal("iodetail", "", "no I/O tracing plugin is installed (the SDK example in examples/ offers it)"),
-      refusal("iocallstack", "", "no I/O tracing plugin is installed (the SDK example in examples/ offers it)"),
-      refusal("iostat", "", "no I/O tracing plugin is installed (the SDK example in examples/ offers it)"),
+      refusal("ioactivity", "", "the I/O tracing plugin (io, collect -i on) is not installed with this er_print"),
+      refusal("iodetail", "", "the I/O tracing plugin (io, collect -i on) is not installed with this er_print"),
+      refusal("iocallstack", "", "the I/O tracing plugin (io, collect -i on) is not installed with this er_print"),
+      refusal("iostat", "", "the I/O tracing plugin (io, collect -i on) is not installed with this er_print"),
   };
   return commands;
 }

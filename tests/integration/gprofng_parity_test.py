@@ -34,8 +34,7 @@ dmetrics dsort en_desc ifreq procstats script version quit exit help
 
 # Commands that may be refused here, with a word their reason must hold.
 MAY_REFUSE = {"deadlocks": "thread analyzer", "dsummary": "thread analyzer", "ifreq": "instrumentation",
-              "preload_libdirs": "libraries", "ioactivity": "I/O", "iodetail": "I/O", "iocallstack": "I/O",
-              "iostat": "I/O"}
+              "preload_libdirs": "libraries"}
 
 
 def check(condition, message):

@@ -1,5 +1,5 @@
 // The SDK from the outside. The fixture test sdk.install_and_build_example
-// has installed lumen into a prefix and built examples/io-plugin against it
+// has installed lumen into a prefix and built examples/fsync-plugin against it
 // (install_and_build_example.cmake); these tests use only what is there: the
 // installed commands, and the plugin the example built.
 #include <gtest/gtest.h>
@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 const fs::path kSdkDir = LUMEN_TEST_SDK_DIR;
 const fs::path kPrefix = kSdkDir / "prefix";
 const fs::path kExampleBuild = kSdkDir / "example-build";
-const fs::path kIoPlugin = kExampleBuild / "lumen-plugins" / "io";
+const fs::path kFsyncPlugin = kExampleBuild / "lumen-plugins" / "fsync";
 const fs::path kFixtures = LUMEN_TEST_FIXTURE_DIR;
 
 std::string collect_path() { return (kPrefix / "bin" / "collect").string(); }
@@ -27,23 +27,23 @@ std::string er_print_path() { return (kPrefix / "bin" / "er_print").string(); }
 #define EXPECT_CONTAINS(haystack, needle) \
   EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "in: " << (haystack)
 
-struct IoRun {
+struct FsyncRun {
   fs::path experiment;
   nlohmann::json truth;
   ProcessResult run;
 };
 
-// Runs the example's io_target under the installed collect, with the
+// Runs the example's fsync_target under the installed collect, with the
 // collect arguments given, writing its files and truth into `dir`.
-IoRun collect_io(const TempDir& dir, const std::vector<std::string>& collect_args,
+FsyncRun collect_fsync(const TempDir& dir, const std::vector<std::string>& collect_args,
                  const std::map<std::string, std::string>& env = {}) {
-  IoRun r;
-  r.experiment = dir.path() / "io.er";
+  FsyncRun r;
+  r.experiment = dir.path() / "fsync.er";
   const fs::path files = dir.path() / "files";
   fs::create_directories(files);
-  std::vector<std::string> argv{collect_path(), "-o", "io.er", "-d", dir.path().string()};
+  std::vector<std::string> argv{collect_path(), "-o", "fsync.er", "-d", dir.path().string()};
   argv.insert(argv.end(), collect_args.begin(), collect_args.end());
-  for (const std::string& a : {(kExampleBuild / "io_target").string(), files.string(),
+  for (const std::string& a : {(kExampleBuild / "fsync_target").string(), files.string(),
                                (dir.path() / "truth.json").string()})
     argv.push_back(a);
   r.run = run_process(argv, env);
@@ -58,7 +58,7 @@ IoRun collect_io(const TempDir& dir, const std::vector<std::string>& collect_arg
 nlohmann::json er_print_json(const std::vector<std::string>& args, const fs::path& experiment,
                              const std::map<std::string, std::string>& env = {}) {
   std::vector<std::string> argv{er_print_path(), "--format=json"};
-  if (env.count("LUMEN_PLUGIN_PATH") == 0) argv.insert(argv.end(), {"--plugin", kIoPlugin.string()});
+  if (env.count("LUMEN_PLUGIN_PATH") == 0) argv.insert(argv.end(), {"--plugin", kFsyncPlugin.string()});
   argv.insert(argv.end(), args.begin(), args.end());
   argv.push_back(experiment.string());
   const ProcessResult r = run_process(argv, env);
@@ -74,8 +74,6 @@ std::map<std::string, nlohmann::json> table_rows(const nlohmann::json& view, siz
   return rows;
 }
 
-const char* const kCounters[] = {"ioreadbytes", "iowritebytes", "ioreadcnt", "iowritecnt", "ioothercnt", "ioerrorcnt"};
-
 // ---- the installation ----
 
 TEST(Installation, HoldsCommandsRuntimePluginsProfilesHeadersAndPackage) {
@@ -86,8 +84,8 @@ TEST(Installation, HoldsCommandsRuntimePluginsProfilesHeadersAndPackage) {
                            "include/lumen/record_format.h", "lib/cmake/lumen/lumenConfig.cmake",
                            "lib/cmake/lumen/lumenConfigVersion.cmake", "lib/cmake/lumen/LumenPlugin.cmake"})
     EXPECT_TRUE(fs::exists(kPrefix / file)) << file;
-  EXPECT_TRUE(fs::exists(kIoPlugin / "collector.so"));
-  EXPECT_TRUE(fs::exists(kIoPlugin / "analysis.so"));
+  EXPECT_TRUE(fs::exists(kFsyncPlugin / "collector.so"));
+  EXPECT_TRUE(fs::exists(kFsyncPlugin / "analysis.so"));
   EXPECT_TRUE(fs::exists(kPrefix / "lib/lumen/plugins/clock/manifest.yaml"));
   EXPECT_TRUE(fs::exists(kPrefix / "lib/lumen/lumen-describe-plugin"));
 }
@@ -95,12 +93,12 @@ TEST(Installation, HoldsCommandsRuntimePluginsProfilesHeadersAndPackage) {
 // lumen_add_plugin of the installed package wrote the example's manifest
 // with the installed describer, from the halves it built.
 TEST(Installation, TheExamplesManifestWasWrittenFromItsHalves) {
-  std::ifstream in(kIoPlugin / "manifest.yaml");
+  std::ifstream in(kFsyncPlugin / "manifest.yaml");
   ASSERT_TRUE(in) << "the example has no manifest.yaml";
   const std::string manifest((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_CONTAINS(manifest, "name: \"io\"");
-  EXPECT_CONTAINS(manifest, "data_file: \"iotrace\"");
-  EXPECT_CONTAINS(manifest, "command: \"ioactivity\"");
+  EXPECT_CONTAINS(manifest, "name: \"fsync\"");
+  EXPECT_CONTAINS(manifest, "data_file: \"fsynctrace\"");
+  EXPECT_CONTAINS(manifest, "command: \"fsyncs\"");
   std::ifstream cache(kExampleBuild / "CMakeCache.txt");
   const std::string cached((std::istreambuf_iterator<char>(cache)), std::istreambuf_iterator<char>());
   EXPECT_CONTAINS(cached, "lumen_DIR:PATH=" + kPrefix.string());
@@ -110,25 +108,25 @@ TEST(Installation, TheExamplesManifestWasWrittenFromItsHalves) {
 // is loaded, and the plugin is refused by name.
 TEST(Installation, AStaleManifestIsFoundWhenItsHalfIsLoaded) {
   TempDir dir;
-  const fs::path copy = dir.path() / "plugins" / "io";
+  const fs::path copy = dir.path() / "plugins" / "fsync";
   fs::create_directories(copy);
-  fs::copy(kIoPlugin, copy);
+  fs::copy(kFsyncPlugin, copy);
   std::ifstream in(copy / "manifest.yaml");
   std::string manifest((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   for (size_t at; (at = manifest.find("version: \"1.0\"")) != std::string::npos;)
     manifest.replace(at, 14, "version: \"0.9\"");
   std::ofstream(copy / "manifest.yaml", std::ios::trunc) << manifest;
   const std::map<std::string, std::string> env{{"LUMEN_PLUGIN_PATH", copy.parent_path().string()}};
-  const IoRun stale = collect_io(dir, {"-i", "on"}, env);
+  const FsyncRun stale = collect_fsync(dir, {"-fsync", "on"}, env);
   EXPECT_EQ(stale.run.exit_code, 2);
   EXPECT_CONTAINS(stale.run.err, "plugin manifest " + (copy / "manifest.yaml").string() + " does not describe " +
                                      (copy / "collector.so").string() + ": its version (0.9 against 1.0) differs");
   EXPECT_FALSE(fs::exists(dir.path() / "truth.json")) << "the target ran";
   // Not planned, not loaded: a clock-only run does not trip over it.
   TempDir other;
-  const IoRun clock_only = collect_io(other, {"-p", "on"}, env);
+  const FsyncRun clock_only = collect_fsync(other, {"-p", "on"}, env);
   EXPECT_EQ(clock_only.run.exit_code, 0) << clock_only.run.err;
-  const ProcessResult view = run_process({er_print_path(), "-ioactivity", clock_only.experiment.string()}, env);
+  const ProcessResult view = run_process({er_print_path(), "-fsyncs", clock_only.experiment.string()}, env);
   EXPECT_NE(view.exit_code, 0);
   EXPECT_CONTAINS(view.err, "does not describe " + (copy / "analysis.so").string());
 }
@@ -138,16 +136,18 @@ TEST(Installation, InstalledCommandsUseTheInstalledPlugins) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_CONTAINS(r.out, "clock ");
   EXPECT_CONTAINS(r.out, "from: " + fs::canonical(kPrefix / "lib/lumen/plugins/clock").string() + " (shipped)");
-  EXPECT_EQ(r.out.find("\nio "), std::string::npos) << "the example is not installed";
+  EXPECT_EQ(r.out.find("\nfsync "), std::string::npos) << "the example is not installed";
+  // The shipped I/O tracing plugin has names of its own.
+  EXPECT_CONTAINS(r.out, "io 1.0  data file: iotrace  flag: -i");
 }
 
-// ---- the I/O plugin's figures equal the target's own ----
+// ---- the example's figures equal the target's own ----
 
-class IoTracing : public ::testing::Test {
+class FsyncTracing : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir;
-    run_ = new IoRun(collect_io(*dir_, {"--plugin", kIoPlugin.string()}));
+    run_ = new FsyncRun(collect_fsync(*dir_, {"--plugin", kFsyncPlugin.string()}));
   }
   static void TearDownTestSuite() {
     delete run_;
@@ -158,97 +158,74 @@ class IoTracing : public ::testing::Test {
     ASSERT_TRUE(run_->truth.contains("files")) << run_->run.err;
   }
   static TempDir* dir_;
-  static IoRun* run_;
+  static FsyncRun* run_;
 };
-TempDir* IoTracing::dir_ = nullptr;
-IoRun* IoTracing::run_ = nullptr;
+TempDir* FsyncTracing::dir_ = nullptr;
+FsyncRun* FsyncTracing::run_ = nullptr;
 
-TEST_F(IoTracing, TargetRunsUnchanged) {
-  EXPECT_EQ(run_->run.out, "io_target done\n");
-  EXPECT_TRUE(fs::exists(run_->experiment / "iotrace"));
+TEST_F(FsyncTracing, TargetRunsUnchanged) {
+  EXPECT_EQ(run_->run.out, "fsync_target done\n");
+  EXPECT_TRUE(fs::exists(run_->experiment / "fsynctrace"));
 }
 
-TEST_F(IoTracing, ActivityByFileEqualsTheTargetsCounts) {
-  const auto rows = table_rows(er_print_json({"-ioactivity"}, run_->experiment));
+TEST_F(FsyncTracing, CallsByFileEqualTheTargetsCounts) {
+  const auto rows = table_rows(er_print_json({"-fsyncs"}, run_->experiment));
+  EXPECT_EQ(rows.size(), run_->truth.at("files").size());
   for (const auto& [file, truth] : run_->truth.at("files").items()) {
     ASSERT_EQ(rows.count(file), 1u) << file;
     const nlohmann::json& values = rows.at(file).at("values");
-    for (const char* counter : kCounters)
-      EXPECT_EQ(values.at(counter).get<long long>(), truth.at(counter).get<long long>()) << file << " " << counter;
+    EXPECT_EQ(values.at("fsynccnt").get<long long>(), truth.at("fsynccnt").get<long long>()) << file;
     // Traced time lies inside the time the target measured around the calls.
-    const double io_seconds = values.at("iotime").get<double>();
-    EXPECT_GT(io_seconds, 0.0) << file;
-    EXPECT_LE(io_seconds, truth.at("outer_ns").get<double>() * 1e-9) << file;
+    const double seconds = values.at("fsynctime").get<double>();
+    EXPECT_GT(seconds, 0.0) << file;
+    EXPECT_LE(seconds, truth.at("outer_ns").get<double>() * 1e-9) << file;
   }
 }
 
-TEST_F(IoTracing, DetailByDescriptorAddsUpToEachFile) {
-  const auto rows = table_rows(er_print_json({"-iodetail"}, run_->experiment));
-  for (const auto& [file, truth] : run_->truth.at("files").items()) {
-    std::map<std::string, long long> sums;
-    int descriptors = 0;
-    for (const auto& [name, row] : rows) {
-      if (name.size() < file.size() || name.compare(name.size() - file.size(), file.size(), file) != 0) continue;
-      ++descriptors;
-      for (const char* counter : kCounters) sums[counter] += row.at("values").at(counter).get<long long>();
-    }
-    for (const char* counter : kCounters) EXPECT_EQ(sums[counter], truth.at(counter).get<long long>()) << file << counter;
-    if (file.ends_with("/beta.dat")) {
-      EXPECT_EQ(descriptors, 4) << "creat, dup, dup2 and fcntl(F_DUPFD) each gave beta.dat a descriptor";
-      EXPECT_EQ(rows.count("fd 100 " + file), 1u) << "dup2's descriptor";
-    }
-  }
-}
-
-TEST_F(IoTracing, CallStacksStartAtTheCallingFunction) {
-  const nlohmann::json view = er_print_json({"-iocallstack"}, run_->experiment);
-  std::map<std::string, std::map<std::string, long long>> by_leaf;
-  for (const auto& row : view.at("tables").at(0).at("rows")) {
-    ASSERT_TRUE(row.contains("stack")) << row.dump();
-    ASSERT_FALSE(row.at("stack").empty()) << row.dump();
-    const std::string leaf = row.at("stack").at(0).at("function").get<std::string>();
-    for (const char* counter : kCounters) by_leaf[leaf][counter] += row.at("values").at(counter).get<long long>();
-  }
-  for (const auto& [function, truth] : run_->truth.at("functions").items()) {
-    ASSERT_EQ(by_leaf.count(function), 1u) << function << " is not the leaf of any I/O stack";
-    for (const char* counter : kCounters)
-      EXPECT_EQ(by_leaf[function][counter], truth.at(counter).get<long long>()) << function << " " << counter;
-  }
-}
-
-TEST_F(IoTracing, FunctionsViewAttributesTheMetricsThroughTheCore) {
-  std::string spec;
-  for (const char* counter : kCounters) spec += std::string("e.") + counter + ":";
-  const nlohmann::json view = er_print_json({"-metrics", spec + "i.iowritebytes:name", "-functions"}, run_->experiment);
+TEST_F(FsyncTracing, FunctionsViewAttributesTheMetricsThroughTheCore) {
+  const nlohmann::json view = er_print_json({"-metrics", "e.fsynccnt:i.fsynccnt:i.fsynctime:name", "-functions"},
+                                            run_->experiment);
   std::map<std::string, nlohmann::json> rows;
   for (const auto& row : view.at("rows")) rows[row.at("name").get<std::string>()] = row.at("values");
-  long long written = 0;
+  long long calls = 0;
   for (const auto& [function, truth] : run_->truth.at("functions").items()) {
     ASSERT_EQ(rows.count(function), 1u) << function;
-    for (const char* counter : kCounters)
-      EXPECT_EQ(rows.at(function).at(std::string("e.") + counter).get<long long>(), truth.at(counter).get<long long>())
-          << function << " " << counter;
-    written += truth.at("iowritebytes").get<long long>();
+    EXPECT_EQ(rows.at(function).at("i.fsynccnt").get<long long>(), truth.at("fsynccnt").get<long long>()) << function;
+    EXPECT_LE(rows.at(function).at("i.fsynctime").get<double>(), truth.at("outer_ns").get<double>() * 1e-9);
+    calls += truth.at("fsynccnt").get<long long>();
   }
-  EXPECT_GE(rows.at("main").at("i.iowritebytes").get<long long>(),
-            written - run_->truth.at("functions").at("write_delta").at("iowritebytes").get<long long>());
+  // The traced calls are the leaves: fsync 3 + 1 times, fdatasync 5.
+  EXPECT_EQ(rows.at("fsync").at("e.fsynccnt").get<long long>(), 4);
+  EXPECT_EQ(rows.at("fdatasync").at("e.fsynccnt").get<long long>(), 5);
+  EXPECT_EQ(rows.at("<Total>").at("i.fsynccnt").get<long long>(), calls);
 }
 
-TEST_F(IoTracing, HeaderRecordsWherePluginCameFrom) {
+// What the plugin declares for the default metric list: the count, and the
+// time inclusive only.
+TEST_F(FsyncTracing, DefaultMetricsAreWhatThePluginDeclares) {
+  const nlohmann::json view = er_print_json({"-functions"}, run_->experiment);
+  std::vector<std::string> specs;
+  for (const auto& metric : view.at("metrics")) specs.push_back(metric.at("spec").get<std::string>());
+  // Clock profiling ran too (collect's default): its Total CPU Time sorts.
+  EXPECT_EQ(specs, (std::vector<std::string>{"e.totalcpu", "e.%totalcpu", "i.totalcpu", "i.%totalcpu", "e.fsynccnt",
+                                             "i.fsynccnt", "i.fsynctime"}));
+}
+
+TEST_F(FsyncTracing, HeaderRecordsWherePluginCameFrom) {
   std::ifstream in(run_->experiment / "header.yaml");
   const std::string header((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_CONTAINS(header, "directory: " + fs::canonical(kIoPlugin).string());
+  EXPECT_CONTAINS(header, "directory: " + fs::canonical(kFsyncPlugin).string());
 }
 
 // ---- discovery ----
 
 TEST(Discovery, PluginPathListsThePluginWithVersionDataFileAndMetrics) {
   const ProcessResult r =
-      run_process({collect_path(), "--list-plugins"}, {{"LUMEN_PLUGIN_PATH", kIoPlugin.parent_path().string()}});
+      run_process({collect_path(), "--list-plugins"}, {{"LUMEN_PLUGIN_PATH", kFsyncPlugin.parent_path().string()}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_CONTAINS(r.out, "io 1.0  data file: iotrace  flag: -i");
+  EXPECT_CONTAINS(r.out, "fsync 1.0  data file: fsynctrace  flag: -fsync");
   EXPECT_CONTAINS(r.out, "(LUMEN_PLUGIN_PATH)");
-  for (const char* metric : {"ioreadbytes", "iowritebytes", "ioreadcnt", "iowritecnt", "ioothercnt", "iotime"})
+  for (const char* metric : {"fsynccnt", "fsynctime"})
     EXPECT_CONTAINS(r.out, std::string("metric ") + metric);
   EXPECT_CONTAINS(r.out, "view -ioactivity");
 }
@@ -256,47 +233,47 @@ TEST(Discovery, PluginPathListsThePluginWithVersionDataFileAndMetrics) {
 TEST(Discovery, PluginPathGivesTheFlagAndErPrintFindsTheAnalysisHalfThere) {
   TempDir dir;
   // A copy, so that the experiment's recorded directory can disappear.
-  const fs::path copy = dir.path() / "plugins" / "io";
+  const fs::path copy = dir.path() / "plugins" / "fsync";
   fs::create_directories(copy);
-  fs::copy(kIoPlugin, copy);
-  const IoRun run = collect_io(dir, {"-i", "on"}, {{"LUMEN_PLUGIN_PATH", copy.parent_path().string()}});
+  fs::copy(kFsyncPlugin, copy);
+  const FsyncRun run = collect_fsync(dir, {"-fsync", "on"}, {{"LUMEN_PLUGIN_PATH", copy.parent_path().string()}});
   ASSERT_EQ(run.run.exit_code, 0) << run.run.err;
   fs::rename(copy.parent_path(), dir.path() / "moved");
   // Neither recorded nor on the search path: its views are unknown, and its
   // data is skipped with a warning saying where to point.
-  const ProcessResult unknown = run_process({er_print_path(), "-ioactivity", run.experiment.string()});
+  const ProcessResult unknown = run_process({er_print_path(), "-fsyncs", run.experiment.string()});
   EXPECT_NE(unknown.exit_code, 0);
-  EXPECT_CONTAINS(unknown.err, "ioactivity: not offered here");
+  EXPECT_CONTAINS(unknown.err, "unknown command '-fsyncs'");
   const ProcessResult lost = run_process({er_print_path(), "-header", run.experiment.string()});
-  EXPECT_CONTAINS(lost.err, "no plugin 'io' is installed to read the data file 'iotrace'");
+  EXPECT_CONTAINS(lost.err, "no plugin 'fsync' is installed to read the data file 'fsynctrace'");
   EXPECT_CONTAINS(lost.err, "LUMEN_PLUGIN_PATH");
   EXPECT_CONTAINS(lost.err, "which is not loaded");
-  const auto rows = table_rows(er_print_json({"-ioactivity"}, run.experiment,
+  const auto rows = table_rows(er_print_json({"-fsyncs"}, run.experiment,
                                              {{"LUMEN_PLUGIN_PATH", (dir.path() / "moved").string()}}));
   for (const auto& [file, truth] : run.truth.at("files").items())
-    EXPECT_EQ(rows.at(file).at("values").at("iowritebytes").get<long long>(), truth.at("iowritebytes").get<long long>());
+    EXPECT_EQ(rows.at(file).at("values").at("fsynccnt").get<long long>(), truth.at("fsynccnt").get<long long>());
 }
 
 TEST(Discovery, ProfilePathIsRelativeToTheProfile) {
   TempDir dir;
   const fs::path plugins = dir.path() / "profiles" / "plugins";
-  fs::create_directories(plugins / "io");
-  fs::copy(kIoPlugin, plugins / "io");
-  std::ofstream(dir.path() / "profiles" / "io.yaml") << "description: I/O tracing\nplugins:\n  io:\n    path: plugins/io\n";
-  const IoRun run = collect_io(dir, {"--profile", (dir.path() / "profiles" / "io.yaml").string()});
+  fs::create_directories(plugins / "fsync");
+  fs::copy(kFsyncPlugin, plugins / "fsync");
+  std::ofstream(dir.path() / "profiles" / "fsync.yaml") << "description: fsync tracing\nplugins:\n  fsync:\n    path: plugins/fsync\n";
+  const FsyncRun run = collect_fsync(dir, {"--profile", (dir.path() / "profiles" / "fsync.yaml").string()});
   ASSERT_EQ(run.run.exit_code, 0) << run.run.err;
-  const auto rows = table_rows(er_print_json({"-ioactivity"}, run.experiment));
+  const auto rows = table_rows(er_print_json({"-fsyncs"}, run.experiment));
   for (const auto& [file, truth] : run.truth.at("files").items())
-    EXPECT_EQ(rows.at(file).at("values").at("ioreadcnt").get<long long>(), truth.at("ioreadcnt").get<long long>());
+    EXPECT_EQ(rows.at(file).at("values").at("fsynccnt").get<long long>(), truth.at("fsynccnt").get<long long>());
 }
 
 TEST(Discovery, ProfilePathToAPluginOfAnotherNameIsAnError) {
   TempDir dir;
-  std::ofstream(dir.path() / "wrong.yaml") << "plugins:\n  disk:\n    path: " << kIoPlugin.string() << "\n";
+  std::ofstream(dir.path() / "wrong.yaml") << "plugins:\n  disk:\n    path: " << kFsyncPlugin.string() << "\n";
   const ProcessResult r = run_process({collect_path(), "--profile", (dir.path() / "wrong.yaml").string(), "/bin/true"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_CONTAINS(r.err, (dir.path() / "wrong.yaml").string() + ":3: the plugin in " + kIoPlugin.string() +
-                             " is named 'io', not 'disk'");
+  EXPECT_CONTAINS(r.err, (dir.path() / "wrong.yaml").string() + ":3: the plugin in " + kFsyncPlugin.string() +
+                             " is named 'fsync', not 'disk'");
 }
 
 TEST(Discovery, PluginOptionNamingNoPluginIsAnError) {
@@ -308,14 +285,14 @@ TEST(Discovery, PluginOptionNamingNoPluginIsAnError) {
 
 TEST(Discovery, NeverFromTheCurrentDirectory) {
   TempDir dir;
-  fs::create_directories(dir.path() / "io");
-  fs::copy(kIoPlugin, dir.path() / "io");
+  fs::create_directories(dir.path() / "fsync");
+  fs::copy(kFsyncPlugin, dir.path() / "fsync");
   // Empty entries of LUMEN_PLUGIN_PATH do not mean the current directory.
   const ProcessResult r = run_process({"/bin/sh", "-c", "cd \"$1\" && exec \"$2\" --list-plugins", "sh",
                                        dir.path().string(), collect_path()},
                                       {{"LUMEN_PLUGIN_PATH", "::"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out.find("\nio "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\nfsync "), std::string::npos) << r.out;
   const ProcessResult relative = run_process({"/bin/sh", "-c", "cd \"$1\" && exec \"$2\" --list-plugins", "sh",
                                               dir.path().string(), collect_path()},
                                              {{"LUMEN_PLUGIN_PATH", "."}});

@@ -4,6 +4,7 @@
 
 #include <iterator>
 
+#include "default_metrics.h"
 #include "metric_registry.h"
 #include "metric_spec.h"
 #include "test_support.h"
@@ -139,6 +140,49 @@ TEST_F(MetricSpec, DefaultSpecShowsOfferedFlavorsWithPercentsForTheSortMetric) {
   EXPECT_EQ(keys(s), (Keys{"e.user", "e.%user", "i.user", "i.%user", "e.ecount", "i.ecount", "e.leaks"}));
   EXPECT_EQ(s.name_position, s.columns.size());
   EXPECT_EQ(analysis::default_metric_spec(MetricRegistry()), "name");
+}
+
+// What plugins declare for the default list: a metric hidden by default
+// shows only when named; default flavors narrow what the list shows.
+const lumen_metric_def kDeclaredDefaults[] = {
+    {"totalcpu", "Total CPU Time", LUMEN_UNIT_NANOSECONDS, LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE, nullptr},
+    {"system", "System CPU Time", LUMEN_UNIT_NANOSECONDS, LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE, nullptr, 0,
+     1},
+    {"allocs", "Allocations", LUMEN_UNIT_COUNT, LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE, nullptr,
+     LUMEN_FLAVOR_INCLUSIVE},
+};
+
+TEST(DefaultMetrics, PluginsDeclareHiddenMetricsAndDefaultFlavors) {
+  MetricRegistry registry;
+  registry.add_plugin("p", kDeclaredDefaults, std::size(kDeclaredDefaults));
+  const std::string spec = analysis::default_metric_spec(registry);
+  EXPECT_EQ(spec, "e.%totalcpu:i.%totalcpu:i.allocs:name");
+  // Named, a hidden metric and an undeclared flavor show as any other.
+  const MetricSelection named = analysis::parse_metric_spec("e.system:e.allocs:name", registry);
+  ASSERT_EQ(named.columns.size(), 2u);
+  EXPECT_EQ(analysis::column_key(named.columns[0], registry), "e.system");
+  EXPECT_EQ(analysis::column_key(named.columns[1], registry), "e.allocs");
+  // rc files: `any` leaves hidden metrics hidden and gives default flavors;
+  // a hidden metric named there shows.
+  EXPECT_EQ(analysis::default_metric_spec_from({"ei.totalcpu", ".any"}, registry),
+            "ei.totalcpu:ei!system:i.allocs");
+  EXPECT_EQ(analysis::default_metric_spec_from({"e.system:name"}, registry), "e.system:name");
+}
+
+// Experiments configured differently are shown together: a metric one of
+// them shows is shown, with the flavors either shows.
+TEST(DefaultMetrics, ConfigurationsOfOneMetricCombine) {
+  const lumen_metric_def hidden[] = {
+      {"sleep", "Sleep Time", LUMEN_UNIT_NANOSECONDS, LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE, nullptr,
+       LUMEN_FLAVOR_INCLUSIVE, 1}};
+  const lumen_metric_def shown[] = {
+      {"sleep", "Sleep Time", LUMEN_UNIT_NANOSECONDS, LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE, nullptr,
+       LUMEN_FLAVOR_EXCLUSIVE, 0}};
+  MetricRegistry registry;
+  registry.add_plugin("states", hidden, 1);
+  EXPECT_EQ(analysis::default_metric_spec(registry), "name");
+  registry.add_plugin("states", shown, 1);
+  EXPECT_EQ(analysis::default_metric_spec(registry), "e.%sleep:i.%sleep:name");
 }
 
 TEST_F(MetricSpec, UnknownMetricListsAvailableOnes) {

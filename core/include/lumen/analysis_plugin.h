@@ -278,6 +278,13 @@ typedef struct lumen_experiment_facts {
   /* The canonical options this plugin collected with, as recorded. */
   const lumen_option_value* options;
   size_t option_count;
+  /* ---- appended in ABI version 8 ---- */
+  /* The plugins whose data files this experiment holds (this one among
+   * them), by name: a metric that details another plugin's (one state of
+   * clock profiling's time) may be hidden by default only where that
+   * plugin recorded. */
+  const char* const* recorded_plugins;
+  size_t recorded_plugin_count;
 } lumen_experiment_facts;
 
 /* One experiment's metrics. er_print fills it from the descriptor

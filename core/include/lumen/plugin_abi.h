@@ -61,11 +61,13 @@ extern "C" {
  * 8: lumen_runtime.read_task_file: a thread's /proc file read without a
  *    descriptor in the program's table; lumen_metric_def.default_flavors
  *    and hidden_by_default: what er_print shows when no metric list is
- *    given; lumen_analysis_descriptor.decodes_in_parts: a decoder that
- *    keeps nothing across records, so er_print may decode parts of its
- *    file on several threads; lumen_runtime.observe_signal: a plugin
- *    annotates another's samples; lumen_runtime.start_thread: a plugin's
- *    background thread, the runtime's own. */
+ *    given, and lumen_experiment_facts.recorded_plugins, so configure may
+ *    hide a metric by what else recorded; lumen_analysis_descriptor.
+ *    decodes_in_parts: a decoder that keeps nothing across records, so
+ *    er_print may decode parts of its file on several threads;
+ *    lumen_runtime.observe_signal: a plugin annotates another's samples;
+ *    lumen_runtime.start_thread: a plugin's background thread, the
+ *    runtime's own. */
 #define LUMEN_PLUGIN_ABI_VERSION 8u
 
 /* What a plugin's factory functions (and an interposer's definitions) are

@@ -45,12 +45,13 @@ uint32_t flavor_bit(char letter) {
   return letter == 'e' ? LUMEN_FLAVOR_EXCLUSIVE : letter == 'i' ? LUMEN_FLAVOR_INCLUSIVE : LUMEN_FLAVOR_ATTRIBUTED;
 }
 
-// The item for one metric, with the flavors it has; "" when it has none
-// of those asked for.
+// The item for one metric, with the flavors it has (without flavor
+// letters: its default flavors); "" when it has none of those asked for.
 std::string item_for(const SpecItem& parts, const MetricDef& metric) {
   std::string flavors;
+  const uint32_t offered = parts.flavors.empty() ? metric.default_flavors : metric.flavors;
   for (const char letter : parts.flavors.empty() ? std::string("ei") : parts.flavors)
-    if (metric.flavors & flavor_bit(letter)) flavors += letter;
+    if (offered & flavor_bit(letter)) flavors += letter;
   if (flavors.empty()) return "";
   return flavors + (parts.visibility.empty() ? "." : parts.visibility) + metric.keyword;
 }
@@ -75,7 +76,10 @@ std::optional<std::string> default_metric_spec_from(const std::vector<std::strin
     if (parts.keyword == "name") {
       spec.push_back("name");
     } else if (parts.keyword == "any") {
-      for (const MetricDef& metric : registry.metrics()) add(parts, metric);
+      // Every metric not named before, as the default list would show it:
+      // one its plugin hides by default stays hidden.
+      const SpecItem hidden{parts.flavors, std::string(1, '!'), parts.keyword};
+      for (const MetricDef& metric : registry.metrics()) add(metric.hidden_by_default ? hidden : parts, metric);
     } else if (const std::optional<size_t> index = registry.find(parts.keyword)) {
       add(parts, registry.metrics()[*index]);
     }

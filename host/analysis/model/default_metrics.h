@@ -1,7 +1,9 @@
 // Default metrics as gprofng's and the Analyzer's rc files give them: each
 // `dmetrics` line adds items to one ordered list, and an item applies only
 // when the experiments have its metric, so one file serves every kind of
-// experiment. `any` stands for every metric not named before it; `size` and
+// experiment. An item without flavor letters gives the metric's default
+// flavors (lumen_metric_def.default_flavors). `any` stands for every metric
+// not named before it, those their plugins hide by default hidden; `size` and
 // `address` (columns lumen does not show) and metrics absent here are
 // passed over. `dsort` items are tried in order; the first that applies
 // sorts (`any`: the first metric shown).

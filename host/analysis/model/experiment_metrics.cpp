@@ -17,8 +17,8 @@ namespace {
 
 // The plugin's metrics for this experiment: the descriptor's, or what its
 // configure declares from the experiment's facts (analysis_plugin.h).
-lumen_configuration configure_plugin(const host::AnalysisHalf& half, const fs::path& experiment,
-                                     const YAML::Node& header, const YAML::Node& options) {
+lumen_configuration configure_plugin(const host::AnalysisHalf& half, const Experiment& experiment,
+                                     const YAML::Node& options) {
   const lumen_analysis_descriptor& d = *half.descriptor;
   lumen_configuration configuration{d.metrics, d.metric_count, d.derived_metrics, d.derived_metric_count, nullptr};
   if (d.configure == nullptr) return configuration;
@@ -27,13 +27,18 @@ lumen_configuration configure_plugin(const host::AnalysisHalf& half, const fs::p
     for (const auto& o : options) texts.emplace_back(o.first.as<std::string>(), o.second.as<std::string>());
   std::vector<lumen_option_value> values;
   for (const auto& [key, value] : texts) values.push_back({key.c_str(), value.c_str()});
-  const lumen_experiment_facts facts{experiment.c_str(),
+  std::vector<const char*> plugins;
+  for (const DataFile& file : experiment.data_files()) plugins.push_back(file.plugin.c_str());
+  const YAML::Node& header = experiment.header();
+  const lumen_experiment_facts facts{experiment.path().c_str(),
                                      header[metadata::header::kClockMhz].as<double>(0),
                                      header[metadata::header::kCpus].as<uint32_t>(0),
                                      header[metadata::header::kStartWallNs].as<uint64_t>(0),
                                      header[metadata::header::kStartMonotonicNs].as<uint64_t>(0),
                                      values.data(),
-                                     values.size()};
+                                     values.size(),
+                                     plugins.data(),
+                                     plugins.size()};
   char error[512] = "";
   if (d.configure(&facts, &configuration, error, sizeof error) != 0) throw FormatError(error);
   return configuration;
@@ -45,8 +50,7 @@ void register_metrics(Experiment& experiment, MetricRegistry& registry) {
   for (size_t i = 0; i < experiment.data_files().size(); ++i) {
     const DataFile& file = experiment.data_files()[i];
     const host::AnalysisHalf& half = *file.half;
-    const lumen_configuration configuration =
-        configure_plugin(half, experiment.path(), experiment.header(), file.options);
+    const lumen_configuration configuration = configure_plugin(half, experiment, file.options);
     std::vector<size_t> metric_index;
     try {
       metric_index = registry.add_plugin(file.plugin, configuration.metrics, configuration.metric_count);

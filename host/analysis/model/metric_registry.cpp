@@ -10,17 +10,26 @@ std::vector<size_t> MetricRegistry::add_plugin(const std::string& plugin, const 
   std::vector<size_t> indices;
   for (size_t i = 0; i < count; ++i) {
     const std::string keyword = metrics[i].keyword ? metrics[i].keyword : "";
+    const uint32_t default_flavors =
+        metrics[i].default_flavors != 0 ? metrics[i].default_flavors & metrics[i].flavors : metrics[i].flavors;
+    const bool hidden = metrics[i].hidden_by_default != 0;
     if (const auto known = find(keyword)) {
       if (plugin_of_[*known] != plugin)
         throw std::invalid_argument("plugins '" + plugin_of_[*known] + "' and '" + plugin +
                                     "' both define the metric keyword '" + keyword + "'");
+      MetricDef& def = metrics_[*known];
+      def.default_flavors |= default_flavors;
+      def.hidden_by_default = def.hidden_by_default && hidden;
       indices.push_back(*known);
       continue;
     }
     indices.push_back(metrics_.size());
-    metrics_.push_back({keyword, metrics[i].title ? metrics[i].title : keyword,
-                        metrics[i].description ? metrics[i].description : "", metrics[i].unit, metrics[i].flavors,
-                        std::nullopt});
+    MetricDef def{keyword, metrics[i].title ? metrics[i].title : keyword,
+                  metrics[i].description ? metrics[i].description : "", metrics[i].unit, metrics[i].flavors,
+                  std::nullopt};
+    def.default_flavors = default_flavors;
+    def.hidden_by_default = hidden;
+    metrics_.push_back(std::move(def));
     plugin_of_.push_back(plugin);
   }
   return indices;
@@ -42,9 +51,11 @@ std::string MetricRegistry::add_derived(const std::string& plugin, const lumen_d
     if (!numerator || !denominator || metrics_[*numerator].ratio_of || metrics_[*denominator].ratio_of)
       return "plugin '" + plugin + "' derives '" + keyword + "' from '" + (d.numerator ? d.numerator : "") +
              "' / '" + (d.denominator ? d.denominator : "") + "', but these are not both metrics it can divide";
-    metrics_.push_back({keyword, d.title ? d.title : keyword, d.description ? d.description : "", LUMEN_UNIT_RATIO,
-                        metrics_[*numerator].flavors & metrics_[*denominator].flavors,
-                        std::make_pair(*numerator, *denominator)});
+    MetricDef def{keyword, d.title ? d.title : keyword, d.description ? d.description : "", LUMEN_UNIT_RATIO,
+                  metrics_[*numerator].flavors & metrics_[*denominator].flavors,
+                  std::make_pair(*numerator, *denominator)};
+    def.default_flavors = def.flavors;
+    metrics_.push_back(std::move(def));
     plugin_of_.push_back(plugin);
   }
   return "";

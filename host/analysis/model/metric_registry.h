@@ -28,6 +28,12 @@ struct MetricDef {
   // it shares out (interval_split.h). Without that metric it stays 0, and
   // the default metric list leaves it out.
   std::string split_of;
+  // What the default metric list shows of it (lumen_metric_def): these
+  // flavors, and nothing while hidden. Experiments that configured the
+  // metric differently are shown together: the union of their default
+  // flavors, hidden only when every configuration hides it.
+  uint32_t default_flavors = 0;
+  bool hidden_by_default = false;
 };
 
 class MetricRegistry {

@@ -1,6 +1,5 @@
 #include "metric_spec.h"
 
-#include <set>
 #include <sstream>
 
 namespace lumen::analysis {
@@ -158,15 +157,9 @@ SortKey parse_sort_spec(const std::string& written, const MetricRegistry& regist
 }
 
 std::string default_metric_spec(const MetricRegistry& registry) {
-  // gprofng's rc file shows the CPU time as Total CPU Time and hides its
-  // parts (`dmetrics ei%.totalcpu`, `i!.user:e!.user`, `i!system:e!.system`)
-  // and the thread states beside it (`i!sleep:e!.sleep`, ... `i!total:e!.total`):
-  // they are asked for by name.
-  const auto cpu_part = [&](const MetricDef& m) {
-    static const std::set<std::string> hidden = {"user",       "system",     "wait", "lock",  "sleep",
-                                                 "datapfault", "textpfault", "stop", "total"};
-    return hidden.count(m.keyword) > 0 && registry.find("totalcpu");
-  };
+  // What each plugin declares: a metric hidden by default (a detail of
+  // another shown, such as User CPU Time of Total CPU Time) is asked for by
+  // name, and one shows only its default flavors (inclusive-only counts).
   // As gprofng, only the sort metric (by default the first shown) has its
   // percentages beside it, so a function list of several data types fits a
   // terminal.
@@ -174,11 +167,13 @@ std::string default_metric_spec(const MetricRegistry& registry) {
   bool sort_metric = true;
   for (const MetricDef& m : registry.metrics()) {
     if (!m.split_of.empty() && !registry.find(m.split_of)) continue;  // nothing to split here
-    if (cpu_part(m)) continue;
+    if (m.hidden_by_default) continue;
+    const uint32_t flavors = m.default_flavors & (LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE);
+    if (flavors == 0) continue;
     const std::string visibility = m.ratio_of || !sort_metric ? "." : ".%";
     sort_metric = false;
-    if (m.flavors & LUMEN_FLAVOR_EXCLUSIVE) spec += "e" + visibility + m.keyword + ":";
-    if (m.flavors & LUMEN_FLAVOR_INCLUSIVE) spec += "i" + visibility + m.keyword + ":";
+    if (flavors & LUMEN_FLAVOR_EXCLUSIVE) spec += "e" + visibility + m.keyword + ":";
+    if (flavors & LUMEN_FLAVOR_INCLUSIVE) spec += "i" + visibility + m.keyword + ":";
   }
   return spec + "name";
 }

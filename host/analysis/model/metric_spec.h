@@ -55,11 +55,12 @@ std::string column_key(const MetricColumn& column, const MetricRegistry& registr
 char flavor_letter(Flavor flavor);
 std::string flavor_word(Flavor flavor);  // "Exclusive", ...
 
-// The metrics a view shows by default: e.M:i.M for every metric M, with
-// percentages (e.%M:i.%M) for the first, which sorts by default (not for a
-// derived ratio, which has no percentage), but for split
-// metrics whose sampled metric no experiment has, and for the parts of
-// Total CPU Time (user, system), which gprofng too shows only on request.
+// The metrics a view shows by default: the exclusive and inclusive flavors
+// among each metric's default flavors, with percentages (e.%M:i.%M) for the
+// first, which sorts by default (not for a derived ratio, which has no
+// percentage); not the metrics their plugins hide by default (User CPU
+// Time beside Total CPU Time), nor split metrics whose sampled metric no
+// experiment has.
 std::string default_metric_spec(const MetricRegistry& registry);
 
 }  // namespace lumen::analysis

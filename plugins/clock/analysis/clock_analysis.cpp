@@ -17,14 +17,17 @@ constexpr uint32_t kAllFlavors = LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE
 
 // gprofng's keywords, titles and order, which is also the order of the
 // event values: the total first (what a sample stands for, e.g. in an
-// export's timeline), then its parts.
+// export's timeline), then its parts. As in gprofng, the default metric
+// list shows the total; its parts are asked for by name.
 const lumen_metric_def kMetrics[] = {
     {"totalcpu", "Total CPU Time", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
      "CPU time of the thread, user and system, sampled on its CPU-time clock"},
     {"user", "User CPU Time", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
-     "CPU time of the thread in user mode, sampled on its CPU-time clock"},
+     "CPU time of the thread in user mode, sampled on its CPU-time clock", /*default_flavors=*/0,
+     /*hidden_by_default=*/1},
     {"system", "System CPU Time", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
-     "CPU time of the thread in the kernel on its behalf (system calls, page faults), sampled on its CPU-time clock"},
+     "CPU time of the thread in the kernel on its behalf (system calls, page faults), sampled on its CPU-time clock",
+     /*default_flavors=*/0, /*hidden_by_default=*/1},
 };
 
 int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,

@@ -24,17 +24,21 @@ namespace {
 
 constexpr uint32_t kAllFlavors = LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED;
 
-// Event value slots follow this order.
+// Event value slots follow this order. The default metric list shows them
+// inclusive only, as gprofng does: the exclusive figures are those of the
+// allocation functions themselves, the traced calls at each stack's leaf.
 enum Metric { kAllocCount = 0, kAllocBytes = 1, kLeakCount = 2, kLeakBytes = 3 };
 const lumen_metric_def kMetrics[] = {
     {"heapalloccnt", "Allocations", LUMEN_UNIT_COUNT, kAllFlavors,
      "Calls to the memory allocation functions that succeeded (malloc, calloc, realloc, memalign, posix_memalign, "
-     "aligned_alloc, valloc, pvalloc, mmap, mremap)"},
+     "aligned_alloc, valloc, pvalloc, mmap, mremap)",
+     LUMEN_FLAVOR_INCLUSIVE},
     {"heapallocbytes", "Bytes Allocated", LUMEN_UNIT_BYTES, kAllFlavors,
-     "Bytes asked for in each allocation (for realloc, its new size)"},
+     "Bytes asked for in each allocation (for realloc, its new size)", LUMEN_FLAVOR_INCLUSIVE},
     {"heapleakcnt", "Leaks", LUMEN_UNIT_COUNT, kAllFlavors,
-     "Allocations with no deallocation of their address before collection ended"},
-    {"heapleakbytes", "Bytes Leaked", LUMEN_UNIT_BYTES, kAllFlavors, "Bytes of the allocations never deallocated"},
+     "Allocations with no deallocation of their address before collection ended", LUMEN_FLAVOR_INCLUSIVE},
+    {"heapleakbytes", "Bytes Leaked", LUMEN_UNIT_BYTES, kAllFlavors, "Bytes of the allocations never deallocated",
+     LUMEN_FLAVOR_INCLUSIVE},
 };
 
 void emit(const lumen_event_sink* sink, const HeapOp& op, Metric count, Metric bytes) {

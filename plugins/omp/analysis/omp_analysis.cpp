@@ -33,10 +33,13 @@ const lumen_metric_def kMetrics[] = {
      "workers, from the trace"},
     // With clock profiling: its samples split by whether they fell in a
     // wait of their thread (kIntervalSplit). The decoder leaves both at 0.
+    // The default metric list shows them inclusive only, as gprofng does.
     {"ompwork", "OpenMP Work", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
-     "CPU time doing work, serial or parallel, user code or the OpenMP runtime's (clock samples outside waits)"},
+     "CPU time doing work, serial or parallel, user code or the OpenMP runtime's (clock samples outside waits)",
+     LUMEN_FLAVOR_INCLUSIVE},
     {"ompwait", "OpenMP Wait", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
-     "CPU time waiting in the OpenMP runtime (clock samples inside waits; small unless OMP_WAIT_POLICY=active)"},
+     "CPU time waiting in the OpenMP runtime (clock samples inside waits; small unless OMP_WAIT_POLICY=active)",
+     LUMEN_FLAVOR_INCLUSIVE},
     // The intervals that make a thread's clock samples ompwait: the waits
     // of the trace, or under an OMPT runtime each sample's state window
     // (omp_states.h) whose state was a wait or idle.

@@ -6,6 +6,7 @@
 // CPU-sampled stack.
 #include <lumen/analysis_plugin.h>
 
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <iterator>
@@ -37,6 +38,16 @@ const lumen_metric_def kMetrics[] = {
      "wall time of the thread while it existed: on a CPU, waiting for one, or blocked"},
 };
 static_assert(std::size(kMetrics) == kMetricCount, "one definition per metric");
+
+// Where clock profiling recorded too, the default metric list shows its
+// Total CPU Time and leaves the states out, as gprofng's does (they are
+// asked for by name: -metrics e.sleep:i.sleep:name); an experiment of the
+// states alone shows them.
+const std::array<lumen_metric_def, kMetricCount> kMetricsBesideClock = [] {
+  std::array<lumen_metric_def, kMetricCount> metrics = std::to_array(kMetrics);
+  for (lumen_metric_def& metric : metrics) metric.hidden_by_default = 1;
+  return metrics;
+}();
 
 int metric_of(Blocked blocked) {
   switch (blocked) {
@@ -79,6 +90,12 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
   return 0;
 }
 
+int configure(const lumen_experiment_facts* experiment, lumen_configuration* configuration, char*, size_t) {
+  for (size_t i = 0; i < experiment->recorded_plugin_count; ++i)
+    if (std::strcmp(experiment->recorded_plugins[i], "clock") == 0) configuration->metrics = kMetricsBesideClock.data();
+  return 0;
+}
+
 const lumen_analysis_descriptor kPlugin = {
     .abi_version = LUMEN_PLUGIN_ABI_VERSION,
     .name = "states",
@@ -87,6 +104,7 @@ const lumen_analysis_descriptor kPlugin = {
     .metrics = kMetrics,
     .metric_count = std::size(kMetrics),
     .decode = decode,
+    .configure = configure,
 };
 
 }  // namespace

@@ -13,14 +13,17 @@
 namespace lumen::sync {
 namespace {
 
-// Oracle's keywords and titles.
+// Oracle's keywords and titles. The default metric list shows them
+// inclusive only, as gprofng does: the exclusive figures are those of the
+// traced calls at each stack's leaf.
 const lumen_metric_def kMetrics[] = {
     {"sync", "Sync Wait Time", LUMEN_UNIT_NANOSECONDS,
      LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED,
-     "Synchronization wait time: time spent in calls that waited on another thread longer than the threshold"},
+     "Synchronization wait time: time spent in calls that waited on another thread longer than the threshold",
+     LUMEN_FLAVOR_INCLUSIVE},
     {"syncn", "Sync Wait Count", LUMEN_UNIT_COUNT,
      LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED,
-     "Synchronization delay events: calls that waited longer than the threshold"},
+     "Synchronization delay events: calls that waited longer than the threshold", LUMEN_FLAVOR_INCLUSIVE},
 };
 
 int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,

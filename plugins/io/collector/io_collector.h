@@ -6,8 +6,8 @@
  * are async-signal-safe all the same (atomics, the runtime's signal-safe
  * services and readlink only), because a program may call read() or write()
  * from its own signal handler. */
-#ifndef IO_PLUGIN_COLLECTOR_H
-#define IO_PLUGIN_COLLECTOR_H
+#ifndef LUMEN_IO_COLLECTOR_H
+#define LUMEN_IO_COLLECTOR_H
 
 #include <stdint.h>
 
@@ -39,4 +39,4 @@ void io_record_close(int fd, uint64_t start_ns, int64_t result);
 }
 #endif
 
-#endif /* IO_PLUGIN_COLLECTOR_H */
+#endif /* LUMEN_IO_COLLECTOR_H */

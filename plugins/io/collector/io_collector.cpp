@@ -19,7 +19,7 @@
 #include "../io_record.h"
 #include "io_collector.h"
 
-namespace io_plugin {
+namespace lumen::io {
 namespace {
 
 // Descriptors below this have a table slot; above it, each call looks the
@@ -129,9 +129,9 @@ const lumen_collector_descriptor kPlugin = {
 };
 
 }  // namespace
-}  // namespace io_plugin
+}  // namespace lumen::io
 
-using namespace io_plugin;
+using namespace lumen::io;
 
 extern "C" {
 

@@ -7,7 +7,7 @@
 // names under one symbol version (objdump -T libc.so.6); the *64 names are
 // the same functions under the names programs built with
 // _FILE_OFFSET_BITS=64 use. Other architectures' base version differs
-// (aarch64: GLIBC_2.17): this example is for x86-64.
+// (aarch64: GLIBC_2.17): these are x86-64's.
 // The definitions carry the names io_NAME and are bound to glibc's names
 // and symbol versions by the LUMEN_SYMVER lines at the end (io_exports.map
 // declares the versions): a program binds NAME@GLIBC_x, and so does another
@@ -26,7 +26,7 @@
 #include "../io_record.h"
 #include "io_collector.h"
 
-namespace io_plugin {
+namespace lumen::io {
 namespace {
 
 using lumen::RealFunction;
@@ -126,9 +126,9 @@ int fcntl_with(RealFunction<FcntlFn>& real, int fd, int command, void* argument)
 }
 
 }  // namespace
-}  // namespace io_plugin
+}  // namespace lumen::io
 
-using namespace io_plugin;
+using namespace lumen::io;
 
 LUMEN_EXPORT ssize_t io_read(int fd, void* buffer, size_t bytes) {
   return traced(Call::kRead, fd, [&] { return r_read.get()(fd, buffer, bytes); });

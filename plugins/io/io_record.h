@@ -1,10 +1,10 @@
-// The I/O plugin's records, shared by its two halves: one declaration of
+// I/O tracing's records, shared by the plugin's two halves: one declaration of
 // each layout, checked by static_assert. Stored numbers never change.
 #pragma once
 
 #include <cstdint>
 
-namespace io_plugin {
+namespace lumen::io {
 
 inline constexpr const char* kDataFile = "iotrace";
 
@@ -21,6 +21,15 @@ enum class Call : uint16_t {
   kFsync = 15, kFdatasync = 16, kLseek = 17,
   kDup = 18, kDup2 = 19, kDup3 = 20, kFcntlDupfd = 21,
 };
+
+// The name a program calls each by (the leaf of its event's stack).
+inline const char* call_name(uint16_t call) {
+  static const char* const kNames[] = {"<unknown I/O call>", "read", "pread", "readv", "preadv", "preadv2",
+                                       "write", "pwrite", "writev", "pwritev", "pwritev2", "open", "openat",
+                                       "creat", "close", "fsync", "fdatasync", "lseek", "dup", "dup2", "dup3",
+                                       "fcntl"};
+  return call < sizeof kNames / sizeof kNames[0] ? kNames[call] : kNames[0];
+}
 
 // How a call counts: bytes read, bytes written, or neither ("other I/O").
 enum class CallClass { kRead, kWrite, kOther };
@@ -67,4 +76,4 @@ struct IoStart {
 };
 static_assert(sizeof(IoStart) == 8, "stored layout");
 
-}  // namespace io_plugin
+}  // namespace lumen::io

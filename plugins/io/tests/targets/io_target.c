@@ -32,8 +32,9 @@ typedef struct tally {
 } tally;
 
 static char directory[4096];
-static tally files[4] = {{"alpha.dat"}, {"beta.dat"}, {"gamma.dat"}, {"delta.dat"}};
-static tally functions[5] = {{"write_alpha"}, {"read_alpha"}, {"write_beta"}, {"write_gamma"}, {"write_delta"}};
+static tally files[4] = {{.name = "alpha.dat"}, {.name = "beta.dat"}, {.name = "gamma.dat"}, {.name = "delta.dat"}};
+static tally functions[5] = {{.name = "write_alpha"}, {.name = "read_alpha"}, {.name = "write_beta"},
+                             {.name = "write_gamma"}, {.name = "write_delta"}};
 static pthread_mutex_t tally_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static long long now_ns(void) {
