@@ -122,5 +122,28 @@ TEST(JavaAllocations, NoAllocationMetricsWithoutJHeap) {
   EXPECT_EQ(list.dump().find("jalloc"), std::string::npos) << list.dump();
 }
 
+// A traced native call under a JNI method: heap tracing (-H on) records
+// each malloc with the Java methods above the C code that called it. The
+// calls are traced, so the count is exact.
+TEST(JavaAllocations, MallocInAJniMethodIsTheJavaMethodsInUserMode) {
+  TempDir dir;
+  const JavaRun r = collect_java_program(dir, {"-H", "on", "-p", "off", "-j", "on"}, {JAVA_TEST_JAVA},
+                                         {"JavaAllocations", "1", JAVA_TEST_NATIVE_MALLOC});
+  ASSERT_EQ(r.run.exit_code, 0) << r.run.err;
+  const double mallocs = r.truth.at("JavaAllocations.mallocInC(int)").at("mallocs").get<double>();
+  ASSERT_GT(mallocs, 0.0);
+  const auto user = rows_by_name(er_print_json(
+      {"-viewmode", "user", "-metrics", "e.heapalloccnt:i.heapalloccnt:name", "-functions"}, r.experiment));
+  EXPECT_EQ(row_value(user, "JavaAllocations.mallocInC(int)", "e.heapalloccnt"), mallocs);
+  EXPECT_GE(row_value(user, "JavaAllocations.main(java.lang.String[])", "i.heapalloccnt"), mallocs);
+  // Expert mode keeps the C code, under the Java method that called it
+  // (whose first call also links it: the JVM looks the C function up, in
+  // Java and with a malloc or so, under the method's frame).
+  const auto expert = rows_by_name(er_print_json(
+      {"-viewmode", "expert", "-metrics", "i.heapalloccnt:name", "-functions"}, r.experiment));
+  EXPECT_EQ(row_value(expert, "malloc_in_c", "i.heapalloccnt"), mallocs);
+  EXPECT_GE(row_value(expert, "JavaAllocations.mallocInC(int)", "i.heapalloccnt"), mallocs);
+}
+
 }  // namespace
 }  // namespace lumen::test

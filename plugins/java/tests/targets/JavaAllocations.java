@@ -1,5 +1,6 @@
 // A self-measuring Java program of allocations: one method allocates
-// arrays of longs, one small objects of its own class, one nothing at all.
+// arrays of longs, one small objects of its own class, one nothing at all;
+// given a native library, a JNI method mallocs a known number of blocks.
 // Each counts what it allocates and measures the bytes its thread
 // allocated meanwhile (ThreadMXBean's allocated bytes, the JVM's own
 // accounting); the figures are written, as JSON, to the file named by
@@ -42,8 +43,20 @@ public class JavaAllocations {
     return x;
   }
 
+  // Allocates and frees `count` blocks with malloc, in C (java_native_malloc.c).
+  static native long mallocInC(int count);
+
+  static final int MALLOC_COUNT = 1000;
+
+  // JavaAllocations [SCALE [NATIVE_LIBRARY]]
   public static void main(String[] args) throws Exception {
     final int scale = args.length > 0 ? Integer.parseInt(args[0]) : 1;
+    int mallocs = 0;
+    if (args.length > 1) {
+      System.load(args[1]);
+      mallocInC(MALLOC_COUNT);
+      mallocs = MALLOC_COUNT;
+    }
     final int bufferCount = 8000 * scale;
     final int pointCount = 2_800_000 * scale;
     // The first reading allocates nothing after this one.
@@ -62,8 +75,9 @@ public class JavaAllocations {
       try (FileWriter out = new FileWriter(truth)) {
         out.write(String.format("{\"JavaAllocations.allocateBuffers(int)\": {\"bytes\": %d, \"objects\": %d},"
                 + " \"JavaAllocations.allocatePoints(int)\": {\"bytes\": %d, \"objects\": %d},"
-                + " \"JavaAllocations.computeOnly(long)\": {\"bytes\": %d, \"objects\": 0}}%n",
-            bufferBytes, bufferCount, pointBytes, pointCount, computeBytes));
+                + " \"JavaAllocations.computeOnly(long)\": {\"bytes\": %d, \"objects\": 0},"
+                + " \"JavaAllocations.mallocInC(int)\": {\"mallocs\": %d}}%n",
+            bufferBytes, bufferCount, pointBytes, pointCount, computeBytes, mallocs));
       }
     }
     System.out.println("allocations done " + (result & 1));
