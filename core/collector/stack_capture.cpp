@@ -300,8 +300,15 @@ __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
   void* frames[LUMEN_MAX_STACK_DEPTH + 16];
   const int count = unw_backtrace(frames, static_cast<int>(std::size(frames)));
   if (ucontext == nullptr) {
+    // A traced call. A managed runtime's frame provider adds its frames
+    // here too (the Java methods above a JNI method's malloc or a JVM
+    // thread's wait), from this thread's own context.
+    ucontext_t here;
+    void* const provider_context =
+        g_frame_provider.load(std::memory_order_acquire) != nullptr && getcontext(&here) == 0 ? &here : nullptr;
     // frames[0] is in this function, frames[1] in our caller; then `skip`.
-    return remembered(intern_frames(frames, count, 2 + skip, LUMEN_STACK_LEAF_IS_RETURN));
+    return remembered(
+        intern_frames(frames, count, 2 + skip, LUMEN_STACK_LEAF_IS_RETURN, false, provider_context));
   }
   const auto interrupted = static_cast<uint64_t>(static_cast<ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_RIP]);
   for (int i = 0; i < count; ++i)

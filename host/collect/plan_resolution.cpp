@@ -140,12 +140,22 @@ CollectionPlan resolve_plan(const Profile& profile, const CollectRequest& reques
         continue;
       }
       std::string written = value;
+      std::string option = d.flag.option != nullptr ? d.flag.option : "";
       for (size_t i = 0; i < d.flag.alias_count; ++i)
-        if (value == d.flag.aliases[i].word) written = d.flag.aliases[i].value;
+        if (value == d.flag.aliases[i].word) {
+          written = d.flag.aliases[i].value;
+          // "OPTION=VALUE": the word sets another option of the plugin
+          // (-j heap: Java allocation sampling, not a JDK's path).
+          const size_t equals = written.find('=');
+          if (equals != std::string::npos && find_option(d, written.substr(0, equals)) != nullptr) {
+            option = written.substr(0, equals);
+            written = written.substr(equals + 1);
+          }
+        }
       Choice& choice = chosen[name];
-      if (d.flag.option != nullptr && !written.empty()) {
-        choice.written[d.flag.option] = written;
-        choice.where[d.flag.option] = "-" + flag;
+      if (!option.empty() && !written.empty()) {
+        choice.written[option] = written;
+        choice.where[option] = "-" + flag;
       }
     }
   }

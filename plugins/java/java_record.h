@@ -49,6 +49,7 @@ enum RecordKind : uint16_t {
   kMethodRecord = 1,    // a method of a prepared class: JavaMethod + texts + line table
   kCompiledRecord = 2,  // JIT code of a method: CompiledCode
   kThreadRecord = 3,    // a thread's name: JavaThread + name
+  kAllocationRecord = 4,  // a sampled allocation: JavaAllocation + class name
 };
 // JavaThread.flags: a thread of the JVM's own (GC, JIT compiler, VM
 // thread), named as the system names it, which never ran Java.
@@ -82,9 +83,21 @@ struct JavaThread {
   uint16_t name_bytes;
   uint16_t flags;  // kJvmSystemThread
 };
+// An object the JVM's allocation sampler (JVMTI SampledObjectAlloc) chose:
+// its size, the sampling interval in force (the mean number of bytes
+// between samples) and the allocating thread's Java stack. Followed by
+// class_bytes of the class's name ("long[]", "java.lang.String").
+struct JavaAllocation {
+  uint64_t time_ns;
+  uint64_t stack_id;
+  uint64_t size;
+  uint32_t interval;
+  uint32_t thread_id;
+  uint16_t class_bytes;
+};
 #pragma pack(pop)
 static_assert(sizeof(JavaMethod) == 24 && sizeof(LineEntry) == 8 && sizeof(CompiledCode) == 32 &&
-                  sizeof(JavaThread) == 16,
+                  sizeof(JavaThread) == 16 && sizeof(JavaAllocation) == 34,
               "JAVA_CLASSES record layout");
 
 }  // namespace lumen::java

@@ -45,8 +45,9 @@ typedef int (*lumen_signal_handler)(int signal, siginfo_t* info, void* ucontext)
 
 /* [signal-safe] A frame provider: lets a plugin describe frames the native
  * unwinder cannot (a managed runtime's methods). capture_stack calls it, in
- * the handler, for every stack captured from a signal's `ucontext`, with the
- * native frames it unwound (leaf first; the collector's own left out) and
+ * the handler, for every stack captured from a signal's `ucontext`, and for
+ * a traced call's stack (capture_stack(NULL, ...), in the interposer) with
+ * the calling thread's own context; each time with the native frames it unwound (leaf first; the collector's own left out) and
  * `native_in_objects`, how many of them, from the leaf, lie in a loaded
  * object's code (the first that does not is typically generated code: a
  * JIT's or an interpreter's). It writes the stack to record into `frames`

@@ -2,9 +2,11 @@
 // agent described each method as a function of the Java frame space in the
 // load-object map (java_record.h), so every view names them. It checks the
 // JAVA_CLASSES records (methods with their source files and line tables,
-// compiled code) and adds no events of its own, names the threads (Java
-// names; the JVM's housekeeping threads as the system's); it says how
-// Java stacks show in each view mode (java_view_modes.cpp).
+// compiled code), names the threads (Java names; the JVM's housekeeping
+// threads as the system's); it says how Java stacks show in each view mode
+// (java_view_modes.cpp). An experiment that sampled Java allocations
+// (-j heap) has their estimated bytes and objects as metrics on the
+// allocating Java stacks, and -jallocs by class (java_allocations.h).
 #include <lumen/analysis_plugin.h>
 
 #include <cstdio>
@@ -12,16 +14,34 @@
 #include <string>
 
 #include "../java_record.h"
+#include "java_allocations.h"
 #include "java_view_modes.h"
 
 namespace {
 
 using namespace lumen::java;
 
-int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,
-           size_t error_size) {
+// The decoder context of an experiment that sampled Java allocations.
+int g_allocations_declared;
+
+// Allocation metrics for the experiments collected with -j heap only, so
+// that other Java experiments show no empty columns.
+int configure(const lumen_experiment_facts* facts, lumen_configuration* configuration, char*, size_t) {
+  if (std::strcmp(lumen_option(facts->options, facts->option_count, "heap", "0"), "1") != 0) return 0;
+  configuration->metrics = kAllocationMetricDefs;
+  configuration->metric_count = kAllocationMetrics;
+  configuration->decoder_context = &g_allocations_declared;
+  return 0;
+}
+
+int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink,
+           char* error, size_t error_size) {
   size_t needed = 0;
-  if (kind == kMethodRecord && bytes >= sizeof(JavaMethod)) {
+  if (kind == kAllocationRecord && state == &g_allocations_declared) {
+    return decode_allocation(payload, bytes, sink, error, error_size);
+  } else if (kind == kAllocationRecord) {
+    needed = sizeof(JavaAllocation);  // an experiment that declared no allocation metrics
+  } else if (kind == kMethodRecord && bytes >= sizeof(JavaMethod)) {
     JavaMethod method;
     std::memcpy(&method, payload, sizeof method);
     needed = sizeof method + method.class_bytes + method.name_bytes + method.source_bytes +
@@ -51,6 +71,9 @@ const lumen_analysis_descriptor kPlugin = {
     .version = "1.0",
     .data_file = kDataFile,
     .decode = decode,
+    .views = &kAllocationsView,
+    .view_count = 1,
+    .configure = configure,
     .fold_stack = lumen::java::fold_stack,
 };
 

@@ -16,6 +16,9 @@ namespace lumen::java {
 struct AgentContext {
   const lumen_runtime* runtime = nullptr;
   lumen_stream classes = -1;  // JAVA_CLASSES
+  // Java allocations sampled (-j heap), about one per this many bytes.
+  bool sample_allocations = false;
+  uint32_t allocation_interval = 0;
 };
 AgentContext& agent_context();
 

@@ -67,6 +67,9 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
     return 1;
   }
   context.runtime = runtime;
+  context.sample_allocations = std::string(lumen_option(options, count, "heap", "0")) == "1";
+  context.allocation_interval =
+      static_cast<uint32_t>(std::strtoul(lumen_option(options, count, "heap_interval", "524288"), nullptr, 10));
   put_jdk_first(lumen_option(options, count, "jdk", ""));
   name_agent_for_jvms(lumen_option(options, count, "jvm_options", ""));
   return 0;
@@ -91,9 +94,14 @@ int check(const lumen_option_value* options, size_t count, char* error, size_t e
 const lumen_option_def kOptions[] = {
     {"jdk", LUMEN_OPTION_STRING, "", 0, 0, 0, "the JDK whose bin/ the target's PATH finds first (-j PATH)"},
     {"jvm_options", LUMEN_OPTION_STRING, "", 0, 0, 0, "options for every JVM the target starts (-J)"},
+    {"heap", LUMEN_OPTION_BOOLEAN, "off", 0, 0, 0,
+     "sample Java allocations: the object's class and size and the allocating Java stack (JVMTI "
+     "SampledObjectAlloc, JDK 11 and later; -j heap)"},
+    {"heap_interval", LUMEN_OPTION_INTEGER, "524288", 0, 1073741824, 0,
+     "mean bytes a thread allocates between two sampled Java allocations (0: every allocation)"},
 };
 
-const lumen_flag_alias kFlagAliases[] = {{"on", ""}};
+const lumen_flag_alias kFlagAliases[] = {{"on", ""}, {"heap", "heap=on"}};
 
 const lumen_collector_hooks kHooks = {.check = check};
 
@@ -102,11 +110,13 @@ const lumen_collector_descriptor kPlugin = {
     .name = "java",
     .version = "1.0",
     .data_file = kDataFile,
-    .description = "Java profiling: Java frames in clock and counter stacks (JVMTI agent, AsyncGetCallTrace)",
+    .description = "Java profiling: Java frames in clock and counter stacks (JVMTI agent, AsyncGetCallTrace), "
+                   "sampled Java allocations",
     .options = kOptions,
     .option_count = std::size(kOptions),
     .flag = {"j", "jdk", kFlagAliases, std::size(kFlagAliases),
-             "-j on|off|PATH  Java profiling (on by default for a JVM; PATH: the JDK scripts run)"},
+             "-j on|off|heap|PATH  Java profiling (on by default for a JVM; heap: Java allocations sampled too; PATH: "
+             "the JDK scripts run)"},
     .start = start,
     .stop = stop,
     .host_hooks = &kHooks,

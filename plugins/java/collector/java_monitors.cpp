@@ -13,7 +13,7 @@
 #include "../java_names.h"
 #include "../java_record.h"
 #include "java_agent.h"
-#include "java_frames.h"
+#include "java_stacks.h"
 
 namespace lumen::java {
 
@@ -28,8 +28,6 @@ lumen_stream g_sync_stream = -1;
 // When the thread began waiting for a monitor (0: it is not waiting).
 thread_local uint64_t t_enter_ns;
 thread_local uint64_t t_wait_ns;
-
-constexpr int kMaxJavaFrames = 192;
 
 std::string monitor_class(jvmtiEnv* jvmti, JNIEnv* env, jobject object) {
   jclass klass = env->GetObjectClass(object);
@@ -51,22 +49,6 @@ uint64_t name_hash(const std::string& name) {
   return hash;
 }
 
-// The waiting thread's Java frames, innermost first.
-uint64_t java_stack(jvmtiEnv* jvmti) {
-  jvmtiFrameInfo frames[kMaxJavaFrames];
-  jint count = 0;
-  if (jvmti->GetStackTrace(nullptr, 0, kMaxJavaFrames, frames, &count) != JVMTI_ERROR_NONE || count <= 0)
-    return LUMEN_NO_STACK;
-  uint64_t words[kMaxJavaFrames];
-  for (jint i = 0; i < count; ++i) {
-    const auto method = reinterpret_cast<uint64_t>(frames[i].method);
-    // A native method's location is -1; the frame stays inside its method.
-    words[i] = method_encodable(method) ? java_frame(method, static_cast<int32_t>(frames[i].location))
-                                        : kJavaFrameTag | (2 * kMethodSpan) | uint64_t(kBciBias);
-  }
-  return capture_with_java_frames(agent_context().runtime, words, count);
-}
-
 void record(jvmtiEnv* jvmti, JNIEnv* env, jobject object, uint64_t request_ns, sync::Call call) {
   const AgentContext& context = agent_context();
   const uint64_t grant_ns = context.runtime->now_ns();
@@ -79,7 +61,7 @@ void record(jvmtiEnv* jvmti, JNIEnv* env, jobject object, uint64_t request_ns, s
   wait.request_ns = request_ns;
   wait.grant_ns = grant_ns;
   wait.object = name_hash(klass);
-  wait.stack_id = java_stack(jvmti);
+  wait.stack_id = capture_java_stack(jvmti);
   wait.thread_id = context.runtime->thread_id();
   wait.object_kind = static_cast<uint16_t>(sync::ObjectKind::kJavaMonitor);
   wait.call = static_cast<uint16_t>(call);

@@ -8,7 +8,8 @@
 //     generated code (DynamicCodeGenerated: interpreter, stubs) at their
 //     machine addresses, time-stamped, so machine PCs there resolve;
 //   * which threads run Java (ThreadStart/End, VMInit), for the frame
-//     provider, and their names.
+//     provider, and their names;
+//   * with -j heap, the allocations the JVM samples (java_allocations.h).
 #include <jvmti.h>
 #include <lumen/collector_support.h>
 #include <lumen/plugin_abi.h>
@@ -23,6 +24,7 @@
 #include "../java_names.h"
 #include "../java_record.h"
 #include "java_agent.h"
+#include "java_allocations.h"
 #include "java_frames.h"
 #include "java_monitors.h"
 
@@ -225,7 +227,11 @@ jint start_agent(JavaVM* vm) {
   jvmtiCapabilities monitors{};
   monitors.can_generate_monitor_events = 1;
   const bool monitor_events = java_monitors_init() && jvmti->AddCapabilities(&monitors) == JVMTI_ERROR_NONE;
+  // Java allocations, sampled by the JVM (-j heap).
+  const bool allocations =
+      context.sample_allocations && java_allocations_init(jvmti, context.allocation_interval);
   jvmtiEventCallbacks callbacks{};
+  callbacks.SampledObjectAlloc = on_sampled_object_alloc;
   callbacks.VMInit = on_vm_init;
   callbacks.ClassLoad = on_class_load;
   callbacks.ClassPrepare = on_class_prepare;
@@ -243,6 +249,7 @@ jint start_agent(JavaVM* vm) {
     for (jvmtiEvent event : {JVMTI_EVENT_MONITOR_CONTENDED_ENTER, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED,
                              JVMTI_EVENT_MONITOR_WAIT, JVMTI_EVENT_MONITOR_WAITED})
       jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
+  if (allocations) java_allocations_enable(jvmti);
   for (jvmtiEvent event : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_THREAD_START,
                            JVMTI_EVENT_THREAD_END, JVMTI_EVENT_COMPILED_METHOD_LOAD,
                            JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED})
