@@ -277,7 +277,10 @@ typedef struct lumen_analysis_descriptor {
    * malformed record), and then it only frees. begin and end may be NULL
    * (the state is then the decoder context). Each returns 0, or non-zero
    * with a message in `error` (for decode, the reader then names file and
-   * offset). */
+   * offset). A decoder without end (and without stitches) keeps nothing
+   * across records: er_print decodes parts of its file on several threads
+   * at once, each part with a state of its own from begin, so decode must
+   * not change anything shared between them. */
   void* (*decoder_begin)(void* decoder_context);
   int (*decode)(void* state, uint16_t kind, const void* payload, uint16_t payload_bytes,
                 const lumen_event_sink* sink, char* error, size_t error_size);

@@ -44,6 +44,33 @@ struct DataFile {
   std::vector<size_t> metric_index;
   void* decoder_context = nullptr;  // lumen_configuration.decoder_context
   uint64_t readable_bytes = UINT64_MAX;  // blocks starting here or after are not read (a damaged tail)
+  std::vector<uint64_t> block_offsets;   // where its readable blocks start
+};
+
+// The ids of artificial and traced-call stacks a decoder asked for while
+// decoding a part of a data file apart from the rest (on a thread of its
+// own): numbered within the part, in the order asked for, until
+// Experiment::adopt_part_ids gives them the experiment's.
+struct PartStackIds {
+  struct TracedCall {
+    uint64_t stack_id;
+    std::string function;
+  };
+  std::vector<std::string> artificial;
+  std::vector<TracedCall> traced;
+  std::map<std::pair<uint64_t, std::string>, uint64_t> traced_index;
+};
+
+// A part's ids as the experiment's (Experiment::adopt_part_ids).
+class PartIdMap {
+ public:
+  PartIdMap(std::vector<uint64_t> artificial, std::vector<uint64_t> traced)
+      : artificial_(std::move(artificial)), traced_(std::move(traced)) {}
+  uint64_t operator()(uint64_t stack_id) const;
+
+ private:
+  std::vector<uint64_t> artificial_;
+  std::vector<uint64_t> traced_;
 };
 
 class Experiment {
@@ -106,6 +133,20 @@ class Experiment {
   using StitchVisitor = std::function<void(const DataFile&, const lumen_stitch&)>;
   void for_each_event_in(const DataFile& file, const EventVisitor& visit,
                          const StitchVisitor* stitched = nullptr) const;
+
+  // Whether a file's blocks may be decoded apart, on several threads: its
+  // plugin's decoder keeps nothing across records (it has no decoder_end)
+  // and declares no stitches.
+  bool decodes_blocks_apart(const DataFile& file) const;
+  // Decodes the blocks [first, end) of file.block_offsets, in file order,
+  // with the part's own ids for artificial and traced-call stacks (`ids`).
+  // Safe on several threads at once, each with its own part and ids.
+  void for_each_event_in_blocks(const DataFile& file, size_t first, size_t end, const EventVisitor& visit,
+                                PartStackIds& ids) const;
+  // Gives a part's ids the experiment's, as if its events were decoded now
+  // in file order: adopting the parts of a file in order numbers every
+  // stack exactly as one pass over the file does. Not thread-safe.
+  PartIdMap adopt_part_ids(const PartStackIds& ids) const;
 
  private:
   // Walks the file's block headers: its threads, and what is damaged (a

@@ -18,12 +18,11 @@
 #include "metric_engine.h"
 #include "metric_registry.h"
 #include "program_structure.h"
+#include "stack_aggregate.h"
 #include "view_mode.h"
 
 namespace lumen::analysis {
 
-// Selects events before aggregation; empty accepts all.
-using EventFilter = std::function<bool(size_t experiment_index, const lumen_event&)>;
 // Selects unique stacks by their functions (leaf first); empty accepts all.
 using StackFilter = std::function<bool(std::span<const FunctionId> frames_leaf_first)>;
 // Rewrites a stack's functions (leaf first) after the stack filter, before
