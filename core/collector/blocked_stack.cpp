@@ -16,6 +16,9 @@
 #include "object_snapshot.h"
 #include "stack_capture.h"
 
+// The local unwinder's step (libunwind.so, which the runtime unwinds its own
+// process with): this file's names are the remote library's.
+extern "C" int _ULx86_64_step(unw_cursor_t*);
 extern "C" int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t, unw_word_t, unw_dyn_info_t*, unw_proc_info_t*,
                                                   int, void*);
 
@@ -143,6 +146,18 @@ int find_proc_info(unw_addr_space_t space, unw_word_t ip, unw_proc_info_t* info,
   return UNW_OBJ(dwarf_search_unwind_table)(space, ip, &table, info, need_unwind_info, arg);
 }
 
+// The outermost frame in libunwind's own code (the library the runtime
+// unwinds the program's threads with), or -1: a thread found blocked there
+// (its lock, its signal masking, a profiling handler that interrupted it)
+// was unwinding for the collector.
+int outermost_libunwind_frame(const uint64_t* pcs, int count) {
+  ObjectQuery unwinder{reinterpret_cast<uint64_t>(&_ULx86_64_step)};
+  if (object_snapshot_iterate(find_object, &unwinder) == 0) return -1;
+  for (int i = count - 1; i >= 0; --i)
+    if (pcs[i] >= unwinder.start && pcs[i] < unwinder.end) return i;
+  return -1;
+}
+
 unw_accessors_t g_accessors = {find_proc_info, put_unwind_info, get_dyn_info_list_addr, access_mem,
                                access_reg,     access_fpreg,    resume,                 get_proc_name};
 
@@ -176,7 +191,7 @@ uint64_t capture_blocked_stack(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t* 
   } while (count < static_cast<int>(LUMEN_MAX_STACK_DEPTH) + 1 && unw_step(&cursor) > 0);
   if (count == 0) return LUMEN_NO_STACK;
   *stack_end = capture.stack_end;
-  return intern_unwound_stack(pcs, count);
+  return intern_unwound_stack(pcs, count, outermost_libunwind_frame(pcs, count));
 }
 
 }  // namespace lumen::collector

@@ -15,6 +15,7 @@
 #include "signal_chain.h"
 #include "stack_capture.h"
 #include "stream_writer.h"
+#include "task_file_reader.h"
 #include "thread_state.h"
 
 namespace lumen::collector {
@@ -102,6 +103,8 @@ const lumen_runtime kRuntime = {
     .close_fd = runtime_close_fd,
     .capture_stack_of_blocked = runtime_capture_stack_of_blocked,
     .latest_stack_of_thread = runtime_latest_stack_of_thread,
+    .read_task_file = read_task_file,
+    .observe_signal = observe_signal,
 };
 
 void log_failure(const std::string& plugin, const std::string& message) {

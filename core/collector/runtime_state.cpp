@@ -28,6 +28,7 @@
 #include "stack_capture.h"
 #include "stack_table.h"
 #include "stream_writer.h"
+#include "task_file_reader.h"
 #include "thread_state.h"
 #include "vdso_image.h"
 
@@ -96,6 +97,7 @@ void start_collection() {
   if (founder == nullptr || target == nullptr) return;
   if (std::strcmp(target, "any") != 0 && std::atol(target) != static_cast<long>(getpid())) return;
   const RuntimeGuard guard;
+  on_periodic_thread_begin(mark_collector_thread);
   // Whatever this process starts next is told apart by its own pid.
   setenv("LUMEN_TARGET_PID", std::to_string(getpid()).c_str(), 1);
   founder_directory() = founder;
@@ -138,6 +140,7 @@ void stop_collection() {
   plugin_periodic_stop_all();  // plugins stop with no tick of theirs running
   plugins_stop();
   plugins_thread_end();
+  task_file_reader_stop();  // after the plugins' last readings
   samples_stop();
   record_waited_children(founder_directory());
   experiment_log_event(metadata::log_event::kEnd, "time_ns: " + std::to_string(monotonic_ns()) +
@@ -157,6 +160,7 @@ void restart_in_forked_child(const std::string& lineage) {
   experiment_log_open(directory);
   log_start(lineage);
   stack_table_reset();
+  task_file_reader_after_fork();
   current_thread().latest_stack.store(LUMEN_NO_STACK, std::memory_order_relaxed);  // the parent's table's
   loadobject_tracker_start(g_loadobjects_stream);
   save_vdso_image(directory);
@@ -174,6 +178,7 @@ void stop_in_forked_child() {
   // the parent's data. It is not collected (its timers are not inherited).
   g_collecting.store(false, std::memory_order_relaxed);
   process_ending_forget();
+  task_file_reader_after_fork();
   abandon_streams_after_fork();
   plugin_periodic_forget();
   plugins_fork_child();
@@ -184,6 +189,12 @@ bool collecting() { return g_collecting.load(std::memory_order_acquire); }
 void runtime_thread_begin() {
   const RuntimeGuard guard;
   if (collecting()) plugins_thread_begin();
+}
+
+void mark_collector_thread() {
+  // Also while collection starts (plugins start their threads then).
+  const RuntimeGuard guard;
+  experiment_log_event(metadata::log_event::kCollectorThread, "tid: " + std::to_string(current_tid()));
 }
 
 void runtime_thread_end() {

@@ -16,6 +16,11 @@ bool collecting();
 void runtime_thread_begin();
 void runtime_thread_end();
 
+// Not signal-safe. Marks the calling thread as one of the collector's own
+// (the runtime's periodic threads, a plugin's): the experiment log names
+// it, so analysis does not list it among the program's threads.
+void mark_collector_thread();
+
 // Not signal-safe. Ends collection in this process for good (the API's
 // collector_terminate_expt, and process exit).
 void stop_collection();

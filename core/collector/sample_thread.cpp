@@ -35,6 +35,7 @@ timespec plus(timespec at, long long ns) {
 }
 
 PeriodicThread g_sample_thread;
+std::atomic<void (*)()> g_thread_begins{nullptr};
 
 constexpr int kMaxPluginThreads = 8;
 PeriodicThread g_plugin_threads[kMaxPluginThreads];
@@ -61,6 +62,7 @@ void* PeriodicThread::run(void* argument) {
     const RuntimeGuard guard;  // the runtime's own thread: never traced
     pthread_setname_np(pthread_self(), self->name_);
   }
+  if (const auto begins = g_thread_begins.load(std::memory_order_acquire)) begins();
   timespec next;
   clock_gettime(CLOCK_MONOTONIC, &next);
   for (;;) {
@@ -120,6 +122,8 @@ void PeriodicThread::after_fork() {
   running_ = false;
   if (period_ns_ > 0 && tick_ != nullptr) create();
 }
+
+void on_periodic_thread_begin(void (*begins)()) { g_thread_begins.store(begins, std::memory_order_release); }
 
 bool sample_thread_start(long long period_ns, void (*tick)()) {
   return g_sample_thread.start(period_ns, tick, "lumen-samples");

@@ -45,6 +45,10 @@ class PeriodicThread {
   std::atomic<int> stop_{0};
 };
 
+// Not signal-safe. What each periodic thread runs first, on itself (the
+// runtime marks it as the collector's own).
+void on_periodic_thread_begin(void (*begins)());
+
 // The collect -S sample thread.
 bool sample_thread_start(long long period_ns, void (*tick)());
 void sample_thread_stop();

@@ -22,6 +22,7 @@ Sigaction real_sigaction() {
 constexpr int kHandlersPerSignal = 4;
 
 struct ClaimedSignal {
+  std::atomic<lumen_signal_handler> observers[kHandlersPerSignal] = {};
   std::atomic<lumen_signal_handler> handlers[kHandlersPerSignal] = {};
   std::atomic<bool> installed{false};
   // The target's disposition. Written by the target's sigaction calls,
@@ -57,6 +58,8 @@ void pass_to_target(int signal, siginfo_t* info, void* ucontext) {
 void dispatch(int signal, siginfo_t* info, void* ucontext) {
   const int saved_errno = errno;
   bool consumed = false;
+  for (const auto& slot : g_claimed[signal].observers)
+    if (const lumen_signal_handler observer = slot.load(std::memory_order_acquire)) observer(signal, info, ucontext);
   for (int i = 0; i < kHandlersPerSignal && !consumed; ++i) {
     const lumen_signal_handler handler = g_claimed[signal].handlers[i].load(std::memory_order_acquire);
     consumed = handler != nullptr && handler(signal, info, ucontext) != 0;
@@ -87,6 +90,15 @@ int claim_signal(int signal, lumen_signal_handler handler) {
   // A handler the target installed before collection started is kept.
   g_claimed[signal].target = previous;
   return 0;
+}
+
+int observe_signal(int signal, lumen_signal_handler observer) {
+  if (signal <= 0 || signal >= NSIG || observer == nullptr) return -1;
+  for (auto& slot : g_claimed[signal].observers) {
+    lumen_signal_handler expected = nullptr;
+    if (slot.compare_exchange_strong(expected, observer)) return 0;
+  }
+  return -1;
 }
 
 bool signal_claimed(int signal) {

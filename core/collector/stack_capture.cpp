@@ -310,11 +310,18 @@ __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
   return remembered(capture_from_context(ucontext, interrupted_collector_work));
 }
 
-uint64_t intern_unwound_stack(const uint64_t* pcs, int count) {
+uint64_t intern_unwound_stack(const uint64_t* pcs, int count, int unwinding_at) {
   void* frames[LUMEN_MAX_STACK_DEPTH + 1];
   if (count > static_cast<int>(LUMEN_MAX_STACK_DEPTH) + 1) count = static_cast<int>(LUMEN_MAX_STACK_DEPTH) + 1;
+  int first = 0;
+  if (unwinding_at >= 0)
+    for (int i = unwinding_at + 1; i < count; ++i)
+      if (excluded(pcs[i])) {
+        first = i;
+        break;
+      }
   for (int i = 0; i < count; ++i) frames[i] = reinterpret_cast<void*>(pcs[i]);
-  return intern_frames(frames, count, 0, 0);
+  return intern_frames(frames, count, first, 0);
 }
 
 UnwinderUse::UnwinderUse() : entered_(enter_unwinder(true)) {}

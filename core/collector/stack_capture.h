@@ -36,8 +36,11 @@ uint64_t capture_stack(void* ucontext, int skip);
 
 // Not signal-safe. Interns a stack another thread's registers were unwound
 // into (blocked_stack.h), leaf first, the leaf being the thread's PC: the
-// collector's own frames are left out as from a capture.
-uint64_t intern_unwound_stack(const uint64_t* pcs, int count);
+// collector's own frames are left out as from a capture. When frame
+// `unwinding_at` (>= 0) is the collector's unwinder at work, the stack
+// starts at the collector's entry outward of it, as a profiling signal
+// landing in CollectorWork records it.
+uint64_t intern_unwound_stack(const uint64_t* pcs, int count, int unwinding_at);
 
 // Not signal-safe. Counts the calling thread in as using an unwinder for its
 // lifetime, so that a fork waits for it to leave (libunwind's locks are

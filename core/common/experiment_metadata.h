@@ -81,6 +81,9 @@ inline constexpr const char* kNote = "note";
 inline constexpr const char* kPluginStarted = "plugin_started";
 inline constexpr const char* kPluginFailed = "plugin_failed";
 inline constexpr const char* kSizeLimitReached = "size_limit_reached";
+// A thread of the collector's own (tid: N): its data blocks hold what it
+// recorded for the program's threads; it is not one of them.
+inline constexpr const char* kCollectorThread = "collector_thread";
 }  // namespace log_event
 
 }  // namespace lumen::metadata

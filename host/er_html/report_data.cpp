@@ -5,6 +5,7 @@
 #include "command_table.h"
 #include "export_frames.h"
 #include "lumen_version.h"
+#include "report_timeline.h"
 
 namespace lumen::er_html {
 
@@ -63,6 +64,10 @@ std::vector<std::string> hottest_functions(const analysis::StackProfile& profile
 json report_data(er_print::Session& session, std::ostringstream& buffer, const ReportOptions& options) {
   session.set_format("json");
   session.set_limit("0");
+  // Before any view builds the profile: the timeline is binned in its pass.
+  TimelineBins timeline(session.experiments(), session.registry(), session.export_filter(), options.timeline_bins,
+                        session.filters_stacks());
+  session.observe_next_profile(timeline.observer());
   json data;
   data["generator"] = std::string("lumen er_html ") + LUMEN_VERSION;
   data["header"] = view(session, buffer, "header");
@@ -107,7 +112,7 @@ json report_data(er_print::Session& session, std::ostringstream& buffer, const R
 
   const exporting::ExportInput input{session.experiments(), profile, session.structure(), session.registry(), metrics,
                                      session.export_filter()};
-  data["timeline"] = timeline(input, options.timeline_bins);
+  data["timeline"] = timeline.json(input);
 
   json sources = json::object();
   std::vector<std::string> hottest;

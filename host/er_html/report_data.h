@@ -2,7 +2,8 @@
 // views er_print prints as JSON (header, overview, statistics, functions,
 // callers-callees, thread list, annotated source of the hottest
 // functions), and what only a picture needs: the unique stacks for flame
-// graphs and the binned timeline.
+// graphs and the binned timeline (report_timeline.h), binned in the same
+// pass over the events as the profile every table reads.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -34,8 +35,5 @@ nlohmann::json report_data(er_print::Session& session, std::ostringstream& buffe
 nlohmann::json stack_table(const analysis::StackProfile& profile, const analysis::ProgramStructure& structure,
                            const std::vector<size_t>& metrics, std::vector<analysis::FunctionId>& function_list);
 
-// Per thread (per rank for MPI), each plugin's events in `bins` equal
-// intervals of the run: CPU or call time (ns) or a count per bin, sparse.
-nlohmann::json timeline(const exporting::ExportInput& input, size_t bins);
 
 }  // namespace lumen::er_html

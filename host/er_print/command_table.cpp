@@ -1,5 +1,6 @@
 #include "command_table.h"
 
+#include <algorithm>
 #include <iostream>
 #include <ostream>
 
@@ -14,6 +15,7 @@
 #include "lumen_version.h"
 #include "plugin_view.h"
 #include "session_lists.h"
+#include "side_by_side.h"
 #include "script.h"
 #include "structure_views.h"
 
@@ -51,13 +53,43 @@ void warn_without_data(Session& s, const std::string& command, const std::string
             << " data, so the view is empty\n";
 }
 
-AnnotationRequest annotation(Session& s, const std::string& target) {
+AnnotationRequest annotation(Session& s, const std::vector<std::string>& a) {
   AnnotationRequest request;
-  request.target = target;
+  request.target = a[0];
+  if (a.size() > 1) request.which = function_number(a[1]);
   request.threshold_percent = s.threshold();
   request.paths = &s.source_paths();
   for (const auto& e : s.experiments()) request.experiment_dirs.push_back(e->path());
   return request;
+}
+
+}  // namespace
+
+size_t function_number(const std::string& text) {
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(text.c_str(), &end, 10);
+  if (text.empty() || text[0] == '-' || *end != '\0' || n == 0)
+    throw CommandError("'" + text + "': which of several functions of one name is a number from 1");
+  return n;
+}
+
+namespace {
+
+// -compare of thread lists: each experiment's view keeps its own threads
+// (those with events) and drops what differs between experiments (its
+// name, kernel ids, event counts), so thread N of each stands side by side.
+void same_threads_side_by_side(ViewTable& threads) {
+  std::vector<ViewRow> own;
+  for (ViewRow& row : threads.rows) {
+    const bool has_events = std::any_of(row.fields.begin(), row.fields.end(), [](const auto& field) {
+      return field.first == "events" && field.second != "0";
+    });
+    if (!has_events) continue;
+    row.load_object.clear();
+    std::erase_if(row.fields, [](const auto& field) { return field.first != "thread"; });
+    own.push_back(std::move(row));
+  }
+  threads.rows = std::move(own);
 }
 
 // "fsingle f 2": the second of the rows of that name.
@@ -97,12 +129,20 @@ const std::vector<Command>& command_table() {
       {"callers-callees", 0, "", "each function with its callers and callees (attributed metrics)",
        [](Session& s, const auto&) {
          require_experiments(s);
-         s.emit(render(callers_callees_view(s.profile(), s.structure(), s.registry(), s.view_request()), s.format()));
+         s.emit(render(side_by_side(s,
+                                    [&](const StackProfile& p) {
+                                      return callers_callees_view(p, s.structure(), s.registry(), s.view_request());
+                                    }),
+                       s.format()));
        }},
       {"objects", 0, "", "load objects with their metrics",
        [](Session& s, const auto&) {
          require_experiments(s);
-         s.emit(render(objects_view(s.profile(), s.structure(), s.registry(), s.view_request()), s.format()));
+         s.emit(render(side_by_side(s,
+                                    [&](const StackProfile& p) {
+                                      return objects_view(p, s.structure(), s.registry(), s.view_request());
+                                    }),
+                       s.format()));
        }},
       {"fsummary", 0, "", "a summary of each function: metrics, size, address, source and object files, aliases",
        view([](Session& s, const auto&) {
@@ -124,7 +164,11 @@ const std::vector<Command>& command_table() {
        1},
       {"calltree", 0, "", "the dynamic call tree from <Total> down",
        view([](Session& s, const auto&) {
-         return render(calltree_view(s.profile(), s.structure(), s.registry(), s.view_request()), s.format());
+         return render(side_by_side(s,
+                                    [&](const StackProfile& p) {
+                                      return calltree_view(p, s.structure(), s.registry(), s.view_request());
+                                    }),
+                       s.format());
        })},
       {"object_list", 0, "", "the load objects each experiment mapped, and when",
        view([](Session& s, const auto&) {
@@ -132,27 +176,50 @@ const std::vector<Command>& command_table() {
        })},
       {"lines", 0, "", "source lines with their metrics",
        view([](Session& s, const auto&) {
-         return render(lines_view(s.code_profile(), s.structure(), s.registry(), s.view_request()), s.format());
+         return render(code_side_by_side(s,
+                                         [&](const CodeProfile& code, const StackProfile&) {
+                                           return lines_view(code, s.structure(), s.registry(), s.view_request());
+                                         }),
+                       s.format());
        })},
       {"pcs", 0, "", "instruction addresses with their metrics",
        view([](Session& s, const auto&) {
-         return render(pcs_view(s.code_profile(), s.structure(), s.registry(), s.view_request()), s.format());
-       })},
-      {"source", 1, "FUNC|FILE", "annotated source: each line with its metrics, hot lines marked ##",
-       view([](Session& s, const auto& a) {
-         return render(annotated_source(s.code_profile(), s.profile(), s.structure(), s.registry(), s.view_request(),
-                                        annotation(s, a[0])),
+         return render(code_side_by_side(s,
+                                         [&](const CodeProfile& code, const StackProfile&) {
+                                           return pcs_view(code, s.structure(), s.registry(), s.view_request());
+                                         }),
                        s.format());
        })},
-      {"disasm", 1, "FUNC|FILE", "annotated disassembly with source lines interleaved",
+      {"source", 1, "FUNC|FILE [#]",
+       "annotated source: each line with its metrics, hot lines marked ## (#: which of several functions of that "
+       "name)",
        view([](Session& s, const auto& a) {
-         return render(annotated_disassembly(s.code_profile(), s.profile(), s.structure(), s.registry(),
-                                             s.view_request(), annotation(s, a[0])),
+         const AnnotationRequest request = annotation(s, a);
+         return render(code_side_by_side(s,
+                                         [&](const CodeProfile& code, const StackProfile& p) {
+                                           return annotated_source(code, p, s.structure(), s.registry(),
+                                                                   s.view_request(), request);
+                                         }),
                        s.format());
-       })},
+       }),
+       1},
+      {"disasm", 1, "FUNC|FILE [#]",
+       "annotated disassembly with source lines interleaved (#: which of several functions of that name)",
+       view([](Session& s, const auto& a) {
+         const AnnotationRequest request = annotation(s, a);
+         return render(code_side_by_side(s,
+                                         [&](const CodeProfile& code, const StackProfile& p) {
+                                           return annotated_disassembly(code, p, s.structure(), s.registry(),
+                                                                        s.view_request(), request);
+                                         }),
+                       s.format());
+       }),
+       1},
       {"inline", 1, "on|off", "show functions inlined at a PC as callees of their own (DWARF inline information)",
        [](Session& s, const auto& a) { s.set_inline(a[0]); }},
-      {"compare", 1, "on|off|delta|ratio", "-functions shows the experiments side by side",
+      {"compare", 1, "on|off|delta|ratio",
+       "every metric view shows the experiments side by side (delta: differences from the first; ratio: ratios to "
+       "it)",
        [](Session& s, const auto& a) { s.set_compare(a[0]); }},
       {"sthresh", 1, "PERCENT", "mark source and disassembly lines at or above PERCENT of the hottest (75)",
        [](Session& s, const auto& a) { s.set_threshold(a[0]); }},
@@ -171,7 +238,14 @@ const std::vector<Command>& command_table() {
        }},
       {"thread_list", 0, "", "threads with their events and metric totals",
        view([](Session& s, const auto&) {
-         return render(thread_list_view(s.experiments(), s.profile(), s.registry(), s.view_request()), s.format());
+         return render(side_by_side(s,
+                                    [&](const StackProfile& p) {
+                                      ViewTable threads =
+                                          thread_list_view(s.experiments(), p, s.registry(), s.view_request());
+                                      if (comparing(s)) same_threads_side_by_side(threads);
+                                      return threads;
+                                    }),
+                       s.format());
        })},
       {"samples", 0, "", "each sample with the process figures across it",
        view([](Session& s, const auto&) { return render(samples_view(s.experiments()), s.format()); })},
@@ -221,8 +295,9 @@ const std::vector<Command>& command_table() {
        [](Session& s, const auto& a) { run_script_file(s, a[0]); }},
       {"header", 0, "[EXP_ID]", "what each experiment (or experiment EXP_ID) is and how its target ended",
        view([](Session& s, const auto& a) {
-         if (a.empty()) return render(header_view(s.experiments()), s.format());
-         return s.with_experiment(experiment_id(a[0]), [&](const auto& one) { return render(header_view(one), s.format()); });
+         if (a.empty()) return render(header_view(s.experiments(), s.plugins()), s.format());
+         return s.with_experiment(experiment_id(a[0]),
+                                  [&](const auto& one) { return render(header_view(one, s.plugins()), s.format()); });
        }),
        1},
       {"metric_list", 0, "", "the metrics the experiments offer",

@@ -28,6 +28,10 @@ const std::vector<Command>& command_table();
 // "2" -> 2; throws CommandError for what is not an experiment id.
 size_t experiment_id(const std::string& text);
 
+// gprofng's `#` argument, which of several functions of one name ("2" ->
+// 2, from 1); throws CommandError for anything else.
+size_t function_number(const std::string& text);
+
 // Throws CommandError when no experiment is open.
 void require_experiments(Session& s);
 

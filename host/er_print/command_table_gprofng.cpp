@@ -90,6 +90,11 @@ std::function<void(Session&, const Arguments&)> view(Body body) {
   };
 }
 
+// FUNC [#]: a stack fragment's entry (numbered_function).
+std::string fragment_entry(const Arguments& a) {
+  return a.size() > 1 ? numbered_function(a[0], function_number(a[1])) : a[0];
+}
+
 Command refusal(const std::string& name, const std::string& arguments, const std::string& reason) {
   return {name, arguments.empty() ? 0u : 1u, arguments, "not offered: " + reason,
           [name, reason](Session&, const Arguments&) { throw CommandError(name + ": not offered here: " + reason); }};
@@ -146,9 +151,9 @@ std::vector<Command> gprofng_commands(const std::vector<Command>& base) {
        [](Session& s, const Arguments& a) { annotation_options(s, a[0], false, true); }},
       {"dthresh", 1, "PERCENT", "mark disassembly lines at or above PERCENT of the hottest (as sthresh)",
        [](Session& s, const Arguments& a) { s.set_disasm_threshold(a[0]); }},
-      {"cprepend", 1, "FUNC", "put FUNC before the stack fragment and show callers-callees around it",
+      {"cprepend", 1, "FUNC [#]", "put FUNC (#: which of several of that name) before the stack fragment and show callers-callees around it",
        view([](Session& s, const Arguments& a) {
-         s.fragment().insert(s.fragment().begin(), a[0]);
+         s.fragment().insert(s.fragment().begin(), fragment_entry(a));
          try {
            return render(stack_fragment_view(s.profile(), s.structure(), s.registry(), s.view_request(), s.fragment()),
                          s.format());
@@ -156,10 +161,11 @@ std::vector<Command> gprofng_commands(const std::vector<Command>& base) {
            s.fragment().erase(s.fragment().begin());
            throw;
          }
-       })},
-      {"cappend", 1, "FUNC", "put FUNC after the stack fragment and show callers-callees around it",
+       }),
+       1},
+      {"cappend", 1, "FUNC [#]", "put FUNC (#: which of several of that name) after the stack fragment and show callers-callees around it",
        view([](Session& s, const Arguments& a) {
-         s.fragment().push_back(a[0]);
+         s.fragment().push_back(fragment_entry(a));
          try {
            return render(stack_fragment_view(s.profile(), s.structure(), s.registry(), s.view_request(), s.fragment()),
                          s.format());
@@ -167,7 +173,8 @@ std::vector<Command> gprofng_commands(const std::vector<Command>& base) {
            s.fragment().pop_back();
            throw;
          }
-       })},
+       }),
+       1},
       {"crmfirst", 0, "", "take the first function off the stack fragment and show what is left",
        view([](Session& s, const Arguments&) {
          if (s.fragment().empty()) throw CommandError("crmfirst: the stack fragment is empty");

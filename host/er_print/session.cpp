@@ -7,6 +7,7 @@
 #include <iostream>
 #include <ostream>
 #include <regex>
+#include <utility>
 
 #include "default_metrics.h"
 #include "experiment_metrics.h"
@@ -350,9 +351,10 @@ std::vector<const StackProfile*> Session::profiles_of_each() {
 
 const StackProfile& Session::profile() {
   if (!profile_) {
+    const analysis::ProfileObserver* observer = std::exchange(observer_, nullptr);
     profile_ = std::make_unique<StackProfile>(experiments_, registry_, structure_, selection_filter(),
-                                         stack_filter(expression_, structure_), inline_frames_, viewmode_,
-                                               visibility_.rewrite(structure_));
+                                              stack_filter(expression_, structure_), inline_frames_, viewmode_,
+                                              visibility_.rewrite(structure_), observer);
     const bool cpu_selected = selects_.selects_cpus() || expression_.selects_cpus();
     if (cpu_selected && profile_->events_read() > 0 && profile_->events_with_cpu() == 0) {
       profile_.reset();

@@ -110,6 +110,12 @@ class Session {
   analysis::SourcePaths& source_paths() { return source_paths_; }
 
   const analysis::StackProfile& profile();
+  // The next build of profile() reports its pass over the events to
+  // `observer` (er_html bins its timeline from it, decoding nothing twice);
+  // later builds do not. Null forgets it.
+  void observe_next_profile(const analysis::ProfileObserver* observer) { observer_ = observer; }
+  // Whether -filters drops stacks by their functions (after the pass).
+  bool filters_stacks() const { return static_cast<bool>(analysis::stack_filter(expression_, structure_)); }
   // A profile of other experiments (one of the session's, alone) under the
   // session's stack filter, view mode and object visibility.
   std::unique_ptr<analysis::StackProfile> profile_of(
@@ -160,6 +166,7 @@ class Session {
   std::string expression_text_;
   analysis::SourcePaths source_paths_;
   std::unique_ptr<analysis::StackProfile> profile_;
+  const analysis::ProfileObserver* observer_ = nullptr;
   std::unique_ptr<analysis::CodeProfile> code_profile_;
   analysis::CompareMode compare_ = analysis::CompareMode::Off;
   bool inline_frames_ = false;

@@ -3,8 +3,10 @@
 // track per thread, and per event of the profile: a complete event ("X")
 // for a traced call (its wait or call time, ending at its time), an
 // instant ("i") for a clock sample or any other event, with the exported
-// metrics' values as arguments. Byte metrics of point events (allocations)
-// are also drawn as a cumulative counter per process.
+// metrics' values as arguments. What decoders draw beside their events
+// follows: a span (an OpenMP parallel region as one thread was in it) is a
+// complete event whose arguments say "timeline": "span", a level (heap
+// bytes in use) a counter ("C") of its process.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -26,9 +28,10 @@ std::string microseconds(int64_t ns) {
   return text;
 }
 
-struct CounterPoint {
+struct LevelPoint {
   uint64_t time_ns;
-  int64_t bytes;
+  int64_t value;
+  size_t order;  // the decoder's, for equal times
 };
 
 class TraceWriter {
@@ -43,9 +46,21 @@ class TraceWriter {
   void write() {
     out_ << "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"exporter\":\"lumen er_print -export chrome\"},"
             "\"traceEvents\":[\n";
-    for_each_selected_event(input_, [&](size_t e, const analysis::DataFile& file, const lumen_event& event,
-                                         uint32_t stack) { write_event(e, file, event, stack); });
-    write_counters();
+    SelectedTimeline timeline;
+    timeline.span = [&](size_t e, const analysis::DataFile& file, const lumen_span& span) { write_span(e, file, span); };
+    timeline.level = [&](size_t e, const analysis::DataFile&, const char* name, lumen_metric_unit unit,
+                         uint64_t time_ns, int64_t value) {
+      auto& points = levels_[{e, name}];
+      points.unit = unit;
+      points.points.push_back({time_ns, value, points.points.size()});
+    };
+    for_each_selected_event(
+        input_,
+        [&](size_t e, const analysis::DataFile& file, const lumen_event& event, uint32_t stack) {
+          write_event(e, file, event, stack);
+        },
+        &timeline);
+    write_levels();
     write_names();
     out_ << "]}\n";
   }
@@ -86,24 +101,35 @@ class TraceWriter {
       if (!metric.split_of.empty()) continue;
       out_ << (first_arg ? "" : ",") << json_string(metric.keyword) << ":" << event.values[v];
       first_arg = false;
-      if (s.shape == EventShape::Point && metric.unit == LUMEN_UNIT_BYTES && event.values[v] != 0)
-        counters_[{e, metric.keyword}].push_back({event.time_ns, event.values[v]});
     }
     out_ << (first_arg ? "" : ",") << "\"stack_depth\":" << frames.size() << "}}";
   }
 
-  // Counters need time order; blocks of different threads interleave in a file.
-  void write_counters() {
-    for (auto& [key, points] : counters_) {
-      std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.time_ns < b.time_ns; });
+  void write_span(size_t e, const analysis::DataFile& file, const lumen_span& span) {
+    const analysis::Experiment& experiment = *input_.experiments[e];
+    threads_.insert({e, span.thread_id});
+    separator();
+    out_ << "{\"name\":" << json_string(span.name != nullptr ? span.name : file.plugin) << ",\"cat\":"
+         << json_string(file.plugin) << ",\"pid\":" << process_id(experiment, e) << ",\"tid\":" << span.thread_id
+         << ",\"ph\":\"X\",\"ts\":" << microseconds(static_cast<int64_t>(span.begin_ns - origin_ns_))
+         << ",\"dur\":" << microseconds(static_cast<int64_t>(span.end_ns - span.begin_ns))
+         << ",\"args\":{\"timeline\":\"span\"}}";
+  }
+
+  // A level's points in time order (the decoder's order breaks ties), each
+  // the value from then on.
+  void write_levels() {
+    for (auto& [key, level] : levels_) {
+      auto& points = level.points;
+      std::sort(points.begin(), points.end(), [](const LevelPoint& a, const LevelPoint& b) {
+        return a.time_ns != b.time_ns ? a.time_ns < b.time_ns : a.order < b.order;
+      });
       const uint64_t pid = process_id(*input_.experiments[key.first], key.first);
-      int64_t total = 0;
-      for (const CounterPoint& point : points) {
-        total += point.bytes;
+      for (size_t i = 0; i < points.size(); ++i) {
         separator();
-        out_ << "{\"name\":" << json_string(key.second + " (cumulative)") << ",\"ph\":\"C\",\"pid\":" << pid
-             << ",\"ts\":" << microseconds(static_cast<int64_t>(point.time_ns - origin_ns_)) << ",\"args\":{\"bytes\":"
-             << total << "}}";
+        out_ << "{\"name\":" << json_string(key.second) << ",\"ph\":\"C\",\"pid\":" << pid
+             << ",\"ts\":" << microseconds(static_cast<int64_t>(points[i].time_ns - origin_ns_)) << ",\"args\":{"
+             << json_string(unit_word(level.unit)) << ":" << points[i].value << "}}";
       }
     }
   }
@@ -139,7 +165,11 @@ class TraceWriter {
   bool first_ = true;
   std::map<const analysis::DataFile*, FileShape> shapes_;
   std::set<std::pair<size_t, uint32_t>> threads_;
-  std::map<std::pair<size_t, std::string>, std::vector<CounterPoint>> counters_;
+  struct Level {
+    lumen_metric_unit unit = LUMEN_UNIT_COUNT;
+    std::vector<LevelPoint> points;
+  };
+  std::map<std::pair<size_t, std::string>, Level> levels_;
 };
 
 }  // namespace

@@ -19,7 +19,14 @@ FileShape shape_of(const analysis::DataFile& file, const analysis::MetricRegistr
   return {EventShape::Point, 0};
 }
 
-void for_each_selected_event(const ExportInput& input, const SelectedEventVisitor& visit) {
+bool span_selected(const analysis::EventFilter& filter, size_t experiment, const lumen_span& span) {
+  if (!filter) return true;
+  const lumen_event at_end{span.end_ns, span.stack_id, span.thread_id, -1, nullptr};
+  return filter(experiment, at_end);
+}
+
+void for_each_selected_event(const ExportInput& input, const SelectedEventVisitor& visit,
+                             const SelectedTimeline* timeline) {
   // (experiment, epoch, stack id) -> the profile's unique stack: an event
   // whose stack the profile dropped (a function filter) is not exported.
   struct Key {
@@ -40,6 +47,14 @@ void for_each_selected_event(const ExportInput& input, const SelectedEventVisito
     stack_of.emplace(Key{stacks[s].experiment, stacks[s].epoch, stacks[s].stack_id, stacks[s].chain}, s);
   for (size_t e = 0; e < input.experiments.size(); ++e) {
     const analysis::Experiment& experiment = *input.experiments[e];
+    analysis::Experiment::TimelineVisitor drawn;
+    if (timeline != nullptr && timeline->span)
+      drawn.span = [&](const analysis::DataFile& file, const lumen_span& span) {
+        if (span_selected(input.event_filter, e, span)) timeline->span(e, file, span);
+      };
+    if (timeline != nullptr && timeline->level)
+      drawn.level = [&](const analysis::DataFile& file, const char* name, lumen_metric_unit unit, uint64_t time_ns,
+                        int64_t value) { timeline->level(e, file, name, unit, time_ns, value); };
     experiment.for_each_event([&](const analysis::DataFile& file, const lumen_event& event) {
       if (input.event_filter && !input.event_filter(e, event)) return;
       const auto it = stack_of.find(
@@ -47,7 +62,7 @@ void for_each_selected_event(const ExportInput& input, const SelectedEventVisito
               input.profile.chain_at(e, event.thread_id, event.time_ns)});
       if (it == stack_of.end()) return;
       visit(e, file, event, it->second);
-    });
+    }, timeline != nullptr ? &drawn : nullptr);
   }
 }
 

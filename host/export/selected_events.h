@@ -27,8 +27,23 @@ FileShape shape_of(const analysis::DataFile& file, const analysis::MetricRegistr
 using SelectedEventVisitor =
     std::function<void(size_t experiment, const analysis::DataFile& file, const lumen_event& event, uint32_t stack)>;
 
+// What decoders draw beside their events (lumen_span, levels): a span is
+// selected as an event of its thread at its end would be; a level is the
+// process's and is always visited.
+struct SelectedTimeline {
+  std::function<void(size_t experiment, const analysis::DataFile& file, const lumen_span& span)> span;
+  std::function<void(size_t experiment, const analysis::DataFile& file, const char* name, lumen_metric_unit unit,
+                     uint64_t time_ns, int64_t value)>
+      level;
+};
+
 // Visits, experiment by experiment and in file order, each event that the
-// profile counted; `stack` indexes input.profile.stacks().
-void for_each_selected_event(const ExportInput& input, const SelectedEventVisitor& visit);
+// profile counted; `stack` indexes input.profile.stacks(). With `timeline`,
+// the spans and levels of the same pass too.
+void for_each_selected_event(const ExportInput& input, const SelectedEventVisitor& visit,
+                             const SelectedTimeline* timeline = nullptr);
+
+// Whether `span` is in the selection (`filter` empty: all are).
+bool span_selected(const analysis::EventFilter& filter, size_t experiment, const lumen_span& span);
 
 }  // namespace lumen::exporting

@@ -1,7 +1,9 @@
 // speedscope's file format: per thread a sampled profile of the first
-// exported metric (each unique stack once, weighted by its value), and per
+// exported metric (each unique stack once, weighted by its value), per
 // thread that made traced calls an evented profile of them (each call's
-// stack opened at its start and closed at its end).
+// stack opened at its start and closed at its end), and per thread and
+// kind of span its decoder drew (OpenMP parallel regions) an evented
+// profile of those spans, a frame named as the span.
 #include <algorithm>
 #include <map>
 #include <ostream>
@@ -21,6 +23,10 @@ struct TracedCall {
 };
 
 using ThreadKey = std::pair<size_t, uint32_t>;  // (experiment, kernel thread id)
+
+struct Span {
+  uint64_t begin_ns, end_ns;
+};
 
 class SpeedscopeWriter {
  public:
@@ -49,10 +55,20 @@ class SpeedscopeWriter {
       first = false;
       write_evented(thread, calls);
     }
+    for (auto& [key, spans] : spans_) {
+      out_ << (first ? "\n" : ",\n");
+      first = false;
+      write_spans(key.first, key.second, spans);
+    }
     out_ << "],\n\"shared\":{\"frames\":[";
     for (size_t i = 0; i < frame_order_.size(); ++i) {
-      const analysis::FunctionId f = frame_order_[i];
-      out_ << (i ? ",\n" : "\n") << "{\"name\":" << json_string(function_name(input_, f));
+      out_ << (i ? ",\n" : "\n");
+      if (!frame_order_[i].span.empty()) {
+        out_ << "{\"name\":" << json_string(frame_order_[i].span) << "}";
+        continue;
+      }
+      const analysis::FunctionId f = frame_order_[i].function;
+      out_ << "{\"name\":" << json_string(function_name(input_, f));
       if (const auto source = function_source(input_, f))
         out_ << ",\"file\":" << json_string(source->file) << ",\"line\":" << source->line;
       out_ << "}";
@@ -63,7 +79,12 @@ class SpeedscopeWriter {
  private:
   size_t frame(analysis::FunctionId f) {
     const auto [it, inserted] = frames_.try_emplace(f, frame_order_.size());
-    if (inserted) frame_order_.push_back(f);
+    if (inserted) frame_order_.push_back({f, {}});
+    return it->second;
+  }
+  size_t span_frame(const std::string& name) {
+    const auto [it, inserted] = span_frames_.try_emplace(name, frame_order_.size());
+    if (inserted) frame_order_.push_back({0, name});
     return it->second;
   }
 
@@ -98,14 +119,58 @@ class SpeedscopeWriter {
 
   void collect_calls() {
     std::map<const analysis::DataFile*, FileShape> shapes;
-    for_each_selected_event(input_, [&](size_t e, const analysis::DataFile& file, const lumen_event& event,
-                                        uint32_t stack) {
-      auto it = shapes.find(&file);
-      if (it == shapes.end()) it = shapes.emplace(&file, shape_of(file, input_.registry)).first;
-      if (it->second.shape != EventShape::Call) return;
-      const uint64_t duration = static_cast<uint64_t>(std::max<int64_t>(event.values[it->second.duration_value], 0));
-      calls_[{e, event.thread_id}].push_back({event.time_ns - std::min(duration, event.time_ns), event.time_ns, stack});
+    SelectedTimeline timeline;
+    timeline.span = [&](size_t e, const analysis::DataFile& file, const lumen_span& span) {
+      spans_[{{e, span.thread_id}, span.name != nullptr ? span.name : file.plugin}].push_back(
+          {span.begin_ns, span.end_ns});
+    };
+    for_each_selected_event(
+        input_,
+        [&](size_t e, const analysis::DataFile& file, const lumen_event& event, uint32_t stack) {
+          auto it = shapes.find(&file);
+          if (it == shapes.end()) it = shapes.emplace(&file, shape_of(file, input_.registry)).first;
+          if (it->second.shape != EventShape::Call) return;
+          const uint64_t duration =
+              static_cast<uint64_t>(std::max<int64_t>(event.values[it->second.duration_value], 0));
+          calls_[{e, event.thread_id}].push_back(
+              {event.time_ns - std::min(duration, event.time_ns), event.time_ns, stack});
+        },
+        &timeline);
+  }
+
+  // Spans of one kind on one thread nest (a nested parallel region) or
+  // follow each other; one that outlives the span it began in is cut at
+  // that span's end, so that frames close in the order they opened.
+  void write_spans(const ThreadKey& thread, const std::string& name, std::vector<Span>& spans) {
+    std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+      return a.begin_ns != b.begin_ns ? a.begin_ns < b.begin_ns : a.end_ns > b.end_ns;
     });
+    const uint64_t origin = spans.front().begin_ns;
+    const size_t f = span_frame(name);
+    std::string events;
+    auto add = [&](char type, uint64_t at) {
+      events += std::string(events.empty() ? "" : ",") + "{\"type\":\"" + type + "\",\"frame\":" +
+                std::to_string(f) + ",\"at\":" + std::to_string(at - origin) + "}";
+    };
+    std::vector<uint64_t> open;  // ends of the spans open, innermost last
+    uint64_t last = origin;
+    for (const Span& span : spans) {
+      while (!open.empty() && open.back() <= span.begin_ns) {
+        add('C', open.back());
+        last = open.back();
+        open.pop_back();
+      }
+      add('O', span.begin_ns);
+      open.push_back(open.empty() ? span.end_ns : std::min(span.end_ns, open.back()));
+    }
+    while (!open.empty()) {
+      add('C', open.back());
+      last = open.back();
+      open.pop_back();
+    }
+    out_ << "{\"type\":\"evented\",\"name\":" << json_string(thread_name(thread) + " " + name)
+         << ",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":" << (last - origin) << ",\"events\":["
+         << events << "]}";
   }
 
   // Calls of one thread do not overlap (an interposer traces the outermost
@@ -135,9 +200,15 @@ class SpeedscopeWriter {
 
   const ExportInput& input_;
   std::ostream& out_;
+  struct Frame {
+    analysis::FunctionId function;
+    std::string span;  // a span's frame when not empty
+  };
   std::unordered_map<analysis::FunctionId, size_t> frames_;
-  std::vector<analysis::FunctionId> frame_order_;
+  std::unordered_map<std::string, size_t> span_frames_;
+  std::vector<Frame> frame_order_;
   std::map<ThreadKey, std::vector<TracedCall>> calls_;
+  std::map<std::pair<ThreadKey, std::string>, std::vector<Span>> spans_;
 };
 
 }  // namespace

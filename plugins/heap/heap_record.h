@@ -23,7 +23,15 @@
 // thread's stamps strictly increase from event to event (each stamp is a
 // fresh CLOCK_MONOTONIC reading around a real call), so its batches may
 // reach the file in any order (compressed ones later than a plain one
-// written meanwhile) without changing what pairs with what.
+// written meanwhile) without changing what pairs with what. Stamps stay
+// per event, not per batch: the order within each thread's batch does not
+// tell whether a block allocated on one thread was freed on another before
+// or after that other thread's next allocation at the address, when both
+// threads' batches span the same time; the stamps do.
+//
+// What is live at the end is, by this rule, the allocations that are the
+// latest event (stamp, then file order) at their address: a reader that
+// needs only that keeps the latest event per address, in one pass.
 //
 // Compression: full batches go to a thread of the collector's own
 // (collector/batch_compressor.h), which writes several of them as one
@@ -32,6 +40,15 @@
 // payload size and a kBatchRecord payload. A batch the compressor cannot
 // take at once is written as a kBatchRecord, as are the batches of
 // experiments written before compression existed.
+//
+// The compressor writes kCompactRecord: the same header, then one zstd
+// frame of the same batches rewritten so that what repeats is spelled once
+// ((size, stack) pairs as indices into a table the record defines, a free
+// as a reference to its thread's allocation of that address, each field in
+// a section of its own: heap_compact.h). Every event keeps its own exact
+// stamp, so the pairing rule above is unchanged. Readers read all three
+// batch kinds; kCompressedRecord is what experiments of the first
+// compressing version hold.
 #pragma once
 
 #include <cstddef>
@@ -68,6 +85,7 @@ enum : uint16_t {
   kStartRecord = 1,  // HeapStart: first record of each process's file
   kBatchRecord = 2,  // HeapBatch, then `event_count` encoded events
   kCompressedRecord = 3,  // HeapCompressed, then a zstd frame of batches
+  kCompactRecord = 4,     // HeapCompressed, then a zstd frame of compacted batches (heap_compact.h)
 };
 
 // Marks the start of a process's collection in its file. A forked child
@@ -86,13 +104,13 @@ struct HeapBatch {
 };
 
 struct HeapCompressed {
-  uint32_t raw_bytes;    // what the frame decompresses to, at most kMaxGatheredBytes
+  uint32_t raw_bytes;    // what the frame decompresses to, at most kMaxGatheredBytes (compact: kMaxCompactBytes)
   uint32_t batch_count;  // batches in it, each a uint16_t size and a kBatchRecord payload
 };
 
 inline constexpr size_t kBatchBytes = 4096;   // a batch record's payload (HeapBatch and events), at most
-inline constexpr size_t kMaxEventBytes = 64;
-inline constexpr size_t kMaxGatheredBytes = 1024 * 1024;  // a compressed record's batches, at most  // one encoded event, at most (1 + 6 varints of <= 10)
+inline constexpr size_t kMaxEventBytes = 64;  // one encoded event, at most (1 + 6 varints of <= 10)
+inline constexpr size_t kMaxGatheredBytes = 1024 * 1024;  // a compressed record's batches, at most
 
 // ---- event encoding ----
 //

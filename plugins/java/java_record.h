@@ -28,6 +28,8 @@ inline constexpr uint64_t kJvmSystemBase = kJavaFrameTag;
 inline constexpr uint64_t kNoJavaStackBase = kJavaFrameTag | kMethodSpan;
 inline constexpr const char* kJvmSystemName = "<JVM-System>";
 inline constexpr const char* kNoJavaStackName = "<no Java callstack recorded>";
+// A JIT-compiled method's machine code is the function "METHOD [compiled]".
+inline constexpr const char* kCompiledSuffix = " [compiled]";
 
 inline bool method_encodable(uint64_t method_id) {
   return method_id != 0 && (method_id & 7u) == 0 && method_id < kMaxMethodId;
@@ -46,8 +48,11 @@ inline int32_t frame_bci(uint64_t word) { return int32_t(int64_t(word & (kMethod
 enum RecordKind : uint16_t {
   kMethodRecord = 1,    // a method of a prepared class: JavaMethod + texts + line table
   kCompiledRecord = 2,  // JIT code of a method: CompiledCode
-  kThreadRecord = 3,    // a Java thread's name: JavaThread + name
+  kThreadRecord = 3,    // a thread's name: JavaThread + name
 };
+// JavaThread.flags: a thread of the JVM's own (GC, JIT compiler, VM
+// thread), named as the system names it, which never ran Java.
+inline constexpr uint16_t kJvmSystemThread = 1;
 
 #pragma pack(push, 1)
 // Followed by class_bytes (e.g. "java.lang.String"), name_bytes
@@ -75,7 +80,7 @@ struct JavaThread {
   uint64_t time_ns;
   uint32_t thread_id;
   uint16_t name_bytes;
-  uint16_t reserved;
+  uint16_t flags;  // kJvmSystemThread
 };
 #pragma pack(pop)
 static_assert(sizeof(JavaMethod) == 24 && sizeof(LineEntry) == 8 && sizeof(CompiledCode) == 32 &&

@@ -16,6 +16,7 @@ inline constexpr uint16_t kRegionRecord = 2;   // OmpRegion, by the encountering
 inline constexpr uint16_t kTaskRecord = 3;     // OmpTask, by the thread that ran the task, when it ends
 inline constexpr uint16_t kWaitRecord = 4;     // OmpWait, by the waiting thread, when the wait ends
 inline constexpr uint16_t kProcessEndRecord = 5;  // OmpProcessEnd, at the end of collection
+inline constexpr uint16_t kExplicitTaskRecord = 6; // OmpExplicitTask, by the thread that ran it, when it ends
 
 // Which OpenMP runtime the process uses. Stable numbers: they are stored.
 enum class Runtime : uint32_t { kUnknown = 0, kLibgomp = 1, kLibomp = 2 };
@@ -34,6 +35,7 @@ enum class WaitKind : uint16_t {
   kAtomic = 6,           // an atomic the compiler could not do in hardware
   kTaskwait = 7,         // #pragma omp taskwait, the end of a taskgroup
   kIdle = 8,             // a worker between the regions it works for
+  kReduction = 9,        // a reduction's combining (OMPT runtimes report it)
 };
 
 struct OmpProcess {
@@ -84,6 +86,21 @@ struct OmpWait {
 };
 static_assert(sizeof(OmpWait) == 48, "record layout");
 
+// One explicit task (#pragma omp task): where it was created and where,
+// when, it ran.
+struct OmpExplicitTask {
+  uint64_t task_id;         // unique in the process, from 1 (its own sequence)
+  uint64_t region_id;       // the innermost region of its creating thread; 0: none
+  uint64_t create_stack_id; // the creating call's stack; LUMEN_NO_STACK when none was captured
+  uint64_t body;            // address of the task's outlined body function
+  uint64_t create_ns;
+  uint64_t begin_ns;
+  uint64_t end_ns;
+  uint32_t creating_thread_id;
+  uint32_t thread_id;       // the thread that ran it
+};
+static_assert(sizeof(OmpExplicitTask) == 64, "record layout");
+
 struct OmpProcessEnd {
   uint64_t end_ns;
 };
@@ -100,6 +117,7 @@ inline const char* wait_function_name(uint16_t kind) {
     case WaitKind::kAtomic: return "<OMP-atomic_wait>";
     case WaitKind::kTaskwait: return "<OMP-taskwait>";
     case WaitKind::kIdle: return "<OMP-idle>";
+    case WaitKind::kReduction: return "<OMP-reduction>";
   }
   return "<OMP-wait>";
 }

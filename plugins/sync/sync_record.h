@@ -12,6 +12,10 @@ inline constexpr const char* kDataFile = "synctrace";
 // newer minor format may append some).
 inline constexpr uint16_t kWaitRecord = 1;      // SyncWait
 inline constexpr uint16_t kSettingsRecord = 2;  // SyncSettings, once per process at start
+// A wait on a managed runtime's monitor (a Java object's), recorded by that
+// runtime's plugin: SyncWait, then the monitor's class name (the rest of
+// the record). Its stack is the runtime's frames, the waiting method first.
+inline constexpr uint16_t kMonitorWaitRecord = 3;
 
 // What was waited on. Stable numbers: they are stored.
 enum class ObjectKind : uint16_t {
@@ -21,6 +25,7 @@ enum class ObjectKind : uint16_t {
   kSemaphore = 4,
   kBarrier = 5,
   kJoin = 6,
+  kJavaMonitor = 7,  // a Java object's monitor; SyncWait.object: a hash of its class name
 };
 
 // Which call waited. Stable numbers: they are stored.
@@ -44,6 +49,8 @@ enum class Call : uint16_t {
   kJoin = 17,
   kTimedjoin = 18,
   kClockjoin = 19,
+  kMonitorEnter = 20,  // entering a contended synchronized block or method
+  kMonitorWait = 21,   // Object.wait
 };
 
 // One traced call whose wait exceeded the threshold (or any call, with
@@ -96,6 +103,7 @@ inline const char* object_kind_name(uint16_t kind) {
     case ObjectKind::kSemaphore: return "sem";
     case ObjectKind::kBarrier: return "barrier";
     case ObjectKind::kJoin: return "join";
+    case ObjectKind::kJavaMonitor: return "monitor";
   }
   return "unknown";
 }

@@ -45,7 +45,7 @@ TEST(ClockProfiling, ExplicitIntervalInMilliseconds) {
   const Collection c = collect(dir, {"-p", "5"}, "threads_target");
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
   const auto header = er_print_json({"-header"}, c.experiment);
-  EXPECT_NE(header.dump().find("interval=5000000"), std::string::npos) << header.dump();
+  EXPECT_NE(header.dump().find("interval=5.000 ms"), std::string::npos) << header.dump();
   expect_inclusive_matches_truth(c, 0.005);
 }
 

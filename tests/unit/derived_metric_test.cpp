@@ -68,7 +68,7 @@ TEST_F(DerivedMetric, CellsAndSortKeysUseTheRatio) {
 }
 
 TEST_F(DerivedMetric, DefaultSpecShowsRatiosAsValuesOnly) {
-  EXPECT_EQ(analysis::default_metric_spec(registry_), "e.%cycles:i.%cycles:e.%insts:i.%insts:e.CPI:i.CPI:e.IPC:i.IPC:name");
+  EXPECT_EQ(analysis::default_metric_spec(registry_), "e.%cycles:i.%cycles:e.insts:i.insts:e.CPI:i.CPI:e.IPC:i.IPC:name");
 }
 
 TEST_F(DerivedMetric, AttributedOnlyWhereBothOperandsHaveIt) {

@@ -6,6 +6,7 @@
 
 #include "test_support.h"
 #include "document.h"
+#include "header_view.h"
 
 namespace lumen::test {
 namespace {
@@ -153,6 +154,26 @@ TEST(ViewRender, TextPlacesTheNameColumn) {
 TEST(ViewRender, JsonStringEscapes) {
   EXPECT_EQ(analysis::json_string("a\"b\\c\nd\te\x02"), "\"a\\\"b\\\\c\\nd\\te\\u0002\"");
   EXPECT_EQ(analysis::json_string("caf\xc3\xa9"), "\"caf\xc3\xa9\"");
+}
+
+// A plugin option in the header reads as its kind: a duration with its
+// unit, a switch as on or off; a value of no known kind as recorded.
+TEST(HeaderOptions, DurationsHaveUnitsAndSwitchesReadOnOrOff) {
+  host::OptionSpec duration;
+  duration.kind = LUMEN_OPTION_DURATION;
+  EXPECT_EQ(analysis::readable_option(&duration, "10000000"), "10.000 ms");
+  EXPECT_EQ(analysis::readable_option(&duration, "1000000000"), "1.000 s");
+  EXPECT_EQ(analysis::readable_option(&duration, "500000"), "500.000 µs");
+  EXPECT_EQ(analysis::readable_option(&duration, "999"), "999 ns");
+  EXPECT_EQ(analysis::readable_option(&duration, "ten"), "ten");
+  host::OptionSpec flag;
+  flag.kind = LUMEN_OPTION_BOOLEAN;
+  EXPECT_EQ(analysis::readable_option(&flag, "1"), "on");
+  EXPECT_EQ(analysis::readable_option(&flag, "0"), "off");
+  host::OptionSpec integer;
+  integer.kind = LUMEN_OPTION_INTEGER;
+  EXPECT_EQ(analysis::readable_option(&integer, "10000000"), "10000000");
+  EXPECT_EQ(analysis::readable_option(nullptr, "10000000"), "10000000");
 }
 
 }  // namespace

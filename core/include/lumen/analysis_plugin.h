@@ -36,6 +36,7 @@ typedef struct lumen_event {
 } lumen_event;
 
 struct lumen_stitch;
+struct lumen_span;
 
 typedef struct lumen_event_sink {
   void* context;
@@ -55,7 +56,59 @@ typedef struct lumen_event_sink {
    * loaded object, other than the collector's, that defines `function`
    * (else an artificial function of that name). Added in ABI version 6. */
   uint64_t (*traced_call_stack)(void* context, uint64_t stack_id, const char* function);
+  /* Names kernel thread `thread_id` (e.g. its Java name); `role` says
+   * whether it is the program's or a runtime's own housekeeping thread (a
+   * JVM's GC, compiler and VM threads). -thread_list shows them. Added in
+   * ABI version 7. */
+  void (*name_thread)(void* context, uint32_t thread_id, const char* name, int role);
+  /* Timelines (added in ABI version 7): what a timeline draws beside the
+   * events and no metric counts. A span is an interval of one thread's
+   * time (an OpenMP parallel region as each thread of its team was in
+   * it); a level is a quantity of the whole process from time_ns on (heap
+   * bytes in use), `name` naming the quantity. Names are static strings or
+   * ones valid while the plugin is loaded. Either may be NULL when the
+   * reader draws no timeline: use lumen_emit_span and lumen_emit_level. */
+  void (*span)(void* context, const struct lumen_span* span);
+  void (*level)(void* context, const char* name, lumen_metric_unit unit, uint64_t time_ns, int64_t value);
 } lumen_event_sink;
+
+#define LUMEN_THREAD_PROGRAM 0
+#define LUMEN_THREAD_RUNTIME_SYSTEM 1
+
+/* Names a thread where er_print offers it. */
+static inline void lumen_name_thread(const lumen_event_sink* sink, uint32_t thread_id, const char* name, int role) {
+  if (sink->name_thread != NULL) sink->name_thread(sink->context, thread_id, name, role);
+}
+
+/* An interval of a thread's time on a timeline. `stack_id` is where it
+ * was entered (LUMEN_NO_STACK: unknown); a timeline names the span by
+ * `name` and that stack's leaf function. Added in ABI version 7. */
+typedef struct lumen_span {
+  uint32_t thread_id;
+  uint32_t reserved;
+  uint64_t begin_ns;
+  uint64_t end_ns;
+  uint64_t stack_id;
+  const char* name;
+} lumen_span;
+
+static inline void lumen_emit_span(const lumen_event_sink* sink, const char* name, uint32_t thread_id,
+                                   uint64_t begin_ns, uint64_t end_ns, uint64_t stack_id) {
+  lumen_span span;
+  if (sink->span == NULL) return;
+  span.thread_id = thread_id;
+  span.reserved = 0;
+  span.begin_ns = begin_ns;
+  span.end_ns = end_ns;
+  span.stack_id = stack_id;
+  span.name = name;
+  sink->span(sink->context, &span);
+}
+
+static inline void lumen_emit_level(const lumen_event_sink* sink, const char* name, lumen_metric_unit unit,
+                                    uint64_t time_ns, int64_t value) {
+  if (sink->level != NULL) sink->level(sink->context, name, unit, time_ns, value);
+}
 
 /* The stack id of an event of the traced call `function` captured at
  * `stack_id`: traced_call_stack where er_print offers it. */
@@ -277,10 +330,8 @@ typedef struct lumen_analysis_descriptor {
    * malformed record), and then it only frees. begin and end may be NULL
    * (the state is then the decoder context). Each returns 0, or non-zero
    * with a message in `error` (for decode, the reader then names file and
-   * offset). A decoder without end (and without stitches) keeps nothing
-   * across records: er_print decodes parts of its file on several threads
-   * at once, each part with a state of its own from begin, so decode must
-   * not change anything shared between them. */
+   * offset). Records are decoded in one pass unless decodes_in_parts
+   * says otherwise. */
   void* (*decoder_begin)(void* decoder_context);
   int (*decode)(void* state, uint16_t kind, const void* payload, uint16_t payload_bytes,
                 const lumen_event_sink* sink, char* error, size_t error_size);
@@ -317,6 +368,19 @@ typedef struct lumen_analysis_descriptor {
   /* Non-zero when the decoder declares stitches (sink->stitch): er_print
    * decodes this plugin's data file first in the modes that need them. */
   int declares_stitches;
+
+  /* ---- added in ABI version 8 ---- */
+
+  /* Non-zero when decode keeps nothing across records (no decoder_end, no
+   * stitches, no pairing of records, nothing shared changed by decode; a
+   * state from decoder_begin that decode only reads is fine): er_print may
+   * then decode parts of the data file (runs of whole blocks) on several
+   * threads at once, each part with a state of its own from decoder_begin,
+   * and merge the parts in file order. The sink's calls stay in order
+   * within a part; the ids artificial_stack and traced_call_stack return
+   * and the names name_thread gives are made the file's as if decoded in
+   * one pass. Zero (the default): one pass over the file on one thread. */
+  int decodes_in_parts;
 } lumen_analysis_descriptor;
 
 typedef const lumen_analysis_descriptor* (*lumen_analysis_factory)(void);

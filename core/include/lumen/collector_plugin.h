@@ -152,6 +152,25 @@ typedef struct lumen_runtime {
    * before the first). Another thread may read it (an atomic 64-bit load)
    * until this thread's thread_end returns. */
   const volatile uint64_t* (*latest_stack_of_thread)(void);
+
+  /* ---- appended in ABI version 8 ---- */
+
+  /* Not signal-safe. Reads /proc/self/task/TID/NAME (`tid` 0: the
+   * process's own /proc/self/NAME) into `buffer`, at most `size` bytes,
+   * returning the bytes read or -1. The file is opened on a runtime thread
+   * with a descriptor table of its own, so the read never takes a number
+   * from the program's range, not even for a moment: a program opening
+   * descriptors up to its limit, or counting on which number comes next,
+   * sees what it would see without the collector. */
+  long (*read_task_file)(uint32_t tid, const char* name, char* buffer, size_t size);
+
+  /* Not signal-safe. Has `observer` run on every delivery of `signal`
+   * (a claimed one, such as clock profiling's SIGPROF), before the handlers
+   * that claimed it, on the thread it was delivered to; its return value is
+   * ignored, so it never takes the signal from them. Observers annotate
+   * another plugin's samples (the OpenMP plugin records the thread's OMPT
+   * state at each clock sample). Returns 0, or -1 when no slot is left. */
+  int (*observe_signal)(int signal, lumen_signal_handler observer);
 } lumen_runtime;
 
 /* Services a collector half offers to collect itself, in collect's process

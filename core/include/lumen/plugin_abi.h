@@ -52,8 +52,20 @@ extern "C" {
  *    lumen_event_sink.traced_call_stack (the traced call as the leaf);
  *    lumen_runtime.run_periodic, adopt_fd, close_fd,
  *    capture_stack_of_blocked and latest_stack_of_thread: sampling threads
- *    that are off the CPU without signalling them. */
-#define LUMEN_PLUGIN_ABI_VERSION 6u
+ *    that are off the CPU without signalling them.
+ * 7: lumen_event_sink.name_thread: a thread's name, and whether it is a
+ *    runtime's own housekeeping thread; and
+ *    timelines: lumen_event_sink.span (lumen_span) and level: intervals
+ *    and quantities over time that exports and reports draw and no metric
+ *    counts.
+ * 8: lumen_runtime.read_task_file: a thread's /proc file read without a
+ *    descriptor in the program's table; lumen_metric_def.default_flavors
+ *    and hidden_by_default: what er_print shows when no metric list is
+ *    given; lumen_analysis_descriptor.decodes_in_parts: a decoder that
+ *    keeps nothing across records, so er_print may decode parts of its
+ *    file on several threads; lumen_runtime.observe_signal: a plugin
+ *    annotates another's samples. */
+#define LUMEN_PLUGIN_ABI_VERSION 8u
 
 /* What a plugin's factory functions (and an interposer's definitions) are
  * marked with: plugins are built with hidden visibility, so only these are
@@ -146,6 +158,15 @@ typedef struct lumen_metric_def {
   lumen_metric_unit unit;
   uint32_t flavors;      /* LUMEN_FLAVOR_* bits                        */
   const char* description;
+  /* ---- appended in ABI version 8 ---- */
+  /* The flavors er_print's default metric list shows (0: all of
+   * `flavors`): a count that only makes sense inclusive, such as a heap
+   * allocation count, shows inclusive only. */
+  uint32_t default_flavors;
+  /* Non-zero: left out of the default metric list (a detail of another
+   * metric shown there, such as one state of total thread time); named in
+   * -metrics it shows as any other. */
+  int hidden_by_default;
 } lumen_metric_def;
 
 /* A metric computed for every row (function, object, edge, <Total>) as the

@@ -95,6 +95,14 @@ const std::map<std::string, std::shared_ptr<host::AnalysisHalf>>& AnalysisPlugin
   return descriptions_;
 }
 
+const host::OptionSpec* AnalysisPlugins::option(const std::string& plugin, const std::string& option) const {
+  const auto it = entries_.find(plugin);
+  if (it == entries_.end() || it->second.manifest == nullptr) return nullptr;
+  for (const host::OptionSpec& spec : it->second.manifest->data().collector.options)
+    if (spec.name == option) return &spec;
+  return nullptr;
+}
+
 const lumen_view_def* AnalysisPlugins::loaded_view(const std::string& plugin, const std::string& command) const {
   const host::AnalysisHalf* half = find(plugin);
   if (half == nullptr) {

@@ -52,6 +52,11 @@ class AnalysisPlugins {
   // half cannot be loaded, nullptr when it has no such view.
   const lumen_view_def* loaded_view(const std::string& plugin, const std::string& command) const;
 
+  // What the plugin's manifest says of one of its collector options
+  // (its kind, for showing a recorded value); nullptr when no manifest
+  // describes it.
+  const host::OptionSpec* option(const std::string& plugin, const std::string& option) const;
+
   // The plugins whose halves were loaded so far, by name (for tests).
   std::vector<std::string> loaded() const;
 

@@ -111,6 +111,13 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins)
   }
   std::sort(threads_.begin(), threads_.end());
   threads_.erase(std::unique(threads_.begin(), threads_.end()), threads_.end());
+  // The collector's own threads wrote blocks too, for the program's threads.
+  for (const YAML::Node& entry : log_) {
+    if (!entry.IsMap() || !entry["event"] || entry["event"].as<std::string>("") != metadata::log_event::kCollectorThread)
+      continue;
+    const auto tid = entry["tid"].as<uint32_t>(0);
+    threads_.erase(std::remove(threads_.begin(), threads_.end(), tid), threads_.end());
+  }
   if (const auto reached = data_limit_reached(header_, log_)) warnings_.push_back(data_limit_sentence(*reached));
   for (const YAML::Node& entry : log_)
     if (entry["event"] && entry["event"].as<std::string>() == metadata::log_event::kPluginFailed)

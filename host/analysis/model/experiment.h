@@ -47,10 +47,18 @@ struct DataFile {
   std::vector<uint64_t> block_offsets;   // where its readable blocks start
 };
 
+// What a plugin's data says a thread is (name_thread): its name, and
+// whether a runtime runs it for itself.
+struct ThreadName {
+  std::string name;
+  bool runtime_system = false;
+};
+
 // The ids of artificial and traced-call stacks a decoder asked for while
 // decoding a part of a data file apart from the rest (on a thread of its
 // own): numbered within the part, in the order asked for, until
-// Experiment::adopt_part_ids gives them the experiment's.
+// Experiment::adopt_part_ids gives them the experiment's; and the threads
+// it named, in order, which the experiment learns then too.
 struct PartStackIds {
   struct TracedCall {
     uint64_t stack_id;
@@ -59,6 +67,7 @@ struct PartStackIds {
   std::vector<std::string> artificial;
   std::vector<TracedCall> traced;
   std::map<std::pair<uint64_t, std::string>, uint64_t> traced_index;
+  std::vector<std::pair<uint32_t, ThreadName>> thread_names;
 };
 
 // A part's ids as the experiment's (Experiment::adopt_part_ids).
@@ -97,6 +106,12 @@ class Experiment {
   // number (as -thread_select and -thread_list give it) is its index + 1.
   const std::vector<uint32_t>& threads() const { return threads_; }
   uint32_t thread_number(uint32_t thread_id) const;
+  // What a plugin's data says a thread is; known once the events are read.
+  using ThreadName = analysis::ThreadName;
+  const ThreadName* thread_name(uint32_t thread_id) const {
+    const auto it = thread_names_.find(thread_id);
+    return it == thread_names_.end() ? nullptr : &it->second;
+  }
   // Collection start on the events' clock (the first sample point; else 0).
   uint64_t start_ns() const { return samples_.start_ns(); }
 
@@ -126,17 +141,25 @@ class Experiment {
   }
 
   using EventVisitor = std::function<void(const DataFile&, const lumen_event&)>;
-  // Decodes every event of every data file, in file order.
-  void for_each_event(const EventVisitor& visit) const;
+  // What decoders draw on timelines beside their events (lumen_span, and
+  // levels: a quantity of the process from a time on).
+  struct TimelineVisitor {
+    std::function<void(const DataFile&, const lumen_span&)> span;
+    std::function<void(const DataFile&, const char* name, lumen_metric_unit unit, uint64_t time_ns, int64_t value)>
+        level;
+  };
+  // Decodes every event of every data file, in file order; `timeline`, when
+  // given, receives the spans and levels too (decoders skip them otherwise).
+  void for_each_event(const EventVisitor& visit, const TimelineVisitor* timeline = nullptr) const;
   // Decodes every event of one of data_files(), in file order.
   // `stitched`, when given, receives the stitches the decoder declares.
   using StitchVisitor = std::function<void(const DataFile&, const lumen_stitch&)>;
-  void for_each_event_in(const DataFile& file, const EventVisitor& visit,
-                         const StitchVisitor* stitched = nullptr) const;
+  void for_each_event_in(const DataFile& file, const EventVisitor& visit, const StitchVisitor* stitched = nullptr,
+                         const TimelineVisitor* timeline = nullptr) const;
 
   // Whether a file's blocks may be decoded apart, on several threads: its
-  // plugin's decoder keeps nothing across records (it has no decoder_end)
-  // and declares no stitches.
+  // plugin says its decoder keeps nothing across records
+  // (lumen_analysis_descriptor.decodes_in_parts).
   bool decodes_blocks_apart(const DataFile& file) const;
   // Decodes the blocks [first, end) of file.block_offsets, in file order,
   // with the part's own ids for artificial and traced-call stacks (`ids`).
@@ -165,6 +188,7 @@ class Experiment {
   mutable std::vector<std::string> artificial_functions_;  // by id - kArtificialStackBase
   mutable std::vector<TracedCall> traced_calls_;            // by id - kTracedCallStackBase
   mutable std::map<std::pair<uint64_t, std::string>, uint64_t> traced_call_ids_;
+  mutable std::map<uint32_t, ThreadName> thread_names_;
 };
 
 }  // namespace lumen::analysis

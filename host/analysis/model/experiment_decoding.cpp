@@ -15,13 +15,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Where a decoding's artificial functions and traced calls are numbered.
+// Where a decoding's artificial functions and traced calls are numbered,
+// and where the threads it names go.
 struct StackIdTables {
   std::vector<std::string>& artificial;
   std::map<std::pair<uint64_t, std::string>, uint64_t>& traced_index;
   std::function<void(uint64_t stack_id, const char* function)> add_traced;
   size_t (*traced_count)(const void* owner);
   const void* owner;
+  std::function<void(uint32_t thread_id, Experiment::ThreadName name)> name_thread;
 };
 
 struct SinkContext {
@@ -29,10 +31,11 @@ struct SinkContext {
   const Experiment::EventVisitor* visit;
   const Experiment::StitchVisitor* stitched;
   StackIdTables* ids;
+  const Experiment::TimelineVisitor* timeline;
 };
 
 lumen_event_sink make_sink(SinkContext& context) {
-  return lumen_event_sink{&context,
+  lumen_event_sink sink{&context,
                           [](void* opaque, const lumen_event* event) {
                             auto* c = static_cast<SinkContext*>(opaque);
                             (*c->visit)(*c->file, *event);
@@ -57,7 +60,24 @@ lumen_event_sink make_sink(SinkContext& context) {
                                 kTracedCallStackBase + t.traced_count(t.owner));
                             if (inserted) t.add_traced(stack_id, function);
                             return it->second;
+                          },
+                          [](void* opaque, uint32_t thread_id, const char* name, int role) {
+                            if (name == nullptr) return;
+                            static_cast<SinkContext*>(opaque)->ids->name_thread(
+                                thread_id, {std::string(name).substr(0, 256), role == LUMEN_THREAD_RUNTIME_SYSTEM});
                           }};
+  const Experiment::TimelineVisitor* timeline = context.timeline;
+  if (timeline != nullptr && timeline->span)
+    sink.span = [](void* opaque, const lumen_span* span) {
+      auto* c = static_cast<SinkContext*>(opaque);
+      if (span != nullptr && span->end_ns >= span->begin_ns) c->timeline->span(*c->file, *span);
+    };
+  if (timeline != nullptr && timeline->level)
+    sink.level = [](void* opaque, const char* name, lumen_metric_unit unit, uint64_t time_ns, int64_t value) {
+      auto* c = static_cast<SinkContext*>(opaque);
+      c->timeline->level(*c->file, name != nullptr ? name : "", unit, time_ns, value);
+    };
+  return sink;
 }
 
 // Runs `read` (which feeds records to `record`) through the file's decoder.
@@ -82,19 +102,19 @@ void decode(const fs::path& data_path, const DataFile& file, SinkContext& contex
 
 }  // namespace
 
-void Experiment::for_each_event(const EventVisitor& visit) const {
-  for (const DataFile& file : data_files_) for_each_event_in(file, visit);
+void Experiment::for_each_event(const EventVisitor& visit, const TimelineVisitor* timeline) const {
+  for (const DataFile& file : data_files_) for_each_event_in(file, visit, nullptr, timeline);
 }
 
-void Experiment::for_each_event_in(const DataFile& file, const EventVisitor& visit,
-                                   const StitchVisitor* stitched) const {
+void Experiment::for_each_event_in(const DataFile& file, const EventVisitor& visit, const StitchVisitor* stitched,
+                                   const TimelineVisitor* timeline) const {
   const fs::path data_path = path_ / file.name;
   if (!fs::exists(fs::symlink_status(data_path))) return;
   StackIdTables ids{artificial_functions_, traced_call_ids_,
                     [this](uint64_t stack_id, const char* function) { traced_calls_.push_back({stack_id, function}); },
                     [](const void* owner) { return static_cast<const Experiment*>(owner)->traced_calls_.size(); },
-                    this};
-  SinkContext context{&file, &visit, stitched, &ids};
+                    this, [this](uint32_t thread_id, ThreadName name) { thread_names_[thread_id] = std::move(name); }};
+  SinkContext context{&file, &visit, stitched, &ids, timeline};
   decode(data_path, file, context, [&](const std::function<void(const RawRecord&)>& record) {
     read_data_file(data_path, record, file.readable_bytes);
   });
@@ -102,7 +122,7 @@ void Experiment::for_each_event_in(const DataFile& file, const EventVisitor& vis
 
 bool Experiment::decodes_blocks_apart(const DataFile& file) const {
   const lumen_analysis_descriptor& d = *file.half->descriptor;
-  return d.decoder_end == nullptr && d.declares_stitches == 0;
+  return d.decodes_in_parts != 0;
 }
 
 void Experiment::for_each_event_in_blocks(const DataFile& file, size_t first, size_t end, const EventVisitor& visit,
@@ -112,8 +132,11 @@ void Experiment::for_each_event_in_blocks(const DataFile& file, size_t first, si
   if (first >= end) return;
   StackIdTables ids{part.artificial, part.traced_index,
                     [&part](uint64_t stack_id, const char* function) { part.traced.push_back({stack_id, function}); },
-                    [](const void* owner) { return static_cast<const PartStackIds*>(owner)->traced.size(); }, &part};
-  SinkContext context{&file, &visit, nullptr, &ids};
+                    [](const void* owner) { return static_cast<const PartStackIds*>(owner)->traced.size(); }, &part,
+                    [&part](uint32_t thread_id, ThreadName name) {
+                      part.thread_names.push_back({thread_id, std::move(name)});
+                    }};
+  SinkContext context{&file, &visit, nullptr, &ids, nullptr};
   decode(data_path, file, context, [&](const std::function<void(const RawRecord&)>& record) {
     read_data_blocks(data_path, std::span(file.block_offsets).subspan(first, end - first), record);
   });
@@ -133,6 +156,7 @@ PartIdMap Experiment::adopt_part_ids(const PartStackIds& part) const {
     if (inserted) traced_calls_.push_back({call.stack_id, call.function});
     traced.push_back(it->second);
   }
+  for (const auto& [thread_id, name] : part.thread_names) thread_names_[thread_id] = name;
   return PartIdMap(std::move(artificial), std::move(traced));
 }
 

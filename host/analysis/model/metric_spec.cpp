@@ -167,11 +167,16 @@ std::string default_metric_spec(const MetricRegistry& registry) {
                                                  "datapfault", "textpfault", "stop", "total"};
     return hidden.count(m.keyword) > 0 && registry.find("totalcpu");
   };
+  // As gprofng, only the sort metric (by default the first shown) has its
+  // percentages beside it, so a function list of several data types fits a
+  // terminal.
   std::string spec;
+  bool sort_metric = true;
   for (const MetricDef& m : registry.metrics()) {
     if (!m.split_of.empty() && !registry.find(m.split_of)) continue;  // nothing to split here
     if (cpu_part(m)) continue;
-    const std::string visibility = m.ratio_of ? "." : ".%";
+    const std::string visibility = m.ratio_of || !sort_metric ? "." : ".%";
+    sort_metric = false;
     if (m.flavors & LUMEN_FLAVOR_EXCLUSIVE) spec += "e" + visibility + m.keyword + ":";
     if (m.flavors & LUMEN_FLAVOR_INCLUSIVE) spec += "i" + visibility + m.keyword + ":";
   }

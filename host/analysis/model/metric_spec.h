@@ -55,8 +55,9 @@ std::string column_key(const MetricColumn& column, const MetricRegistry& registr
 char flavor_letter(Flavor flavor);
 std::string flavor_word(Flavor flavor);  // "Exclusive", ...
 
-// The metrics a view shows by default: e.%M:i.%M for every metric M
-// (e.M:i.M for a derived ratio, which has no percentage), but for split
+// The metrics a view shows by default: e.M:i.M for every metric M, with
+// percentages (e.%M:i.%M) for the first, which sorts by default (not for a
+// derived ratio, which has no percentage), but for split
 // metrics whose sampled metric no experiment has, and for the parts of
 // Total CPU Time (user, system), which gprofng too shows only on request.
 std::string default_metric_spec(const MetricRegistry& registry);

@@ -53,8 +53,8 @@ size_t StackAggregate::share_of(uint64_t share_key) {
   return it->second;
 }
 
-void StackAggregate::add(const StackKey& key, size_t experiment, const DataFile& file, const lumen_event& event,
-                         const IntervalSplits& splits) {
+size_t StackAggregate::add(const StackKey& key, size_t experiment, const DataFile& file, const lumen_event& event,
+                           const IntervalSplits& splits) {
   const size_t r = row_of(key);
   const size_t plugin_metrics = file.metric_index.size();
   int64_t* row = values_.data() + r * metric_count_;
@@ -65,6 +65,7 @@ void StackAggregate::add(const StackKey& key, size_t experiment, const DataFile&
   int64_t* share = share_values_.data() + s * metric_count_;
   for (size_t m = 0; m < plugin_metrics; ++m) share[file.metric_index[m]] += event.values[m];
   splits.add_shares(experiment, file, event, share);
+  return r;
 }
 
 void StackAggregate::merge(const StackAggregate& part, const PartIdMap& ids) {
@@ -102,19 +103,23 @@ struct Part {
 }  // namespace
 
 StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& experiments, size_t metric_count,
-                                const EventFilter& filter, const IntervalSplits& splits, const StackShaper& shaper) {
+                                const EventFilter& filter, const IntervalSplits& splits, const StackShaper& shaper,
+                                const ProfileObserver* observer) {
   const unsigned threads = analysis_threads();
   // Blocks a part holds at least: merging a part costs one lookup per row.
   const size_t min_part_blocks = analysis_part_blocks();
-  auto visitor = [&](StackAggregate& into, size_t e) {
+  // `observe` only for the one-pass aggregate (its rows are the profile's).
+  auto visitor = [&](StackAggregate& into, size_t e, const ProfileObserver* observe) {
     const Experiment& experiment = *experiments[e];
-    return [&into, &experiment, &filter, &splits, &shaper, e](const DataFile& file, const lumen_event& event) {
+    return [&into, &experiment, &filter, &splits, &shaper, e, observe](const DataFile& file,
+                                                                       const lumen_event& event) {
       ++into.events_read;
       if (event.cpu >= 0) ++into.events_with_cpu;
       if (filter && !filter(e, event)) return;
       const StackKey key{static_cast<uint32_t>(e), experiment.loadobjects().epoch_at(event.time_ns), event.stack_id,
                          shaper.chain_at(e, event.thread_id, event.time_ns)};
-      into.add(key, e, file, event, splits);
+      const size_t row = into.add(key, e, file, event, splits);
+      if (observe != nullptr && observe->event) observe->event(e, file, event, static_cast<uint32_t>(row));
     };
   };
   // The files in order; those decoded apart are cut into parts of blocks.
@@ -129,7 +134,7 @@ StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& 
   for (size_t e = 0; e < experiments.size(); ++e)
     for (const DataFile& file : experiments[e]->data_files()) {
       Step step{e, &file, parts.size(), parts.size()};
-      if (experiments[e]->decodes_blocks_apart(file)) {
+      if (observer == nullptr && experiments[e]->decodes_blocks_apart(file)) {
         const size_t blocks = file.block_offsets.size();
         const size_t per_part = std::max(min_part_blocks, (blocks + threads * 8 - 1) / (threads * 8));
         for (size_t b = 0; b < blocks; b += per_part)
@@ -148,7 +153,8 @@ StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& 
       try {
         part.aggregate = std::make_unique<StackAggregate>(metric_count);
         experiments[part.experiment]->for_each_event_in_blocks(
-            *part.file, part.first_block, part.end_block, visitor(*part.aggregate, part.experiment), part.ids);
+            *part.file, part.first_block, part.end_block, visitor(*part.aggregate, part.experiment, nullptr),
+            part.ids);
       } catch (...) {
         part.failure = std::current_exception();
       }
@@ -165,8 +171,16 @@ StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& 
   StackAggregate total(metric_count);
   for (const Step& step : steps) {
     const Experiment& experiment = *experiments[step.experiment];
-    if (step.first_part == step.end_part && !experiment.decodes_blocks_apart(*step.file)) {
-      experiment.for_each_event_in(*step.file, visitor(total, step.experiment));
+    if (step.first_part == step.end_part && (observer != nullptr || !experiment.decodes_blocks_apart(*step.file))) {
+      Experiment::TimelineVisitor timeline;
+      const size_t e = step.experiment;
+      if (observer != nullptr && observer->span)
+        timeline.span = [&](const DataFile& file, const lumen_span& span) { observer->span(e, file, span); };
+      if (observer != nullptr && observer->level)
+        timeline.level = [&](const DataFile& file, const char* name, lumen_metric_unit unit, uint64_t time_ns,
+                             int64_t value) { observer->level(e, file, name, unit, time_ns, value); };
+      experiment.for_each_event_in(*step.file, visitor(total, e, observer), nullptr,
+                                   observer != nullptr ? &timeline : nullptr);
       continue;
     }
     for (size_t i = step.first_part; i < step.end_part; ++i) {

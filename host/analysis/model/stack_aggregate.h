@@ -36,14 +36,29 @@ struct StackKeyHash {
   }
 };
 
+// Sees the profile's one pass over the events, so that a reader needing
+// their times too (er_html's timeline) decodes nothing again: each event
+// the event filter selected, with the row it was summed in (stack_of_row
+// says, once the profile is built, which unique stack that row became, or
+// that a stack filter dropped it), and the decoders' spans and levels.
+// With an observer, every file is decoded in one pass, in file order.
+struct ProfileObserver {
+  std::function<void(size_t experiment, const DataFile&, const lumen_event&, uint32_t row)> event;
+  std::function<void(size_t experiment, const DataFile&, const lumen_span&)> span;
+  std::function<void(size_t experiment, const DataFile&, const char* name, lumen_metric_unit unit, uint64_t time_ns,
+                     int64_t value)>
+      level;
+};
+
 class StackAggregate {
  public:
   explicit StackAggregate(size_t metric_count) : metric_count_(metric_count) {}
 
   // One event of `file` (its values go to the registry's metrics through
   // the file's metric_index, and to the interval splits).
-  void add(const StackKey& key, size_t experiment, const DataFile& file, const lumen_event& event,
-           const IntervalSplits& splits);
+  // Returns the event's row.
+  size_t add(const StackKey& key, size_t experiment, const DataFile& file, const lumen_event& event,
+             const IntervalSplits& splits);
   // Appends a part read after everything here, its stack ids made the
   // experiment's by `ids`.
   void merge(const StackAggregate& part, const PartIdMap& ids);
@@ -83,9 +98,11 @@ class StackAggregate {
 };
 
 // Every event of `experiments` that `filter` selects, aggregated; the data
-// files that allow it decoded on analysis_threads() threads. Progress is
-// shown on a terminal when this takes long (progress.h).
+// files that allow it decoded on analysis_threads() threads unless an
+// observer watches. Progress is shown on a terminal when this takes long
+// (progress.h).
 StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& experiments, size_t metric_count,
-                                const EventFilter& filter, const IntervalSplits& splits, const StackShaper& shaper);
+                                const EventFilter& filter, const IntervalSplits& splits, const StackShaper& shaper,
+                                const ProfileObserver* observer = nullptr);
 
 }  // namespace lumen::analysis

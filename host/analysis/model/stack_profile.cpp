@@ -9,7 +9,7 @@ namespace lumen::analysis {
 
 StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
                  ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter,
-                 bool inline_frames, ViewMode mode, const FrameRewrite& rewrite)
+                 bool inline_frames, ViewMode mode, const FrameRewrite& rewrite, const ProfileObserver* observer)
     : metric_count_(registry.size()),
       shaper_(std::make_unique<StackShaper>(experiments, structure, mode, inline_frames)),
       functions_(registry.size(), kTotalFunction),
@@ -17,12 +17,12 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
   const size_t metric_count = metric_count_;
   const IntervalSplits splits(experiments, registry);
   StackShaper& shaper = *shaper_;
-  const StackAggregate aggregate = aggregate_events(experiments, metric_count, filter, splits, shaper);
+  const StackAggregate aggregate = aggregate_events(experiments, metric_count, filter, splits, shaper, observer);
   events_read_ = aggregate.events_read;
   events_with_cpu_ = aggregate.events_with_cpu;
   const std::vector<StackKey>& keys = aggregate.keys();
   std::vector<bool> kept(keys.size(), true);
-  std::vector<uint32_t> stack_of_row(keys.size(), 0);
+  std::vector<uint32_t> stack_of_row(keys.size(), kDroppedRow);
   std::vector<NodeId> function_frames, object_frames;
   for (size_t r = 0; r < keys.size(); ++r) {
     const StackKey& key = keys[r];
@@ -61,6 +61,7 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
     stack_threads_.push_back({stack_of_row[r], static_cast<uint32_t>(thread_key & 0xffffffffu), events});
     stack_thread_values_.insert(stack_thread_values_.end(), share.begin(), share.end());
   }
+  if (observer != nullptr) stack_of_row_ = std::move(stack_of_row);
 }
 
 }  // namespace lumen::analysis

@@ -57,7 +57,13 @@ class StackProfile {
  public:
   StackProfile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
           ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter = {},
-          bool inline_frames = false, ViewMode mode = ViewMode::User, const FrameRewrite& rewrite = {});
+          bool inline_frames = false, ViewMode mode = ViewMode::User, const FrameRewrite& rewrite = {},
+          const ProfileObserver* observer = nullptr);
+
+  // The unique stack (index into stacks()) a row of the pass became;
+  // kDroppedRow when the stack filter dropped it.
+  static constexpr uint32_t kDroppedRow = UINT32_MAX;
+  uint32_t stack_of_row(uint32_t row) const { return row < stack_of_row_.size() ? stack_of_row_[row] : kDroppedRow; }
 
   const MetricEngine& functions() const { return functions_; }
   const MetricEngine& objects() const { return objects_; }  // node = ObjectId; <Total> = kTotalObjectNode
@@ -102,6 +108,7 @@ class StackProfile {
   std::map<std::pair<uint32_t, uint32_t>, ThreadTotals> threads_;
   std::vector<StackThreadShare> stack_threads_;
   std::vector<int64_t> stack_thread_values_;
+  std::vector<uint32_t> stack_of_row_;
 };
 
 }  // namespace lumen::analysis

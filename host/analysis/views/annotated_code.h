@@ -18,6 +18,7 @@ namespace lumen::analysis {
 
 struct AnnotationRequest {
   std::string target;  // a function name or a source file
+  size_t which = 0;    // of several functions of that name, only this one (1-based); 0: all
   double threshold_percent = 75.0;
   const SourcePaths* paths = nullptr;
   std::vector<std::filesystem::path> experiment_dirs;

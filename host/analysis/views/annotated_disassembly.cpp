@@ -58,10 +58,10 @@ class SourceText {
 
 // The functions the target stands for: by name, or those whose entry lies
 // in a source file of that name.
-std::vector<FunctionId> functions_for(const std::string& target, const StackProfile& profile,
+std::vector<FunctionId> functions_for(const std::string& target, size_t which, const StackProfile& profile,
                                       const ProgramStructure& structure) {
-  std::vector<FunctionId> ids = functions_named(profile, structure, target);
-  if (!ids.empty()) return ids;
+  std::vector<FunctionId> ids = functions_named(profile, structure, target, which);
+  if (!ids.empty() || which != 0) return ids;
   for (const auto& [id, metrics] : profile.functions().nodes()) {
     if (id <= kTruncatedFunction) continue;
     const Function& f = structure.function(id);
@@ -83,7 +83,7 @@ std::vector<FunctionId> functions_for(const std::string& target, const StackProf
 ViewTable annotated_disassembly(const CodeProfile& code, const StackProfile& profile, const ProgramStructure& structure,
                                 const MetricRegistry& registry, const ViewRequest& request,
                                 const AnnotationRequest& annotation) {
-  const std::vector<FunctionId> ids = functions_for(annotation.target, profile, structure);
+  const std::vector<FunctionId> ids = functions_for(annotation.target, annotation.which, profile, structure);
   if (ids.empty())
     throw std::runtime_error("'" + annotation.target + "' is neither a function with data nor a source file of one (see -functions)");
   ViewTable table = annotation_table("disasm", request, registry);

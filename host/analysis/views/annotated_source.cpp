@@ -11,16 +11,16 @@ namespace {
 
 // The DWARF file names the target stands for: the source file of a function
 // of that name, or the recorded files that are, or end with, the target.
-std::vector<std::string> files_for(const std::string& target, const CodeProfile& code, const StackProfile& profile,
-                                   const ProgramStructure& structure) {
+std::vector<std::string> files_for(const std::string& target, size_t which, const CodeProfile& code,
+                                   const StackProfile& profile, const ProgramStructure& structure) {
   std::vector<std::string> files;
-  for (const FunctionId id : functions_named(profile, structure, target)) {
+  for (const FunctionId id : functions_named(profile, structure, target, which)) {
     const Function& f = structure.function(id);
     const ObjectSymbols* symbols = id > kTruncatedFunction ? structure.symbols(f.object) : nullptr;
     if (symbols == nullptr) continue;
     if (const auto line = symbols->source_line(f.start)) files.push_back(line->file);
   }
-  if (files.empty()) {
+  if (files.empty() && which == 0) {
     for (const auto& [key, metrics] : code.lines()) {
       const bool same = key.file == target ||
                         (key.file.size() > target.size() && key.file.compare(key.file.size() - target.size(), target.size(), target) == 0 &&
@@ -38,7 +38,7 @@ std::vector<std::string> files_for(const std::string& target, const CodeProfile&
 ViewTable annotated_source(const CodeProfile& code, const StackProfile& profile, const ProgramStructure& structure,
                            const MetricRegistry& registry, const ViewRequest& request,
                            const AnnotationRequest& annotation) {
-  const std::vector<std::string> files = files_for(annotation.target, code, profile, structure);
+  const std::vector<std::string> files = files_for(annotation.target, annotation.which, code, profile, structure);
   if (files.empty())
     throw std::runtime_error("'" + annotation.target +
                              "' is neither a function with data nor a source file of one (see -functions, -lines)");

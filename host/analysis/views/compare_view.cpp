@@ -4,6 +4,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "compare_tables.h"
 #include "metric_cells.h"
 
 namespace lumen::analysis {
@@ -27,16 +28,7 @@ ViewTable compare_view(const std::vector<const StackProfile*>& profiles, const P
                 ", sorted by metric: " + sort_title(request.sort, registry);
   const std::vector<ViewColumn> base = columns_of(request.metrics, registry);
   for (size_t k = 0; k < profiles.size(); ++k)
-    for (ViewColumn column : base) {
-      column.key = std::to_string(k + 1) + ":" + column.key;
-      column.flavor += " #" + std::to_string(k + 1);
-      if (k > 0 && mode == CompareMode::Ratio) {
-        column.unit = LUMEN_UNIT_COUNT;
-        column.percent = true;  // shown with two decimals
-        column.flavor += " ratio";
-      }
-      table.columns.push_back(column);
-    }
+    for (const ViewColumn& column : base) table.columns.push_back(compared_column(column, k, mode));
   table.name_position = table.columns.size();
 
   std::set<FunctionId> ids;

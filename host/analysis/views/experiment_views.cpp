@@ -152,6 +152,10 @@ ViewTable thread_list_view(const Experiments& experiments, const StackProfile& p
       const Values* values = it == profile.threads().end() ? nullptr : &it->second.values;
       ViewRow row;
       row.name = "Thread " + std::to_string(experiments[e]->thread_number(tid));
+      const Experiment::ThreadName* named = experiments[e]->thread_name(tid);
+      // "Thread 7 (C2 CompilerThread0, system)": a runtime's own thread.
+      if (named != nullptr)
+        row.name += " (" + named->name + (named->runtime_system ? ", system)" : ")");
       row.load_object = experiments[e]->path().filename().string();
       row.values = row_values(once, registry, values, values, total);
       row.fields = {{"experiment", std::to_string(e + 1)},

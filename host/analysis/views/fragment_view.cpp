@@ -11,6 +11,19 @@ namespace lumen::analysis {
 
 namespace {
 
+// "f #2" -> ("f", 2); a name without " #N" -> (name, 0). Function names
+// hold no '#' (C, C++, Fortran), so the suffix is never part of one.
+std::pair<std::string, size_t> split_numbered(const std::string& entry) {
+  const size_t hash = entry.rfind(" #");
+  if (hash == std::string::npos || hash + 2 >= entry.size()) return {entry, 0};
+  size_t which = 0;
+  for (size_t k = hash + 2; k < entry.size(); ++k) {
+    if (entry[k] < '0' || entry[k] > '9') return {entry, 0};
+    which = which * 10 + static_cast<size_t>(entry[k] - '0');
+  }
+  return {entry.substr(0, hash), which};
+}
+
 void add(Values& into, std::span<const int64_t> values) {
   if (into.empty()) into.assign(values.size(), 0);
   for (size_t m = 0; m < values.size(); ++m) into[m] += values[m];
@@ -46,13 +59,18 @@ void add_rows(ViewTable& table, const std::map<FunctionId, Values>& rows, const 
 
 }  // namespace
 
+std::string numbered_function(const std::string& name, size_t which) {
+  return which == 0 ? name : name + " #" + std::to_string(which);
+}
+
 Document stack_fragment_view(const StackProfile& profile, const ProgramStructure& structure,
                              const MetricRegistry& registry, const ViewRequest& request,
                              const std::vector<std::string>& fragment) {
   if (fragment.empty()) throw std::runtime_error("the stack fragment is empty (add a function with -cprepend or -cappend)");
   std::vector<std::set<FunctionId>> wanted;
-  for (const std::string& name : fragment) {
-    const std::vector<FunctionId> ids = functions_named(profile, structure, name);
+  for (const std::string& entry : fragment) {
+    const auto [name, which] = split_numbered(entry);
+    const std::vector<FunctionId> ids = functions_named(profile, structure, name, which);
     if (ids.empty()) throw std::runtime_error("no function named '" + name + "' has data");
     wanted.emplace_back(ids.begin(), ids.end());
   }

@@ -20,7 +20,12 @@
 
 namespace lumen::analysis {
 
-// Throws std::runtime_error when a name matches no function with data.
+// A fragment's entry: a function's name, or "NAME #N" for the Nth of the
+// functions of that name (gprofng's `cprepend f 2`).
+std::string numbered_function(const std::string& name, size_t which);
+
+// Throws std::runtime_error when a name matches no function with data (or
+// has no Nth).
 Document stack_fragment_view(const StackProfile& profile, const ProgramStructure& structure,
                              const MetricRegistry& registry, const ViewRequest& request,
                              const std::vector<std::string>& fragment);

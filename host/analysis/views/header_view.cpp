@@ -3,6 +3,8 @@
 
 #include "data_limit.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <ctime>
 
 namespace lumen::analysis {
@@ -16,7 +18,7 @@ std::string joined(const YAML::Node& list) {
   return text;
 }
 
-Record record_of(const Experiment& e) {
+Record record_of(const Experiment& e, const AnalysisPlugins& installed) {
   const YAML::Node& h = e.header();
   Record r;
   r.heading = e.path().string();
@@ -59,8 +61,11 @@ Record record_of(const Experiment& e) {
   if (const YAML::Node plugins = h[metadata::header::kPlugins]; plugins && plugins.IsMap()) {
     for (const auto& p : plugins) {
       std::string options;
-      for (const auto& o : p.second["options"])
-        options += (options.empty() ? "" : ", ") + o.first.as<std::string>() + "=" + o.second.as<std::string>();
+      for (const auto& o : p.second["options"]) {
+        const std::string name = o.first.as<std::string>();
+        options += (options.empty() ? "" : ", ") + name + "=" +
+                   readable_option(installed.option(p.first.as<std::string>(), name), o.second.as<std::string>());
+      }
       r.add("plugin." + p.first.as<std::string>(), "Data: " + p.first.as<std::string>(),
             p.second["version"].as<std::string>("?") + " -> " + p.second["data_file"].as<std::string>("?") +
                 (options.empty() ? "" : " (" + options + ")"));
@@ -87,9 +92,30 @@ Record record_of(const Experiment& e) {
 
 }  // namespace
 
-Document header_view(const std::vector<std::unique_ptr<Experiment>>& experiments) {
+std::string readable_option(const host::OptionSpec* spec, const std::string& value) {
+  if (spec == nullptr) return value;
+  if (spec->kind == LUMEN_OPTION_BOOLEAN) return value == "1" ? "on" : value == "0" ? "off" : value;
+  if (spec->kind != LUMEN_OPTION_DURATION) return value;
+  char* end = nullptr;
+  const long long ns = std::strtoll(value.c_str(), &end, 10);
+  if (value.empty() || end == nullptr || *end != '\0' || ns < 0) return value;
+  struct Unit {
+    long long ns;
+    const char* name;
+  };
+  static const Unit kUnits[] = {{1000000000LL, "s"}, {1000000LL, "ms"}, {1000LL, "µs"}};
+  for (const Unit& unit : kUnits)
+    if (ns >= unit.ns) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%.3f %s", static_cast<double>(ns) / static_cast<double>(unit.ns), unit.name);
+      return text;
+    }
+  return std::to_string(ns) + " ns";
+}
+
+Document header_view(const std::vector<std::unique_ptr<Experiment>>& experiments, const AnalysisPlugins& plugins) {
   RecordList list{"experiments", "experiment", "Experiment", RecordLayout::Labelled, {}};
-  for (const auto& e : experiments) list.records.push_back(record_of(*e));
+  for (const auto& e : experiments) list.records.push_back(record_of(*e, plugins));
   return {"header", "", {std::move(list)}, {}};
 }
 

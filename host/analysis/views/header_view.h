@@ -11,6 +11,11 @@
 
 namespace lumen::analysis {
 
-Document header_view(const std::vector<std::unique_ptr<Experiment>>& experiments);
+// Plugin options are shown as their kind reads (a duration with its unit,
+// a switch as on or off) where `plugins` has the plugin's manifest.
+Document header_view(const std::vector<std::unique_ptr<Experiment>>& experiments, const AnalysisPlugins& plugins);
+
+// A recorded option value as people read it: "10.000 ms", "on".
+std::string readable_option(const host::OptionSpec* spec, const std::string& value);
 
 }  // namespace lumen::analysis

@@ -118,6 +118,16 @@ std::vector<FunctionId> functions_named(const StackProfile& profile, const Progr
   return found;
 }
 
+std::vector<FunctionId> functions_named(const StackProfile& profile, const ProgramStructure& structure,
+                                        const std::string& name, size_t which) {
+  std::vector<FunctionId> found = functions_named(profile, structure, name);
+  if (which == 0) return found;
+  if (which > found.size())
+    throw std::runtime_error("'" + std::to_string(which) + "': " + std::to_string(found.size()) +
+                             " function(s) named '" + name + "' have data; give 1 to " + std::to_string(found.size()));
+  return {found[which - 1]};
+}
+
 ViewTable functions_view(const StackProfile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
                          const ViewRequest& request) {
   ViewTable table = table_of("functions", "Functions sorted by metric: " + sort_title(request, registry), request,

@@ -28,6 +28,11 @@ std::vector<FunctionId> ordered_functions(const StackProfile& profile, const Pro
 // its parameters, or the mangled name.
 std::vector<FunctionId> functions_named(const StackProfile& profile, const ProgramStructure& structure,
                                         const std::string& name);
+// The same, and with `which` (1-based, as gprofng's `#` argument: `source f
+// 2`) only that one of them; throws std::runtime_error naming the range
+// when there is no such one. `which` 0: all.
+std::vector<FunctionId> functions_named(const StackProfile& profile, const ProgramStructure& structure,
+                                        const std::string& name, size_t which);
 
 ViewTable functions_view(const StackProfile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
                          const ViewRequest& request);

@@ -1,7 +1,9 @@
 // The timeline: one lane per thread (per rank and thread for MPI), each
-// plugin's events binned over the run: CPU time or call time as the busy
-// share of a bin, other events as counts scaled to the busiest bin. Drag
-// across a lane to zoom to that time range.
+// plugin's events binned over the run: CPU time, call time or time in a
+// span (an OpenMP parallel region) as the busy share of a bin, other events
+// as counts scaled to the busiest bin; below them, one lane per process and
+// level (heap bytes in use), its highest value in each bin scaled to its
+// peak. Drag across a lane to zoom to that time range.
 "use strict";
 
 const LumenTimeline = (() => {
@@ -34,37 +36,96 @@ const LumenTimeline = (() => {
 
   Timeline.prototype.kind = function (plugin) {
     const k = (this.data.kinds || {})[plugin];
-    return k === "cpu" ? "CPU time" : k === "call" ? "time in calls" : "events";
+    return k === "cpu" ? "CPU time" : k === "call" ? "time in calls" : k === "span" ? "time in it" : "events";
   };
 
   Timeline.prototype.seconds = function (bin) {
     return (bin * this.data.bin_ns / 1e9).toFixed(3) + " s";
   };
 
+  // A row of the timeline: its label and the canvas it is drawn on.
+  Timeline.prototype.addRow = function (className, text, title) {
+    const row = document.createElement("div");
+    row.className = className;
+    const label = document.createElement("div");
+    label.className = "lane-label";
+    label.textContent = text;
+    label.title = title;
+    const canvas = document.createElement("canvas");
+    row.append(label, canvas);
+    this.container.appendChild(row);
+    return { row, canvas };
+  };
+
   Timeline.prototype.render = function () {
     this.container.replaceChildren();
     for (const lane of this.data.lanes) {
-      const row = document.createElement("div");
-      row.className = "lane";
+      const text = `Thread ${lane.thread} (${lane.tid}) · ${lane.process}`;
+      const { row, canvas } = this.addRow("lane", text, text);
       row.dataset.tid = lane.tid;
-      const label = document.createElement("div");
-      label.className = "lane-label";
-      label.textContent = `Thread ${lane.thread} (${lane.tid}) · ${lane.process}`;
-      label.title = label.textContent;
-      const canvas = document.createElement("canvas");
-      row.append(label, canvas);
-      this.container.appendChild(row);
       this.draw(canvas, lane);
       this.interact(canvas, lane);
     }
+    for (const level of this.data.levels || []) {
+      const text = `${level.name} · ${level.process}`;
+      const { row, canvas } = this.addRow("level-lane", text, `${text}, peak ${level.peak} ${level.unit}`);
+      row.dataset.level = level.name;
+      this.drawLevel(canvas, level);
+      this.interactLevel(canvas, level);
+    }
   };
 
-  Timeline.prototype.draw = function (canvas, lane) {
+  // A level's points are [bin, highest in it, value at its end]; the value
+  // at a bin's end holds until the next point.
+  Timeline.prototype.levelAt = function (level, bin) {
+    let value = 0;
+    for (const [b, highest, end] of level.points) {
+      if (b > bin) break;
+      value = b === bin ? highest : end;
+    }
+    return value;
+  };
+
+  // A lane's canvas, sized to its box and cleared.
+  function cleared(canvas) {
     const width = canvas.clientWidth || 800, height = 36;
     canvas.width = width;
     canvas.height = height;
     const g = canvas.getContext("2d");
     g.clearRect(0, 0, width, height);
+    return { g, width, height };
+  }
+
+  Timeline.prototype.drawLevel = function (canvas, level) {
+    const { g, width, height } = cleared(canvas);
+    g.fillStyle = "#6a5acd";
+    const span = this.last - this.first;
+    const peak = level.peak || 1;
+    let held = 0, next = 0;
+    for (; next < level.points.length && level.points[next][0] < this.first; ++next) held = level.points[next][2];
+    for (let bin = this.first; bin < this.last; ++bin) {
+      let here = held;
+      if (next < level.points.length && level.points[next][0] === bin) {
+        here = level.points[next][1];
+        held = level.points[next][2];
+        ++next;
+      }
+      const h = here > 0 ? Math.max(1, here / peak * (height - 1)) : 0;
+      g.fillRect((bin - this.first) / span * width, height - h, Math.max(1, width / span), h);
+    }
+  };
+
+  Timeline.prototype.interactLevel = function (canvas, level) {
+    canvas.addEventListener("mousemove", e => {
+      const bin = Math.floor(this.binAt(canvas, e.clientX));
+      const v = this.levelAt(level, bin);
+      this.info.textContent = `${level.name} (${level.process}) at ${this.seconds(bin)}: ${v} ${level.unit}` +
+        ` (peak ${level.peak})`;
+    });
+  };
+
+  Timeline.prototype.draw = function (canvas, lane) {
+    const { g, width, height } = cleared(canvas);
     const span = this.last - this.first;
     const strip = height / Math.max(1, this.plugins.length);
     this.plugins.forEach((p, i) => {

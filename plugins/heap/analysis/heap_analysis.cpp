@@ -2,15 +2,19 @@
 //
 // Every allocation becomes an event (heapalloccnt 1, heapallocbytes its size)
 // as its record is decoded. Leaks need the whole file: the decoder keeps the
-// allocations and frees in a HeapTimeline, and at the end pairs them in time
-// order and emits one event per allocation never freed (heapleakcnt 1,
-// heapleakbytes its size) with the allocation's stack, time and thread.
+// latest event at each address (heap_latest.h), and at the end emits one
+// event per allocation never freed (heapleakcnt 1, heapleakbytes its size)
+// with the allocation's stack, time and thread, in time order. For a reader
+// that draws timelines (lumen_emit_level), it also keeps the operations and
+// replays them in time order, with the pairing rule, for the bytes in use
+// after each change; other readers pay nothing for it.
 #include <lumen/analysis_plugin.h>
 
 #include <cstdio>
 #include <iterator>
 #include <new>
 
+#include "heap_latest.h"
 #include "heap_timeline.h"
 #include "heap_views.h"
 
@@ -45,20 +49,42 @@ void emit(const lumen_event_sink* sink, const HeapOp& op, Metric count, Metric b
   lumen_emit_event(sink, op.time_ns, stack, op.thread_id, -1, values);
 }
 
-// Emits each allocation at once and keeps every operation for the pairing.
+// The level heap tracing draws on timelines.
+constexpr const char* kInUseLevel = "Heap bytes in use";
+
+// For timelines: the bytes in use after each operation that changed them,
+// as a level of the process (the -heap view's peak is their highest value).
+struct InUseLevel {
+  const lumen_event_sink* sink;
+  const std::vector<HeapOp>* ops;
+  int64_t in_use = 0;
+  void allocated(size_t i) { change(i, static_cast<int64_t>((*ops)[i].size)); }
+  void released(size_t allocation, size_t by) { change(by, -static_cast<int64_t>((*ops)[allocation].size)); }
+  void unmatched(size_t) {}
+  void change(size_t at, int64_t bytes) {
+    in_use += bytes;
+    lumen_emit_level(sink, kInUseLevel, LUMEN_UNIT_BYTES, (*ops)[at].time_ns, in_use);
+  }
+};
+
+// Emits each allocation at once and keeps the latest event per address
+// (and, for a timeline, every operation).
 class Decoder final : public HeapRecordReader {
  public:
   void start(const HeapStart&) override {}
   void op(const HeapOp& op) override {
     if (op.allocation) emit(sink_, op, kAllocCount, kAllocBytes);
-    timeline_.add(op);
+    latest_.add(op);
+    if (sink_->level != nullptr) history_.add(op);
   }
   void set_sink(const lumen_event_sink* sink) { sink_ = sink; }
-  HeapTimeline& timeline() { return timeline_; }
+  const LatestByAddress& latest() const { return latest_; }
+  HeapTimeline& history() { return history_; }
 
  private:
   const lumen_event_sink* sink_ = nullptr;
-  HeapTimeline timeline_;
+  LatestByAddress latest_;
+  HeapTimeline history_;
 };
 
 void* decoder_begin(void*) { return new (std::nothrow) Decoder; }
@@ -82,9 +108,12 @@ int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, cons
 int decoder_end(void* state, const lumen_event_sink* sink, char*, size_t) {
   auto* decoder = static_cast<Decoder*>(state);
   if (decoder != nullptr && sink != nullptr) {
-    HeapTimeline& timeline = decoder->timeline();
-    timeline.finish();
-    for (const size_t index : timeline.replay(PairOnly{})) emit(sink, timeline.ops()[index], kLeakCount, kLeakBytes);
+    for (const HeapOp& op : decoder->latest().live_in_time_order()) emit(sink, op, kLeakCount, kLeakBytes);
+    if (sink->level != nullptr) {
+      HeapTimeline& history = decoder->history();
+      history.finish();
+      history.replay(InUseLevel{sink, &history.ops()});
+    }
   }
   delete decoder;
   return 0;

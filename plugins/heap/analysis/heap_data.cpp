@@ -22,6 +22,22 @@ bool HeapData::sweep(HeapVisitor& visitor, std::string& error) {
   return true;
 }
 
+bool HeapData::live_at_end(HeapVisitor& visitor, std::string& error) {
+  visitor_ = &visitor;
+  latest_.clear();
+  if (!read(Pass::kLatest, error)) return false;
+  end_experiment();
+  return true;
+}
+
+// The last experiment's end is the end of the records; the others' is the
+// next one's start record.
+void HeapData::end_experiment() {
+  if (pass_ != Pass::kLatest || latest_.empty()) return;
+  visitor_->experiment_end(experiment_, latest_.live());
+  latest_.clear();
+}
+
 bool HeapData::read(Pass pass, std::string& error) {
   pass_ = pass;
   experiment_ = 0;
@@ -42,7 +58,10 @@ void HeapData::visit(void* opaque, uint16_t kind, const void* payload, uint16_t 
 
 void HeapData::start(const HeapStart& start) {
   // The first record of a process's file: what follows is that process.
-  if (started_ && (experiment_has_ops_ || start_ns_[experiment_] != 0)) ++experiment_;
+  if (started_ && (experiment_has_ops_ || start_ns_[experiment_] != 0)) {
+    end_experiment();
+    ++experiment_;
+  }
   started_ = true;
   experiment_has_ops_ = false;
   if (start_ns_.size() <= experiment_) start_ns_.resize(experiment_ + 1, 0);
@@ -55,11 +74,23 @@ void HeapData::op(const HeapOp& op) {
     if (start_ns_.size() <= experiment_) start_ns_.resize(experiment_ + 1, 0);
   }
   experiment_has_ops_ = true;
-  batch_.push_back(op);
+  if (pass_ != Pass::kLatest) {
+    batch_.push_back(op);
+    return;
+  }
+  // While the host reads this op's experiment: only allocations can be
+  // live at the end, and only they need their row and selection.
+  if (!op.allocation) return latest_.add(op);
+  HeapOp annotated = op;
+  annotated.selected = host_.selected(host_.context, op.time_ns, op.thread_id) != 0;
+  annotated.group = group_at(op.stack_id, op.time_ns);
+  latest_.add(annotated);
 }
 
 void HeapData::batch_end() {
   switch (pass_) {
+    case Pass::kLatest:
+      return;
     case Pass::kEach:
       annotate(batch_);
       for (const HeapOp& op : batch_) op.allocation ? visitor_->allocated(op) : visitor_->unmatched(op);
@@ -95,7 +126,9 @@ void HeapData::annotate(std::vector<HeapOp>& ops) {
 
 uint32_t HeapData::group_at(uint64_t stack_id, uint64_t time_ns) {
   const StackAt at{stack_id, host_.map_epoch(host_.context, time_ns), experiment_};
-  if (const auto it = group_of_stack_.find(at); it != group_of_stack_.end()) return it->second;
+  if (at == last_at_) return last_group_;
+  last_at_ = at;
+  if (const auto it = group_of_stack_.find(at); it != group_of_stack_.end()) return last_group_ = it->second;
   std::vector<lumen_frame_name> frames(LUMEN_MAX_STACK_DEPTH);
   const size_t n = stack_id == LUMEN_NO_STACK
                        ? 0
@@ -110,7 +143,7 @@ uint32_t HeapData::group_at(uint64_t stack_id, uint64_t time_ns) {
   const auto [it, inserted] = group_by_key_.try_emplace(group.key, static_cast<uint32_t>(groups_.size()));
   if (inserted) groups_.push_back(std::move(group));
   group_of_stack_.emplace(at, it->second);
-  return it->second;
+  return last_group_ = it->second;
 }
 
 }  // namespace lumen::heap

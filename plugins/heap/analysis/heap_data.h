@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "heap_latest.h"
 #include "heap_sweep.h"
 
 namespace lumen::heap {
@@ -45,6 +46,9 @@ class HeapData final : public HeapRecordReader {
   bool each_op(HeapVisitor& visitor, std::string& error);
   // Every op in time order, paired (two passes over the records).
   bool sweep(HeapVisitor& visitor, std::string& error);
+  // Only experiment_end(), with what was live at each experiment's end
+  // (one pass, the latest event per address: heap_latest.h).
+  bool live_at_end(HeapVisitor& visitor, std::string& error);
 
   const StackGroup& group(size_t index) const { return groups_[index]; }
   // When collection began in the experiment (0: unknown).
@@ -53,13 +57,14 @@ class HeapData final : public HeapRecordReader {
   }
 
  private:
-  enum class Pass { kEach, kIndex, kSweep };
+  enum class Pass { kEach, kIndex, kSweep, kLatest };
   static void visit(void* self, uint16_t kind, const void* payload, uint16_t bytes, uint32_t thread_id);
   bool read(Pass pass, std::string& error);
   void start(const HeapStart& start) override;
   void op(const HeapOp& op) override;
   void batch_end() override;
   void annotate(std::vector<HeapOp>& ops);
+  void end_experiment();
   uint32_t group_at(uint64_t stack_id, uint64_t time_ns);
 
   struct StackAt {
@@ -80,6 +85,7 @@ class HeapData final : public HeapRecordReader {
   Pass pass_ = Pass::kEach;
   HeapVisitor* visitor_ = nullptr;
   HeapSweep sweep_;
+  LatestByAddress latest_;
   // The experiment being read: a start record begins the next one.
   uint32_t experiment_ = 0;
   bool started_ = false;        // an experiment is open
@@ -89,6 +95,8 @@ class HeapData final : public HeapRecordReader {
   std::vector<StackGroup> groups_;
   std::unordered_map<std::string, uint32_t> group_by_key_;
   std::unordered_map<StackAt, uint32_t, StackAtHash> group_of_stack_;
+  StackAt last_at_{LUMEN_NO_STACK, 0, UINT32_MAX};  // the last lookup, repeated by most allocations
+  uint32_t last_group_ = 0;
   std::string error_;
 };
 

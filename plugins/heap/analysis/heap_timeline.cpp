@@ -1,5 +1,8 @@
 #include "heap_timeline.h"
 
+#include "../heap_compact.h"
+#include "heap_compact_reader.h"
+
 #include <zstd.h>
 
 #include <cstring>
@@ -80,17 +83,19 @@ bool decode_batch(const uint8_t* data, uint16_t bytes, HeapRecordReader& reader,
 
 // Decompresses the frame and decodes each batch it holds. The sizes it
 // claims are checked before they are used: the data is untrusted.
-bool decode_compressed(const uint8_t* data, uint16_t bytes, HeapRecordReader& reader, std::string& error) {
+bool decode_compressed(const uint8_t* data, uint16_t bytes, bool compact, HeapRecordReader& reader,
+                       std::string& error) {
   HeapCompressed header;
+  const size_t most = compact ? kMaxCompactBytes : kMaxGatheredBytes;
   if (bytes < sizeof header) {
     error = "compressed heap record of " + std::to_string(bytes) + " bytes; its header alone needs " +
             std::to_string(sizeof header);
     return false;
   }
   std::memcpy(&header, data, sizeof header);
-  if (header.raw_bytes > kMaxGatheredBytes) {
+  if (header.raw_bytes > most) {
     error = "compressed heap record claims " + std::to_string(header.raw_bytes) + " bytes of batches; at most " +
-            std::to_string(kMaxGatheredBytes) + " are written";
+            std::to_string(most) + " are written";
     return false;
   }
   static thread_local std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> context(ZSTD_createDCtx(), ZSTD_freeDCtx);
@@ -105,6 +110,11 @@ bool decode_compressed(const uint8_t* data, uint16_t bytes, HeapRecordReader& re
   if (got != header.raw_bytes) {
     error = "compressed heap record decompresses to " + std::to_string(got) + " bytes; its header says " +
             std::to_string(header.raw_bytes);
+    return false;
+  }
+  if (compact) {
+    if (decode_compact(raw.data(), got, header.batch_count, reader, error)) return true;
+    error = "compressed heap record (compact form): " + error;
     return false;
   }
   size_t at = 0;
@@ -141,8 +151,8 @@ bool decode_heap_record(uint16_t kind, const void* payload, uint16_t bytes, Heap
     return true;
   }
   if (kind == kBatchRecord) return decode_batch(static_cast<const uint8_t*>(payload), bytes, reader, error);
-  if (kind == kCompressedRecord)
-    return decode_compressed(static_cast<const uint8_t*>(payload), bytes, reader, error);
+  if (kind == kCompressedRecord || kind == kCompactRecord)
+    return decode_compressed(static_cast<const uint8_t*>(payload), bytes, kind == kCompactRecord, reader, error);
   return true;
 }
 

@@ -265,7 +265,7 @@ int run_leaks_view(const lumen_view_host* host, char* error, size_t error_size) 
   HeapData data(*host);
   LeakRows visitor(data);
   std::string problem;
-  if (!data.sweep(visitor, problem)) return fail(problem, error, error_size);
+  if (!data.live_at_end(visitor, problem)) return fail(problem, error, error_size);
   const StackRows& rows = visitor.rows;
   host->summary(host->context, "leaks", "Leaks", rows.total_count(), LUMEN_UNIT_COUNT);
   host->summary(host->context, "bytes", "Bytes leaked", rows.total_bytes(), LUMEN_UNIT_BYTES);

@@ -41,6 +41,11 @@ lumen_stream g_stream = -1;
 std::atomic<Chunk*> g_chunks{nullptr};
 std::atomic<bool> g_stopped{false};
 __attribute__((tls_model("initial-exec"))) thread_local Slot* t_slot = nullptr;
+// Where the calling thread is in its own slot, for stop() called on a
+// thread interrupted there (a signal handler that exits): kInAppend, its
+// batch holds whole events only; kInWrite, the batch is being handed on.
+enum : uint8_t { kOutside = 0, kInAppend = 1, kInWrite = 2 };
+__attribute__((tls_model("initial-exec"))) thread_local uint8_t t_phase = kOutside;
 
 // By system call: the plugin's own memory is not an allocation of the target.
 Chunk* map_chunk() {
@@ -87,10 +92,13 @@ void write_batch(Slot& slot) {
   HeapBatch* header = reinterpret_cast<HeapBatch*>(slot.data);
   header->thread_id = slot.thread_id;
   header->event_count = slot.count;
+  const uint8_t phase = t_phase;
+  t_phase = kInWrite;
   if (!compressor_offer(slot.data, static_cast<uint16_t>(slot.used)))
     g_runtime->write_record(g_stream, kBatchRecord, slot.data, static_cast<uint16_t>(slot.used));
   slot.used = 0;
   slot.count = 0;
+  t_phase = phase;
 }
 
 }  // namespace
@@ -111,6 +119,7 @@ void batch_append(const HeapEvent& event) noexcept {
     g_runtime->count_drop();  // collection stopped while this event was under way
     return;
   }
+  t_phase = kInAppend;
   if (slot->used + kMaxEventBytes > kBatchBytes) write_batch(*slot);
   if (slot->count == 0) {
     const uint64_t first = event.type == EventType::kRealloc ? event.free_time_ns : event.time_ns;
@@ -122,6 +131,7 @@ void batch_append(const HeapEvent& event) noexcept {
   uint8_t* end = encode_heap_event(slot->data + slot->used, event, slot->previous_time, slot->previous_address);
   slot->used = static_cast<uint32_t>(end - slot->data);
   slot->count += 1;
+  t_phase = kOutside;
   slot->busy.store(kIdle, std::memory_order_release);
 }
 
@@ -141,6 +151,15 @@ void batches_thread_end() noexcept {
 void batches_stop() noexcept {
   g_stopped.store(true, std::memory_order_release);
   for_each_slot([](Slot& slot) {
+    if (&slot == t_slot && t_phase != kOutside) {
+      // This thread was interrupted inside its own append (by a handler
+      // that ended the process): it will not finish it. Its whole events
+      // are written; a batch it was handing on is the compressor's (which
+      // counts it as dropped if the handing on was cut short).
+      if (t_phase == kInAppend) write_batch(slot);
+      slot.busy.store(kClosed, std::memory_order_release);
+      return;
+    }
     // An owner holds `busy` for one append; it is running, so this ends.
     uint32_t expected = kIdle;
     while (!slot.busy.compare_exchange_weak(expected, kAppending, std::memory_order_acquire)) {

@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "analysis/heap_latest.h"
 #include "analysis/heap_sweep.h"
+#include "heap_compact.h"
 #include "analysis/heap_timeline.h"
 
 namespace lumen::heap {
@@ -94,23 +96,41 @@ TEST(HeapRecords, EveryEventTypeSurvivesEncodingAndDecoding) {
   expect_op(8, 1'000'600, 0x10, 9999, 123456789, true, false, Allocator::kPvalloc);
 }
 
-// A kCompressedRecord as the collector's compressor writes it: each batch
-// as a 2-byte size and its payload, the whole in one zstd frame.
-std::vector<uint8_t> compress_batches(const std::vector<std::vector<uint8_t>>& batches, int level = 1) {
+// A batch at a time as the compressor gathers them: a 2-byte size and the payload.
+std::vector<uint8_t> gathered(const std::vector<std::vector<uint8_t>>& batches) {
   std::vector<uint8_t> raw;
   for (const auto& b : batches) {
     const auto bytes = static_cast<uint16_t>(b.size());
     raw.insert(raw.end(), reinterpret_cast<const uint8_t*>(&bytes), reinterpret_cast<const uint8_t*>(&bytes) + 2);
     raw.insert(raw.end(), b.begin(), b.end());
   }
+  return raw;
+}
+
+std::vector<uint8_t> zstd_record(const std::vector<uint8_t>& raw, uint32_t batch_count, int level = 1) {
   std::vector<uint8_t> record(sizeof(HeapCompressed) + ZSTD_compressBound(raw.size()));
   const size_t size = ZSTD_compress(record.data() + sizeof(HeapCompressed), record.size() - sizeof(HeapCompressed),
                                     raw.data(), raw.size(), level);
   EXPECT_FALSE(ZSTD_isError(size));
-  const HeapCompressed header{static_cast<uint32_t>(raw.size()), static_cast<uint32_t>(batches.size())};
+  const HeapCompressed header{static_cast<uint32_t>(raw.size()), batch_count};
   std::memcpy(record.data(), &header, sizeof header);
   record.resize(sizeof header + size);
   return record;
+}
+
+// A kCompressedRecord as the collector's compressor wrote it before the
+// compact form: the gathered batches in one zstd frame.
+std::vector<uint8_t> compress_batches(const std::vector<std::vector<uint8_t>>& batches, int level = 1) {
+  return zstd_record(gathered(batches), static_cast<uint32_t>(batches.size()), level);
+}
+
+// A record `decode_heap_record` must refuse, saying `expected`.
+void expect_refused(uint16_t kind, const std::vector<uint8_t>& record, const std::string& expected) {
+  SCOPED_TRACE(expected);
+  Collected ignored;
+  std::string why;
+  EXPECT_FALSE(decode_heap_record(kind, record.data(), static_cast<uint16_t>(record.size()), ignored, why));
+  EXPECT_NE(why.find(expected), std::string::npos) << why;
 }
 
 bool same_op(const HeapOp& a, const HeapOp& b) {
@@ -161,12 +181,8 @@ TEST(HeapCompressedRecords, CorruptOrLyingRecordsAreRefusedWithAReason) {
   Collected got;
   ASSERT_TRUE(decode_heap_record(kCompressedRecord, good.data(), static_cast<uint16_t>(good.size()), got, error))
       << error;
-  const auto refused = [&](std::vector<uint8_t> record, const std::string& expected) {
-    SCOPED_TRACE(expected);
-    Collected ignored;
-    std::string why;
-    EXPECT_FALSE(decode_heap_record(kCompressedRecord, record.data(), static_cast<uint16_t>(record.size()), ignored, why));
-    EXPECT_NE(why.find(expected), std::string::npos) << why;
+  const auto refused = [](const std::vector<uint8_t>& record, const std::string& expected) {
+    expect_refused(kCompressedRecord, record, expected);
   };
   std::vector<uint8_t> damaged = good;
   for (size_t i = sizeof(HeapCompressed) + 4; i < damaged.size(); ++i) damaged[i] ^= 0x5a;
@@ -187,6 +203,221 @@ TEST(HeapCompressedRecords, CorruptOrLyingRecordsAreRefusedWithAReason) {
   header.batch_count = 1;
   std::memcpy(lying.data(), &header, sizeof header);
   refused(lying, "bytes after its 1 batches");
+}
+
+// ---- the compact form (heap_compact.h) ----
+
+// The encoder's working memory, as the collector maps it (smaller tables:
+// a full one must only cost compactness).
+struct Scratch {
+  explicit Scratch(size_t address_slots = 1 << 12, size_t pair_slots = 1 << 8, size_t thread_slots = 1 << 4)
+      : addresses(address_slots), pairs(pair_slots), threads(thread_slots),
+        touched(pair_slots + thread_slots), sections(kCompactSections, std::vector<uint8_t>(kMaxCompactBytes)) {
+    s.addresses = addresses.data();
+    s.address_slots = address_slots;
+    s.pairs = pairs.data();
+    s.pair_slots = pair_slots;
+    s.threads = threads.data();
+    s.thread_slots = thread_slots;
+    s.touched = touched.data();
+    for (int i = 0; i < kCompactSections; ++i) s.sections[i] = sections[i].data();
+  }
+  std::vector<CompactScratch::AddressSlot> addresses;
+  std::vector<CompactScratch::PairSlot> pairs;
+  std::vector<CompactScratch::ThreadSlot> threads;
+  std::vector<uint32_t> touched;
+  std::vector<std::vector<uint8_t>> sections;
+  CompactScratch s{};
+};
+
+// A kCompactRecord as the collector's compressor writes it.
+std::vector<uint8_t> compact_record(const std::vector<std::vector<uint8_t>>& batches, Scratch& scratch) {
+  const std::vector<uint8_t> raw = gathered(batches);
+  std::vector<uint8_t> compact(kMaxCompactBytes);
+  const size_t bytes =
+      compact_batches(raw.data(), raw.size(), static_cast<uint32_t>(batches.size()), compact.data(), scratch.s);
+  EXPECT_GT(bytes, 0u);
+  compact.resize(bytes);
+  return zstd_record(compact, static_cast<uint32_t>(batches.size()));
+}
+
+// Batches of `threads` threads churning blocks as a busy target does: each
+// frees the block it allocated 8 allocations ago, some blocks are freed by
+// another thread and reused by a third, some frees name nothing traced,
+// reallocs move blocks, and (size, stack) pairs repeat.
+std::vector<std::vector<uint8_t>> churning_batches(int batch_count, int threads, int events_per_batch) {
+  std::vector<std::vector<uint8_t>> batches;
+  std::vector<std::vector<uint64_t>> held(threads);
+  uint64_t time = 7'000'000, next_address = 0x5555'0000'1000;
+  std::mt19937 random(42);
+  for (int b = 0; b < batch_count; ++b) {
+    const int t = b % threads;
+    std::vector<HeapEvent> events;
+    for (int i = 0; i < events_per_batch; ++i) {
+      time += 20 + random() % 300;
+      const uint32_t pick = random() % 20;
+      if (held[t].size() >= 8 && pick < 9) {
+        events.push_back(dealloc(EventType::kFree, time, held[t].front()));
+        held[t].erase(held[t].begin());
+      } else if (pick == 9 && !held[(t + 1) % threads].empty()) {  // a block of another thread
+        events.push_back(dealloc(EventType::kFree, time, held[(t + 1) % threads].back()));
+        held[(t + 1) % threads].pop_back();
+      } else if (pick == 10) {
+        events.push_back(dealloc(EventType::kFree, time, 0x10000 + random() % 4096));  // nothing traced
+      } else if (pick == 11 && !held[t].empty()) {
+        const uint64_t moved = next_address += 64;
+        events.push_back(reallocation(time, time + 40, held[t].back(), moved, 16 + random() % 64, random() % 3));
+        held[t].back() = moved;
+        time += 40;
+      } else if (pick == 12) {
+        events.push_back(alloc(Allocator::kMmap, time, 0x7f00'0000'0000 + (random() % 64) * 4096, 4096, LUMEN_NO_STACK));
+      } else {
+        const uint64_t address = random() % 4 == 0 ? (next_address += 32) : 0x5555'0000'1000 + (random() % 512) * 32;
+        events.push_back(alloc(Allocator::kMalloc, time, address, 16 + (random() % 16) * 8, random() % 4));
+        held[t].push_back(address);
+      }
+    }
+    batches.push_back(encode_batch(events, 300 + static_cast<uint32_t>(t)));
+  }
+  return batches;
+}
+
+void expect_compact_reads_as_plain(const std::vector<std::vector<uint8_t>>& batches, Scratch& scratch) {
+  Collected plain;
+  std::string error;
+  size_t plain_batches = 0;
+  for (const auto& b : batches) {
+    ASSERT_TRUE(decode_heap_record(kBatchRecord, b.data(), static_cast<uint16_t>(b.size()), plain, error)) << error;
+    ++plain_batches;
+  }
+  const std::vector<uint8_t> record = compact_record(batches, scratch);
+  ASSERT_LT(record.size(), 65536u);
+  Collected compact;
+  ASSERT_TRUE(
+      decode_heap_record(kCompactRecord, record.data(), static_cast<uint16_t>(record.size()), compact, error))
+      << error;
+  ASSERT_EQ(compact.ops.size(), plain.ops.size());
+  for (size_t i = 0; i < plain.ops.size(); ++i) ASSERT_TRUE(same_op(compact.ops[i], plain.ops[i])) << "op " << i;
+  // And it leaves the encoder's open-addressed tables as it found them.
+  for (const auto& slot : scratch.pairs) ASSERT_EQ(slot.index_plus_one, 0u);
+  for (const auto& slot : scratch.threads) ASSERT_EQ(slot.used, 0u);
+}
+
+TEST(HeapCompactRecords, ReadBackExactlyWhatThePlainBatchesSay) {
+  Scratch scratch;
+  expect_compact_reads_as_plain(churning_batches(24, 3, 250), scratch);
+  // The same scratch again: a second record starts from nothing.
+  expect_compact_reads_as_plain(churning_batches(10, 2, 300), scratch);
+  // Every event type, and one event batches.
+  expect_compact_reads_as_plain(
+      {encode_batch({alloc(Allocator::kMalloc, 1'000'000, 0x7f0000001000, 1999993, 5),
+                     alloc(Allocator::kCalloc, 1'000'050, 0x7f0000000010, 1001, 0),
+                     dealloc(EventType::kFree, 1'000'100, 0x7f0000001000),
+                     reallocation(1'000'200, 1'000'260, 0x7f0000000010, 0x5500000020, 70001, 7),
+                     reallocation(1'000'300, 1'000'300, 0, 0x5500009000, 3, 8),
+                     alloc(Allocator::kMmap, 1'000'400, 0x7fff00000000, 100001, LUMEN_NO_STACK),
+                     dealloc(EventType::kUnmap, 1'000'500, 0x7fff00000000)},
+                    9),
+       encode_batch({dealloc(EventType::kFree, 900'000, 0x5500009000)}, 10)},
+      scratch);
+}
+
+TEST(HeapCompactRecords, FullTablesOnlyCostCompactness) {
+  Scratch tiny(4, 2, 2);  // 4 addresses, room for 1 pair, 1 thread
+  expect_compact_reads_as_plain(churning_batches(12, 3, 200), tiny);
+}
+
+// A forked child's compressor starts on the tables its parent's compressor
+// was using at the fork: emptied, they read back exactly again.
+TEST(HeapCompactRecords, TablesLeftInUseAreEmptiedByAReset) {
+  Scratch scratch;
+  for (size_t i = 0; i < scratch.pairs.size(); i += 3) scratch.pairs[i] = {24 + i, 2, 1, 0};
+  for (auto& slot : scratch.threads) slot = {300, 5, 1, 0};
+  compact_scratch_reset(scratch.s);
+  expect_compact_reads_as_plain(churning_batches(6, 3, 100), scratch);
+}
+
+// The address cache's entries carry their record's generation; when the
+// generation number wraps, none of an earlier record may be taken for one of
+// this record.
+TEST(HeapCompactRecords, RecordsAfterTheGenerationWrapsReadExactly) {
+  Scratch scratch(64);
+  const auto batches = churning_batches(2, 2, 40);
+  const std::vector<uint8_t> raw = gathered(batches);
+  std::vector<uint8_t> compact(kMaxCompactBytes);
+  for (uint32_t n = 0; n < (1u << (32 - CompactScratch::kOrdinalBits)) - 2; ++n)
+    ASSERT_GT(compact_batches(raw.data(), raw.size(), 2, compact.data(), scratch.s), 0u);
+  for (int n = 0; n < 4; ++n) {
+    SCOPED_TRACE(scratch.s.generation);
+    expect_compact_reads_as_plain(churning_batches(3, 2, 60 + n), scratch);
+  }
+}
+
+TEST(HeapCompactRecords, AreSmallerThanThePlainBatchesCompressed) {
+  Scratch scratch;
+  const auto batches = churning_batches(24, 3, 250);
+  const std::vector<uint8_t> raw = gathered(batches);
+  const size_t plain = zstd_record(raw, static_cast<uint32_t>(batches.size())).size();
+  const size_t compact = compact_record(batches, scratch).size();
+  EXPECT_LT(compact, plain);
+}
+
+TEST(HeapCompactRecords, CorruptOrLyingRecordsAreRefusedWithAReason) {
+  Scratch scratch;
+  const auto batches = churning_batches(4, 2, 50);
+  const std::vector<uint8_t> good = compact_record(batches, scratch);
+  const auto refused = [](const std::vector<uint8_t>& record, const std::string& expected) {
+    expect_refused(kCompactRecord, record, expected);
+  };
+  std::vector<uint8_t> damaged = good;
+  for (size_t i = sizeof(HeapCompressed) + 4; i < damaged.size(); ++i) damaged[i] ^= 0x5a;
+  refused(damaged, "does not decompress");
+  // Well-compressed but lying frames: the decompressed bytes are checked too.
+  const std::vector<uint8_t> raw = gathered(batches);
+  std::vector<uint8_t> compact(kMaxCompactBytes);
+  compact.resize(compact_batches(raw.data(), raw.size(), 4, compact.data(), scratch.s));
+  std::vector<uint8_t> truncated(compact.begin(), compact.end() - 1);
+  refused(zstd_record(truncated, 4), "compact form");
+  refused(zstd_record(compact, 5), "ends inside batch 4");
+  refused(zstd_record(compact, 3), "left in the");
+  // A free naming an allocation its thread never made in the record.
+  std::vector<uint8_t> lying;
+  for (const uint64_t length : {3, 2, 2, 0, 0, 1, 0}) lying.push_back(static_cast<uint8_t>(length));
+  for (const uint8_t byte : {7, 2, 0}) lying.push_back(byte);  // batch: thread 7, 2 events, base 0
+  lying.push_back(0x10);  // kFree
+  lying.push_back(0x10);
+  lying.push_back(2);  // Δtime 1
+  lying.push_back(2);
+  lying.push_back(3);  // the 3rd latest allocation: there is none
+  refused(zstd_record(lying, 1), "free references section");
+  const std::vector<uint8_t> bad_type = {3, 1, 0, 0, 0, 0, 0, /*batch*/ 7, 1, 0, /*tag*/ 0x70};
+  refused(zstd_record(bad_type, 1), "unknown type");
+}
+
+// Frames that decompress well but whose compact bytes were damaged: each is
+// read or refused with a reason, never trusted past its bounds (a crash or
+// a hang fails the test).
+TEST(HeapCompactRecords, DamagedFramesAreReadOrRefusedWithAReason) {
+  Scratch scratch;
+  const auto batches = churning_batches(6, 3, 80);
+  const std::vector<uint8_t> raw = gathered(batches);
+  std::vector<uint8_t> compact(kMaxCompactBytes);
+  compact.resize(compact_batches(raw.data(), raw.size(), 6, compact.data(), scratch.s));
+  std::mt19937 random(7);
+  size_t refused = 0;
+  for (int n = 0; n < 3000; ++n) {
+    std::vector<uint8_t> damaged = compact;
+    for (uint32_t flips = 1 + random() % 4; flips > 0; --flips)
+      damaged[random() % damaged.size()] ^= static_cast<uint8_t>(1 + random() % 255);
+    const std::vector<uint8_t> record = zstd_record(damaged, 6 + (random() % 8 == 0 ? random() % 3 : 0));
+    Collected got;
+    std::string why;
+    if (!decode_heap_record(kCompactRecord, record.data(), static_cast<uint16_t>(record.size()), got, why)) {
+      ++refused;
+      EXPECT_NE(why.find("compact form"), std::string::npos) << why;
+    }
+  }
+  EXPECT_GT(refused, 0u);
 }
 
 TEST(HeapRecords, StartRecordIsPassedOn) {
@@ -492,6 +723,17 @@ TEST(HeapSweep, ReplaysExactlyWhatTheWholeHistoryReplays) {
   ASSERT_EQ(swept.lines.size(), whole.lines.size());
   for (size_t i = 0; i < whole.lines.size(); ++i) ASSERT_EQ(swept.lines[i], whole.lines[i]) << "line " << i;
   EXPECT_LT(sweep.most_pending(), timeline.size() / 10) << "the sweep held most of the history";
+
+  // What is live at the end, from the latest event per address alone, in
+  // file order: the same allocations, in the same (time) order.
+  LatestByAddress latest;
+  for (const auto& batch : batches)
+    for (const HeapOp& op : batch) latest.add(op);
+  const std::vector<HeapOp> at_end = latest.live_in_time_order();
+  ASSERT_EQ(at_end.size(), left.size());
+  for (size_t i = 0; i < left.size(); ++i)
+    EXPECT_EQ(Transcript::of(at_end[i]), Transcript::of(timeline.ops()[left[i]])) << "leak " << i;
+  EXPECT_EQ(latest.live().size(), left.size());
 }
 
 // Two processes' records one after the other: each is paired on its own,

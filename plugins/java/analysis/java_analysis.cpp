@@ -2,12 +2,14 @@
 // agent described each method as a function of the Java frame space in the
 // load-object map (java_record.h), so every view names them. It checks the
 // JAVA_CLASSES records (methods with their source files and line tables,
-// compiled code, thread names) and adds no events of its own; it says how
+// compiled code) and adds no events of its own, names the threads (Java
+// names; the JVM's housekeeping threads as the system's); it says how
 // Java stacks show in each view mode (java_view_modes.cpp).
 #include <lumen/analysis_plugin.h>
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "../java_record.h"
 #include "java_view_modes.h"
@@ -16,7 +18,7 @@ namespace {
 
 using namespace lumen::java;
 
-int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink*, char* error,
+int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,
            size_t error_size) {
   size_t needed = 0;
   if (kind == kMethodRecord && bytes >= sizeof(JavaMethod)) {
@@ -30,6 +32,11 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
     JavaThread thread;
     std::memcpy(&thread, payload, sizeof thread);
     needed = sizeof thread + thread.name_bytes;
+    if (needed <= bytes) {
+      const std::string name(static_cast<const char*>(payload) + sizeof thread, thread.name_bytes);
+      lumen_name_thread(sink, thread.thread_id, name.c_str(),
+                        (thread.flags & kJvmSystemThread) ? LUMEN_THREAD_RUNTIME_SYSTEM : LUMEN_THREAD_PROGRAM);
+    }
   } else {
     needed = SIZE_MAX;
   }
@@ -45,6 +52,7 @@ const lumen_analysis_descriptor kPlugin = {
     .data_file = kDataFile,
     .decode = decode,
     .fold_stack = lumen::java::fold_stack,
+    .decodes_in_parts = 1,  // each record is checked alone; thread names go through the sink
 };
 
 }  // namespace

@@ -76,6 +76,7 @@ void stop() {
   AgentContext& context = agent_context();
   if (context.runtime == nullptr) return;
   java_frames_report(context.runtime);
+  write_jvm_system_threads(context);
 }
 
 // -j PATH must name a JDK: checked before the target starts.

@@ -1,6 +1,7 @@
 #include "java_frames.h"
 
 #include <dlfcn.h>
+#include <ucontext.h>
 
 #include <atomic>
 #include <cstdio>
@@ -63,8 +64,32 @@ bool java_frames_init(const void* jvm_function) {
 
 void java_frames_set_thread_env(JNIEnv* env) { t_env = env; }
 
+namespace {
+// Java frames the thread took itself (JVMTI's GetStackTrace in an event
+// callback) for the stack it captures next.
+__attribute__((tls_model("initial-exec"))) thread_local const uint64_t* t_taken_frames;
+__attribute__((tls_model("initial-exec"))) thread_local int t_taken_count;
+}  // namespace
+
+uint64_t capture_with_java_frames(const lumen_runtime* runtime, const uint64_t* java_frames, int count) {
+  ucontext_t here;
+  if (getcontext(&here) != 0) return LUMEN_NO_STACK;
+  t_taken_frames = java_frames;
+  t_taken_count = count;
+  const uint64_t stack = runtime->capture_stack(&here, 0);
+  t_taken_count = 0;
+  t_taken_frames = nullptr;
+  return stack;
+}
+
 int provide_java_frames(void* ucontext, const uint64_t* native, int native_count, int native_in_objects,
                         uint64_t* frames, int capacity) {
+  if (t_taken_count > 0) {
+    // The native frames are the JVM's and the agent's event machinery.
+    const int n = t_taken_count < capacity ? t_taken_count : capacity;
+    for (int i = 0; i < n; ++i) frames[i] = t_taken_frames[i];
+    return n;
+  }
   const AsyncGetCallTrace walker = g_walker.load(std::memory_order_acquire);
   if (walker == nullptr || capacity < 2) return -1;
   JNIEnv* const env = t_env;

@@ -25,6 +25,12 @@ void java_frames_set_thread_env(JNIEnv* env);
 int provide_java_frames(void* ucontext, const uint64_t* native, int native_count, int native_in_objects,
                         uint64_t* frames, int capacity);
 
+// Not signal-safe (an event callback's). The calling thread's stack as
+// `java_frames` (java_record.h, the innermost first) say, recorded as the
+// frame provider records a sampled one; the native frames below them (the
+// JVM's event machinery) are left out.
+uint64_t capture_with_java_frames(const lumen_runtime* runtime, const uint64_t* java_frames, int count);
+
 // Not signal-safe. Notes in the experiment log how many Java stacks could
 // not be walked, by AsyncGetCallTrace's reason.
 void java_frames_report(const lumen_runtime* runtime);

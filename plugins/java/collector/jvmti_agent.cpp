@@ -24,6 +24,7 @@
 #include "../java_record.h"
 #include "java_agent.h"
 #include "java_frames.h"
+#include "java_monitors.h"
 
 namespace lumen::java {
 
@@ -123,16 +124,12 @@ void describe_class(jvmtiEnv* jvmti, jclass klass) {
 
 void write_thread_name(jvmtiEnv* jvmti, jthread thread) {
   const AgentContext& context = agent_context();
+  note_java_thread(context.runtime->thread_id());
   jvmtiThreadInfo info{};
   if (jvmti->GetThreadInfo(thread, &info) != JVMTI_ERROR_NONE) return;
   const std::string name = info.name ? info.name : "";
   if (info.name != nullptr) jvmti->Deallocate(reinterpret_cast<unsigned char*>(info.name));
-  JavaThread header{context.runtime->now_ns(), context.runtime->thread_id(),
-                    static_cast<uint16_t>(std::min<size_t>(name.size(), 1024)), 0};
-  std::vector<char> record(sizeof header + header.name_bytes);
-  std::memcpy(record.data(), &header, sizeof header);
-  std::memcpy(record.data() + sizeof header, name.data(), header.name_bytes);
-  context.runtime->write_record(context.classes, kThreadRecord, record.data(), static_cast<uint16_t>(record.size()));
+  write_thread_record(context, context.runtime->thread_id(), name, 0);
 }
 
 void JNICALL on_class_prepare(jvmtiEnv* jvmti, JNIEnv*, jthread, jclass klass) {
@@ -157,8 +154,11 @@ void JNICALL on_compiled_method_load(jvmtiEnv* jvmti, jmethodID method, jint cod
   const AgentContext& context = agent_context();
   const TraceGuard guard(context.runtime);
   if (!guard) return;
+  // Named apart from the method's own function (its Java frames), which a
+  // view of native frames may show beside it.
   if (g_func_load != nullptr)
-    g_func_load(qualified_name(jvmti, method).c_str(), code_addr, static_cast<unsigned long>(code_size));
+    g_func_load((qualified_name(jvmti, method) + kCompiledSuffix).c_str(), code_addr,
+                static_cast<unsigned long>(code_size));
   const auto id = reinterpret_cast<uint64_t>(method);
   const CompiledCode record{context.runtime->now_ns(), method_encodable(id) ? method_base(id) : 0,
                             reinterpret_cast<uint64_t>(code_addr), static_cast<uint64_t>(code_size)};
@@ -221,6 +221,10 @@ jint start_agent(JavaVM* vm) {
   capabilities.can_get_line_numbers = 1;
   if (jvmti->AddCapabilities(&capabilities) != JVMTI_ERROR_NONE)
     context.runtime->log_note("java: the JVM refused the capabilities for compiled code and line numbers");
+  // Java monitors as sync waits, when the process traces synchronization.
+  jvmtiCapabilities monitors{};
+  monitors.can_generate_monitor_events = 1;
+  const bool monitor_events = java_monitors_init() && jvmti->AddCapabilities(&monitors) == JVMTI_ERROR_NONE;
   jvmtiEventCallbacks callbacks{};
   callbacks.VMInit = on_vm_init;
   callbacks.ClassLoad = on_class_load;
@@ -230,7 +234,15 @@ jint start_agent(JavaVM* vm) {
   callbacks.CompiledMethodLoad = on_compiled_method_load;
   callbacks.CompiledMethodUnload = on_compiled_method_unload;
   callbacks.DynamicCodeGenerated = on_dynamic_code;
+  callbacks.MonitorContendedEnter = on_monitor_contended_enter;
+  callbacks.MonitorContendedEntered = on_monitor_contended_entered;
+  callbacks.MonitorWait = on_monitor_wait;
+  callbacks.MonitorWaited = on_monitor_waited;
   jvmti->SetEventCallbacks(&callbacks, sizeof callbacks);
+  if (monitor_events)
+    for (jvmtiEvent event : {JVMTI_EVENT_MONITOR_CONTENDED_ENTER, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED,
+                             JVMTI_EVENT_MONITOR_WAIT, JVMTI_EVENT_MONITOR_WAITED})
+      jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
   for (jvmtiEvent event : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_THREAD_START,
                            JVMTI_EVENT_THREAD_END, JVMTI_EVENT_COMPILED_METHOD_LOAD,
                            JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED})

@@ -41,6 +41,30 @@ const std::vector<lumen_view_frame> kUnwalked = {{0x7f1000002000, "SafepointSync
                                                  {kNoJavaStackBase | uint64_t(kBciBias), "<no Java callstack recorded>",
                                                   "<dynamic code>"}};
 
+// Stacks an off-CPU sampler unwound from outside the thread: native frames
+// only, no root. A Java thread blocked in compiled code's call into the JVM,
+// and a GC thread waiting.
+const std::vector<lumen_view_frame> kBlockedJavaThread = {
+    {0x7f3000001000, "pthread_cond_wait", "libc.so.6"},
+    {0x7f1000003000, "ObjectMonitor::wait", "libjvm.so"},
+    {0x7f4000000000, "App.spin(long) [compiled]", "<dynamic code>"},
+    {0x7f4000100000, "Interpreter", "<dynamic code>"}};
+const std::vector<lumen_view_frame> kBlockedGcThread = {{0x7f3000001000, "pthread_cond_wait", "libc.so.6"},
+                                                        {0x7f1000004000, "GCTaskThread::run", "libjvm.so"},
+                                                        {0x7f3000000000, "start_thread", "libc.so.6"}};
+// The launcher's first thread, waiting for the JVM's: no JVM code.
+const std::vector<lumen_view_frame> kLauncherThread = {{0x7f3000002000, "pthread_join", "libc.so.6"},
+                                                       {0x7f5000000000, "JavaMain", "libjli.so"}};
+
+// Which folded frames are artificial functions.
+std::vector<bool> artificial(lumen_view_mode mode, const std::vector<lumen_view_frame>& frames) {
+  std::vector<lumen_folded_frame> out(frames.size() + 1);
+  const size_t n = fold_stack(mode, frames.data(), frames.size(), out.data());
+  std::vector<bool> flags;
+  for (size_t i = 0; i < n; ++i) flags.push_back(out[i].frame < 0);
+  return flags;
+}
+
 }  // namespace
 
 TEST(JavaViewModes, UserModeShowsJavaMethodsOnly) {
@@ -62,4 +86,22 @@ TEST(JavaViewModes, MachineModeShowsEveryNativeFrame) {
             (std::vector<std::string>{"JVM_ArrayCopy", "burn_cpu_in_c", "App.burnInC(long)",
                                       "App.main(java.lang.String[])"}));
   EXPECT_EQ(folded(LUMEN_VIEW_MACHINE, kCompilerThread), (std::vector<std::string>{"Compile::Compile", "start_thread"}));
+}
+
+TEST(JavaViewModes, UserModeRootsStacksUnwoundFromOutsideTheThread) {
+  EXPECT_EQ(folded(LUMEN_VIEW_USER, kBlockedJavaThread), (std::vector<std::string>{"<no Java callstack recorded>"}));
+  EXPECT_EQ(folded(LUMEN_VIEW_USER, kBlockedGcThread), (std::vector<std::string>{"<JVM-System>"}));
+  EXPECT_EQ(folded(LUMEN_VIEW_USER, kLauncherThread), (std::vector<std::string>{"pthread_join", "JavaMain"}));
+  // Expert mode shows the compiled method's code, not the JVM's.
+  EXPECT_EQ(folded(LUMEN_VIEW_EXPERT, kBlockedJavaThread),
+            (std::vector<std::string>{"pthread_cond_wait", "App.spin(long) [compiled]", "Interpreter"}));
+}
+
+// A root is one artificial function whether the stack recorded it or not,
+// so that its name is one row of the function list.
+TEST(JavaViewModes, RootsAreArtificialFunctionsInEveryMode) {
+  EXPECT_EQ(artificial(LUMEN_VIEW_USER, kUnwalked), (std::vector<bool>{true}));
+  EXPECT_EQ(artificial(LUMEN_VIEW_USER, kCompilerThread), (std::vector<bool>{true}));
+  EXPECT_EQ(artificial(LUMEN_VIEW_USER, kBlockedJavaThread), (std::vector<bool>{true}));
+  EXPECT_EQ(artificial(LUMEN_VIEW_EXPERT, kCompilerThread), (std::vector<bool>{false, true}));
 }

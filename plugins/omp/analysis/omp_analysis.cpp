@@ -1,9 +1,10 @@
 // OpenMP tracing on the host. Every wait the trace records (a barrier, a
 // lock, a critical section) or implies (a thread's wait at the end of a
-// region, a worker's idle time between regions) becomes one event whose
-// omptwait is its wall time; through the descriptor's interval split, the
-// clock samples inside those intervals of their thread are ompwait and the
-// others ompwork. Regions and tasks are read by the views.
+// region, a worker's idle time between regions), less the explicit tasks
+// its thread ran meanwhile, becomes events whose omptwait is their wall
+// time; through the descriptor's interval split, the clock samples inside
+// those intervals of their thread are ompwait and the others ompwork. Regions and tasks are read by the views, and drawn on
+// timelines as spans (omp_spans.h).
 #include <lumen/analysis_plugin.h>
 
 #include <cstdio>
@@ -13,6 +14,7 @@
 
 #include "../omp_record.h"
 #include "omp_analysis.h"
+#include "omp_spans.h"
 #include "omp_trace.h"
 #include "omp_view_modes.h"
 
@@ -45,7 +47,7 @@ void emit_wait(const OmpWait& wait, const lumen_event_sink* sink) {
 
 void* decoder_begin(void*) { return new OmpTrace(); }
 
-int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink,
+int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink*,
            char* error, size_t error_size) {
   auto* trace = static_cast<OmpTrace*>(state);
   if (!trace->add(kind, payload, bytes)) {
@@ -55,22 +57,26 @@ int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, cons
   if (kind != kWaitRecord) return 0;
   OmpWait wait;
   std::memcpy(&wait, payload, sizeof wait);
-  trace->waits.push_back(wait);
   if (wait.end_ns < wait.begin_ns) {
     std::snprintf(error, error_size, "OpenMP wait ended at %llu ns, before it began at %llu ns",
                   static_cast<unsigned long long>(wait.end_ns), static_cast<unsigned long long>(wait.begin_ns));
     return 1;
   }
-  emit_wait(wait, sink);
+  trace->waits.push_back(wait);
   return 0;
 }
 
 int decoder_end(void* state, const lumen_event_sink* sink, char*, size_t) {
   std::unique_ptr<OmpTrace> trace(static_cast<OmpTrace*>(state));
   if (sink == nullptr) return 0;
-  const std::vector<OmpWait> implied = trace->implied_waits();
+  // Waits are emitted once every explicit task a thread ran in them is
+  // known: that time is the tasks' work.
+  const std::vector<OmpWait> recorded = trace->outside_explicit_tasks(trace->waits);
+  const std::vector<OmpWait> implied = trace->outside_explicit_tasks(trace->implied_waits());
+  for (const OmpWait& wait : recorded) emit_wait(wait, sink);
   for (const OmpWait& wait : implied) emit_wait(wait, sink);
-  declare_stitches(*trace, trace->waits, implied, sink);
+  declare_stitches(*trace, recorded, implied, sink);
+  emit_region_spans(*trace, sink);
   return 0;
 }
 

@@ -43,6 +43,11 @@ bool OmpTrace::add(uint16_t kind, const void* payload, uint16_t bytes) {
     OmpWait wait;
     if (!read(payload, bytes, &wait)) return false;
     end_ns = std::max(end_ns, wait.end_ns);
+  } else if (kind == kExplicitTaskRecord) {
+    OmpExplicitTask task;
+    if (!read(payload, bytes, &task)) return false;
+    explicit_tasks.push_back(task);
+    end_ns = std::max(end_ns, task.end_ns);
   } else if (kind == kProcessEndRecord) {
     OmpProcessEnd end;
     if (!read(payload, bytes, &end)) return false;
@@ -79,6 +84,40 @@ std::vector<OmpWait> OmpTrace::implied_waits() const {
     if (idle_from != 0 && end_ns > idle_from) waits.push_back(wait_of(WaitKind::kIdle, thread, 0, idle_from, end_ns));
   }
   return waits;
+}
+
+std::vector<OmpWait> OmpTrace::outside_explicit_tasks(const std::vector<OmpWait>& waits) const {
+  if (explicit_tasks.empty()) return waits;
+  std::unordered_map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> ran;  // per thread, sorted
+  for (const OmpExplicitTask& task : explicit_tasks)
+    if (task.end_ns > task.begin_ns) ran[task.thread_id].emplace_back(task.begin_ns, task.end_ns);
+  for (auto& [thread, intervals] : ran) std::sort(intervals.begin(), intervals.end());
+  std::vector<OmpWait> pieces;
+  for (const OmpWait& wait : waits) {
+    const auto found = ran.find(wait.thread_id);
+    if (found == ran.end()) {
+      pieces.push_back(wait);
+      continue;
+    }
+    uint64_t from = wait.begin_ns;
+    for (const auto& [begin, end] : found->second) {
+      if (end <= from) continue;
+      if (begin >= wait.end_ns) break;
+      if (begin > from) {
+        OmpWait piece = wait;
+        piece.begin_ns = from;
+        piece.end_ns = begin;
+        pieces.push_back(piece);
+      }
+      from = std::max(from, end);
+    }
+    if (from < wait.end_ns) {
+      OmpWait piece = wait;
+      piece.begin_ns = from;
+      pieces.push_back(piece);
+    }
+  }
+  return pieces;
 }
 
 }  // namespace lumen::omp

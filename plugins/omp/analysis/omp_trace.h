@@ -15,6 +15,7 @@ struct OmpTrace {
   std::vector<OmpRegion> regions;
   std::vector<OmpTask> tasks;
   std::vector<OmpWait> waits;  // recorded (add() leaves them to the decoder)
+  std::vector<OmpExplicitTask> explicit_tasks;
   uint64_t end_ns = 0;  // the process's end, else the latest time recorded
 
   // Takes one record; returns false for a record too short for its kind.
@@ -25,6 +26,11 @@ struct OmpTrace {
   // idle time from the end of a region it worked for to its next task (or
   // to the end). Kind, thread, begin and end are set.
   std::vector<OmpWait> implied_waits() const;
+
+  // `waits` less the time their thread ran explicit tasks in them (a
+  // thread at a barrier or taskwait runs the team's tasks: that is work):
+  // each wait in pieces, those of no length left out.
+  std::vector<OmpWait> outside_explicit_tasks(const std::vector<OmpWait>& waits) const;
 };
 
 }  // namespace lumen::omp

@@ -22,10 +22,7 @@ bool starts_with(const char* text, const char* prefix) {
 }
 
 // A frame of an OpenMP runtime's own code.
-bool is_runtime(const lumen_view_frame& frame) {
-  return starts_with(frame.load_object, "libgomp.so") || starts_with(frame.load_object, "libomp.so") ||
-         starts_with(frame.load_object, "libiomp5.so");
-}
+bool is_runtime(const lumen_view_frame& frame) { return is_runtime_object(frame.load_object); }
 
 // A body the compiler outlined: GCC's f._omp_fn.N (gfortran's too), LLVM's
 // .omp_outlined. functions.
@@ -42,6 +39,11 @@ void declare(const lumen_event_sink* sink, uint32_t thread, uint64_t begin, uint
 
 }  // namespace
 
+bool is_runtime_object(const char* load_object) {
+  return starts_with(load_object, "libgomp.so") || starts_with(load_object, "libomp.so") ||
+         starts_with(load_object, "libiomp5.so");
+}
+
 void declare_stitches(const OmpTrace& trace, const std::vector<OmpWait>& recorded, const std::vector<OmpWait>& implied,
                       const lumen_event_sink* sink) {
   if (sink->stitch == nullptr) return;
@@ -51,10 +53,15 @@ void declare_stitches(const OmpTrace& trace, const std::vector<OmpWait>& recorde
   // call that started its region.
   for (const OmpTask& task : trace.tasks) {
     const auto region = region_by_id.find(task.region_id);
-    if (region == region_by_id.end() || task.end_ns <= task.begin_ns) continue;
+    if (region == region_by_id.end() || task.end_ns <= task.begin_ns || region->second->body == 0) continue;
     declare(sink, task.thread_id, task.begin_ns, task.end_ns, region->second->body, region->second->call_stack_id,
             nullptr);
   }
+  // An explicit task, from its body outward, continues with the stack of
+  // the call that created it (on whichever thread).
+  for (const OmpExplicitTask& task : trace.explicit_tasks)
+    if (task.end_ns > task.begin_ns && task.body != 0)
+      declare(sink, task.thread_id, task.begin_ns, task.end_ns, task.body, task.create_stack_id, nullptr);
   // A wait covers (begin, end]: its own traced event happens at its end,
   // where the next wait (a worker's idle time after a region's barrier)
   // may begin.

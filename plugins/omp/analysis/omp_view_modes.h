@@ -14,6 +14,9 @@ namespace lumen::omp {
 void declare_stitches(const OmpTrace& trace, const std::vector<OmpWait>& recorded, const std::vector<OmpWait>& implied,
                       const lumen_event_sink* sink);
 
+// Whether a load object (its file name) is an OpenMP runtime's.
+bool is_runtime_object(const char* load_object);
+
 size_t fold_stack(lumen_view_mode mode, const lumen_view_frame* frames, size_t count, lumen_folded_frame* out);
 
 }  // namespace lumen::omp

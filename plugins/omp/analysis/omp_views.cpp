@@ -3,8 +3,12 @@
 //              object): instances, team size, wall time, the team's work
 //              (its implicit tasks), its wait at the region's end, and the
 //              imbalance (the longest task less the mean task)
+//   -omp_task  per explicit task's creation site (Oracle's OMP_task):
+//              tasks, their run time, the longest, creation to start
 // Times are the trace's wall times. A region counts when its encountering
-// thread and end time are in er_print's selection.
+// thread and end time are in er_print's selection, a task when the thread
+// that ran it and its end are; both are decided, and call sites resolved,
+// while their experiment's records are visited.
 #include <lumen/analysis_plugin.h>
 
 #include <algorithm>
@@ -20,88 +24,86 @@
 #include "../omp_record.h"
 #include "omp_analysis.h"
 #include "omp_trace.h"
+#include "omp_view_modes.h"
 
 namespace lumen::omp {
 namespace {
+
+// A call site: the frames of the stack of a region's start or a task's
+// creation, resolved while its experiment's records were visited (stack
+// ids and the selection are an experiment's own: MPI ranks, descendants).
+struct Site {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> frames;  // function, load object
+};
 
 struct Collected {
   const lumen_view_host* host = nullptr;
   OmpTrace trace;
   bool damaged = false;
+  std::vector<Site> sites;
+  std::map<std::string, size_t> site_by_frames;
+  std::unordered_map<uint64_t, size_t> region_site;  // selected regions by id
+  std::unordered_map<uint64_t, size_t> task_site;    // selected explicit tasks by id
 };
+
+// The program's function at a call site: the leaf, or under an OMPT
+// runtime (whose fork call the stack was captured in) the first frame that
+// is not the runtime's.
+size_t site_of(Collected& c, uint64_t stack_id, uint64_t time_ns) {
+  Site site;
+  if (stack_id == LUMEN_NO_STACK) {
+    site.name = "<no call stack recorded>";
+  } else {
+    lumen_frame_name frames[64];
+    const size_t count = c.host->stack_frames_at(c.host->context, stack_id, time_ns, frames, std::size(frames));
+    for (size_t i = 0; i < count; ++i) {
+      site.frames.emplace_back(frames[i].function ? frames[i].function : "",
+                               frames[i].load_object ? frames[i].load_object : "");
+      if (site.name.empty() && !is_runtime_object(frames[i].load_object)) site.name = site.frames.back().first;
+    }
+    if (site.name.empty()) site.name = count == 0 ? "<Unknown>" : site.frames.front().first;
+  }
+  std::string key;
+  for (const auto& [function, object] : site.frames) key += function + '\n' + object + '\n';
+  if (site.frames.empty()) key = site.name;
+  const auto [found, added] = c.site_by_frames.emplace(key, c.sites.size());
+  if (added) c.sites.push_back(std::move(site));
+  return found->second;
+}
 
 void visit(void* arg, uint16_t kind, const void* payload, uint16_t bytes, uint32_t) {
   auto* c = static_cast<Collected*>(arg);
-  if (!c->trace.add(kind, payload, bytes)) c->damaged = true;
+  if (!c->trace.add(kind, payload, bytes)) {
+    c->damaged = true;
+    return;
+  }
+  const lumen_view_host* host = c->host;
+  if (kind == kRegionRecord) {
+    const OmpRegion& region = c->trace.regions.back();
+    if (host->selected(host->context, region.end_ns, region.thread_id))
+      c->region_site[region.region_id] = site_of(*c, region.call_stack_id, region.begin_ns);
+  } else if (kind == kExplicitTaskRecord) {
+    const OmpExplicitTask& task = c->trace.explicit_tasks.back();
+    if (host->selected(host->context, task.end_ns, task.thread_id))
+      c->task_site[task.task_id] = site_of(*c, task.create_stack_id, task.create_ns);
+  }
 }
 
-struct SiteTotals {
-  uint64_t stack_id = LUMEN_NO_STACK;
-  double instances = 0;
-  double max_team = 0;
-  double wall_ns = 0;
-  double work_ns = 0;
-  double wait_ns = 0;
-  double imbalance_ns = 0;
-};
-
-std::string site_name(const lumen_view_host* host, uint64_t stack_id) {
-  if (stack_id == LUMEN_NO_STACK) return "<no call stack recorded>";
-  lumen_frame_name frames[2];
-  const size_t count = host->stack_frames(host->context, stack_id, frames, std::size(frames));
-  return count == 0 ? std::string("<Unknown>") : std::string(frames[0].function);
+void row(const lumen_view_host* host, const Site& site, const double* values) {
+  std::vector<lumen_frame_name> frames;
+  for (const auto& [function, object] : site.frames) frames.push_back({function.c_str(), object.c_str()});
+  host->table_row_frames(host->context, site.name.c_str(), values, frames.data(), frames.size());
 }
 
-const lumen_view_column kRegionColumns[] = {
-    {"count", "Instances", LUMEN_UNIT_COUNT},         {"team", "Max. team", LUMEN_UNIT_COUNT},
-    {"wall", "Wall time", LUMEN_UNIT_NANOSECONDS},     {"work", "Work (tasks)", LUMEN_UNIT_NANOSECONDS},
-    {"wait", "Wait (end barrier)", LUMEN_UNIT_NANOSECONDS}, {"imbalance", "Imbalance", LUMEN_UNIT_NANOSECONDS},
-};
-
-int run_regions(const lumen_view_host* host, char* error, size_t error_size) {
+// Runs a view on every record of the trace; says when some were damaged.
+template <typename Show>
+int run_view(const lumen_view_host* host, char* error, size_t error_size, Show show) {
   try {
     Collected c;
     c.host = host;
     host->for_each_record(host->context, visit, &c);
-    std::unordered_map<uint64_t, std::vector<const OmpTask*>> tasks_of;
-    for (const OmpTask& task : c.trace.tasks) tasks_of[task.region_id].push_back(&task);
-    // One row per call site: the encountering call's stack and the body.
-    std::map<std::pair<uint64_t, uint64_t>, SiteTotals> sites;
-    double regions = 0;
-    for (const OmpRegion& region : c.trace.regions) {
-      if (!host->selected(host->context, region.end_ns, region.thread_id)) continue;
-      regions += 1;
-      SiteTotals& site = sites[{region.call_stack_id, region.body}];
-      site.stack_id = region.call_stack_id;
-      site.instances += 1;
-      site.wall_ns += static_cast<double>(region.end_ns - region.begin_ns);
-      const auto found = tasks_of.find(region.region_id);
-      if (found == tasks_of.end()) continue;
-      double longest = 0, sum = 0;
-      for (const OmpTask* task : found->second) {
-        const double duration = static_cast<double>(task->end_ns - task->begin_ns);
-        longest = std::max(longest, duration);
-        sum += duration;
-        if (region.end_ns > task->end_ns) site.wait_ns += static_cast<double>(region.end_ns - task->end_ns);
-      }
-      const double team = static_cast<double>(found->second.size());
-      site.max_team = std::max(site.max_team, team);
-      site.work_ns += sum;
-      site.imbalance_ns += longest - sum / team;
-    }
-    host->summary(host->context, "regions", "Parallel regions", regions, LUMEN_UNIT_COUNT);
-    host->summary(host->context, "call_sites", "Call sites", static_cast<double>(sites.size()), LUMEN_UNIT_COUNT);
-    std::vector<const SiteTotals*> rows;
-    for (const auto& [key, site] : sites) rows.push_back(&site);
-    std::sort(rows.begin(), rows.end(), [](const SiteTotals* a, const SiteTotals* b) { return a->work_ns > b->work_ns; });
-    if (host->row_limit != 0 && rows.size() > host->row_limit) rows.resize(host->row_limit);
-    host->table_begin(host->context, "OpenMP parallel regions (OMP_preg), by call site", kRegionColumns,
-                      std::size(kRegionColumns));
-    for (const SiteTotals* site : rows) {
-      const double values[] = {site->instances, site->max_team, site->wall_ns,
-                               site->work_ns,   site->wait_ns,  site->imbalance_ns};
-      host->table_row(host->context, site_name(host, site->stack_id).c_str(), values, site->stack_id);
-    }
+    show(host, c);
     if (c.damaged) {
       std::snprintf(error, error_size, "some OpenMP records were too short for their kind and were left out");
       return 1;
@@ -113,6 +115,118 @@ int run_regions(const lumen_view_host* host, char* error, size_t error_size) {
   }
 }
 
+struct SiteTotals {
+  size_t site = 0;
+  double instances = 0;
+  double max_team = 0;
+  double wall_ns = 0;
+  double work_ns = 0;
+  double wait_ns = 0;
+  double imbalance_ns = 0;
+};
+
+
+const lumen_view_column kRegionColumns[] = {
+    {"count", "Instances", LUMEN_UNIT_COUNT},         {"team", "Max. team", LUMEN_UNIT_COUNT},
+    {"wall", "Wall time", LUMEN_UNIT_NANOSECONDS},     {"work", "Work (tasks)", LUMEN_UNIT_NANOSECONDS},
+    {"wait", "Wait (end barrier)", LUMEN_UNIT_NANOSECONDS}, {"imbalance", "Imbalance", LUMEN_UNIT_NANOSECONDS},
+};
+
+void show_regions(const lumen_view_host* host, const Collected& c) {
+  std::unordered_map<uint64_t, std::vector<const OmpTask*>> tasks_of;
+  for (const OmpTask& task : c.trace.tasks) tasks_of[task.region_id].push_back(&task);
+  // One row per call site: the encountering call's stack.
+  std::map<size_t, SiteTotals> sites;
+  double regions = 0;
+  for (const OmpRegion& region : c.trace.regions) {
+    const auto selected = c.region_site.find(region.region_id);
+    if (selected == c.region_site.end()) continue;
+    regions += 1;
+    SiteTotals& site = sites[selected->second];
+    site.site = selected->second;
+    site.instances += 1;
+    site.wall_ns += static_cast<double>(region.end_ns - region.begin_ns);
+    const auto found = tasks_of.find(region.region_id);
+    if (found == tasks_of.end()) continue;
+    double longest = 0, sum = 0;
+    for (const OmpTask* task : found->second) {
+      const double duration = static_cast<double>(task->end_ns - task->begin_ns);
+      longest = std::max(longest, duration);
+      sum += duration;
+      if (region.end_ns > task->end_ns) site.wait_ns += static_cast<double>(region.end_ns - task->end_ns);
+    }
+    const double team = static_cast<double>(found->second.size());
+    site.max_team = std::max(site.max_team, team);
+    site.work_ns += sum;
+    site.imbalance_ns += longest - sum / team;
+  }
+  host->summary(host->context, "regions", "Parallel regions", regions, LUMEN_UNIT_COUNT);
+  host->summary(host->context, "call_sites", "Call sites", static_cast<double>(sites.size()), LUMEN_UNIT_COUNT);
+  std::vector<const SiteTotals*> rows;
+  for (const auto& [key, site] : sites) rows.push_back(&site);
+  std::sort(rows.begin(), rows.end(), [](const SiteTotals* a, const SiteTotals* b) { return a->work_ns > b->work_ns; });
+  if (host->row_limit != 0 && rows.size() > host->row_limit) rows.resize(host->row_limit);
+  host->table_begin(host->context, "OpenMP parallel regions (OMP_preg), by call site", kRegionColumns,
+                    std::size(kRegionColumns));
+  for (const SiteTotals* site : rows) {
+    const double values[] = {site->instances, site->max_team, site->wall_ns,
+                             site->work_ns,   site->wait_ns,  site->imbalance_ns};
+    row(host, c.sites[site->site], values);
+  }
+}
+
+struct TaskSite {
+  size_t site = 0;
+  double count = 0;
+  double wall_ns = 0;
+  double longest_ns = 0;
+  double delay_ns = 0;  // from creation to the start of the run
+};
+
+const lumen_view_column kTaskColumns[] = {
+    {"count", "Tasks", LUMEN_UNIT_COUNT},
+    {"time", "Run time", LUMEN_UNIT_NANOSECONDS},
+    {"longest", "Longest", LUMEN_UNIT_NANOSECONDS},
+    {"delay", "Creation to start", LUMEN_UNIT_NANOSECONDS},
+};
+
+void show_tasks(const lumen_view_host* host, const Collected& c) {
+  std::map<size_t, TaskSite> sites;
+  double tasks = 0;
+  for (const OmpExplicitTask& task : c.trace.explicit_tasks) {
+    const auto selected = c.task_site.find(task.task_id);
+    if (selected == c.task_site.end() || task.end_ns < task.begin_ns) continue;
+    tasks += 1;
+    TaskSite& site = sites[selected->second];
+    site.site = selected->second;
+    site.count += 1;
+    const double wall = static_cast<double>(task.end_ns - task.begin_ns);
+    site.wall_ns += wall;
+    site.longest_ns = std::max(site.longest_ns, wall);
+    if (task.begin_ns > task.create_ns) site.delay_ns += static_cast<double>(task.begin_ns - task.create_ns);
+  }
+  host->summary(host->context, "tasks", "Explicit tasks", tasks, LUMEN_UNIT_COUNT);
+  host->summary(host->context, "call_sites", "Creation sites", static_cast<double>(sites.size()), LUMEN_UNIT_COUNT);
+  std::vector<const TaskSite*> rows;
+  for (const auto& [key, site] : sites) rows.push_back(&site);
+  std::sort(rows.begin(), rows.end(), [](const TaskSite* a, const TaskSite* b) { return a->wall_ns > b->wall_ns; });
+  if (host->row_limit != 0 && rows.size() > host->row_limit) rows.resize(host->row_limit);
+  host->table_begin(host->context, "OpenMP explicit tasks (OMP_task), by creation site", kTaskColumns,
+                    std::size(kTaskColumns));
+  for (const TaskSite* site : rows) {
+    const double values[] = {site->count, site->wall_ns, site->longest_ns, site->delay_ns};
+    row(host, c.sites[site->site], values);
+  }
+}
+
+int run_regions(const lumen_view_host* host, char* error, size_t error_size) {
+  return run_view(host, error, error_size, show_regions);
+}
+
+int run_tasks(const lumen_view_host* host, char* error, size_t error_size) {
+  return run_view(host, error, error_size, show_tasks);
+}
+
 }  // namespace
 
 const lumen_view_def kOmpViews[] = {
@@ -120,6 +234,9 @@ const lumen_view_def kOmpViews[] = {
      "per OpenMP parallel region call site (OMP_preg): instances, team, wall time, work, end-barrier wait, "
      "imbalance (longest minus mean task)",
      run_regions},
+    {"omp_task",
+     "per OpenMP explicit task creation site (OMP_task): tasks, run time, longest, creation to start",
+     run_tasks},
 };
 const size_t kOmpViewCount = std::size(kOmpViews);
 

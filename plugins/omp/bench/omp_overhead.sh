@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Slowdown of an EPCC-style OpenMP region loop under clock profiling with
-# and without OpenMP tracing, in one run.
+# and without OpenMP tracing, under GCC's libgomp (interposition) and, where
+# it was built, LLVM's libomp (the OMPT tool), in one run.
 #
 #   plugins/omp/bench/omp_overhead.sh [BUILD_DIR]     (default /work/main/build)
 #   ROUNDS=N (default 5)  REGIONS=N (default 100000)  THREADS=N (default 2)  WORK_US=U (default 20)
@@ -18,33 +19,39 @@ rounds=${ROUNDS:-5}
 args=("${REGIONS:-100000}" "${THREADS:-2}" "${WORK_US:-20}")
 collect=$build/bin/collect
 er_print=$build/bin/er_print
-target=$build/plugins/omp/bench/omp_regions_bench
 harness_begin omp_overhead
-harness_require "$build" "$collect" "$er_print" "$target"
+declare -A targets=([libgomp]=$build/plugins/omp/bench/omp_regions_bench
+                    [libomp]=$build/plugins/omp/bench/omp_regions_bench_clang)
+runtimes=(libgomp)
+[[ -x ${targets[libomp]} ]] && runtimes+=(libomp)
+harness_require "$build" "$collect" "$er_print" "${targets[libgomp]}"
 
 configs=(alone clock_only clock_omp)
 declare -A label=([alone]="target alone" [clock_only]="collect -p on -omp off" [clock_omp]="collect -p on (OpenMP on)")
-results=$work/results.tsv  # config round loop_s
+echo "# omp_overhead.sh  $(date -u '+%Y-%m-%d %H:%M UTC')  $(uname -r)  $(nproc) CPUs  rounds=$rounds"
+for runtime in "${runtimes[@]}"; do
+target=${targets[$runtime]}
+results=$work/results.$runtime.tsv  # config round loop_s
 : >"$results"
 for ((r = 1; r <= rounds; ++r)); do
   for ((k = 0; k < ${#configs[@]}; ++k)); do
     config=$(harness_config "$r" "$k" "${configs[@]}")
+    name=$runtime.$config.$r
     case $config in
       alone) cmd=("$target" "${args[@]}") ;;
-      clock_only) cmd=("$collect" -p on -omp off -d "$work" -o "clock_only.$r.er" "$target" "${args[@]}") ;;
-      clock_omp) cmd=("$collect" -p on -d "$work" -o "clock_omp.$r.er" "$target" "${args[@]}") ;;
+      clock_only) cmd=("$collect" -p on -omp off -d "$work" -o "$name.er" "$target" "${args[@]}") ;;
+      clock_omp) cmd=("$collect" -p on -d "$work" -o "$name.er" "$target" "${args[@]}") ;;
     esac
-    "${cmd[@]}" </dev/null >"$work/$config.$r.out" 2>"$work/$config.$r.err" || { say "round $r: $config failed"; continue; }
-    loop=$(sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' "$work/$config.$r.out" | tail -n 1)
+    "${cmd[@]}" </dev/null >"$work/$name.out" 2>"$work/$name.err" || { say "round $r: $runtime $config failed"; continue; }
+    loop=$(sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' "$work/$name.out" | tail -n 1)
     printf '%s\t%d\t%s\n' "$config" "$r" "$loop" >>"$results"
-    say "round $r: ${label[$config]}: loop ${loop} s"
+    say "round $r: $runtime: ${label[$config]}: loop ${loop} s"
   done
 done
-regions=$("$er_print" --format=json -omp_preg "$work/clock_omp.$rounds.er" 2>/dev/null |
+regions=$("$er_print" --format=json -omp_preg "$work/$runtime.clock_omp.$rounds.er" 2>/dev/null |
   sed -n 's/.*"regions": \([0-9]*\).*/\1/p' | head -n 1)
 
-echo "# omp_overhead.sh  $(date -u '+%Y-%m-%d %H:%M UTC')  $(uname -r)  $(nproc) CPUs  rounds=$rounds"
-echo "# target: omp_regions_bench ${args[*]}"
+echo "# $runtime: omp_regions_bench ${args[*]}"
 awk -F'\t' -v order="${configs[*]}" -v labels="$(for c in "${configs[@]}"; do printf '%s\t' "${label[$c]}"; done)" "$harness_awk_median"'
   { loop[$1, $2] = $3; loops[$1] = loops[$1] " " $3; runs[$1]++ }
   END {
@@ -57,4 +64,5 @@ awk -F'\t' -v order="${configs[*]}" -v labels="$(for c in "${configs[@]}"; do pr
       printf "%-28s %4d %13s %12s %15s\n", title[i], runs[c] + 0, (m == "" ? "-" : sprintf("%.3f", m)),
         (a == "" ? "-" : sprintf("%.3f", a)), (b == "" ? "-" : sprintf("%.3f", b)) }
   }' "$results"
-echo "# parallel regions recorded (last round): ${regions:--}"
+echo "# $runtime: parallel regions recorded (last round): ${regions:--}"
+done

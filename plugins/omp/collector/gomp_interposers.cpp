@@ -39,17 +39,6 @@ struct RegionContext {
   std::atomic<uint32_t> team_size;
 };
 
-// The stack of the program's call into the wrapper that calls this. A
-// function of its own, never inlined: whether the runtime's entry point
-// reaches its unwinder by a tail call or not, the frames it skips are then
-// this one and the wrapper, both the plugin's, never the program's.
-// LUMEN_NO_STACK when the thread is inside the collector already.
-__attribute__((noinline)) uint64_t program_stack(const lumen_runtime* runtime) {
-  ErrnoKept errno_kept;
-  TraceGuard guard(runtime);
-  return guard ? runtime->capture_stack(nullptr, 0) : LUMEN_NO_STACK;
-}
-
 void record_task(uint64_t region_id, uint64_t begin_ns, uint32_t thread_num) {
   const lumen_runtime* runtime = recording_runtime();
   if (runtime == nullptr) return;
@@ -78,7 +67,7 @@ void run_implicit_task(void* argument) {
 template <typename Result, typename StartRegion>
 Result traced_region(Body body, void* data, unsigned num_threads, StartRegion start_region,
                      void* reduction_descriptor = nullptr) {
-  const lumen_runtime* runtime = recording_runtime();
+  const lumen_runtime* runtime = interposing_runtime();
   if (runtime == nullptr) return start_region(body, data);
   RegionContext context{reduction_descriptor, body, data, next_region_id(), {0}};
   const uint64_t stack = program_stack(runtime);
@@ -104,7 +93,7 @@ Result traced_region(Body body, void* data, unsigned num_threads, StartRegion st
 // Runs `call()` (a call that may wait) and records the wait of `kind`.
 template <typename Call>
 auto traced_wait(WaitKind kind, const void* object, Call call) {
-  const lumen_runtime* runtime = recording_runtime();
+  const lumen_runtime* runtime = interposing_runtime();
   if (runtime == nullptr) return call();
   const uint64_t stack = program_stack(runtime);
   const uint64_t begin = runtime->now_ns();
@@ -162,6 +151,15 @@ RealFunction<void(void**)> real_set_nest_lock_fortran{"omp_set_nest_lock_", "OMP
 
 }  // namespace
 
+// A function of its own, never inlined: whether the runtime's entry point
+// reaches its unwinder by a tail call or not, the frames it skips are then
+// this one and the wrapper, both the plugin's, never the program's.
+__attribute__((noinline)) uint64_t program_stack(const lumen_runtime* runtime) {
+  ErrnoKept errno_kept;
+  TraceGuard guard(runtime);
+  return guard ? runtime->capture_stack(nullptr, 0) : LUMEN_NO_STACK;
+}
+
 void resolve_runtime_functions() {
   real_omp_get_thread_num.get();
   real_parallel.get();
@@ -180,6 +178,7 @@ void resolve_runtime_functions() {
   real_set_nest_lock.get();
   real_set_lock_fortran.get();
   real_set_nest_lock_fortran.get();
+  resolve_task_functions();
 }
 
 }  // namespace lumen::omp

@@ -24,8 +24,10 @@ lumen_stream g_stream = -1;
 // of several processes (MPI ranks, forked children) analysed together stay
 // apart.
 std::atomic<uint64_t> g_last_region{0};
+std::atomic<uint64_t> g_last_task{0};
 uint64_t g_region_base = 0;
 thread_local uint64_t t_current_region = 0;
+std::atomic<bool> g_ompt_active{false};
 
 bool library_loaded(const char* soname) {
   void* handle = dlopen(soname, RTLD_LAZY | RTLD_NOLOAD);
@@ -84,6 +86,7 @@ void fork_child() {
   resolve_runtime_functions();
   g_region_base = static_cast<uint64_t>(getpid()) << 32;
   g_last_region.store(0, std::memory_order_relaxed);
+  g_last_task.store(0, std::memory_order_relaxed);
 }
 
 const lumen_option_def kOptions[] = {
@@ -100,7 +103,7 @@ const lumen_collector_descriptor kPlugin = {
     .version = "1.0",
     .data_file = kDataFile,
     .description = "OpenMP tracing: parallel regions, implicit tasks, barriers, locks and critical sections "
-                   "(GCC libgomp by interposition); splits clock profiling into ompwork and ompwait",
+                   "(GCC libgomp by interposition, LLVM libomp as an OMPT tool); splits clock profiling into ompwork and ompwait",
     .options = kOptions,
     .option_count = std::size(kOptions),
     .flag = {"omp", "enable", kFlagAliases, std::size(kFlagAliases),
@@ -115,7 +118,14 @@ const lumen_collector_descriptor kPlugin = {
 
 const lumen_runtime* recording_runtime() { return g_runtime.load(std::memory_order_acquire); }
 
+bool ompt_active() { return g_ompt_active.load(std::memory_order_acquire); }
+void set_ompt_active() { g_ompt_active.store(true, std::memory_order_release); }
+
 uint64_t next_region_id() { return g_region_base | (g_last_region.fetch_add(1, std::memory_order_relaxed) + 1); }
+
+uint64_t next_task_id() { return g_region_base | (g_last_task.fetch_add(1, std::memory_order_relaxed) + 1); }
+
+const lumen_runtime* interposing_runtime() { return ompt_active() ? nullptr : recording_runtime(); }
 
 uint64_t current_region() { return t_current_region; }
 void set_current_region(uint64_t region_id) { t_current_region = region_id; }
@@ -128,6 +138,11 @@ void write_region(const TraceGuard&, const OmpRegion& region) {
 void write_task(const TraceGuard&, const OmpTask& task) {
   if (const lumen_runtime* runtime = recording_runtime())
     runtime->write_record(g_stream, kTaskRecord, &task, sizeof task);
+}
+
+void write_explicit_task(const TraceGuard&, const OmpExplicitTask& task) {
+  if (const lumen_runtime* runtime = recording_runtime())
+    runtime->write_record(g_stream, kExplicitTaskRecord, &task, sizeof task);
 }
 
 void write_wait(const TraceGuard&, const OmpWait& wait) {

@@ -14,13 +14,31 @@ namespace lumen::omp {
 // lookup takes the dynamic linker's lock, which a worker thread entering
 // its first region must never wait for.
 void resolve_runtime_functions();
+void resolve_task_functions();  // gomp_tasks.cpp's
 
 // [signal-safe] The runtime's services while the plugin records; NULL
 // before start() and after stop(): interposers then only forward.
 const lumen_runtime* recording_runtime();
 
-// [signal-safe] A process-unique region id, from 1.
+// [signal-safe] Whether the OpenMP runtime reports to the plugin's OMPT
+// tool (ompt_tool.cpp): libgomp's interposers then only forward (libomp
+// exports GOMP_* and omp_set_lock too, and would be traced twice).
+bool ompt_active();
+void set_ompt_active();
+
+// [signal-safe] A process-unique region id, from 1; the same for explicit
+// tasks (a sequence of their own).
 uint64_t next_region_id();
+uint64_t next_task_id();
+
+// [signal-safe] The stack of the program's call into the plugin's wrapper
+// that calls this (LUMEN_NO_STACK inside the collector already).
+uint64_t program_stack(const lumen_runtime* runtime);
+
+// [signal-safe] The runtime's services while libgomp's interposers record:
+// not while an OMPT tool of the plugin's hears the runtime (libomp's GOMP_*
+// compatibility entry points then report to it).
+const lumen_runtime* interposing_runtime();
 
 // The innermost parallel region the calling thread works in (0: none).
 uint64_t current_region();
@@ -31,5 +49,6 @@ void set_current_region(uint64_t region_id);
 void write_region(const TraceGuard& guard, const OmpRegion& region);
 void write_task(const TraceGuard& guard, const OmpTask& task);
 void write_wait(const TraceGuard& guard, const OmpWait& wait);
+void write_explicit_task(const TraceGuard& guard, const OmpExplicitTask& task);
 
 }  // namespace lumen::omp

@@ -71,5 +71,33 @@ TEST(OmpTrace, ShortRecordIsRefused) {
   EXPECT_TRUE(trace.add(99, bytes, sizeof bytes));  // a newer kind: skipped
 }
 
+// A thread runs explicit tasks inside its waits (a barrier, a taskwait):
+// that time is the tasks' work, so the waits are cut around it.
+TEST(OmpTrace, ExplicitTasksAreCutOutOfTheirThreadsWaits) {
+  OmpTrace trace;
+  for (const auto& [begin, end, thread] : {std::tuple{200, 300, 11}, std::tuple{350, 600, 11}, std::tuple{250, 260, 10}}) {
+    OmpExplicitTask task{};
+    task.begin_ns = begin;
+    task.end_ns = end;
+    task.thread_id = thread;
+    ASSERT_TRUE(trace.add(kExplicitTaskRecord, &task, sizeof task));
+  }
+  OmpWait wait{};
+  wait.thread_id = 11;
+  wait.begin_ns = 100;
+  wait.end_ns = 500;
+  const std::vector<OmpWait> pieces = trace.outside_explicit_tasks({wait});
+  ASSERT_EQ(pieces.size(), 2u);
+  EXPECT_EQ(std::tie(pieces[0].begin_ns, pieces[0].end_ns), std::tuple(100u, 200u));
+  EXPECT_EQ(std::tie(pieces[1].begin_ns, pieces[1].end_ns), std::tuple(300u, 350u));
+  EXPECT_EQ(pieces[1].thread_id, 11u);
+  // A wait wholly inside a task leaves nothing; another thread's is whole.
+  wait.begin_ns = 400;
+  wait.end_ns = 450;
+  EXPECT_TRUE(trace.outside_explicit_tasks({wait}).empty());
+  wait.thread_id = 12;
+  EXPECT_EQ(trace.outside_explicit_tasks({wait}).size(), 1u);
+}
+
 }  // namespace
 }  // namespace lumen::omp

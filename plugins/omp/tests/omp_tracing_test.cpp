@@ -1,4 +1,4 @@
-// OpenMP tracing under GCC's libgomp: omp_target (two threads,
+// OpenMP tracing under GCC's libgomp and LLVM's libomp: omp_target (two threads,
 // OMP_WAIT_POLICY=active) measures its work and its waits in CPU time, and
 // its imbalanced region's tasks in wall time; collect -p on plans the
 // OpenMP plugin by itself, and er_print's ompwork, ompwait and -omp_preg
@@ -34,24 +34,43 @@ std::map<std::string, json> function_rows(const std::filesystem::path& experimen
       experiment));
 }
 
-class OmpTracing : public testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    ActiveWaitPolicy policy;
-    dir_ = new TempDir();
-    run_ = new Collection(collect(*dir_, {"-p", "on"}, LUMEN_OMP_TARGET));
-  }
-  static void TearDownTestSuite() {
-    delete run_;
-    delete dir_;
-  }
-  static TempDir* dir_;
-  static Collection* run_;
+// One OpenMP runtime's build of omp_target: what its names look like.
+struct Runtime {
+  const char* name;           // the test's suffix
+  const char* target;         // omp_target built for this runtime
+  const char* header;         // what -header says of the runtime
+  const char* library;        // the runtime's load object
+  const char* body_marker;    // in the names of the bodies the compiler outlined
+  const char* imbalanced_body;  // the body of imbalanced_region's parallel construct
 };
-TempDir* OmpTracing::dir_ = nullptr;
-Collection* OmpTracing::run_ = nullptr;
 
-TEST_F(OmpTracing, PlannedByItselfWithClockProfiling) {
+void PrintTo(const Runtime& runtime, std::ostream* out) { *out << runtime.name; }
+
+const Runtime kRuntimes[] = {
+    {"libgomp", LUMEN_OMP_TARGET, "GCC libgomp", "libgomp.so", "._omp_fn.", "imbalanced_region._omp_fn.0"},
+#ifdef LUMEN_OMP_CLANG_TARGET
+    {"libomp", LUMEN_OMP_CLANG_TARGET, "LLVM libomp", "libomp.so", ".omp_outlined.", ".omp_outlined."},
+#endif
+};
+
+// One collection per runtime, shared by that runtime's tests.
+class OmpTracing : public testing::TestWithParam<Runtime> {
+ protected:
+  static const Collection& run_of(const Runtime& runtime) {
+    static TempDir dir;
+    static std::map<std::string, Collection> runs;
+    auto found = runs.find(runtime.name);
+    if (found == runs.end()) {
+      ActiveWaitPolicy policy;
+      found = runs.emplace(runtime.name, collect(dir, {"-p", "on"}, runtime.target)).first;
+    }
+    return found->second;
+  }
+  void SetUp() override { run_ = &run_of(GetParam()); }
+  const Collection* run_ = nullptr;
+};
+
+TEST_P(OmpTracing, PlannedByItselfWithClockProfiling) {
   ASSERT_EQ(run_->run.exit_code, 0) << run_->run.err;
   EXPECT_TRUE(std::filesystem::is_regular_file(run_->experiment / "omptrace"));
   std::ifstream header(run_->experiment / "header.yaml");
@@ -60,12 +79,14 @@ TEST_F(OmpTracing, PlannedByItselfWithClockProfiling) {
   EXPECT_NE(text.str().find("omp:"), std::string::npos) << text.str();
 }
 
-TEST_F(OmpTracing, HeaderSaysRuntimeAndWaitPolicy) {
+TEST_P(OmpTracing, HeaderSaysRuntimeAndWaitPolicy) {
   const json header = er_print_json({"-header"}, run_->experiment);
-  EXPECT_NE(header.dump().find("OpenMP: GCC libgomp, OMP_WAIT_POLICY=active"), std::string::npos) << header.dump();
+  EXPECT_NE(header.dump().find(std::string("OpenMP: ") + GetParam().header + ", OMP_WAIT_POLICY=active"),
+            std::string::npos)
+      << header.dump();
 }
 
-TEST_F(OmpTracing, WorkAndWaitMatchTheProgramsOwnTimes) {
+TEST_P(OmpTracing, WorkAndWaitMatchTheProgramsOwnTimes) {
   ASSERT_FALSE(run_->truth.is_null());
   const json& truth = run_->truth;
   const auto rows = function_rows(run_->experiment);
@@ -90,7 +111,7 @@ TEST_F(OmpTracing, WorkAndWaitMatchTheProgramsOwnTimes) {
   EXPECT_GT(value(rows, "<OMP-idle>", "e.omptwait"), 0.0);
 }
 
-TEST_F(OmpTracing, ParallelRegionsByCallSite) {
+TEST_P(OmpTracing, ParallelRegionsByCallSite) {
   const json view = er_print_json({"-omp_preg"}, run_->experiment);
   const std::string text = view.dump();
   ASSERT_EQ(view.at("tables").size(), 1u) << text;
@@ -124,12 +145,12 @@ bool any_row_contains(const std::map<std::string, json>& rows, const std::string
 // holding it on every thread, libgomp is gone, and the time the runtime
 // waits is Oracle's artificial functions, each as long as the program
 // measured its waits.
-TEST_F(OmpTracing, UserModeShowsTheProgramAsWritten) {
+TEST_P(OmpTracing, UserModeShowsTheProgramAsWritten) {
   const json& truth = run_->truth;
   const auto rows = rows_in_mode(run_->experiment, "user");
   const auto objects = rows_in_mode(run_->experiment, "user", "-objects");
-  EXPECT_FALSE(any_row_contains(rows, "._omp_fn.")) << "an outlined body in user mode";
-  EXPECT_FALSE(any_row_contains(objects, "libgomp")) << "libgomp's frames in user mode";
+  EXPECT_FALSE(any_row_contains(rows, GetParam().body_marker)) << "an outlined body in user mode";
+  EXPECT_FALSE(any_row_contains(objects, GetParam().library)) << "the runtime's frames in user mode";
   // The imbalanced region holds both threads' work (0.1 s + 0.4 s).
   const double imbalanced = truth.at("imbalanced_work").get<double>();
   EXPECT_GE(value(rows, "imbalanced_region", "i.totalcpu"), imbalanced - sampling_tolerance(imbalanced, kInterval));
@@ -150,27 +171,29 @@ TEST_F(OmpTracing, UserModeShowsTheProgramAsWritten) {
   }
 }
 
-TEST_F(OmpTracing, ExpertModeShowsTheOutlinedBodiesUnderTheirFunctions) {
+TEST_P(OmpTracing, ExpertModeShowsTheOutlinedBodiesUnderTheirFunctions) {
   const auto rows = rows_in_mode(run_->experiment, "expert");
   const auto objects = rows_in_mode(run_->experiment, "expert", "-objects");
-  EXPECT_FALSE(any_row_contains(objects, "libgomp"));
+  EXPECT_FALSE(any_row_contains(objects, GetParam().library));
   const double imbalanced = run_->truth.at("imbalanced_work").get<double>();
-  ASSERT_TRUE(rows.count("imbalanced_region._omp_fn.0"));
-  EXPECT_NEAR(value(rows, "imbalanced_region._omp_fn.0", "i.totalcpu"), imbalanced,
-              sampling_tolerance(imbalanced, kInterval));
-  // Its one caller, on both threads, is the function holding the region.
-  const json single = er_print_json({"-viewmode", "expert", "-metrics", "i.totalcpu:name", "-csingle",
-                                     "imbalanced_region._omp_fn.0"}, run_->experiment);
-  const json& callers = single.at("rows").at(0).at("callers");
-  ASSERT_EQ(callers.size(), 1u) << single.dump();
-  EXPECT_EQ(callers.at(0).at("name"), "imbalanced_region");
+  const std::string body = GetParam().imbalanced_body;
+  ASSERT_TRUE(rows.count(body));
+  EXPECT_NEAR(value(rows, body, "i.totalcpu"), imbalanced, sampling_tolerance(imbalanced, kInterval));
+  // Its one caller of CPU time, on both threads, is the function holding
+  // the region (a traced wait's event may add an edge of no CPU time).
+  const json single =
+      er_print_json({"-viewmode", "expert", "-metrics", "i.totalcpu:name", "-csingle", body}, run_->experiment);
+  std::vector<std::string> callers;
+  for (const json& caller : single.at("rows").at(0).at("callers"))
+    if (caller.at("values").at("a.totalcpu").get<double>() > 0) callers.push_back(caller.at("name"));
+  EXPECT_EQ(callers, std::vector<std::string>{"imbalanced_region"}) << single.dump();
 }
 
-TEST_F(OmpTracing, MachineModeShowsLibgompAndEveryModeTheSameTotals) {
+TEST_P(OmpTracing, MachineModeShowsTheRuntimeAndEveryModeTheSameTotals) {
   const auto machine = rows_in_mode(run_->experiment, "machine");
   const auto objects = rows_in_mode(run_->experiment, "machine", "-objects");
-  EXPECT_TRUE(any_row_contains(objects, "libgomp.so")) << "libgomp's frames in machine mode";
-  EXPECT_TRUE(any_row_contains(machine, "._omp_fn."));
+  EXPECT_TRUE(any_row_contains(objects, GetParam().library)) << "the runtime's frames in machine mode";
+  EXPECT_TRUE(any_row_contains(machine, GetParam().body_marker));
   EXPECT_EQ(value(machine, "<OMP-implicit_barrier>", "e.totalcpu"), 0.0) << "no stitching in machine mode";
   const auto user = rows_in_mode(run_->experiment, "user");
   const auto expert = rows_in_mode(run_->experiment, "expert");
@@ -179,6 +202,9 @@ TEST_F(OmpTracing, MachineModeShowsLibgompAndEveryModeTheSameTotals) {
     EXPECT_EQ(value(expert, "<Total>", metric), value(machine, "<Total>", metric)) << metric;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Runtimes, OmpTracing, testing::ValuesIn(kRuntimes),
+                         [](const testing::TestParamInfo<Runtime>& info) { return std::string(info.param.name); });
 
 TEST(OmpTracingOff, OffFlagKeepsThePluginOut) {
   ActiveWaitPolicy policy;
@@ -228,6 +254,84 @@ TEST(OmpTracingFortran, RegionsOfAFortranProgram) {
   EXPECT_TRUE(any_row_contains(rows_in_mode(run.experiment, "machine", "-objects"), "libgomp.so"));
   EXPECT_EQ(value(user, "<Total>", "e.totalcpu"), value(machine, "<Total>", "e.totalcpu"));
 #endif
+}
+
+#ifdef LUMEN_OMP_CLANG_TARGET
+struct ScopedEnvironment {
+  std::vector<std::string> names;
+  void set(const std::string& name, const std::string& value) {
+    setenv(name.c_str(), value.c_str(), 1);
+    names.push_back(name);
+  }
+  ~ScopedEnvironment() {
+    for (const std::string& name : names) unsetenv(name.c_str());
+  }
+};
+
+// A tool the user names in OMP_TOOL_LIBRARIES still hears the runtime: the
+// plugin's OMPT tool starts it and passes it every callback, and records
+// the regions itself all the same.
+TEST(OmpToolInterface, ChainsToTheToolInOmpToolLibraries) {
+  TempDir dir;
+  ScopedEnvironment environment;
+  const std::filesystem::path counts = dir.path() / "counts.json";
+  environment.set("OMP_TOOL_LIBRARIES", std::string("/nonexistent/libnotool.so:") + LUMEN_COUNTING_OMPT_TOOL);
+  environment.set("COUNTING_TOOL_OUTPUT", counts.string());
+  const Collection run = collect(dir, {"-p", "on"}, LUMEN_OMP_CLANG_TARGET);
+  ASSERT_EQ(run.run.exit_code, 0) << run.run.err;
+  std::ifstream in(counts);
+  ASSERT_TRUE(in.good()) << "the chained tool wrote nothing";
+  const json tool = json::parse(in);
+  EXPECT_EQ(tool.at("regions").get<int>(), 4);
+  EXPECT_EQ(tool.at("implicit_tasks").get<int>(), 8);
+  const json view = er_print_json({"-omp_preg"}, run.experiment);
+  EXPECT_EQ(view.at("summary").at("regions").get<double>(), 4.0) << view.dump();
+}
+
+// OMP_TOOL=disabled: no tool at all, as the runtime would have it; the
+// program runs as ever.
+TEST(OmpToolInterface, DisabledByOmpTool) {
+  TempDir dir;
+  ScopedEnvironment environment;
+  environment.set("OMP_TOOL", "disabled");
+  const Collection run = collect(dir, {"-p", "on"}, LUMEN_OMP_CLANG_TARGET);
+  ASSERT_EQ(run.run.exit_code, 0) << run.run.err;
+  EXPECT_FALSE(run.truth.is_null());
+  const json view = er_print_json({"-omp_preg"}, run.experiment);
+  EXPECT_EQ(view.at("summary").at("regions").get<double>(), 0.0) << view.dump();
+}
+#endif
+
+// Explicit tasks under libgomp: twelve tasks of known CPU time, created by
+// thread 0 in tasks_region and run by both threads (at thread 0's taskwait
+// and at the other's end barrier).
+TEST(OmpTasks, TasksOfKnownWorkByCreationSite) {
+  TempDir dir;
+  const Collection run = collect(dir, {"-p", "on"}, LUMEN_OMP_TASKS_TARGET);
+  ASSERT_EQ(run.run.exit_code, 0) << run.run.err;
+  ASSERT_FALSE(run.truth.is_null());
+  const double tasks = run.truth.at("tasks").get<double>();
+  const double task_cpu = run.truth.at("task_cpu").get<double>();
+  const double task_wall = run.truth.at("task_wall").get<double>();
+  const json view = er_print_json({"-omp_task"}, run.experiment);
+  ASSERT_EQ(view.at("tables").size(), 1u) << view.dump();
+  EXPECT_EQ(view.at("summary").at("tasks").get<double>(), tasks) << view.dump();
+  const auto sites = rows_by_name(view.at("tables")[0]);
+  ASSERT_EQ(sites.size(), 1u) << view.dump();
+  EXPECT_NE(sites.begin()->first.find("tasks_region"), std::string::npos) << sites.begin()->first;
+  EXPECT_EQ(sites.begin()->second.at("count").get<double>(), tasks);
+  // The trace's run time of each task holds the program's own wall time of
+  // it, microseconds apart.
+  EXPECT_NEAR(sites.begin()->second.at("time").get<double>(), task_wall, 0.001 * tasks + 0.01 * task_wall);
+  // User mode: every task's work is under the function that created it,
+  // on whichever thread it ran, and all of it is work, none wait (a
+  // thread runs tasks inside its barrier and taskwait).
+  const auto rows = rows_by_name(er_print_json(
+      {"-viewmode", "user", "-metrics", "i.totalcpu:i.ompwork:i.ompwait:name", "-functions"}, run.experiment));
+  EXPECT_NEAR(value(rows, "task_work", "i.ompwork"), task_cpu, sampling_tolerance(task_cpu, kInterval));
+  EXPECT_EQ(value(rows, "task_work", "i.ompwait"), 0.0);
+  EXPECT_GE(value(rows, "tasks_region", "i.totalcpu"), task_cpu - sampling_tolerance(task_cpu, kInterval));
+  EXPECT_FALSE(any_row_contains(rows, "._omp_fn.")) << "an outlined body in user mode";
 }
 
 }  // namespace

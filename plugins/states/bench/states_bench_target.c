@@ -1,10 +1,11 @@
-/* N threads that sleep nearly all the time (50 ms nanosleeps) beside one
- * thread burning a fixed amount of CPU work; prints the work's wall time
- * and, when collected, the CPU time of the collector's own threads
- * ("lumen-*" in /proc/self/task/N/comm, from their schedstat) per second
- * of the run:
- *   states_bench_target THREADS WORK_ITERATIONS
- *   -> work_seconds=W elapsed=E collector_cpu_per_second=C */
+/* N threads that sleep nearly all the time beside one thread burning a
+ * fixed amount of CPU work; prints the work's wall time and, when
+ * collected, the CPU time of the collector's own threads ("lumen-*" in
+ * /proc/self/task/N/comm, from their schedstat) per second of the run:
+ *   states_bench_target THREADS WORK_ITERATIONS [NAP_MS]
+ *   -> work_seconds=W elapsed=E collector_cpu_per_second=C
+ * NAP_MS (default 50): each sleeper wakes every NAP_MS ms (nanosleep); 0:
+ * the sleepers are idle, blocked on a condition variable until the end. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
@@ -17,6 +18,9 @@
 
 static volatile int g_stop;
 static volatile double g_sink;
+static long g_nap_ms = 50;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_done = PTHREAD_COND_INITIALIZER;
 
 static double now(void) {
   struct timespec ts;
@@ -26,7 +30,13 @@ static double now(void) {
 
 static void* sleeper(void* unused) {
   (void)unused;
-  struct timespec nap = {0, 50 * 1000 * 1000};
+  if (g_nap_ms == 0) {
+    pthread_mutex_lock(&g_lock);
+    while (!g_stop) pthread_cond_wait(&g_done, &g_lock);
+    pthread_mutex_unlock(&g_lock);
+    return NULL;
+  }
+  struct timespec nap = {g_nap_ms / 1000, (g_nap_ms % 1000) * 1000 * 1000};
   while (!g_stop) nanosleep(&nap, NULL);
   return NULL;
 }
@@ -62,6 +72,7 @@ static double collector_cpu(void) {
 int main(int argc, char** argv) {
   const int threads = argc > 1 ? atoi(argv[1]) : 100;
   const long work = argc > 2 ? atol(argv[2]) : 300000000L;
+  if (argc > 3) g_nap_ms = atol(argv[3]);
   const double start = now();
   pthread_t* ids = calloc((size_t)threads, sizeof *ids);
   pthread_attr_t small;
@@ -75,7 +86,10 @@ int main(int argc, char** argv) {
   const double work_seconds = now() - work_start;
   const double cpu = collector_cpu();
   const double elapsed = now() - start;
+  pthread_mutex_lock(&g_lock);
   g_stop = 1;
+  pthread_cond_broadcast(&g_done);
+  pthread_mutex_unlock(&g_lock);
   for (int i = 0; i < threads; ++i) pthread_join(ids[i], NULL);
   printf("work_seconds=%.4f elapsed=%.4f collector_cpu_per_second=%.5f\n", work_seconds, elapsed, cpu / elapsed);
   free(ids);

@@ -5,6 +5,8 @@
 #
 #   plugins/states/bench/states_overhead.sh [BUILD_DIR]     (default /work/main/build)
 #   ROUNDS=N (default 3)  THREADS="10 100 1000"  INTERVALS="10ms 1ms"  WORK=N (default 300000000)
+#   NAP_MS=N (default 50): each sleeping thread wakes every N ms; 0: idle
+#   (blocked on a condition variable for the whole run)
 #
 # For each thread count, each round runs the target alone, under
 # `collect -p INTERVAL -states off` (clock profiling only) and under
@@ -18,6 +20,7 @@ source "$here/../../../tools/overhead/harness.sh"
 build=${1:-/work/main/build}
 rounds=${ROUNDS:-3}
 work_iterations=${WORK:-300000000}
+nap_ms=${NAP_MS:-50}
 collect=$build/bin/collect
 er_print=$build/bin/er_print
 target=$build/plugins/states/bench/states_bench_target
@@ -34,9 +37,9 @@ for interval in ${INTERVALS:-10ms 1ms}; do
         config=$(harness_config "$r" "$k" "${configs[@]}")
         name="$config.$threads.$interval.$r"
         case $config in
-          alone) cmd=("$target" "$threads" "$work_iterations") ;;
-          clock_only) cmd=("$collect" -S off -p "$interval" -states off -d "$work" -o "$name.er" "$target" "$threads" "$work_iterations") ;;
-          clock_states) cmd=("$collect" -S off -p "$interval" -d "$work" -o "$name.er" "$target" "$threads" "$work_iterations") ;;
+          alone) cmd=("$target" "$threads" "$work_iterations" "$nap_ms") ;;
+          clock_only) cmd=("$collect" -S off -p "$interval" -states off -d "$work" -o "$name.er" "$target" "$threads" "$work_iterations" "$nap_ms") ;;
+          clock_states) cmd=("$collect" -S off -p "$interval" -d "$work" -o "$name.er" "$target" "$threads" "$work_iterations" "$nap_ms") ;;
         esac
         "${cmd[@]}" </dev/null >"$work/$name.out" 2>"$work/$name.err" || { say "$name failed"; continue; }
         line=$(tail -n 1 "$work/$name.out")
@@ -50,7 +53,7 @@ for interval in ${INTERVALS:-10ms 1ms}; do
   done
 done
 
-echo "# states_overhead.sh  $(date -u '+%Y-%m-%d %H:%M UTC')  $(uname -r)  $(nproc) CPUs  rounds=$rounds  work=$work_iterations"
+echo "# states_overhead.sh  $(date -u '+%Y-%m-%d %H:%M UTC')  $(uname -r)  $(nproc) CPUs  rounds=$rounds  work=$work_iterations  nap_ms=$nap_ms"
 awk -F'\t' "$harness_awk_median"'
   { key = $1 "\t" $2; keys[key] = 1; work[key, $3] = work[key, $3] " " $5; cpu[key, $3] = cpu[key, $3] " " $6 }
   END {

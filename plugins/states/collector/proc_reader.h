@@ -1,5 +1,4 @@
-// What /proc/self/task/TID says of a thread, read through descriptors kept
-// open for it (pread at offset 0 reads the file anew).
+// What /proc/self/task/TID says of a thread, and its CPU-time clock.
 #pragma once
 
 #include <cstdint>
@@ -25,11 +24,25 @@ struct Whereabouts {
   uint64_t pc = 0;
 };
 
+// Each parses one file's text (terminated).
+bool parse_schedstat(const char* text, SchedStat* out);
+bool parse_state_letter(const char* text, char* state);
+bool parse_syscall(const char* text, Whereabouts* out);
+
+// Each reads one file from a descriptor (at offset 0) and parses it.
 bool read_schedstat(int fd, SchedStat* out);
 bool read_state_letter(int fd, char* state);
 bool read_syscall(int fd, Whereabouts* out);
 
-// Opens /proc/self/task/TID/NAME read-only; -1 when it cannot.
-int open_task_file(uint32_t tid, const char* name);
+// The thread's CPU time from its CPU-time clock (one system call, no file):
+// the time schedstat counts, plus the current slice of a thread on a CPU.
+// Unchanged between two readings means the thread has not run between
+// them. False when the thread is gone (it ended without thread_end).
+bool thread_cpu_clock_ns(uint32_t tid, uint64_t* ns);
+
+// This process's id, asked of the kernel once (getpid is a system call);
+// a forked child forgets it.
+int self_pid();
+void forget_self_pid();
 
 }  // namespace lumen::states

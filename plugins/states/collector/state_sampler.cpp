@@ -15,19 +15,6 @@ namespace {
 
 constexpr uint64_t kNoStack = LUMEN_NO_STACK;
 
-// Each reading opens its thread's files and closes them again: held for a
-// thread's life they would be three descriptors a thread, more than the
-// runtime's protected range holds, and a program with many threads would
-// meet them in its own range (or run out).
-void close_quietly(int* fd) {
-  if (*fd >= 0) syscall(SYS_close, *fd);
-  *fd = -1;
-}
-
-void close_files(History& h) {
-  for (int* fd : {&h.schedstat_fd, &h.stat_fd, &h.syscall_fd}) close_quietly(fd);
-}
-
 // A page fault's kind, as far as it can be told afterwards: the thread
 // faulted on its instruction fetch (text) when the page of its PC is not
 // resident, else on data.
@@ -46,7 +33,7 @@ uint64_t stack_hash(uint64_t sp, uint64_t end) {
   if (end <= sp || end - sp > sizeof bytes) return 0;
   iovec local{bytes, end - sp};
   iovec remote{reinterpret_cast<void*>(sp), end - sp};
-  if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != static_cast<ssize_t>(end - sp)) return 0;
+  if (process_vm_readv(self_pid(), &local, 1, &remote, 1, 0) != static_cast<ssize_t>(end - sp)) return 0;
   uint64_t hash = 0xcbf29ce484222325u;  // FNV-1a over 64-bit words
   uint64_t i = 0;
   for (; i + 8 <= end - sp; i += 8) {
@@ -82,19 +69,17 @@ struct Observation {
 
 // Where the thread is now. Its stack counts only when its counters did not
 // move while it was read (it stayed off the CPU throughout).
-Observation observe(const lumen_runtime& runtime, History& h, const SchedStat& before) {
+Observation observe(const lumen_runtime& runtime, History& h, uint64_t clock_before) {
   Observation seen;
   char state = '?';
-  h.stat_fd = open_task_file(h.tid, "stat");
-  h.syscall_fd = open_task_file(h.tid, "syscall");
-  if (h.stat_fd < 0 || !read_state_letter(h.stat_fd, &state)) return seen;
+  if (!read_task_state(runtime, h.tid, &state)) return seen;
   if (state == 'R') {
     seen.known = true;  // on a CPU or waiting for one: not blocked
     return seen;
   }
   Whereabouts where;
   where.state = state;
-  if (h.syscall_fd < 0 || !read_syscall(h.syscall_fd, &where) || where.running) return seen;
+  if (!read_task_syscall(runtime, h.tid, &where) || where.running) return seen;
   if (state == 'T' || state == 't') {
     seen.blocked = Blocked::kStopped;
   } else if (where.call >= 0) {
@@ -103,8 +88,10 @@ Observation observe(const lumen_runtime& runtime, History& h, const SchedStat& b
     seen.blocked = state == 'D' ? fault_kind(where.pc) : Blocked::kSleep;
   }
   if (where.pc != 0 && where.sp != 0) seen.stack = stack_of(runtime, h, where);
-  SchedStat after;
-  if (!read_schedstat(h.schedstat_fd, &after) || after.switches != before.switches || after.cpu_ns != before.cpu_ns) {
+  // The clock was read before its schedstat: unchanged now, the thread
+  // stayed off the CPU throughout.
+  uint64_t clock_after = 0;
+  if (!thread_cpu_clock_ns(h.tid, &clock_after) || clock_after != clock_before) {
     seen.stack = kNoStack;  // it ran while being read: state and stack may be stale
     return seen;
   }
@@ -112,31 +99,76 @@ Observation observe(const lumen_runtime& runtime, History& h, const SchedStat& b
   return seen;
 }
 
+// The thread's latest captured stack id, read with a checked copy: the word
+// lives in the thread's TLS, which a thread that ended without thread_end
+// (a raw exit system call) no longer has.
 uint64_t latest_stack(const ThreadSlot& slot) {
-  return slot.latest_stack == nullptr ? kNoStack : __atomic_load_n(slot.latest_stack, __ATOMIC_RELAXED);
+  uint64_t id = kNoStack;
+  if (slot.latest_stack == nullptr) return id;
+  iovec local{&id, sizeof id};
+  iovec remote{const_cast<uint64_t*>(slot.latest_stack), sizeof id};
+  if (process_vm_readv(self_pid(), &local, 1, &remote, 1, 0) != sizeof id) return kNoStack;
+  return id;
+}
+
+// Intervals of a thread blocked throughout in the same place (it has not
+// run) are written as one, up to this much wall time: an idle thread costs
+// a record a while, not one a reading.
+constexpr uint64_t kMergedSpanNs = 100'000'000;
+
+bool blocked_throughout(const StateInterval& i) { return i.wait_ns == 0 && i.cpu_ns == 0 && i.blocked_ns > 0; }
+
+void write_pending(const lumen_runtime& runtime, lumen_stream stream, History& h) {
+  if (h.pending.blocked_ns > 0) runtime.write_record(stream, kIntervalRecord, &h.pending, sizeof h.pending);
+  h.pending = StateInterval{};
+}
+
+// Writes the interval, or merges it into the one pending (the same block,
+// nothing else in either).
+void emit(const lumen_runtime& runtime, lumen_stream stream, History& h, const StateInterval& interval, bool final) {
+  const bool merges = blocked_throughout(interval) && h.pending.blocked_ns > 0 &&
+                      interval.blocked == h.pending.blocked && interval.blocked_stack == h.pending.blocked_stack;
+  if (merges) {
+    h.pending.blocked_ns += interval.blocked_ns;
+    h.pending.time_ns = interval.time_ns;
+  } else {
+    write_pending(runtime, stream, h);
+    if (blocked_throughout(interval)) {
+      h.pending = interval;
+      h.pending_since_ns = interval.time_ns - interval.blocked_ns;
+    } else if (interval.blocked_ns + interval.wait_ns + interval.cpu_ns > 0) {
+      runtime.write_record(stream, kIntervalRecord, &interval, sizeof interval);
+    }
+  }
+  if (final || h.pending.time_ns - h.pending_since_ns >= kMergedSpanNs) write_pending(runtime, stream, h);
 }
 
 }  // namespace
 
 void begin_thread_history(const lumen_runtime& runtime, ThreadSlot& slot) {
   History& h = slot.history;
-  (void)runtime;
   h.tid = slot.tid;
-  h.schedstat_fd = open_task_file(slot.tid, "schedstat");
   SchedStat counters;
-  if (h.schedstat_fd >= 0 && read_schedstat(h.schedstat_fd, &counters)) h.counters = counters;
-  close_files(h);
+  if (read_task_schedstat(runtime, slot.tid, &counters)) h.counters = counters;
 }
 
-void sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadSlot& slot, uint64_t now_ns,
-                   bool final) {
+Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadSlot& slot, uint64_t now_ns,
+                      bool final) {
   History& h = slot.history;
-  SchedStat now;
   h.tid = slot.tid;
-  h.schedstat_fd = open_task_file(slot.tid, "schedstat");
-  if (h.schedstat_fd < 0 || !read_schedstat(h.schedstat_fd, &now)) {
-    close_files(h);
-    return;
+  // Its CPU-time clock first: a thread that has not run since the previous
+  // reading is where it was, and none of its files is read.
+  uint64_t clock = 0;
+  const bool gone = !thread_cpu_clock_ns(slot.tid, &clock);
+  SchedStat now = h.counters;
+  if (gone) {
+    // Ended without thread_end (a raw exit): its last interval ends at the
+    // last reading, and its TLS is not read again.
+    slot.latest_stack = nullptr;
+    final = true;
+    now_ns = h.last_ns;
+  } else if (final || !h.known || clock != h.clock_ns) {
+    if (!read_task_schedstat(runtime, slot.tid, &now) && !final) return Reading::kUnread;
   }
   const bool ran = now.switches != h.counters.switches || now.cpu_ns != h.counters.cpu_ns;
   Observation seen{h.blocked, h.blocked_stack, h.known};
@@ -144,7 +176,7 @@ void sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadSlot
     seen = Observation{};  // an ending thread runs; collection's end comes from a running thread or a frozen one
     if (!ran && h.known) seen = Observation{h.blocked, h.blocked_stack, true};
   } else if (ran || !h.known) {
-    seen = observe(runtime, h, now);
+    seen = observe(runtime, h, clock);
   }
 
   const int64_t wall = now_ns > h.last_ns ? static_cast<int64_t>(now_ns - h.last_ns) : 0;
@@ -185,7 +217,8 @@ void sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadSlot
     unexplained = 0;
   }
   h.carry_ns = unexplained;
-  const uint64_t latest = latest_stack(slot);
+  // A thread that has not run has captured no stack since.
+  const uint64_t latest = (ran || final) && !gone ? latest_stack(slot) : h.latest;
   // Waiting for a CPU: a thread woken from a block resumes where it
   // blocked; one preempted where it last ran, which its latest captured
   // stack (a CPU-time sample) tells best.
@@ -201,15 +234,16 @@ void sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadSlot
     interval.wait_ns += h.unplaced_wait_ns, h.unplaced_wait_ns = 0;
     interval.cpu_ns += h.unplaced_cpu_ns, h.unplaced_cpu_ns = 0;
   }
-  const bool any = interval.blocked_ns + interval.wait_ns + interval.cpu_ns > 0;
-  if (any) runtime.write_record(stream, kIntervalRecord, &interval, sizeof interval);
+  emit(runtime, stream, h, interval, final);
 
   h.last_ns = now_ns;
   h.counters = now;
   h.blocked = seen.blocked;
   h.blocked_stack = seen.stack;
   h.known = seen.known;
-  close_files(h);
+  h.clock_ns = clock;
+  h.latest = latest;
+  return gone ? Reading::kGone : Reading::kRead;
 }
 
 }  // namespace lumen::states

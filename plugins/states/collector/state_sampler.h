@@ -9,16 +9,22 @@
 
 namespace lumen::states {
 
-// Opens the thread's files and reads its counters as they are when it
+// Reads the thread's counters as they are when it
 // begins (or when collection begins on it: the main thread, a forked
 // child's thread have run before), the start of its first interval.
 void begin_thread_history(const lumen_runtime& runtime, ThreadSlot& slot);
 
+enum class Reading {
+  kRead,    // its interval is written
+  kUnread,  // its files could not be read: nothing written
+  kGone,    // it ended without thread_end: its last interval is written
+};
+
 // Reads the thread of `slot` (held by the caller: kReading or kEnding) at
 // `now_ns` and writes its interval since the previous one to `stream`.
 // `final` is its last interval (the thread is ending or collection stops):
-// its stack is not read, and its descriptors are closed.
-void sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadSlot& slot, uint64_t now_ns,
-                   bool final);
+// its stack is not read.
+Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadSlot& slot, uint64_t now_ns,
+                      bool final);
 
 }  // namespace lumen::states

@@ -6,7 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <lumen/collector_plugin.h>
-#include <sched.h>
+#include <fcntl.h>
 
 #include <atomic>
 #include <cstdio>
@@ -39,8 +39,8 @@ void tick() {
   for (int i = 0; i < count; ++i) {
     ThreadSlot& slot = slot_at(i);
     if (!hold(slot, kReading)) continue;
-    sample_thread(*g_runtime, g_stream, slot, g_runtime->now_ns(), false);
-    slot.phase.store(kLive, std::memory_order_release);
+    const Reading read = sample_thread(*g_runtime, g_stream, slot, g_runtime->now_ns(), false);
+    release_slot(slot, read == Reading::kGone ? kFree : kLive);
   }
 }
 
@@ -91,13 +91,13 @@ void thread_end() {
   if (slot == nullptr) return;
   t_slot = nullptr;
   for (;;) {
-    const int phase = slot->phase.load(std::memory_order_acquire);
+    int phase = slot->phase.load(std::memory_order_acquire);
     if (phase == kLive && hold(*slot, kEnding)) break;
-    if (phase != kLive && phase != kReading) return;  // collection ended: written already
-    sched_yield();
+    if (phase == kReading || phase == kReadingAwaited) phase = await_slot(*slot, kReading);
+    if (phase != kLive) return;  // collection ended (written already), or the sampler let it go
   }
   sample_thread(*g_runtime, g_stream, *slot, g_runtime->now_ns(), true);
-  slot->phase.store(kFree, std::memory_order_release);
+  release_slot(*slot, kFree);
 }
 
 // The runtime stopped the sampling thread: every thread still here gets its
@@ -108,18 +108,18 @@ void stop() {
   const int count = slot_count();
   for (int i = 0; i < count; ++i) {
     ThreadSlot& slot = slot_at(i);
-    while (slot.phase.load(std::memory_order_acquire) == kEnding) sched_yield();
+    await_slot(slot, kEnding);
     if (!hold(slot, kReading)) continue;
     sample_thread(*g_runtime, g_stream, slot, now, true);
-    slot.phase.store(kClosed, std::memory_order_release);
+    release_slot(slot, kClosed);
   }
 }
 
-// The parent's threads, descriptors and sampling thread are not the child's.
+// The parent's threads and sampling thread are not the child's.
 void fork_child() {
   t_slot = nullptr;
-  // Descriptors a reading had open when the parent forked (never the runtime's).
-  forget_all_slots([](int fd) { syscall(SYS_close, fd); });
+  forget_self_pid();
+  forget_all_slots();
 }
 
 const lumen_option_def kOptions[] = {

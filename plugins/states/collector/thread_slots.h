@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "../states_record.h"
-#include "proc_reader.h"
+#include "task_files.h"
 
 namespace lumen::states {
 
@@ -19,15 +19,15 @@ enum Phase : int {
   kReading = 2,  // the sampler (or stop) is reading it
   kEnding = 3,   // its thread is ending and writes its last interval
   kClosed = 4,   // collection ended: its last interval is written
+  // kReading and kEnding with a thread asleep on the phase (a futex word)
+  // until the holder lets go: its thread ending, or stop.
+  kReadingAwaited = 5,
+  kEndingAwaited = 6,
 };
 
 // What the sampler saw at the end of the thread's previous interval.
 struct History {
   uint32_t tid = 0;      // whose files these are
-  // Open only while the thread is being read.
-  int schedstat_fd = -1;
-  int stat_fd = -1;
-  int syscall_fd = -1;
   uint64_t last_ns = 0;
   SchedStat counters;
   // Wall time the counters did not explain yet: a wait for a CPU still
@@ -38,6 +38,10 @@ struct History {
   // thread (clock profiling's first sample): charged to the first one.
   uint64_t unplaced_wait_ns = 0;
   uint64_t unplaced_cpu_ns = 0;
+  // The thread's CPU-time clock at the last reading: unchanged, it has not
+  // run since (and its latest captured stack is still `latest`).
+  uint64_t clock_ns = 0;
+  uint64_t latest = ~uint64_t{0};
   Blocked blocked = Blocked::kNone;
   uint64_t blocked_stack = ~uint64_t{0};
   bool known = false;  // blocked and blocked_stack describe last_ns
@@ -45,10 +49,13 @@ struct History {
   // the unwinding read; the same again is the same stack.
   uint64_t unwound_pc = 0, unwound_sp = 0, unwound_end = 0, unwound_hash = 0;
   uint64_t unwound_stack = ~uint64_t{0};
+  // Intervals blocked throughout in one place, merged until written.
+  StateInterval pending{};
+  uint64_t pending_since_ns = 0;
 };
 
 struct ThreadSlot {
-  std::atomic<int> phase{kFree};
+  std::atomic<int> phase{kFree};  // also a futex word
   uint32_t tid = 0;
   const volatile uint64_t* latest_stack = nullptr;
   History history;
@@ -59,6 +66,13 @@ inline constexpr int kMaxThreads = 8192;
 // Claims a slot for the calling thread; nullptr when all are taken. The
 // slot stays held (kReading) until the caller fills in its history and
 // publishes it (kLive).
+// Lets go of a held slot, now in `phase`, waking whoever waits for it.
+void release_slot(ThreadSlot& slot, int phase);
+
+// Waits, without spinning, while another holds the slot as `held`
+// (kReading or kEnding); returns the phase it then has.
+int await_slot(ThreadSlot& slot, int held);
+
 ThreadSlot* claim_slot(uint32_t tid, uint64_t now_ns, const volatile uint64_t* latest_stack);
 void publish_slot(ThreadSlot& slot);
 
@@ -66,8 +80,8 @@ void publish_slot(ThreadSlot& slot);
 int slot_count();
 ThreadSlot& slot_at(int index);
 
-// Forgets every slot (a forked child: the parent's threads are not here).
-// `close_fd` closes a descriptor a slot held.
-void forget_all_slots(void (*close_fd)(int));
+// Forgets every slot (a forked child: the parent's threads are not here),
+// closing the descriptors the slots held.
+void forget_all_slots();
 
 }  // namespace lumen::states

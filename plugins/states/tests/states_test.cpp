@@ -101,6 +101,36 @@ TEST_F(StatesRun, EachThreadsTotalIsItsLifetime) {
   }
 }
 
+// Major page faults: the target drops a file's pages from the page cache and
+// touches them, measuring its own major faults and the time it was blocked
+// in them. A reading that finds the thread in a fault (state D outside a
+// system call) charges the interval's blocked time to a page fault; one
+// that meets it between two faults (it ran while being read, or it was
+// runnable at both ends of the interval) keeps the time blocked but not
+// what it was blocked in: `<Blocked, no stack>`. Together they are the time
+// the target measured; the faults seen are part of it, on data (its code
+// stays resident), in the touching function.
+TEST(StatesPageFaults, FaultTimeMatchesTheTargetsMajorFaults) {
+  const TempDir dir;
+  const Collection run = collect(dir, {"-p", "on"}, LUMEN_STATES_FAULT_TARGET, {dir.path().string()});
+  ASSERT_EQ(run.run.exit_code, 0) << run.run.out << run.run.err;
+  const json& truth = run.truth;
+  const double pages = truth.at("pages").get<double>();
+  if (truth.at("major_faults").get<double>() < pages / 2)
+    GTEST_SKIP() << "the filesystem of " << dir.path() << " kept the dropped pages in memory ("
+                 << truth.at("major_faults") << " major faults for " << pages << " pages): no page-fault time to compare";
+  const auto rows = rows_by_name(
+      er_print_json({"-metrics", "i.datapfault:i.textpfault:i.sleep:name", "-functions"}, run.experiment));
+  const double blocked = truth.at("blocked").get<double>();
+  const double data = value(rows, "<Total>", "i.datapfault");
+  const double seen = data + value(rows, "<Total>", "i.textpfault");
+  const double unplaced = value(rows, "<Blocked, no stack>", "i.sleep");
+  EXPECT_NEAR(seen + unplaced, blocked, tolerance(blocked)) << "faults seen " << seen << ", blocks unplaced " << unplaced;
+  EXPECT_LE(seen, blocked + tolerance(blocked));
+  EXPECT_GT(data, value(rows, "<Total>", "i.textpfault"));
+  EXPECT_GT(value(rows, "touch_dropped_pages", "i.datapfault"), 0.0);
+}
+
 TEST_F(StatesRun, StatesOffGivesCpuOnly) {
   const TempDir dir;
   const Collection off = collect(dir, {"-p", "on", "-states", "off"}, states_target());

@@ -1,11 +1,15 @@
 // The states plugin's readers of /proc files, on the texts the kernel
 // writes (copied into memory files), and on this process's own files.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
+#include <thread>
 #include <string>
 
 #include "../collector/proc_reader.h"
@@ -67,9 +71,13 @@ TEST(ProcReader, SyscallGivesCallStackPointerAndPc) {
   EXPECT_FALSE(read_syscall(empty.fd(), &e));
 }
 
+int open_own_task_file(const char* name) {
+  const std::string path = "/proc/self/task/" + std::to_string(syscall(SYS_gettid)) + "/" + name;
+  return open(path.c_str(), O_RDONLY | O_CLOEXEC);
+}
+
 TEST(ProcReader, ReadsThisThreadsOwnFilesAgainAtEachRead) {
-  const auto tid = static_cast<uint32_t>(syscall(SYS_gettid));
-  const int fd = open_task_file(tid, "schedstat");
+  const int fd = open_own_task_file("schedstat");
   ASSERT_GE(fd, 0);
   SchedStat first, second;
   ASSERT_TRUE(read_schedstat(fd, &first));
@@ -78,11 +86,48 @@ TEST(ProcReader, ReadsThisThreadsOwnFilesAgainAtEachRead) {
   ASSERT_TRUE(read_schedstat(fd, &second));
   EXPECT_GT(second.cpu_ns, first.cpu_ns);  // pread at 0 reads the counters anew
   close(fd);
-  const int stat = open_task_file(tid, "stat");
+  const int stat = open_own_task_file("stat");
   char state = '?';
   ASSERT_TRUE(read_state_letter(stat, &state));
   EXPECT_EQ(state, 'R');
   close(stat);
+}
+
+// A thread blocked on a pipe does not run: its CPU-time clock stands still
+// until it is woken; once it has ended and been joined the clock is gone.
+TEST(ProcReader, AnotherThreadsCpuClockMovesOnlyWhenItRuns) {
+  int wake[2];
+  ASSERT_EQ(pipe(wake), 0);
+  std::atomic<uint32_t> tid{0};
+  std::thread sleeper([&] {
+    tid = static_cast<uint32_t>(syscall(SYS_gettid));
+    char byte;
+    EXPECT_EQ(read(wake[0], &byte, 1), 1);
+    volatile double x = 1;
+    for (int i = 0; i < 5'000'000; ++i) x = x * 1.0000001;
+  });
+  while (tid.load() == 0) sched_yield();
+  // Blocked in read once its schedstat stops moving and stat says S.
+  char state = '?';
+  for (int tries = 0; tries < 1000 && state != 'S'; ++tries) {
+    usleep(1000);
+    const int stat = open_own_task_file("stat");
+    ASSERT_GE(stat, 0);
+    read_state_letter(stat, &state);
+    close(stat);
+  }
+  ASSERT_EQ(state, 'S');
+  uint64_t first = 0, second = 0, after = 0;
+  ASSERT_TRUE(thread_cpu_clock_ns(tid, &first));
+  usleep(20'000);
+  ASSERT_TRUE(thread_cpu_clock_ns(tid, &second));
+  EXPECT_EQ(first, second);
+  ASSERT_EQ(write(wake[1], "x", 1), 1);
+  const uint32_t ended = tid;
+  sleeper.join();
+  EXPECT_FALSE(thread_cpu_clock_ns(ended, &after));
+  close(wake[0]);
+  close(wake[1]);
 }
 
 }  // namespace

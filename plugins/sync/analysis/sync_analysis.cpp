@@ -32,7 +32,7 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
     }
     return 0;  // no event: read by -syncobjects
   }
-  if (kind != kWaitRecord) return 0;  // a kind a newer minor format appended
+  if (kind != kWaitRecord && kind != kMonitorWaitRecord) return 0;  // a kind a newer minor format appended
   if (bytes < sizeof(SyncWait)) {
     std::snprintf(error, error_size, "sync wait record of %u bytes, expected %zu", bytes, sizeof(SyncWait));
     return 1;
@@ -62,6 +62,7 @@ const lumen_analysis_descriptor kPlugin = {
     .decode = decode,
     .views = &kSyncObjectsView,
     .view_count = 1,
+    .decodes_in_parts = 1,  // each wait is one event
 };
 
 }  // namespace

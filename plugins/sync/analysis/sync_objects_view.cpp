@@ -1,6 +1,7 @@
 // er_print -syncobjects: one row per synchronization object (its kind, its
-// address, its symbol when it is a global or static variable) with the wait
-// recorded on it, then for each object the stacks that waited on it most.
+// address, its symbol when it is a global or static variable; a Java
+// monitor: its class) with the wait recorded on it, then for each object
+// the stacks that waited on it most.
 //
 // Objects are told apart by address and kind within one process. Each
 // process's data file starts with its settings record (written by start()
@@ -66,7 +67,7 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
       ++aggregate->processes;
       return;
     }
-    if (kind != kWaitRecord) return;
+    if (kind != kWaitRecord && kind != kMonitorWaitRecord) return;
     if (bytes < sizeof(SyncWait)) {
       aggregate->problem = "a sync wait record is " + std::to_string(bytes) + " bytes, expected " +
                            std::to_string(sizeof(SyncWait));
@@ -84,7 +85,10 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
       object.kind = wait.object_kind;
       // Resolved now, while the host reads this record's experiment; the
       // host's string lives only until its next call.
-      if (const char* symbol = aggregate->host->data_symbol(aggregate->host->context, wait.object)) object.symbol = symbol;
+      if (kind == kMonitorWaitRecord)
+        object.symbol.assign(static_cast<const char*>(payload) + sizeof wait, bytes - sizeof wait);  // its class
+      else if (const char* symbol = aggregate->host->data_symbol(aggregate->host->context, wait.object))
+        object.symbol = symbol;
     }
     object.wait_ns += waited;
     object.count += 1;
@@ -103,7 +107,8 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
 std::string object_name(const ObjectTotal& object, bool several_processes) {
   char text[96];
   std::snprintf(text, sizeof text, "%s 0x%" PRIx64, object_kind_name(object.kind), object.address);
-  std::string name = text;
+  // A Java monitor moves with its object: it is named by its class alone.
+  std::string name = object.kind == static_cast<uint16_t>(ObjectKind::kJavaMonitor) ? object_kind_name(object.kind) : text;
   if (!object.symbol.empty()) name += " " + object.symbol;
   if (several_processes) name = "[" + std::to_string(object.process + 1) + "] " + name;
   return name;

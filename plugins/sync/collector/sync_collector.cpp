@@ -128,9 +128,17 @@ const lumen_collector_descriptor kPlugin = {
 
 uint64_t now_ns() { return g_runtime->now_ns(); }
 
+namespace {
+// Waits of this thread inside a wait another plugin records (a Java
+// monitor's, whose JVM waits on its own condition variables): left out, so
+// that the wait counts once.
+__attribute__((tls_model("initial-exec"))) thread_local int t_recorded_elsewhere;
+}  // namespace
+
 __attribute__((noinline)) void record_wait(uint64_t request_ns, uint64_t grant_ns, const void* object, ObjectKind kind,
                                            Call call, int result) {
   const ErrnoKept errno_kept;
+  if (t_recorded_elsewhere > 0) return;
   if (const TraceGuard guard(g_runtime); guard) {
     SyncWait wait{};
     wait.request_ns = request_ns;
@@ -152,6 +160,13 @@ __attribute__((noinline)) void record_wait(uint64_t request_ns, uint64_t grant_n
 LUMEN_EXPORT const lumen_collector_descriptor* lumen_collector_plugin() {
   return &lumen::sync::kPlugin;
 }
+
+// For plugins that record waits of their own into this plugin's data file
+// (sync_record.h, kMonitorWaitRecord): the threshold in force (-1 when not
+// recording), and this thread's waits to leave out while such a wait lasts
+// (`delta` +1 at its start, -1 at its end). [signal-safe]
+extern "C" LUMEN_EXPORT int64_t lumen_sync_threshold_ns() { return lumen::sync::current_threshold(); }
+extern "C" LUMEN_EXPORT void lumen_sync_recorded_elsewhere(int delta) { lumen::sync::t_recorded_elsewhere += delta; }
 
 // Real functions are looked up while the process is still single-threaded,
 // before the runtime starts the plugin. Wrappers called even earlier (by

@@ -409,7 +409,7 @@ TEST(SyncBehaviour, ShippedProfileTracesWithClockProfiling) {
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
   const std::string header = er_print_json({"-header"}, c.experiment).dump();
   EXPECT_NE(header.find("threshold=calibrate"), std::string::npos) << header;
-  EXPECT_NE(header.find("interval=10000000"), std::string::npos) << header;
+  EXPECT_NE(header.find("interval=10.000 ms"), std::string::npos) << header;
   const auto rows = function_rows(c.experiment);
   EXPECT_EQ(value(rows, "join_long_thread", "i.syncn"), 1.0);
 }

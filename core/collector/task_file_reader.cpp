@@ -1,0 +1,253 @@
+#include "task_file_reader.h"
+
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include <lumen/collector_support.h>
+
+#include "experiment_log.h"
+#include "runtime_state.h"
+#include "thread_state.h"
+
+namespace lumen::collector {
+
+namespace {
+
+using PthreadCreate = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+
+// /proc files a plugin reads are short (stat is a few hundred bytes).
+constexpr size_t kMaxBytes = 16 * 1024;
+// A reading thread that has not answered within this long is stuck (it
+// never blocks on anything but the request): reads fail from then on
+// rather than hang the plugin's thread.
+constexpr long long kAnswerWithinNs = 2'000'000'000;
+// What the thread answers when its table could not be made its own: the
+// caller reads the file itself.
+constexpr long kNoPrivateTable = -2;
+
+struct Request {
+  uint32_t tid = 0;
+  char name[32] = {};
+  size_t size = 0;
+  long result = -1;
+  char bytes[kMaxBytes];
+};
+
+enum ReaderState : int { kNoThread, kRunning, kUnavailable, kStuck, kStopped };
+
+Request g_request;
+std::atomic<uint32_t> g_asked{0};     // the latest request's number; the thread waits on it
+std::atomic<uint32_t> g_answered{0};  // the latest answer's number; callers wait on it
+std::atomic<uint32_t> g_lock{0};      // one request at a time
+std::atomic<int> g_stop{0};
+std::atomic<int> g_state{kNoThread};
+pthread_t g_thread{};
+
+long futex(std::atomic<uint32_t>* word, int operation, uint32_t value, const timespec* timeout) {
+  static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t), "used as a futex word");
+  return syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), operation, value, timeout, nullptr, 0);
+}
+
+void lock() {
+  while (g_lock.exchange(1, std::memory_order_acquire) != 0) futex(&g_lock, FUTEX_WAIT_PRIVATE, 1, nullptr);
+}
+void unlock() {
+  g_lock.store(0, std::memory_order_release);
+  futex(&g_lock, FUTEX_WAKE_PRIVATE, 1, nullptr);
+}
+
+int raw_openat(int directory, const char* path, int flags) {
+  return static_cast<int>(syscall(SYS_openat, directory, path, flags, 0));
+}
+
+// Reads the file named relative to `directory` (AT_FDCWD for a full path),
+// by system call: the runtime's own reads never reach an interposer.
+long read_whole(int directory, const char* path, char* buffer, size_t size) {
+  const int fd = raw_openat(directory, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  size_t filled = 0;
+  while (filled < size) {
+    const long n = syscall(SYS_read, fd, buffer + filled, size - filled);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      filled = 0;
+      break;
+    }
+    if (n == 0) break;
+    filled += static_cast<size_t>(n);
+  }
+  syscall(SYS_close, fd);
+  return filled > 0 ? static_cast<long>(filled) : -1;
+}
+
+long read_task_file_at(int task_dir, uint32_t tid, const char* name, char* buffer, size_t size) {
+  char path[64];
+  if (tid == 0) {
+    std::snprintf(path, sizeof path, "/proc/self/%s", name);
+    return read_whole(AT_FDCWD, path, buffer, size);
+  }
+  if (task_dir >= 0) {
+    std::snprintf(path, sizeof path, "%u/%s", tid, name);
+    return read_whole(task_dir, path, buffer, size);
+  }
+  std::snprintf(path, sizeof path, "/proc/self/task/%u/%s", tid, name);
+  return read_whole(AT_FDCWD, path, buffer, size);
+}
+
+// Closes every descriptor of this thread's (private) table: the copies of
+// the program's would keep its files open (a pipe would never see its end).
+bool close_every_descriptor() {
+  if (syscall(SYS_close_range, 0u, ~0u, 0u) == 0) return true;
+  // Kernels before 5.9: list the table and close what it holds, until a
+  // pass finds nothing more.
+  for (int pass = 0; pass < 64; ++pass) {
+    const int dir = raw_openat(AT_FDCWD, "/proc/thread-self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) return false;
+    bool closed = false;
+    alignas(8) char entries[4096];
+    for (long n; (n = syscall(SYS_getdents64, dir, entries, sizeof entries)) > 0;) {
+      for (long at = 0; at < n;) {
+        const auto* entry = reinterpret_cast<const char*>(entries + at);
+        const unsigned short length = *reinterpret_cast<const unsigned short*>(entry + 16);
+        const char* entry_name = entry + 19;
+        at += length;
+        if (entry_name[0] < '0' || entry_name[0] > '9') continue;
+        const int fd = std::atoi(entry_name);
+        if (fd != dir && syscall(SYS_close, fd) == 0) closed = true;
+      }
+    }
+    syscall(SYS_close, dir);
+    if (!closed) return true;
+  }
+  return false;
+}
+
+void* run(void*) {
+  const RuntimeGuard guard;  // the runtime's own thread for its whole life
+  pthread_setname_np(pthread_self(), "lumen-proc");
+  mark_collector_thread();  // while the log's descriptor is still in this thread's table
+  const bool own_table = syscall(SYS_unshare, CLONE_FILES) == 0 && close_every_descriptor();
+  const int task_dir = own_table ? raw_openat(AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+  uint32_t served = 0;
+  for (;;) {
+    uint32_t asked;
+    while ((asked = g_asked.load(std::memory_order_acquire)) == served && g_stop.load(std::memory_order_acquire) == 0)
+      futex(&g_asked, FUTEX_WAIT_PRIVATE, served, nullptr);
+    if (g_stop.load(std::memory_order_acquire) != 0) break;
+    served = asked;
+    Request& r = g_request;
+    r.result = own_table ? read_task_file_at(task_dir, r.tid, r.name, r.bytes, r.size) : kNoPrivateTable;
+    g_answered.store(served, std::memory_order_release);
+    futex(&g_answered, FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr);
+  }
+  return nullptr;
+}
+
+bool start_thread() {
+  static const auto real_create = lumen::next_function<PthreadCreate>("pthread_create", "GLIBC_2.34");
+  if (real_create == nullptr) return false;
+  // Every signal blocked from its first instruction: it never takes one
+  // meant for the program.
+  sigset_t all, previous;
+  sigfillset(&all);
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &previous, sizeof(long));
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setstacksize(&attributes, 64 * 1024);
+  const RuntimeGuard guard;
+  const bool started = real_create(&g_thread, &attributes, run, nullptr) == 0;
+  pthread_attr_destroy(&attributes);
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &previous, nullptr, sizeof(long));
+  return started;
+}
+
+void note(const char* text) { experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text)); }
+
+long long monotonic_ns() {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<long long>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+// Asks the thread; kNoPrivateTable when it cannot do it, -1 when it did
+// not answer in time.
+long ask(uint32_t tid, const char* name, char* buffer, size_t size) {
+  Request& r = g_request;
+  r.tid = tid;
+  std::snprintf(r.name, sizeof r.name, "%s", name);
+  r.size = size < kMaxBytes ? size : kMaxBytes;
+  const uint32_t number = g_asked.load(std::memory_order_relaxed) + 1;
+  g_asked.store(number, std::memory_order_release);
+  futex(&g_asked, FUTEX_WAKE_PRIVATE, 1, nullptr);
+  const long long deadline = monotonic_ns() + kAnswerWithinNs;
+  for (uint32_t answered; (answered = g_answered.load(std::memory_order_acquire)) != number;) {
+    const long long left = deadline - monotonic_ns();
+    if (left <= 0) {
+      g_state.store(kStuck, std::memory_order_release);
+      note("the runtime's /proc reading thread did not answer within 2 s: thread files are not read from now on");
+      return -1;
+    }
+    const timespec timeout{static_cast<time_t>(left / 1'000'000'000), static_cast<long>(left % 1'000'000'000)};
+    futex(&g_answered, FUTEX_WAIT_PRIVATE, answered, &timeout);
+  }
+  if (r.result > 0) std::memcpy(buffer, r.bytes, static_cast<size_t>(r.result));
+  return r.result;
+}
+
+}  // namespace
+
+long read_task_file(uint32_t tid, const char* name, char* buffer, size_t size) {
+  if (name == nullptr || buffer == nullptr || size == 0 || std::strlen(name) >= sizeof g_request.name ||
+      std::strchr(name, '/') != nullptr)
+    return -1;
+  const RuntimeGuard guard;
+  lock();
+  if (g_state.load(std::memory_order_acquire) == kNoThread)
+    g_state.store(start_thread() ? kRunning : kUnavailable, std::memory_order_release);
+  long result = -1;
+  const int state = g_state.load(std::memory_order_acquire);
+  if (state == kRunning) {
+    result = ask(tid, name, buffer, size);
+    if (result == kNoPrivateTable) {
+      note("the runtime's /proc reading thread cannot have a descriptor table of its own (unshare refused): "
+               "thread files are read with a descriptor of the program's table for a moment");
+      g_state.store(kUnavailable, std::memory_order_release);
+    }
+  }
+  if (g_state.load(std::memory_order_acquire) == kUnavailable) result = read_task_file_at(-1, tid, name, buffer, size);
+  unlock();
+  return result;
+}
+
+void task_file_reader_stop() {
+  lock();
+  if (g_state.load(std::memory_order_acquire) == kRunning) {
+    g_stop.store(1, std::memory_order_release);
+    g_asked.fetch_add(1, std::memory_order_acq_rel);
+    futex(&g_asked, FUTEX_WAKE_PRIVATE, 1, nullptr);
+    pthread_join(g_thread, nullptr);
+  }
+  g_state.store(kStopped, std::memory_order_release);
+  unlock();
+}
+
+void task_file_reader_after_fork() {
+  g_lock.store(0, std::memory_order_relaxed);
+  g_stop.store(0, std::memory_order_relaxed);
+  g_asked.store(0, std::memory_order_relaxed);
+  g_answered.store(0, std::memory_order_relaxed);
+  g_state.store(kNoThread, std::memory_order_relaxed);
+}
+
+}  // namespace lumen::collector

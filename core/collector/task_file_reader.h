@@ -1,0 +1,28 @@
+// Reading a thread's /proc files without a descriptor in the program's
+// table. The kernel hands out the lowest free number, so even a file opened
+// and closed at once takes, for that moment, a number the program may be
+// about to get: a program opening descriptors up to its limit would meet
+// EMFILE one early, one counting on which number comes next would get
+// another. Files are opened instead on a runtime thread that has unshared
+// its descriptor table (and closed every copy of the program's in it), and
+// the bytes are handed back.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace lumen::collector {
+
+// Not signal-safe. lumen_runtime::read_task_file: /proc/self/task/TID/NAME,
+// or /proc/self/NAME for tid 0, into `buffer`; the bytes read or -1.
+long read_task_file(uint32_t tid, const char* name, char* buffer, size_t size);
+
+// Not signal-safe. Ends the reading thread (after the plugins' last
+// readings at the end of collection).
+void task_file_reader_stop();
+
+// In a forked child: the parent's reading thread does not exist here; the
+// next read starts one of the child's own.
+void task_file_reader_after_fork();
+
+}  // namespace lumen::collector

@@ -1,0 +1,28 @@
+// Running a self-timed Java test program under collect, and reading what
+// it measured of itself (the JSON file LUMEN_TEST_TRUTH names).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lumen_commands.h"
+
+namespace lumen::test {
+
+struct JavaRun {
+  std::filesystem::path experiment;
+  nlohmann::json truth;
+  ProcessResult run;
+};
+
+// collect <collect_args> <launcher...> -cp CLASSES <program...>, recording
+// DIR/run.er.
+JavaRun collect_java_program(const TempDir& dir, const std::vector<std::string>& collect_args,
+                             const std::vector<std::string>& launcher, const std::vector<std::string>& program);
+
+// A row's metric, 0 when there is no such row.
+double row_value(const std::map<std::string, nlohmann::json>& rows, const std::string& name, const char* metric);
+
+}  // namespace lumen::test

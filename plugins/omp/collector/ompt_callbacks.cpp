@@ -1,0 +1,268 @@
+// The OMPT callbacks: the same records as libgomp's interposers write.
+//   parallel_begin/end    a region (its encountering thread's stack in the
+//                         runtime's fork call, its begin and end)
+//   implicit_task         each thread's task in a region
+//   sync_region_wait      barriers (explicit, implicit), taskwait, taskgroup
+//   mutex_acquire/ired    locks, critical, ordered, atomic
+// A thread's wait at the end of its region is not recorded: as under
+// libgomp, the analysis implies it from the end of the thread's task to
+// the end of the region, and a worker's idle time from there to its next
+// task. libomp reports a worker's end-of-region barrier and the end of its
+// task only when the worker is released for its next region, so the task
+// ends here where that barrier begins. Callbacks run in ordinary context
+// on the thread concerned; their state is the thread's own.
+#include <dlfcn.h>
+
+#include <lumen/collector_support.h>
+
+#include "omp_collector.h"
+#include "ompt_tool.h"
+
+namespace lumen::omp {
+
+namespace {
+
+constexpr int kDepth = 8;  // nesting kept per thread; deeper levels are not recorded
+
+struct OpenRegion {
+  uint64_t id;
+  uint64_t parent;
+  uint64_t stack;
+  uint64_t begin_ns;
+  const void* codeptr;
+  uint32_t requested;
+  uint32_t team;
+};
+
+struct OpenTask {
+  uint64_t region_id;
+  uint64_t begin_ns;
+  const void* codeptr;  // the region's call, where the encountering thread's end barrier is
+  uint32_t thread_num;
+  bool ended;           // ended at its region's barrier, already recorded
+};
+
+struct OpenWait {
+  uint64_t begin_ns;
+  uint64_t stack;
+  uint64_t object;
+  uint16_t kind;
+  bool implied;  // the region's end barrier: the analysis implies it
+};
+
+template <typename Frame>
+struct FrameStack {
+  Frame frames[kDepth];
+  int depth = 0;
+  Frame* push() { return depth++ < kDepth ? &frames[depth - 1] : nullptr; }
+  Frame* top() { return depth > 0 && depth <= kDepth ? &frames[depth - 1] : nullptr; }
+  bool pop(Frame* out) {
+    if (depth == 0) return false;
+    const bool kept = depth <= kDepth;
+    if (kept) *out = frames[depth - 1];
+    --depth;
+    return kept;
+  }
+};
+
+struct ThreadState {
+  FrameStack<OpenRegion> regions;
+  FrameStack<OpenTask> tasks;
+  FrameStack<OpenWait> waits;
+  OpenWait mutex;
+  bool mutex_open;
+};
+__attribute__((tls_model("initial-exec"))) thread_local ThreadState t_state;
+
+// The runtime function that calls every region's body on every thread:
+// the anchor where a task's stack is cut and continued with its region's
+// call (a frame of the runtime, which the view modes hide).
+uint64_t g_body_caller = 0;
+
+template <typename Event, typename... Args>
+void chain(ompt_callbacks_t event, Args... args) {
+  if (ompt_callback_t next = chained_callback(event)) reinterpret_cast<Event>(next)(args...);
+}
+
+uint64_t callback_stack(const lumen_runtime* runtime) {
+  TraceGuard guard(runtime);
+  return guard ? runtime->capture_stack(nullptr, 0) : LUMEN_NO_STACK;
+}
+
+WaitKind sync_wait_kind(ompt_sync_region_t kind) {
+  switch (kind) {
+    case ompt_sync_region_barrier_explicit:
+    case ompt_sync_region_barrier:
+      return WaitKind::kExplicitBarrier;
+    case ompt_sync_region_taskwait:
+    case ompt_sync_region_taskgroup:
+      return WaitKind::kTaskwait;
+    case ompt_sync_region_reduction:
+      return WaitKind::kReduction;
+    default:
+      return WaitKind::kImplicitBarrier;
+  }
+}
+
+void write_task_now(const lumen_runtime* runtime, const OpenTask& task) {
+  ErrnoKept errno_kept;
+  TraceGuard guard(runtime);
+  if (guard)
+    write_task(guard, OmpTask{task.region_id, task.begin_ns, runtime->now_ns(), runtime->thread_id(), task.thread_num});
+}
+
+void on_parallel_begin(ompt_data_t* encountering_task, const ompt_frame_t* frame, ompt_data_t* parallel_data,
+                       unsigned int requested, int flags, const void* codeptr) {
+  parallel_data->value = 0;
+  if (const lumen_runtime* runtime = recording_runtime()) {
+    parallel_data->value = next_region_id();
+    if (OpenRegion* region = t_state.regions.push())
+      *region = OpenRegion{parallel_data->value, current_region(), callback_stack(runtime), runtime->now_ns(),
+                           codeptr, requested, 0};
+  }
+  chain<ompt_callback_parallel_begin_t>(ompt_callback_parallel_begin, encountering_task, frame, parallel_data,
+                                        requested, flags, codeptr);
+}
+
+void on_parallel_end(ompt_data_t* parallel_data, ompt_data_t* encountering_task, int flags, const void* codeptr) {
+  OpenRegion* top = t_state.regions.top();
+  if (top == nullptr || top->id != parallel_data->value) top = nullptr;
+  OpenRegion region;
+  if (top != nullptr && t_state.regions.pop(&region)) {
+    if (const lumen_runtime* runtime = recording_runtime()) {
+      ErrnoKept errno_kept;
+      TraceGuard guard(runtime);
+      if (guard)
+        write_region(guard, OmpRegion{region.id, region.parent, region.stack, g_body_caller, region.begin_ns,
+                                      runtime->now_ns(), runtime->thread_id(), region.team, region.requested, 0});
+    }
+  }
+  chain<ompt_callback_parallel_end_t>(ompt_callback_parallel_end, parallel_data, encountering_task, flags, codeptr);
+}
+
+void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_data_t* task_data,
+                      unsigned int actual_parallelism, unsigned int index, int flags) {
+  const lumen_runtime* runtime = recording_runtime();
+  if ((flags & ompt_task_initial) == 0) {
+    if (endpoint == ompt_scope_begin) {
+      const uint64_t region_id = parallel_data != nullptr ? parallel_data->value : 0;
+      OpenRegion* region = t_state.regions.top();
+      const void* codeptr = nullptr;
+      if (index == 0 && region != nullptr && region->id == region_id) {
+        region->team = actual_parallelism;
+        codeptr = region->codeptr;
+      }
+      if (OpenTask* task = t_state.tasks.push())
+        *task = OpenTask{region_id, runtime != nullptr ? runtime->now_ns() : 0, codeptr, index, false};
+      set_current_region(region_id);
+    } else {
+      OpenTask task;
+      if (t_state.tasks.pop(&task) && !task.ended && task.region_id != 0 && runtime != nullptr)
+        write_task_now(runtime, task);
+      const OpenTask* outer = t_state.tasks.top();
+      set_current_region(outer != nullptr ? outer->region_id : 0);
+    }
+  }
+  chain<ompt_callback_implicit_task_t>(ompt_callback_implicit_task, endpoint, parallel_data, task_data,
+                                       actual_parallelism, index, flags);
+}
+
+// The barrier that ends the thread's task in its region: the implicit
+// barrier at the region's call on the encountering thread, and one with no
+// call site on a worker (a worksharing construct's barrier has its own).
+bool ends_task(ompt_sync_region_t kind, const OpenTask* task, const void* codeptr) {
+  if (task == nullptr || task->ended || task->region_id == 0) return false;
+  if (kind == ompt_sync_region_barrier_implicit_parallel) return true;
+  return kind == ompt_sync_region_barrier_implicit && (codeptr == nullptr || codeptr == task->codeptr);
+}
+
+void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data,
+                         ompt_data_t* task_data, const void* codeptr) {
+  if (const lumen_runtime* runtime = recording_runtime()) {
+    if (endpoint == ompt_scope_begin) {
+      OpenTask* task = t_state.tasks.top();
+      const bool implied = ends_task(kind, task, codeptr);
+      if (implied) {
+        write_task_now(runtime, *task);
+        task->ended = true;
+      }
+      if (OpenWait* wait = t_state.waits.push())
+        *wait = OpenWait{runtime->now_ns(), implied ? LUMEN_NO_STACK : callback_stack(runtime), 0,
+                         static_cast<uint16_t>(sync_wait_kind(kind)), implied};
+    } else {
+      OpenWait wait;
+      if (t_state.waits.pop(&wait) && !wait.implied) {
+        ErrnoKept errno_kept;
+        TraceGuard guard(runtime);
+        if (guard)
+          write_wait(guard, OmpWait{current_region(), wait.begin_ns, runtime->now_ns(), wait.stack, 0,
+                                    runtime->thread_id(), wait.kind, 0});
+      }
+    }
+  }
+  chain<ompt_callback_sync_region_t>(ompt_callback_sync_region_wait, kind, endpoint, parallel_data, task_data,
+                                     codeptr);
+}
+
+bool mutex_wait_kind(ompt_mutex_t kind, WaitKind* out) {
+  switch (kind) {
+    case ompt_mutex_lock:
+    case ompt_mutex_nest_lock: *out = WaitKind::kLock; return true;
+    case ompt_mutex_critical: *out = WaitKind::kCritical; return true;
+    case ompt_mutex_atomic: *out = WaitKind::kAtomic; return true;
+    case ompt_mutex_ordered: *out = WaitKind::kOrdered; return true;
+    default: return false;  // a test_lock does not wait
+  }
+}
+
+void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int implementation, ompt_wait_id_t wait_id,
+                      const void* codeptr) {
+  WaitKind wait_kind;
+  const lumen_runtime* runtime = recording_runtime();
+  t_state.mutex_open = runtime != nullptr && mutex_wait_kind(kind, &wait_kind);
+  if (t_state.mutex_open)
+    t_state.mutex = OpenWait{runtime->now_ns(), callback_stack(runtime), wait_id, static_cast<uint16_t>(wait_kind),
+                             false};
+  chain<ompt_callback_mutex_acquire_t>(ompt_callback_mutex_acquire, kind, hint, implementation, wait_id, codeptr);
+}
+
+void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* codeptr) {
+  const lumen_runtime* runtime = recording_runtime();
+  if (t_state.mutex_open && runtime != nullptr && t_state.mutex.object == wait_id) {
+    t_state.mutex_open = false;
+    ErrnoKept errno_kept;
+    TraceGuard guard(runtime);
+    if (guard)
+      write_wait(guard, OmpWait{current_region(), t_state.mutex.begin_ns, runtime->now_ns(), t_state.mutex.stack,
+                                wait_id, runtime->thread_id(), t_state.mutex.kind, 0});
+  }
+  chain<ompt_callback_mutex_t>(ompt_callback_mutex_acquired, kind, wait_id, codeptr);
+}
+
+}  // namespace
+
+bool register_ompt_callbacks(ompt_function_lookup_t, ompt_set_callback_t set_callback) {
+  g_body_caller = reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, "__kmp_invoke_microtask"));
+  const struct {
+    ompt_callbacks_t event;
+    ompt_callback_t callback;
+  } callbacks[] = {
+      {ompt_callback_parallel_begin, reinterpret_cast<ompt_callback_t>(on_parallel_begin)},
+      {ompt_callback_parallel_end, reinterpret_cast<ompt_callback_t>(on_parallel_end)},
+      {ompt_callback_implicit_task, reinterpret_cast<ompt_callback_t>(on_implicit_task)},
+      {ompt_callback_sync_region_wait, reinterpret_cast<ompt_callback_t>(on_sync_region_wait)},
+      {ompt_callback_mutex_acquire, reinterpret_cast<ompt_callback_t>(on_mutex_acquire)},
+      {ompt_callback_mutex_acquired, reinterpret_cast<ompt_callback_t>(on_mutex_acquired)},
+  };
+  bool regions = false;
+  for (const auto& [event, callback] : callbacks) {
+    const int result = set_callback(event, callback);
+    if (result == ompt_set_error || result == ompt_set_never) continue;
+    mark_plugin_event(event);
+    if (event == ompt_callback_parallel_begin) regions = true;
+  }
+  if (regions) set_ompt_active();
+  return regions;
+}
+
+}  // namespace lumen::omp
