@@ -33,6 +33,18 @@ constexpr rlim_t kRoom = 2 * kSlots;
 int getlimit(rlimit* limit) { return static_cast<int>(syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, nullptr, limit)); }
 int setlimit(const rlimit& limit) { return static_cast<int>(syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &limit, nullptr)); }
 
+// Raises the soft limit above `limit`'s for a moment: by kRoom (the hard
+// limit too where that is needed and allowed), else up to the hard limit
+// (raising that takes privilege).
+bool raise_soft_limit(const rlimit& limit) {
+  rlimit raised = limit;
+  raised.rlim_cur = limit.rlim_cur + kRoom;
+  if (raised.rlim_max != RLIM_INFINITY && raised.rlim_max < raised.rlim_cur) raised.rlim_max = raised.rlim_cur;
+  if (setlimit(raised) == 0) return true;
+  if (limit.rlim_max == RLIM_INFINITY || limit.rlim_max <= limit.rlim_cur) return false;
+  return setlimit(rlimit{limit.rlim_max, limit.rlim_max}) == 0;
+}
+
 // A copy of `fd` at or above the soft limit, where the program's open(),
 // dup() and fcntl(F_DUPFD) never reach (the kernel hands out numbers below
 // it only): the limit is raised for the one fcntl and set back. When it
@@ -43,10 +55,7 @@ int copy_above_program(int fd) {
   if (getlimit(&limit) != 0) return -1;
   if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > kHighestFloor)
     return static_cast<int>(syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, kHighestFloor - kRoom));
-  rlimit raised = limit;
-  raised.rlim_cur = limit.rlim_cur + kRoom;
-  if (raised.rlim_max != RLIM_INFINITY && raised.rlim_max < raised.rlim_cur) raised.rlim_max = raised.rlim_cur;
-  if (setlimit(raised) == 0) {
+  if (raise_soft_limit(limit)) {
     const int moved = static_cast<int>(syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, limit.rlim_cur));
     setlimit(limit);
     if (moved >= 0) return moved;

@@ -14,6 +14,7 @@
 
 #include <lumen/collector_support.h>
 
+#include "runtime_thread.h"
 #include "stream_writer.h"
 #include "thread_state.h"
 
@@ -21,7 +22,6 @@ namespace lumen::collector {
 
 namespace {
 
-using PthreadCreate = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 static_assert(sizeof(std::atomic<int>) == sizeof(int), "used as a futex word");
 
 timespec plus(timespec at, long long ns) {
@@ -82,22 +82,8 @@ void* PeriodicThread::run(void* argument) {
 }
 
 bool PeriodicThread::create() {
-  static const auto real_create = lumen::next_function<PthreadCreate>("pthread_create", "GLIBC_2.34");
-  if (real_create == nullptr) return false;
   stop_.store(0, std::memory_order_release);
-  // Created with every signal blocked, so it never takes one meant for the
-  // process (a process-directed signal goes to a thread that does not
-  // block it), not even between its start and its own mask call.
-  sigset_t all, previous;
-  sigfillset(&all);
-  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &previous, sizeof(long));
-  pthread_attr_t attributes;
-  pthread_attr_init(&attributes);
-  pthread_attr_setstacksize(&attributes, 256 * 1024);
-  const RuntimeGuard guard;
-  running_ = real_create(&thread_, &attributes, run, this) == 0;
-  pthread_attr_destroy(&attributes);
-  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &previous, nullptr, sizeof(long));
+  running_ = start_runtime_thread(&thread_, run, this, 256 * 1024);
   return running_;
 }
 

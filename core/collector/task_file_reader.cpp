@@ -14,17 +14,15 @@
 #include <cstdio>
 #include <cstring>
 
-#include <lumen/collector_support.h>
 
 #include "experiment_log.h"
 #include "runtime_state.h"
+#include "runtime_thread.h"
 #include "thread_state.h"
 
 namespace lumen::collector {
 
 namespace {
-
-using PthreadCreate = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 
 // /proc files a plugin reads are short (stat is a few hundred bytes).
 constexpr size_t kMaxBytes = 16 * 1024;
@@ -133,6 +131,26 @@ bool close_every_descriptor() {
   return false;
 }
 
+long long monotonic_ns() {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<long long>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+// Waits a few microseconds on a CPU for `word` to change from `value`;
+// returns what it then holds (still `value` when it did not change).
+uint32_t spin_while_equal(const std::atomic<uint32_t>& word, uint32_t value) {
+  constexpr long long kSpinNs = 30'000;
+  const long long until = monotonic_ns() + kSpinNs;
+  uint32_t now = word.load(std::memory_order_acquire);
+  for (int i = 0; now == value; ++i) {
+    __builtin_ia32_pause();
+    if ((i & 63) == 63 && monotonic_ns() > until) break;
+    now = word.load(std::memory_order_acquire);
+  }
+  return now;
+}
+
 void* run(void*) {
   const RuntimeGuard guard;  // the runtime's own thread for its whole life
   pthread_setname_np(pthread_self(), "lumen-proc");
@@ -141,9 +159,13 @@ void* run(void*) {
   const int task_dir = own_table ? raw_openat(AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
   uint32_t served = 0;
   for (;;) {
-    uint32_t asked;
-    while ((asked = g_asked.load(std::memory_order_acquire)) == served && g_stop.load(std::memory_order_acquire) == 0)
+    // A reading asks for several files in a row: the next request usually
+    // comes within microseconds, sooner than a sleeping thread wakes.
+    uint32_t asked = spin_while_equal(g_asked, served);
+    while (asked == served && g_stop.load(std::memory_order_acquire) == 0) {
       futex(&g_asked, FUTEX_WAIT_PRIVATE, served, nullptr);
+      asked = g_asked.load(std::memory_order_acquire);
+    }
     if (g_stop.load(std::memory_order_acquire) != 0) break;
     served = asked;
     Request& r = g_request;
@@ -154,31 +176,9 @@ void* run(void*) {
   return nullptr;
 }
 
-bool start_thread() {
-  static const auto real_create = lumen::next_function<PthreadCreate>("pthread_create", "GLIBC_2.34");
-  if (real_create == nullptr) return false;
-  // Every signal blocked from its first instruction: it never takes one
-  // meant for the program.
-  sigset_t all, previous;
-  sigfillset(&all);
-  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &previous, sizeof(long));
-  pthread_attr_t attributes;
-  pthread_attr_init(&attributes);
-  pthread_attr_setstacksize(&attributes, 64 * 1024);
-  const RuntimeGuard guard;
-  const bool started = real_create(&g_thread, &attributes, run, nullptr) == 0;
-  pthread_attr_destroy(&attributes);
-  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &previous, nullptr, sizeof(long));
-  return started;
-}
+bool start_thread() { return start_runtime_thread(&g_thread, run, nullptr, 64 * 1024); }
 
 void note(const char* text) { experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text)); }
-
-long long monotonic_ns() {
-  timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<long long>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
-}
 
 // Asks the thread; kNoPrivateTable when it cannot do it, -1 when it did
 // not answer in time.
@@ -191,6 +191,7 @@ long ask(uint32_t tid, const char* name, char* buffer, size_t size) {
   g_asked.store(number, std::memory_order_release);
   futex(&g_asked, FUTEX_WAKE_PRIVATE, 1, nullptr);
   const long long deadline = monotonic_ns() + kAnswerWithinNs;
+  spin_while_equal(g_answered, number - 1);  // a /proc file is read in microseconds
   for (uint32_t answered; (answered = g_answered.load(std::memory_order_acquire)) != number;) {
     const long long left = deadline - monotonic_ns();
     if (left <= 0) {

@@ -119,8 +119,8 @@ TEST(StatesPageFaults, FaultTimeMatchesTheTargetsMajorFaults) {
   if (truth.at("major_faults").get<double>() < pages / 2)
     GTEST_SKIP() << "the filesystem of " << dir.path() << " kept the dropped pages in memory ("
                  << truth.at("major_faults") << " major faults for " << pages << " pages): no page-fault time to compare";
-  const auto rows = rows_by_name(
-      er_print_json({"-metrics", "i.datapfault:i.textpfault:i.sleep:name", "-functions"}, run.experiment));
+  const auto rows = rows_by_name(er_print_json(
+      {"-metrics", "e.datapfault:i.datapfault:i.textpfault:i.sleep:name", "-functions"}, run.experiment));
   const double blocked = truth.at("blocked").get<double>();
   const double data = value(rows, "<Total>", "i.datapfault");
   const double seen = data + value(rows, "<Total>", "i.textpfault");
@@ -128,7 +128,21 @@ TEST(StatesPageFaults, FaultTimeMatchesTheTargetsMajorFaults) {
   EXPECT_NEAR(seen + unplaced, blocked, tolerance(blocked)) << "faults seen " << seen << ", blocks unplaced " << unplaced;
   EXPECT_LE(seen, blocked + tolerance(blocked));
   EXPECT_GT(data, value(rows, "<Total>", "i.textpfault"));
-  EXPECT_GT(value(rows, "touch_dropped_pages", "i.datapfault"), 0.0);
+  // A fault placed on a stack is placed in the touching function.
+  for (const auto& [name, row] : rows) {
+    if (name != "<Total>" && name != "<Blocked, no stack>" && name != "touch_dropped_pages") {
+      EXPECT_EQ(row.at("e.datapfault").get<double>(), 0.0) << name;
+    }
+  }
+  // Placing one takes a reading that finds the thread in the same fault
+  // from its first file to its last (its CPU-time clock unchanged): some
+  // tens of microseconds. Storage that serves a page faster (a fast SSD)
+  // gives faults seen, but not where.
+  const double mean_fault = blocked / truth.at("major_faults").get<double>();
+  if (mean_fault >= 50e-6 && blocked >= 10 * kInterval) {
+    EXPECT_GT(value(rows, "touch_dropped_pages", "i.datapfault"), 0.0)
+        << "mean fault " << mean_fault * 1e6 << " us over " << blocked << " s blocked";
+  }
 }
 
 TEST_F(StatesRun, StatesOffGivesCpuOnly) {

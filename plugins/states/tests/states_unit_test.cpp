@@ -71,13 +71,13 @@ TEST(ProcReader, SyscallGivesCallStackPointerAndPc) {
   EXPECT_FALSE(read_syscall(empty.fd(), &e));
 }
 
-int open_own_task_file(const char* name) {
-  const std::string path = "/proc/self/task/" + std::to_string(syscall(SYS_gettid)) + "/" + name;
+int open_task_file(long tid, const char* name) {
+  const std::string path = "/proc/self/task/" + std::to_string(tid) + "/" + name;
   return open(path.c_str(), O_RDONLY | O_CLOEXEC);
 }
 
 TEST(ProcReader, ReadsThisThreadsOwnFilesAgainAtEachRead) {
-  const int fd = open_own_task_file("schedstat");
+  const int fd = open_task_file(syscall(SYS_gettid), "schedstat");
   ASSERT_GE(fd, 0);
   SchedStat first, second;
   ASSERT_TRUE(read_schedstat(fd, &first));
@@ -86,7 +86,7 @@ TEST(ProcReader, ReadsThisThreadsOwnFilesAgainAtEachRead) {
   ASSERT_TRUE(read_schedstat(fd, &second));
   EXPECT_GT(second.cpu_ns, first.cpu_ns);  // pread at 0 reads the counters anew
   close(fd);
-  const int stat = open_own_task_file("stat");
+  const int stat = open_task_file(syscall(SYS_gettid), "stat");
   char state = '?';
   ASSERT_TRUE(read_state_letter(stat, &state));
   EXPECT_EQ(state, 'R');
@@ -111,7 +111,7 @@ TEST(ProcReader, AnotherThreadsCpuClockMovesOnlyWhenItRuns) {
   char state = '?';
   for (int tries = 0; tries < 1000 && state != 'S'; ++tries) {
     usleep(1000);
-    const int stat = open_own_task_file("stat");
+    const int stat = open_task_file(tid, "stat");
     ASSERT_GE(stat, 0);
     read_state_letter(stat, &state);
     close(stat);

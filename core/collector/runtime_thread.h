@@ -1,0 +1,17 @@
+// The runtime's own threads (periodic samplers, the /proc reader): created
+// past the program's pthread_create interposers, so no plugin's
+// thread_begin runs there, and with every signal blocked from their first
+// instruction, so they never take a signal meant for the program (a
+// process-directed signal goes to a thread that does not block it).
+#pragma once
+
+#include <pthread.h>
+
+#include <cstddef>
+
+namespace lumen::collector {
+
+// Not signal-safe. False when the thread could not be created.
+bool start_runtime_thread(pthread_t* thread, void* (*body)(void*), void* argument, size_t stack_bytes);
+
+}  // namespace lumen::collector
