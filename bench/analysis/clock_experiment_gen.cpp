@@ -6,6 +6,7 @@
 // stacks are the real program's, so symbols resolve and the distribution of
 // stacks is the recorded one; only the count of events is scaled.
 //   clock_experiment_gen SOURCE.er DEST.er EVENTS
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -22,11 +23,33 @@
 
 namespace fs = std::filesystem;
 using lumen::clock::ClockSample;
+using lumen::clock::ClockSplitSample;
 
-static std::vector<ClockSample> read_samples(const fs::path& file) {
+// A recorded sample of either layout (both start with time_ns): its kind
+// and payload, copied as they are but for the time.
+struct Sample {
+  uint16_t kind;
+  uint16_t bytes;
+  unsigned char payload[sizeof(ClockSplitSample)];
+  uint64_t time_ns() const {
+    uint64_t t;
+    std::memcpy(&t, payload, sizeof t);
+    return t;
+  }
+  void set_time_ns(uint64_t t) { std::memcpy(payload, &t, sizeof t); }
+  uint32_t thread_id() const {
+    uint32_t id;
+    std::memcpy(&id, payload + (kind == lumen::clock::kSampleRecord ? offsetof(ClockSample, thread_id)
+                                                                     : offsetof(ClockSplitSample, thread_id)),
+                sizeof id);
+    return id;
+  }
+};
+
+static std::vector<Sample> read_samples(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   std::vector<char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<ClockSample> out;
+  std::vector<Sample> out;
   size_t block = 0;
   while (block + sizeof(lumen_block_header) <= data.size()) {
     lumen_block_header h;
@@ -40,9 +63,13 @@ static std::vector<ClockSample> read_samples(const fs::path& file) {
       if (word == 0) break;
       uint16_t bytes = lumen_record_payload_bytes(word);
       if (at + lumen_record_span(bytes) > end) break;
-      if (lumen_record_kind(word) == lumen::clock::kSampleRecord && bytes >= sizeof(ClockSample)) {
-        ClockSample s;
-        std::memcpy(&s, data.data() + at + 4, sizeof s);
+      const uint16_t kind = lumen_record_kind(word);
+      const size_t size = kind == lumen::clock::kSampleRecord        ? sizeof(ClockSample)
+                          : kind == lumen::clock::kSplitSampleRecord ? sizeof(ClockSplitSample)
+                                                                     : 0;
+      if (size != 0 && bytes >= size) {
+        Sample s{kind, static_cast<uint16_t>(size), {}};
+        std::memcpy(s.payload, data.data() + at + 4, size);
         out.push_back(s);
       }
       at += lumen_record_span(bytes);
@@ -59,7 +86,7 @@ int main(int argc, char** argv) {
   }
   const fs::path src = argv[1], dst = argv[2];
   const uint64_t events = std::strtoull(argv[3], nullptr, 10);
-  std::vector<ClockSample> samples = read_samples(src / lumen::clock::kDataFile);
+  std::vector<Sample> samples = read_samples(src / lumen::clock::kDataFile);
   if (samples.empty()) {
     std::cerr << "no clock samples in " << src / lumen::clock::kDataFile << "\n";
     return 1;
@@ -71,8 +98,8 @@ int main(int argc, char** argv) {
 
   uint64_t t_first = UINT64_MAX, t_last = 0;
   for (const auto& s : samples) {
-    t_first = std::min(t_first, s.time_ns);
-    t_last = std::max(t_last, s.time_ns);
+    t_first = std::min(t_first, s.time_ns());
+    t_last = std::max(t_last, s.time_ns());
   }
   const double step = events > 1 ? double(t_last - t_first) / double(events - 1) : 0.0;
 
@@ -83,23 +110,23 @@ int main(int argc, char** argv) {
   }
   std::mt19937_64 rng(42);
   std::uniform_int_distribution<size_t> pick(0, samples.size() - 1);
-  const uint32_t span = lumen_record_span(sizeof(ClockSample));
-  const uint64_t per_block = (LUMEN_BLOCK_BYTES - sizeof(lumen_block_header)) / span;
   std::vector<unsigned char> block(LUMEN_BLOCK_BYTES);
   // All blocks carry the first sample's thread id; the source program is
   // single-threaded (the records keep their own thread ids).
   for (uint64_t done = 0; done < events;) {
     std::memset(block.data(), 0, block.size());
     lumen_block_header h{LUMEN_BLOCK_MAGIC, LUMEN_FORMAT_MAJOR, LUMEN_FORMAT_MINOR, LUMEN_BLOCK_BYTES,
-                         samples[0].thread_id};
+                         samples[0].thread_id()};
     std::memcpy(block.data(), &h, sizeof h);
     size_t at = sizeof h;
-    for (uint64_t k = 0; k < per_block && done < events; ++k, ++done) {
-      ClockSample s = samples[pick(rng)];
-      s.time_ns = t_first + uint64_t(step * double(done));
-      uint32_t word = lumen_record_word(lumen::clock::kSampleRecord, sizeof s);
+    for (; done < events; ++done) {
+      Sample s = samples[pick(rng)];
+      const uint32_t span = lumen_record_span(s.bytes);
+      if (at + span > block.size()) break;
+      s.set_time_ns(t_first + uint64_t(step * double(done)));
+      uint32_t word = lumen_record_word(s.kind, s.bytes);
       std::memcpy(block.data() + at, &word, 4);
-      std::memcpy(block.data() + at + 4, &s, sizeof s);
+      std::memcpy(block.data() + at + 4, s.payload, s.bytes);
       at += span;
     }
     if (std::fwrite(block.data(), 1, block.size(), out) != block.size()) {

@@ -1,10 +1,11 @@
-// er_print [--plugin DIR]... [-command [args]]... [--format=text|csv|json] experiment...
+// er_print [--plugin DIR]... [--threads N] [-command [args]]... [--format=text|csv|json] experiment...
 // Without commands, an interactive prompt reads commands from stdin; "-"
 // reads commands from stdin after those on the command line.
 // Settings in $HOME/.er.rc and ./.er.rc apply before the commands.
 #include <filesystem>
 #include <iostream>
 
+#include "analysis_threads.h"
 #include "command_lookup.h"
 #include "command_table.h"
 #include "format_error.h"
@@ -67,6 +68,14 @@ int main(int argc, char** argv) {
       if (arg == "--format") {
         if (i + 1 >= argc) throw CommandError("--format needs text, csv or json");
         session.set_format(argv[++i]);
+        continue;
+      }
+      if (arg == "--threads" || arg.rfind("--threads=", 0) == 0) {
+        const std::string value = arg == "--threads" ? (i + 1 < argc ? argv[++i] : "") : arg.substr(10);
+        if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos || value.size() > 3 ||
+            std::stoul(value) == 0)
+          throw CommandError("--threads needs a number of threads from 1 to 256");
+        analysis::set_analysis_threads(static_cast<unsigned>(std::stoul(value)));
         continue;
       }
       if (arg == "-V" || arg == "--version") {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 
 #include "format_error.h"
@@ -48,6 +49,10 @@ class MappedFile {
     const uint64_t block = static_cast<uint64_t>(data) / LUMEN_BLOCK_BYTES * LUMEN_BLOCK_BYTES;
     return std::max<uint64_t>(block, offset);
   }
+  // Reads `bytes` at `offset` from the file, not through the mapping.
+  bool read_at(uint64_t offset, void* into, size_t bytes) const {
+    return pread(fd_.get(), into, bytes, static_cast<off_t>(offset)) == static_cast<ssize_t>(bytes);
+  }
   // Drops the pages before `upto` from this process once every
   // kReleaseBytes: reading a data file of hundreds of megabytes then holds
   // only a window of it. The mapping is read-only and private, so a later
@@ -70,6 +75,44 @@ class MappedFile {
 
 }  // namespace
 
+namespace {
+
+// Reads the records of the block at `block_start` (its header valid or a
+// FormatError); returns where the block ends.
+uint64_t read_block(const MappedFile& mapped, const std::string& name, uint64_t block_start,
+                    const std::function<void(const RawRecord&)>& visit, DataFileSummary& summary) {
+  lumen_block_header header;
+  std::memcpy(&header, mapped.data() + block_start, sizeof header);
+  if (header.magic != LUMEN_BLOCK_MAGIC) throw FormatError(name, block_start, "not a lumen data block");
+  if (header.format_major > LUMEN_FORMAT_MAJOR)
+    throw FormatError(name, block_start,
+                      "written in experiment format " + std::to_string(header.format_major) + "." +
+                          std::to_string(header.format_minor) + "; this lumen reads format " +
+                          std::to_string(LUMEN_FORMAT_MAJOR) + ".x, a newer lumen is needed");
+  if (header.block_bytes < sizeof header || header.block_bytes % 4096 != 0)
+    throw FormatError(name, block_start, "block size " + std::to_string(header.block_bytes) + " is not valid");
+  ++summary.blocks;
+  // A file cut short (copied while written, or a disk that filled) ends early.
+  const uint64_t block_end = std::min<uint64_t>(block_start + header.block_bytes, mapped.size());
+  uint64_t at = block_start + sizeof header;
+  while (at + 4 <= block_end) {
+    uint32_t word;
+    std::memcpy(&word, mapped.data() + at, sizeof word);
+    if (word == 0) break;
+    const uint16_t bytes = lumen_record_payload_bytes(word);
+    if (at + lumen_record_span(bytes) > block_end) {
+      if (block_end < block_start + header.block_bytes) break;  // torn by truncation
+      throw FormatError(name, at, "record of " + std::to_string(bytes) + " bytes runs past its block");
+    }
+    visit(RawRecord{lumen_record_kind(word), bytes, mapped.data() + at + 4, header.thread_id, at});
+    ++summary.records;
+    at += lumen_record_span(bytes);
+  }
+  return block_start + header.block_bytes;
+}
+
+}  // namespace
+
 DataFileSummary read_data_file(const std::filesystem::path& file, const std::function<void(const RawRecord&)>& visit,
                                uint64_t end) {
   MappedFile mapped(file);
@@ -77,51 +120,44 @@ DataFileSummary read_data_file(const std::filesystem::path& file, const std::fun
   DataFileSummary summary;
   uint64_t block_start = 0;
   while (block_start + sizeof(lumen_block_header) <= std::min<uint64_t>(mapped.size(), end)) {
-    lumen_block_header header;
-    std::memcpy(&header, mapped.data() + block_start, sizeof header);
-    if (header.magic == 0) {  // reserved by a writer that never got to it, or a hole
+    uint32_t magic;
+    std::memcpy(&magic, mapped.data() + block_start + offsetof(lumen_block_header, magic), sizeof magic);
+    if (magic == 0) {  // reserved by a writer that never got to it, or a hole
       block_start = mapped.next_data_block(block_start + LUMEN_BLOCK_BYTES);
       continue;
     }
-    if (header.magic != LUMEN_BLOCK_MAGIC) throw FormatError(name, block_start, "not a lumen data block");
-    if (header.format_major > LUMEN_FORMAT_MAJOR)
-      throw FormatError(name, block_start,
-                        "written in experiment format " + std::to_string(header.format_major) + "." +
-                            std::to_string(header.format_minor) + "; this lumen reads format " +
-                            std::to_string(LUMEN_FORMAT_MAJOR) + ".x, a newer lumen is needed");
-    if (header.block_bytes < sizeof header || header.block_bytes % 4096 != 0)
-      throw FormatError(name, block_start, "block size " + std::to_string(header.block_bytes) + " is not valid");
-    ++summary.blocks;
-    // A file cut short (copied while written, or a disk that filled) ends early.
-    const uint64_t block_end = std::min<uint64_t>(block_start + header.block_bytes, mapped.size());
-    uint64_t at = block_start + sizeof header;
-    while (at + 4 <= block_end) {
-      uint32_t word;
-      std::memcpy(&word, mapped.data() + at, sizeof word);
-      if (word == 0) break;
-      const uint16_t bytes = lumen_record_payload_bytes(word);
-      if (at + lumen_record_span(bytes) > block_end) {
-        if (block_end < block_start + header.block_bytes) break;  // torn by truncation
-        throw FormatError(name, at, "record of " + std::to_string(bytes) + " bytes runs past its block");
-      }
-      visit(RawRecord{lumen_record_kind(word), bytes, mapped.data() + at + 4, header.thread_id, at});
-      ++summary.records;
-      at += lumen_record_span(bytes);
-    }
-    block_start += header.block_bytes;
+    block_start = read_block(mapped, name, block_start, visit, summary);
     mapped.release_before(block_start);
   }
   return summary;
 }
 
+DataFileSummary read_data_blocks(const std::filesystem::path& file, std::span<const uint64_t> offsets,
+                                 const std::function<void(const RawRecord&)>& visit) {
+  MappedFile mapped(file);
+  const std::string name = file.string();
+  DataFileSummary summary;
+  for (const uint64_t block_start : offsets) {
+    if (block_start + sizeof(lumen_block_header) > mapped.size())
+      throw FormatError(name, block_start, "a block past the end of the file");
+    mapped.release_before(read_block(mapped, name, block_start, visit, summary));
+  }
+  return summary;
+}
+
 DataFileSurvey survey_data_file(const std::filesystem::path& file) {
+  // Block headers are read one by one: a mapping would fault in (and map
+  // the neighbours of) a page per block, the whole file for 64 KiB blocks.
   MappedFile mapped(file);
   DataFileSurvey survey;
   survey.file_bytes = mapped.size();
   uint64_t block_start = 0;
   while (block_start + sizeof(lumen_block_header) <= mapped.size()) {
     lumen_block_header header;
-    std::memcpy(&header, mapped.data() + block_start, sizeof header);
+    if (!mapped.read_at(block_start, &header, sizeof header)) {
+      survey.bad_block_at = block_start;
+      break;
+    }
     if (header.magic == 0) {
       block_start = mapped.next_data_block(block_start + LUMEN_BLOCK_BYTES);
       continue;
@@ -131,9 +167,9 @@ DataFileSurvey survey_data_file(const std::filesystem::path& file) {
       break;
     }
     survey.thread_ids.push_back(header.thread_id);
+    survey.block_offsets.push_back(block_start);
     block_start += header.block_bytes;
     survey.declared_bytes = block_start;
-    mapped.release_before(block_start);  // a fault maps the pages around it too
   }
   return survey;
 }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace lumen::analysis {
@@ -30,6 +31,12 @@ struct DataFileSummary {
 DataFileSummary read_data_file(const std::filesystem::path& file, const std::function<void(const RawRecord&)>& visit,
                                uint64_t end = UINT64_MAX);
 
+// Calls `visit` for every record of the blocks that start at `offsets` (a
+// survey's block_offsets, or a part of them); returns what it read. Several
+// threads may read parts of one file at once.
+DataFileSummary read_data_blocks(const std::filesystem::path& file, std::span<const uint64_t> offsets,
+                                 const std::function<void(const RawRecord&)>& visit);
+
 // The thread ids of the file's blocks, reading block headers only (a block
 // that is not valid ends the walk; read_data_file reports it).
 std::vector<uint32_t> block_thread_ids(const std::filesystem::path& file);
@@ -39,6 +46,7 @@ std::vector<uint32_t> block_thread_ids(const std::filesystem::path& file);
 // written, a disk that filled) ends inside its last block.
 struct DataFileSurvey {
   std::vector<uint32_t> thread_ids;
+  std::vector<uint64_t> block_offsets;  // where each valid block starts, with thread_ids
   uint64_t file_bytes = 0;
   uint64_t declared_bytes = 0;  // where the last valid block ends
   std::optional<uint64_t> bad_block_at;  // the first block header that is not one

@@ -337,7 +337,8 @@ typedef struct lumen_analysis_descriptor {
    * malformed record), and then it only frees. begin and end may be NULL
    * (the state is then the decoder context). Each returns 0, or non-zero
    * with a message in `error` (for decode, the reader then names file and
-   * offset). */
+   * offset). Records are decoded in one pass unless decodes_in_parts
+   * says otherwise. */
   void* (*decoder_begin)(void* decoder_context);
   int (*decode)(void* state, uint16_t kind, const void* payload, uint16_t payload_bytes,
                 const lumen_event_sink* sink, char* error, size_t error_size);
@@ -378,9 +379,14 @@ typedef struct lumen_analysis_descriptor {
   /* ---- added in ABI version 8 ---- */
 
   /* Non-zero when decode keeps nothing across records (no decoder_end, no
-   * stitches, nothing shared changed by decode): er_print may then decode
-   * parts of the data file on several threads at once, each part with a
-   * state of its own from decoder_begin. */
+   * stitches, no pairing of records, nothing shared changed by decode; a
+   * state from decoder_begin that decode only reads is fine): er_print may
+   * then decode parts of the data file (runs of whole blocks) on several
+   * threads at once, each part with a state of its own from decoder_begin,
+   * and merge the parts in file order. The sink's calls stay in order
+   * within a part; the ids artificial_stack and traced_call_stack return
+   * and the names name_thread gives are made the file's as if decoded in
+   * one pass. Zero (the default): one pass over the file on one thread. */
   int decodes_in_parts;
 } lumen_analysis_descriptor;
 

@@ -137,6 +137,7 @@ bool Experiment::survey(DataFile& file) {
   }
   threads_.insert(threads_.end(), found.thread_ids.begin(), found.thread_ids.end());
   file.readable_bytes = found.declared_bytes;
+  file.block_offsets = std::move(found.block_offsets);
   if (found.bad_block_at)
     warnings_.push_back(data_path.string() + " at offset " + std::to_string(*found.bad_block_at) +
                         ": not a lumen data block; the " + std::to_string(*found.bad_block_at) +
@@ -151,80 +152,6 @@ bool Experiment::survey(DataFile& file) {
 uint32_t Experiment::thread_number(uint32_t thread_id) const {
   const auto it = std::lower_bound(threads_.begin(), threads_.end(), thread_id);
   return it != threads_.end() && *it == thread_id ? static_cast<uint32_t>(it - threads_.begin() + 1) : 0;
-}
-
-void Experiment::for_each_event(const EventVisitor& visit, const TimelineVisitor* timeline) const {
-  for (const DataFile& file : data_files_) for_each_event_in(file, visit, nullptr, timeline);
-}
-
-void Experiment::for_each_event_in(const DataFile& file, const EventVisitor& visit, const StitchVisitor* stitched,
-                                   const TimelineVisitor* timeline) const {
-  const fs::path data_path = path_ / file.name;
-  if (!fs::exists(fs::symlink_status(data_path))) return;
-  struct Context {
-    const DataFile* file;
-    const EventVisitor* visit;
-    std::vector<std::string>* artificial;
-    const StitchVisitor* stitched;
-    const Experiment* experiment;
-    const TimelineVisitor* timeline;
-  } context{&file, &visit, &artificial_functions_, stitched, this, timeline};
-  lumen_event_sink sink{&context,
-                              [](void* opaque, const lumen_event* event) {
-                                auto* c = static_cast<Context*>(opaque);
-                                (*c->visit)(*c->file, *event);
-                              },
-                              [](void* opaque, const char* function) -> uint64_t {
-                                auto& names = *static_cast<Context*>(opaque)->artificial;
-                                auto found = std::find(names.begin(), names.end(), function);
-                                if (found == names.end()) found = names.insert(names.end(), function);
-                                return kArtificialStackBase + static_cast<uint64_t>(found - names.begin());
-                              },
-                              [](void* opaque, const lumen_stitch* stitch) {
-                                auto* c = static_cast<Context*>(opaque);
-                                if (c->stitched != nullptr && stitch != nullptr) (*c->stitched)(*c->file, *stitch);
-                              },
-                              [](void* opaque, uint64_t stack_id, const char* function) -> uint64_t {
-                                const Experiment& e = *static_cast<Context*>(opaque)->experiment;
-                                if (function == nullptr || is_artificial_stack(stack_id) ||
-                                    is_traced_call_stack(stack_id))
-                                  return stack_id;
-                                const auto [it, inserted] = e.traced_call_ids_.try_emplace(
-                                    std::make_pair(stack_id, std::string(function)),
-                                    kTracedCallStackBase + e.traced_calls_.size());
-                                if (inserted) e.traced_calls_.push_back({stack_id, function});
-                                return it->second;
-                              },
-                              [](void* opaque, uint32_t thread_id, const char* name, int role) {
-                                const Experiment& e = *static_cast<Context*>(opaque)->experiment;
-                                if (name == nullptr) return;
-                                e.thread_names_[thread_id] = {std::string(name).substr(0, 256),
-                                                              role == LUMEN_THREAD_RUNTIME_SYSTEM};
-                              }};
-  if (timeline != nullptr && timeline->span)
-    sink.span = [](void* opaque, const lumen_span* span) {
-      auto* c = static_cast<Context*>(opaque);
-      if (span != nullptr && span->end_ns >= span->begin_ns) c->timeline->span(*c->file, *span);
-    };
-  if (timeline != nullptr && timeline->level)
-    sink.level = [](void* opaque, const char* name, lumen_metric_unit unit, uint64_t time_ns, int64_t value) {
-      auto* c = static_cast<Context*>(opaque);
-      c->timeline->level(*c->file, name != nullptr ? name : "", unit, time_ns, value);
-    };
-  const lumen_analysis_descriptor& d = *file.half->descriptor;
-  void* state = d.decoder_begin ? d.decoder_begin(file.decoder_context) : file.decoder_context;
-  char error[256] = "";
-  try {
-    read_data_file(data_path, [&](const RawRecord& record) {
-      if (d.decode(state, record.kind, record.payload, record.payload_bytes, &sink, error, sizeof error) != 0)
-        throw FormatError(data_path.string(), record.offset, error);
-    }, file.readable_bytes);
-  } catch (...) {
-    if (d.decoder_end) d.decoder_end(state, nullptr, error, sizeof error);
-    throw;
-  }
-  if (d.decoder_end && d.decoder_end(state, &sink, error, sizeof error) != 0)
-    throw FormatError(data_path.string() + ": " + error);
 }
 
 }  // namespace lumen::analysis

@@ -44,6 +44,42 @@ struct DataFile {
   std::vector<size_t> metric_index;
   void* decoder_context = nullptr;  // lumen_configuration.decoder_context
   uint64_t readable_bytes = UINT64_MAX;  // blocks starting here or after are not read (a damaged tail)
+  std::vector<uint64_t> block_offsets;   // where its readable blocks start
+};
+
+// What a plugin's data says a thread is (name_thread): its name, and
+// whether a runtime runs it for itself.
+struct ThreadName {
+  std::string name;
+  bool runtime_system = false;
+};
+
+// The ids of artificial and traced-call stacks a decoder asked for while
+// decoding a part of a data file apart from the rest (on a thread of its
+// own): numbered within the part, in the order asked for, until
+// Experiment::adopt_part_ids gives them the experiment's; and the threads
+// it named, in order, which the experiment learns then too.
+struct PartStackIds {
+  struct TracedCall {
+    uint64_t stack_id;
+    std::string function;
+  };
+  std::vector<std::string> artificial;
+  std::vector<TracedCall> traced;
+  std::map<std::pair<uint64_t, std::string>, uint64_t> traced_index;
+  std::vector<std::pair<uint32_t, ThreadName>> thread_names;
+};
+
+// A part's ids as the experiment's (Experiment::adopt_part_ids).
+class PartIdMap {
+ public:
+  PartIdMap(std::vector<uint64_t> artificial, std::vector<uint64_t> traced)
+      : artificial_(std::move(artificial)), traced_(std::move(traced)) {}
+  uint64_t operator()(uint64_t stack_id) const;
+
+ private:
+  std::vector<uint64_t> artificial_;
+  std::vector<uint64_t> traced_;
 };
 
 class Experiment {
@@ -70,12 +106,8 @@ class Experiment {
   // number (as -thread_select and -thread_list give it) is its index + 1.
   const std::vector<uint32_t>& threads() const { return threads_; }
   uint32_t thread_number(uint32_t thread_id) const;
-  // What a plugin's data says a thread is (name_thread): its name, and
-  // whether a runtime runs it for itself. Known once the events are read.
-  struct ThreadName {
-    std::string name;
-    bool runtime_system = false;
-  };
+  // What a plugin's data says a thread is; known once the events are read.
+  using ThreadName = analysis::ThreadName;
   const ThreadName* thread_name(uint32_t thread_id) const {
     const auto it = thread_names_.find(thread_id);
     return it == thread_names_.end() ? nullptr : &it->second;
@@ -124,6 +156,20 @@ class Experiment {
   using StitchVisitor = std::function<void(const DataFile&, const lumen_stitch&)>;
   void for_each_event_in(const DataFile& file, const EventVisitor& visit, const StitchVisitor* stitched = nullptr,
                          const TimelineVisitor* timeline = nullptr) const;
+
+  // Whether a file's blocks may be decoded apart, on several threads: its
+  // plugin says its decoder keeps nothing across records
+  // (lumen_analysis_descriptor.decodes_in_parts).
+  bool decodes_blocks_apart(const DataFile& file) const;
+  // Decodes the blocks [first, end) of file.block_offsets, in file order,
+  // with the part's own ids for artificial and traced-call stacks (`ids`).
+  // Safe on several threads at once, each with its own part and ids.
+  void for_each_event_in_blocks(const DataFile& file, size_t first, size_t end, const EventVisitor& visit,
+                                PartStackIds& ids) const;
+  // Gives a part's ids the experiment's, as if its events were decoded now
+  // in file order: adopting the parts of a file in order numbers every
+  // stack exactly as one pass over the file does. Not thread-safe.
+  PartIdMap adopt_part_ids(const PartStackIds& ids) const;
 
  private:
   // Walks the file's block headers: its threads, and what is damaged (a

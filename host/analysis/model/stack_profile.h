@@ -18,12 +18,11 @@
 #include "metric_engine.h"
 #include "metric_registry.h"
 #include "program_structure.h"
+#include "stack_aggregate.h"
 #include "view_mode.h"
 
 namespace lumen::analysis {
 
-// Selects events before aggregation; empty accepts all.
-using EventFilter = std::function<bool(size_t experiment_index, const lumen_event&)>;
 // Selects unique stacks by their functions (leaf first); empty accepts all.
 using StackFilter = std::function<bool(std::span<const FunctionId> frames_leaf_first)>;
 // Rewrites a stack's functions (leaf first) after the stack filter, before
@@ -52,19 +51,6 @@ struct StackThreadShare {
   uint32_t stack = 0;  // index into StackProfile::stacks()
   uint32_t thread_id = 0;
   uint64_t events = 0;
-};
-
-// Sees the profile's one pass over the events, so that a reader needing
-// their times too (er_html's timeline) decodes nothing again: each event
-// the event filter selected, with the row it was summed in (stack_of_row
-// says, once the profile is built, which unique stack that row became, or
-// that a stack filter dropped it), and the decoders' spans and levels.
-struct ProfileObserver {
-  std::function<void(size_t experiment, const DataFile&, const lumen_event&, uint32_t row)> event;
-  std::function<void(size_t experiment, const DataFile&, const lumen_span&)> span;
-  std::function<void(size_t experiment, const DataFile&, const char* name, lumen_metric_unit unit, uint64_t time_ns,
-                     int64_t value)>
-      level;
 };
 
 class StackProfile {

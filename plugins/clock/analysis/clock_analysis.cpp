@@ -60,6 +60,7 @@ const lumen_analysis_descriptor kPlugin = {
     .metrics = kMetrics,
     .metric_count = std::size(kMetrics),
     .decode = decode,
+    .decodes_in_parts = 1,  // each sample is one event
 };
 
 }  // namespace

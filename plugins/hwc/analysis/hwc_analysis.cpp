@@ -97,6 +97,7 @@ const lumen_analysis_descriptor kPlugin = {
     .decoder_begin = decoder_begin,
     .decode = decode,
     .configure = configure,
+    .decodes_in_parts = 1,  // each overflow is one event; the state is the configuration, only read
 };
 
 }  // namespace

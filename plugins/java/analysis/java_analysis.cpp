@@ -75,6 +75,7 @@ const lumen_analysis_descriptor kPlugin = {
     .view_count = 1,
     .configure = configure,
     .fold_stack = lumen::java::fold_stack,
+    .decodes_in_parts = 1,  // each record is checked alone; thread names go through the sink
 };
 
 }  // namespace

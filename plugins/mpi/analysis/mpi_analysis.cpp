@@ -107,6 +107,7 @@ const lumen_analysis_descriptor kPlugin = {
     .views = kMpiViews,
     .view_count = kMpiViewCount,
     .interval_split = &kIntervalSplit,
+    .decodes_in_parts = 1,  // each call record carries its messages; other records are for the views
 };
 
 }  // namespace

@@ -105,6 +105,7 @@ const lumen_analysis_descriptor kPlugin = {
     .metric_count = std::size(kMetrics),
     .decode = decode,
     .configure = configure,
+    .decodes_in_parts = 1,  // each interval is its own events
 };
 
 }  // namespace

@@ -65,6 +65,7 @@ const lumen_analysis_descriptor kPlugin = {
     .decode = decode,
     .views = &kSyncObjectsView,
     .view_count = 1,
+    .decodes_in_parts = 1,  // each wait is one event
 };
 
 }  // namespace
