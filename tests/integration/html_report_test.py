@@ -52,8 +52,11 @@ def check_data(bin_dir, experiment, report):
     check(data["functions"] == shown, "the report's function table is er_print's -functions")
     threads = er_print_json(bin_dir, experiment, "-thread_list")
     check(len(data["timeline"]["lanes"]) == len(threads["rows"]) == 4, "one timeline lane per thread")
-    # The flame graph's stacks add up to <Total> of each metric.
-    total = next(r for r in shown["rows"] if r["name"] == "<Total>")
+    # The flame graph's stacks add up to <Total> of each metric (named, as
+    # some are not in the default list).
+    every = ":".join("e." + m["keyword"] for m in data["metrics"])
+    named = er_print_json(bin_dir, experiment, "-metrics", every, "-functions")
+    total = next(r for r in named["rows"] if r["name"] == "<Total>")
     for i, m in enumerate(data["metrics"]):
         summed = sum(s["v"][i] for s in data["stacks"])
         want = total["values"]["e." + m["keyword"]]

@@ -5,17 +5,14 @@
 
 #include <vector>
 
-#include "omp_states.h"
 #include "omp_trace.h"
 
 namespace lumen::omp {
 
 // Declares the stitches of one data file's trace: each task under its
-// region's call; each clock sample in a wait under the wait's artificial
-// function, the wait known from the sample's OMPT state (`windows`, under
-// an OMPT runtime) or else from the waits the trace records and implies.
+// region's call, each wait under its artificial function.
 void declare_stitches(const OmpTrace& trace, const std::vector<OmpWait>& recorded, const std::vector<OmpWait>& implied,
-                      const std::vector<StateWindow>& windows, const lumen_event_sink* sink);
+                      const lumen_event_sink* sink);
 
 // Whether a load object (its file name) is an OpenMP runtime's.
 bool is_runtime_object(const char* load_object);

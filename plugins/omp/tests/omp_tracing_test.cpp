@@ -171,47 +171,6 @@ TEST_P(OmpTracing, UserModeShowsTheProgramAsWritten) {
   }
 }
 
-// Under libomp each clock sample carries the thread's OMPT state, read in
-// the same signal delivery: it alone decides ompwork against ompwait and
-// the artificial function the sample shows under, so in user mode the
-// artificial wait functions hold exactly the samples the runtime said
-// were waits. Under libgomp (no OMPT) nothing is recorded, and the trace's
-// waits and the leaf frames classify the samples as before.
-TEST_P(OmpTracing, OmptStatesClassifyEachSample) {
-  const json view = er_print_json({"-omp_states"}, run_->experiment);
-  const json& summary = view.at("summary");
-  const auto count = [&](const char* key) { return summary.at(key).get<double>(); };
-  if (std::string(GetParam().name) == "libgomp") {
-    EXPECT_EQ(count("work") + count("overhead") + count("wait") + count("idle"), 0.0) << view.dump();
-    return;
-  }
-  const json& truth = run_->truth;
-  EXPECT_GT(count("work"), 0.0) << view.dump();
-  ASSERT_EQ(view.at("tables").size(), 1u) << view.dump();
-  for (const auto& [state, row] : rows_by_name(view.at("tables")[0]))
-    EXPECT_TRUE(state.rfind("work_", 0) == 0 || state.rfind("wait_", 0) == 0 || state == "idle" ||
-                state == "overhead" || state == "undefined")
-        << state;
-  // Where the program spun long enough in a lock or a critical section
-  // to be sampled for certain (on a loaded machine the waiting thread may
-  // hardly run), the runtime said so at samples of it.
-  const auto states = rows_by_name(view.at("tables")[0]);
-  if (truth.at("lock_wait").get<double>() > 4 * kInterval)
-    EXPECT_TRUE(states.count("wait_lock") || states.count("wait_mutex")) << view.dump();
-  if (truth.at("critical_wait").get<double>() > 4 * kInterval)
-    EXPECT_TRUE(states.count("wait_critical")) << view.dump();
-  // A sample's function in user mode is its own state's: the wait
-  // functions' CPU time is the run's ompwait (a sample whose handler was
-  // preempted past its state's short stretch may show elsewhere).
-  const auto rows = rows_in_mode(run_->experiment, "user");
-  double in_wait_functions = 0;
-  for (const char* function : {"<OMP-implicit_barrier>", "<OMP-explicit_barrier>", "<OMP-lock_wait>",
-                               "<OMP-critical_section_wait>", "<OMP-ordered_section_wait>", "<OMP-atomic_wait>",
-                               "<OMP-taskwait>", "<OMP-idle>"})
-    in_wait_functions += value(rows, function, "e.totalcpu");
-  EXPECT_NEAR(in_wait_functions, value(rows, "<Total>", "e.ompwait"), 2 * kInterval);
-}
-
 TEST_P(OmpTracing, ExpertModeShowsTheOutlinedBodiesUnderTheirFunctions) {
   const auto rows = rows_in_mode(run_->experiment, "expert");
   const auto objects = rows_in_mode(run_->experiment, "expert", "-objects");
