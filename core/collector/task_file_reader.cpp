@@ -135,7 +135,9 @@ long long monotonic_ns() {
   return static_cast<long long>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
 }
 
-// Waits a few microseconds on a CPU for `word` to change from `value`;
+// Waits a few microseconds on a CPU for `word` to change from `value` (an
+// answer, read from /proc in microseconds, comes sooner than a sleeping
+// caller would wake);
 // returns what it then holds (still `value` when it did not change).
 uint32_t spin_while_equal(const std::atomic<uint32_t>& word, uint32_t value) {
   constexpr long long kSpinNs = 10'000;
@@ -157,9 +159,9 @@ void* run(void*) {
   const int task_dir = own_table ? raw_openat(AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
   uint32_t served = 0;
   for (;;) {
-    // A reading asks for several files in a row: the next request usually
-    // comes within microseconds, sooner than a sleeping thread wakes.
-    uint32_t asked = spin_while_equal(g_asked, served);
+    // It sleeps between requests: spinning for the next one of a reading
+    // cost more CPU (the sampler unwinds between them) than waking does.
+    uint32_t asked = g_asked.load(std::memory_order_acquire);
     while (asked == served && g_stop.load(std::memory_order_acquire) == 0) {
       futex(&g_asked, FUTEX_WAIT_PRIVATE, served, nullptr);
       asked = g_asked.load(std::memory_order_acquire);
