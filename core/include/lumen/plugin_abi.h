@@ -67,8 +67,13 @@ extern "C" {
  *    er_print may decode parts of its file on several threads;
  *    lumen_runtime.observe_signal: a plugin annotates another's samples;
  *    lumen_runtime.start_thread: a plugin's background thread, the
- *    runtime's own. */
-#define LUMEN_PLUGIN_ABI_VERSION 8u
+ *    runtime's own.
+ * 9: lumen_analysis_descriptor.decoder_merge: a decoder that keeps state
+ *    across records (leaks) decoded in parts too, its parts' states merged;
+ *    lumen_view_host.for_each_record_in_parts (lumen_record_part) and
+ *    record_failed: views read in parts on several threads, and a record a
+ *    view cannot read is reported with its file and offset. */
+#define LUMEN_PLUGIN_ABI_VERSION 9u
 
 /* What a plugin's factory functions (and an interposer's definitions) are
  * marked with: plugins are built with hidden visibility, so only these are

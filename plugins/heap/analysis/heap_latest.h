@@ -35,6 +35,23 @@ class LatestByAddress {
     }
     ++order_;
   }
+  // Takes in what `later` kept of the ops that followed this one's in the
+  // file (a later part of it): as if this had been given them after its
+  // own. The latest of two is the later stamp, then the later in the file.
+  void merge(const LatestByAddress& later) {
+    for (const Slot& theirs : later.slots_) {
+      if (!theirs.used) continue;
+      Slot& slot = find(theirs.key);
+      const Latest rebased{theirs.latest.op, theirs.latest.order + order_};
+      if (slot.used) {
+        if (rebased.op.time_ns >= slot.latest.op.time_ns) slot.latest = rebased;
+      } else {
+        slot = {theirs.key, true, rebased};
+        if (++used_ * 2 > slots_.size()) grow();
+      }
+    }
+    order_ += later.order_;
+  }
   bool empty() const { return used_ == 0; }
   void clear() {  // file order goes on
     slots_.clear();
