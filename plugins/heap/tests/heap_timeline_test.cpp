@@ -753,6 +753,27 @@ TEST(HeapSweep, ReplaysExactlyWhatTheWholeHistoryReplays) {
   }
 }
 
+// Any address a damaged file names is an address, the one whose key is the
+// table's empty mark included; parts merge it like any other.
+TEST(HeapLatest, EveryAddressIsKeptTheOneMarkingEmptySlotsToo) {
+  HeapOp odd = allocation_op(10, 0x7fffffffffffffffull, 8, 1);
+  odd.mapping = true;  // its key is all ones
+  HeapOp unmapped = free_op(20, odd.address);
+  unmapped.mapping = true;
+  LatestByAddress first, second;
+  first.add(odd);
+  first.add(allocation_op(11, 0x100, 4, 2));
+  EXPECT_EQ(first.live_in_time_order().size(), 2u);
+  second.add(unmapped);
+  first.merge(second);
+  const std::vector<HeapOp> live = first.live_in_time_order();
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(live[0].address, 0x100u);
+  EXPECT_FALSE(first.empty());
+  first.clear();
+  EXPECT_TRUE(first.empty());
+}
+
 // Two processes' records one after the other: each is paired on its own,
 // although the second reuses the first one's addresses.
 TEST(HeapSweep, ExperimentsArePairedApart) {
