@@ -24,12 +24,7 @@ bool starts_with(const char* text, const char* prefix) {
 // A frame of an OpenMP runtime's own code.
 bool is_runtime(const lumen_view_frame& frame) { return is_runtime_object(frame.load_object); }
 
-// A body the compiler outlined: GCC's f._omp_fn.N (gfortran's too), LLVM's
-// .omp_outlined. functions.
-bool is_outlined_body(const lumen_view_frame& frame) {
-  return frame.function != nullptr &&
-         (std::strstr(frame.function, "._omp_fn.") != nullptr || std::strstr(frame.function, ".omp_outlined") != nullptr);
-}
+bool is_outlined_body(const lumen_view_frame& frame) { return is_outlined_function(frame.function); }
 
 void declare(const lumen_event_sink* sink, uint32_t thread, uint64_t begin, uint64_t end, uint64_t anchor,
              uint64_t parent, const char* leaf) {
@@ -38,6 +33,14 @@ void declare(const lumen_event_sink* sink, uint32_t thread, uint64_t begin, uint
 }
 
 }  // namespace
+
+// GCC's f._omp_fn.N (gfortran's too), LLVM's .omp_outlined. functions and
+// the entry functions of its tasks (.omp_task_entry.).
+bool is_outlined_function(const char* function) {
+  return function != nullptr && (std::strstr(function, "._omp_fn.") != nullptr ||
+                                 std::strstr(function, ".omp_outlined") != nullptr ||
+                                 std::strstr(function, ".omp_task_entry") != nullptr);
+}
 
 bool is_runtime_object(const char* load_object) {
   return starts_with(load_object, "libgomp.so") || starts_with(load_object, "libomp.so") ||
