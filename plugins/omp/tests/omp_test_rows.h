@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <ostream>
 #include <string>
 
 #include "lumen_commands.h"
@@ -21,5 +22,13 @@ inline bool any_row_contains(const std::map<std::string, nlohmann::json>& rows, 
     if (name.find(part) != std::string::npos) return true;
   return false;
 }
+
+// A test target as one OpenMP runtime's compiler built it.
+struct OmpBuild {
+  const char* name;  // the test's suffix: libgomp, libomp
+  const char* target;
+};
+
+inline void PrintTo(const OmpBuild& build, std::ostream* out) { *out << build.name; }
 
 }  // namespace lumen::test
