@@ -388,6 +388,22 @@ typedef struct lumen_analysis_descriptor {
    * and the names name_thread gives are made the file's as if decoded in
    * one pass. Zero (the default): one pass over the file on one thread. */
   int decodes_in_parts;
+
+  /* ---- appended in ABI version 9 ---- */
+
+  /* The process's own figures (the kernel's counts, not samples) that some
+   * of this plugin's metrics may be compared with: -statistics and
+   * -overview show each beside its metric's <Total>, as they show the
+   * process's rusage beside CPU time. Called for every record of the
+   * plugin's data file of an experiment (without the user's filters: the
+   * figures are the process's); it calls `figure` for each figure the
+   * record carries, with the keyword of one of its metrics, a title, and
+   * an amount in that metric's unit; amounts of one keyword add up over
+   * the experiment's records. Returns 0, or non-zero for a record it
+   * cannot read (then nothing of that file is shown). May be NULL. */
+  int (*process_figures)(uint16_t kind, const void* payload, uint16_t payload_bytes,
+                         void (*figure)(void* context, const char* metric, const char* title, double amount),
+                         void* context);
 } lumen_analysis_descriptor;
 
 typedef const lumen_analysis_descriptor* (*lumen_analysis_factory)(void);

@@ -67,8 +67,12 @@ extern "C" {
  *    er_print may decode parts of its file on several threads;
  *    lumen_runtime.observe_signal: a plugin annotates another's samples;
  *    lumen_runtime.start_thread: a plugin's background thread, the
- *    runtime's own. */
-#define LUMEN_PLUGIN_ABI_VERSION 8u
+ *    runtime's own.
+ * 9: lumen_runtime.read_task_files (lumen_task_file): several /proc files
+ *    read in one request of the runtime's reading thread;
+ *    lumen_analysis_descriptor.process_figures: the process's own figures
+ *    that -statistics and -overview compare a plugin's metrics with. */
+#define LUMEN_PLUGIN_ABI_VERSION 9u
 
 /* What a plugin's factory functions (and an interposer's definitions) are
  * marked with: plugins are built with hidden visibility, so only these are
