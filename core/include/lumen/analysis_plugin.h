@@ -154,9 +154,9 @@ typedef enum lumen_view_mode {
  *   otherwise: the recorded frames from the leaf to the first frame in the
  *     function holding anchor_pc, then the frames of `parent_stack_id`
  *     (events whose stack has no such frame are left as they are).
- * Stitches nest: the innermost (latest begin) applies first; one that
- * keeps frames lets the next outer one apply too. `leaf` is a static
- * string or one valid while the plugin is loaded. */
+ * Stitches nest: the innermost (latest begin; of equal times, the one declared last) applies first; one that
+ * keeps frames lets the next outer one apply to the whole stack, one that continues with parent_stack_id to
+ * that stack's frames only (a nested region's call). `leaf` is static or valid while the plugin is loaded. */
 typedef struct lumen_stitch {
   uint32_t thread_id;
   uint32_t modes;
