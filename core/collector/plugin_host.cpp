@@ -133,6 +133,7 @@ const lumen_runtime kRuntime = {
     .read_task_file = read_task_file,
     .observe_signal = observe_signal,
     .start_thread = runtime_start_thread,
+    .read_task_files = read_task_files,
 };
 
 void log_failure(const std::string& plugin, const std::string& message) {

@@ -25,25 +25,37 @@ namespace lumen::collector {
 
 namespace {
 
-// /proc files a plugin reads are short (stat is a few hundred bytes).
-constexpr size_t kMaxBytes = 16 * 1024;
+// /proc files a plugin reads are short (stat is a few hundred bytes): a
+// request carries up to kMaxFiles of them, their bytes in one arena; a
+// longer batch is asked in several requests.
+constexpr size_t kMaxFiles = 512;
+constexpr size_t kArenaBytes = 256 * 1024;
 // A reading thread that has not answered within this long is stuck (it
 // never blocks on anything but the request): reads fail from then on
 // rather than hang the plugin's thread.
 constexpr long long kAnswerWithinNs = 2'000'000'000;
-// What the thread answers when its table could not be made its own: the
-// caller reads the file itself.
-constexpr long kNoPrivateTable = -2;
 
-struct Request {
+struct FileAsked {
   uint32_t tid = 0;
   char name[32] = {};
   size_t size = 0;
+  size_t offset = 0;  // of its bytes in the arena
   long result = -1;
-  char bytes[kMaxBytes];
+};
+
+struct Request {
+  size_t count = 0;
+  bool private_table = true;  // false: the thread cannot read for the caller
+  FileAsked files[kMaxFiles];
+  char bytes[kArenaBytes];
 };
 
 enum ReaderState : int { kNoThread, kRunning, kUnavailable, kStuck, kStopped };
+
+// A file's `bytes` while it is being read: not asked yet, or not to be
+// asked (an invalid name, no buffer).
+constexpr long kUnread = -2;
+constexpr long kInvalid = -3;
 
 Request g_request;
 std::atomic<uint32_t> g_asked{0};     // the latest request's number; the thread waits on it
@@ -169,7 +181,11 @@ void* run(void*) {
     if (g_stop.load(std::memory_order_acquire) != 0) break;
     served = asked;
     Request& r = g_request;
-    r.result = own_table ? read_held_task_file(task_dir, r.tid, r.name, r.bytes, r.size) : kNoPrivateTable;
+    r.private_table = own_table;
+    for (size_t i = 0; own_table && i < r.count; ++i) {
+      FileAsked& f = r.files[i];
+      f.result = read_held_task_file(task_dir, f.tid, f.name, r.bytes + f.offset, f.size);
+    }
     g_answered.store(served, std::memory_order_release);
     futex(&g_answered, FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr);
   }
@@ -180,55 +196,113 @@ bool start_thread() { return start_runtime_thread(&g_thread, run, nullptr, 64 * 
 
 void note(const char* text) { experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text)); }
 
-// Asks the thread; kNoPrivateTable when it cannot do it, -1 when it did
-// not answer in time.
-long ask(uint32_t tid, const char* name, char* buffer, size_t size) {
-  Request& r = g_request;
-  r.tid = tid;
-  std::snprintf(r.name, sizeof r.name, "%s", name);
-  r.size = size < kMaxBytes ? size : kMaxBytes;
+enum class Answer { kRead, kNoPrivateTable, kLate };
+
+// Asks the thread for the files of g_request.
+Answer ask() {
   const uint32_t number = g_asked.load(std::memory_order_relaxed) + 1;
   g_asked.store(number, std::memory_order_release);
   futex(&g_asked, FUTEX_WAKE_PRIVATE, 1, nullptr);
-  const long long deadline = monotonic_ns() + kAnswerWithinNs;
+  constexpr long long kSliceNs = 100'000'000;
+  long long deadline_ns = monotonic_ns() + kAnswerWithinNs;
   spin_while_equal(g_answered, number - 1);  // a /proc file is read in microseconds
   for (uint32_t answered; (answered = g_answered.load(std::memory_order_acquire)) != number;) {
-    const long long left = deadline - monotonic_ns();
+    const long long before = monotonic_ns();
+    const long long left = deadline_ns - before;
     if (left <= 0) {
       g_state.store(kStuck, std::memory_order_release);
       note("the runtime's /proc reading thread did not answer within 2 s: thread files are not read from now on");
-      return -1;
+      return Answer::kLate;
     }
-    const timespec timeout{static_cast<time_t>(left / 1'000'000'000), static_cast<long>(left % 1'000'000'000)};
+    // In slices: a wait that took far longer than its slice was the whole
+    // process stopped (SIGSTOP, SIGTSTP), the reading thread with it, and
+    // does not count against the thread.
+    const long long slice = left < kSliceNs ? left : kSliceNs;
+    const timespec timeout{static_cast<time_t>(slice / 1'000'000'000), static_cast<long>(slice % 1'000'000'000)};
     futex(&g_answered, FUTEX_WAIT_PRIVATE, answered, &timeout);
+    const long long waited = monotonic_ns() - before;
+    if (waited > 2 * kSliceNs) deadline_ns += waited - slice;
   }
-  if (r.result > 0) std::memcpy(buffer, r.bytes, static_cast<size_t>(r.result));
-  return r.result;
+  return g_request.private_table ? Answer::kRead : Answer::kNoPrivateTable;
+}
+
+bool valid(const lumen_task_file& file) {
+  return file.name != nullptr && file.buffer != nullptr && file.size > 0 &&
+         std::strlen(file.name) < sizeof FileAsked::name && std::strchr(file.name, '/') == nullptr;
+}
+
+size_t asked_size(const lumen_task_file& file) { return file.size < kArenaBytes ? file.size : kArenaBytes; }
+
+// Has the thread read the valid files of files[from, to), which fit one
+// request.
+void read_by_thread(lumen_task_file* files, size_t from, size_t to) {
+  Request& r = g_request;
+  r.count = 0;
+  size_t used = 0;
+  for (size_t i = from; i < to; ++i) {
+    if (files[i].bytes == kInvalid) continue;
+    FileAsked& f = r.files[r.count++];
+    f.tid = files[i].tid;
+    std::snprintf(f.name, sizeof f.name, "%s", files[i].name);
+    f.size = asked_size(files[i]);
+    f.offset = used;
+    f.result = -1;
+    used += f.size;
+  }
+  const Answer answer = ask();
+  if (answer == Answer::kNoPrivateTable) {
+    note("the runtime's /proc reading thread cannot have a descriptor table of its own (unshare refused): "
+         "thread files are read with a descriptor of the program's table for a moment");
+    g_state.store(kUnavailable, std::memory_order_release);
+    return;
+  }
+  size_t asked = 0;
+  for (size_t i = from; i < to; ++i) {
+    if (files[i].bytes == kInvalid) continue;
+    const FileAsked& f = r.files[asked++];
+    files[i].bytes = answer == Answer::kRead ? f.result : -1;
+    if (files[i].bytes > 0) std::memcpy(files[i].buffer, r.bytes + f.offset, static_cast<size_t>(files[i].bytes));
+  }
 }
 
 }  // namespace
 
-long read_task_file(uint32_t tid, const char* name, char* buffer, size_t size) {
-  if (name == nullptr || buffer == nullptr || size == 0 || std::strlen(name) >= sizeof g_request.name ||
-      std::strchr(name, '/') != nullptr)
-    return -1;
+size_t read_task_files(lumen_task_file* files, size_t count) {
+  if (files == nullptr || count == 0) return 0;
+  for (size_t i = 0; i < count; ++i) files[i].bytes = valid(files[i]) ? kUnread : kInvalid;
   const RuntimeGuard guard;
   lock();
   if (g_state.load(std::memory_order_acquire) == kNoThread)
     g_state.store(start_thread() ? kRunning : kUnavailable, std::memory_order_release);
-  long result = -1;
-  const int state = g_state.load(std::memory_order_acquire);
-  if (state == kRunning) {
-    result = ask(tid, name, buffer, size);
-    if (result == kNoPrivateTable) {
-      note("the runtime's /proc reading thread cannot have a descriptor table of its own (unshare refused): "
-               "thread files are read with a descriptor of the program's table for a moment");
-      g_state.store(kUnavailable, std::memory_order_release);
+  // In runs that fit one request: as many files as it holds, their bytes
+  // within its arena.
+  for (size_t from = 0; from < count && g_state.load(std::memory_order_acquire) == kRunning;) {
+    size_t to = from, files_in = 0, bytes_in = 0;
+    for (; to < count; ++to) {
+      if (files[to].bytes == kInvalid) continue;
+      if (files_in == kMaxFiles || bytes_in + asked_size(files[to]) > kArenaBytes) break;
+      ++files_in, bytes_in += asked_size(files[to]);
     }
+    if (files_in > 0) read_by_thread(files, from, to);
+    from = to;
   }
-  if (g_state.load(std::memory_order_acquire) == kUnavailable) result = read_in_programs_table(tid, name, buffer, size);
+  if (g_state.load(std::memory_order_acquire) == kUnavailable)
+    for (size_t i = 0; i < count; ++i)
+      if (files[i].bytes == kUnread)
+        files[i].bytes = read_in_programs_table(files[i].tid, files[i].name, files[i].buffer, files[i].size);
+  size_t read = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (files[i].bytes < 0) files[i].bytes = -1;
+    read += files[i].bytes > 0 ? 1 : 0;
+  }
   unlock();
-  return result;
+  return read;
+}
+
+long read_task_file(uint32_t tid, const char* name, char* buffer, size_t size) {
+  lumen_task_file file{tid, name, buffer, size, -1};
+  read_task_files(&file, 1);
+  return file.bytes;
 }
 
 void task_file_reader_stop() {

@@ -8,6 +8,8 @@
 // the bytes are handed back.
 #pragma once
 
+#include <lumen/collector_plugin.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -16,6 +18,11 @@ namespace lumen::collector {
 // Not signal-safe. lumen_runtime::read_task_file: /proc/self/task/TID/NAME,
 // or /proc/self/NAME for tid 0, into `buffer`; the bytes read or -1.
 long read_task_file(uint32_t tid, const char* name, char* buffer, size_t size);
+
+// Not signal-safe. lumen_runtime::read_task_files: each file as
+// read_task_file reads it, all in one request of the reading thread (or a
+// few, for more files than a request holds); returns how many were read.
+size_t read_task_files(lumen_task_file* files, size_t count);
 
 // Not signal-safe. Ends the reading thread (after the plugins' last
 // readings at the end of collection).

@@ -7,6 +7,7 @@ namespace lumen::states {
 
 inline constexpr const char* kDataFile = "states";
 inline constexpr uint16_t kIntervalRecord = 1;
+inline constexpr uint16_t kThreadRecord = 2;
 
 // What a thread was blocked in, as the sampler saw it.
 enum class Blocked : uint8_t {
@@ -38,5 +39,19 @@ struct StateInterval {
   uint8_t reserved[3];
 };
 static_assert(sizeof(StateInterval) == 64, "record layout");
+
+// One thread's own figures over the time it was watched (from its
+// thread_begin, or the start of collection, to its end), from its
+// schedstat at both ends, written with its last interval: what the kernel
+// counted, which -statistics compares the states with.
+struct ThreadFigures {
+  uint64_t time_ns;   // its end
+  uint64_t begin_ns;  // its beginning
+  uint64_t cpu_ns;    // time on a CPU in between
+  uint64_t delay_ns;  // run delay in between
+  uint32_t thread_id;
+  uint32_t reserved;
+};
+static_assert(sizeof(ThreadFigures) == 40, "record layout");
 
 }  // namespace lumen::states

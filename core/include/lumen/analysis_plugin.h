@@ -437,6 +437,20 @@ typedef struct lumen_analysis_descriptor {
    * once, on the merged state, for the whole file. Returns 0, or non-zero
    * with a message in `error`. May be NULL. */
   int (*decoder_merge)(void* state, void* later, char* error, size_t error_size);
+
+  /* The process's own figures (the kernel's counts, not samples) that some
+   * of this plugin's metrics may be compared with: -statistics and
+   * -overview show each beside its metric's <Total>, as they show the
+   * process's rusage beside CPU time. Called for every record of the
+   * plugin's data file of an experiment (without the user's filters: the
+   * figures are the process's); it calls `figure` for each figure the
+   * record carries, with the keyword of one of its metrics, a title, and
+   * an amount in that metric's unit; amounts of one keyword add up over
+   * the experiment's records. Returns 0, or non-zero for a record it
+   * cannot read (then nothing of that file is shown). May be NULL. */
+  int (*process_figures)(uint16_t kind, const void* payload, uint16_t payload_bytes,
+                         void (*figure)(void* context, const char* metric, const char* title, double amount),
+                         void* context);
 } lumen_analysis_descriptor;
 
 typedef const lumen_analysis_descriptor* (*lumen_analysis_factory)(void);

@@ -58,6 +58,16 @@ typedef int (*lumen_signal_handler)(int signal, siginfo_t* info, void* ucontext)
 typedef int (*lumen_frame_provider)(void* ucontext, const uint64_t* native, int native_count,
                                     int native_in_objects, uint64_t* frames, int capacity);
 
+/* One file of a batch of /proc reads (lumen_runtime.read_task_files): the
+ * caller fills in tid, name, buffer and size; the runtime sets `bytes`. */
+typedef struct lumen_task_file {
+  uint32_t tid;     /* 0: the process's own /proc/self/NAME */
+  const char* name; /* a file name under /proc/self/task/TID: "schedstat" */
+  char* buffer;
+  size_t size;
+  long bytes; /* out: the bytes read, or -1 */
+} lumen_task_file;
+
 /* What the runtime provides to an event source. */
 typedef struct lumen_runtime {
   /* Opens (or creates) a data file of the experiment. Not signal-safe. */
@@ -183,6 +193,15 @@ typedef struct lumen_runtime {
    * child, where the thread does not exist). Returns 0, or -1 when no
    * thread could be started. */
   int (*start_thread)(void* (*body)(void*), void* argument);
+
+  /* ---- appended in ABI version 9 ---- */
+
+  /* Not signal-safe. read_task_file for each of `count` files, in order,
+   * in one request of the runtime's reading thread (each file is a round
+   * trip between two threads otherwise: a sampler reading every thread's
+   * files at a tick asks once). Sets each file's `bytes`; returns how many
+   * were read. */
+  size_t (*read_task_files)(lumen_task_file* files, size_t count);
 } lumen_runtime;
 
 /* Services a collector half offers to collect itself, in collect's process

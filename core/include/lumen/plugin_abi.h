@@ -72,7 +72,11 @@ extern "C" {
  *    across records (leaks) decoded in parts too, its parts' states merged;
  *    lumen_view_host.for_each_record_in_parts (lumen_record_part) and
  *    record_failed: views read in parts on several threads, and a record a
- *    view cannot read is reported with its file and offset. */
+ *    view cannot read is reported with its file and offset;
+ *    lumen_runtime.read_task_files (lumen_task_file): several /proc files
+ *    read in one request of the runtime's reading thread;
+ *    lumen_analysis_descriptor.process_figures: the process's own figures
+ *    that -statistics and -overview compare a plugin's metrics with. */
 #define LUMEN_PLUGIN_ABI_VERSION 9u
 
 /* What a plugin's factory functions (and an interposer's definitions) are

@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "data_file_reader.h"
 #include "experiment_metadata.h"
 #include "hex_text.h"
 #include "metric_cells.h"
@@ -89,6 +90,71 @@ void add_cpu_comparison(Record& r, const lumen_sample_record& sum, const Values&
                    shown_value(def, profiled), {def.unit});
     r.add_number(std::string("profiled.") + keyword, "<Total> " + def.title + " / the process's (%)",
                  process_ns == 0 ? 0.0 : 100.0 * profiled / static_cast<double>(process_ns), {LUMEN_UNIT_COUNT, true});
+  }
+}
+
+// A figure of the process's own that a plugin's records carry
+// (lumen_analysis_descriptor.process_figures), summed over the experiment.
+struct PluginFigure {
+  std::string metric;
+  std::string title;
+  double amount = 0;
+};
+
+void add_figure(void* context, const char* metric, const char* title, double amount) {
+  auto& figures = *static_cast<std::vector<PluginFigure>*>(context);
+  if (metric == nullptr || title == nullptr) return;
+  for (PluginFigure& f : figures)
+    if (f.metric == metric && f.title == title) {
+      f.amount += amount;
+      return;
+    }
+  figures.push_back({metric, title, amount});
+}
+
+// The figures of every plugin of the experiment that offers some; a data
+// file one cannot read gives none (its damage is reported where it is
+// decoded).
+std::vector<PluginFigure> plugin_figures(const Experiment& e) {
+  std::vector<PluginFigure> all;
+  for (const DataFile& file : e.data_files()) {
+    if (file.half == nullptr || file.half->descriptor->process_figures == nullptr) continue;
+    const auto path = e.path() / file.name;
+    if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(path))) continue;
+    std::vector<PluginFigure> figures;
+    bool readable = true;
+    try {
+      read_data_file(
+          path,
+          [&](const RawRecord& r) {
+            if (readable && file.half->descriptor->process_figures(r.kind, r.payload, r.payload_bytes, add_figure,
+                                                                   &figures) != 0)
+              readable = false;
+          },
+          file.readable_bytes);
+    } catch (const std::exception&) {
+      readable = false;
+    }
+    if (readable) all.insert(all.end(), figures.begin(), figures.end());
+  }
+  return all;
+}
+
+// Each plugin figure beside its metric's <Total>, as the CPU time beside
+// the process's rusage.
+void add_plugin_comparison(Record& r, const std::vector<PluginFigure>& figures, const Values& totals,
+                           const MetricRegistry& registry, bool with_totals) {
+  for (const PluginFigure& f : figures) {
+    const std::optional<size_t> m = registry.find(f.metric);
+    if (!m) continue;
+    const MetricDef& def = registry.metrics()[*m];
+    const double profiled = registry.value_of(*m, totals);
+    r.add_number("process." + f.metric, titled(f.title.c_str(), def.unit), shown_value(def, f.amount), {def.unit});
+    if (with_totals)
+      r.add_number("total." + f.metric, "<Total> " + titled(def.title.c_str(), def.unit), shown_value(def, profiled),
+                   {def.unit});
+    r.add_number("profiled." + f.metric, "<Total> " + def.title + " / the process's (%)",
+                 f.amount == 0 ? 0.0 : 100.0 * profiled / f.amount, {LUMEN_UNIT_COUNT, true});
   }
 }
 
@@ -211,6 +277,7 @@ Document overview(const Experiments& experiments, const StackProfile& profile, c
                    shown_value(def, registry.value_of(m, totals)), {def.unit});
     }
     add_cpu_comparison(r, sum, totals, registry, false);
+    add_plugin_comparison(r, plugin_figures(experiment), totals, registry, false);
     records.push_back(std::move(r));
   }
   return record_document("overview", "Overview", std::move(records));
@@ -236,6 +303,7 @@ Document statistics(const Experiments& experiments, const StackProfile& profile,
     const lumen_sample_record sum = summed(experiment);
     add_process_figures(r, sum);
     add_cpu_comparison(r, sum, totals, registry, true);
+    add_plugin_comparison(r, plugin_figures(experiment), totals, registry, true);
     for (const YAML::Node& entry : experiment.log())
       if (entry["event"] && entry["event"].as<std::string>() == metadata::log_event::kEnd)
         r.add_number("dropped_records", "Records dropped", entry["dropped_records"].as<double>(0));

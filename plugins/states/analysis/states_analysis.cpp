@@ -17,6 +17,7 @@ namespace {
 
 using lumen::states::Blocked;
 using lumen::states::StateInterval;
+using lumen::states::ThreadFigures;
 
 constexpr uint32_t kAllFlavors = LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED;
 
@@ -71,8 +72,13 @@ void emit(const lumen_event_sink* sink, const StateInterval& r, uint64_t stack, 
   lumen_emit_event(sink, r.time_ns, stack, r.thread_id, -1, values);
 }
 
+bool is_thread_figures(uint16_t kind, uint16_t bytes) {
+  return kind == lumen::states::kThreadRecord && bytes >= sizeof(ThreadFigures);
+}
+
 int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,
            size_t error_size) {
+  if (is_thread_figures(kind, bytes)) return 0;  // figures for -statistics, no events
   if (kind != lumen::states::kIntervalRecord || bytes < sizeof(StateInterval)) {
     std::snprintf(error, error_size, "states record of kind %u and %u bytes is not an interval", kind, bytes);
     return 1;
@@ -87,6 +93,21 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
   emit(sink, r, stack_or(sink, r.blocked_stack, "<Blocked, no stack>"), metric_of(r.blocked), r.blocked_ns);
   emit(sink, r, stack_or(sink, r.wait_stack, "<Waiting for a CPU, no stack>"), kWait, r.wait_ns);
   emit(sink, r, stack_or(sink, r.cpu_stack, "<On a CPU, no stack>"), kTotal, r.cpu_ns);
+  return 0;
+}
+
+// What the kernel counted for each thread watched: its run delay (compared
+// with `wait`) and its lifetime (with `total`).
+int process_figures(uint16_t kind, const void* payload, uint16_t bytes,
+                    void (*figure)(void* context, const char* metric, const char* title, double amount),
+                    void* context) {
+  if (kind == lumen::states::kIntervalRecord) return 0;
+  if (!is_thread_figures(kind, bytes)) return 1;
+  ThreadFigures r;
+  std::memcpy(&r, payload, sizeof r);
+  figure(context, "wait", "Run delay of the process's threads (schedstat)", static_cast<double>(r.delay_ns));
+  const uint64_t lifetime = r.time_ns > r.begin_ns ? r.time_ns - r.begin_ns : 0;
+  figure(context, "total", "Lifetime of the process's threads", static_cast<double>(lifetime));
   return 0;
 }
 
@@ -106,6 +127,7 @@ const lumen_analysis_descriptor kPlugin = {
     .decode = decode,
     .configure = configure,
     .decodes_in_parts = 1,  // each interval is its own events
+    .process_figures = process_figures,
 };
 
 }  // namespace

@@ -69,17 +69,17 @@ struct Observation {
 
 // Where the thread is now. Its stack counts only when its counters did not
 // move while it was read (it stayed off the CPU throughout).
-Observation observe(const lumen_runtime& runtime, History& h, uint64_t clock_before) {
+Observation observe(const lumen_runtime& runtime, History& h, const ThreadReading& reading, const TaskFiles& files) {
   Observation seen;
   char state = '?';
-  if (!read_task_state(runtime, h.tid, &state)) return seen;
+  if (!files.state(&state)) return seen;
   if (state == 'R') {
     seen.known = true;  // on a CPU or waiting for one: not blocked
     return seen;
   }
   Whereabouts where;
   where.state = state;
-  if (!read_task_syscall(runtime, h.tid, &where) || where.running) return seen;
+  if (!files.whereabouts(&where) || where.running) return seen;
   if (state == 'T' || state == 't') {
     seen.blocked = Blocked::kStopped;
   } else if (where.call >= 0) {
@@ -88,10 +88,10 @@ Observation observe(const lumen_runtime& runtime, History& h, uint64_t clock_bef
     seen.blocked = state == 'D' ? fault_kind(where.pc) : Blocked::kSleep;
   }
   if (where.pc != 0 && where.sp != 0) seen.stack = stack_of(runtime, h, where);
-  // The clock was read before its schedstat: unchanged now, the thread
+  // The clock was read before its files: unchanged now, the thread
   // stayed off the CPU throughout.
   uint64_t clock_after = 0;
-  if (!thread_cpu_clock_ns(h.tid, &clock_after) || clock_after != clock_before) {
+  if (!thread_cpu_clock_ns(h.tid, &clock_after) || clock_after != reading.clock_ns) {
     seen.stack = kNoStack;  // it ran while being read: state and stack may be stale
     return seen;
   }
@@ -149,17 +149,29 @@ void begin_thread_history(const lumen_runtime& runtime, ThreadSlot& slot) {
   History& h = slot.history;
   h.tid = slot.tid;
   SchedStat counters;
-  if (read_task_schedstat(runtime, slot.tid, &counters)) h.counters = counters;
+  if (read_task_schedstat(runtime, slot.tid, &counters)) {
+    h.counters = h.first_counters = counters;
+    h.first_ns = h.last_ns;
+    h.first_known = true;
+  }
+}
+
+void plan_reading(const ThreadSlot& slot, bool final, ThreadReading& reading, TaskFiles& files) {
+  const History& h = slot.history;
+  // Its CPU-time clock first: a thread that has not run since the previous
+  // reading is where it was, and none of its files is read.
+  reading.gone = !thread_cpu_clock_ns(slot.tid, &reading.clock_ns);
+  const bool moved = final || !h.known || reading.clock_ns != h.clock_ns;
+  files.wants_counters = !reading.gone && moved;
+  files.wants_whereabouts = !reading.gone && moved && !final;
 }
 
 Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadSlot& slot, uint64_t now_ns,
-                      bool final) {
+                      bool final, const ThreadReading& reading, const TaskFiles& files) {
   History& h = slot.history;
   h.tid = slot.tid;
-  // Its CPU-time clock first: a thread that has not run since the previous
-  // reading is where it was, and none of its files is read.
-  uint64_t clock = 0;
-  const bool gone = !thread_cpu_clock_ns(slot.tid, &clock);
+  const uint64_t clock = reading.clock_ns;
+  const bool gone = reading.gone;
   SchedStat now = h.counters;
   if (gone) {
     // Ended without thread_end (a raw exit): its last interval ends at the
@@ -167,8 +179,8 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
     slot.latest_stack = nullptr;
     final = true;
     now_ns = h.last_ns;
-  } else if (final || !h.known || clock != h.clock_ns) {
-    if (!read_task_schedstat(runtime, slot.tid, &now) && !final) return Reading::kUnread;
+  } else if (files.wants_counters) {
+    if (!files.counters(&now) && !final) return Reading::kUnread;
   }
   const bool ran = now.switches != h.counters.switches || now.cpu_ns != h.counters.cpu_ns;
   Observation seen{h.blocked, h.blocked_stack, h.known};
@@ -176,7 +188,7 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
     seen = Observation{};  // an ending thread runs; collection's end comes from a running thread or a frozen one
     if (!ran && h.known) seen = Observation{h.blocked, h.blocked_stack, true};
   } else if (ran || !h.known) {
-    seen = observe(runtime, h, clock);
+    seen = observe(runtime, h, reading, files);
   }
 
   const int64_t wall = now_ns > h.last_ns ? static_cast<int64_t>(now_ns - h.last_ns) : 0;
@@ -189,6 +201,15 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
   // carried; what is still unexplained of it once the thread has run since
   // (its wait was counted then) was a block between two readings.
   int64_t unexplained = h.carry_ns + wall - cpu - delay;
+  // The whole process was stopped meanwhile (job control): as much of what
+  // the counters do not explain was `stop`, where the thread was then.
+  int64_t stopped = 0;
+  const auto stopped_since = static_cast<int64_t>(reading.stopped_total_ns - h.stopped_seen_ns);
+  if (reading.stopped_total_ns > h.stopped_seen_ns && unexplained > 0) {
+    stopped = unexplained < stopped_since ? unexplained : stopped_since;
+    unexplained -= stopped;
+  }
+  if (reading.stopped_total_ns > h.stopped_seen_ns) h.stopped_seen_ns = reading.stopped_total_ns;
   StateInterval interval{};
   interval.time_ns = now_ns;
   interval.thread_id = slot.tid;
@@ -223,6 +244,16 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
   // blocked; one preempted where it last ran, which its latest captured
   // stack (a CPU-time sample) tells best.
   const bool resumes_at_block = h.blocked != Blocked::kNone && h.blocked_stack != kNoStack;
+  if (stopped > 0) {
+    StateInterval stop{};
+    stop.time_ns = now_ns;
+    stop.thread_id = slot.tid;
+    stop.blocked = Blocked::kStopped;
+    stop.blocked_ns = static_cast<uint64_t>(stopped);
+    stop.blocked_stack = h.blocked != Blocked::kNone ? h.blocked_stack : latest;
+    stop.wait_stack = stop.cpu_stack = kNoStack;
+    emit(runtime, stream, h, stop, false);
+  }
   interval.wait_stack = resumes_at_block ? h.blocked_stack : latest;
   interval.cpu_stack = latest;
   // Before the thread's first captured stack, where it waited and ran is
@@ -235,6 +266,15 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
     interval.cpu_ns += h.unplaced_cpu_ns, h.unplaced_cpu_ns = 0;
   }
   emit(runtime, stream, h, interval, final);
+  if (final && h.first_known) {
+    ThreadFigures figures{};
+    figures.time_ns = now_ns;
+    figures.begin_ns = h.first_ns;
+    figures.cpu_ns = now.cpu_ns - h.first_counters.cpu_ns;
+    figures.delay_ns = now.delay_ns - h.first_counters.delay_ns;
+    figures.thread_id = slot.tid;
+    runtime.write_record(stream, kThreadRecord, &figures, sizeof figures);
+  }
 
   h.last_ns = now_ns;
   h.counters = now;

@@ -20,11 +20,26 @@ enum class Reading {
   kGone,    // it ended without thread_end: its last interval is written
 };
 
-// Reads the thread of `slot` (held by the caller: kReading or kEnding) at
-// `now_ns` and writes its interval since the previous one to `stream`.
+// One reading of a thread, in two steps around the batch that reads its
+// files with other threads' (task_files.h).
+struct ThreadReading {
+  uint64_t clock_ns = 0;  // its CPU-time clock, read before its files
+  bool gone = false;      // no clock: it ended without thread_end
+  // How long the whole process was stopped (job control) since collection
+  // began (process_stops.h).
+  uint64_t stopped_total_ns = 0;
+};
+
+// Step one, on the thread of `slot` (held by the caller: kReading or
+// kEnding): reads its CPU-time clock and says which of its files the
+// reading needs (none when it has not run since the previous reading).
 // `final` is its last interval (the thread is ending or collection stops):
 // its stack is not read.
+void plan_reading(const ThreadSlot& slot, bool final, ThreadReading& reading, TaskFiles& files);
+
+// Step two, once the files are read: writes the thread's interval since
+// the previous reading, up to `now_ns`, to `stream`.
 Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadSlot& slot, uint64_t now_ns,
-                      bool final);
+                      bool final, const ThreadReading& reading, const TaskFiles& files);
 
 }  // namespace lumen::states

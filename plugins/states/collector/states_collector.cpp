@@ -15,6 +15,7 @@
 #include <iterator>
 
 #include "../states_record.h"
+#include "process_stops.h"
 #include "state_sampler.h"
 #include "thread_slots.h"
 
@@ -25,6 +26,7 @@ using namespace lumen::states;
 const lumen_runtime* g_runtime = nullptr;
 lumen_stream g_stream = -1;
 std::atomic<bool> g_running{false};
+ProcessStops g_stops;  // the sampling thread's
 __attribute__((tls_model("initial-exec"))) thread_local ThreadSlot* t_slot;
 
 // Holds a live slot for reading; false when another holds it or it ended.
@@ -33,15 +35,70 @@ bool hold(ThreadSlot& slot, int as) {
   return slot.phase.compare_exchange_strong(expected, as, std::memory_order_acquire);
 }
 
+// A thread found idle (its clock unchanged) is next read 1, 2, 4... ticks
+// later, at most kMaxIdleTicks and 50 ms: what is lost is only when, in
+// that time, it woke (its blocked time goes to where it was blocked, its
+// CPU time to its latest captured stack, as at every reading).
+constexpr uint64_t kMaxIdleTicks = 8;
+constexpr uint64_t kMaxIdleNs = 50'000'000;
+uint64_t g_tick = 0;           // the sampling thread's
+uint64_t g_max_idle_ticks = 1;
+
+void pace(ThreadSlot& slot, bool idle) {
+  slot.idle_readings = idle ? slot.idle_readings + 1 : 0;
+  const uint64_t wait = slot.idle_readings == 0 ? 1 : uint64_t{1} << (slot.idle_readings < 4 ? slot.idle_readings - 1 : 3);
+  slot.next_tick.store(g_tick + (wait < g_max_idle_ticks ? wait : g_max_idle_ticks), std::memory_order_relaxed);
+}
+
+// Reads the threads of `slots` (held by the caller) at `at_ns` (0: each
+// when it is read): their clocks first, then the files of those that ran,
+// all in one request of the runtime's reader, then each one's interval,
+// whose outcome goes to `outcomes`. At a tick, the first batch carries the
+// sampling thread's own schedstat too (process_stops.h).
+void read_threads(ThreadSlot* const* slots, size_t count, bool final, uint64_t at_ns, Reading* outcomes,
+                  bool first_of_tick) {
+  // Only the sampling thread (or stop, after it ended) reads here.
+  static ThreadReading readings[kBatchThreads];
+  static TaskFiles files[kBatchFiles];
+  static uint32_t tids[kBatchFiles];
+  bool reads = false;
+  for (size_t i = 0; i < count; ++i) {
+    plan_reading(*slots[i], final, readings[i], files[i]);
+    tids[i] = slots[i]->tid;
+    reads = reads || files[i].wants_counters;
+  }
+  size_t asked = count;
+  if (first_of_tick && g_stops.ask_own(reads, files[count])) tids[asked++] = g_runtime->thread_id();
+  const uint64_t asked_at = g_runtime->now_ns();
+  read_task_files(*g_runtime, tids, files, asked);
+  g_stops.add_reader_wait(g_runtime->now_ns() - asked_at);
+  if (first_of_tick) g_stops.counted(files[count]);
+  for (size_t i = 0; i < count; ++i) {
+    readings[i].stopped_total_ns = g_stops.stopped_total_ns();
+    const uint64_t now = at_ns != 0 ? at_ns : g_runtime->now_ns();
+    outcomes[i] = sample_thread(*g_runtime, g_stream, *slots[i], now, final, readings[i], files[i]);
+    pace(*slots[i], !readings[i].gone && !files[i].wants_counters);
+  }
+}
+
 void tick() {
   if (!g_running.load(std::memory_order_acquire)) return;
+  ++g_tick;
+  g_stops.begin_tick(g_runtime->now_ns());
   const int count = slot_count();
-  for (int i = 0; i < count; ++i) {
-    ThreadSlot& slot = slot_at(i);
-    if (!hold(slot, kReading)) continue;
-    const Reading read = sample_thread(*g_runtime, g_stream, slot, g_runtime->now_ns(), false);
-    release_slot(slot, read == Reading::kGone ? kFree : kLive);
+  ThreadSlot* held[kBatchThreads];
+  Reading outcomes[kBatchThreads];
+  bool first = true;
+  for (int i = 0; i < count || first; first = false) {
+    size_t n = 0;
+    for (; i < count && n < kBatchThreads; ++i) {
+      ThreadSlot& slot = slot_at(i);
+      if (slot.next_tick.load(std::memory_order_relaxed) <= g_tick && hold(slot, kReading)) held[n++] = &slot;
+    }
+    read_threads(held, n, false, 0, outcomes, first);
+    for (size_t k = 0; k < n; ++k) release_slot(*held[k], outcomes[k] == Reading::kGone ? kFree : kLive);
   }
+  g_stops.end_tick(g_runtime->now_ns());
 }
 
 int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
@@ -57,6 +114,10 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
     std::snprintf(error, error_size, "cannot create the data file '%s'", kDataFile);
     return 1;
   }
+  g_stops.start(static_cast<uint64_t>(interval));
+  g_max_idle_ticks = interval > 0 ? kMaxIdleNs / static_cast<uint64_t>(interval) : 1;
+  if (g_max_idle_ticks < 1) g_max_idle_ticks = 1;
+  if (g_max_idle_ticks > kMaxIdleTicks) g_max_idle_ticks = kMaxIdleTicks;
   g_running.store(true, std::memory_order_release);
   if (runtime->run_periodic(static_cast<uint64_t>(interval), tick) != 0) {
     g_running.store(false, std::memory_order_release);
@@ -74,6 +135,7 @@ void thread_begin() {
     return;
   }
   begin_thread_history(*g_runtime, *t_slot);
+  t_slot->history.stopped_seen_ns = g_stops.stopped_total_ns();  // stops before it began are not its
   publish_slot(*t_slot);
   // An empty interval from the thread itself: analysis lists a thread by the
   // data blocks it wrote, and the sampler writes the others for it.
@@ -96,7 +158,12 @@ void thread_end() {
     if (phase == kReading || phase == kReadingAwaited) phase = await_slot(*slot, kReading);
     if (phase != kLive) return;  // collection ended (written already), or the sampler let it go
   }
-  sample_thread(*g_runtime, g_stream, *slot, g_runtime->now_ns(), true);
+  ThreadReading reading;
+  TaskFiles files;
+  plan_reading(*slot, true, reading, files);
+  reading.stopped_total_ns = g_stops.stopped_total_ns();
+  read_task_files(*g_runtime, &slot->tid, &files, 1);
+  sample_thread(*g_runtime, g_stream, *slot, g_runtime->now_ns(), true, reading, files);
   release_slot(*slot, kFree);
 }
 
@@ -106,12 +173,17 @@ void stop() {
   if (!g_running.exchange(false, std::memory_order_acq_rel)) return;
   const uint64_t now = g_runtime->now_ns();
   const int count = slot_count();
-  for (int i = 0; i < count; ++i) {
-    ThreadSlot& slot = slot_at(i);
-    await_slot(slot, kEnding);
-    if (!hold(slot, kReading)) continue;
-    sample_thread(*g_runtime, g_stream, slot, now, true);
-    release_slot(slot, kClosed);
+  ThreadSlot* held[kBatchThreads];
+  Reading outcomes[kBatchThreads];
+  for (int i = 0; i < count;) {
+    size_t n = 0;
+    for (; i < count && n < kBatchThreads; ++i) {
+      ThreadSlot& slot = slot_at(i);
+      await_slot(slot, kEnding);
+      if (hold(slot, kReading)) held[n++] = &slot;
+    }
+    read_threads(held, n, true, now, outcomes, false);
+    for (size_t k = 0; k < n; ++k) release_slot(*held[k], kClosed);
   }
 }
 
@@ -120,6 +192,7 @@ void fork_child() {
   t_slot = nullptr;
   forget_self_pid();
   forget_all_slots();
+  g_stops.forget();
 }
 
 const lumen_option_def kOptions[] = {

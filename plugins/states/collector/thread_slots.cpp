@@ -22,6 +22,8 @@ ThreadSlot* claim_slot(uint32_t tid, uint64_t now_ns, const volatile uint64_t* l
     if (!g_slots[i].phase.compare_exchange_strong(expected, kReading, std::memory_order_acquire)) continue;
     ThreadSlot& slot = g_slots[i];
     slot.tid = tid;
+    slot.next_tick.store(0, std::memory_order_relaxed);
+    slot.idle_readings = 0;
     slot.latest_stack = latest_stack;
     slot.history = History{};
     slot.history.last_ns = now_ns;

@@ -30,6 +30,13 @@ struct History {
   uint32_t tid = 0;      // whose files these are
   uint64_t last_ns = 0;
   SchedStat counters;
+  // Its counters when the sampler began watching it, for its figures
+  // (ThreadFigures) at the end; unknown when they could not be read.
+  uint64_t first_ns = 0;
+  SchedStat first_counters;
+  bool first_known = false;
+  // The process's stopped time (ProcessStops) at the last reading.
+  uint64_t stopped_seen_ns = 0;
   // Wall time the counters did not explain yet: a wait for a CPU still
   // going on (run delay is counted when the wait ends), CPU time of a
   // running thread not yet accounted; negative once they were counted.
@@ -56,6 +63,11 @@ struct History {
 
 struct ThreadSlot {
   std::atomic<int> phase{kFree};  // also a futex word
+  // The sampler's tick before which it need not read the thread again: a
+  // thread found idle reading after reading is read less and less often
+  // (its clock is a system call a reading). Only the sampler uses it.
+  std::atomic<uint64_t> next_tick{0};
+  uint32_t idle_readings = 0;
   uint32_t tid = 0;
   const volatile uint64_t* latest_stack = nullptr;
   History history;

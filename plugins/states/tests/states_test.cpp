@@ -145,6 +145,28 @@ TEST(StatesPageFaults, FaultTimeMatchesTheTargetsMajorFaults) {
   }
 }
 
+// -statistics sets the states beside what the kernel counted for the
+// process's threads (each one's schedstat at its beginning and its end):
+// their run delay beside `wait`, their lifetimes beside `total`. The
+// sampler splits each interval by the same counters, so what it recorded
+// is all of it but for records lost; the target's own measurements are a
+// part of the process's figures (its main thread and its own waits are not
+// measured).
+TEST_F(StatesRun, StatisticsCompareTheStatesWithTheProcesssFigures) {
+  for (const char* view : {"-statistics", "-overview"}) {
+    const json stats = er_print_json({view}, run_->experiment);
+    const json& e = stats.at("records").at(0);
+    ASSERT_TRUE(e.contains("process.wait") && e.contains("process.total")) << e.dump();
+    double measured_wait = 0, measured_lifetimes = 0;
+    for (const auto& [function, states] : run_->truth.at("functions").items()) measured_wait += states.at("wait").get<double>();
+    for (const json& thread : run_->truth.at("threads")) measured_lifetimes += thread.at("lifetime").get<double>();
+    EXPECT_GE(e.at("process.wait").get<double>(), measured_wait - tolerance(measured_wait)) << view;
+    EXPECT_GE(e.at("process.total").get<double>(), measured_lifetimes) << view;
+    EXPECT_NEAR(e.at("profiled.wait").get<double>(), 100.0, 2.0) << view;
+    EXPECT_NEAR(e.at("profiled.total").get<double>(), 100.0, 1.0) << view;
+  }
+}
+
 TEST_F(StatesRun, StatesOffGivesCpuOnly) {
   const TempDir dir;
   const Collection off = collect(dir, {"-p", "on", "-states", "off"}, states_target());
