@@ -67,8 +67,11 @@ extern "C" {
  *    er_print may decode parts of its file on several threads;
  *    lumen_runtime.observe_signal: a plugin annotates another's samples;
  *    lumen_runtime.start_thread: a plugin's background thread, the
- *    runtime's own. */
-#define LUMEN_PLUGIN_ABI_VERSION 8u
+ *    runtime's own.
+ * 9: lumen_event_sink.describe_code (lumen_code_description): a decoder
+ *    gives the source file and lines of generated code (a managed
+ *    runtime's methods), so code-level views place its frames. */
+#define LUMEN_PLUGIN_ABI_VERSION 9u
 
 /* What a plugin's factory functions (and an interposer's definitions) are
  * marked with: plugins are built with hidden visibility, so only these are
