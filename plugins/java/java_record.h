@@ -41,6 +41,8 @@ inline uint64_t java_frame(uint64_t method_id, int32_t bci) {
   if (biased < 0 || uint64_t(biased) >= kMethodSpan) biased = 0;
   return method_base(method_id) | uint64_t(biased);
 }
+// The frame word of bytecode index `bci` of the method at `frame_base`.
+inline uint64_t java_frame_address(uint64_t frame_base, int32_t bci) { return frame_base + uint64_t(int64_t(bci) + kBciBias); }
 inline bool is_java_frame(uint64_t word) { return (word & kJavaFrameTag) != 0; }
 inline int32_t frame_bci(uint64_t word) { return int32_t(int64_t(word & (kMethodSpan - 1)) - kBciBias); }
 
@@ -57,8 +59,8 @@ inline constexpr uint16_t kJvmSystemThread = 1;
 
 #pragma pack(push, 1)
 // Followed by class_bytes (e.g. "java.lang.String"), name_bytes
-// ("indexOf(int)"), source_bytes ("String.java") and line_count
-// LineEntry.
+// ("indexOf(int)"), source_bytes ("String.java"), line_count
+// LineEntry and, for a method with bytecode, a BytecodeTail and its bytes.
 struct JavaMethod {
   uint64_t time_ns;
   uint64_t frame_base;  // method_base(jmethodID)
@@ -70,6 +72,13 @@ struct JavaMethod {
 struct LineEntry {
   int32_t bci;
   int32_t line;
+};
+// What may follow a method record's line table: its bytecode (JVMTI
+// GetBytecodes), code_length bytes of which the first recorded_bytes fit
+// in the record. A native or abstract method's record has none.
+struct BytecodeTail {
+  uint32_t code_length;
+  uint16_t recorded_bytes;
 };
 struct CompiledCode {
   uint64_t time_ns;
@@ -96,7 +105,7 @@ struct JavaAllocation {
   uint16_t class_bytes;
 };
 #pragma pack(pop)
-static_assert(sizeof(JavaMethod) == 24 && sizeof(LineEntry) == 8 && sizeof(CompiledCode) == 32 &&
+static_assert(sizeof(JavaMethod) == 24 && sizeof(LineEntry) == 8 && sizeof(BytecodeTail) == 6 && sizeof(CompiledCode) == 32 &&
                   sizeof(JavaThread) == 16 && sizeof(JavaAllocation) == 34,
               "JAVA_CLASSES record layout");
 

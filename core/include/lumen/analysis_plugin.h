@@ -37,6 +37,7 @@ typedef struct lumen_event {
 
 struct lumen_stitch;
 struct lumen_span;
+struct lumen_code_description;
 
 typedef struct lumen_event_sink {
   void* context;
@@ -70,6 +71,11 @@ typedef struct lumen_event_sink {
    * reader draws no timeline: use lumen_emit_span and lumen_emit_level. */
   void (*span)(void* context, const struct lumen_span* span);
   void (*level)(void* context, const char* name, lumen_metric_unit unit, uint64_t time_ns, int64_t value);
+  /* ---- appended in ABI version 9 ---- */
+  /* Describes the source of generated code (lumen_code_description). May
+   * be NULL when the reader places no code at lines: use
+   * lumen_describe_code. */
+  void (*describe_code)(void* context, const struct lumen_code_description* code);
 } lumen_event_sink;
 
 #define LUMEN_THREAD_PROGRAM 0
@@ -108,6 +114,52 @@ static inline void lumen_emit_span(const lumen_event_sink* sink, const char* nam
 static inline void lumen_emit_level(const lumen_event_sink* sink, const char* name, lumen_metric_unit unit,
                                     uint64_t time_ns, int64_t value) {
   if (sink->level != NULL) sink->level(sink->context, name, unit, time_ns, value);
+}
+
+/* ---- the source of generated code (added in ABI version 9) ----
+ *
+ * Code no loaded object holds (a managed runtime's methods, described to
+ * the load-object map as dynamic code: bit 63 set) has no debug
+ * information er_print could read. The decoder that knows it describes it:
+ * the recorded code addresses [start, end) are code of `source_file`, at
+ * line lines[i].line from lines[i].address up to the next entry's address
+ * (line 0: no line), and (optionally) its instructions as text. -lines,
+ * -source and -disasm then place such frames at their lines and
+ * instructions. A later description of the same start replaces an earlier
+ * one. */
+typedef struct lumen_code_line {
+  uint64_t address;
+  int32_t line;
+  uint32_t reserved;
+} lumen_code_line;
+
+typedef struct lumen_code_instruction {
+  uint64_t address;
+  const char* text;
+} lumen_code_instruction;
+
+typedef struct lumen_code_description {
+  uint64_t start;
+  uint64_t end;
+  /* Where er_print looks for the file under its source paths (-setpath,
+   * -addpath): a path relative to a source directory
+   * ("com/acme/App.java"), or absolute. NULL: unknown. */
+  const char* source_file;
+  const lumen_code_line* lines; /* ascending addresses */
+  size_t line_count;
+  /* Non-zero: a caller's frame in this code holds the calling instruction
+   * itself (a bytecode index), not a return address, so er_print does not
+   * move it back into the call. */
+  int exact_call_sites;
+  /* The code's instructions as -disasm lists them ("7: ifge 20"), at
+   * ascending addresses; each holds the addresses up to the next one's.
+   * None (0): -disasm shows the function's lines only. */
+  const struct lumen_code_instruction* instructions;
+  size_t instruction_count;
+} lumen_code_description;
+
+static inline void lumen_describe_code(const lumen_event_sink* sink, const lumen_code_description* code) {
+  if (sink->describe_code != NULL) sink->describe_code(sink->context, code);
 }
 
 /* The stack id of an event of the traced call `function` captured at

@@ -76,7 +76,10 @@ extern "C" {
  *    lumen_runtime.read_task_files (lumen_task_file): several /proc files
  *    read in one request of the runtime's reading thread;
  *    lumen_analysis_descriptor.process_figures: the process's own figures
- *    that -statistics and -overview compare a plugin's metrics with. */
+ *    that -statistics and -overview compare a plugin's metrics with;
+ *    lumen_event_sink.describe_code (lumen_code_description): a decoder
+ *    gives the source file and lines of generated code (a managed
+ *    runtime's methods), so code-level views place its frames. */
 #define LUMEN_PLUGIN_ABI_VERSION 9u
 
 /* What a plugin's factory functions (and an interposer's definitions) are

@@ -1,6 +1,7 @@
 #include "code_profile.h"
 
 #include <algorithm>
+#include <set>
 
 namespace lumen::analysis {
 
@@ -17,17 +18,23 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
                          ProgramStructure& structure)
     : total_(profile.functions().total()) {
   std::map<AddressKey, std::optional<LineKey>> line_cache;
-  const auto line_of = [&](const AddressKey& key) -> const std::optional<LineKey>& {
+  const auto line_of = [&](const AddressKey& key) -> const LineKey* {
     auto [cached, inserted] = line_cache.try_emplace(key);
     if (inserted) {
       const ObjectSymbols* symbols = structure.symbols(key.first);
       if (symbols != nullptr)
         if (const auto line = symbols->source_line(key.second)) cached->second = LineKey{line->file, line->line};
     }
-    return cached->second;
+    return cached->second ? &*cached->second : nullptr;
+  };
+  std::set<LineKey> described_lines;  // the lines of described code, where Position points
+  struct Position {
+    AddressKey address;
+    const LineKey* line;  // nullptr: none
   };
   struct Placed {
     AddressKey address;
+    const LineKey* line;
     FunctionId function;
     bool exclusive;
   };
@@ -38,12 +45,25 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
   std::vector<LineKey> seen_lines;
   for (size_t s = 0; s < profile.stacks().size(); ++s) {
     const UniqueStack& stack = profile.stacks()[s];
-    const LoadObjectMap& map = experiments[stack.experiment]->loadobjects();
-    const auto address_of = [&](const ShapedFrame& frame) -> std::optional<AddressKey> {
+    const Experiment& experiment = *experiments[stack.experiment];
+    const LoadObjectMap& map = experiment.loadobjects();
+    // An instruction of a loaded object, at its DWARF line; else code a
+    // decoder described (a Java method), at the line it gave.
+    const auto position_of = [&](const ShapedFrame& frame) -> std::optional<Position> {
       if (!frame.code) return std::nullopt;
-      const auto code = structure.code_address(map, stack.epoch, frame.pc, frame.is_return);
-      if (!code) return std::nullopt;
-      return AddressKey{code->object, code->address};
+      if (const auto code = structure.code_address(map, stack.epoch, frame.pc, frame.is_return)) {
+        const AddressKey key{code->object, code->address};
+        return Position{key, line_of(key)};
+      }
+      const DescribedCode* described = experiment.described_code().find(frame.pc);
+      if (described == nullptr) return std::nullopt;
+      const uint64_t address = frame.pc - (frame.is_return && !described->exact_call_sites ? 1 : 0);
+      Position position{{structure.function(frame.function).object, address}, nullptr};
+      described_.try_emplace(frame.function, described);
+      if (!described->source_file.empty())
+        if (const int line = described->line_at(address); line > 0)
+          position.line = &*described_lines.insert(LineKey{described->source_file, line}).first;
+      return position;
     };
     profile.shaped_frames(stack, frames);
     // The frames whose instructions count, leaf first. Exclusive goes to
@@ -64,21 +84,19 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
       if (frame.inlined) continue;
       const bool exclusive = leaf;
       if (!frame.hidden) leaf = false;
-      const auto key = address_of(frame);
-      if (!key) continue;
+      const auto position = position_of(frame);
+      if (!position) continue;
       FunctionId function = frame.function;
       if (frame.hidden) {
         if (next_shown[i] == frames.size()) continue;
         const ShapedFrame* shown = &frames[next_shown[i]];
-        const auto shown_key = address_of(*shown);
-        if (!shown_key) continue;
-        const auto& line = line_of(*key);
-        const auto& shown_line = line_of(*shown_key);
-        if (!line || !shown_line || line->file != shown_line->file) continue;
+        const auto shown_position = position_of(*shown);
+        if (!shown_position) continue;
+        if (!position->line || !shown_position->line || position->line->file != shown_position->line->file) continue;
         function = shown->function;
         leaf = false;
       }
-      placed.push_back({*key, function, exclusive});
+      placed.push_back({position->address, position->line, function, exclusive});
     }
     const auto values = profile.values(s);
     seen_addresses.clear();
@@ -91,8 +109,8 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
         seen_addresses.push_back(p.address);
         add(at.inclusive, values);
       }
-      const auto& line_key = line_of(p.address);
-      if (!line_key) continue;
+      const LineKey* line_key = p.line;
+      if (line_key == nullptr) continue;
       CodeMetrics& line = lines_[*line_key];
       if (line.function == kUnknownFunction) line.function = p.function;
       if (p.exclusive) add(line.exclusive, values);

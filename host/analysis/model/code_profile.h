@@ -5,7 +5,9 @@
 // the leaf; inclusive once to each distinct address (and line) on the
 // stack. Frames the mode hides count only where they are code of the next
 // shown frame's source file (an outlined OpenMP body in user mode);
-// artificial functions hold their time at no line.
+// artificial functions hold their time at no line. Code no loaded object
+// holds is placed at the lines its decoder described (a Java method's
+// bytecode index at its line), at the function's own object.
 #pragma once
 
 #include <map>
@@ -40,8 +42,16 @@ class CodeProfile {
   // addresses().
   const std::map<LineKey, CodeMetrics>& lines() const { return lines_; }
   const Values& total() const { return total_; }
+  // The description of a function of described code (a Java method) with
+  // data: its source file and lines. nullptr for others (DWARF knows
+  // theirs). Valid while the experiments are.
+  const DescribedCode* described(FunctionId function) const {
+    const auto it = described_.find(function);
+    return it == described_.end() ? nullptr : it->second;
+  }
 
  private:
+  std::map<FunctionId, const DescribedCode*> described_;
   std::map<AddressKey, CodeMetrics> addresses_;
   std::map<LineKey, CodeMetrics> lines_;
   Values total_;

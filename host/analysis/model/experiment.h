@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis_plugins.h"
+#include "described_code.h"
 #include "loadobject_map.h"
 #include "plugin_catalog.h"
 #include "sample_table.h"
@@ -68,6 +69,7 @@ struct PartStackIds {
   std::vector<TracedCall> traced;
   std::map<std::pair<uint64_t, std::string>, uint64_t> traced_index;
   std::vector<std::pair<uint32_t, ThreadName>> thread_names;
+  std::vector<DescribedCode> described_code;
 };
 
 // A part's ids as the experiment's (Experiment::adopt_part_ids).
@@ -121,6 +123,9 @@ class Experiment {
     const auto it = thread_names_.find(thread_id);
     return it == thread_names_.end() ? nullptr : &it->second;
   }
+  // Generated code its decoders described (describe_code): known once the
+  // events are read.
+  const DescribedCodeTable& described_code() const { return described_code_; }
   // Collection start on the events' clock (the first sample point; else 0).
   uint64_t start_ns() const { return samples_.start_ns(); }
 
@@ -207,6 +212,7 @@ class Experiment {
   mutable std::vector<TracedCall> traced_calls_;            // by id - kTracedCallStackBase
   mutable std::map<std::pair<uint64_t, std::string>, uint64_t> traced_call_ids_;
   mutable std::map<uint32_t, ThreadName> thread_names_;
+  mutable DescribedCodeTable described_code_;
 };
 
 }  // namespace lumen::analysis

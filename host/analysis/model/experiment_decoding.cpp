@@ -24,6 +24,7 @@ struct StackIdTables {
   size_t (*traced_count)(const void* owner);
   const void* owner;
   std::function<void(uint32_t thread_id, Experiment::ThreadName name)> name_thread;
+  std::function<void(DescribedCode code)> describe_code;
 };
 
 struct SinkContext {
@@ -66,6 +67,11 @@ lumen_event_sink make_sink(SinkContext& context) {
                             static_cast<SinkContext*>(opaque)->ids->name_thread(
                                 thread_id, {std::string(name).substr(0, 256), role == LUMEN_THREAD_RUNTIME_SYSTEM});
                           }};
+  sink.describe_code = [](void* opaque, const lumen_code_description* code) {
+    if (code == nullptr) return;
+    if (auto copy = DescribedCodeTable::copy_of(*code))
+      static_cast<SinkContext*>(opaque)->ids->describe_code(std::move(*copy));
+  };
   const Experiment::TimelineVisitor* timeline = context.timeline;
   if (timeline != nullptr && timeline->span)
     sink.span = [](void* opaque, const lumen_span* span) {
@@ -114,7 +120,8 @@ Tables Experiment::own_ids() const {
   return Tables{artificial_functions_, traced_call_ids_,
                 [this](uint64_t stack_id, const char* function) { traced_calls_.push_back({stack_id, function}); },
                 [](const void* owner) { return static_cast<const Experiment*>(owner)->traced_calls_.size(); }, this,
-                [this](uint32_t thread_id, ThreadName name) { thread_names_[thread_id] = std::move(name); }};
+                [this](uint32_t thread_id, ThreadName name) { thread_names_[thread_id] = std::move(name); },
+                [this](DescribedCode code) { described_code_.add(std::move(code)); }};
 }
 
 void Experiment::for_each_event(const EventVisitor& visit, const TimelineVisitor* timeline) const {
@@ -153,7 +160,8 @@ void Experiment::for_each_event_in_blocks(const DataFile& file, size_t first, si
                     [](const void* owner) { return static_cast<const PartStackIds*>(owner)->traced.size(); }, &part,
                     [&part](uint32_t thread_id, ThreadName name) {
                       part.thread_names.push_back({thread_id, std::move(name)});
-                    }};
+                    },
+                    [&part](DescribedCode code) { part.described_code.push_back(std::move(code)); }};
   SinkContext context{&file, &visit, nullptr, &ids, nullptr};
   decode(data_path, file, context, [&](const std::function<void(const RawRecord&)>& record) {
     read_data_blocks(data_path, std::span(file.block_offsets).subspan(first, end - first), record);
@@ -193,6 +201,7 @@ PartIdMap Experiment::adopt_part_ids(const PartStackIds& part) const {
     traced.push_back(it->second);
   }
   for (const auto& [thread_id, name] : part.thread_names) thread_names_[thread_id] = name;
+  for (const DescribedCode& code : part.described_code) described_code_.add(code);
   return PartIdMap(std::move(artificial), std::move(traced));
 }
 

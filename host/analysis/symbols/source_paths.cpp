@@ -27,7 +27,10 @@ std::vector<fs::path> SourcePaths::candidates(const std::string& recorded,
   const fs::path name = fs::path(recorded).filename();
   for (const std::string& dir : search_) {
     if (dir == "$expts") {
-      for (const fs::path& e : experiment_dirs) list.push_back(e / name);
+      for (const fs::path& e : experiment_dirs) {
+        if (fs::path(recorded).is_relative()) list.push_back(e / recorded);
+        list.push_back(e / name);
+      }
     } else {
       // A relative recorded path may keep its directories under a search dir.
       if (fs::path(recorded).is_relative()) list.push_back(fs::path(dir) / recorded);

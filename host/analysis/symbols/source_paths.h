@@ -1,7 +1,9 @@
 // Where er_print looks for source files: -setpath LIST (colon separated;
 // "$expts" stands for each experiment's directory, the default being
 // "$expts:."), -addpath DIR, and -pathmap OLD NEW (a recorded path starting
-// with OLD is looked for under NEW first).
+// with OLD is looked for under NEW first). A relative recorded path (a Java
+// class's "com/acme/App.java") is looked for under each directory with its
+// directories, then by its file name alone.
 #pragma once
 
 #include <filesystem>

@@ -78,6 +78,49 @@ std::vector<FunctionId> functions_for(const std::string& target, size_t which, c
   return ids;
 }
 
+// The rows of a function of described code (a Java method's bytecode): the
+// instructions its decoder listed, each with the metrics of its addresses
+// (up to the next one's), and its source lines between them.
+void add_described_rows(ViewTable& table, const DescribedCode& described, const Function& f,
+                        const std::string& object_name, const CodeProfile& code,
+                        const StackProfile& profile, const MetricRegistry& registry, const ViewRequest& request,
+                        SourceText& sources, const SortKey& hot, std::vector<double>& heat) {
+  int current = 0;
+  for (size_t i = 0; i < described.instructions.size(); ++i) {
+    const auto& [address, text] = described.instructions[i];
+    const uint64_t next = i + 1 < described.instructions.size() ? described.instructions[i + 1].first : described.end;
+    const int line = described.source_file.empty() ? 0 : described.line_at(address);
+    if (line > 0 && line != current) {
+      current = line;
+      const auto metrics = code.lines().find(LineKey{described.source_file, line});
+      ViewRow row;
+      row.name = "<line " + std::to_string(line) + "> " + sources.line(described.source_file, line);
+      const Values* e = metrics == code.lines().end() ? nullptr : &metrics->second.exclusive;
+      const Values* in = metrics == code.lines().end() ? nullptr : &metrics->second.inclusive;
+      row.values = row_values(request.metrics, registry, e, in, code.total());
+      row.fields = {{"kind", "source"}, {"address", ""}, {"line", std::to_string(line)}};
+      row.marker = "   ";
+      table.rows.push_back(std::move(row));
+      heat.push_back(-1);
+    }
+    Values exclusive(profile.metric_count(), 0), inclusive(profile.metric_count(), 0);
+    const auto end = code.addresses().lower_bound({f.object, next});
+    for (auto it = code.addresses().lower_bound({f.object, address}); it != end; ++it)
+      for (size_t m = 0; m < exclusive.size(); ++m) {
+        if (!it->second.exclusive.empty()) exclusive[m] += it->second.exclusive[m];
+        if (!it->second.inclusive.empty()) inclusive[m] += it->second.inclusive[m];
+      }
+    ViewRow row;
+    row.name = text;
+    row.load_object = object_name;
+    row.values = row_values(request.metrics, registry, &exclusive, &inclusive, code.total());
+    row.fields = {{"kind", "instruction"}, {"address", hex(address)}, {"line", line > 0 ? std::to_string(line) : ""}};
+    row.marker = "   ";
+    table.rows.push_back(std::move(row));
+    heat.push_back(sort_value_of(hot, registry, &exclusive, &inclusive));
+  }
+}
+
 }  // namespace
 
 ViewTable annotated_disassembly(const CodeProfile& code, const StackProfile& profile, const ProgramStructure& structure,
@@ -97,6 +140,13 @@ ViewTable annotated_disassembly(const CodeProfile& code, const StackProfile& pro
     heading.values.assign(table.columns.size(), 0.0);
     heading.fields = {{"kind", "function"}, {"address", hex(f.start)}, {"line", ""}};
     table.rows.push_back(std::move(heading));
+    if (const DescribedCode* described = code.described(id); described != nullptr && symbols == nullptr) {
+      const size_t begin = table.rows.size();
+      std::vector<double> heat;
+      add_described_rows(table, *described, f, structure.object(f.object).name, code, profile, registry, request, sources, hot, heat);
+      mark_hot_rows(table, begin, heat, annotation.threshold_percent);
+      continue;
+    }
     if (symbols == nullptr) continue;
     // The function's extent: its symbol's size, else as far as data reaches.
     uint64_t size = f.size;

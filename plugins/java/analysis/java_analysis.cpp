@@ -1,8 +1,9 @@
-// Java profiling on the host. Java frames need nothing of this half: the
-// agent described each method as a function of the Java frame space in the
-// load-object map (java_record.h), so every view names them. It checks the
-// JAVA_CLASSES records (methods with their source files and line tables,
-// compiled code), names the threads (Java names; the JVM's housekeeping
+// Java profiling on the host. Java frames need nothing of this half to be
+// named: the agent described each method as a function of the Java frame
+// space in the load-object map (java_record.h), so every view names them.
+// It checks the JAVA_CLASSES records, describes each method's source file
+// and line table to er_print (java_method_code.h: -lines, -source), names
+// the threads (Java names; the JVM's housekeeping
 // threads as the system's); it says how Java stacks show in each view mode
 // (java_view_modes.cpp). An experiment that sampled Java allocations
 // (-j heap) has their estimated bytes and objects as metrics on the
@@ -15,6 +16,7 @@
 
 #include "../java_record.h"
 #include "java_allocations.h"
+#include "java_method_code.h"
 #include "java_view_modes.h"
 
 namespace {
@@ -46,6 +48,7 @@ int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, cons
     std::memcpy(&method, payload, sizeof method);
     needed = sizeof method + method.class_bytes + method.name_bytes + method.source_bytes +
              size_t(method.line_count) * sizeof(LineEntry);
+    if (needed <= bytes) describe_method_code(payload, bytes, sink);
   } else if (kind == kCompiledRecord) {
     needed = sizeof(CompiledCode);
   } else if (kind == kThreadRecord && bytes >= sizeof(JavaThread)) {

@@ -3,7 +3,7 @@
 // that what JVMTI allocates is not traced. What they describe:
 //   * every method of every prepared class, as a function of the Java frame
 //     space (java_record.h) in the load-object map, and in JAVA_CLASSES with
-//     its class, source file and line table;
+//     its class, source file, line table and bytecode;
 //   * JIT-compiled methods (CompiledMethodLoad/Unload) and the JVM's
 //     generated code (DynamicCodeGenerated: interpreter, stubs) at their
 //     machine addresses, time-stamped, so machine PCs there resolve;
@@ -83,6 +83,10 @@ void write_method(const AgentContext& context, jvmtiEnv* jvmti, jmethodID method
   jint line_count = 0;
   jvmtiLineNumberEntry* lines = nullptr;
   if (jvmti->GetLineNumberTable(method, &line_count, &lines) != JVMTI_ERROR_NONE) line_count = 0;
+  // The bytecode, for -disasm (none for a native or abstract method).
+  jint code_length = 0;
+  unsigned char* code = nullptr;
+  if (jvmti->GetBytecodes(method, &code_length, &code) != JVMTI_ERROR_NONE) code_length = 0;
   JavaMethod header{};
   header.time_ns = context.runtime->now_ns();
   header.frame_base = method_base(id);
@@ -92,7 +96,11 @@ void write_method(const AgentContext& context, jvmtiEnv* jvmti, jmethodID method
   const size_t texts = header.class_bytes + header.name_bytes + header.source_bytes;
   const size_t room = (UINT16_MAX - sizeof header - texts) / sizeof(LineEntry);
   header.line_count = static_cast<uint16_t>(std::min<size_t>(size_t(line_count), room));
-  std::vector<char> record(sizeof header + texts + header.line_count * sizeof(LineEntry));
+  const size_t table_end = sizeof header + texts + header.line_count * sizeof(LineEntry);
+  BytecodeTail tail{static_cast<uint32_t>(std::max<jint>(code_length, 0)), 0};
+  if (tail.code_length > 0 && table_end + sizeof tail < UINT16_MAX)
+    tail.recorded_bytes = static_cast<uint16_t>(std::min<size_t>(tail.code_length, UINT16_MAX - table_end - sizeof tail));
+  std::vector<char> record(table_end + (tail.code_length > 0 ? sizeof tail + tail.recorded_bytes : 0));
   char* at = record.data();
   std::memcpy(at, &header, sizeof header);
   at += sizeof header;
@@ -107,6 +115,11 @@ void write_method(const AgentContext& context, jvmtiEnv* jvmti, jmethodID method
     std::memcpy(at, &entry, sizeof entry);
   }
   if (lines != nullptr) jvmti->Deallocate(reinterpret_cast<unsigned char*>(lines));
+  if (tail.code_length > 0) {
+    std::memcpy(at, &tail, sizeof tail);
+    std::memcpy(at + sizeof tail, code, tail.recorded_bytes);
+  }
+  if (code != nullptr) jvmti->Deallocate(code);
   context.runtime->write_record(context.classes, kMethodRecord, record.data(), static_cast<uint16_t>(record.size()));
 }
 
@@ -221,8 +234,9 @@ jint start_agent(JavaVM* vm) {
   capabilities.can_generate_compiled_method_load_events = 1;
   capabilities.can_get_source_file_name = 1;
   capabilities.can_get_line_numbers = 1;
+  capabilities.can_get_bytecodes = 1;
   if (jvmti->AddCapabilities(&capabilities) != JVMTI_ERROR_NONE)
-    context.runtime->log_note("java: the JVM refused the capabilities for compiled code and line numbers");
+    context.runtime->log_note("java: the JVM refused the capabilities for compiled code, line numbers and bytecode");
   // Java monitors as sync waits, when the process traces synchronization.
   jvmtiCapabilities monitors{};
   monitors.can_generate_monitor_events = 1;
