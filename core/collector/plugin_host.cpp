@@ -8,6 +8,7 @@
 #include "blocked_stack.h"
 #include "clock.h"
 #include "experiment_log.h"
+#include "loadobject_tracker.h"
 #include "runtime_state.h"
 #include "recording_control.h"
 #include "runtime_fds.h"
@@ -133,6 +134,7 @@ const lumen_runtime kRuntime = {
     .read_task_file = read_task_file,
     .observe_signal = observe_signal,
     .start_thread = runtime_start_thread,
+    .map_change_ns = loadobject_latest_change_ns,
 };
 
 void log_failure(const std::string& plugin, const std::string& message) {

@@ -67,8 +67,10 @@ extern "C" {
  *    er_print may decode parts of its file on several threads;
  *    lumen_runtime.observe_signal: a plugin annotates another's samples;
  *    lumen_runtime.start_thread: a plugin's background thread, the
- *    runtime's own. */
-#define LUMEN_PLUGIN_ABI_VERSION 8u
+ *    runtime's own.
+ * 9: lumen_runtime.map_change_ns: the time of the latest load-object map
+ *    change, for plugins that stamp events with a clock of their own. */
+#define LUMEN_PLUGIN_ABI_VERSION 9u
 
 /* What a plugin's factory functions (and an interposer's definitions) are
  * marked with: plugins are built with hidden visibility, so only these are
