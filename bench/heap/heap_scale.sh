@@ -55,8 +55,8 @@ per_event() { awk -v b="$1" -v e="$2" 'BEGIN { if (e > 0) printf "%.3f", b / e; 
 step lumen_trace "$collect" -H on ${LUMEN_ARGS:-} -d "$work" -o lumen.er "$target" "$threads" "$millions"
 step lumen_leaks "$er_print" -leaks "$work/lumen.er"
 lumen_events=$(events_of lumen_trace)
-lumen_bytes=$(stat -c %s "$work/lumen.er/heaptrace")
-lumen_dir_bytes=$(du -sb "$work/lumen.er" | cut -f1)
+lumen_bytes=$(($(stat -c "%b*%B" "$work/lumen.er/heaptrace")))  # on disk: a thread's unused blocks are holes
+lumen_dir_bytes=$(du -s -B1 "$work/lumen.er" | cut -f1)
 
 if ((have_heaptrack)); then
   step heaptrack_trace heaptrack -o "$work/heaptrack_data" "$target" "$threads" "$millions"

@@ -5,6 +5,7 @@
 #include "raw_syscalls.h"
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -69,29 +70,66 @@ int file_fd(DataFile& file) {
   return fresh;
 }
 
-// Reserves the next block of the file, extends the file over it (a one-byte
-// pwrite at its end never shrinks the file, unlike a racing ftruncate) and
-// maps it. Only raw system calls: safe in a handler.
-char* map_new_block(DataFile& file, uint32_t tid) {
-  if (!within_size_limit()) return nullptr;
+// A thread's first run is one block; each next run doubles, up to this:
+// a thread that writes little holds one block, a busy one maps, and
+// unmaps, once per megabyte.
+constexpr uint32_t kMaxRunBlocks = 16;
+constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE, Linux 5.14
+
+// Reserves the next `blocks` blocks of the file, extends the file over them
+// (a one-byte pwrite at their end never shrinks the file, unlike a racing
+// ftruncate) and maps them. Blocks of the run not yet handed out are holes
+// the readers skip. Only raw system calls: safe in a handler.
+char* map_new_run(DataFile& file, uint32_t blocks) {
   const int fd = file_fd(file);
   if (fd < 0) return nullptr;
-  const uint64_t offset = file.next_block_offset.fetch_add(LUMEN_BLOCK_BYTES, std::memory_order_relaxed);
+  const uint64_t bytes = uint64_t{blocks} * LUMEN_BLOCK_BYTES;
+  const uint64_t offset = file.next_block_offset.fetch_add(bytes, std::memory_order_relaxed);
   const char zero = 0;
-  if (raw_pwrite(fd, &zero, 1, static_cast<off_t>(offset + LUMEN_BLOCK_BYTES - 1)) != 1) return nullptr;
-  void* block = raw_mmap(nullptr, LUMEN_BLOCK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-                     static_cast<off_t>(offset));
-  if (block == MAP_FAILED) return nullptr;
+  if (raw_pwrite(fd, &zero, 1, static_cast<off_t>(offset + bytes - 1)) != 1) return nullptr;
+  void* run = raw_mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(offset));
+  if (run == MAP_FAILED) return nullptr;
   // Each first touch of a page would otherwise start read-around over a
   // file region that is nothing but holes: half the cost of a record.
-  syscall(SYS_madvise, block, LUMEN_BLOCK_BYTES, MADV_RANDOM);
-  auto* header = static_cast<lumen_block_header*>(block);
+  syscall(SYS_madvise, run, bytes, MADV_RANDOM);
+  return static_cast<char*>(run);
+}
+
+void unmap_run(ThreadBlock& block) {
+  if (block.run_base != nullptr) raw_munmap(block.run_base, uint64_t{block.run_blocks} * LUMEN_BLOCK_BYTES);
+  block.run_base = nullptr;
+  block.run_blocks = 0;
+  block.run_next = 0;
+}
+
+// The next block of the thread's run, a new run mapped when it is used up
+// (the old one is returned in `retired` to be unmapped once the block has
+// moved). The header is written here, when the block comes into use.
+char* take_block(DataFile& file, ThreadBlock& block, uint32_t tid, ThreadBlock& retired) {
+  if (!within_size_limit()) return nullptr;
+  if (block.run_base == nullptr || block.run_next == block.run_blocks) {
+    const uint32_t blocks = block.run_blocks == 0 ? 1 : std::min(block.run_blocks * 2, kMaxRunBlocks);
+    char* run = map_new_run(file, blocks);
+    if (run == nullptr) return nullptr;
+    retired.run_base = block.run_base;
+    retired.run_blocks = block.run_blocks;
+    block.run_base = run;
+    block.run_blocks = blocks;
+    block.run_next = 0;
+  }
+  char* fresh = block.run_base + uint64_t{block.run_next++} * LUMEN_BLOCK_BYTES;
+  // Its pages made writable in one call rather than a fault on each first
+  // write (a fault is an exception taken by the traced thread; on a virtual
+  // machine it costs microseconds). Kernels before 5.14 refuse the advice
+  // and the pages fault in as they are written.
+  syscall(SYS_madvise, fresh, LUMEN_BLOCK_BYTES, kPopulateWrite);
+  auto* header = reinterpret_cast<lumen_block_header*>(fresh);
   header->format_major = LUMEN_FORMAT_MAJOR;
   header->format_minor = LUMEN_FORMAT_MINOR;
   header->block_bytes = LUMEN_BLOCK_BYTES;
   header->thread_id = tid;
   __atomic_store_n(&header->magic, LUMEN_BLOCK_MAGIC, __ATOMIC_RELEASE);
-  return static_cast<char*>(block);
+  return fresh;
 }
 
 // Called only by the outermost writer of this thread and stream. A nested
@@ -103,8 +141,8 @@ char* map_new_block(DataFile& file, uint32_t tid) {
 // where it is relative to the others, as a handler on this thread sees them,
 // and cost no instruction.
 bool refill(int stream, ThreadBlock& block, uint32_t tid) {
-  char* old = block.base.load(std::memory_order_relaxed);
-  char* fresh = map_new_block(g_files[stream], tid);
+  ThreadBlock retired;
+  char* fresh = take_block(g_files[stream], block, tid, retired);
   if (fresh == nullptr) return false;
   block.capacity.store(0, std::memory_order_relaxed);  // a nested writer arriving now finds no room
   std::atomic_signal_fence(std::memory_order_seq_cst);
@@ -112,7 +150,7 @@ bool refill(int stream, ThreadBlock& block, uint32_t tid) {
   block.used.store(sizeof(lumen_block_header), std::memory_order_relaxed);
   std::atomic_signal_fence(std::memory_order_seq_cst);
   block.capacity.store(LUMEN_BLOCK_BYTES, std::memory_order_relaxed);
-  if (old != nullptr) raw_munmap(old, LUMEN_BLOCK_BYTES);
+  unmap_run(retired);
   return true;
 }
 
@@ -185,11 +223,10 @@ void finish_thread_streams() {
   for (int i = 0; i < count; ++i) {
     ThreadBlock& block = thread.blocks[i];
     if (block.writers.load(std::memory_order_acquire) != 0) continue;
-    char* base = block.base.load(std::memory_order_relaxed);
     block.capacity.store(0, std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst);
     block.base.store(nullptr, std::memory_order_relaxed);
-    if (base != nullptr) raw_munmap(base, LUMEN_BLOCK_BYTES);
+    unmap_run(block);
   }
 }
 
@@ -203,7 +240,7 @@ bool redirect_streams_after_fork(const char* directory) {
   const int count = g_file_count.load(std::memory_order_acquire);
   for (int i = 0; i < count; ++i) {
     ThreadBlock& block = thread.blocks[i];
-    if (char* base = block.base.load(std::memory_order_relaxed)) raw_munmap(base, LUMEN_BLOCK_BYTES);
+    unmap_run(block);  // the parent's, mapped here too
     block.base.store(nullptr, std::memory_order_relaxed);
     block.capacity.store(0, std::memory_order_relaxed);
     block.used.store(0, std::memory_order_relaxed);

@@ -22,6 +22,14 @@ struct ThreadBlock {
   std::atomic<uint32_t> used{0};
   std::atomic<uint32_t> capacity{0};
   std::atomic<uint32_t> writers{0};
+  // The run of file-contiguous blocks the current block was taken from,
+  // mapped with one mmap and unmapped with one munmap: each munmap of a
+  // shared mapping is a TLB shootdown across the process's CPUs, which on a
+  // virtual machine cost more than everything else a block's writes do.
+  // Touched only by the outermost writer and at thread end.
+  char* run_base = nullptr;
+  uint32_t run_blocks = 0;  // blocks in the run
+  uint32_t run_next = 0;    // the next block of the run not yet handed out
 };
 static_assert(std::atomic<char*>::is_always_lock_free && std::atomic<uint32_t>::is_always_lock_free,
               "read in signal handlers");

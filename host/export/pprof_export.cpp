@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <unordered_map>
 
@@ -49,6 +50,22 @@ class ProfileBuilder {
     for (const auto& experiment : input.experiments)
       for (const auto& [path, archived] : analysis::read_archive_index(experiment->path()))
         if (!archived.build_id.empty()) recorded_build_ids_.emplace(path, archived.build_id);
+  }
+
+  // pprof takes the first mapping for the program ("File:" in its reports):
+  // the object the command ran, when it is among the profile's.
+  void add_program_mapping() {
+    const YAML::Node command = input_.experiments.front()->header()[metadata::header::kCommand];
+    std::string program;
+    if (command && command.IsSequence() && command.size() > 0) program = command[0].as<std::string>("");
+    else if (command && command.IsScalar()) program = command.as<std::string>().substr(0, command.as<std::string>().find(' '));
+    program = std::filesystem::path(program).filename().string();
+    if (program.empty()) return;
+    for (analysis::ObjectId id = 0; id < input_.structure.object_count(); ++id)
+      if (input_.structure.object(id).name == program) {
+        mapping(id);
+        return;
+      }
   }
 
   void add_samples() {
@@ -160,6 +177,7 @@ class ProfileBuilder {
 
 void write_pprof(const ExportInput& input, const std::filesystem::path& file) {
   ProfileBuilder builder(input);
+  builder.add_program_mapping();
   builder.add_samples();
   builder.add_times();
   std::string bytes;

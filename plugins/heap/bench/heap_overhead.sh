@@ -73,8 +73,8 @@ done
 
 # Bytes per traced event, from the last round's outputs.
 events_of() { awk -F'\t' -v c="$1" -v r="$rounds" '$1 == c && $2 == r { print $6 + $7 }' "$results"; }
-bytes_lumen=$(du -sb "$work/lumen.$rounds.er" 2>/dev/null | cut -f1 || true)
-bytes_lumen_heap=$(stat -c %s "$work/lumen.$rounds.er/heaptrace" 2>/dev/null || true)
+bytes_lumen=$(du -s -B1 "$work/lumen.$rounds.er" 2>/dev/null | cut -f1 || true)
+bytes_lumen_heap=$(($(stat -c "%b*%B" "$work/lumen.$rounds.er/heaptrace" 2>/dev/null || echo 0)))  # on disk: unused blocks are holes
 bytes_heaptrack=$(stat -c %s "$work"/heaptrack_data."$rounds".* 2>/dev/null | head -n 1 || true)
 bytes_gprofng=$(du -sb "$work/gprofng.$rounds.er" 2>/dev/null | cut -f1 || true)
 # What lumen recorded, to show the counts are whole.

@@ -39,7 +39,7 @@ std::string counter_metrics(const std::string& counters_option, double clock_mhz
     out->titles.push_back(title);
     out->descriptions.push_back(description);
     out->metrics.push_back({nullptr, nullptr, unit,
-                            LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED, nullptr});
+                            LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED, nullptr, 0, 0});
     return static_cast<int>(out->metrics.size() - 1);
   };
   for (const CounterRequest& r : requests) {

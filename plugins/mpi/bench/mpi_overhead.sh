@@ -54,6 +54,6 @@ for implementation in openmpi mpich; do
       printf "%-8s %-22s plain %8.0f ns  traced %8.0f ns (x%.2f)  without stacks %8.0f ns (x%.2f)  added per call %6.0f / %6.0f ns\n", i, f, p, t, t / p, n, n / p, (t - p) / c, (n - p) / c
     }'
   done
-  bytes=$(stat -c %s "$work/$implementation-r0.er/_rank0.er/mpitrace")
+  bytes=$(($(stat -c "%b*%B" "$work/$implementation-r0.er/_rank0.er/mpitrace")))  # on disk: unused blocks are holes
   echo "$implementation mpitrace of rank 0: $bytes bytes for $((5 * trips + 2006)) calls and $((4 * trips + 2000)) messages"
 done
