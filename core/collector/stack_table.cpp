@@ -121,6 +121,7 @@ bool stack_table_init(int stacks_stream) {
   g_slots = static_cast<std::atomic<uint64_t>*>(slots);
   g_arena = static_cast<char*>(arena);
   g_stacks_stream = stacks_stream;
+  g_generation.fetch_add(1, std::memory_order_relaxed);  // an empty table: no thread's copy is in it
   return true;
 }
 
@@ -131,7 +132,6 @@ void stack_table_reset() {
   g_arena = nullptr;
   g_arena_used.store(0, std::memory_order_relaxed);
   g_next_id.store(0, std::memory_order_relaxed);
-  g_generation.fetch_add(1, std::memory_order_relaxed);
   stack_table_init(g_stacks_stream);
 }
 
