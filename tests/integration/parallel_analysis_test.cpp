@@ -4,7 +4,7 @@
 // block a part), on a large clock experiment, on one with traced calls of
 // several threads (synchronization tracing), whose traced-call stack ids the
 // parts number on their own until they are merged, and on a heap experiment
-// beside clock profiling (heap files are always read in one pass). A
+// beside clock profiling (heap parts merged by address for the leaks). A
 // corrupt record is reported the same way, file and offset, on any number
 // of threads.
 #include <gtest/gtest.h>

@@ -154,9 +154,9 @@ typedef enum lumen_view_mode {
  *   otherwise: the recorded frames from the leaf to the first frame in the
  *     function holding anchor_pc, then the frames of `parent_stack_id`
  *     (events whose stack has no such frame are left as they are).
- * Stitches nest: the innermost (latest begin) applies first; one that
- * keeps frames lets the next outer one apply too. `leaf` is a static
- * string or one valid while the plugin is loaded. */
+ * Stitches nest: the innermost (latest begin; of equal times, the one declared last) applies first; one that
+ * keeps frames lets the next outer one apply to the whole stack, one that continues with parent_stack_id to
+ * that stack's frames only (a nested region's call). `leaf` is static or valid while the plugin is loaded. */
 typedef struct lumen_stitch {
   uint32_t thread_id;
   uint32_t modes;
@@ -212,6 +212,18 @@ typedef struct lumen_frame_name {
   const char* load_object;
 } lumen_frame_name;
 
+/* A part of lumen_view_host.for_each_record_in_parts (added in ABI version 9). */
+typedef struct lumen_record_part {
+  size_t index;        /* parts are numbered in file order from 0 */
+  size_t experiment;   /* the experiment it belongs to, in reading order */
+  /* Replaces lumen_view_host.context for selected, map_epoch and
+   * record_failed about the part's records, from its visit on any thread;
+   * and after for_each_record_in_parts returned, until the view returns,
+   * for selected, map_epoch and stack_frames_at (on the view's thread) about
+   * anything the part read. */
+  void* context;
+} lumen_record_part;
+
 /* What er_print provides to a plugin's view. Records are those of the
  * plugin's data file in every selected experiment, in file order. Output is
  * any number of tables (each row may carry a stack, printed under it) and
@@ -258,7 +270,29 @@ typedef struct lumen_view_host {
    * stack_frames_at, copied: they need stay valid only during the call). */
   void (*table_row_frames)(void* context, const char* name, const double* values, const lumen_frame_name* frames,
                            size_t frame_count);
+
+  /* ---- appended in ABI version 9 ---- */
+
+  /* The records for_each_record visits, in parts: runs of whole blocks of
+   * one data file. begin_part(arg, part) is called for every part, in file
+   * order, on the view's thread, before any record is read, and returns the
+   * part's state; then each part's records are visited in file order by
+   * visit(state, ...), several parts at once on er_print's analysis threads
+   * (er_print --threads). Returns when every part is read. A view that
+   * merges its parts' results in part order reads what one pass would. */
+  void (*for_each_record_in_parts)(void* context,
+                                   void* (*begin_part)(void* arg, const struct lumen_record_part* part),
+                                   void (*visit)(void* state, uint16_t kind, const void* payload,
+                                                 uint16_t payload_bytes, uint32_t thread_id),
+                                   void* arg);
+  /* Called while a record is visited (by for_each_record, or by a part's
+   * visit with the part's context) when the view cannot read it: the
+   * remaining records of that pass or part are not visited, and the view's
+   * failure is reported as `message` with the record's file and offset
+   * (when several parts fail, the first in the file). */
+  void (*record_failed)(void* context, const char* message);
 } lumen_view_host;
+
 
 typedef struct lumen_view_def {
   const char* command;  /* er_print command name, without the dash */
@@ -386,8 +420,23 @@ typedef struct lumen_analysis_descriptor {
    * and merge the parts in file order. The sink's calls stay in order
    * within a part; the ids artificial_stack and traced_call_stack return
    * and the names name_thread gives are made the file's as if decoded in
-   * one pass. Zero (the default): one pass over the file on one thread. */
+   * one pass. Zero (the default): one pass over the file on one thread.
+   * A decoder with decoder_end (or one that pairs records) needs
+   * decoder_merge as well (added in ABI version 9). */
   int decodes_in_parts;
+
+  /* ---- appended in ABI version 9 ---- */
+
+  /* Lets a decoder that keeps state across records (decoder_end emits what
+   * needs the whole file) be decoded in parts too, with decodes_in_parts
+   * set: each part's state decodes its records (what decode emits is
+   * aggregated per part as above); then, in file order, merge(state,
+   * later) takes into the first part's state what the next part's kept, as
+   * if `state` had decoded that part's records after its own (er_print then
+   * ends `later` with a NULL sink, which only frees it); decoder_end runs
+   * once, on the merged state, for the whole file. Returns 0, or non-zero
+   * with a message in `error`. May be NULL. */
+  int (*decoder_merge)(void* state, void* later, char* error, size_t error_size);
 } lumen_analysis_descriptor;
 
 typedef const lumen_analysis_descriptor* (*lumen_analysis_factory)(void);

@@ -68,7 +68,12 @@ extern "C" {
  *    lumen_runtime.observe_signal: a plugin annotates another's samples;
  *    lumen_runtime.start_thread: a plugin's background thread, the
  *    runtime's own.
- * 9: lumen_runtime.map_change_ns: the time of the latest load-object map
+ * 9: lumen_analysis_descriptor.decoder_merge: a decoder that keeps state
+ *    across records (leaks) decoded in parts too, its parts' states merged;
+ *    lumen_view_host.for_each_record_in_parts (lumen_record_part) and
+ *    record_failed: views read in parts on several threads, and a record a
+ *    view cannot read is reported with its file and offset;
+ *    lumen_runtime.map_change_ns: the time of the latest load-object map
  *    change, for plugins that stamp events with a clock of their own. */
 #define LUMEN_PLUGIN_ABI_VERSION 9u
 

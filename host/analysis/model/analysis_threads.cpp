@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <thread>
+#include <vector>
 
 namespace lumen::analysis {
 
@@ -30,6 +31,29 @@ size_t analysis_part_blocks() {
     if (end != value && *end == '\0' && n > 0) return n;
   }
   return 16;
+}
+
+size_t blocks_per_part(size_t blocks) {
+  const size_t threads = analysis_threads();
+  return std::max(analysis_part_blocks(), (blocks + threads * 8 - 1) / (threads * 8));
+}
+
+void run_parts(size_t count, const std::function<void(size_t index)>& work,
+               const std::function<void(size_t finished)>& finished) {
+  std::atomic<size_t> next{0};
+  std::atomic<size_t> done{0};
+  auto loop = [&](bool calling) {
+    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;) {
+      work(i);
+      const size_t n = done.fetch_add(1, std::memory_order_relaxed) + 1;
+      if (calling && finished) finished(n);
+    }
+  };
+  const size_t threads = std::min<size_t>(analysis_threads(), count);
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < threads; ++t) helpers.emplace_back(loop, false);
+  loop(true);
+  for (std::thread& helper : helpers) helper.join();
 }
 
 }  // namespace lumen::analysis

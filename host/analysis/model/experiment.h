@@ -82,6 +82,15 @@ class PartIdMap {
   std::vector<uint64_t> traced_;
 };
 
+// A part's decoder state, kept to be merged with the next parts' when the
+// plugin merges them (lumen_analysis_descriptor.decoder_merge); ended
+// (decoder_end with no sink, which frees it) when dropped.
+struct DecoderStateEnd {
+  const lumen_analysis_descriptor* descriptor = nullptr;
+  void operator()(void* state) const;
+};
+using DecoderState = std::unique_ptr<void, DecoderStateEnd>;
+
 class Experiment {
  public:
   // Throws FormatError when `path` is not a readable experiment. Its
@@ -164,8 +173,14 @@ class Experiment {
   // Decodes the blocks [first, end) of file.block_offsets, in file order,
   // with the part's own ids for artificial and traced-call stacks (`ids`).
   // Safe on several threads at once, each with its own part and ids.
+  // A plugin that merges its parts' decoder states (decoder_merge) gets
+  // none ended here: the part's state is left in `kept` for finish_parts.
   void for_each_event_in_blocks(const DataFile& file, size_t first, size_t end, const EventVisitor& visit,
-                                PartStackIds& ids) const;
+                                PartStackIds& ids, DecoderState* kept = nullptr) const;
+  // Merges the kept states of a file's parts, in file order, and ends the
+  // merged one with a sink of the experiment's own ids (after every part's
+  // ids were adopted): what the decoder emits then is the whole file's.
+  void finish_parts(const DataFile& file, std::vector<DecoderState>& states, const EventVisitor& visit) const;
   // Gives a part's ids the experiment's, as if its events were decoded now
   // in file order: adopting the parts of a file in order numbers every
   // stack exactly as one pass over the file does. Not thread-safe.
@@ -175,6 +190,9 @@ class Experiment {
   // Walks the file's block headers: its threads, and what is damaged (a
   // warning). False when it cannot be read at all (it is left out).
   bool survey(DataFile& file);
+  // The tables stack ids a decoder asks for are numbered in, the experiment's own.
+  template <typename Tables>
+  Tables own_ids() const;
 
   std::filesystem::path path_;
   YAML::Node header_;

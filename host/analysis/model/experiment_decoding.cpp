@@ -80,9 +80,11 @@ lumen_event_sink make_sink(SinkContext& context) {
   return sink;
 }
 
-// Runs `read` (which feeds records to `record`) through the file's decoder.
+// Runs `read` (which feeds records to `record`) through the file's decoder;
+// the state is ended, or left in `kept` when given.
 void decode(const fs::path& data_path, const DataFile& file, SinkContext& context,
-            const std::function<void(const std::function<void(const RawRecord&)>&)>& read) {
+            const std::function<void(const std::function<void(const RawRecord&)>&)>& read,
+            DecoderState* kept = nullptr) {
   const lumen_event_sink sink = make_sink(context);
   const lumen_analysis_descriptor& d = *file.half->descriptor;
   void* state = d.decoder_begin ? d.decoder_begin(file.decoder_context) : file.decoder_context;
@@ -96,11 +98,24 @@ void decode(const fs::path& data_path, const DataFile& file, SinkContext& contex
     if (d.decoder_end) d.decoder_end(state, nullptr, error, sizeof error);
     throw;
   }
+  if (kept != nullptr) {
+    *kept = DecoderState(state, DecoderStateEnd{&d});
+    return;
+  }
   if (d.decoder_end && d.decoder_end(state, &sink, error, sizeof error) != 0)
     throw FormatError(data_path.string() + ": " + error);
 }
 
 }  // namespace
+
+// The experiment's own tables (decoding in one pass, or a merged state's end).
+template <typename Tables>
+Tables Experiment::own_ids() const {
+  return Tables{artificial_functions_, traced_call_ids_,
+                [this](uint64_t stack_id, const char* function) { traced_calls_.push_back({stack_id, function}); },
+                [](const void* owner) { return static_cast<const Experiment*>(owner)->traced_calls_.size(); }, this,
+                [this](uint32_t thread_id, ThreadName name) { thread_names_[thread_id] = std::move(name); }};
+}
 
 void Experiment::for_each_event(const EventVisitor& visit, const TimelineVisitor* timeline) const {
   for (const DataFile& file : data_files_) for_each_event_in(file, visit, nullptr, timeline);
@@ -110,10 +125,7 @@ void Experiment::for_each_event_in(const DataFile& file, const EventVisitor& vis
                                    const TimelineVisitor* timeline) const {
   const fs::path data_path = path_ / file.name;
   if (!fs::exists(fs::symlink_status(data_path))) return;
-  StackIdTables ids{artificial_functions_, traced_call_ids_,
-                    [this](uint64_t stack_id, const char* function) { traced_calls_.push_back({stack_id, function}); },
-                    [](const void* owner) { return static_cast<const Experiment*>(owner)->traced_calls_.size(); },
-                    this, [this](uint32_t thread_id, ThreadName name) { thread_names_[thread_id] = std::move(name); }};
+  StackIdTables ids = own_ids<StackIdTables>();
   SinkContext context{&file, &visit, stitched, &ids, timeline};
   decode(data_path, file, context, [&](const std::function<void(const RawRecord&)>& record) {
     read_data_file(data_path, record, file.readable_bytes);
@@ -125,8 +137,14 @@ bool Experiment::decodes_blocks_apart(const DataFile& file) const {
   return d.decodes_in_parts != 0;
 }
 
+void DecoderStateEnd::operator()(void* state) const {
+  char error[64];
+  if (descriptor != nullptr && descriptor->decoder_end != nullptr)
+    descriptor->decoder_end(state, nullptr, error, sizeof error);
+}
+
 void Experiment::for_each_event_in_blocks(const DataFile& file, size_t first, size_t end, const EventVisitor& visit,
-                                          PartStackIds& part) const {
+                                          PartStackIds& part, DecoderState* kept) const {
   const fs::path data_path = path_ / file.name;
   end = std::min(end, file.block_offsets.size());
   if (first >= end) return;
@@ -139,7 +157,25 @@ void Experiment::for_each_event_in_blocks(const DataFile& file, size_t first, si
   SinkContext context{&file, &visit, nullptr, &ids, nullptr};
   decode(data_path, file, context, [&](const std::function<void(const RawRecord&)>& record) {
     read_data_blocks(data_path, std::span(file.block_offsets).subspan(first, end - first), record);
-  });
+  }, file.half->descriptor->decoder_merge != nullptr ? kept : nullptr);
+}
+
+void Experiment::finish_parts(const DataFile& file, std::vector<DecoderState>& states, const EventVisitor& visit) const {
+  const lumen_analysis_descriptor& d = *file.half->descriptor;
+  if (states.empty() || d.decoder_merge == nullptr) return;
+  const fs::path data_path = path_ / file.name;
+  char error[256] = "";
+  for (size_t i = 1; i < states.size(); ++i) {
+    if (d.decoder_merge(states[0].get(), states[i].get(), error, sizeof error) != 0)
+      throw FormatError(data_path.string() + ": " + error);
+    states[i].reset();
+  }
+  StackIdTables ids = own_ids<StackIdTables>();
+  SinkContext context{&file, &visit, nullptr, &ids, nullptr};
+  const lumen_event_sink sink = make_sink(context);
+  void* state = states[0].release();
+  if (d.decoder_end != nullptr && d.decoder_end(state, &sink, error, sizeof error) != 0)
+    throw FormatError(data_path.string() + ": " + error);
 }
 
 PartIdMap Experiment::adopt_part_ids(const PartStackIds& part) const {

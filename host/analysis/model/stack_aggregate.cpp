@@ -98,6 +98,7 @@ struct Part {
   std::unique_ptr<StackAggregate> aggregate;
   PartStackIds ids;
   std::exception_ptr failure;
+  DecoderState state;  // kept when the plugin merges its parts' states
 };
 
 }  // namespace
@@ -105,9 +106,6 @@ struct Part {
 StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& experiments, size_t metric_count,
                                 const EventFilter& filter, const IntervalSplits& splits, const StackShaper& shaper,
                                 const ProfileObserver* observer) {
-  const unsigned threads = analysis_threads();
-  // Blocks a part holds at least: merging a part costs one lookup per row.
-  const size_t min_part_blocks = analysis_part_blocks();
   // `observe` only for the one-pass aggregate (its rows are the profile's).
   auto visitor = [&](StackAggregate& into, size_t e, const ProfileObserver* observe) {
     const Experiment& experiment = *experiments[e];
@@ -136,37 +134,29 @@ StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& 
       Step step{e, &file, parts.size(), parts.size()};
       if (observer == nullptr && experiments[e]->decodes_blocks_apart(file)) {
         const size_t blocks = file.block_offsets.size();
-        const size_t per_part = std::max(min_part_blocks, (blocks + threads * 8 - 1) / (threads * 8));
+        const size_t per_part = blocks_per_part(blocks);
         for (size_t b = 0; b < blocks; b += per_part)
-          parts.push_back({e, &file, b, std::min(blocks, b + per_part), nullptr, {}, nullptr});
+          parts.push_back({e, &file, b, std::min(blocks, b + per_part), nullptr, {}, nullptr, {}});
         step.end_part = parts.size();
       }
       steps.push_back(step);
     }
 
   Progress progress("reading events");
-  std::atomic<size_t> next{0};
-  std::atomic<size_t> done{0};
-  auto work = [&](bool report) {
-    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < parts.size();) {
-      Part& part = parts[i];
-      try {
-        part.aggregate = std::make_unique<StackAggregate>(metric_count);
-        experiments[part.experiment]->for_each_event_in_blocks(
-            *part.file, part.first_block, part.end_block, visitor(*part.aggregate, part.experiment, nullptr),
-            part.ids);
-      } catch (...) {
-        part.failure = std::current_exception();
-      }
-      const size_t finished = done.fetch_add(1, std::memory_order_relaxed) + 1;
-      if (report) progress.update(finished, parts.size());
-    }
-  };
-  std::vector<std::thread> workers;
-  const size_t helpers = std::min<size_t>(threads, parts.size()) > 1 ? std::min<size_t>(threads, parts.size()) - 1 : 0;
-  for (size_t t = 0; t < helpers; ++t) workers.emplace_back(work, false);
-  work(true);
-  for (std::thread& worker : workers) worker.join();
+  run_parts(
+      parts.size(),
+      [&](size_t i) {
+        Part& part = parts[i];
+        try {
+          part.aggregate = std::make_unique<StackAggregate>(metric_count);
+          experiments[part.experiment]->for_each_event_in_blocks(*part.file, part.first_block, part.end_block,
+                                                                 visitor(*part.aggregate, part.experiment, nullptr),
+                                                                 part.ids, &part.state);
+        } catch (...) {
+          part.failure = std::current_exception();
+        }
+      },
+      [&](size_t finished) { progress.update(finished, parts.size()); });
 
   StackAggregate total(metric_count);
   for (const Step& step : steps) {
@@ -183,11 +173,15 @@ StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& 
                                    observer != nullptr ? &timeline : nullptr);
       continue;
     }
+    std::vector<DecoderState> states;
     for (size_t i = step.first_part; i < step.end_part; ++i) {
       if (parts[i].failure) std::rethrow_exception(parts[i].failure);
       total.merge(*parts[i].aggregate, experiment.adopt_part_ids(parts[i].ids));
       parts[i].aggregate.reset();
+      if (parts[i].state) states.push_back(std::move(parts[i].state));
     }
+    // What needed the whole file (leaks), from the parts' states merged.
+    experiment.finish_parts(*step.file, states, visitor(total, step.experiment, nullptr));
   }
   return total;
 }

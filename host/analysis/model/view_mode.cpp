@@ -57,8 +57,9 @@ Stitches::Stitches(const std::vector<std::unique_ptr<Experiment>>& experiments, 
     std::map<std::vector<uint32_t>, uint32_t> chain_ids;
     size_t too_deep = 0;
     for (auto& [thread, declared] : by_thread) {
-      // Outer before inner where they begin together.
-      std::sort(declared.begin(), declared.end(), [](const Declared& a, const Declared& b) {
+      // Outer before inner where they begin together; where they cover the
+      // same time, the one declared first is outer.
+      std::stable_sort(declared.begin(), declared.end(), [](const Declared& a, const Declared& b) {
         return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
       });
       std::vector<uint64_t> points;
@@ -198,27 +199,34 @@ bool StackShaper::shape(size_t experiment_index, uint32_t epoch, uint64_t stack_
   frames.clear();
   bool truncated = append_recorded(experiment, epoch, stack_id, frames);
   if (chain != 0) {
+    // Where the next stitch's anchor is looked for: after a stitch continued
+    // the stack with another, in that other stack's frames only (the call
+    // of a nested region, made in its parent region's body).
+    size_t search_from = 0;
     for (const Stitch& stitch : stitches_.chain(experiment_index, chain)) {
       std::vector<ShapedFrame> rest;
       if (stitch.anchor_pc == LUMEN_STITCH_KEEP_FRAMES) {
-        if (!stitch.leaf.empty())
+        if (!stitch.leaf.empty()) {
           frames.insert(frames.begin(), ShapedFrame{.function = structure_.artificial_function(stitch.leaf)});
+          ++search_from;
+        }
         continue;  // the next outer stitch applies too
       }
       if (stitch.anchor_pc != 0) {
         const FunctionId anchor = structure_.function_at(experiment.loadobjects(), epoch, stitch.anchor_pc, false);
-        const auto at =
-            std::find_if(frames.begin(), frames.end(), [&](const ShapedFrame& f) { return f.function == anchor; });
+        const auto at = std::find_if(frames.begin() + static_cast<std::ptrdiff_t>(std::min(search_from, frames.size())),
+                                     frames.end(), [&](const ShapedFrame& f) { return f.function == anchor; });
         if (at == frames.end()) continue;  // not in the region's body: as recorded
         rest.assign(frames.begin(), at + 1);
       } else if (!stitch.leaf.empty()) {
         rest.push_back({.function = structure_.artificial_function(stitch.leaf)});
       }
+      search_from = rest.size();
       truncated = false;
       if (stitch.parent_stack_id != LUMEN_NO_STACK)
         truncated = append_recorded(experiment, epoch, stitch.parent_stack_id, rest);
       frames = std::move(rest);
-      break;
+      // The next outer stitch may continue the stack just appended.
     }
   }
   fold(experiment, frames);

@@ -3,66 +3,171 @@
 #include <lumen/record_format.h>
 
 #include <algorithm>
+#include <exception>
+#include <functional>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
+#include "analysis_threads.h"
 #include "data_file_reader.h"
+#include "format_error.h"
 
 namespace lumen::analysis {
 
 namespace {
 
+struct ViewRun;
+
+// What a host call is about: the records of one experiment (those
+// for_each_record is visiting, or a part's), and for record_failed, where
+// the record being visited lies and what the view said of it.
+struct RecordScope {
+  ViewRun* run = nullptr;
+  const Experiment* experiment = nullptr;
+  size_t experiment_index = 0;
+  std::filesystem::path file;
+  uint64_t offset = 0;  // of the record being visited
+  std::optional<std::string> failure;
+  std::exception_ptr read_failure;  // the reader's own (a part on another thread)
+};
+
 struct ViewRun {
   std::string plugin;
   const std::vector<std::unique_ptr<Experiment>>* experiments;
   ProgramStructure* structure;
-  const Experiment* current = nullptr;  // experiment whose records are being visited
-  size_t current_index = 0;
+  RecordScope top;  // host.context: for_each_record's records, and the view's own calls
+  std::vector<std::unique_ptr<RecordScope>> parts;  // each part's context, until the view returns
   EventFilter selection;
   Record summary;
   std::vector<ViewTable> tables;
   std::vector<std::string> names;  // storage behind lumen_frame_name pointers
 };
 
+// Thrown out of a record visitor to stop reading after record_failed.
+struct StopReading {};
+
 double shown(lumen_metric_unit unit, double raw) { return unit == LUMEN_UNIT_NANOSECONDS ? raw / 1e9 : raw; }
 
-void for_each_record(void* context, void (*visit)(void*, uint16_t, const void*, uint16_t, uint32_t), void* arg) {
-  auto* run = static_cast<ViewRun*>(context);
-  for (size_t e = 0; e < run->experiments->size(); ++e) {
-    const auto& experiment = (*run->experiments)[e];
-    run->current = experiment.get();
-    run->current_index = e;
+using RecordVisit = void (*)(void*, uint16_t, const void*, uint16_t, uint32_t);
+
+// Visits records as `read` yields them, noting each one's place in `scope`;
+// stops at the first record the view could not read.
+template <typename Read>
+void visit_records(RecordScope& scope, RecordVisit visit, void* arg, Read&& read) {
+  try {
+    read([&](const RawRecord& r) {
+      scope.offset = r.offset;
+      visit(arg, r.kind, r.payload, r.payload_bytes, r.block_thread_id);
+      if (scope.failure) throw StopReading{};
+    });
+  } catch (const StopReading&) {
+  }
+}
+
+void for_each_record(void* context, RecordVisit visit, void* arg) {
+  auto& scope = *static_cast<RecordScope*>(context);
+  ViewRun& run = *scope.run;
+  for (size_t e = 0; e < run.experiments->size() && !scope.failure; ++e) {
+    const auto& experiment = (*run.experiments)[e];
+    scope.experiment = experiment.get();
+    scope.experiment_index = e;
     for (const DataFile& file : experiment->data_files()) {
-      if (file.plugin != run->plugin) continue;
-      const auto path = experiment->path() / file.name;
-      if (!std::filesystem::exists(std::filesystem::symlink_status(path))) continue;
-      read_data_file(
-          path, [&](const RawRecord& r) { visit(arg, r.kind, r.payload, r.payload_bytes, r.block_thread_id); },
-          file.readable_bytes);
+      if (file.plugin != run.plugin || scope.failure) continue;
+      scope.file = experiment->path() / file.name;
+      if (!std::filesystem::exists(std::filesystem::symlink_status(scope.file))) continue;
+      visit_records(scope, visit, arg, [&](const std::function<void(const RawRecord&)>& record) {
+        read_data_file(scope.file, record, file.readable_bytes);
+      });
     }
   }
 }
 
+void for_each_record_in_parts(void* context, void* (*begin_part)(void*, const lumen_record_part*), RecordVisit visit,
+                              void* arg) {
+  ViewRun& run = *static_cast<RecordScope*>(context)->run;
+  struct Part {
+    RecordScope* scope;
+    const DataFile* file;
+    size_t first_block, end_block;
+    void* state;
+  };
+  std::vector<Part> parts;
+  for (size_t e = 0; e < run.experiments->size(); ++e) {
+    const Experiment& experiment = *(*run.experiments)[e];
+    for (const DataFile& file : experiment.data_files()) {
+      const auto path = experiment.path() / file.name;
+      if (file.plugin != run.plugin || !std::filesystem::exists(std::filesystem::symlink_status(path))) continue;
+      const size_t blocks = file.block_offsets.size();
+      const size_t per_part = blocks_per_part(blocks);
+      for (size_t b = 0; b < blocks; b += per_part) {
+        auto scope = std::make_unique<RecordScope>();
+        *scope = RecordScope{&run, &experiment, e, path, 0, std::nullopt, nullptr};
+        parts.push_back({scope.get(), &file, b, std::min(blocks, b + per_part), nullptr});
+        run.parts.push_back(std::move(scope));
+      }
+    }
+  }
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const lumen_record_part part{i, parts[i].scope->experiment_index, parts[i].scope};
+    parts[i].state = begin_part(arg, &part);
+  }
+  run_parts(parts.size(), [&](size_t i) {
+    Part& part = parts[i];
+    RecordScope& scope = *part.scope;
+    try {
+      visit_records(scope, visit, part.state, [&](const std::function<void(const RawRecord&)>& record) {
+        read_data_blocks(scope.file,
+                         std::span(part.file->block_offsets).subspan(part.first_block, part.end_block - part.first_block),
+                         record);
+      });
+    } catch (...) {
+      scope.read_failure = std::current_exception();
+    }
+  });
+  // The first part in the file that the reader could not read ends the
+  // view as one pass would (a part the view failed on before it is the
+  // view's failure).
+  for (const Part& part : parts) {
+    if (part.scope->failure) return;
+    if (part.scope->read_failure) std::rethrow_exception(part.scope->read_failure);
+  }
+}
+
+void record_failed(void* context, const char* message) {
+  auto& scope = *static_cast<RecordScope*>(context);
+  if (!scope.failure) scope.failure = FormatError(scope.file.string(), scope.offset, message ? message : "").what();
+}
+
+// The failure to report for a view: the first in the file of its parts', or
+// its one pass's.
+const std::optional<std::string>& record_failure(const ViewRun& run) {
+  for (const auto& part : run.parts)
+    if (part->failure) return part->failure;
+  return run.top.failure;
+}
+
 int selected(void* context, uint64_t time_ns, uint32_t thread_id) {
-  const auto* run = static_cast<const ViewRun*>(context);
-  if (!run->selection || run->current == nullptr) return 1;
+  const auto& scope = *static_cast<const RecordScope*>(context);
+  if (!scope.run->selection || scope.experiment == nullptr) return 1;
   lumen_event event{};
   event.time_ns = time_ns;
   event.stack_id = LUMEN_NO_STACK;
   event.thread_id = thread_id;
   event.cpu = -1;
-  return run->selection(run->current_index, event) ? 1 : 0;
+  return scope.run->selection(scope.experiment_index, event) ? 1 : 0;
 }
 
-// The frames of a stack of the experiment being visited, resolved in the
-// load-object map's state `epoch` (nullopt: the final one).
-std::vector<StackFrame> frames_of(ViewRun& run, uint64_t stack_id, std::optional<uint32_t> at_epoch = std::nullopt) {
+// The frames of a stack of an experiment, resolved in the load-object map's
+// state `epoch` (nullopt: the final one).
+std::vector<StackFrame> frames_of(ViewRun& run, const Experiment* experiment, uint64_t stack_id,
+                                  std::optional<uint32_t> at_epoch = std::nullopt) {
   std::vector<StackFrame> frames;
-  if (stack_id == LUMEN_NO_STACK || run.current == nullptr) return frames;
-  const auto pcs = run.current->stacks().pcs(stack_id);
-  const uint32_t flags = run.current->stacks().flags(stack_id);
-  const LoadObjectMap& map = run.current->loadobjects();
+  if (stack_id == LUMEN_NO_STACK || experiment == nullptr) return frames;
+  const auto pcs = experiment->stacks().pcs(stack_id);
+  const uint32_t flags = experiment->stacks().flags(stack_id);
+  const LoadObjectMap& map = experiment->loadobjects();
   const uint32_t epoch = at_epoch.value_or(map.latest_epoch());
   for (size_t i = 0; i < pcs.size(); ++i) {
     const bool is_return = i > 0 || (flags & LUMEN_STACK_LEAF_IS_RETURN) != 0;
@@ -85,32 +190,34 @@ size_t frame_names(ViewRun* run, const std::vector<StackFrame>& frames, lumen_fr
 }
 
 size_t stack_frames(void* context, uint64_t stack_id, lumen_frame_name* out, size_t max) {
-  auto* run = static_cast<ViewRun*>(context);
-  return frame_names(run, frames_of(*run, stack_id), out, max);
+  const auto& scope = *static_cast<RecordScope*>(context);
+  return frame_names(scope.run, frames_of(*scope.run, scope.experiment, stack_id), out, max);
 }
 
 uint32_t map_epoch(void* context, uint64_t time_ns) {
-  const auto* run = static_cast<const ViewRun*>(context);
-  return run->current == nullptr ? 0 : run->current->loadobjects().epoch_at(time_ns);
+  const auto& scope = *static_cast<const RecordScope*>(context);
+  return scope.experiment == nullptr ? 0 : scope.experiment->loadobjects().epoch_at(time_ns);
 }
 
 size_t stack_frames_at(void* context, uint64_t stack_id, uint64_t time_ns, lumen_frame_name* out, size_t max) {
-  auto* run = static_cast<ViewRun*>(context);
-  if (run->current == nullptr) return 0;
-  return frame_names(run, frames_of(*run, stack_id, run->current->loadobjects().epoch_at(time_ns)), out, max);
+  const auto& scope = *static_cast<RecordScope*>(context);
+  if (scope.experiment == nullptr) return 0;
+  return frame_names(scope.run,
+                     frames_of(*scope.run, scope.experiment, stack_id, scope.experiment->loadobjects().epoch_at(time_ns)),
+                     out, max);
 }
 
 const char* data_symbol(void* context, uint64_t address) {
-  auto* run = static_cast<ViewRun*>(context);
-  if (run->current == nullptr) return nullptr;
-  const auto name = run->structure->data_symbol(run->current->loadobjects(), address);
+  const auto& scope = *static_cast<RecordScope*>(context);
+  if (scope.experiment == nullptr) return nullptr;
+  const auto name = scope.run->structure->data_symbol(scope.experiment->loadobjects(), address);
   if (!name) return nullptr;
-  run->names.push_back(*name);
-  return run->names.back().c_str();
+  scope.run->names.push_back(*name);
+  return scope.run->names.back().c_str();
 }
 
 void summary(void* context, const char* key, const char* label, double value, lumen_metric_unit unit) {
-  static_cast<ViewRun*>(context)->summary.add_number(key, label, shown(unit, value), {unit});
+  static_cast<RecordScope*>(context)->run->summary.add_number(key, label, shown(unit, value), {unit});
 }
 
 void table_begin(void* context, const char* title, const lumen_view_column* columns, size_t count) {
@@ -119,23 +226,24 @@ void table_begin(void* context, const char* title, const lumen_view_column* colu
   table.stacks = true;
   for (size_t i = 0; i < count; ++i) table.columns.push_back({columns[i].key, "", columns[i].title, columns[i].unit, false});
   table.name_position = table.columns.size();
-  static_cast<ViewRun*>(context)->tables.push_back(std::move(table));
+  static_cast<RecordScope*>(context)->run->tables.push_back(std::move(table));
 }
 
 void table_row(void* context, const char* name, const double* values, uint64_t stack_id) {
-  auto* run = static_cast<ViewRun*>(context);
+  const auto& scope = *static_cast<RecordScope*>(context);
+  ViewRun* run = scope.run;
   if (run->tables.empty()) return;
   ViewTable& table = run->tables.back();
   ViewRow row;
   row.name = name;
-  row.stack = frames_of(*run, stack_id);
+  row.stack = frames_of(*run, scope.experiment, stack_id);
   for (size_t i = 0; i < table.columns.size(); ++i) row.values.push_back(shown(table.columns[i].unit, values[i]));
   table.rows.push_back(std::move(row));
 }
 
 void table_row_frames(void* context, const char* name, const double* values, const lumen_frame_name* frames,
                       size_t frame_count) {
-  auto* run = static_cast<ViewRun*>(context);
+  ViewRun* run = static_cast<RecordScope*>(context)->run;
   if (run->tables.empty()) return;
   ViewTable& table = run->tables.back();
   ViewRow row;
@@ -155,8 +263,9 @@ Document run_plugin_view(const lumen_view_def& view, const std::string& plugin,
   run.experiments = &experiments;
   run.structure = &structure;
   run.selection = selection;
+  run.top.run = &run;
   lumen_view_host host{};
-  host.context = &run;
+  host.context = &run.top;
   host.for_each_record = for_each_record;
   host.stack_frames = stack_frames;
   host.data_symbol = data_symbol;
@@ -168,8 +277,12 @@ Document run_plugin_view(const lumen_view_def& view, const std::string& plugin,
   host.map_epoch = map_epoch;
   host.stack_frames_at = stack_frames_at;
   host.table_row_frames = table_row_frames;
+  host.for_each_record_in_parts = for_each_record_in_parts;
+  host.record_failed = record_failed;
   char error[512] = "";
-  if (view.run(&host, error, sizeof error) != 0) throw std::runtime_error(std::string(view.command) + ": " + error);
+  const int failed = view.run(&host, error, sizeof error);
+  if (const auto& record = record_failure(run)) throw std::runtime_error(std::string(view.command) + ": " + *record);
+  if (failed != 0) throw std::runtime_error(std::string(view.command) + ": " + error);
   Document document{view.command, "", {RecordList{"summary", "", "", RecordLayout::Members, {std::move(run.summary)}}},
                     std::move(run.tables), true};
   return document;

@@ -4,7 +4,9 @@
 // as its record is decoded. Leaks need the whole file: the decoder keeps the
 // latest event at each address (heap_latest.h), and at the end emits one
 // event per allocation never freed (heapleakcnt 1, heapleakbytes its size)
-// with the allocation's stack, time and thread, in time order. For a reader
+// with the allocation's stack, time and thread, in time order. The file may
+// be decoded in parts on several threads: the parts' latest events are
+// merged in file order before the end (decoder_merge). For a reader
 // that draws timelines (lumen_emit_level), it also keeps the operations and
 // replays them in time order, with the pairing rule, for the bytes in use
 // after each change; other readers pay nothing for it.
@@ -83,6 +85,7 @@ class Decoder final : public HeapRecordReader {
   }
   void set_sink(const lumen_event_sink* sink) { sink_ = sink; }
   const LatestByAddress& latest() const { return latest_; }
+  void merge(const Decoder& later) { latest_.merge(later.latest_); }
   HeapTimeline& history() { return history_; }
 
  private:
@@ -106,6 +109,18 @@ int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, cons
     std::snprintf(error, error_size, "%s", problem.c_str());
     return 1;
   }
+  return 0;
+}
+
+// The parts of a file are decoded apart (each emits its allocations) and
+// their latest events per address merged in file order: the leaks are the
+// whole file's.
+int decoder_merge(void* state, void* later, char* error, size_t error_size) {
+  if (state == nullptr || later == nullptr) {
+    std::snprintf(error, error_size, "out of memory for the heap decoder");
+    return 1;
+  }
+  static_cast<Decoder*>(state)->merge(*static_cast<const Decoder*>(later));
   return 0;
 }
 
@@ -143,6 +158,8 @@ const lumen_analysis_descriptor kPlugin = {
     .decoder_end = decoder_end,
     .views = kViews,
     .view_count = std::size(kViews),
+    .decodes_in_parts = 1,
+    .decoder_merge = decoder_merge,
 };
 
 }  // namespace

@@ -4,11 +4,6 @@
 
 namespace lumen::heap {
 
-bool HeapData::each_op(HeapVisitor& visitor, std::string& error) {
-  visitor_ = &visitor;
-  return read(Pass::kEach, error);
-}
-
 bool HeapData::sweep(HeapVisitor& visitor, std::string& error) {
   visitor_ = &visitor;
   if (!read(Pass::kIndex, error)) return false;
@@ -22,20 +17,74 @@ bool HeapData::sweep(HeapVisitor& visitor, std::string& error) {
   return true;
 }
 
-bool HeapData::live_at_end(HeapVisitor& visitor, std::string& error) {
-  visitor_ = &visitor;
-  latest_.clear();
-  if (!read(Pass::kLatest, error)) return false;
-  end_experiment();
+bool HeapData::read_parts(HeapPart::Keep keep, std::vector<std::unique_ptr<HeapPart>>& parts, std::string& error) {
+  struct Begin {
+    const lumen_view_host* host;
+    HeapPart::Keep keep;
+    std::vector<std::unique_ptr<HeapPart>>* parts;
+  } begin{&host_, keep, &parts};
+  host_.for_each_record_in_parts(
+      host_.context,
+      [](void* arg, const lumen_record_part* part) -> void* {
+        auto* b = static_cast<Begin*>(arg);
+        b->parts->push_back(std::make_unique<HeapPart>(*b->host, *part, b->keep));
+        return b->parts->back().get();
+      },
+      HeapPart::visit, &begin);
+  for (const auto& part : parts)
+    if (part->failed()) {
+      error = "a heap record could not be read";  // er_print reports the record's own error, with its place
+      return false;
+    }
   return true;
 }
 
-// The last experiment's end is the end of the records; the others' is the
-// next one's start record.
-void HeapData::end_experiment() {
-  if (pass_ != Pass::kLatest || latest_.empty()) return;
-  visitor_->experiment_end(experiment_, latest_.live());
-  latest_.clear();
+bool HeapData::live_at_end(const std::function<void(const HeapOp&)>& live, std::string& error) {
+  std::vector<std::unique_ptr<HeapPart>> parts;
+  if (!read_parts(HeapPart::Keep::kLatest, parts, error)) return false;
+  // Each experiment's parts are consecutive: merged into its first.
+  for (size_t first = 0, end; first < parts.size(); first = end) {
+    for (end = first + 1; end < parts.size() && parts[end]->experiment() == parts[first]->experiment(); ++end) {
+      parts[first]->latest().merge(parts[end]->latest());
+      parts[end].reset();
+    }
+    HeapPart& merged = *parts[first];
+    for (HeapOp op : merged.latest().live_in_time_order()) {
+      op.selected = host_.selected(merged.context(), op.time_ns, op.thread_id) != 0;
+      op.group = group_at(merged.context(), static_cast<uint32_t>(merged.experiment()), op.stack_id, op.time_ns);
+      live(op);
+    }
+    parts[first].reset();
+  }
+  return true;
+}
+
+bool HeapData::allocations_by_stack(const std::function<void(uint32_t group, uint64_t count, uint64_t bytes)>& add,
+                                    std::string& error) {
+  std::vector<std::unique_ptr<HeapPart>> parts;
+  if (!read_parts(HeapPart::Keep::kAllocations, parts, error)) return false;
+  struct Merged {
+    HeapPart::StackSum sum;
+    const HeapPart* part;  // its first: the experiment's context
+  };
+  std::vector<Merged> merged;
+  std::unordered_map<StackAt, size_t, StackAtHash> index;
+  for (const auto& part : parts)
+    for (const HeapPart::StackSum& sum : part->sums()) {
+      const StackAt at{sum.stack_id, sum.epoch, static_cast<uint32_t>(part->experiment())};
+      const auto [it, inserted] = index.try_emplace(at, merged.size());
+      if (inserted) {
+        merged.push_back({sum, part.get()});
+      } else {
+        merged[it->second].sum.count += sum.count;
+        merged[it->second].sum.bytes += sum.bytes;
+      }
+    }
+  for (const Merged& m : merged)
+    add(group_at(m.part->context(), static_cast<uint32_t>(m.part->experiment()), m.sum.stack_id,
+                 m.sum.first_time_ns),
+        m.sum.count, m.sum.bytes);
+  return true;
 }
 
 bool HeapData::read(Pass pass, std::string& error) {
@@ -53,15 +102,13 @@ void HeapData::visit(void* opaque, uint16_t kind, const void* payload, uint16_t 
   auto* self = static_cast<HeapData*>(opaque);
   if (!self->error_.empty()) return;
   self->batch_.clear();
-  decode_heap_record(kind, payload, bytes, *self, self->error_);
+  if (!decode_heap_record(kind, payload, bytes, *self, self->error_))
+    self->host_.record_failed(self->host_.context, self->error_.c_str());
 }
 
 void HeapData::start(const HeapStart& start) {
   // The first record of a process's file: what follows is that process.
-  if (started_ && (experiment_has_ops_ || start_ns_[experiment_] != 0)) {
-    end_experiment();
-    ++experiment_;
-  }
+  if (started_ && (experiment_has_ops_ || start_ns_[experiment_] != 0)) ++experiment_;
   started_ = true;
   experiment_has_ops_ = false;
   if (start_ns_.size() <= experiment_) start_ns_.resize(experiment_ + 1, 0);
@@ -74,27 +121,11 @@ void HeapData::op(const HeapOp& op) {
     if (start_ns_.size() <= experiment_) start_ns_.resize(experiment_ + 1, 0);
   }
   experiment_has_ops_ = true;
-  if (pass_ != Pass::kLatest) {
-    batch_.push_back(op);
-    return;
-  }
-  // While the host reads this op's experiment: only allocations can be
-  // live at the end, and only they need their row and selection.
-  if (!op.allocation) return latest_.add(op);
-  HeapOp annotated = op;
-  annotated.selected = host_.selected(host_.context, op.time_ns, op.thread_id) != 0;
-  annotated.group = group_at(op.stack_id, op.time_ns);
-  latest_.add(annotated);
+  batch_.push_back(op);
 }
 
 void HeapData::batch_end() {
   switch (pass_) {
-    case Pass::kLatest:
-      return;
-    case Pass::kEach:
-      annotate(batch_);
-      for (const HeapOp& op : batch_) op.allocation ? visitor_->allocated(op) : visitor_->unmatched(op);
-      break;
     case Pass::kIndex:
       if (sweep_.index_batch(experiment_, batch_)) {
         annotate(batch_);
@@ -120,19 +151,19 @@ void HeapData::batch_end() {
 void HeapData::annotate(std::vector<HeapOp>& ops) {
   for (HeapOp& op : ops) {
     op.selected = host_.selected(host_.context, op.time_ns, op.thread_id) != 0;
-    if (op.allocation) op.group = group_at(op.stack_id, op.time_ns);
+    if (op.allocation) op.group = group_at(host_.context, experiment_, op.stack_id, op.time_ns);
   }
 }
 
-uint32_t HeapData::group_at(uint64_t stack_id, uint64_t time_ns) {
-  const StackAt at{stack_id, host_.map_epoch(host_.context, time_ns), experiment_};
+uint32_t HeapData::group_at(void* context, uint32_t experiment, uint64_t stack_id, uint64_t time_ns) {
+  const StackAt at{stack_id, host_.map_epoch(context, time_ns), experiment};
   if (at == last_at_) return last_group_;
   last_at_ = at;
   if (const auto it = group_of_stack_.find(at); it != group_of_stack_.end()) return last_group_ = it->second;
   std::vector<lumen_frame_name> frames(LUMEN_MAX_STACK_DEPTH);
   const size_t n = stack_id == LUMEN_NO_STACK
                        ? 0
-                       : host_.stack_frames_at(host_.context, stack_id, time_ns, frames.data(), frames.size());
+                       : host_.stack_frames_at(context, stack_id, time_ns, frames.data(), frames.size());
   StackGroup group;
   for (size_t i = 0; i < n; ++i) {
     group.key += std::string(frames[i].function) + '\t' + frames[i].load_object + '\n';

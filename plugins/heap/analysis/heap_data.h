@@ -6,11 +6,13 @@
 
 #include <lumen/analysis_plugin.h>
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
-#include "heap_latest.h"
+#include "heap_parts.h"
 #include "heap_sweep.h"
 
 namespace lumen::heap {
@@ -27,7 +29,7 @@ struct StackGroup {
   std::vector<std::string> frames;  // function, load object, function, ...
 };
 
-// What a view is told, per experiment (numbered in reading order).
+// What a view is told by a sweep, per experiment (numbered in reading order).
 class HeapVisitor {
  public:
   virtual ~HeapVisitor() = default;
@@ -41,14 +43,18 @@ class HeapData final : public HeapRecordReader {
  public:
   explicit HeapData(const lumen_view_host& host) : host_(host) {}
 
-  // Every op once, in file order, to allocated() (allocations) and
-  // unmatched() (deallocations): for views that need no pairing.
-  bool each_op(HeapVisitor& visitor, std::string& error);
   // Every op in time order, paired (two passes over the records).
   bool sweep(HeapVisitor& visitor, std::string& error);
-  // Only experiment_end(), with what was live at each experiment's end
-  // (one pass, the latest event per address: heap_latest.h).
-  bool live_at_end(HeapVisitor& visitor, std::string& error);
+  // The allocations live at each experiment's end, annotated, experiments
+  // in reading order, each one's in time order (equal stamps: file order).
+  // Read in parts on several threads, the latest event per address of each
+  // (heap_latest.h), merged in file order.
+  bool live_at_end(const std::function<void(const HeapOp&)>& live, std::string& error);
+  // The allocations the selection takes, summed per stack as its time
+  // resolves it: add(row, count, bytes) for each, in the order of its first
+  // such allocation in the file. Read in parts on several threads.
+  bool allocations_by_stack(const std::function<void(uint32_t group, uint64_t count, uint64_t bytes)>& add,
+                            std::string& error);
 
   const StackGroup& group(size_t index) const { return groups_[index]; }
   // When collection began in the experiment (0: unknown).
@@ -57,15 +63,18 @@ class HeapData final : public HeapRecordReader {
   }
 
  private:
-  enum class Pass { kEach, kIndex, kSweep, kLatest };
+  enum class Pass { kIndex, kSweep };
   static void visit(void* self, uint16_t kind, const void* payload, uint16_t bytes, uint32_t thread_id);
   bool read(Pass pass, std::string& error);
   void start(const HeapStart& start) override;
   void op(const HeapOp& op) override;
   void batch_end() override;
   void annotate(std::vector<HeapOp>& ops);
-  void end_experiment();
-  uint32_t group_at(uint64_t stack_id, uint64_t time_ns);
+  // Reads every part (heap_parts.h) into `parts`, in file order.
+  bool read_parts(HeapPart::Keep keep, std::vector<std::unique_ptr<HeapPart>>& parts, std::string& error);
+  // The row of a stack of experiment `experiment` (whose records `context`
+  // is about) at `time_ns`.
+  uint32_t group_at(void* context, uint32_t experiment, uint64_t stack_id, uint64_t time_ns);
 
   struct StackAt {
     uint64_t stack_id;
@@ -82,10 +91,9 @@ class HeapData final : public HeapRecordReader {
   };
 
   const lumen_view_host& host_;
-  Pass pass_ = Pass::kEach;
+  Pass pass_ = Pass::kIndex;
   HeapVisitor* visitor_ = nullptr;
   HeapSweep sweep_;
-  LatestByAddress latest_;
   // The experiment being read: a start record begins the next one.
   uint32_t experiment_ = 0;
   bool started_ = false;        // an experiment is open

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -24,36 +25,39 @@ namespace lumen::heap {
 class LatestByAddress {
  public:
   // Each op in file order.
-  void add(const HeapOp& op) {
-    const uint64_t key = op.address ^ (op.mapping ? (1ull << 63) : 0);
-    Slot& slot = find(key);
-    if (slot.key == key && slot.used) {
-      if (op.time_ns >= slot.latest.op.time_ns) slot.latest = {op, order_};
-    } else {
-      slot = {key, true, {op, order_}};
-      if (++used_ * 2 > slots_.size()) grow();
-    }
-    ++order_;
+  void add(const HeapOp& op) { put(op.address ^ (op.mapping ? (1ull << 63) : 0), {op, order_++}); }
+  // Takes in what `later` kept of the ops that followed this one's in the
+  // file (a later part of it): as if this had been given them after its
+  // own. The latest of two is the later stamp, then the later in the file.
+  void merge(const LatestByAddress& later) {
+    for (size_t i = 0; i < later.keys_.size(); ++i)
+      if (later.keys_[i] != kEmpty) put(later.keys_[i], {later.latest_[i].op, later.latest_[i].order + order_});
+    if (later.empty_key_) put(kEmpty, {later.empty_key_->op, later.empty_key_->order + order_});
+    order_ += later.order_;
   }
-  bool empty() const { return used_ == 0; }
+  bool empty() const { return used_ == 0 && !empty_key_; }
   void clear() {  // file order goes on
-    slots_.clear();
+    keys_.clear();
+    latest_.clear();
     used_ = 0;
+    empty_key_.reset();
   }
 
   // The allocations live at the end, keyed as the sweep's LiveSet is.
   std::unordered_map<uint64_t, HeapOp> live() const {
     std::unordered_map<uint64_t, HeapOp> out;
-    for (const Slot& slot : slots_)
-      if (slot.used && slot.latest.op.allocation) out.emplace(slot.key, slot.latest.op);
+    for (size_t i = 0; i < keys_.size(); ++i)
+      if (keys_[i] != kEmpty && latest_[i].op.allocation) out.emplace(keys_[i], latest_[i].op);
+    if (empty_key_ && empty_key_->op.allocation) out.emplace(kEmpty, empty_key_->op);
     return out;
   }
 
   // The same, in time order (equal stamps: in file order).
   std::vector<HeapOp> live_in_time_order() const {
     std::vector<const Latest*> live;
-    for (const Slot& slot : slots_)
-      if (slot.used && slot.latest.op.allocation) live.push_back(&slot.latest);
+    for (size_t i = 0; i < keys_.size(); ++i)
+      if (keys_[i] != kEmpty && latest_[i].op.allocation) live.push_back(&latest_[i]);
+    if (empty_key_ && empty_key_->op.allocation) live.push_back(&*empty_key_);
     std::sort(live.begin(), live.end(), [](const Latest* a, const Latest* b) {
       return a->op.time_ns != b->op.time_ns ? a->op.time_ns < b->op.time_ns : a->order < b->order;
     });
@@ -68,29 +72,51 @@ class LatestByAddress {
     HeapOp op;
     uint64_t order;
   };
-  // Open addressing, linear probing, at most half full: one lookup per
-  // event, usually one cache line.
-  struct Slot {
-    uint64_t key;
-    bool used;
-    Latest latest;
-  };
+  // Open addressing, linear probing, at most half full, the keys apart from
+  // what they hold: a lookup probes eight keys a cache line and touches one
+  // entry. The one key equal to the empty mark (only a damaged file names
+  // it) is kept on its own.
+  static constexpr uint64_t kEmpty = UINT64_MAX;
   static size_t hash(uint64_t key) { return static_cast<size_t>((key >> 4) * 0x9e3779b97f4a7c15ull >> 20); }
-  Slot& find(uint64_t key) {
-    if (slots_.empty()) slots_.resize(1024);
-    const size_t mask = slots_.size() - 1;
-    for (size_t i = hash(key) & mask;; i = (i + 1) & mask)
-      if (!slots_[i].used || slots_[i].key == key) return slots_[i];
+  void put(uint64_t key, const Latest& latest) {
+    if (key == kEmpty) {
+      if (!empty_key_ || latest.op.time_ns >= empty_key_->op.time_ns) empty_key_ = latest;
+      return;
+    }
+    if (keys_.empty()) {
+      keys_.assign(1024, kEmpty);
+      latest_.resize(1024);
+    }
+    const size_t mask = keys_.size() - 1;
+    size_t i = hash(key) & mask;
+    while (keys_[i] != key && keys_[i] != kEmpty) i = (i + 1) & mask;
+    if (keys_[i] == key) {
+      if (latest.op.time_ns >= latest_[i].op.time_ns) latest_[i] = latest;
+      return;
+    }
+    keys_[i] = key;
+    latest_[i] = latest;
+    if (++used_ * 2 > keys_.size()) grow();
   }
   void grow() {
-    std::vector<Slot> old(slots_.size() * 2);
-    old.swap(slots_);
-    for (const Slot& slot : old)
-      if (slot.used) find(slot.key) = slot;
+    std::vector<uint64_t> keys(keys_.size() * 2, kEmpty);
+    std::vector<Latest> latest(keys.size());
+    keys.swap(keys_);
+    latest.swap(latest_);
+    const size_t mask = keys_.size() - 1;
+    for (size_t j = 0; j < keys.size(); ++j) {
+      if (keys[j] == kEmpty) continue;
+      size_t i = hash(keys[j]) & mask;
+      while (keys_[i] != kEmpty) i = (i + 1) & mask;
+      keys_[i] = keys[j];
+      latest_[i] = latest[j];
+    }
   }
 
-  std::vector<Slot> slots_;
+  std::vector<uint64_t> keys_;
+  std::vector<Latest> latest_;
   size_t used_ = 0;
+  std::optional<Latest> empty_key_;
   uint64_t order_ = 0;
 };
 

@@ -93,27 +93,6 @@ std::string size_bucket_name(int bucket) {
   return low == high ? std::to_string(low) : std::to_string(low) + " - " + std::to_string(high);
 }
 
-// -allocs: every selected allocation to its stack's row.
-class AllocationRows final : public HeapVisitor {
- public:
-  explicit AllocationRows(const HeapData& data) : rows(data) {}
-  void allocated(const HeapOp& op) override {
-    if (op.selected) rows.add(op);
-  }
-  StackRows rows;
-};
-
-// -leaks: the selected allocations live when each experiment ends.
-class LeakRows final : public HeapVisitor {
- public:
-  explicit LeakRows(const HeapData& data) : rows(data) {}
-  void experiment_end(uint32_t, const LiveSet& live) override {
-    for (const auto& [address, op] : live)
-      if (op.selected) rows.add(op);
-  }
-  StackRows rows;
-};
-
 // -heap: totals, sizes, allocators, and the peak of the bytes the selected
 // allocations hold, with the stacks holding them then, in one sweep. The
 // peak is the first moment the bytes in use reached their highest value;
@@ -251,10 +230,14 @@ class HeapStatistics final : public HeapVisitor {
 
 int run_allocs_view(const lumen_view_host* host, char* error, size_t error_size) {
   HeapData data(*host);
-  AllocationRows visitor(data);
+  StackRows rows(data);
   std::string problem;
-  if (!data.each_op(visitor, problem)) return fail(problem, error, error_size);
-  const StackRows& rows = visitor.rows;
+  const bool read = data.allocations_by_stack(
+      [&](uint32_t group, uint64_t count, uint64_t bytes) {
+        rows.add(group, static_cast<double>(count), static_cast<double>(bytes));
+      },
+      problem);
+  if (!read) return fail(problem, error, error_size);
   host->summary(host->context, "allocations", "Allocations", rows.total_count(), LUMEN_UNIT_COUNT);
   host->summary(host->context, "bytes", "Bytes allocated", rows.total_bytes(), LUMEN_UNIT_BYTES);
   emit_table(*host, &data, "Allocations by call stack", "Allocations", "Bytes allocated", rows.sorted(), true);
@@ -263,10 +246,14 @@ int run_allocs_view(const lumen_view_host* host, char* error, size_t error_size)
 
 int run_leaks_view(const lumen_view_host* host, char* error, size_t error_size) {
   HeapData data(*host);
-  LeakRows visitor(data);
+  StackRows rows(data);
   std::string problem;
-  if (!data.live_at_end(visitor, problem)) return fail(problem, error, error_size);
-  const StackRows& rows = visitor.rows;
+  const bool read = data.live_at_end(
+      [&](const HeapOp& op) {
+        if (op.selected) rows.add(op);
+      },
+      problem);
+  if (!read) return fail(problem, error, error_size);
   host->summary(host->context, "leaks", "Leaks", rows.total_count(), LUMEN_UNIT_COUNT);
   host->summary(host->context, "bytes", "Bytes leaked", rows.total_bytes(), LUMEN_UNIT_BYTES);
   emit_table(*host, &data, "Leaks by call stack", "Leaks", "Bytes leaked", rows.sorted(), true);

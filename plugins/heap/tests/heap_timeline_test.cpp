@@ -734,6 +734,44 @@ TEST(HeapSweep, ReplaysExactlyWhatTheWholeHistoryReplays) {
   for (size_t i = 0; i < left.size(); ++i)
     EXPECT_EQ(Transcript::of(at_end[i]), Transcript::of(timeline.ops()[left[i]])) << "leak " << i;
   EXPECT_EQ(latest.live().size(), left.size());
+
+  // Read in parts (runs of batches, each with a table of its own) merged in
+  // file order: the same allocations in the same order, however the file
+  // is cut, equal stamps across parts included.
+  for (const size_t per_part : {size_t{1}, size_t{7}, size_t{100}, batches.size()}) {
+    SCOPED_TRACE("parts of " + std::to_string(per_part) + " batches");
+    std::vector<LatestByAddress> parts;
+    for (size_t b = 0; b < batches.size(); ++b) {
+      if (b % per_part == 0) parts.emplace_back();
+      for (const HeapOp& op : batches[b]) parts.back().add(op);
+    }
+    for (size_t p = 1; p < parts.size(); ++p) parts[0].merge(parts[p]);
+    const std::vector<HeapOp> merged = parts[0].live_in_time_order();
+    ASSERT_EQ(merged.size(), at_end.size());
+    for (size_t i = 0; i < merged.size(); ++i)
+      EXPECT_EQ(Transcript::of(merged[i]), Transcript::of(at_end[i])) << "leak " << i;
+  }
+}
+
+// Any address a damaged file names is an address, the one whose key is the
+// table's empty mark included; parts merge it like any other.
+TEST(HeapLatest, EveryAddressIsKeptTheOneMarkingEmptySlotsToo) {
+  HeapOp odd = allocation_op(10, 0x7fffffffffffffffull, 8, 1);
+  odd.mapping = true;  // its key is all ones
+  HeapOp unmapped = free_op(20, odd.address);
+  unmapped.mapping = true;
+  LatestByAddress first, second;
+  first.add(odd);
+  first.add(allocation_op(11, 0x100, 4, 2));
+  EXPECT_EQ(first.live_in_time_order().size(), 2u);
+  second.add(unmapped);
+  first.merge(second);
+  const std::vector<HeapOp> live = first.live_in_time_order();
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(live[0].address, 0x100u);
+  EXPECT_FALSE(first.empty());
+  first.clear();
+  EXPECT_TRUE(first.empty());
 }
 
 // Two processes' records one after the other: each is paired on its own,

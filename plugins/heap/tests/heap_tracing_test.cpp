@@ -14,6 +14,7 @@
 
 #include "heap_record.h"
 #include "lumen_commands.h"
+#include "thread_count_views.h"
 
 namespace lumen::test {
 namespace {
@@ -722,6 +723,8 @@ TEST(HeapCompression, ManyBatchesReadTheSameAsUncompressed) {
   compressed::expect_same_views(heap_target("heap_threads_target"), {"1", "60000"});
 }
 
+// Every heap view names the file and the offset of a record it cannot
+// read, whether one thread reads the file or several read it in parts.
 TEST(HeapCompression, ACorruptCompressedRecordIsAnErrorNamingFileAndOffset) {
   TempDir dir;
   const Collection c = compressed::collect_at_level(dir, "packed", 1, heap_target("heap_threads_target"), {"1", "20000"});
@@ -736,12 +739,58 @@ TEST(HeapCompression, ACorruptCompressedRecordIsAnErrorNamingFileAndOffset) {
     const std::string garbage(64, '\x5a');
     f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
   }
-  const ProcessResult r =
-      run_process({(bin_dir() / "er_print").string(), "-metrics", kHeapMetrics, "-functions", c.experiment.string()});
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find(file.string() + " at offset " + std::to_string(kinds.first_offset)), std::string::npos)
-      << r.err;
-  EXPECT_NE(r.err.find("compressed heap record"), std::string::npos) << r.err;
+  const std::string place = file.string() + " at offset " + std::to_string(kinds.first_offset);
+  const std::vector<std::vector<std::string>> views{
+      {"-metrics", kHeapMetrics, "-functions"}, {"-leaks"}, {"-allocs"}, {"-heap"}};
+  for (const std::vector<std::string>& view : views)
+    for (const char* threads : {"1", "2"}) {
+      SCOPED_TRACE(view.back() + " on " + threads + " threads");
+      const ProcessResult r = er_print_on_threads(c.experiment, view, threads, "1");
+      EXPECT_NE(r.exit_code, 0);
+      EXPECT_NE(r.err.find(place), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("compressed heap record"), std::string::npos) << r.err;
+    }
+}
+
+// ---- decoded in parts on several threads ----
+
+// Heap files are read in parts on several threads, each part keeping the
+// latest event per address and its per-stack sums, merged in file order:
+// the views read the same, byte for byte, as one part read by one thread,
+// and the same as the truth. Eight threads free each other's blocks, so
+// pairing across parts matters.
+TEST(HeapParallel, LeaksAllocsAndHeapMetricsReadTheSameOnAnyNumberOfThreads) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-H", "on"}, heap_target("heap_threads_target"), {"8", "100000"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const uint64_t blocks = fs::file_size(c.experiment / "heaptrace") / LUMEN_BLOCK_BYTES;
+  ASSERT_GT(blocks, 16u) << "not several parts of the default size";
+  const std::vector<std::vector<std::string>> views{
+      {"--format=json", "-leaks"}, {"--format=json", "-allocs"},
+      {"--format=json", "-metrics", kHeapMetrics, "-functions"}};
+  for (const std::vector<std::string>& view : views) {
+    SCOPED_TRACE(view.back());
+    const ProcessResult one = er_print_on_threads(c.experiment, view, "1", "1000000");
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    for (const auto& [threads, part_blocks] :
+         std::vector<std::pair<std::string, std::string>>{{"1", "16"}, {"2", "16"}, {"2", "1"}, {"4", "3"}}) {
+      const ProcessResult parts = er_print_on_threads(c.experiment, view, threads, part_blocks);
+      EXPECT_EQ(parts.exit_code, 0) << parts.err;
+      EXPECT_EQ(parts.out, one.out) << threads << " threads, parts of " << part_blocks << " blocks";
+    }
+  }
+  // And two threads read the truth.
+  const ProcessResult functions =
+      er_print_on_threads(c.experiment, {"--format=json", "-metrics", kHeapMetrics, "-functions"}, "2", "16");
+  const auto rows = rows_by_name(json::parse(functions.out));
+  for (const char* function : {"pool_allocate", "pool_churn"})
+    expect_function_equals_truth(rows, function, c.truth.at("functions").at(function), "i.");
+  EXPECT_EQ(value(rows, "worker", "i.heapleakcnt"), 8 * 1000.0);
+  const ProcessResult leaks = er_print_on_threads(c.experiment, {"--format=json", "-leaks"}, "2", "16");
+  const json summary = json::parse(leaks.out).at("summary");
+  // The workers' leaks and the few the C library keeps (stdio buffers).
+  EXPECT_EQ(summary.at("leaks").get<double>(), value(rows, "<Total>", "i.heapleakcnt")) << summary.dump();
+  EXPECT_EQ(summary.at("bytes").get<double>(), value(rows, "<Total>", "i.heapleakbytes")) << summary.dump();
 }
 
 }  // namespace

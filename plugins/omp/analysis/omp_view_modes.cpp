@@ -16,6 +16,7 @@ namespace {
 
 constexpr uint32_t kStitchedModes = (1u << LUMEN_VIEW_USER) | (1u << LUMEN_VIEW_EXPERT);
 constexpr const char* kOverhead = "<OMP-overhead>";
+constexpr size_t kMaxNesting = 16;  // regions around a region whose stitches are declared
 
 bool starts_with(const char* text, const char* prefix) {
   return text != nullptr && std::strncmp(text, prefix, std::strlen(prefix)) == 0;
@@ -24,12 +25,7 @@ bool starts_with(const char* text, const char* prefix) {
 // A frame of an OpenMP runtime's own code.
 bool is_runtime(const lumen_view_frame& frame) { return is_runtime_object(frame.load_object); }
 
-// A body the compiler outlined: GCC's f._omp_fn.N (gfortran's too), LLVM's
-// .omp_outlined. functions.
-bool is_outlined_body(const lumen_view_frame& frame) {
-  return frame.function != nullptr &&
-         (std::strstr(frame.function, "._omp_fn.") != nullptr || std::strstr(frame.function, ".omp_outlined") != nullptr);
-}
+bool is_outlined_body(const lumen_view_frame& frame) { return is_outlined_function(frame.function); }
 
 void declare(const lumen_event_sink* sink, uint32_t thread, uint64_t begin, uint64_t end, uint64_t anchor,
              uint64_t parent, const char* leaf) {
@@ -39,9 +35,35 @@ void declare(const lumen_event_sink* sink, uint32_t thread, uint64_t begin, uint
 
 }  // namespace
 
+// GCC's f._omp_fn.N (gfortran's too), LLVM's .omp_outlined. functions and
+// the entry functions of its tasks (.omp_task_entry.).
+bool is_outlined_function(const char* function) {
+  return function != nullptr && (std::strstr(function, "._omp_fn.") != nullptr ||
+                                 std::strstr(function, ".omp_outlined") != nullptr ||
+                                 std::strstr(function, ".omp_task_entry") != nullptr);
+}
+
 bool is_runtime_object(const char* load_object) {
   return starts_with(load_object, "libgomp.so") || starts_with(load_object, "libomp.so") ||
          starts_with(load_object, "libiomp5.so");
+}
+
+// Over a thread's interval, the stitches of region `region_id` and of
+// every region around it, outermost first (declared first, so outer where
+// they cover the same time): a stack continued with a region's call, made
+// in its parent region's body, continues in turn with the parent's call,
+// up to the outermost region, on whichever thread each call was made.
+void declare_regions(const lumen_event_sink* sink, const std::unordered_map<uint64_t, const OmpRegion*>& region_by_id,
+                     uint64_t region_id, bool with_innermost, uint32_t thread, uint64_t begin, uint64_t end) {
+  const OmpRegion* nesting[kMaxNesting];
+  size_t depth = 0;
+  for (auto found = region_by_id.find(region_id); found != region_by_id.end() && depth < kMaxNesting;
+       found = region_by_id.find(found->second->parent_region_id)) {
+    nesting[depth++] = found->second;
+    if (found->second->parent_region_id == found->second->region_id) break;
+  }
+  for (size_t i = depth; i-- > (with_innermost ? 0 : 1);)
+    if (nesting[i]->body != 0) declare(sink, thread, begin, end, nesting[i]->body, nesting[i]->call_stack_id, nullptr);
 }
 
 void declare_stitches(const OmpTrace& trace, const std::vector<OmpWait>& recorded, const std::vector<OmpWait>& implied,
@@ -50,24 +72,26 @@ void declare_stitches(const OmpTrace& trace, const std::vector<OmpWait>& recorde
   std::unordered_map<uint64_t, const OmpRegion*> region_by_id;
   for (const OmpRegion& r : trace.regions) region_by_id[r.region_id] = &r;
   // A task's stack, from its body outward, continues with the stack of the
-  // call that started its region.
+  // call that started its region (and that, with its own region's).
   for (const OmpTask& task : trace.tasks) {
-    const auto region = region_by_id.find(task.region_id);
-    if (region == region_by_id.end() || task.end_ns <= task.begin_ns || region->second->body == 0) continue;
-    declare(sink, task.thread_id, task.begin_ns, task.end_ns, region->second->body, region->second->call_stack_id,
-            nullptr);
+    if (task.end_ns <= task.begin_ns) continue;
+    declare_regions(sink, region_by_id, task.region_id, true, task.thread_id, task.begin_ns, task.end_ns);
   }
   // An explicit task, from its body outward, continues with the stack of
-  // the call that created it (on whichever thread).
-  for (const OmpExplicitTask& task : trace.explicit_tasks)
-    if (task.end_ns > task.begin_ns && task.body != 0)
-      declare(sink, task.thread_id, task.begin_ns, task.end_ns, task.body, task.create_stack_id, nullptr);
+  // the call that created it (on whichever thread), and that with its
+  // region's call.
+  for (const OmpExplicitTask& task : trace.explicit_tasks) {
+    if (task.end_ns <= task.begin_ns || task.body == 0) continue;
+    declare_regions(sink, region_by_id, task.region_id, true, task.thread_id, task.begin_ns, task.end_ns);
+    declare(sink, task.thread_id, task.begin_ns, task.end_ns, task.body, task.create_stack_id, nullptr);
+  }
   // A wait covers (begin, end]: its own traced event happens at its end,
   // where the next wait (a worker's idle time after a region's barrier)
   // may begin.
   for (const OmpWait& wait : implied) {
     const auto region = region_by_id.find(wait.region_id);
     const uint64_t parent = region == region_by_id.end() ? LUMEN_NO_STACK : region->second->call_stack_id;
+    declare_regions(sink, region_by_id, wait.region_id, false, wait.thread_id, wait.begin_ns + 1, wait.end_ns + 1);
     declare(sink, wait.thread_id, wait.begin_ns + 1, wait.end_ns + 1, 0, parent, wait_function_name(wait.kind));
   }
   for (const OmpWait& wait : recorded)

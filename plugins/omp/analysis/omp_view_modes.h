@@ -17,6 +17,9 @@ void declare_stitches(const OmpTrace& trace, const std::vector<OmpWait>& recorde
 // Whether a load object (its file name) is an OpenMP runtime's.
 bool is_runtime_object(const char* load_object);
 
+// Whether a function is a body the compiler outlined (a region's, a task's).
+bool is_outlined_function(const char* function);
+
 size_t fold_stack(lumen_view_mode mode, const lumen_view_frame* frames, size_t count, lumen_folded_frame* out);
 
 }  // namespace lumen::omp

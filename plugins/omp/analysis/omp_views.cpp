@@ -47,9 +47,11 @@ struct Collected {
   std::unordered_map<uint64_t, size_t> task_site;    // selected explicit tasks by id
 };
 
-// The program's function at a call site: the leaf, or under an OMPT
-// runtime (whose fork call the stack was captured in) the first frame that
-// is not the runtime's.
+// The program's function at a call site, as user mode shows it: the first
+// frame that is neither the runtime's (an OMPT runtime's callbacks capture
+// stacks inside it) nor a body the compiler outlined (clang's
+// .omp_outlined. has no name of the function holding it), else the first
+// that is not the runtime's.
 size_t site_of(Collected& c, uint64_t stack_id, uint64_t time_ns) {
   Site site;
   if (stack_id == LUMEN_NO_STACK) {
@@ -57,11 +59,15 @@ size_t site_of(Collected& c, uint64_t stack_id, uint64_t time_ns) {
   } else {
     lumen_frame_name frames[64];
     const size_t count = c.host->stack_frames_at(c.host->context, stack_id, time_ns, frames, std::size(frames));
+    std::string program_frame;
     for (size_t i = 0; i < count; ++i) {
       site.frames.emplace_back(frames[i].function ? frames[i].function : "",
                                frames[i].load_object ? frames[i].load_object : "");
-      if (site.name.empty() && !is_runtime_object(frames[i].load_object)) site.name = site.frames.back().first;
+      if (is_runtime_object(frames[i].load_object)) continue;
+      if (program_frame.empty()) program_frame = site.frames.back().first;
+      if (site.name.empty() && !is_outlined_function(frames[i].function)) site.name = site.frames.back().first;
     }
+    if (site.name.empty()) site.name = program_frame;
     if (site.name.empty()) site.name = count == 0 ? "<Unknown>" : site.frames.front().first;
   }
   std::string key;

@@ -179,6 +179,7 @@ void resolve_runtime_functions() {
   real_set_lock_fortran.get();
   real_set_nest_lock_fortran.get();
   resolve_task_functions();
+  resolve_taskloop_functions();
 }
 
 }  // namespace lumen::omp

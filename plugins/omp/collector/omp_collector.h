@@ -14,7 +14,8 @@ namespace lumen::omp {
 // lookup takes the dynamic linker's lock, which a worker thread entering
 // its first region must never wait for.
 void resolve_runtime_functions();
-void resolve_task_functions();  // gomp_tasks.cpp's
+void resolve_task_functions();      // gomp_tasks.cpp's
+void resolve_taskloop_functions();  // gomp_taskloop.cpp's
 
 // [signal-safe] The runtime's services while the plugin records; NULL
 // before start() and after stop(): interposers then only forward.

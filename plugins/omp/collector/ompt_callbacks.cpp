@@ -4,6 +4,7 @@
 //   implicit_task         each thread's task in a region
 //   sync_region_wait      barriers (explicit, implicit), taskwait, taskgroup
 //   mutex_acquire/ired    locks, critical, ordered, atomic
+//   task_create/schedule  explicit tasks (ompt_tasks.cpp)
 // A thread's wait at the end of its region is not recorded: as under
 // libgomp, the analysis implies it from the end of the thread's task to
 // the end of the region, and a worker's idle time from there to its next
@@ -82,11 +83,6 @@ uint64_t g_body_caller = 0;
 template <typename Event, typename... Args>
 void chain(ompt_callbacks_t event, Args... args) {
   if (ompt_callback_t next = chained_callback(event)) reinterpret_cast<Event>(next)(args...);
-}
-
-uint64_t callback_stack(const lumen_runtime* runtime) {
-  TraceGuard guard(runtime);
-  return guard ? runtime->capture_stack(nullptr, 0) : LUMEN_NO_STACK;
 }
 
 WaitKind sync_wait_kind(ompt_sync_region_t kind) {
@@ -243,6 +239,7 @@ void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* co
 
 bool register_ompt_callbacks(ompt_function_lookup_t, ompt_set_callback_t set_callback) {
   g_body_caller = reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, "__kmp_invoke_microtask"));
+  resolve_ompt_task_functions();
   const struct {
     ompt_callbacks_t event;
     ompt_callback_t callback;
@@ -253,6 +250,8 @@ bool register_ompt_callbacks(ompt_function_lookup_t, ompt_set_callback_t set_cal
       {ompt_callback_sync_region_wait, reinterpret_cast<ompt_callback_t>(on_sync_region_wait)},
       {ompt_callback_mutex_acquire, reinterpret_cast<ompt_callback_t>(on_mutex_acquire)},
       {ompt_callback_mutex_acquired, reinterpret_cast<ompt_callback_t>(on_mutex_acquired)},
+      {ompt_callback_task_create, reinterpret_cast<ompt_callback_t>(on_task_create)},
+      {ompt_callback_task_schedule, reinterpret_cast<ompt_callback_t>(on_task_schedule)},
   };
   bool regions = false;
   for (const auto& [event, callback] : callbacks) {

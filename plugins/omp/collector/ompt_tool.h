@@ -6,6 +6,8 @@
 
 #include LUMEN_OMP_TOOLS_HEADER
 
+#include <lumen/collector_support.h>
+
 namespace lumen::omp {
 
 // Registers the plugin's callbacks through `set_callback` (the runtime's
@@ -22,5 +24,19 @@ ompt_callback_t chained_callback(ompt_callbacks_t event);
 // mark_plugin_event says it did (before the chained tool initializes).
 bool plugin_uses_event(ompt_callbacks_t event);
 void mark_plugin_event(ompt_callbacks_t event);
+
+// The stack of the runtime's call into a callback (the plugin's frames are
+// left out by the runtime), LUMEN_NO_STACK inside the collector already.
+inline uint64_t callback_stack(const lumen_runtime* runtime) {
+  TraceGuard guard(runtime);
+  return guard ? runtime->capture_stack(nullptr, 0) : LUMEN_NO_STACK;
+}
+
+// Explicit tasks (ompt_tasks.cpp): the callbacks, and the real functions
+// of the program's task submissions, looked up when the tool starts.
+void on_task_create(ompt_data_t* encountering_task, const ompt_frame_t* encountering_frame, ompt_data_t* new_task,
+                    int flags, int has_dependences, const void* codeptr);
+void on_task_schedule(ompt_data_t* prior_task, ompt_task_status_t prior_status, ompt_data_t* next_task);
+void resolve_ompt_task_functions();
 
 }  // namespace lumen::omp

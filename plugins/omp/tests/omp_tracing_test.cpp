@@ -11,22 +11,19 @@
 #include <sstream>
 
 #include "lumen_commands.h"
+#include "omp_test_rows.h"
 
 namespace lumen::test {
 namespace {
 
 using nlohmann::json;
 
-constexpr double kInterval = 0.01;  // -p on
+constexpr double kInterval = kClockInterval;
 
 struct ActiveWaitPolicy {
   ActiveWaitPolicy() { setenv("OMP_WAIT_POLICY", "active", 1); }
   ~ActiveWaitPolicy() { unsetenv("OMP_WAIT_POLICY"); }
 };
-
-double value(const std::map<std::string, json>& rows, const std::string& function, const std::string& metric) {
-  return rows.count(function) ? rows.at(function).at(metric).get<double>() : 0.0;
-}
 
 std::map<std::string, json> function_rows(const std::filesystem::path& experiment) {
   return rows_by_name(er_print_json(
@@ -133,12 +130,6 @@ std::map<std::string, json> rows_in_mode(const std::filesystem::path& experiment
                                          const std::string& view = "-functions") {
   return rows_by_name(er_print_json(
       {"-viewmode", mode, "-metrics", "e.totalcpu:i.totalcpu:e.ompwork:e.ompwait:e.omptwait:name", view}, experiment));
-}
-
-bool any_row_contains(const std::map<std::string, json>& rows, const std::string& part) {
-  for (const auto& [name, row] : rows)
-    if (name.find(part) != std::string::npos) return true;
-  return false;
 }
 
 // User mode (the default): each region's body runs inside the function
@@ -382,38 +373,6 @@ TEST(OmpToolInterface, DisabledByOmpTool) {
   EXPECT_EQ(view.at("summary").at("regions").get<double>(), 0.0) << view.dump();
 }
 #endif
-
-// Explicit tasks under libgomp: twelve tasks of known CPU time, created by
-// thread 0 in tasks_region and run by both threads (at thread 0's taskwait
-// and at the other's end barrier).
-TEST(OmpTasks, TasksOfKnownWorkByCreationSite) {
-  TempDir dir;
-  const Collection run = collect(dir, {"-p", "on"}, LUMEN_OMP_TASKS_TARGET);
-  ASSERT_EQ(run.run.exit_code, 0) << run.run.err;
-  ASSERT_FALSE(run.truth.is_null());
-  const double tasks = run.truth.at("tasks").get<double>();
-  const double task_cpu = run.truth.at("task_cpu").get<double>();
-  const double task_wall = run.truth.at("task_wall").get<double>();
-  const json view = er_print_json({"-omp_task"}, run.experiment);
-  ASSERT_EQ(view.at("tables").size(), 1u) << view.dump();
-  EXPECT_EQ(view.at("summary").at("tasks").get<double>(), tasks) << view.dump();
-  const auto sites = rows_by_name(view.at("tables")[0]);
-  ASSERT_EQ(sites.size(), 1u) << view.dump();
-  EXPECT_NE(sites.begin()->first.find("tasks_region"), std::string::npos) << sites.begin()->first;
-  EXPECT_EQ(sites.begin()->second.at("count").get<double>(), tasks);
-  // The trace's run time of each task holds the program's own wall time of
-  // it, microseconds apart.
-  EXPECT_NEAR(sites.begin()->second.at("time").get<double>(), task_wall, 0.001 * tasks + 0.01 * task_wall);
-  // User mode: every task's work is under the function that created it,
-  // on whichever thread it ran, and all of it is work, none wait (a
-  // thread runs tasks inside its barrier and taskwait).
-  const auto rows = rows_by_name(er_print_json(
-      {"-viewmode", "user", "-metrics", "i.totalcpu:i.ompwork:i.ompwait:name", "-functions"}, run.experiment));
-  EXPECT_NEAR(value(rows, "task_work", "i.ompwork"), task_cpu, sampling_tolerance(task_cpu, kInterval));
-  EXPECT_EQ(value(rows, "task_work", "i.ompwait"), 0.0);
-  EXPECT_GE(value(rows, "tasks_region", "i.totalcpu"), task_cpu - sampling_tolerance(task_cpu, kInterval));
-  EXPECT_FALSE(any_row_contains(rows, "._omp_fn.")) << "an outlined body in user mode";
-}
 
 }  // namespace
 }  // namespace lumen::test
