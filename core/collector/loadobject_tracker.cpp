@@ -7,6 +7,7 @@
 #include <lumen/record_format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <climits>
 #include <cstring>
 #include <mutex>
@@ -73,12 +74,17 @@ std::vector<LoadedObject> loaded_now() {
   return objects;
 }
 
+std::atomic<uint64_t> g_latest_change_ns{0};
+static_assert(std::atomic<uint64_t>::is_always_lock_free && sizeof(std::atomic<uint64_t>) == sizeof(uint64_t),
+              "read by plugins' interposers as a plain 64-bit word");
+
 bool same(const LoadedObject& a, const LoadedObject& b) { return a.start == b.start && a.path == b.path; }
 
 void record(const LoadedObject& object, uint32_t event) {
   char buffer[sizeof(lumen_loadobject_record) + 4096];
   lumen_loadobject_record header{};
   header.time_ns = monotonic_ns();
+  g_latest_change_ns.store(header.time_ns, std::memory_order_release);
   header.load_bias = object.bias;
   header.start = object.start;
   header.end = object.end;
@@ -113,6 +119,10 @@ void loadobject_tracker_rescan() {
     if (!seen) record(o, LUMEN_LOADOBJECT_MAPPED);
   }
   known() = std::move(now);
+}
+
+const volatile uint64_t* loadobject_latest_change_ns() {
+  return reinterpret_cast<const volatile uint64_t*>(&g_latest_change_ns);
 }
 
 void loadobject_tracker_fork_prepare() { g_mutex.lock(); }

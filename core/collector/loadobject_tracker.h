@@ -13,6 +13,10 @@ void loadobject_tracker_start(int loadobjects_stream);
 // Compares what is loaded now with what was recorded; records the changes.
 void loadobject_tracker_rescan();
 
+// [signal-safe] The word holding the time of the latest map change
+// recorded (0: none yet), stored before the change's record is written.
+const volatile uint64_t* loadobject_latest_change_ns();
+
 // Around fork (fork_safety.h): no thread is inside a rescan when the child
 // is made; the lock is released in parent and child after it.
 void loadobject_tracker_fork_prepare();

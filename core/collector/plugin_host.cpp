@@ -8,6 +8,7 @@
 #include "blocked_stack.h"
 #include "clock.h"
 #include "experiment_log.h"
+#include "loadobject_tracker.h"
 #include "runtime_state.h"
 #include "recording_control.h"
 #include "runtime_fds.h"
@@ -134,6 +135,7 @@ const lumen_runtime kRuntime = {
     .observe_signal = observe_signal,
     .start_thread = runtime_start_thread,
     .read_task_files = read_task_files,
+    .map_change_ns = loadobject_latest_change_ns,
 };
 
 void log_failure(const std::string& plugin, const std::string& message) {

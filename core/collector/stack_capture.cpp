@@ -210,12 +210,33 @@ bool unwinding_now() { return t_unwinding_depth > 0; }
 namespace {
 
 // Threads inside libunwind now, and whether a fork waits for them to leave.
-std::atomic<int> g_unwinders{0};
+// Counted in stripes of a cache line each, a thread in the one its
+// thread-local storage's address picks: every capture counts itself in and
+// out, and one counter shared by every thread would move between the
+// processors twice a capture. A fork sums them. (Each thread counts in and
+// then reads g_fork_pending, the fork sets it and then sums, all seq_cst:
+// one of the two sees the other.)
+constexpr size_t kUnwinderStripes = 64;
+struct alignas(64) UnwinderStripe {
+  std::atomic<int> count;
+};
+UnwinderStripe g_unwinders[kUnwinderStripes];
 std::atomic<bool> g_fork_pending{false};
 std::atomic<uint32_t> g_forking_thread{0};
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free, "used in handlers");
 
 __attribute__((tls_model("initial-exec"))) thread_local int t_inside_unwinder;
+
+std::atomic<int>& own_stripe() {
+  const auto at = reinterpret_cast<uintptr_t>(&t_inside_unwinder);
+  return g_unwinders[((at >> 6) * 0x9e3779b97f4a7c15ull >> 58) % kUnwinderStripes].count;
+}
+
+int unwinders_inside() {
+  int inside = 0;
+  for (const UnwinderStripe& stripe : g_unwinders) inside += stripe.count.load(std::memory_order_seq_cst);
+  return inside;
+}
 
 constexpr uint64_t kMaxWaitForForkNs = 20'000'000;
 
@@ -231,7 +252,7 @@ bool enter_unwinder(bool may_wait) {
   const uint32_t self = current_tid();
   uint64_t waited_since = 0;
   for (;;) {
-    g_unwinders.fetch_add(1, std::memory_order_seq_cst);
+    own_stripe().fetch_add(1, std::memory_order_seq_cst);
     // A nested capture (a handler over this thread's own, counted in) is
     // waited for with its outer one.
     if (!g_fork_pending.load(std::memory_order_seq_cst) || t_inside_unwinder > 0 ||
@@ -239,7 +260,7 @@ bool enter_unwinder(bool may_wait) {
       ++t_inside_unwinder;
       return true;
     }
-    g_unwinders.fetch_sub(1, std::memory_order_seq_cst);
+    own_stripe().fetch_sub(1, std::memory_order_seq_cst);
     if (!may_wait) return false;
     if (waited_since == 0) waited_since = now_ns();
     if (now_ns() - waited_since > kMaxWaitForForkNs) return false;
@@ -250,7 +271,7 @@ bool enter_unwinder(bool may_wait) {
 
 void leave_unwinder() {
   --t_inside_unwinder;
-  g_unwinders.fetch_sub(1, std::memory_order_seq_cst);
+  own_stripe().fetch_sub(1, std::memory_order_seq_cst);
 }
 
 }  // namespace
@@ -263,7 +284,7 @@ void unwinder_fork_prepare() {
   // Unwinding takes microseconds; a thread that stays inside for a second
   // is stopped (a debugger, SIGSTOP), and the fork goes ahead without it.
   const uint64_t since = now_ns();
-  while (g_unwinders.load(std::memory_order_seq_cst) > own && now_ns() - since < 1'000'000'000) sched_yield();
+  while (unwinders_inside() > own && now_ns() - since < 1'000'000'000) sched_yield();
 }
 
 void unwinder_fork_parent() {
@@ -273,7 +294,8 @@ void unwinder_fork_parent() {
 
 void unwinder_fork_child() {
   // Only the forking thread goes on; the others' counts went with them.
-  g_unwinders.store(t_inside_unwinder, std::memory_order_seq_cst);
+  for (UnwinderStripe& stripe : g_unwinders) stripe.count.store(0, std::memory_order_seq_cst);
+  own_stripe().store(t_inside_unwinder, std::memory_order_seq_cst);
   unwinder_fork_parent();
 }
 

@@ -29,7 +29,50 @@ std::atomic<uint64_t>* g_slots = nullptr;
 char* g_arena = nullptr;
 std::atomic<uint64_t> g_arena_used{0};
 std::atomic<uint64_t> g_next_id{0};
+std::atomic<uint64_t> g_generation{1};  // a reset table's ids are new ones
 int g_stacks_stream = -1;
+
+// The calling thread's latest interned stack: a traced call in a loop asks
+// for the same stack again and again, and comparing it with this is cheaper
+// than hashing it and probing the shared table. `sequence` is odd while the
+// entry is written; a signal handler interning on the same thread meanwhile
+// neither uses nor writes it, and a lookup that a handler's write
+// interrupted sees the sequence change and takes the table instead.
+struct LatestStack {
+  uint32_t sequence;
+  uint32_t depth;
+  uint32_t flags;
+  uint64_t generation;
+  uint64_t id;
+  uint64_t pcs[LUMEN_MAX_STACK_DEPTH];
+};
+__attribute__((tls_model("initial-exec"))) thread_local LatestStack t_latest;
+
+bool latest_is(const uint64_t* pcs, uint32_t depth, uint32_t flags, uint64_t& id) {
+  const uint32_t sequence = t_latest.sequence;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if ((sequence & 1) != 0 || t_latest.depth != depth || t_latest.flags != flags ||
+      t_latest.generation != g_generation.load(std::memory_order_relaxed) ||
+      std::memcmp(t_latest.pcs, pcs, depth * sizeof(uint64_t)) != 0)
+    return false;
+  id = t_latest.id;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  return t_latest.sequence == sequence;
+}
+
+uint64_t remember_latest(const uint64_t* pcs, uint32_t depth, uint32_t flags, uint64_t id) {
+  if ((t_latest.sequence & 1) != 0) return id;  // a handler over this thread's own write
+  ++t_latest.sequence;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t_latest.depth = depth;
+  t_latest.flags = flags;
+  t_latest.generation = g_generation.load(std::memory_order_relaxed);
+  t_latest.id = id;
+  std::memcpy(t_latest.pcs, pcs, depth * sizeof(uint64_t));
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  ++t_latest.sequence;
+  return id;
+}
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "handler touches it");
 
 uint64_t hash_stack(const uint64_t* pcs, uint32_t depth, uint32_t flags) {
@@ -78,6 +121,7 @@ bool stack_table_init(int stacks_stream) {
   g_slots = static_cast<std::atomic<uint64_t>*>(slots);
   g_arena = static_cast<char*>(arena);
   g_stacks_stream = stacks_stream;
+  g_generation.fetch_add(1, std::memory_order_relaxed);  // an empty table: no thread's copy is in it
   return true;
 }
 
@@ -92,7 +136,9 @@ void stack_table_reset() {
 }
 
 uint64_t stack_table_intern(const uint64_t* pcs, uint32_t depth, uint32_t flags) {
-  if (g_slots == nullptr) return LUMEN_NO_STACK;
+  if (g_slots == nullptr || depth > LUMEN_MAX_STACK_DEPTH) return LUMEN_NO_STACK;
+  uint64_t id;
+  if (latest_is(pcs, depth, flags, id)) return id;
   const uint64_t hash = hash_stack(pcs, depth, flags);
   Entry* mine = nullptr;
   uint64_t my_ref = 0;
@@ -104,12 +150,12 @@ uint64_t stack_table_intern(const uint64_t* pcs, uint32_t depth, uint32_t flags)
         return LUMEN_NO_STACK;
       if (g_slots[slot].compare_exchange_strong(ref, my_ref, std::memory_order_acq_rel)) {
         write_stack_record(mine);
-        return mine->id;
+        return remember_latest(pcs, depth, flags, mine->id);
       }
       // Lost the race for this slot: `ref` now holds the winner's entry.
     }
     const auto* e = reinterpret_cast<const Entry*>(g_arena + ref - 1);
-    if (same_stack(e, hash, pcs, depth, flags)) return e->id;
+    if (same_stack(e, hash, pcs, depth, flags)) return remember_latest(pcs, depth, flags, e->id);
   }
   return LUMEN_NO_STACK;
 }

@@ -3,7 +3,9 @@
 // A lock-free open-addressing hash set in memory from raw mmap (no malloc):
 // interning a stack compares it with the stacks already seen and, the first
 // time, appends a stack record to the "stacks" data file. Events then carry
-// the stack id only.
+// the stack id only. Each thread keeps a copy of the latest stack it
+// interned, so a call repeated from one place costs a comparison, not a
+// hash and a probe of the shared table.
 #pragma once
 
 #include <cstdint>

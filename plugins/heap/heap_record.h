@@ -16,14 +16,26 @@
 // allocations by address in time order although threads' records interleave
 // in the file. A realloc carries both stamps for the same reason.
 //
+// The stamps come from an ordered clock (collector/event_clock.h): each is
+// max(a CLOCK_MONOTONIC or _COARSE reading, the process's previous stamp +
+// 1), taken with one compare-and-swap on a process-wide word, so a
+// process's stamps strictly increase across all its threads in an order
+// that agrees with what happened before what (a free is stamped before the
+// allocation that got its address back, whichever thread made it), and no
+// two events share one. A stamp is never later than when it was taken and
+// lags that by microseconds while a thread allocates continuously, by at
+// most a scheduler tick otherwise; never earlier than the latest
+// load-object map change the runtime recorded.
+//
 // The pairing rule the host applies (exact, whatever the file order): sort
 // every event of a process by its stamp, keeping file order among equal
-// stamps, and replay: an allocation makes its address live (heap and
-// mappings apart), a free releases the live allocation at its address. One
-// thread's stamps strictly increase from event to event (each stamp is a
-// fresh CLOCK_MONOTONIC reading around a real call), so its batches may
-// reach the file in any order (compressed ones later than a plain one
-// written meanwhile) without changing what pairs with what. Stamps stay
+// stamps (which only experiments of earlier versions, stamped by clock
+// readings alone, may hold), and replay: an allocation makes its address
+// live (heap and mappings apart), a free releases the live allocation at
+// its address. One thread's stamps strictly increase from event to event,
+// so its batches may reach the file in any order (compressed ones later
+// than a plain one written meanwhile) without changing what pairs with
+// what. Stamps stay
 // per event, not per batch: the order within each thread's batch does not
 // tell whether a block allocated on one thread was freed on another before
 // or after that other thread's next allocation at the address, when both

@@ -202,6 +202,13 @@ typedef struct lumen_runtime {
    * files at a tick asks once). Sets each file's `bytes`; returns how many
    * were read. */
   size_t (*read_task_files)(lumen_task_file* files, size_t count);
+  /* [signal-safe] The word holding the CLOCK_MONOTONIC time of the latest
+   * change the runtime recorded in the load-object map (0: none yet),
+   * stored before the call that made the change returns. A plugin that
+   * stamps its events with a clock of its own (cheaper, coarser) keeps
+   * each event after the map change it follows by never stamping earlier
+   * than this, so its stacks resolve against the objects of their time. */
+  const volatile uint64_t* (*map_change_ns)(void);
 } lumen_runtime;
 
 /* Services a collector half offers to collect itself, in collect's process

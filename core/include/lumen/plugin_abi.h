@@ -79,7 +79,9 @@ extern "C" {
  *    that -statistics and -overview compare a plugin's metrics with;
  *    lumen_event_sink.describe_code (lumen_code_description): a decoder
  *    gives the source file and lines of generated code (a managed
- *    runtime's methods), so code-level views place its frames. */
+ *    runtime's methods), so code-level views place its frames;
+ *    lumen_runtime.map_change_ns: the time of the latest load-object map
+ *    change, for plugins that stamp events with a clock of their own. */
 #define LUMEN_PLUGIN_ABI_VERSION 9u
 
 /* What a plugin's factory functions (and an interposer's definitions) are

@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "batch_compressor.h"
+#include "event_clock.h"
 #include "event_batches.h"
 #include "heap_collector.h"
 
@@ -36,7 +37,7 @@ void record_allocation(const TraceGuard&, Allocator allocator, const void* addre
   HeapEvent event{};
   event.type = EventType::kAlloc;
   event.allocator = allocator;
-  event.time_ns = g_runtime->now_ns();
+  event.time_ns = event_stamp();
   event.address = reinterpret_cast<uint64_t>(address);
   event.size = size;
   event.stack_id = g_runtime->capture_stack(nullptr, 0);
@@ -49,7 +50,7 @@ void record_reallocation(const TraceGuard&, Allocator allocator, uint64_t free_t
   HeapEvent event{};
   event.type = EventType::kRealloc;
   event.allocator = allocator;
-  event.time_ns = g_runtime->now_ns();
+  event.time_ns = event_stamp();
   event.free_time_ns = old_address != nullptr ? free_time_ns : event.time_ns;
   event.old_address = reinterpret_cast<uint64_t>(old_address);
   event.address = reinterpret_cast<uint64_t>(address);
@@ -69,8 +70,10 @@ void record_free(const TraceGuard&, EventType type, const void* address, uint64_
 
 namespace {
 
+// Every event of the process is stamped after its start.
 bool write_start_record() {
   const HeapStart record{g_runtime->now_ns(), static_cast<uint32_t>(getpid()), 0};
+  event_clock_start(g_runtime, record.time_ns);
   return g_runtime->write_record(g_stream, kStartRecord, &record, sizeof record) != 0;
 }
 

@@ -16,6 +16,7 @@
 #include <cstddef>
 
 #include "../heap_record.h"
+#include "event_clock.h"
 
 namespace lumen::heap {
 
@@ -30,8 +31,8 @@ class TraceGuard : public lumen::TraceGuard {
   TraceGuard() noexcept
       : lumen::TraceGuard(detail::g_running.load(std::memory_order_acquire) ? detail::g_runtime : nullptr) {}
 
-  // The experiment's clock; call only when the guard is true.
-  uint64_t now() const noexcept { return detail::g_runtime->now_ns(); }
+  // An event's stamp (event_clock.h); call only when the guard is true.
+  uint64_t now() const noexcept { return event_stamp(); }
 };
 
 // An allocation that succeeded, stamped now (after the real call).
