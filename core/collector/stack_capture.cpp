@@ -319,6 +319,11 @@ __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
   // signal handler that mmap must not reach a tracing interposer, which
   // would unwind again into the same lock.
   const RuntimeGuard in_runtime;
+  // A handler over the collector's own capture may have interrupted
+  // libunwind's first unw_backtrace, which sets up its trace cache under a
+  // pthread_once: unw_backtrace here would wait on that once for ever.
+  // Stepping a cursor from the signal's context takes no such once.
+  if (interrupted_collector_work) return remembered(capture_from_context(ucontext, true));
   void* frames[LUMEN_MAX_STACK_DEPTH + 16];
   const int count = unw_backtrace(frames, static_cast<int>(std::size(frames)));
   if (ucontext == nullptr) {
