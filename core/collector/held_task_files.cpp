@@ -54,7 +54,18 @@ int open_file(int task_dir, uint32_t tid, const char* name) {
   return fd;
 }
 
-long pread_whole(int fd, char* buffer, size_t size) {
+// Files the kernel writes whole at every read from offset 0 (one record of
+// a seq_file, single_open): a read shorter than asked is the whole file, so
+// it needs no second read to meet the end. Others (a thread's maps, one
+// page of records a read) are read until a read returns nothing.
+bool written_whole(const char* name) {
+  static const char* const kWhole[] = {"schedstat", "stat", "statm", "status", "syscall", "comm", "io", "wchan"};
+  for (const char* whole : kWhole)
+    if (std::strcmp(name, whole) == 0) return true;
+  return false;
+}
+
+long pread_whole(int fd, char* buffer, size_t size, bool whole_at_once) {
   size_t filled = 0;
   while (filled < size) {
     const long n = syscall(SYS_pread64, fd, buffer + filled, size - filled, static_cast<off_t>(filled));
@@ -62,6 +73,7 @@ long pread_whole(int fd, char* buffer, size_t size) {
     if (n < 0) return -1;
     if (n == 0) break;
     filled += static_cast<size_t>(n);
+    if (whole_at_once && filled < size) break;
   }
   return filled > 0 ? static_cast<long>(filled) : -1;
 }
@@ -72,8 +84,9 @@ long read_held_task_file(int task_dir, uint32_t tid, const char* name, char* buf
   if (std::strlen(name) >= sizeof HeldFile::name) return -1;
   HeldFile& held = g_held[slot_of(tid, name)];
   const bool same = held.fd >= 0 && held.tid == tid && std::strcmp(held.name, name) == 0;
+  const bool whole_at_once = written_whole(name);
   if (same) {
-    const long n = pread_whole(held.fd, buffer, size);
+    const long n = pread_whole(held.fd, buffer, size, whole_at_once);
     if (n > 0) return n;
     // The thread ended (ESRCH), and its number may have been given to a
     // new one: the file is opened again below.
@@ -81,7 +94,7 @@ long read_held_task_file(int task_dir, uint32_t tid, const char* name, char* buf
   drop(held);
   const int fd = open_file(task_dir, tid, name);
   if (fd < 0) return -1;
-  const long n = pread_whole(fd, buffer, size);
+  const long n = pread_whole(fd, buffer, size, whole_at_once);
   if (n <= 0) {
     syscall(SYS_close, fd);
     return -1;

@@ -27,13 +27,29 @@ Blocked fault_kind(uint64_t pc) {
   return Blocked::kDataFault;
 }
 
+// The thread's latest captured stack id (a word in its TLS), when it was
+// read along with its stack bytes: one system call for both.
+struct LatestWord {
+  const volatile uint64_t* at = nullptr;  // nullptr: not to be read
+  uint64_t id = kNoStack;
+  bool read = false;
+};
+
 // A hash of [sp, end) of this process's memory; 0 when it cannot be read.
-uint64_t stack_hash(uint64_t sp, uint64_t end) {
+// Reads `latest`'s word in the same call, when it is not read yet.
+uint64_t stack_hash(uint64_t sp, uint64_t end, LatestWord* latest) {
   static unsigned char bytes[64 * 1024];
   if (end <= sp || end - sp > sizeof bytes) return 0;
-  iovec local{bytes, end - sp};
-  iovec remote{reinterpret_cast<void*>(sp), end - sp};
-  if (process_vm_readv(self_pid(), &local, 1, &remote, 1, 0) != static_cast<ssize_t>(end - sp)) return 0;
+  uint64_t id = kNoStack;
+  const bool with_word = latest != nullptr && latest->at != nullptr && !latest->read;
+  iovec local[2] = {{bytes, end - sp}, {&id, sizeof id}};
+  iovec remote[2] = {{reinterpret_cast<void*>(sp), end - sp},
+                     {const_cast<uint64_t*>(with_word ? latest->at : nullptr), sizeof id}};
+  // A partial read stops at the first range it cannot read: the stack's
+  // bytes come first, the word only after them.
+  const ssize_t n = process_vm_readv(self_pid(), local, with_word ? 2 : 1, remote, with_word ? 2 : 1, 0);
+  if (n < static_cast<ssize_t>(end - sp)) return 0;
+  if (with_word && n == static_cast<ssize_t>(end - sp + sizeof id)) latest->id = id, latest->read = true;
   uint64_t hash = 0xcbf29ce484222325u;  // FNV-1a over 64-bit words
   uint64_t i = 0;
   for (; i + 8 <= end - sp; i += 8) {
@@ -48,15 +64,15 @@ uint64_t stack_hash(uint64_t sp, uint64_t end) {
 // The blocked thread's stack: the one unwound last time when its registers
 // and the stack bytes that unwinding read are unchanged (a thread blocking
 // again where it blocked before), else unwound anew.
-uint64_t stack_of(const lumen_runtime& runtime, History& h, const Whereabouts& where) {
+uint64_t stack_of(const lumen_runtime& runtime, History& h, const Whereabouts& where, LatestWord* latest) {
   if (h.unwound_end != 0 && where.pc == h.unwound_pc && where.sp == h.unwound_sp &&
-      stack_hash(where.sp, h.unwound_end) == h.unwound_hash)
+      stack_hash(where.sp, h.unwound_end, latest) == h.unwound_hash)
     return h.unwound_stack;
   uint64_t end = 0;
   const uint64_t stack = runtime.capture_stack_of_blocked(where.pc, where.sp, 0, &end);
   h.unwound_pc = where.pc, h.unwound_sp = where.sp, h.unwound_stack = stack;
   h.unwound_end = stack == kNoStack ? 0 : end;
-  h.unwound_hash = h.unwound_end != 0 ? stack_hash(where.sp, end) : 0;
+  h.unwound_hash = h.unwound_end != 0 ? stack_hash(where.sp, end, latest) : 0;
   if (h.unwound_hash == 0) h.unwound_end = 0;
   return stack;
 }
@@ -69,7 +85,8 @@ struct Observation {
 
 // Where the thread is now. Its stack counts only when its counters did not
 // move while it was read (it stayed off the CPU throughout).
-Observation observe(const lumen_runtime& runtime, History& h, const ThreadReading& reading, const TaskFiles& files) {
+Observation observe(const lumen_runtime& runtime, History& h, const ThreadReading& reading, const TaskFiles& files,
+                    LatestWord* latest) {
   Observation seen;
   char state = '?';
   if (!files.state(&state)) return seen;
@@ -87,7 +104,7 @@ Observation observe(const lumen_runtime& runtime, History& h, const ThreadReadin
   } else {
     seen.blocked = state == 'D' ? fault_kind(where.pc) : Blocked::kSleep;
   }
-  if (where.pc != 0 && where.sp != 0) seen.stack = stack_of(runtime, h, where);
+  if (where.pc != 0 && where.sp != 0) seen.stack = stack_of(runtime, h, where, latest);
   // The clock was read before its files: unchanged now, the thread
   // stayed off the CPU throughout.
   uint64_t clock_after = 0;
@@ -183,12 +200,14 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
     if (!files.counters(&now) && !final) return Reading::kUnread;
   }
   const bool ran = now.switches != h.counters.switches || now.cpu_ns != h.counters.cpu_ns;
+  LatestWord latest_word;  // read with the blocked thread's stack, if it is read
+  latest_word.at = slot.latest_stack;
   Observation seen{h.blocked, h.blocked_stack, h.known};
   if (final) {
     seen = Observation{};  // an ending thread runs; collection's end comes from a running thread or a frozen one
     if (!ran && h.known) seen = Observation{h.blocked, h.blocked_stack, true};
   } else if (ran || !h.known) {
-    seen = observe(runtime, h, reading, files);
+    seen = observe(runtime, h, reading, files, &latest_word);
   }
 
   const int64_t wall = now_ns > h.last_ns ? static_cast<int64_t>(now_ns - h.last_ns) : 0;
@@ -239,7 +258,7 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
   }
   h.carry_ns = unexplained;
   // A thread that has not run has captured no stack since.
-  const uint64_t latest = (ran || final) && !gone ? latest_stack(slot) : h.latest;
+  const uint64_t latest = !(ran || final) || gone ? h.latest : latest_word.read ? latest_word.id : latest_stack(slot);
   // Waiting for a CPU: a thread woken from a block resumes where it
   // blocked; one preempted where it last ran, which its latest captured
   // stack (a CPU-time sample) tells best.
