@@ -3,10 +3,11 @@
  * sees end. Run with OMP_WAIT_POLICY=active, so that the waiting thread
  * spins and its wait is CPU time a clock profile samples.
  *
- * Thread 0 takes a lock, lets thread 1 start waiting for it, works 0.6 s
- * holding it (held_work), then reads thread 1's CPU clock: thread 1's CPU
- * time since it called omp_set_lock is its lock wait, which never ends, so
- * no OpenMP callback reports its end. Thread 0 writes both times to the
+ * Thread 0 takes a lock, lets thread 1 start waiting for it, and works
+ * holding it (held_work, 0.05 s at a time) until thread 1's CPU time since
+ * it called omp_set_lock reaches 0.4 s (a spinning thread on a loaded
+ * machine yields its CPU; at most 10 s of wall time): that is thread 1's
+ * lock wait, which never ends, so no OpenMP callback reports its end. Thread 0 writes both times to the
  * JSON file named by LUMEN_TEST_TRUTH and calls exit(0) inside the region. */
 #define _GNU_SOURCE
 #include <omp.h>
@@ -40,11 +41,12 @@ __attribute__((noinline)) static void exiting_region(void) {
 #pragma omp barrier
       while (!__atomic_load_n(&waiting, __ATOMIC_ACQUIRE)) {
       }
-      const double begin = clock_seconds(CLOCK_THREAD_CPUTIME_ID);
-      held_work(0.6);
-      const double held = clock_seconds(CLOCK_THREAD_CPUTIME_ID) - begin;
       clockid_t waiter_clock;
       if (pthread_getcpuclockid(waiter, &waiter_clock) != 0) exit(1);
+      const double begin = clock_seconds(CLOCK_THREAD_CPUTIME_ID), wall_begin = clock_seconds(CLOCK_MONOTONIC);
+      do held_work(0.05);
+      while (clock_seconds(waiter_clock) - wait_begin_cpu < 0.4 && clock_seconds(CLOCK_MONOTONIC) - wall_begin < 10);
+      const double held = clock_seconds(CLOCK_THREAD_CPUTIME_ID) - begin;
       write_truth(held, clock_seconds(waiter_clock) - wait_begin_cpu);
       exit(0);
     } else {
