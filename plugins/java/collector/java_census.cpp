@@ -77,17 +77,23 @@ uint64_t java_census_track(jvmtiEnv* jvmti, jobject object) {
 
 void JNICALL on_garbage_collection_finish(jvmtiEnv*) { g_collections.fetch_add(1, std::memory_order_relaxed); }
 
-void java_census_take(jvmtiEnv* jvmti) {
+void java_census_vm_started() {
   if (!g_census) return;
   const AgentContext& context = agent_context();
   // ZGC's and Shenandoah's collections are run by threads of theirs that
-  // the JVM has stopped by VMDeath: a forced collection would wait for
-  // ever. Their threads tell them however they were chosen.
+  // the JVM stops (and they end) before VMDeath: a forced collection would
+  // wait for ever. Their threads, alive now, tell them however they were
+  // chosen.
   if (has_thread_named(context, {"ZDriver", "ZDirector", "Shenandoah"})) {
+    g_census = false;
     context.runtime->log_note("java: no census of live Java objects at the JVM's end: its collector (ZGC or "
                               "Shenandoah) cannot collect then; -leaks cannot tell Java leaks");
-    return;
   }
+}
+
+void java_census_take(jvmtiEnv* jvmti) {
+  if (!g_census) return;
+  const AgentContext& context = agent_context();
   JavaCensus census{};
   census.time_ns = context.runtime->now_ns();
   census.tracked = g_next_tag.load(std::memory_order_relaxed) - 1;

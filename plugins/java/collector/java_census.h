@@ -29,9 +29,12 @@ bool java_census_init(jvmtiEnv* jvmti);
 // returns it; 0 when the census is off or tagging failed.
 uint64_t java_census_track(jvmtiEnv* jvmti, jobject object);
 
+// Not signal-safe (VMInit, while the collector's threads run). Turns the
+// census off, with a note, under a collector whose threads are gone by
+// VMDeath (ZGC, Shenandoah, told by their threads' names).
+void java_census_vm_started();
+
 // Not signal-safe (the VMDeath callback, after sampling was disabled).
-// Nothing under a collector whose threads are gone by then (ZGC,
-// Shenandoah, told by their threads' names), with a note.
 void java_census_take(jvmtiEnv* jvmti);
 
 // The JVMTI callback counting finished collections (runs inside the

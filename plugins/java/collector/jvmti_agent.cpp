@@ -203,6 +203,7 @@ void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
   const TraceGuard guard(agent_context().runtime);
   if (!guard) return;
   write_thread_name(jvmti, thread);
+  java_census_vm_started();
   jint class_count = 0;
   jclass* classes = nullptr;
   if (jvmti->GetLoadedClasses(&class_count, &classes) == JVMTI_ERROR_NONE) {
