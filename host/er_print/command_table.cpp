@@ -14,6 +14,7 @@
 #include "header_view.h"
 #include "lumen_version.h"
 #include "plugin_view.h"
+#include "plugin_view_command.h"
 #include "session_lists.h"
 #include "side_by_side.h"
 #include "script.h"
@@ -41,16 +42,6 @@ void print_help(Session& s, const std::vector<std::string>&) {
       line(half->descriptor->views[i].command, std::string(half->descriptor->views[i].help) + " [" + plugin + "]");
   for (const Command& c : refused_commands())
     line(c.name + (c.arguments.empty() ? "" : " " + c.arguments), c.help);
-}
-
-// A plugin's view of experiments that hold none of its data shows nothing:
-// say why rather than print empty figures as if they were measured.
-void warn_without_data(Session& s, const std::string& command, const std::string& plugin) {
-  for (const auto& experiment : s.experiments())
-    for (const DataFile& file : experiment->data_files())
-      if (file.plugin == plugin) return;
-  std::cerr << "er_print: -" << command << ": no experiment open recorded " << plugin
-            << " data, so the view is empty\n";
 }
 
 AnnotationRequest annotation(Session& s, const std::vector<std::string>& a) {
@@ -327,28 +318,7 @@ const std::vector<Command>& command_table() {
 std::optional<Command> find_command(const std::string& name, const AnalysisPlugins& plugins) {
   for (const Command& c : command_table())
     if (c.name == name) return c;
-  for (const auto& [plugin, half] : plugins.all()) {
-    for (size_t i = 0; i < half->descriptor->view_count; ++i) {
-      const lumen_view_def& view = half->descriptor->views[i];
-      if (name != view.command) continue;
-      const std::string plugin_name = plugin;
-      const std::string command = view.command;
-      // The description may come from a manifest: the half is loaded now.
-      return Command{view.command, 0, "", view.help, [plugin_name, command](Session& s, const std::vector<std::string>&) {
-                       require_experiments(s);
-                       const lumen_view_def* loaded = s.plugins().loaded_view(plugin_name, command);
-                       if (loaded == nullptr || loaded->run == nullptr)
-                         throw CommandError("plugin '" + plugin_name + "' has no view -" + command);
-                       const lumen_view_def& view = *loaded;
-                       warn_without_data(s, view.command, plugin_name);
-                       for (const std::string& note : s.record_view_notes(view.command))
-                         std::cerr << "er_print: " << note << "\n";
-                       s.emit(render(run_plugin_view(view, plugin_name, s.experiments(), s.structure(),
-                                                         s.limit().value_or(0), s.record_filter()),
-                                         s.format()));
-                     }};
-    }
-  }
+  if (std::optional<Command> view = plugin_view_command(name, plugins)) return view;
   for (const Command& c : refused_commands())
     if (c.name == name) return c;
   return std::nullopt;

@@ -52,6 +52,12 @@ enum RecordKind : uint16_t {
   kCompiledRecord = 2,  // JIT code of a method: CompiledCode
   kThreadRecord = 3,    // a thread's name: JavaThread + name
   kAllocationRecord = 4,  // a sampled allocation: JavaAllocation + class name
+  // A sampled allocation the agent tagged (JVMTI SetTag), so that the census
+  // at the JVM's end can tell whether it is still live: its tag (uint64_t,
+  // never 0), then what a kAllocationRecord holds.
+  kTrackedAllocationRecord = 5,
+  kLiveObjectsRecord = 6,  // tags of tracked objects live at the census: JavaLiveObjects + tags
+  kCensusRecord = 7,       // the census at the JVM's end is complete: JavaCensus
 };
 // JavaThread.flags: a thread of the JVM's own (GC, JIT compiler, VM
 // thread), named as the system names it, which never ran Java.
@@ -104,9 +110,26 @@ struct JavaAllocation {
   uint32_t thread_id;
   uint16_t class_bytes;
 };
+// The census of tracked objects at the JVM's end (VMDeath): the agent
+// stops sampling, forces a full garbage collection, and writes the tags of
+// the tracked objects that survived it (still reachable: strongly, softly,
+// or through a finalizer) in kLiveObjectsRecord records of `count` tags
+// each, then one JavaCensus. Followed by count uint64_t tags.
+struct JavaLiveObjects {
+  uint64_t time_ns;
+  uint32_t count;
+};
+struct JavaCensus {
+  uint64_t time_ns;      // when the census began (sampling had stopped)
+  uint64_t tracked;      // objects tagged during the run
+  uint64_t live;         // tags written in kLiveObjectsRecord records
+  uint32_t collections;  // garbage collections that finished while the census forced one
+  uint32_t reserved;
+};
 #pragma pack(pop)
 static_assert(sizeof(JavaMethod) == 24 && sizeof(LineEntry) == 8 && sizeof(BytecodeTail) == 6 && sizeof(CompiledCode) == 32 &&
-                  sizeof(JavaThread) == 16 && sizeof(JavaAllocation) == 34,
+                  sizeof(JavaThread) == 16 && sizeof(JavaAllocation) == 34 && sizeof(JavaLiveObjects) == 12 &&
+                  sizeof(JavaCensus) == 32,
               "JAVA_CLASSES record layout");
 
 }  // namespace lumen::java

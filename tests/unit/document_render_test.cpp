@@ -139,5 +139,44 @@ TEST(DocumentRender, ColumnsLayoutAlignsOneLinePerRecord) {
   EXPECT_EQ(doc.at("experiments").at(1), (json{{"id", 12}, {"path", "long/b.er"}}));
 }
 
+// A view that several plugins answer: one section each, titled by its
+// data, in every format.
+TEST(DocumentRender, SectionsAreTitledInTextListedInJsonAndLedByDataInCsv) {
+  Document native = sample_document();
+  native.lists.erase(native.lists.begin());
+  native.title = "-leaks of heap data (heaptrace): traced";
+  Document java = native;
+  java.title = "-leaks of java data (JAVA_CLASSES): sampled";
+  const std::vector<analysis::DocumentSection> sections{{"heap", native}, {"java", java}};
+
+  const std::string text = analysis::render("leaks", sections, OutputFormat::Text);
+  const size_t heap_at = text.find("-leaks of heap data (heaptrace): traced\n\n");
+  const size_t java_at = text.find("\n-leaks of java data (JAVA_CLASSES): sampled\n\n");
+  ASSERT_NE(heap_at, std::string::npos) << text;
+  ASSERT_NE(java_at, std::string::npos) << text;
+  EXPECT_LT(heap_at, text.find("Leaks, by stack"));
+  EXPECT_LT(text.find("Leaks, by stack"), java_at);
+
+  const json doc = json::parse(analysis::render("leaks", sections, OutputFormat::Json));
+  EXPECT_EQ(doc.at("view"), "leaks");
+  ASSERT_EQ(doc.at("sections").size(), 2u);
+  EXPECT_EQ(doc.at("sections").at(1).at("data"), "java");
+  EXPECT_EQ(doc.at("sections").at(1).at("title"), "-leaks of java data (JAVA_CLASSES): sampled");
+  EXPECT_EQ(doc.at("sections").at(0).at("summary").at("bytes").get<int64_t>(), 1048576);
+  EXPECT_EQ(doc.at("sections").at(1).at("tables").at(0).at("rows").at(0).at("name"), "stack 1");
+
+  EXPECT_EQ(analysis::render("leaks", sections, OutputFormat::Csv),
+            "data,key,value\n"
+            "heap,bytes,1048576\n"
+            "heap,wait,0.5\n"
+            "data,table,count,time,name,load_object,stack\n"
+            "heap,\"Leaks, by stack\",3,0.25,stack 1,,main;malloc\n"
+            "data,key,value\n"
+            "java,bytes,1048576\n"
+            "java,wait,0.5\n"
+            "data,table,count,time,name,load_object,stack\n"
+            "java,\"Leaks, by stack\",3,0.25,stack 1,,main;malloc\n");
+}
+
 }  // namespace
 }  // namespace lumen::test

@@ -5,8 +5,9 @@
 
 namespace lumen::analysis {
 
-std::string csv_table(const ViewTable& t, const std::string* table_title) {
+std::string csv_table(const ViewTable& t, const std::string* table_title, const std::string* data) {
   std::ostringstream out;
+  if (data) out << "data,";
   if (table_title) out << "table,";
   if (t.nested) out << "function,role,";
   for (const ViewColumn& c : t.columns) out << csv_field(c.key) << ",";
@@ -17,6 +18,7 @@ std::string csv_table(const ViewTable& t, const std::string* table_title) {
   if (t.stacks) out << ",stack";
   out << "\n";
   auto line = [&](const ViewRow& row, const std::string& function, const std::string& role) {
+    if (data) out << csv_field(*data) << ",";
     if (table_title) out << csv_field(*table_title) << ",";
     if (t.nested) out << csv_field(function) << "," << role << ",";
     for (size_t c = 0; c < t.columns.size(); ++c) out << data_number(row.values[c], t.columns[c].quantity()) << ",";
@@ -40,40 +42,43 @@ std::string csv_table(const ViewTable& t, const std::string* table_title) {
 
 namespace {
 
-std::string csv_list(const RecordList& list) {
+// `data`: a section's plugin, in a leading "data" column.
+std::string csv_list(const RecordList& list, const std::string* data) {
   std::ostringstream out;
+  const std::string lead_key = data ? "data," : "";
+  const std::string lead = data ? csv_field(*data) + "," : "";
   const bool heading = !list.heading_key.empty();
   if (list.layout == RecordLayout::Columns) {
     if (list.records.empty()) return "";
     std::string keys;
     if (heading) keys = csv_field(list.heading_key);
     for (const RecordField& f : list.records.front().fields) keys += (keys.empty() ? "" : ",") + csv_field(f.key);
-    out << keys << "\n";
+    out << lead_key << keys << "\n";
     for (const Record& r : list.records) {
       std::string cells = heading ? csv_field(r.heading) : "";
       for (size_t f = 0; f < r.fields.size(); ++f)
         cells += (f == 0 && !heading ? "" : ",") + csv_field(field_data(r.fields[f]));
-      out << cells << "\n";
+      out << lead << cells << "\n";
     }
     return out.str();
   }
-  out << (heading ? csv_field(list.heading_key) + "," : "") << "key,value\n";
+  out << lead_key << (heading ? csv_field(list.heading_key) + "," : "") << "key,value\n";
   for (const Record& r : list.records)
     for (const RecordField& f : r.fields)
-      out << (heading ? csv_field(r.heading) + "," : "") << csv_field(f.key) << "," << csv_field(field_data(f)) << "\n";
+      out << lead << (heading ? csv_field(r.heading) + "," : "") << csv_field(f.key) << "," << csv_field(field_data(f)) << "\n";
   return out.str();
 }
 
 }  // namespace
 
-std::string csv_document(const Document& document) {
+std::string csv_document(const Document& document, const std::string* data) {
   std::string text;
-  for (const RecordList& list : document.lists) text += csv_list(list);
+  for (const RecordList& list : document.lists) text += csv_list(list, data);
   // Tables with the same columns are one CSV table, their title a column:
   // the header line is written once.
   std::string last_header;
   for (const ViewTable& table : document.tables) {
-    std::string part = csv_table(table, &table.title);
+    std::string part = csv_table(table, &table.title, data);
     const std::string header = part.substr(0, part.find('\n') + 1);
     if (header == last_header) part.erase(0, header.size());
     last_header = header;

@@ -35,6 +35,23 @@ std::string render(const Document& document, OutputFormat format) {
   return "";
 }
 
+std::string render(const std::string& view, const std::vector<DocumentSection>& sections, OutputFormat format) {
+  switch (format) {
+    case OutputFormat::Text: {
+      std::string text;
+      for (const DocumentSection& section : sections) text += (text.empty() ? "" : "\n") + text_document(section.document);
+      return text;
+    }
+    case OutputFormat::Csv: {
+      std::string text;
+      for (const DocumentSection& section : sections) text += csv_document(section.document, &section.data);
+      return text;
+    }
+    case OutputFormat::Json: return json_sections(view, sections);
+  }
+  return "";
+}
+
 std::string render(const ViewTable& table, OutputFormat format) {
   switch (format) {
     case OutputFormat::Text: return text_table(table);

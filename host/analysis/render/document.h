@@ -63,10 +63,23 @@ struct Document {
   bool tables_member = false;  // JSON: "tables" even when there is none
 };
 
+// A view that several plugins answer, each about data of its own (-allocs
+// of a JVM with both native heap tracing and Java allocation sampling): one
+// section per plugin, `data` naming the plugin, the document's title saying
+// what it shows.
+struct DocumentSection {
+  std::string data;
+  Document document;
+};
+
 // A document of labelled records under "records" (-overview, -fsummary).
 Document record_document(const std::string& view, const std::string& title, std::vector<Record> records);
 
 std::string render(const Document& document, OutputFormat format);
+// Text: each section under its title; JSON: {"view", "sections": [...]},
+// an object per section with "data", "title" and the members the document
+// alone has; CSV: each section's lines led by a "data" column.
+std::string render(const std::string& view, const std::vector<DocumentSection>& sections, OutputFormat format);
 // A view that is one table: JSON {"view", "metrics", "rows"}; text led by
 // the table's title.
 std::string render(const ViewTable& table, OutputFormat format);

@@ -11,11 +11,14 @@ namespace lumen::analysis {
 std::string text_document(const Document& document);
 std::string text_table(const ViewTable& table);
 
-std::string csv_document(const Document& document);
-// With `table_title`, every line starts with it in a "table" column.
-std::string csv_table(const ViewTable& table, const std::string* table_title);
+// With `data` (a section's plugin), every line starts with it in a "data" column.
+std::string csv_document(const Document& document, const std::string* data = nullptr);
+// With `table_title`, every line starts with it in a "table" column; with
+// `data` (a section's plugin), before that in a "data" column.
+std::string csv_table(const ViewTable& table, const std::string* table_title, const std::string* data = nullptr);
 
 std::string json_document(const Document& document);
+std::string json_sections(const std::string& view, const std::vector<DocumentSection>& sections);
 std::string json_view_table(const ViewTable& table);
 
 // A record field's value as text shows it, and as CSV and JSON carry it.

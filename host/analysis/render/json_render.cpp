@@ -111,9 +111,10 @@ std::string json_view_table(const ViewTable& t) {
   return out.str();
 }
 
-std::string json_document(const Document& document) {
-  std::ostringstream out;
-  out << "{\"view\": " << json_string(document.view);
+namespace {
+
+// The members after "view" (or a section's "data" and "title").
+void json_document_members(std::ostringstream& out, const Document& document) {
   for (const RecordList& list : document.lists) {
     out << ", ";
     json_list(out, list);
@@ -127,7 +128,28 @@ std::string json_document(const Document& document) {
     }
     out << "]";
   }
+}
+
+}  // namespace
+
+std::string json_document(const Document& document) {
+  std::ostringstream out;
+  out << "{\"view\": " << json_string(document.view);
+  json_document_members(out, document);
   out << "}\n";
+  return out.str();
+}
+
+std::string json_sections(const std::string& view, const std::vector<DocumentSection>& sections) {
+  std::ostringstream out;
+  out << "{\"view\": " << json_string(view) << ", \"sections\": [";
+  for (size_t s = 0; s < sections.size(); ++s) {
+    out << (s ? ",\n " : "\n ") << "{\"data\": " << json_string(sections[s].data)
+        << ", \"title\": " << json_string(sections[s].document.title);
+    json_document_members(out, sections[s].document);
+    out << "}";
+  }
+  out << "]}\n";
   return out.str();
 }
 

@@ -18,15 +18,6 @@ namespace {
 
 constexpr uint32_t kAllFlavors = LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED;
 
-// The record and its class name, when `bytes` hold both.
-bool read_allocation(const void* payload, uint16_t bytes, JavaAllocation& sample, std::string& klass) {
-  if (bytes < sizeof sample) return false;
-  std::memcpy(&sample, payload, sizeof sample);
-  if (sizeof sample + sample.class_bytes > bytes) return false;
-  klass.assign(static_cast<const char*>(payload) + sizeof sample, sample.class_bytes);
-  return true;
-}
-
 // An estimate as a whole number, rounded up with the probability of its
 // fraction: rounding each sample to the nearest would bias a method's sum
 // (a sample of 1/p = 4.6 objects would always count 5). The draw is a hash
@@ -42,6 +33,25 @@ int64_t dithered(double value, uint64_t seed) {
 }
 
 }  // namespace
+
+bool read_allocation_record(uint16_t kind, const void* payload, uint16_t bytes, JavaAllocation& sample,
+                            std::string& klass, uint64_t& tag) {
+  const auto* at = static_cast<const char*>(payload);
+  tag = 0;
+  if (kind == kTrackedAllocationRecord) {
+    if (bytes < sizeof tag) return false;
+    std::memcpy(&tag, at, sizeof tag);
+    at += sizeof tag;
+    bytes = static_cast<uint16_t>(bytes - sizeof tag);
+  } else if (kind != kAllocationRecord) {
+    return false;
+  }
+  if (bytes < sizeof sample) return false;
+  std::memcpy(&sample, at, sizeof sample);
+  if (sizeof sample + sample.class_bytes > bytes) return false;
+  klass.assign(at + sizeof sample, sample.class_bytes);
+  return true;
+}
 
 AllocationEstimate estimate_allocation(uint64_t size, uint32_t interval) {
   if (size == 0) return {1.0, 0.0};
@@ -63,11 +73,12 @@ const lumen_metric_def kAllocationMetricDefs[kAllocationMetrics] = {
      0, 1},
 };
 
-int decode_allocation(const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,
+int decode_allocation(uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,
                       size_t error_size) {
   JavaAllocation sample;
   std::string klass;
-  if (!read_allocation(payload, bytes, sample, klass)) {
+  uint64_t tag = 0;
+  if (!read_allocation_record(kind, payload, bytes, sample, klass, tag)) {
     std::snprintf(error, error_size, "JAVA_CLASSES allocation record of %u bytes is not one", bytes);
     return 1;
   }
@@ -100,10 +111,11 @@ struct Aggregate {
 
 void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes, uint32_t) {
   auto* aggregate = static_cast<Aggregate*>(arg);
-  if (kind != kAllocationRecord) return;
+  if (kind != kAllocationRecord && kind != kTrackedAllocationRecord) return;
   JavaAllocation sample;
   std::string klass;
-  if (!read_allocation(payload, bytes, sample, klass)) {
+  uint64_t tag = 0;
+  if (!read_allocation_record(kind, payload, bytes, sample, klass, tag)) {
     aggregate->problem = "JAVA_CLASSES allocation record of " + std::to_string(bytes) + " bytes is not one";
     return;
   }
@@ -117,7 +129,9 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
   aggregate->intervals.insert(sample.interval);
 }
 
-int run(const lumen_view_host* host, char* error, size_t error_size) {
+}  // namespace
+
+int run_allocations_by_class(const lumen_view_host* host, char* error, size_t error_size) {
   try {
     Aggregate aggregate;
     aggregate.host = host;
@@ -154,13 +168,5 @@ int run(const lumen_view_host* host, char* error, size_t error_size) {
     return 1;
   }
 }
-
-}  // namespace
-
-const lumen_view_def kAllocationsView = {
-    "jallocs",
-    "Java allocations by class: bytes and objects estimated from the JVM's allocation samples (-j heap)",
-    run,
-};
 
 }  // namespace lumen::java

@@ -15,8 +15,17 @@
 #include <lumen/analysis_plugin.h>
 
 #include <cstdint>
+#include <string>
+
+#include "../java_record.h"
 
 namespace lumen::java {
+
+// An allocation record (kAllocationRecord, or kTrackedAllocationRecord
+// with its tag; `tag` is 0 for an untracked one) and its class name, when
+// `bytes` hold them; false for anything else.
+bool read_allocation_record(uint16_t kind, const void* payload, uint16_t bytes, JavaAllocation& sample,
+                            std::string& klass, uint64_t& tag);
 
 struct AllocationEstimate {
   double objects;
@@ -31,10 +40,10 @@ extern const lumen_metric_def kAllocationMetricDefs[kAllocationMetrics];
 
 // Emits one allocation record's estimate as an event on its Java stack;
 // non-zero (with a message) when the record is not one.
-int decode_allocation(const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,
+int decode_allocation(uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,
                       size_t error_size);
 
 // er_print -jallocs: the estimates by class.
-extern const lumen_view_def kAllocationsView;
+int run_allocations_by_class(const lumen_view_host* host, char* error, size_t error_size);
 
 }  // namespace lumen::java

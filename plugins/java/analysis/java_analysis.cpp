@@ -7,15 +7,18 @@
 // threads as the system's); it says how Java stacks show in each view mode
 // (java_view_modes.cpp). An experiment that sampled Java allocations
 // (-j heap) has their estimated bytes and objects as metrics on the
-// allocating Java stacks, and -jallocs by class (java_allocations.h).
+// allocating Java stacks, -jallocs by class (java_allocations.h), and
+// -allocs and -leaks by allocation site (java_heap_views.h).
 #include <lumen/analysis_plugin.h>
 
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include "../java_record.h"
 #include "java_allocations.h"
+#include "java_heap_views.h"
 #include "java_method_code.h"
 #include "java_view_modes.h"
 
@@ -39,10 +42,15 @@ int configure(const lumen_experiment_facts* facts, lumen_configuration* configur
 int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink,
            char* error, size_t error_size) {
   size_t needed = 0;
-  if (kind == kAllocationRecord && state == &g_allocations_declared) {
-    return decode_allocation(payload, bytes, sink, error, error_size);
-  } else if (kind == kAllocationRecord) {
+  const bool allocation = kind == kAllocationRecord || kind == kTrackedAllocationRecord;
+  if (allocation && state == &g_allocations_declared) {
+    return decode_allocation(kind, payload, bytes, sink, error, error_size);
+  } else if (allocation) {
     needed = sizeof(JavaAllocation);  // an experiment that declared no allocation metrics
+  } else if (kind == kLiveObjectsRecord) {
+    needed = sizeof(JavaLiveObjects);  // the census, for -leaks
+  } else if (kind == kCensusRecord) {
+    needed = sizeof(JavaCensus);
   } else if (kind == kMethodRecord && bytes >= sizeof(JavaMethod)) {
     JavaMethod method;
     std::memcpy(&method, payload, sizeof method);
@@ -68,14 +76,30 @@ int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, cons
   return 1;
 }
 
+// -allocs and -leaks share their names with the native heap plugin's
+// views: er_print runs each plugin's where the experiments hold its data.
+const lumen_view_def kViews[] = {
+    {"jallocs",
+     "Java allocations by class: bytes and objects estimated from the JVM's allocation samples (-j heap)",
+     run_allocations_by_class},
+    {"allocs",
+     "Java allocations sampled by the JVM (-j heap), by allocation site and class: estimates scaled by the "
+     "sampling interval",
+     run_java_allocs_view},
+    {"leaks",
+     "sampled Java objects still reachable at the JVM's end (a census after a full garbage collection), by "
+     "allocation site and class: estimates",
+     run_java_leaks_view},
+};
+
 const lumen_analysis_descriptor kPlugin = {
     .abi_version = LUMEN_PLUGIN_ABI_VERSION,
     .name = "java",
     .version = "1.0",
     .data_file = kDataFile,
     .decode = decode,
-    .views = &kAllocationsView,
-    .view_count = 1,
+    .views = kViews,
+    .view_count = std::size(kViews),
     .configure = configure,
     .fold_stack = lumen::java::fold_stack,
     .decodes_in_parts = 1,  // each record is checked alone; thread names go through the sink

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace lumen::java {
 
@@ -19,6 +20,8 @@ struct AgentContext {
   // Java allocations sampled (-j heap), about one per this many bytes.
   bool sample_allocations = false;
   uint32_t allocation_interval = 0;
+  // Which sampled objects are still reachable at the JVM's end (heap_census).
+  bool census_at_end = false;
 };
 AgentContext& agent_context();
 
@@ -28,5 +31,8 @@ void write_thread_record(const AgentContext& context, uint32_t tid, const std::s
 void note_java_thread(uint32_t tid);
 // Not signal-safe (at stop). Names the JVM's threads that never ran Java.
 void write_jvm_system_threads(const AgentContext& context);
+// Not signal-safe. Whether a thread of the process has a name starting
+// with one of `prefixes` (as the system knows it: 15 characters at most).
+bool has_thread_named(const AgentContext& context, const std::vector<std::string>& prefixes);
 
 }  // namespace lumen::java

@@ -10,6 +10,7 @@
 #include "../java_names.h"
 #include "../java_record.h"
 #include "java_agent.h"
+#include "java_census.h"
 #include "java_stacks.h"
 
 namespace lumen::java {
@@ -53,7 +54,11 @@ void java_allocations_enable(jvmtiEnv* jvmti) {
                                       "recorded");
 }
 
-void JNICALL on_sampled_object_alloc(jvmtiEnv* jvmti, JNIEnv*, jthread, jobject, jclass klass, jlong size) {
+void java_allocations_disable(jvmtiEnv* jvmti) {
+  jvmti->SetEventNotificationMode(JVMTI_DISABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, nullptr);
+}
+
+void JNICALL on_sampled_object_alloc(jvmtiEnv* jvmti, JNIEnv*, jthread, jobject object, jclass klass, jlong size) {
   const AgentContext& context = agent_context();
   const TraceGuard guard(context.runtime);
   if (!guard) return;
@@ -65,11 +70,15 @@ void JNICALL on_sampled_object_alloc(jvmtiEnv* jvmti, JNIEnv*, jthread, jobject,
   sample.interval = g_interval;
   sample.thread_id = context.runtime->thread_id();
   sample.class_bytes = static_cast<uint16_t>(std::min<size_t>(name.size(), 1024));
-  std::vector<char> record(sizeof sample + sample.class_bytes);
-  std::memcpy(record.data(), &sample, sizeof sample);
-  std::memcpy(record.data() + sizeof sample, name.data(), sample.class_bytes);
-  context.runtime->write_record(context.classes, kAllocationRecord, record.data(),
-                                static_cast<uint16_t>(record.size()));
+  // Tagged, the object's fate at the JVM's end is known (java_census.h).
+  const uint64_t tag = java_census_track(jvmti, object);
+  const size_t tag_bytes = tag != 0 ? sizeof tag : 0;
+  std::vector<char> record(tag_bytes + sizeof sample + sample.class_bytes);
+  std::memcpy(record.data(), &tag, tag_bytes);
+  std::memcpy(record.data() + tag_bytes, &sample, sizeof sample);
+  std::memcpy(record.data() + tag_bytes + sizeof sample, name.data(), sample.class_bytes);
+  context.runtime->write_record(context.classes, tag != 0 ? kTrackedAllocationRecord : kAllocationRecord,
+                                record.data(), static_cast<uint16_t>(record.size()));
 }
 
 }  // namespace lumen::java

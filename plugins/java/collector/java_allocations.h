@@ -17,6 +17,8 @@ namespace lumen::java {
 // java_allocations_enable once the callbacks are set.
 bool java_allocations_init(jvmtiEnv* jvmti, uint32_t interval);
 void java_allocations_enable(jvmtiEnv* jvmti);
+// Not signal-safe. No more samples (before the census at the JVM's end).
+void java_allocations_disable(jvmtiEnv* jvmti);
 
 // The JVMTI callback (capability can_generate_sampled_object_alloc_events).
 void JNICALL on_sampled_object_alloc(jvmtiEnv* jvmti, JNIEnv* env, jthread thread, jobject object, jclass klass,

@@ -70,6 +70,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
   context.sample_allocations = std::string(lumen_option(options, count, "heap", "0")) == "1";
   context.allocation_interval =
       static_cast<uint32_t>(std::strtoul(lumen_option(options, count, "heap_interval", "524288"), nullptr, 10));
+  context.census_at_end = std::string(lumen_option(options, count, "heap_census", "1")) == "1";
   put_jdk_first(lumen_option(options, count, "jdk", ""));
   name_agent_for_jvms(lumen_option(options, count, "jvm_options", ""));
   return 0;
@@ -99,6 +100,9 @@ const lumen_option_def kOptions[] = {
      "SampledObjectAlloc, JDK 11 and later; -j heap)"},
     {"heap_interval", LUMEN_OPTION_INTEGER, "524288", 0, 1073741824, 0,
      "mean bytes a thread allocates between two sampled Java allocations (0: every allocation)"},
+    {"heap_census", LUMEN_OPTION_BOOLEAN, "on", 0, 0, 0,
+     "with heap: at the JVM's end, a full garbage collection and a census of the sampled objects still "
+     "reachable (-leaks); off leaves the end of the run as it was"},
 };
 
 const lumen_flag_alias kFlagAliases[] = {{"on", ""}, {"heap", "heap=on"}};

@@ -72,4 +72,18 @@ void write_jvm_system_threads(const AgentContext& context) {
   closedir(tasks);
 }
 
+bool has_thread_named(const AgentContext& context, const std::vector<std::string>& prefixes) {
+  DIR* tasks = opendir("/proc/self/task");
+  if (tasks == nullptr) return false;
+  bool found = false;
+  while (const dirent* entry = readdir(tasks)) {
+    const auto tid = static_cast<uint32_t>(std::strtoul(entry->d_name, nullptr, 10));
+    if (tid == 0) continue;
+    const std::string name = thread_comm(*context.runtime, tid);
+    for (const std::string& prefix : prefixes) found |= !name.empty() && name.rfind(prefix, 0) == 0;
+  }
+  closedir(tasks);
+  return found;
+}
+
 }  // namespace lumen::java

@@ -9,7 +9,8 @@
 //     machine addresses, time-stamped, so machine PCs there resolve;
 //   * which threads run Java (ThreadStart/End, VMInit), for the frame
 //     provider, and their names;
-//   * with -j heap, the allocations the JVM samples (java_allocations.h).
+//   * with -j heap, the allocations the JVM samples (java_allocations.h),
+//     and at its end which of them are still reachable (java_census.h).
 #include <jvmti.h>
 #include <lumen/collector_support.h>
 #include <lumen/plugin_abi.h>
@@ -25,6 +26,7 @@
 #include "../java_record.h"
 #include "java_agent.h"
 #include "java_allocations.h"
+#include "java_census.h"
 #include "java_frames.h"
 #include "java_monitors.h"
 
@@ -201,6 +203,7 @@ void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
   const TraceGuard guard(agent_context().runtime);
   if (!guard) return;
   write_thread_name(jvmti, thread);
+  java_census_vm_started();
   jint class_count = 0;
   jclass* classes = nullptr;
   if (jvmti->GetLoadedClasses(&class_count, &classes) == JVMTI_ERROR_NONE) {
@@ -213,6 +216,14 @@ void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
   }
   jvmti->GenerateEvents(JVMTI_EVENT_COMPILED_METHOD_LOAD);
   jvmti->GenerateEvents(JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
+}
+
+// The JVM's end: which sampled objects are still reachable (-j heap).
+void JNICALL on_vm_death(jvmtiEnv* jvmti, JNIEnv*) {
+  const TraceGuard guard(agent_context().runtime);
+  if (!guard || !agent_context().sample_allocations) return;
+  java_allocations_disable(jvmti);
+  java_census_take(jvmti);
 }
 
 jint start_agent(JavaVM* vm) {
@@ -244,9 +255,12 @@ jint start_agent(JavaVM* vm) {
   // Java allocations, sampled by the JVM (-j heap).
   const bool allocations =
       context.sample_allocations && java_allocations_init(jvmti, context.allocation_interval);
+  if (allocations && context.census_at_end) java_census_init(jvmti);
   jvmtiEventCallbacks callbacks{};
   callbacks.SampledObjectAlloc = on_sampled_object_alloc;
   callbacks.VMInit = on_vm_init;
+  callbacks.VMDeath = on_vm_death;
+  callbacks.GarbageCollectionFinish = on_garbage_collection_finish;
   callbacks.ClassLoad = on_class_load;
   callbacks.ClassPrepare = on_class_prepare;
   callbacks.ThreadStart = on_thread_start;
@@ -264,7 +278,7 @@ jint start_agent(JavaVM* vm) {
                              JVMTI_EVENT_MONITOR_WAIT, JVMTI_EVENT_MONITOR_WAITED})
       jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
   if (allocations) java_allocations_enable(jvmti);
-  for (jvmtiEvent event : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_THREAD_START,
+  for (jvmtiEvent event : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_THREAD_START,
                            JVMTI_EVENT_THREAD_END, JVMTI_EVENT_COMPILED_METHOD_LOAD,
                            JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED})
     jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);

@@ -59,7 +59,9 @@ TEST(JavaAllocationEstimate, WholeNumberEventsSumToTheEstimateWithoutRoundingBia
     std::memcpy(record.data(), &sample, sizeof sample);
     std::memcpy(record.data() + sizeof sample, klass, sizeof klass - 1);
     char error[128];
-    ASSERT_EQ(decode_allocation(record.data(), uint16_t(record.size()), &sink, error, sizeof error), 0) << error;
+    ASSERT_EQ(decode_allocation(kAllocationRecord, record.data(), uint16_t(record.size()), &sink, error, sizeof error),
+              0)
+        << error;
   }
   const AllocationEstimate each = estimate_allocation(kSize, kInterval);
   EXPECT_EQ(sums.samples, kSamples);
@@ -73,8 +75,30 @@ TEST(JavaAllocationEstimate, ARecordCutShortIsRefused) {
   lumen_event_sink sink{};
   const JavaAllocation sample{1, 2, 24, 1024, 3, 50};  // names 50 bytes it does not hold
   char error[128] = {};
-  EXPECT_NE(decode_allocation(&sample, sizeof sample, &sink, error, sizeof error), 0);
+  EXPECT_NE(decode_allocation(kAllocationRecord, &sample, sizeof sample, &sink, error, sizeof error), 0);
   EXPECT_NE(std::string(error).find("not one"), std::string::npos);
+}
+
+// A tracked sample (its tag first, for the census at the JVM's end) reads
+// as the same allocation; one too short for its tag is refused.
+TEST(JavaAllocationEstimate, ATrackedRecordReadsAsItsAllocation) {
+  const char klass[] = "long[]";
+  const uint64_t tag = 77;
+  const JavaAllocation sample{5, 6, 8016, 32768, 9, sizeof klass - 1};
+  std::vector<char> record(sizeof tag + sizeof sample + sizeof klass - 1);
+  std::memcpy(record.data(), &tag, sizeof tag);
+  std::memcpy(record.data() + sizeof tag, &sample, sizeof sample);
+  std::memcpy(record.data() + sizeof tag + sizeof sample, klass, sizeof klass - 1);
+  JavaAllocation read{};
+  std::string name;
+  uint64_t read_tag = 0;
+  ASSERT_TRUE(read_allocation_record(kTrackedAllocationRecord, record.data(), uint16_t(record.size()), read, name,
+                                     read_tag));
+  EXPECT_EQ(read_tag, tag);
+  EXPECT_EQ(read.size, 8016u);
+  EXPECT_EQ(name, "long[]");
+  EXPECT_FALSE(read_allocation_record(kTrackedAllocationRecord, record.data(), 4, read, name, read_tag));
+  EXPECT_FALSE(read_allocation_record(kMethodRecord, record.data(), uint16_t(record.size()), read, name, read_tag));
 }
 
 }  // namespace

@@ -3,8 +3,9 @@
 // given a native library, a JNI method mallocs a known number of blocks.
 // Each counts what it allocates and measures the bytes its thread
 // allocated meanwhile (ThreadMXBean's allocated bytes, the JVM's own
-// accounting); the figures are written, as JSON, to the file named by
-// LUMEN_TEST_TRUTH.
+// accounting), and how many of its objects stay reachable to the end (the
+// last KEPT, held by static arrays; the others are garbage); the figures
+// are written, as JSON, to the file named by LUMEN_TEST_TRUTH.
 import java.io.FileWriter;
 import java.lang.management.ManagementFactory;
 
@@ -73,11 +74,12 @@ public class JavaAllocations {
     String truth = System.getenv("LUMEN_TEST_TRUTH");
     if (truth != null) {
       try (FileWriter out = new FileWriter(truth)) {
-        out.write(String.format("{\"JavaAllocations.allocateBuffers(int)\": {\"bytes\": %d, \"objects\": %d},"
-                + " \"JavaAllocations.allocatePoints(int)\": {\"bytes\": %d, \"objects\": %d},"
+        out.write(String.format("{\"JavaAllocations.allocateBuffers(int)\": {\"bytes\": %d, \"objects\": %d, \"retained\": %d},"
+                + " \"JavaAllocations.allocatePoints(int)\": {\"bytes\": %d, \"objects\": %d, \"retained\": %d},"
                 + " \"JavaAllocations.computeOnly(long)\": {\"bytes\": %d, \"objects\": 0},"
                 + " \"JavaAllocations.mallocInC(int)\": {\"mallocs\": %d}}%n",
-            bufferBytes, bufferCount, pointBytes, pointCount, computeBytes, mallocs));
+            bufferBytes, bufferCount, Math.min(bufferCount, KEPT), pointBytes, pointCount, Math.min(pointCount, KEPT),
+            computeBytes, mallocs));
       }
     }
     System.out.println("allocations done " + (result & 1));
