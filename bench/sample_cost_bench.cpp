@@ -208,6 +208,39 @@ void BM_WriteRecord(benchmark::State& state) {
 }
 BENCHMARK(BM_WriteRecord);
 
+// ---- BM_WriteRecordAmongWork: a record now and then, as a traced call writes ----
+
+// A traced call writes one record between stretches of the program's own
+// work; what the record adds there is not what back-to-back writes cost
+// (those wait on the memory system's bandwidth for fresh lines). The work
+// is a dependent chain of multiplies, `range(0)` long, first alone and then
+// with one record after each stretch: the difference is the record's cost.
+uint64_t multiply_chain(uint64_t x, int64_t length) {
+  for (int64_t i = 0; i < length; ++i) x = x * 6364136223846793005ull + 1442695040888963407ull;
+  return x;
+}
+
+void BM_WorkAlone(benchmark::State& state) {
+  uint64_t x = 1;
+  for (auto _ : state) benchmark::DoNotOptimize(x = multiply_chain(x, state.range(0)));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_WorkAlone)->ArgName("work")->Arg(200)->Arg(1000);
+
+void BM_WriteRecordAmongWork(benchmark::State& state) {
+  ClockSplitSample sample{};
+  sample.thread_id = lc::current_tid();
+  uint64_t x = 1, dropped = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(x = multiply_chain(x, state.range(0)));
+    sample.time_ns = x;
+    if (!lc::write_record(g_records_stream, lumen::clock::kSplitSampleRecord, &sample, sizeof sample)) ++dropped;
+  }
+  state.counters["dropped"] = static_cast<double>(dropped);
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_WriteRecordAmongWork)->ArgName("work")->Arg(200)->Arg(1000);
+
 // ---- BM_SamplePacket: one sample point (rusage, resident set, record) ----
 
 // What the runtime does for each periodic, signal or API sample point:

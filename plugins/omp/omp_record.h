@@ -17,6 +17,7 @@ inline constexpr uint16_t kTaskRecord = 3;     // OmpTask, by the thread that ra
 inline constexpr uint16_t kWaitRecord = 4;     // OmpWait, by the waiting thread, when the wait ends
 inline constexpr uint16_t kProcessEndRecord = 5;  // OmpProcessEnd, at the end of collection
 inline constexpr uint16_t kExplicitTaskRecord = 6; // OmpExplicitTask, by the thread that ran it, when it ends
+inline constexpr uint16_t kStateRecord = 7;        // OmpState, at each clock-signal delivery under an OMPT runtime
 
 // Which OpenMP runtime the process uses. Stable numbers: they are stored.
 enum class Runtime : uint32_t { kUnknown = 0, kLibgomp = 1, kLibomp = 2 };
@@ -100,6 +101,22 @@ struct OmpExplicitTask {
   uint32_t thread_id;       // the thread that ran it
 };
 static_assert(sizeof(OmpExplicitTask) == 64, "record layout");
+
+// The thread's OpenMP state (ompt_state_t) as an OMPT runtime said it at
+// one delivery of clock profiling's signal: read by an observer of the
+// signal (ompt_get_state, safe in a signal handler) just before the clock
+// plugin's handler takes that delivery's sample on the same thread, with
+// the signal blocked until both are done. So the sample a state belongs to
+// is the first one of its thread at or after `time_ns` (both read the same
+// clock), and no other sample of the thread comes before the thread's next
+// state record.
+struct OmpState {
+  uint64_t time_ns;
+  uint64_t wait_id;  // the lock, critical section, ... waited for; 0: none
+  uint32_t state;    // ompt_state_t (OpenMP 5.1's numbers)
+  uint32_t thread_id;
+};
+static_assert(sizeof(OmpState) == 24, "record layout");
 
 struct OmpProcessEnd {
   uint64_t end_ns;

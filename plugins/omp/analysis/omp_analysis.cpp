@@ -2,9 +2,12 @@
 // lock, a critical section) or implies (a thread's wait at the end of a
 // region, a worker's idle time between regions), less the explicit tasks
 // its thread ran meanwhile, becomes events whose omptwait is their wall
-// time; through the descriptor's interval split, the clock samples inside
-// those intervals of their thread are ompwait and the others ompwork. Regions and tasks are read by the views, and drawn on
-// timelines as spans (omp_spans.h).
+// time. Through the descriptor's interval split, the clock samples inside
+// those intervals of their thread are ompwait and the others ompwork; under
+// an OMPT runtime (libomp), a sample no wait of the trace covers is
+// decided by the thread's state the runtime reported at that very sample
+// (omp_states.h): a wait or idle makes it ompwait. Regions and tasks are
+// read by the views, and drawn on timelines as spans (omp_spans.h).
 #include <lumen/analysis_plugin.h>
 
 #include <cstdio>
@@ -15,6 +18,7 @@
 #include "../omp_record.h"
 #include "omp_analysis.h"
 #include "omp_spans.h"
+#include "omp_states.h"
 #include "omp_trace.h"
 #include "omp_view_modes.h"
 
@@ -36,16 +40,35 @@ const lumen_metric_def kMetrics[] = {
     {"ompwait", "OpenMP Wait", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
      "CPU time waiting in the OpenMP runtime (clock samples inside waits; small unless OMP_WAIT_POLICY=active)",
      LUMEN_FLAVOR_INCLUSIVE},
+    // The intervals whose clock samples are ompwait: the trace's waits, and
+    // under an OMPT runtime the state windows (omp_states.h) outside them
+    // whose state was a wait or idle.
+    {"ompwaitspan", "OpenMP Wait Intervals", LUMEN_UNIT_NANOSECONDS, LUMEN_FLAVOR_EXCLUSIVE,
+     "Wall time of the intervals whose clock samples are OpenMP Wait: the traced waits, and under an OMPT runtime "
+     "each sample's stretch of its thread's time outside them where the runtime said the thread waited",
+     0, 1},
 };
 
-const lumen_interval_split kIntervalSplit = {0 /* omptwait */, "totalcpu", 2 /* ompwait */, 1 /* ompwork */};
+const lumen_interval_split kIntervalSplit = {3 /* ompwaitspan */, "totalcpu", 2 /* ompwait */, 1 /* ompwork */};
 
 void emit_wait(const OmpWait& wait, const lumen_event_sink* sink) {
-  const int64_t values[std::size(kMetrics)] = {static_cast<int64_t>(wait.end_ns - wait.begin_ns), 0, 0};
+  const int64_t duration = static_cast<int64_t>(wait.end_ns - wait.begin_ns);
+  const int64_t values[std::size(kMetrics)] = {duration, 0, 0, duration};
   const uint64_t stack = wait.stack_id != LUMEN_NO_STACK ? wait.stack_id
                                                          : sink->artificial_stack(sink->context,
                                                                                   wait_function_name(wait.kind));
   lumen_emit_event(sink, wait.end_ns, stack, wait.thread_id, -1, values);
+}
+
+// A window the state decides whose state is a wait or idle: its sample is
+// ompwait. The split covers [time - duration, time], so the window
+// [begin, end) ends at end - 1.
+void emit_untraced_wait(const StateWindow& window, const lumen_event_sink* sink) {
+  const StateMeaning meaning = state_meaning(window.state);
+  if (!is_wait(meaning.state_class)) return;
+  const uint64_t last = window.end_ns - 1;
+  const int64_t values[std::size(kMetrics)] = {0, 0, 0, static_cast<int64_t>(last - window.begin_ns)};
+  lumen_emit_event(sink, last, sink->artificial_stack(sink->context, meaning.function), window.thread_id, -1, values);
 }
 
 void* decoder_begin(void*) { return new OmpTrace(); }
@@ -78,7 +101,9 @@ int decoder_end(void* state, const lumen_event_sink* sink, char*, size_t) {
   const std::vector<OmpWait> implied = trace->outside_explicit_tasks(trace->implied_waits());
   for (const OmpWait& wait : recorded) emit_wait(wait, sink);
   for (const OmpWait& wait : implied) emit_wait(wait, sink);
-  declare_stitches(*trace, recorded, implied, sink);
+  const std::vector<StateWindow> untraced = untraced_windows(state_windows(*trace), recorded, implied);
+  for (const StateWindow& window : untraced) emit_untraced_wait(window, sink);
+  declare_stitches(*trace, recorded, implied, untraced, sink);
   emit_region_spans(*trace, sink);
   return 0;
 }

@@ -48,6 +48,10 @@ bool OmpTrace::add(uint16_t kind, const void* payload, uint16_t bytes) {
     if (!read(payload, bytes, &task)) return false;
     explicit_tasks.push_back(task);
     end_ns = std::max(end_ns, task.end_ns);
+  } else if (kind == kStateRecord) {
+    OmpState state;
+    if (!read(payload, bytes, &state)) return false;
+    states.push_back(state);
   } else if (kind == kProcessEndRecord) {
     OmpProcessEnd end;
     if (!read(payload, bytes, &end)) return false;

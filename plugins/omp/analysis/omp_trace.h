@@ -16,6 +16,7 @@ struct OmpTrace {
   std::vector<OmpTask> tasks;
   std::vector<OmpWait> waits;  // recorded (add() leaves them to the decoder)
   std::vector<OmpExplicitTask> explicit_tasks;
+  std::vector<OmpState> states;  // one per clock sample, under an OMPT runtime
   uint64_t end_ns = 0;  // the process's end, else the latest time recorded
 
   // Takes one record; returns false for a record too short for its kind.

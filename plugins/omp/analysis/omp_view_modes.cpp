@@ -7,6 +7,7 @@
 // the native stacks as recorded.
 #include "omp_view_modes.h"
 
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 
@@ -17,6 +18,13 @@ namespace {
 constexpr uint32_t kStitchedModes = (1u << LUMEN_VIEW_USER) | (1u << LUMEN_VIEW_EXPERT);
 constexpr const char* kOverhead = "<OMP-overhead>";
 constexpr size_t kMaxNesting = 16;  // regions around a region whose stitches are declared
+
+// A sample the runtime's state decides follows its state record within its
+// signal delivery, a microsecond or so later: its artificial function is
+// declared over this much after the record (the split into ompwork and
+// ompwait uses the whole window), so that what other plugins record of the
+// thread later in the window keeps its own frames.
+constexpr uint64_t kSampleStretchNs = 50'000;
 
 bool starts_with(const char* text, const char* prefix) {
   return text != nullptr && std::strncmp(text, prefix, std::strlen(prefix)) == 0;
@@ -67,7 +75,7 @@ void declare_regions(const lumen_event_sink* sink, const std::unordered_map<uint
 }
 
 void declare_stitches(const OmpTrace& trace, const std::vector<OmpWait>& recorded, const std::vector<OmpWait>& implied,
-                      const lumen_event_sink* sink) {
+                      const std::vector<StateWindow>& untraced, const lumen_event_sink* sink) {
   if (sink->stitch == nullptr) return;
   std::unordered_map<uint64_t, const OmpRegion*> region_by_id;
   for (const OmpRegion& r : trace.regions) region_by_id[r.region_id] = &r;
@@ -97,6 +105,11 @@ void declare_stitches(const OmpTrace& trace, const std::vector<OmpWait>& recorde
   for (const OmpWait& wait : recorded)
     declare(sink, wait.thread_id, wait.begin_ns + 1, wait.end_ns + 1, LUMEN_STITCH_KEEP_FRAMES, LUMEN_NO_STACK,
             wait_function_name(wait.kind));
+  // Outside the trace's waits: the state's function above the sample's
+  // own frames.
+  for (const StateWindow& window : untraced)
+    declare(sink, window.thread_id, window.begin_ns, std::min(window.end_ns, window.begin_ns + kSampleStretchNs),
+            LUMEN_STITCH_KEEP_FRAMES, LUMEN_NO_STACK, state_meaning(window.state).function);
 }
 
 size_t fold_stack(lumen_view_mode mode, const lumen_view_frame* frames, size_t count, lumen_folded_frame* out) {

@@ -5,14 +5,16 @@
 
 #include <vector>
 
+#include "omp_states.h"
 #include "omp_trace.h"
 
 namespace lumen::omp {
 
 // Declares the stitches of one data file's trace: each task under its
-// region's call, each wait under its artificial function.
+// region's call, each wait under its artificial function, and each sample
+// the runtime's state decides (`untraced`, omp_states.h) under its state's.
 void declare_stitches(const OmpTrace& trace, const std::vector<OmpWait>& recorded, const std::vector<OmpWait>& implied,
-                      const lumen_event_sink* sink);
+                      const std::vector<StateWindow>& untraced, const lumen_event_sink* sink);
 
 // Whether a load object (its file name) is an OpenMP runtime's.
 bool is_runtime_object(const char* load_object);

@@ -5,6 +5,8 @@
 //              imbalance (the longest task less the mean task)
 //   -omp_task  per explicit task's creation site (Oracle's OMP_task):
 //              tasks, their run time, the longest, creation to start
+//   -omp_states under an OMPT runtime, clock-signal deliveries by the
+//              thread's OpenMP state at each (one per clock sample)
 // Times are the trace's wall times. A region counts when its encountering
 // thread and end time are in er_print's selection, a task when the thread
 // that ran it and its end are; both are decided, and call sites resolved,
@@ -23,6 +25,7 @@
 
 #include "../omp_record.h"
 #include "omp_analysis.h"
+#include "omp_states.h"
 #include "omp_trace.h"
 #include "omp_view_modes.h"
 
@@ -89,6 +92,9 @@ void visit(void* arg, uint16_t kind, const void* payload, uint16_t bytes, uint32
     const OmpRegion& region = c->trace.regions.back();
     if (host->selected(host->context, region.end_ns, region.thread_id))
       c->region_site[region.region_id] = site_of(*c, region.call_stack_id, region.begin_ns);
+  } else if (kind == kStateRecord) {
+    const OmpState& state = c->trace.states.back();
+    if (!host->selected(host->context, state.time_ns, state.thread_id)) c->trace.states.pop_back();
   } else if (kind == kExplicitTaskRecord) {
     const OmpExplicitTask& task = c->trace.explicit_tasks.back();
     if (host->selected(host->context, task.end_ns, task.thread_id))
@@ -225,6 +231,37 @@ void show_tasks(const lumen_view_host* host, const Collected& c) {
   }
 }
 
+const lumen_view_column kStateColumns[] = {{"samples", "Clock samples", LUMEN_UNIT_COUNT}};
+
+// Clock samples by the state the OMPT runtime reported at each (one state
+// record per delivery of the clock's signal), and by what the state makes
+// of them. Empty under libgomp, which has no OMPT.
+void show_states(const lumen_view_host* host, const Collected& c) {
+  std::map<uint32_t, double> by_state;
+  double by_class[4] = {};
+  for (const OmpState& state : c.trace.states) {
+    by_state[state.state] += 1;
+    by_class[static_cast<int>(state_meaning(state.state).state_class)] += 1;
+  }
+  host->summary(host->context, "work", "Samples in work", by_class[static_cast<int>(StateClass::kWork)],
+                LUMEN_UNIT_COUNT);
+  host->summary(host->context, "overhead", "Samples in the runtime's overhead",
+                by_class[static_cast<int>(StateClass::kOverhead)], LUMEN_UNIT_COUNT);
+  host->summary(host->context, "wait", "Samples waiting", by_class[static_cast<int>(StateClass::kWait)],
+                LUMEN_UNIT_COUNT);
+  host->summary(host->context, "idle", "Samples idle", by_class[static_cast<int>(StateClass::kIdle)],
+                LUMEN_UNIT_COUNT);
+  host->table_begin(host->context, "Clock samples by OpenMP state (OMPT)", kStateColumns, std::size(kStateColumns));
+  for (const auto& [state, samples] : by_state) {
+    const double values[] = {samples};
+    host->table_row(host->context, state_name(state), values, LUMEN_NO_STACK);
+  }
+}
+
+int run_states(const lumen_view_host* host, char* error, size_t error_size) {
+  return run_view(host, error, error_size, show_states);
+}
+
 int run_regions(const lumen_view_host* host, char* error, size_t error_size) {
   return run_view(host, error, error_size, show_regions);
 }
@@ -243,6 +280,10 @@ const lumen_view_def kOmpViews[] = {
     {"omp_task",
      "per OpenMP explicit task creation site (OMP_task): tasks, run time, longest, creation to start",
      run_tasks},
+    {"omp_states",
+     "clock samples by the thread's OpenMP state an OMPT runtime (LLVM libomp) reported at each: work, overhead, "
+     "waits by kind, idle",
+     run_states},
 };
 const size_t kOmpViewCount = std::size(kOmpViews);
 

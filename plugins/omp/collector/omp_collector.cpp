@@ -68,6 +68,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value*, size_t, char*
                 policy != nullptr ? policy : "unset (the runtime's default)");
   runtime->log_note(note);
   g_runtime.store(runtime, std::memory_order_release);
+  observe_clock_samples(runtime);
   return 0;
 }
 
@@ -144,6 +145,15 @@ void write_explicit_task(const TraceGuard&, const OmpExplicitTask& task) {
   if (const lumen_runtime* runtime = recording_runtime())
     runtime->write_record(g_stream, kExplicitTaskRecord, &task, sizeof task);
 }
+
+void write_state(const OmpState& state) {
+  if (const lumen_runtime* runtime = recording_runtime())
+    runtime->write_record(g_stream, kStateRecord, &state, sizeof state);
+}
+
+#ifndef LUMEN_OMP_TOOLS_HEADER
+void observe_clock_samples(const lumen_runtime*) {}
+#endif
 
 void write_wait(const TraceGuard&, const OmpWait& wait) {
   if (const lumen_runtime* runtime = recording_runtime())

@@ -52,4 +52,15 @@ void write_task(const TraceGuard& guard, const OmpTask& task);
 void write_wait(const TraceGuard& guard, const OmpWait& wait);
 void write_explicit_task(const TraceGuard& guard, const OmpExplicitTask& task);
 
+// [signal-safe] Appends a state record (OmpState), from a signal handler
+// on the thread it describes; the runtime's writer drops (and counts) what
+// it cannot take.
+void write_state(const OmpState& state);
+
+// Not signal-safe. Has each delivery of clock profiling's signal record the
+// thread's OMPT state (ompt_callbacks.cpp), once both the plugin's runtime
+// services and the OMPT runtime's ompt_get_state are known; a no-op before,
+// and where the plugin was built without OMPT.
+void observe_clock_samples(const lumen_runtime* runtime);
+
 }  // namespace lumen::omp

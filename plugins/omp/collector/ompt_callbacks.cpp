@@ -13,6 +13,9 @@
 // ends here where that barrier begins. Callbacks run in ordinary context
 // on the thread concerned; their state is the thread's own.
 #include <dlfcn.h>
+#include <signal.h>
+
+#include <atomic>
 
 #include <lumen/collector_support.h>
 
@@ -74,6 +77,35 @@ struct ThreadState {
   bool mutex_open;
 };
 __attribute__((tls_model("initial-exec"))) thread_local ThreadState t_state;
+
+// The runtime's ompt_get_state, which the OpenMP 5 specification makes
+// safe to call in a signal handler; NULL until the tool is initialized.
+std::atomic<ompt_get_state_t> g_get_state{nullptr};
+std::atomic<bool> g_observing{false};
+
+// [signal-safe] At each delivery of clock profiling's SIGPROF, just before
+// the clock plugin's handler samples the thread (the signal stays blocked
+// until both have run): the thread's OpenMP state, so the analysis knows
+// what the runtime said the thread was doing at that very sample
+// (OmpState). Deliveries that are not a timer's carry no sample.
+int observe_clock_signal(int, siginfo_t* info, void*) {
+  const ompt_get_state_t get_state = g_get_state.load(std::memory_order_acquire);
+  if (info == nullptr || info->si_code != SI_TIMER || get_state == nullptr || !ompt_active()) return 0;
+  const lumen_runtime* runtime = recording_runtime();
+  if (runtime == nullptr) return 0;
+  ErrnoKept errno_kept;
+  OmpState state{};
+  ompt_wait_id_t wait_id = 0;
+  state.state = static_cast<uint32_t>(get_state(&wait_id));
+  state.wait_id = wait_id;
+  state.thread_id = runtime->thread_id();
+  // Read last, so that the sample's own time follows it closely: the
+  // analysis shows the state's artificial function at the sample through a
+  // short stretch after this time (omp_view_modes.cpp).
+  state.time_ns = runtime->now_ns();
+  write_state(state);
+  return 0;
+}
 
 // The runtime function that calls every region's body on every thread:
 // the anchor where a task's stack is cut and continued with its region's
@@ -237,7 +269,15 @@ void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* co
 
 }  // namespace
 
-bool register_ompt_callbacks(ompt_function_lookup_t, ompt_set_callback_t set_callback) {
+void observe_clock_samples(const lumen_runtime* runtime) {
+  if (runtime == nullptr || g_get_state.load(std::memory_order_acquire) == nullptr || g_observing.exchange(true))
+    return;
+  if (runtime->observe_signal(SIGPROF, observe_clock_signal) != 0)
+    runtime->log_note("OpenMP: no slot left to observe clock samples; samples are classified by the trace alone");
+}
+
+bool register_ompt_callbacks(ompt_function_lookup_t lookup, ompt_set_callback_t set_callback) {
+  g_get_state.store(reinterpret_cast<ompt_get_state_t>(lookup("ompt_get_state")), std::memory_order_release);
   g_body_caller = reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, "__kmp_invoke_microtask"));
   resolve_ompt_task_functions();
   const struct {
@@ -261,6 +301,9 @@ bool register_ompt_callbacks(ompt_function_lookup_t, ompt_set_callback_t set_cal
     if (event == ompt_callback_parallel_begin) regions = true;
   }
   if (regions) set_ompt_active();
+  // The tool may start before the plugin or after it (start() calls this
+  // too): whichever comes second has both the runtime and ompt_get_state.
+  if (regions) observe_clock_samples(recording_runtime());
   return regions;
 }
 
