@@ -10,6 +10,7 @@
 // knowing Java; interpreted and compiled executions of a method share it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace lumen::java {
@@ -58,6 +59,7 @@ enum RecordKind : uint16_t {
   kTrackedAllocationRecord = 5,
   kLiveObjectsRecord = 6,  // tags of tracked objects live at the census: JavaLiveObjects + tags
   kCensusRecord = 7,       // the census at the JVM's end is complete: JavaCensus
+  kMachineCodeRecord = 8,  // JIT code's bytes: MachineCode + texts + PC map + code
 };
 // JavaThread.flags: a thread of the JVM's own (GC, JIT compiler, VM
 // thread), named as the system names it, which never ran Java.
@@ -126,10 +128,40 @@ struct JavaCensus {
   uint32_t collections;  // garbage collections that finished while the census forced one
   uint32_t reserved;
 };
+// The machine code of a JIT-compiled method as it was loaded, for -disasm
+// in machine mode (written just after its CompiledCode record). Followed
+// by class_bytes of its class's name, source_bytes of its source file's
+// name (as in JavaMethod), map_count PcMapEntry (JVMTI's map of the code's
+// PCs to bytecode indexes, with their lines) and the first recorded_bytes
+// of its code_size bytes of code.
+struct MachineCode {
+  uint64_t time_ns;
+  uint64_t frame_base;  // method_base(jmethodID), 0 when none
+  uint64_t code_start;
+  uint32_t code_size;
+  uint16_t machine;  // ELF e_machine of the code (EM_X86_64)
+  uint16_t class_bytes;
+  uint16_t source_bytes;
+  uint16_t map_count;
+  uint16_t recorded_bytes;
+  uint16_t reserved;
+};
+// Code from `offset` (from code_start) up to the next entry's compiles
+// bytecode index `bci` of the method, at source line `line` (0: unknown).
+struct PcMapEntry {
+  uint32_t offset;
+  int32_t bci;
+  int32_t line;
+};
 #pragma pack(pop)
 static_assert(sizeof(JavaMethod) == 24 && sizeof(LineEntry) == 8 && sizeof(BytecodeTail) == 6 && sizeof(CompiledCode) == 32 &&
                   sizeof(JavaThread) == 16 && sizeof(JavaAllocation) == 34 && sizeof(JavaLiveObjects) == 12 &&
-                  sizeof(JavaCensus) == 32,
+                  sizeof(JavaCensus) == 32 && sizeof(MachineCode) == 40 && sizeof(PcMapEntry) == 12,
               "JAVA_CLASSES record layout");
+// A MachineCode record holds at most this many bytes (a data file's block
+// holds a record of up to about 64 KiB): a method's code beyond what fits
+// is not recorded, and its map holds at most kMaxPcMapEntries.
+inline constexpr size_t kMaxMachineCodeRecord = 60 * 1024;
+inline constexpr size_t kMaxPcMapEntries = 1024;
 
 }  // namespace lumen::java

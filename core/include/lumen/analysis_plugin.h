@@ -156,6 +156,17 @@ typedef struct lumen_code_description {
    * None (0): -disasm shows the function's lines only. */
   const struct lumen_code_instruction* instructions;
   size_t instruction_count;
+  /* ---- appended in ABI version 10 ---- */
+  /* Machine code at [start, end) (a JIT-compiled method's), of ELF
+   * machine `machine` (EM_X86_64): the first machine_code_bytes of it, as
+   * the decoder's record holds them (untrusted: er_print only disassembles
+   * them). -disasm lists its instructions at their addresses, each with the
+   * metrics of its addresses. With it, `instructions` are notes, not
+   * instructions: each text ("bci 12") annotates the machine instructions
+   * from its address up to the next one's. NULL: none. */
+  const uint8_t* machine_code;
+  size_t machine_code_bytes;
+  uint32_t machine;
 } lumen_code_description;
 
 static inline void lumen_describe_code(const lumen_event_sink* sink, const lumen_code_description* code) {

@@ -81,8 +81,11 @@ extern "C" {
  *    gives the source file and lines of generated code (a managed
  *    runtime's methods), so code-level views place its frames;
  *    lumen_runtime.map_change_ns: the time of the latest load-object map
- *    change, for plugins that stamp events with a clock of their own. */
-#define LUMEN_PLUGIN_ABI_VERSION 9u
+ *    change, for plugins that stamp events with a clock of their own.
+ * 10: lumen_code_description.machine_code, machine_code_bytes and machine:
+ *    a decoder gives generated machine code's bytes (a JIT-compiled
+ *    method's), which -disasm disassembles at their addresses. */
+#define LUMEN_PLUGIN_ABI_VERSION 10u
 
 /* What a plugin's factory functions (and an interposer's definitions) are
  * marked with: plugins are built with hidden visibility, so only these are

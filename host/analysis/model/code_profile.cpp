@@ -31,6 +31,7 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
   struct Position {
     AddressKey address;
     const LineKey* line;  // nullptr: none
+    bool described = false;  // code a decoder described, not a loaded object's
   };
   struct Placed {
     AddressKey address;
@@ -58,7 +59,7 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
       const DescribedCode* described = experiment.described_code().find(frame.pc);
       if (described == nullptr) return std::nullopt;
       const uint64_t address = frame.pc - (frame.is_return && !described->exact_call_sites ? 1 : 0);
-      Position position{{structure.function(frame.function).object, address}, nullptr};
+      Position position{{structure.function(frame.function).object, address}, nullptr, true};
       described_.try_emplace(frame.function, described);
       if (!described->source_file.empty())
         if (const int line = described->line_at(address); line > 0)
@@ -73,7 +74,8 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
     // holding it. A frame the mode hides counts when it is code of the
     // source file of the next frame the mode shows (the body a compiler
     // outlined keeps the lines of the function it came from), as part of
-    // that frame's function; other hidden frames (a runtime's) do not.
+    // that frame's function; other hidden frames (a runtime's, described
+    // code's) do not.
     next_shown.assign(frames.size(), frames.size());
     for (size_t i = frames.size(); i-- > 1;)
       next_shown[i - 1] = !frames[i].hidden && !frames[i].inlined ? i : next_shown[i];
@@ -88,7 +90,10 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
       if (!position) continue;
       FunctionId function = frame.function;
       if (frame.hidden) {
-        if (next_shown[i] == frames.size()) continue;
+        // Described code the mode hides (a compiled Java method's machine
+        // code) has its shown frame beside it (the method's own, at its
+        // bytecode index): it would count twice.
+        if (next_shown[i] == frames.size() || position->described) continue;
         const ShapedFrame* shown = &frames[next_shown[i]];
         const auto shown_position = position_of(*shown);
         if (!shown_position) continue;

@@ -10,6 +10,14 @@ int DescribedCode::line_at(uint64_t address) const {
   return after == lines.begin() ? 0 : std::prev(after)->second;
 }
 
+const std::string& DescribedCode::text_at(uint64_t address) const {
+  static const std::string none;
+  const auto after =
+      std::upper_bound(instructions.begin(), instructions.end(), address,
+                       [](uint64_t a, const std::pair<uint64_t, std::string>& i) { return a < i.first; });
+  return after == instructions.begin() ? none : std::prev(after)->second;
+}
+
 std::optional<DescribedCode> DescribedCodeTable::copy_of(const lumen_code_description& code) {
   if (code.end <= code.start || (code.line_count > 0 && code.lines == nullptr)) return std::nullopt;
   DescribedCode copy;
@@ -30,6 +38,11 @@ std::optional<DescribedCode> DescribedCodeTable::copy_of(const lumen_code_descri
     if (!copy.instructions.empty() && instruction.address <= copy.instructions.back().first) return std::nullopt;
     copy.instructions.emplace_back(instruction.address,
                                    instruction.text != nullptr ? std::string(instruction.text).substr(0, 1024) : "");
+  }
+  if (code.machine_code_bytes > 0) {
+    if (code.machine_code == nullptr || code.machine_code_bytes > code.end - code.start) return std::nullopt;
+    copy.machine_code.assign(code.machine_code, code.machine_code + code.machine_code_bytes);
+    copy.machine = code.machine;
   }
   return copy;
 }

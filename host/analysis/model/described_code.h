@@ -19,10 +19,17 @@ struct DescribedCode {
   std::string source_file;  // as the decoder gave it; empty when unknown
   std::vector<std::pair<uint64_t, int>> lines;  // (first address, line), ascending
   bool exact_call_sites = false;
-  std::vector<std::pair<uint64_t, std::string>> instructions;  // (address, text), ascending
+  // (address, text), ascending: the instructions; with machine code, notes
+  // on the machine instructions from each address to the next ("bci 12").
+  std::vector<std::pair<uint64_t, std::string>> instructions;
+  std::vector<uint8_t> machine_code;  // the first bytes of [start, end), as recorded
+  uint32_t machine = 0;               // ELF e_machine of machine_code
 
   // The line of the code at `address`, 0 when none.
   int line_at(uint64_t address) const;
+  // The note (with machine code) or instruction text holding `address`,
+  // empty when none.
+  const std::string& text_at(uint64_t address) const;
 };
 
 class DescribedCodeTable {

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <optional>
 #include <map>
 #include <stdexcept>
 
@@ -34,6 +37,9 @@ class Disassembler {
   Disassembler(const Disassembler&) = delete;
   Disassembler& operator=(const Disassembler&) = delete;
   csh handle() const { return handle_; }
+  // Bytes that are no instruction (data in generated code) become ".byte"
+  // rows, and the listing goes on after them.
+  void skip_data() { cs_option(handle_, CS_OPT_SKIPDATA, CS_OPT_ON); }
 
  private:
   csh handle_ = 0;
@@ -121,6 +127,123 @@ void add_described_rows(ViewTable& table, const DescribedCode& described, const 
   }
 }
 
+// A stretch of machine code to list: its bytes at their addresses, where
+// its metrics are kept, and what is known of its lines, the targets of
+// its calls and notes on its instructions.
+struct MachineCode {
+  const std::vector<uint8_t>& bytes;
+  uint64_t address = 0;
+  int machine = 0;  // ELF e_machine
+  ObjectId object = kNoObject;
+  std::string object_name;
+  std::function<std::optional<LineKey>(uint64_t)> line_of;
+  std::function<std::string(uint64_t)> call_target;  // "" when unknown
+  std::function<std::string(uint64_t)> note_of;      // "" when none
+  bool says_undecoded = false;  // data bytes listed as such, not ending the listing
+};
+
+// The instructions of `machine_code`, each with the metrics of its
+// addresses, and its source lines above the instructions that compile them.
+void add_machine_rows(ViewTable& table, const MachineCode& machine_code, const CodeProfile& code,
+                      const StackProfile& profile, const MetricRegistry& registry, const ViewRequest& request,
+                      SourceText& sources, const SortKey& hot, std::vector<double>& heat) {
+  Disassembler disassembler(machine_code.machine);
+  if (machine_code.says_undecoded) disassembler.skip_data();
+  cs_insn* insns = nullptr;
+  const size_t count = cs_disasm(disassembler.handle(), machine_code.bytes.data(), machine_code.bytes.size(),
+                                 machine_code.address, 0, &insns);
+  const ObjectId object = machine_code.object;
+  std::optional<LineKey> current;
+  for (size_t i = 0; i < count; ++i) {
+    const cs_insn& insn = insns[i];
+    if (const auto key = machine_code.line_of ? machine_code.line_of(insn.address) : std::nullopt) {
+      if (!current || *current != *key) {
+        current = *key;
+        const auto metrics = code.lines().find(*key);
+        ViewRow row;
+        row.name = "<line " + std::to_string(key->line) + "> " + sources.line(key->file, key->line);
+        const Values* e = metrics == code.lines().end() ? nullptr : &metrics->second.exclusive;
+        const Values* in = metrics == code.lines().end() ? nullptr : &metrics->second.inclusive;
+        row.values = row_values(request.metrics, registry, e, in, code.total());
+        row.fields = {{"kind", "source"}, {"address", ""}, {"line", std::to_string(key->line)}};
+        row.marker = "   ";
+        table.rows.push_back(std::move(row));
+        heat.push_back(-1);
+      }
+    }
+    // Every sampled address inside the instruction (a return address was
+    // moved back into its call) belongs to it.
+    Values exclusive(profile.metric_count(), 0), inclusive(profile.metric_count(), 0);
+    const auto end = code.addresses().lower_bound({object, insn.address + insn.size});
+    for (auto it = code.addresses().lower_bound({object, insn.address}); it != end; ++it)
+      for (size_t m = 0; m < exclusive.size(); ++m) {
+        if (!it->second.exclusive.empty()) exclusive[m] += it->second.exclusive[m];
+        if (!it->second.inclusive.empty()) inclusive[m] += it->second.inclusive[m];
+      }
+    ViewRow row;
+    row.name = hex(insn.address) + ":  " + insn.mnemonic + (insn.op_str[0] ? std::string(" ") + insn.op_str : "");
+    // A direct call or jump names its target ("call 0x1060 <clock_gettime@plt>").
+    if (machine_code.call_target && insn.op_str[0] == '0' && insn.op_str[1] == 'x' &&
+        (insn.mnemonic[0] == 'c' || insn.mnemonic[0] == 'j'))
+      if (const std::string target = machine_code.call_target(std::strtoull(insn.op_str, nullptr, 16)); !target.empty())
+        row.name += " <" + target + ">";
+    if (machine_code.note_of)
+      if (const std::string note = machine_code.note_of(insn.address); !note.empty()) row.name += "  ; " + note;
+    row.load_object = machine_code.object_name;
+    row.values = row_values(request.metrics, registry, &exclusive, &inclusive, code.total());
+    row.fields = {{"kind", "instruction"}, {"address", hex(insn.address)}, {"line", current ? std::to_string(current->line) : ""}};
+    row.marker = "   ";
+    table.rows.push_back(std::move(row));
+    heat.push_back(sort_value_of(hot, registry, &exclusive, &inclusive));
+  }
+  // What capstone could not decode (data in the code, or bytes cut short)
+  // is said, not dropped.
+  const uint64_t decoded = count > 0 ? insns[count - 1].address + insns[count - 1].size - machine_code.address : 0;
+  if (insns != nullptr) cs_free(insns, count);
+  if (machine_code.says_undecoded && decoded < machine_code.bytes.size()) {
+    ViewRow row;
+    row.name = hex(machine_code.address + decoded) + ":  <" + std::to_string(machine_code.bytes.size() - decoded) +
+               " bytes that are no instruction capstone knows>";
+    row.load_object = machine_code.object_name;
+    row.values.assign(table.columns.size(), 0.0);
+    row.fields = {{"kind", "instruction"}, {"address", hex(machine_code.address + decoded)}, {"line", ""}};
+    row.marker = "   ";
+    table.rows.push_back(std::move(row));
+    heat.push_back(-1);
+  }
+}
+
+// The rows of a function of described machine code (a JIT-compiled Java
+// method): its recorded bytes disassembled at their addresses, with the
+// lines and notes (bytecode indexes) its decoder gave.
+void add_described_machine_rows(ViewTable& table, const DescribedCode& described, const Function& f,
+                                const std::string& object_name, const CodeProfile& code, const StackProfile& profile,
+                                const MetricRegistry& registry, const ViewRequest& request, SourceText& sources,
+                                const SortKey& hot, std::vector<double>& heat) {
+  MachineCode machine_code{described.machine_code, described.start, static_cast<int>(described.machine), f.object,
+                           object_name, {}, {}, {}, false};
+  machine_code.line_of = [&described](uint64_t address) -> std::optional<LineKey> {
+    const int line = described.source_file.empty() ? 0 : described.line_at(address);
+    if (line > 0) return LineKey{described.source_file, line};
+    return std::nullopt;
+  };
+  machine_code.note_of = [&described](uint64_t address) { return described.text_at(address); };
+  machine_code.says_undecoded = true;
+  const bool known_machine = described.machine == EM_X86_64 || described.machine == EM_386 || described.machine == EM_AARCH64;
+  if (known_machine) add_machine_rows(table, machine_code, code, profile, registry, request, sources, hot, heat);
+  const uint64_t missing = described.end - described.start - (known_machine ? described.machine_code.size() : 0);
+  if (missing == 0) return;
+  ViewRow row;
+  row.name = hex(described.end - missing) + ":  <" + std::to_string(missing) + " more bytes of machine code " +
+             (known_machine ? "not recorded>" : "of ELF machine " + std::to_string(described.machine) + ", which no disassembler here reads>");
+  row.load_object = object_name;
+  row.values.assign(table.columns.size(), 0.0);
+  row.fields = {{"kind", "instruction"}, {"address", hex(described.end - missing)}, {"line", ""}};
+  row.marker = "   ";
+  table.rows.push_back(std::move(row));
+  heat.push_back(-1);
+}
+
 }  // namespace
 
 ViewTable annotated_disassembly(const CodeProfile& code, const StackProfile& profile, const ProgramStructure& structure,
@@ -143,7 +266,12 @@ ViewTable annotated_disassembly(const CodeProfile& code, const StackProfile& pro
     if (const DescribedCode* described = code.described(id); described != nullptr && symbols == nullptr) {
       const size_t begin = table.rows.size();
       std::vector<double> heat;
-      add_described_rows(table, *described, f, structure.object(f.object).name, code, profile, registry, request, sources, hot, heat);
+      if (!described->machine_code.empty())
+        add_described_machine_rows(table, *described, f, structure.object(f.object).name, code, profile, registry,
+                                   request, sources, hot, heat);
+      else
+        add_described_rows(table, *described, f, structure.object(f.object).name, code, profile, registry, request,
+                           sources, hot, heat);
       mark_hot_rows(table, begin, heat, annotation.threshold_percent);
       continue;
     }
@@ -157,53 +285,19 @@ ViewTable annotated_disassembly(const CodeProfile& code, const StackProfile& pro
     }
     const std::vector<uint8_t> bytes = symbols->code_bytes(f.start, size);
     if (bytes.empty()) continue;
-    const Disassembler disassembler(symbols->machine());
-    cs_insn* insns = nullptr;
-    const size_t count = cs_disasm(disassembler.handle(), bytes.data(), bytes.size(), f.start, 0, &insns);
+    MachineCode machine_code{bytes, f.start, symbols->machine(), f.object, structure.object(f.object).name, {}, {}, {}, false};
+    machine_code.line_of = [symbols](uint64_t address) -> std::optional<LineKey> {
+      if (const auto line = symbols->source_line(address)) return LineKey{line->file, line->line};
+      return std::nullopt;
+    };
+    machine_code.call_target = [symbols](uint64_t address) -> std::string {
+      if (const auto target = symbols->lookup(address))
+        if (!target->name.empty()) return demangle(target->name.substr(0, target->name.find("@@")));
+      return "";
+    };
     const size_t begin = table.rows.size();
     std::vector<double> heat;
-    std::optional<LineKey> current;
-    for (size_t i = 0; i < count; ++i) {
-      const cs_insn& insn = insns[i];
-      if (const auto line = symbols->source_line(insn.address)) {
-        const LineKey key{line->file, line->line};
-        if (!current || *current != key) {
-          current = key;
-          const auto metrics = code.lines().find(key);
-          ViewRow row;
-          row.name = "<line " + std::to_string(key.line) + "> " + sources.line(key.file, key.line);
-          const Values* e = metrics == code.lines().end() ? nullptr : &metrics->second.exclusive;
-          const Values* in = metrics == code.lines().end() ? nullptr : &metrics->second.inclusive;
-          row.values = row_values(request.metrics, registry, e, in, code.total());
-          row.fields = {{"kind", "source"}, {"address", ""}, {"line", std::to_string(key.line)}};
-          row.marker = "   ";
-          table.rows.push_back(std::move(row));
-          heat.push_back(-1);
-        }
-      }
-      // Every sampled address inside the instruction (a return address was
-      // moved back into its call) belongs to it.
-      Values exclusive(profile.metric_count(), 0), inclusive(profile.metric_count(), 0);
-      const auto end = code.addresses().lower_bound({f.object, insn.address + insn.size});
-      for (auto it = code.addresses().lower_bound({f.object, insn.address}); it != end; ++it)
-        for (size_t m = 0; m < exclusive.size(); ++m) {
-          if (!it->second.exclusive.empty()) exclusive[m] += it->second.exclusive[m];
-          if (!it->second.inclusive.empty()) inclusive[m] += it->second.inclusive[m];
-        }
-      ViewRow row;
-      row.name = hex(insn.address) + ":  " + insn.mnemonic + (insn.op_str[0] ? std::string(" ") + insn.op_str : "");
-      // A direct call or jump names its target ("call 0x1060 <clock_gettime@plt>").
-      if (insn.op_str[0] == '0' && insn.op_str[1] == 'x' && (insn.mnemonic[0] == 'c' || insn.mnemonic[0] == 'j'))
-        if (const auto target = symbols->lookup(std::strtoull(insn.op_str, nullptr, 16)))
-          if (!target->name.empty()) row.name += " <" + demangle(target->name.substr(0, target->name.find("@@"))) + ">";
-      row.load_object = structure.object(f.object).name;
-      row.values = row_values(request.metrics, registry, &exclusive, &inclusive, code.total());
-      row.fields = {{"kind", "instruction"}, {"address", hex(insn.address)}, {"line", current ? std::to_string(current->line) : ""}};
-      row.marker = "   ";
-      table.rows.push_back(std::move(row));
-      heat.push_back(sort_value_of(hot, registry, &exclusive, &inclusive));
-    }
-    if (insns != nullptr) cs_free(insns, count);
+    add_machine_rows(table, machine_code, code, profile, registry, request, sources, hot, heat);
     mark_hot_rows(table, begin, heat, annotation.threshold_percent);
   }
   return table;

@@ -2,7 +2,9 @@
 // named: the agent described each method as a function of the Java frame
 // space in the load-object map (java_record.h), so every view names them.
 // It checks the JAVA_CLASSES records, describes each method's source file
-// and line table to er_print (java_method_code.h: -lines, -source), names
+// and line table to er_print (java_method_code.h: -lines, -source), and
+// each compiled method's machine code (java_machine_code.h: -disasm in
+// machine mode), names
 // the threads (Java names; the JVM's housekeeping
 // threads as the system's); it says how Java stacks show in each view mode
 // (java_view_modes.cpp). An experiment that sampled Java allocations
@@ -19,6 +21,7 @@
 #include "../java_record.h"
 #include "java_allocations.h"
 #include "java_heap_views.h"
+#include "java_machine_code.h"
 #include "java_method_code.h"
 #include "java_view_modes.h"
 
@@ -59,6 +62,8 @@ int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, cons
     if (needed <= bytes) describe_method_code(payload, bytes, sink);
   } else if (kind == kCompiledRecord) {
     needed = sizeof(CompiledCode);
+  } else if (kind == kMachineCodeRecord) {
+    return describe_machine_code(payload, bytes, sink, error, error_size);
   } else if (kind == kThreadRecord && bytes >= sizeof(JavaThread)) {
     JavaThread thread;
     std::memcpy(&thread, payload, sizeof thread);

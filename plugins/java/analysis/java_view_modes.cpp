@@ -3,10 +3,13 @@
 // below them (JNI C code, the JVM's own); a thread that never ran Java has
 // its native stack under the root <JVM-System>, and a Java thread whose
 // Java stack could not be walked its native stack under <no Java callstack
-// recorded>. User mode (Oracle's Java representation) keeps the Java frames
-// only, and the two roots alone; expert mode hides the JVM's own frames,
-// and shows the native frames instead of <no Java callstack recorded>;
-// machine mode is the native stacks as recorded, without the roots.
+// recorded>. Below the Java frames lies the generated code the thread was
+// in (a compiled method's instructions, the interpreter). User mode
+// (Oracle's Java representation) keeps the Java frames only, and the two
+// roots alone; expert mode hides the JVM's own frames and code (the Java
+// frames stand for it), and shows the native frames instead of <no Java
+// callstack recorded>; machine mode is the native stacks as recorded,
+// without the roots.
 //
 // Stacks taken from outside a thread (an off-CPU sampler unwinding a
 // blocked thread) have native frames only, with no root: in user mode one
@@ -83,7 +86,7 @@ size_t fold_stack(lumen_view_mode mode, const lumen_view_frame* frames, size_t c
     if (is_root(frames[i].pc)) {
       // <no Java callstack recorded> gives way to the native frames.
       if (mode == LUMEN_VIEW_EXPERT && method_slot(frames[i].pc) == kJvmSystemBase) artificial(kJvmSystemName);
-    } else if (mode != LUMEN_VIEW_EXPERT || !is_jvm(frames[i])) {
+    } else if (mode != LUMEN_VIEW_EXPERT || (!is_jvm(frames[i]) && !(has_java && is_generated_code(frames[i])))) {
       keep(i);
     }
   }

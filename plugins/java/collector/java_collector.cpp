@@ -16,6 +16,7 @@
 #include "../java_record.h"
 #include "java_agent.h"
 #include "java_frames.h"
+#include "java_machine_code.h"
 
 namespace lumen::java {
 
@@ -71,6 +72,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
   context.allocation_interval =
       static_cast<uint32_t>(std::strtoul(lumen_option(options, count, "heap_interval", "524288"), nullptr, 10));
   context.census_at_end = std::string(lumen_option(options, count, "heap_census", "1")) == "1";
+  java_machine_code_init(std::strtoull(lumen_option(options, count, "code_limit", "67108864"), nullptr, 10));
   put_jdk_first(lumen_option(options, count, "jdk", ""));
   name_agent_for_jvms(lumen_option(options, count, "jvm_options", ""));
   return 0;
@@ -80,6 +82,7 @@ void stop() {
   AgentContext& context = agent_context();
   if (context.runtime == nullptr) return;
   java_frames_report(context.runtime);
+  java_machine_code_report(context.runtime);
   write_jvm_system_threads(context);
 }
 
@@ -103,6 +106,8 @@ const lumen_option_def kOptions[] = {
     {"heap_census", LUMEN_OPTION_BOOLEAN, "on", 0, 0, 0,
      "with heap: at the JVM's end, a full garbage collection and a census of the sampled objects still "
      "reachable (-leaks); off leaves the end of the run as it was"},
+    {"code_limit", LUMEN_OPTION_INTEGER, "67108864", 0, int64_t(1) << 40, 0,
+     "bytes of JIT-compiled methods' machine code recorded at most (for -disasm in machine mode; 0: none)"},
 };
 
 const lumen_flag_alias kFlagAliases[] = {{"on", ""}, {"heap", "heap=on"}};

@@ -101,7 +101,12 @@ int provide_java_frames(void* ucontext, const uint64_t* native, int native_count
   constexpr int kMaxJavaFrames = 192;
   CallFrame java[kMaxJavaFrames];
   CallTrace trace{env, 0, java};
-  const int room = capacity - native_in_objects;
+  // The native frames in loaded objects, and the generated code they were
+  // called from (or the leaf in it): a compiled method's code, which
+  // machine mode shows at its instructions; further native frames of
+  // generated code are the Java frames' own.
+  const int native_kept = native_in_objects < native_count ? native_in_objects + 1 : native_count;
+  const int room = capacity - native_kept;
   walker(&trace, room < kMaxJavaFrames ? (room > 1 ? room : 1) : kMaxJavaFrames, ucontext);
   if (trace.frame_count <= 0) {
     const int reason = -trace.frame_count < kReasonCount ? -trace.frame_count : kReasonCount;
@@ -110,7 +115,7 @@ int provide_java_frames(void* ucontext, const uint64_t* native, int native_count
     frames[n] = kNoJavaStackBase | uint64_t(kBciBias);
     return n + 1;
   }
-  int n = copy_native(native, native_in_objects, frames, capacity - 1);
+  int n = copy_native(native, native_kept, frames, capacity - 1);
   for (int i = 0; i < trace.frame_count && n < capacity; ++i) {
     const auto method = reinterpret_cast<uint64_t>(java[i].method);
     frames[n++] = method_encodable(method) ? java_frame(method, java[i].bci) : kUnnamedMethodFrame;

@@ -6,7 +6,8 @@
 //     its class, source file, line table and bytecode;
 //   * JIT-compiled methods (CompiledMethodLoad/Unload) and the JVM's
 //     generated code (DynamicCodeGenerated: interpreter, stubs) at their
-//     machine addresses, time-stamped, so machine PCs there resolve;
+//     machine addresses, time-stamped, so machine PCs there resolve, and
+//     compiled methods' code bytes (java_machine_code.h);
 //   * which threads run Java (ThreadStart/End, VMInit), for the frame
 //     provider, and their names;
 //   * with -j heap, the allocations the JVM samples (java_allocations.h),
@@ -28,6 +29,7 @@
 #include "java_allocations.h"
 #include "java_census.h"
 #include "java_frames.h"
+#include "java_machine_code.h"
 #include "java_monitors.h"
 
 namespace lumen::java {
@@ -167,7 +169,7 @@ void JNICALL on_thread_start(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
 void JNICALL on_thread_end(jvmtiEnv*, JNIEnv*, jthread) { java_frames_set_thread_env(nullptr); }
 
 void JNICALL on_compiled_method_load(jvmtiEnv* jvmti, jmethodID method, jint code_size, const void* code_addr,
-                                     jint, const jvmtiAddrLocationMap*, const void*) {
+                                     jint map_length, const jvmtiAddrLocationMap* map, const void*) {
   const AgentContext& context = agent_context();
   const TraceGuard guard(context.runtime);
   if (!guard) return;
@@ -180,6 +182,7 @@ void JNICALL on_compiled_method_load(jvmtiEnv* jvmti, jmethodID method, jint cod
   const CompiledCode record{context.runtime->now_ns(), method_encodable(id) ? method_base(id) : 0,
                             reinterpret_cast<uint64_t>(code_addr), static_cast<uint64_t>(code_size)};
   context.runtime->write_record(context.classes, kCompiledRecord, &record, sizeof record);
+  write_machine_code(context, jvmti, method, code_addr, code_size, map_length, map);
 }
 
 void JNICALL on_compiled_method_unload(jvmtiEnv*, jmethodID method, const void* code_addr) {

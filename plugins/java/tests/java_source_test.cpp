@@ -42,17 +42,8 @@ std::pair<int, int> method_lines(const std::string& declaration) {
   return {0, 0};
 }
 
-class JavaSource : public ::testing::Test {
+class JavaSource : public JavaHotMethodsSuite {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new TempDir;
-    run_ = new JavaRun(collect_java_program(*dir_, {"-j", "on", "-p", "on"}, {JAVA_TEST_JAVA},
-                                            {"JavaHotMethods", JAVA_TEST_NATIVE, "300"}));
-  }
-  static void TearDownTestSuite() {
-    delete run_;
-    delete dir_;
-  }
   static double method_exclusive() {
     const auto rows = rows_by_name(er_print_json({"-metrics", "e.totalcpu:name", "-functions"}, run_->experiment));
     return row_value(rows, kHotMethod, "e.totalcpu");
@@ -62,11 +53,7 @@ class JavaSource : public ::testing::Test {
     return er_print_json({"-addpath", JAVA_TEST_SOURCE_DIR, "-metrics", "e.totalcpu:name", command, kHotMethod},
                          run_->experiment);
   }
-  static TempDir* dir_;
-  static JavaRun* run_;
 };
-TempDir* JavaSource::dir_ = nullptr;
-JavaRun* JavaSource::run_ = nullptr;
 
 TEST_F(JavaSource, LinesOfTheHotMethodSumToItsTime) {
   ASSERT_EQ(run_->run.exit_code, 0) << run_->run.err;

@@ -25,4 +25,20 @@ double row_value(const std::map<std::string, nlohmann::json>& rows, const std::s
   return row == rows.end() ? 0.0 : row->second.at(metric).get<double>();
 }
 
+TempDir* JavaHotMethodsSuite::dir_ = nullptr;
+JavaRun* JavaHotMethodsSuite::run_ = nullptr;
+
+void JavaHotMethodsSuite::SetUpTestSuite() {
+  dir_ = new TempDir;
+  run_ = new JavaRun(collect_java_program(*dir_, {"-j", "on", "-p", "on"}, {JAVA_TEST_JAVA},
+                                          {"JavaHotMethods", JAVA_TEST_NATIVE, "300"}));
+}
+
+void JavaHotMethodsSuite::TearDownTestSuite() {
+  delete run_;
+  delete dir_;
+  run_ = nullptr;
+  dir_ = nullptr;
+}
+
 }  // namespace lumen::test

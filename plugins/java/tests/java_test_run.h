@@ -2,6 +2,8 @@
 // it measured of itself (the JSON file LUMEN_TEST_TRUTH names).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <map>
 #include <string>
@@ -24,5 +26,15 @@ JavaRun collect_java_program(const TempDir& dir, const std::vector<std::string>&
 
 // A row's metric, 0 when there is no such row.
 double row_value(const std::map<std::string, nlohmann::json>& rows, const std::string& name, const char* metric);
+
+// A suite of tests on one collection of JavaHotMethods (-j on -p on, 300 ms
+// a method), made once for the suite.
+class JavaHotMethodsSuite : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite();
+  static void TearDownTestSuite();
+  static TempDir* dir_;
+  static JavaRun* run_;
+};
 
 }  // namespace lumen::test

@@ -30,6 +30,10 @@ const std::vector<lumen_view_frame> kJavaThread = {{0x7f1000000000, "JVM_ArrayCo
                                                    {0x7f2000000000, "burn_cpu_in_c", "libburn.so"},
                                                    {kMethodA, "App.burnInC(long)", "<dynamic code>"},
                                                    {kMethodB, "App.main(java.lang.String[])", "<dynamic code>"}};
+// A sample in a compiled method's code: the code, then its Java frames.
+const std::vector<lumen_view_frame> kInCompiledCode = {{0x7f4000000040, "App.spin(long) [compiled]", "<dynamic code>"},
+                                                       {kMethodA, "App.spin(long)", "<dynamic code>"},
+                                                       {kMethodB, "App.main(java.lang.String[])", "<dynamic code>"}};
 // A compiler thread: native frames under <JVM-System>.
 const std::vector<lumen_view_frame> kCompilerThread = {{0x7f1000001000, "Compile::Compile", "libjvm.so"},
                                                        {0x7f3000000000, "start_thread", "libc.so.6"},
@@ -95,6 +99,17 @@ TEST(JavaViewModes, UserModeRootsStacksUnwoundFromOutsideTheThread) {
   // Expert mode shows the compiled method's code, not the JVM's.
   EXPECT_EQ(folded(LUMEN_VIEW_EXPERT, kBlockedJavaThread),
             (std::vector<std::string>{"pthread_cond_wait", "App.spin(long) [compiled]", "Interpreter"}));
+}
+
+// The compiled code's own frame shows in machine mode only: in the others
+// its Java frame stands for it.
+TEST(JavaViewModes, CompiledCodeUnderJavaFramesShowsInMachineModeOnly) {
+  EXPECT_EQ(folded(LUMEN_VIEW_USER, kInCompiledCode),
+            (std::vector<std::string>{"App.spin(long)", "App.main(java.lang.String[])"}));
+  EXPECT_EQ(folded(LUMEN_VIEW_EXPERT, kInCompiledCode),
+            (std::vector<std::string>{"App.spin(long)", "App.main(java.lang.String[])"}));
+  EXPECT_EQ(folded(LUMEN_VIEW_MACHINE, kInCompiledCode),
+            (std::vector<std::string>{"App.spin(long) [compiled]", "App.spin(long)", "App.main(java.lang.String[])"}));
 }
 
 // A root is one artificial function whether the stack recorded it or not,
