@@ -1,6 +1,7 @@
 #include "held_task_files.h"
 
 #include <fcntl.h>
+#include <lumen/collector_plugin.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -39,11 +40,13 @@ int open_file(int task_dir, uint32_t tid, const char* name) {
   char path[64];
   if (tid == 0)
     std::snprintf(path, sizeof path, "/proc/self/%s", name);
+  else if (tid == LUMEN_TASK_READER)  // only the reading thread reads here
+    std::snprintf(path, sizeof path, "/proc/thread-self/%s", name);
   else if (task_dir >= 0)
     std::snprintf(path, sizeof path, "%u/%s", tid, name);
   else
     std::snprintf(path, sizeof path, "/proc/self/task/%u/%s", tid, name);
-  const int directory = tid != 0 && task_dir >= 0 ? task_dir : AT_FDCWD;
+  const int directory = tid != 0 && tid != LUMEN_TASK_READER && task_dir >= 0 ? task_dir : AT_FDCWD;
   int fd = static_cast<int>(syscall(SYS_openat, directory, path, O_RDONLY | O_CLOEXEC, 0));
   if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
     // The program's descriptor limit binds this table too: let go of the

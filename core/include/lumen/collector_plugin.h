@@ -61,12 +61,19 @@ typedef int (*lumen_frame_provider)(void* ucontext, const uint64_t* native, int 
 /* One file of a batch of /proc reads (lumen_runtime.read_task_files): the
  * caller fills in tid, name, buffer and size; the runtime sets `bytes`. */
 typedef struct lumen_task_file {
-  uint32_t tid;     /* 0: the process's own /proc/self/NAME */
+  uint32_t tid;     /* 0: the process's own /proc/self/NAME; LUMEN_TASK_READER:
+                     * the reading thread's own (/proc/thread-self/NAME) */
   const char* name; /* a file name under /proc/self/task/TID: "schedstat" */
   char* buffer;
   size_t size;
   long bytes; /* out: the bytes read, or -1 */
 } lumen_task_file;
+
+/* lumen_task_file.tid naming the runtime's reading thread itself: a caller
+ * that waits for it learns how much of the wait was that thread's work and
+ * its wait for a CPU (ABI 10; an older runtime reads nothing for it:
+ * `bytes` -1). */
+#define LUMEN_TASK_READER 0xffffffffu
 
 /* What the runtime provides to an event source. */
 typedef struct lumen_runtime {

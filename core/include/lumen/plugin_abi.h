@@ -84,7 +84,9 @@ extern "C" {
  *    change, for plugins that stamp events with a clock of their own.
  * 10: lumen_code_description.machine_code, machine_code_bytes and machine:
  *    a decoder gives generated machine code's bytes (a JIT-compiled
- *    method's), which -disasm disassembles at their addresses. */
+ *    method's), which -disasm disassembles at their addresses;
+ *    lumen_task_file.tid LUMEN_TASK_READER: the runtime's reading thread's
+ *    own /proc/thread-self files. */
 #define LUMEN_PLUGIN_ABI_VERSION 10u
 
 /* What a plugin's factory functions (and an interposer's definitions) are

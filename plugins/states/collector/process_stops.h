@@ -3,10 +3,13 @@
 // What gives one away is the sampling thread's own time: a cycle (its tick
 // and its sleep of one period) that took longer than the period, its time
 // on a CPU and waiting for one (its schedstat) and its waits for the
-// reading thread explain had a stop of about that long in it. Another
-// cause of such time (the whole machine paused by its hypervisor, a tracer
-// stopping the sampling thread alone) is taken for a stop too; a stop
-// while the sampling thread waited for the reading thread is not seen.
+// reading thread explain had a stop of about that long in it. A wait for
+// the reading thread is explained only as far as that thread's own time on
+// a CPU and waiting for one (its schedstat, read in the same request) goes:
+// on a loaded machine those waits are long, and a stop inside one is the
+// rest. Another cause of such time (the whole machine paused by its
+// hypervisor, a tracer stopping the sampling thread alone) is taken for a
+// stop too.
 #pragma once
 
 #include <atomic>
@@ -23,15 +26,16 @@ class ProcessStops {
   // At the start of a tick: how late it comes.
   void begin_tick(uint64_t now_ns);
 
-  // Whether the tick's first batch reads the sampling thread's own
-  // schedstat (`own` then asks for it): when the tick is late, and whenever
-  // the batch reads files anyway (`batch_reads`), so that its run delay is
-  // known from a recent reading.
-  bool ask_own(bool batch_reads, TaskFiles& own) const;
+  // Whether the tick's first batch reads the sampling thread's and the
+  // reading thread's own schedstat (`own` and `reader` then ask for it):
+  // when the tick is late, and whenever the batch reads files anyway
+  // (`batch_reads`), so that their run delays are known from a recent
+  // reading.
+  bool ask_own(bool batch_reads, TaskFiles& own, TaskFiles& reader) const;
 
-  // Once the batch read `own`: the stop seen, if any, is added to the
-  // total.
-  void counted(const TaskFiles& own);
+  // Once the batch read `own` and `reader`: the stop seen, if any, is added
+  // to the total.
+  void counted(const TaskFiles& own, const TaskFiles& reader);
 
   // The time the process was stopped since collection began, which any
   // thread may read: a thread's reading takes what was added since its
@@ -45,7 +49,7 @@ class ProcessStops {
     tick_ = start_ns_ = previous_end_ns_ = late_ns_ = reader_wait_ns_ = 0;
     own_tick_ = own_start_ns_ = own_reader_wait_ns_ = 0;
     stopped_total_ns_.store(0, std::memory_order_relaxed);
-    own_known_ = false;
+    own_known_ = reader_known_ = false;
   }
 
   // Time the sampling thread waited for the runtime's reading thread.
@@ -65,6 +69,8 @@ class ProcessStops {
   std::atomic<uint64_t> stopped_total_ns_{0};
   SchedStat own_{};
   bool own_known_ = false;
+  SchedStat reader_{};  // the reading thread's, read with own_
+  bool reader_known_ = false;
 };
 
 }  // namespace lumen::states

@@ -68,11 +68,14 @@ void read_threads(ThreadSlot* const* slots, size_t count, bool final, uint64_t a
     reads = reads || files[i].wants_counters;
   }
   size_t asked = count;
-  if (first_of_tick && g_stops.ask_own(reads, files[count])) tids[asked++] = g_runtime->thread_id();
+  if (first_of_tick && g_stops.ask_own(reads, files[count], files[count + 1])) {
+    tids[asked++] = g_runtime->thread_id();
+    tids[asked++] = LUMEN_TASK_READER;
+  }
   const uint64_t asked_at = g_runtime->now_ns();
   read_task_files(*g_runtime, tids, files, asked);
   g_stops.add_reader_wait(g_runtime->now_ns() - asked_at);
-  if (first_of_tick) g_stops.counted(files[count]);
+  if (first_of_tick) g_stops.counted(files[count], files[count + 1]);
   for (size_t i = 0; i < count; ++i) {
     readings[i].stopped_total_ns = g_stops.stopped_total_ns();
     const uint64_t now = at_ns != 0 ? at_ns : g_runtime->now_ns();

@@ -34,9 +34,9 @@ struct TaskFiles {
 // Reads the files each of `count` threads wants (tids[i]'s into files[i])
 // in one request of the runtime's reading thread. At most kBatchFiles
 // threads: a tick reads kBatchThreads of the program's, and the sampling
-// thread's own schedstat.
+// thread's and the reading thread's own schedstat.
 inline constexpr size_t kBatchThreads = 64;
-inline constexpr size_t kBatchFiles = kBatchThreads + 1;
+inline constexpr size_t kBatchFiles = kBatchThreads + 2;
 void read_task_files(const lumen_runtime& runtime, const uint32_t* tids, TaskFiles* files, size_t count);
 
 // Reads and parses one file of thread `tid` on its own; false when it cannot.

@@ -90,6 +90,11 @@ StoppedRun run_stopped(std::vector<std::string> argv, const fs::path& dir) {
       result.stopped = std::chrono::duration<double>(Clock::now() - stopped_at).count();
     }
     kill(pid, SIGCONT);
+    // The sampler sees a stop at its first tick after it: a process that
+    // ends before that tick (a loaded machine may run the sampling thread
+    // late) ends with the stop unseen. A few intervals' run after the
+    // stop, as a program continued with `fg` has.
+    std::this_thread::sleep_for(std::chrono::duration<double>(5 * kInterval));
     EXPECT_EQ(write(go_out, "g", 1), 1);
   });
   result.run = run_process(argv, {{"LUMEN_TEST_TRUTH", (dir / "truth.json").string()}});
