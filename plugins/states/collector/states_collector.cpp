@@ -78,7 +78,11 @@ void read_threads(ThreadSlot* const* slots, size_t count, bool final, uint64_t a
   if (first_of_tick) g_stops.counted(files[count], files[count + 1]);
   for (size_t i = 0; i < count; ++i) {
     readings[i].stopped_total_ns = g_stops.stopped_total_ns();
-    const uint64_t now = at_ns != 0 ? at_ns : g_runtime->now_ns();
+    // Each interval ends where the request began: its counters were read
+    // after that, so a stop of the whole process inside the request (seen
+    // only at the next tick) falls in the thread's next interval, which
+    // charges it as `stop`, not in this one as the block it was in.
+    const uint64_t now = at_ns != 0 ? at_ns : asked_at;
     outcomes[i] = sample_thread(*g_runtime, g_stream, *slots[i], now, final, readings[i], files[i]);
     pace(*slots[i], !readings[i].gone && !files[i].wants_counters);
   }
