@@ -162,6 +162,9 @@ static_assert(sizeof(JavaMethod) == 24 && sizeof(LineEntry) == 8 && sizeof(Bytec
 // holds a record of up to about 64 KiB): a method's code beyond what fits
 // is not recorded, and its map holds at most kMaxPcMapEntries.
 inline constexpr size_t kMaxMachineCodeRecord = 60 * 1024;
+// A method record holds at most this many bytes too: its line table, then
+// its bytecode, are cut to fit (a longer record would be dropped whole).
+inline constexpr size_t kMaxMethodRecord = 60 * 1024;
 inline constexpr size_t kMaxPcMapEntries = 1024;
 
 }  // namespace lumen::java

@@ -98,12 +98,13 @@ void write_method(const AgentContext& context, jvmtiEnv* jvmti, jmethodID method
   header.name_bytes = static_cast<uint16_t>(std::min<size_t>(name.size(), 4096));
   header.source_bytes = static_cast<uint16_t>(std::min<size_t>(source.size(), 1024));
   const size_t texts = header.class_bytes + header.name_bytes + header.source_bytes;
-  const size_t room = (UINT16_MAX - sizeof header - texts) / sizeof(LineEntry);
+  const size_t room = (kMaxMethodRecord - sizeof header - texts) / sizeof(LineEntry);
   header.line_count = static_cast<uint16_t>(std::min<size_t>(size_t(line_count), room));
   const size_t table_end = sizeof header + texts + header.line_count * sizeof(LineEntry);
   BytecodeTail tail{static_cast<uint32_t>(std::max<jint>(code_length, 0)), 0};
-  if (tail.code_length > 0 && table_end + sizeof tail < UINT16_MAX)
-    tail.recorded_bytes = static_cast<uint16_t>(std::min<size_t>(tail.code_length, UINT16_MAX - table_end - sizeof tail));
+  if (tail.code_length > 0 && table_end + sizeof tail < kMaxMethodRecord)
+    tail.recorded_bytes =
+        static_cast<uint16_t>(std::min<size_t>(tail.code_length, kMaxMethodRecord - table_end - sizeof tail));
   std::vector<char> record(table_end + (tail.code_length > 0 ? sizeof tail + tail.recorded_bytes : 0));
   char* at = record.data();
   std::memcpy(at, &header, sizeof header);
