@@ -53,15 +53,17 @@ class MappedFile {
   bool read_at(uint64_t offset, void* into, size_t bytes) const {
     return pread(fd_.get(), into, bytes, static_cast<off_t>(offset)) == static_cast<ssize_t>(bytes);
   }
-  // Maps the pages of the window from `offset` in one request before they
-  // are read: one system call a window instead of a page fault for every
-  // few pages (on a virtual machine each fault is an exit's worth of work).
-  void populate_from(uint64_t offset) {
+  // Maps the pages of the window from `offset` (up to `limit`, where the
+  // reading ends) in one request before they are read: one system call a
+  // window instead of a page fault for every few pages (on a virtual
+  // machine each fault is an exit's worth of work).
+  void populate_from(uint64_t offset, uint64_t limit) {
     constexpr uint64_t kWindowBytes = uint64_t{4} << 20;
     static const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
     if (data_ == nullptr || (offset >= populated_from_ && offset + LUMEN_BLOCK_BYTES <= populated_to_)) return;
     const uint64_t from = std::min<uint64_t>(offset / page * page, size_);
-    const uint64_t to = std::min<uint64_t>(from + kWindowBytes, size_);
+    const uint64_t to = std::min<uint64_t>({from + kWindowBytes, limit, size_});
+    if (to <= from) return;
     // Only advice: a kernel without MADV_POPULATE_READ faults pages in as before.
     madvise(const_cast<char*>(data_) + from, to - from, MADV_POPULATE_READ);
     populated_from_ = from;
@@ -142,7 +144,7 @@ DataFileSummary read_data_file(const std::filesystem::path& file, const std::fun
       block_start = mapped.next_data_block(block_start + LUMEN_BLOCK_BYTES);
       continue;
     }
-    mapped.populate_from(block_start);
+    mapped.populate_from(block_start, end);
     block_start = read_block(mapped, name, block_start, visit, summary);
     mapped.release_before(block_start);
   }
@@ -157,7 +159,7 @@ DataFileSummary read_data_blocks(const std::filesystem::path& file, std::span<co
   for (const uint64_t block_start : offsets) {
     if (block_start + sizeof(lumen_block_header) > mapped.size())
       throw FormatError(name, block_start, "a block past the end of the file");
-    mapped.populate_from(block_start);
+    mapped.populate_from(block_start, offsets.back() + LUMEN_BLOCK_BYTES);
     mapped.release_before(read_block(mapped, name, block_start, visit, summary));
   }
   return summary;
