@@ -66,7 +66,10 @@ lumen_event_sink make_sink(SinkContext& context) {
                             if (name == nullptr) return;
                             static_cast<SinkContext*>(opaque)->ids->name_thread(
                                 thread_id, {std::string(name).substr(0, 256), role == LUMEN_THREAD_RUNTIME_SYSTEM});
-                          }};
+                          },
+                          nullptr,   // span, level and describe_code: set below
+                          nullptr,
+                          nullptr};
   sink.describe_code = [](void* opaque, const lumen_code_description* code) {
     if (code == nullptr) return;
     if (auto copy = DescribedCodeTable::copy_of(*code))

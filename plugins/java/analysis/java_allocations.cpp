@@ -64,9 +64,10 @@ AllocationEstimate estimate_allocation(uint64_t size, uint32_t interval) {
 const lumen_metric_def kAllocationMetricDefs[kAllocationMetrics] = {
     {"jallocbytes", "Java Bytes Allocated (sampled estimate)", LUMEN_UNIT_BYTES, kAllFlavors,
      "Bytes of Java objects allocated, estimated from the JVM's allocation samples (SampledObjectAlloc) and its "
-     "sampling interval: each sample stands for the bytes the interval makes it likely to represent"},
+     "sampling interval: each sample stands for the bytes the interval makes it likely to represent",
+     0, 0},
     {"jalloccnt", "Java Objects Allocated (sampled estimate)", LUMEN_UNIT_COUNT, kAllFlavors,
-     "Java objects allocated, estimated from the JVM's allocation samples and its sampling interval"},
+     "Java objects allocated, estimated from the JVM's allocation samples and its sampling interval", 0, 0},
     {"jallocsamples", "Java Allocation Samples", LUMEN_UNIT_COUNT, kAllFlavors,
      "Allocations the JVM sampled: what the estimates rest on (their relative error is about one over the "
      "square root of this count)",

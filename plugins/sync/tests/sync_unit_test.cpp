@@ -74,7 +74,9 @@ class SyncDecoder : public ::testing::Test {
                             self->events_.push_back(*e);
                             self->values_.emplace_back(e->values, e->values + self->plugin_->metric_count);
                           },
-                          nullptr};  // the sync decoder names no artificial function
+                          // The sync decoder names no artificial function, stitches nothing
+                          // and reports no spans, levels or code.
+                          nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
     void* state = plugin_->decoder_begin ? plugin_->decoder_begin(nullptr) : nullptr;
     const int rc = plugin_->decode(state, kind, payload, bytes, &sink, error, sizeof error);
     if (plugin_->decoder_end) plugin_->decoder_end(state, &sink, error, sizeof error);
