@@ -21,6 +21,12 @@ constexpr int kRateShift = 32;
 // apart than this (the thread was preempted between them) is read again.
 constexpr uint64_t kMaxAnchorSpreadTicks = 20'000;
 constexpr int kAnchorAttempts = 4;
+// The rate is first measured this long after the first anchor (stamps are
+// clock_gettime until then), and an anchor is kept at most 1/kAnchorShare
+// of the time since the first anchor: the rate's error, two anchors' error
+// over that time, then costs a stamp about 2/kAnchorShare of one anchor's.
+constexpr uint64_t kFirstRateNs = 1'000'000;
+constexpr uint64_t kAnchorShare = 64;
 
 // Written by init() before any stamp is taken, then only read.
 bool g_use_tsc = false;
@@ -58,13 +64,19 @@ bool invariant_tsc() {
 
 // A (TSC, CLOCK_MONOTONIC) pair read together: the TSC's value halfway
 // between its reads around clock_gettime.
+// The narrower of two reads (more when both were preempted).
 void take_anchor(uint64_t& tsc, uint64_t& ns) {
-  for (int attempt = 0;; ++attempt) {
+  uint64_t best_spread = UINT64_MAX;
+  for (int attempt = 0; attempt < kAnchorAttempts; ++attempt) {
     const uint64_t before = read_tsc();
-    ns = monotonic_ns();
+    const uint64_t read = monotonic_ns();
     const uint64_t after = read_tsc();
-    tsc = before + (after - before) / 2;
-    if (after - before <= kMaxAnchorSpreadTicks || attempt + 1 == kAnchorAttempts) return;
+    if (after - before < best_spread) {
+      best_spread = after - before;
+      tsc = before + best_spread / 2;
+      ns = read;
+    }
+    if (attempt >= 1 && best_spread <= kMaxAnchorSpreadTicks) return;
   }
 }
 
@@ -82,9 +94,13 @@ uint64_t kept_monotonic(uint64_t ns) {
 
 // A new anchor for this thread; refines the process's rate with it.
 __attribute__((noinline)) uint64_t reanchor() {
+  const uint64_t rate = g_rate.load(std::memory_order_relaxed);
+  if (rate == 0) {
+    const uint64_t now = monotonic_ns();
+    if (now - g_base_ns < kFirstRateNs) return kept_monotonic(now);
+  }
   uint64_t tsc = 0, ns = 0;
   take_anchor(tsc, ns);
-  const uint64_t rate = g_rate.load(std::memory_order_relaxed);
   const uint64_t reanchor_ticks = g_reanchor_ticks.load(std::memory_order_relaxed);
   const uint64_t since_anchor = tsc - t_anchor_tsc;
   // How far the old anchor, extended to here, is from CLOCK_MONOTONIC: the
@@ -94,12 +110,13 @@ __attribute__((noinline)) uint64_t reanchor() {
     store_max(g_largest_step_ns, extended > ns ? extended - ns : ns - extended);
     g_anchors.fetch_add(1, std::memory_order_relaxed);
   }
-  if (ns - g_base_ns >= kReanchorNs && tsc > g_base_tsc) {
-    const uint64_t new_rate =
-        static_cast<uint64_t>(((unsigned __int128)(ns - g_base_ns) << kRateShift) / (tsc - g_base_tsc));
+  const uint64_t baseline = ns - g_base_ns;
+  if (baseline >= kFirstRateNs && tsc > g_base_tsc) {
+    const uint64_t new_rate = static_cast<uint64_t>(((unsigned __int128)baseline << kRateShift) / (tsc - g_base_tsc));
     if (new_rate != 0) {
+      const uint64_t keep_ns = baseline / kAnchorShare < kReanchorNs ? baseline / kAnchorShare : kReanchorNs;
       g_rate.store(new_rate, std::memory_order_relaxed);
-      g_reanchor_ticks.store((kReanchorNs << kRateShift) / new_rate, std::memory_order_release);
+      g_reanchor_ticks.store((keep_ns << kRateShift) / new_rate, std::memory_order_release);
     }
   }
   t_anchor_tsc = tsc;

@@ -8,9 +8,10 @@
 // nanoseconds a tick: measured between the first anchor the clock took and
 // every later one, so the longer the process runs, the finer it is. A
 // thread takes a new anchor on its first stamp and whenever its anchor is
-// older than kReanchorNs, which bounds how far a stamp can stray from
-// CLOCK_MONOTONIC (the rate's error over that time); the rate is known once
-// kReanchorNs has passed since the first anchor, and until then stamps are
+// older than kReanchorNs (or than 1/64 of the process's time since its
+// first anchor, while that is under 0.64 s), which bounds how far a stamp
+// can stray from CLOCK_MONOTONIC (the rate's error over that time); the
+// rate is known 1 ms after the first anchor, and until then stamps are
 // clock_gettime itself. A thread's stamps never go back: a new anchor
 // behind its last stamp leaves that one standing.
 //
