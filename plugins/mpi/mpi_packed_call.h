@@ -153,38 +153,32 @@ inline bool unpack(uint16_t kind, const void* payload, uint16_t bytes, const Cal
   uint32_t duration = 0;
   uint32_t stack = 0;
   size_t at = 0;
+  // The fields both heads have.
+  auto read_head = [&](auto& head, const char* too_short) {
+    if (bytes < sizeof head) {
+      *problem = too_short;
+      return false;
+    }
+    std::memcpy(&head, in, sizeof head);
+    at = sizeof head;
+    call.enter_ns = head.enter_ns;
+    duration = head.duration_ns;
+    stack = head.stack;
+    call.function = head.function;
+    flags = head.flags;
+    messages = head.messages;
+    return true;
+  };
   if (kind == kCompactCallRecord) {
     MpiCompactCall head;
-    if (bytes < sizeof head) {
-      *problem = "MPI compact call record shorter than its 20-byte head";
-      return false;
-    }
-    std::memcpy(&head, in, sizeof head);
-    at = sizeof head;
-    call.enter_ns = head.enter_ns;
-    duration = head.duration_ns;
-    stack = head.stack;
+    if (!read_head(head, "MPI compact call record shorter than its 20-byte head")) return false;
     call.thread_id = writer.thread_id;
     call.rank = (head.flags & kCompactBeforeInit) ? -1 : writer.rank;
-    call.function = head.function;
-    flags = head.flags;
-    messages = head.messages;
   } else {
     MpiPackedCall head;
-    if (bytes < sizeof head) {
-      *problem = "MPI packed call record shorter than its 28-byte head";
-      return false;
-    }
-    std::memcpy(&head, in, sizeof head);
-    at = sizeof head;
-    call.enter_ns = head.enter_ns;
-    duration = head.duration_ns;
-    stack = head.stack;
+    if (!read_head(head, "MPI packed call record shorter than its 28-byte head")) return false;
     call.thread_id = head.thread_id;
     call.rank = head.rank;
-    call.function = head.function;
-    flags = head.flags;
-    messages = head.messages;
   }
   auto take = [&](void* field, size_t size) {
     if (at + size > bytes) return false;
