@@ -1,11 +1,19 @@
-// The packed call record (kPackedCallRecord): one traced call and the
-// point-to-point messages it started or completed, in one record of 28 bytes
-// plus 16 a message, where the full layout (MpiCall, and an MpiMessage
-// record per message) takes 80 + 40 a message. What the two halves share:
-// the layout, pack() for the collector and unpack() for every reader, so
-// that a reader sees a packed call exactly as the full records it stands for.
+// The packed call records: one traced call and the point-to-point messages
+// it started or completed, in one record, where the full layout (MpiCall,
+// and an MpiMessage record per message) takes 80 + 40 bytes a message. What
+// the two halves share: the layouts, pack() for the collector and unpack()
+// for every reader, so that a reader sees a packed call exactly as the full
+// records it stands for.
 //
-//   MpiPackedCall                     28 bytes
+// Two kinds share everything but their head:
+//   kCompactCallRecord (what the collector writes): MpiCompactCall, 20
+//     bytes, without the thread (the block's: the reader passes it in) nor
+//     the rank (the process's, from its process record, passed in by the
+//     reader; -1 when kCompactBeforeInit says the call began before MPI_Init
+//     returned).
+//   kPackedCallRecord (written before; still read): MpiPackedCall, 28
+//     bytes, with both.
+// After the head, for either:
 //   int32_t result                    when kPackedHasResult (else MPI_SUCCESS, 0)
 //   uint64_t communicator             when kPackedHasCommunicator: the messages'
 //   MpiPackedMessage[messages]        16 bytes each, then its own uint64_t
@@ -38,8 +46,18 @@ struct MpiPackedCall {
   uint8_t flags;         // kPackedHas*
   uint8_t messages;      // MpiPackedMessage entries that follow
 };
+
+struct MpiCompactCall {
+  uint64_t enter_ns;
+  uint32_t duration_ns;  // exit - enter
+  uint32_t stack;        // the stack id, kPackedNoStack for LUMEN_NO_STACK
+  uint16_t function;     // Function
+  uint8_t flags;         // kPackedHas*, kCompactBeforeInit
+  uint8_t messages;      // MpiPackedMessage entries that follow
+};
 #pragma pack(pop)
 static_assert(sizeof(MpiPackedCall) == 28, "record layout");
+static_assert(sizeof(MpiCompactCall) == 20, "record layout");
 
 struct MpiPackedMessage {
   uint64_t bytes_and_flags;  // bytes in bits 0..61, kMessageReceivedBit, kMessageOwnCommunicator
@@ -51,11 +69,12 @@ static_assert(sizeof(MpiPackedMessage) == 16, "record layout");
 inline constexpr uint32_t kPackedNoStack = UINT32_MAX;
 inline constexpr uint8_t kPackedHasResult = 1;
 inline constexpr uint8_t kPackedHasCommunicator = 2;
+inline constexpr uint8_t kCompactBeforeInit = 4;  // compact only: the call's rank is -1
 inline constexpr uint64_t kMessageReceivedBit = uint64_t{1} << 63;
 inline constexpr uint64_t kMessageOwnCommunicator = uint64_t{1} << 62;
 inline constexpr uint64_t kMessageBytesMask = kMessageOwnCommunicator - 1;
 inline constexpr int kMaxPackedMessages = 16;
-// The largest packed record: every optional part present.
+// The largest packed record of either kind: every optional part present.
 inline constexpr size_t kMaxPackedBytes =
     sizeof(MpiPackedCall) + 4 + 8 + kMaxPackedMessages * (sizeof(MpiPackedMessage) + 8);
 
@@ -73,17 +92,18 @@ inline bool packable(uint64_t duration_ns, uint64_t stack_id, int messages) {
          messages <= kMaxPackedMessages;
 }
 
-// Writes the packed form of `call` and its `count` messages (all with the
-// call's exit time) into `out` (kMaxPackedBytes); returns its size.
+// Writes the compact form (kCompactCallRecord) of `call` and its `count`
+// messages (all with the call's exit time) into `out` (kMaxPackedBytes);
+// returns its size. The call's thread and rank are not written: the
+// reader knows them (the call's rank is either -1 or the process's).
 inline uint16_t pack(const MpiCall& call, const MpiMessage* messages, int count, unsigned char* out) {
-  MpiPackedCall head;
+  MpiCompactCall head;
   head.enter_ns = call.enter_ns;
   head.duration_ns = static_cast<uint32_t>(call.exit_ns - call.enter_ns);
   head.stack = call.stack_id == UINT64_MAX ? kPackedNoStack : static_cast<uint32_t>(call.stack_id);
-  head.thread_id = call.thread_id;
-  head.rank = call.rank;
   head.function = call.function;
-  head.flags = (call.result != 0 ? kPackedHasResult : 0) | (count > 0 ? kPackedHasCommunicator : 0);
+  head.flags = (call.result != 0 ? kPackedHasResult : 0) | (count > 0 ? kPackedHasCommunicator : 0) |
+               (call.rank < 0 ? kCompactBeforeInit : 0);
   head.messages = static_cast<uint8_t>(count);
   size_t at = sizeof head;
   std::memcpy(out, &head, sizeof head);
@@ -112,45 +132,76 @@ inline uint16_t pack(const MpiCall& call, const MpiMessage* messages, int count,
   return static_cast<uint16_t>(at);
 }
 
-// Reads a packed record into the full layout; false with the reason in
-// `problem` when the record is malformed.
-inline bool unpack(const void* payload, uint16_t bytes, UnpackedCall& out, const char** problem) {
+// What a reader knows of a compact record's writer: its block's thread,
+// and the rank its process record gives (-1 when it has none).
+struct CallWriter {
+  uint32_t thread_id;
+  int32_t rank;
+};
+
+// Reads a packed record of either kind (kPackedCallRecord,
+// kCompactCallRecord) into the full layout; `writer` fills in what a
+// compact one leaves out. False with the reason in `problem` when the
+// record is malformed.
+inline bool unpack(uint16_t kind, const void* payload, uint16_t bytes, const CallWriter& writer, UnpackedCall& out,
+                   const char** problem) {
   const auto* in = static_cast<const unsigned char*>(payload);
-  MpiPackedCall head;
-  if (bytes < sizeof head) {
-    *problem = "MPI packed call record shorter than its 28-byte head";
-    return false;
+  MpiCall& call = out.call;
+  call = MpiCall{};
+  uint8_t flags = 0;
+  uint8_t messages = 0;
+  uint32_t duration = 0;
+  uint32_t stack = 0;
+  size_t at = 0;
+  // The fields both heads have.
+  auto read_head = [&](auto& head, const char* too_short) {
+    if (bytes < sizeof head) {
+      *problem = too_short;
+      return false;
+    }
+    std::memcpy(&head, in, sizeof head);
+    at = sizeof head;
+    call.enter_ns = head.enter_ns;
+    duration = head.duration_ns;
+    stack = head.stack;
+    call.function = head.function;
+    flags = head.flags;
+    messages = head.messages;
+    return true;
+  };
+  if (kind == kCompactCallRecord) {
+    MpiCompactCall head;
+    if (!read_head(head, "MPI compact call record shorter than its 20-byte head")) return false;
+    call.thread_id = writer.thread_id;
+    call.rank = (head.flags & kCompactBeforeInit) ? -1 : writer.rank;
+  } else {
+    MpiPackedCall head;
+    if (!read_head(head, "MPI packed call record shorter than its 28-byte head")) return false;
+    call.thread_id = head.thread_id;
+    call.rank = head.rank;
   }
-  std::memcpy(&head, in, sizeof head);
-  size_t at = sizeof head;
   auto take = [&](void* field, size_t size) {
     if (at + size > bytes) return false;
     std::memcpy(field, in + at, size);
     at += size;
     return true;
   };
-  MpiCall& call = out.call;
-  call = MpiCall{};
-  call.enter_ns = head.enter_ns;
-  call.exit_ns = head.enter_ns + head.duration_ns;
-  call.stack_id = head.stack == kPackedNoStack ? UINT64_MAX : head.stack;
-  call.thread_id = head.thread_id;
-  call.rank = head.rank;
-  call.function = head.function;
+  call.exit_ns = call.enter_ns + duration;
+  call.stack_id = stack == kPackedNoStack ? UINT64_MAX : stack;
   call.peer = -1;
   call.tag = -1;
   uint64_t communicator = 0;
-  if (head.messages > kMaxPackedMessages) {
+  if (messages > kMaxPackedMessages) {
     *problem = "MPI packed call record with more messages than a packed call holds";
     return false;
   }
-  if (((head.flags & kPackedHasResult) && !take(&call.result, sizeof call.result)) ||
-      ((head.flags & kPackedHasCommunicator) && !take(&communicator, sizeof communicator))) {
+  if (((flags & kPackedHasResult) && !take(&call.result, sizeof call.result)) ||
+      ((flags & kPackedHasCommunicator) && !take(&communicator, sizeof communicator))) {
     *problem = "MPI packed call record shorter than its flags say";
     return false;
   }
-  out.message_count = head.messages;
-  for (int i = 0; i < head.messages; ++i) {
+  out.message_count = messages;
+  for (int i = 0; i < messages; ++i) {
     MpiPackedMessage packed;
     MpiMessage& m = out.messages[i];
     m = MpiMessage{};

@@ -18,7 +18,10 @@ inline constexpr uint16_t kMessageRecord = 4;     // MpiMessage, one per point-t
 inline constexpr uint16_t kIncompleteRecord = 5;  // MpiIncomplete, when VT_MAX_FLUSHES stopped tracing
 // A call and its messages in one record (mpi_packed_call.h): what the
 // collector writes for nearly every call; kinds 3 and 4 for the rest.
-inline constexpr uint16_t kPackedCallRecord = 6;
+inline constexpr uint16_t kPackedCallRecord = 6;  // written before; still read
+// The same without the thread and rank the reader knows (mpi_packed_call.h):
+// what the collector writes now.
+inline constexpr uint16_t kCompactCallRecord = 7;
 
 // The traced functions, numbered by their position in mpi_functions.def.
 enum class Function : uint16_t {

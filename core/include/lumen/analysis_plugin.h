@@ -76,6 +76,11 @@ typedef struct lumen_event_sink {
    * be NULL when the reader places no code at lines: use
    * lumen_describe_code. */
   void (*describe_code)(void* context, const struct lumen_code_description* code);
+  /* ---- appended in ABI version 11 ---- */
+  /* While decode() runs: the kernel thread id of the thread that wrote the
+   * record being decoded (its block's), so that a record need not carry
+   * it. */
+  uint32_t (*record_thread)(void* context);
 } lumen_event_sink;
 
 #define LUMEN_THREAD_PROGRAM 0

@@ -86,8 +86,11 @@ extern "C" {
  *    a decoder gives generated machine code's bytes (a JIT-compiled
  *    method's), which -disasm disassembles at their addresses;
  *    lumen_task_file.tid LUMEN_TASK_READER: the runtime's reading thread's
- *    own /proc/thread-self files. */
-#define LUMEN_PLUGIN_ABI_VERSION 10u
+ *    own /proc/thread-self files.
+ * 11: lumen_event_sink.record_thread: the thread that wrote the record a
+ *    decoder is decoding (the MPI plugin's compact call record leaves it
+ *    out). */
+#define LUMEN_PLUGIN_ABI_VERSION 11u
 
 /* What a plugin's factory functions (and an interposer's definitions) are
  * marked with: plugins are built with hidden visibility, so only these are

@@ -33,6 +33,7 @@ struct SinkContext {
   const Experiment::StitchVisitor* stitched;
   StackIdTables* ids;
   const Experiment::TimelineVisitor* timeline;
+  uint32_t record_thread = 0;  // the block's thread of the record being decoded
 };
 
 lumen_event_sink make_sink(SinkContext& context) {
@@ -75,6 +76,7 @@ lumen_event_sink make_sink(SinkContext& context) {
     if (auto copy = DescribedCodeTable::copy_of(*code))
       static_cast<SinkContext*>(opaque)->ids->describe_code(std::move(*copy));
   };
+  sink.record_thread = [](void* opaque) { return static_cast<SinkContext*>(opaque)->record_thread; };
   const Experiment::TimelineVisitor* timeline = context.timeline;
   if (timeline != nullptr && timeline->span)
     sink.span = [](void* opaque, const lumen_span* span) {
@@ -100,6 +102,7 @@ void decode(const fs::path& data_path, const DataFile& file, SinkContext& contex
   char error[256] = "";
   try {
     read([&](const RawRecord& record) {
+      context.record_thread = record.block_thread_id;
       if (d.decode(state, record.kind, record.payload, record.payload_bytes, &sink, error, sizeof error) != 0)
         throw FormatError(data_path.string(), record.offset, error);
     });

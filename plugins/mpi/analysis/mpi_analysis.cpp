@@ -64,10 +64,12 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
     return read_record(payload, bytes, &message, "message", error, error_size) ? 0 : 1;
   }
   MpiCall call;
-  if (kind == kPackedCallRecord) {
+  if (kind == kPackedCallRecord || kind == kCompactCallRecord) {
     UnpackedCall unpacked;
     const char* problem = nullptr;
-    if (!unpack(payload, bytes, unpacked, &problem)) {
+    // The events need the call's thread, not its rank.
+    const CallWriter writer{sink->record_thread != nullptr ? sink->record_thread(sink->context) : 0, -1};
+    if (!unpack(kind, payload, bytes, writer, unpacked, &problem)) {
       std::snprintf(error, error_size, "%s", problem);
       return 1;
     }

@@ -3,11 +3,14 @@
 //   -mpi_stats     per MPI function: calls, time, messages and bytes
 //   -mpi_messages  the sender x receiver matrix of messages and bytes sent
 //   -mpi_ranks     per rank: host, MPI library, calls, time, messages, bytes
-// Records carry the rank that wrote them, so no view needs to know which
-// experiment a record came from. Each view counts what er_print's selection
-// holds (-rank_select, -thread_select, time filters): a call by its thread
-// and the time it returned, as the function views count it; a message by
-// the thread and time of the call that started or completed it.
+// A compact call record leaves its rank to the process record of its
+// experiment: the records are read in parts (runs of blocks, several at
+// once), each part knowing its experiment, and a part's compact calls are
+// counted under kProcessRank until the parts are merged. Each view counts
+// what er_print's selection holds (-rank_select, -thread_select, time
+// filters): a call by its thread and the time it returned, as the function
+// views count it; a message by the thread and time of the call that
+// started or completed it.
 #include <lumen/analysis_plugin.h>
 
 #include <algorithm>
@@ -15,6 +18,8 @@
 #include <cstring>
 #include <exception>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -44,6 +49,15 @@ struct Totals {
     bytes_received += static_cast<int64_t>(call.bytes_received);
     other += call.sends + call.receives == 0 ? 1 : 0;
   }
+  void add(const Totals& t) {
+    calls += t.calls;
+    time_ns += t.time_ns;
+    sends += t.sends;
+    bytes_sent += t.bytes_sent;
+    receives += t.receives;
+    bytes_received += t.bytes_received;
+    other += t.other;
+  }
 };
 
 struct RankInfo {
@@ -59,8 +73,10 @@ struct MessageTotals {
   int64_t bytes = 0;
 };
 
+// Stands for "the rank of the experiment's process" until the parts are merged.
+constexpr int32_t kProcessRank = INT32_MIN;
+
 struct Aggregate {
-  const lumen_view_host* host = nullptr;
   std::map<uint16_t, Totals> functions;
   std::map<int32_t, RankInfo> ranks;  // -1: calls before MPI_Init
   std::map<std::pair<int32_t, int32_t>, MessageTotals> sent;      // (sender, receiver)
@@ -69,92 +85,163 @@ struct Aggregate {
   int64_t processes = 0;  // settings records: processes that traced
   int64_t incomplete = 0;
   Totals all;
-  std::string problem;
 };
 
-bool selected(const Aggregate* a, uint64_t time_ns, uint32_t thread_id) {
-  return a->host->selected(a->host->context, time_ns, thread_id) != 0;
+// One part's reading: its records' totals, and its experiment's rank when
+// the part holds its process record.
+struct Part {
+  const lumen_view_host* host = nullptr;
+  void* context = nullptr;  // the part's, for selected and record_failed
+  size_t experiment = 0;
+  Aggregate a;
+  std::optional<int32_t> process_rank;
+  bool failed = false;
+};
+
+struct Reading {
+  const lumen_view_host* host = nullptr;
+  std::vector<std::unique_ptr<Part>> parts;
+};
+
+bool selected(const Part& p, uint64_t time_ns, uint32_t thread_id) {
+  return p.host->selected(p.context, time_ns, thread_id) != 0;
 }
 
-void add_call(Aggregate* a, const MpiCall& call) {
+void fail(Part& p, const std::string& problem) {
+  p.failed = true;
+  p.host->record_failed(p.context, problem.c_str());
+}
+
+void add_call(Part& p, const MpiCall& call) {
   if (call.exit_ns < call.enter_ns) {
-    a->problem = std::string(function_name(call.function)) + " returned before it was called";
+    fail(p, std::string(function_name(call.function)) + " returned before it was called");
     return;
   }
-  if (!selected(a, call.exit_ns, call.thread_id)) return;
-  a->functions[call.function].add(call);
-  a->ranks[call.rank].totals.add(call);
-  a->all.add(call);
+  if (!selected(p, call.exit_ns, call.thread_id)) return;
+  p.a.functions[call.function].add(call);
+  p.a.ranks[call.rank].totals.add(call);
+  p.a.all.add(call);
 }
 
-void add_message(Aggregate* a, const MpiMessage& m, uint32_t thread_id) {
-  if (!selected(a, m.time_ns, thread_id)) return;
-  MessageTotals& t = m.direction == kMessageSent ? a->sent[{m.rank, m.peer}] : a->received[{m.peer, m.rank}];
+void add_message(Part& p, const MpiMessage& m, uint32_t thread_id) {
+  if (!selected(p, m.time_ns, thread_id)) return;
+  MessageTotals& t = m.direction == kMessageSent ? p.a.sent[{m.rank, m.peer}] : p.a.received[{m.peer, m.rank}];
   t.count += 1;
   t.bytes += static_cast<int64_t>(m.bytes);
 }
 
+void* begin_part(void* arg, const lumen_record_part* part) {
+  auto* reading = static_cast<Reading*>(arg);
+  auto state = std::make_unique<Part>();
+  state->host = reading->host;
+  state->context = part->context;
+  state->experiment = part->experiment;
+  reading->parts.push_back(std::move(state));
+  return reading->parts.back().get();
+}
+
 void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes, uint32_t block_thread) {
-  auto* a = static_cast<Aggregate*>(arg);
-  if (!a->problem.empty()) return;
+  Part& p = *static_cast<Part*>(arg);
+  if (p.failed) return;
   try {
     if (kind == kSettingsRecord && bytes >= sizeof(MpiSettings)) {
-      ++a->processes;
+      ++p.a.processes;
     } else if (kind == kProcessRecord && bytes >= sizeof(MpiProcess)) {
       MpiProcess process;
       std::memcpy(&process, payload, sizeof process);
       if (sizeof process + process.library_bytes + process.host_bytes > bytes) {
-        a->problem = "an MPI process record is too short for its names";
+        fail(p, "an MPI process record is too short for its names");
         return;
       }
       const char* text = static_cast<const char*>(payload) + sizeof process;
-      if (selected(a, process.time_ns, block_thread)) a->ranks[process.rank];
-      RankInfo& rank = a->names[process.rank];
+      if (selected(p, process.time_ns, block_thread)) p.a.ranks[process.rank];
+      p.process_rank = process.rank;
+      RankInfo& rank = p.a.names[process.rank];
       rank.world_size = process.world_size;
       rank.library.assign(text, process.library_bytes);
       rank.host.assign(text + process.library_bytes, process.host_bytes);
-    } else if (kind == kPackedCallRecord) {
+    } else if (kind == kPackedCallRecord || kind == kCompactCallRecord) {
       UnpackedCall unpacked;
       const char* problem = nullptr;
-      if (!unpack(payload, bytes, unpacked, &problem)) {
-        a->problem = problem;
+      if (!unpack(kind, payload, bytes, CallWriter{block_thread, kProcessRank}, unpacked, &problem)) {
+        fail(p, problem);
         return;
       }
-      add_call(a, unpacked.call);
-      for (int i = 0; i < unpacked.message_count && a->problem.empty(); ++i)
-        add_message(a, unpacked.messages[i], unpacked.call.thread_id);
+      add_call(p, unpacked.call);
+      for (int i = 0; i < unpacked.message_count && !p.failed; ++i)
+        add_message(p, unpacked.messages[i], unpacked.call.thread_id);
     } else if (kind == kCallRecord) {
       if (bytes < sizeof(MpiCall)) {
-        a->problem = "an MPI call record is " + std::to_string(bytes) + " bytes, expected " + std::to_string(sizeof(MpiCall));
+        fail(p, "an MPI call record is " + std::to_string(bytes) + " bytes, expected " + std::to_string(sizeof(MpiCall)));
         return;
       }
       MpiCall call;
       std::memcpy(&call, payload, sizeof call);
-      add_call(a, call);
+      add_call(p, call);
     } else if (kind == kMessageRecord) {
       if (bytes < sizeof(MpiMessage)) {
-        a->problem = "an MPI message record is " + std::to_string(bytes) + " bytes, expected " +
-                     std::to_string(sizeof(MpiMessage));
+        fail(p, "an MPI message record is " + std::to_string(bytes) + " bytes, expected " +
+                    std::to_string(sizeof(MpiMessage)));
         return;
       }
       MpiMessage m;
       std::memcpy(&m, payload, sizeof m);
-      add_message(a, m, block_thread);
+      add_message(p, m, block_thread);
     } else if (kind == kIncompleteRecord && bytes >= sizeof(MpiIncomplete)) {
       MpiIncomplete incomplete;
       std::memcpy(&incomplete, payload, sizeof incomplete);
-      if (selected(a, incomplete.time_ns, block_thread)) ++a->incomplete;
+      if (selected(p, incomplete.time_ns, block_thread)) ++p.a.incomplete;
       // The rank is the one of the records before it in this process.
     }
   } catch (const std::exception& e) {
-    a->problem = e.what();
+    fail(p, e.what());
   }
 }
 
-// Reads every record; false with the problem in `error`.
+template <typename Map>
+void add_totals(Map& into, const Map& from) {
+  for (const auto& [key, totals] : from) into[key].add(totals);
+}
+
+// Takes one part's totals into `a`, its compact calls under `rank`.
+void merge(Aggregate& a, const Aggregate& part, int32_t rank) {
+  auto resolved = [rank](int32_t r) { return r == kProcessRank ? rank : r; };
+  add_totals(a.functions, part.functions);
+  for (const auto& [r, info] : part.ranks) a.ranks[resolved(r)].totals.add(info.totals);
+  for (const auto& [pair, t] : part.sent) {
+    MessageTotals& into = a.sent[{resolved(pair.first), pair.second}];
+    into.count += t.count;
+    into.bytes += t.bytes;
+  }
+  for (const auto& [pair, t] : part.received) {
+    MessageTotals& into = a.received[{pair.first, resolved(pair.second)}];
+    into.count += t.count;
+    into.bytes += t.bytes;
+  }
+  for (const auto& [r, info] : part.names) a.names[r] = info;
+  a.processes += part.processes;
+  a.incomplete += part.incomplete;
+  a.all.add(part.all);
+}
+
+// Reads every record; false when a record could not be read (er_print
+// reports it with its file and offset).
 bool aggregate_all(const lumen_view_host* host, Aggregate& a, char* error, size_t error_size) {
-  a.host = host;
-  host->for_each_record(host->context, visit_record, &a);
+  Reading reading;
+  reading.host = host;
+  host->for_each_record_in_parts(host->context, begin_part, visit_record, &reading);
+  std::map<size_t, int32_t> experiment_ranks;
+  for (const auto& part : reading.parts) {
+    if (part->failed) {
+      std::snprintf(error, error_size, "an MPI record could not be read");
+      return false;
+    }
+    if (part->process_rank) experiment_ranks[part->experiment] = *part->process_rank;
+  }
+  for (const auto& part : reading.parts) {
+    const auto found = experiment_ranks.find(part->experiment);
+    merge(a, part->a, found != experiment_ranks.end() ? found->second : -1);
+  }
   for (auto& [rank, info] : a.ranks) {
     const auto named = a.names.find(rank);
     if (named == a.names.end()) continue;
@@ -162,9 +249,7 @@ bool aggregate_all(const lumen_view_host* host, Aggregate& a, char* error, size_
     info.library = named->second.library;
     info.host = named->second.host;
   }
-  if (a.problem.empty()) return true;
-  std::snprintf(error, error_size, "%s", a.problem.c_str());
-  return false;
+  return true;
 }
 
 std::string rank_name(int32_t rank) { return rank < 0 ? std::string("unknown rank") : "rank " + std::to_string(rank); }

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <iterator>
 
+#include "tsc_clock.h"
 #include "vt_settings.h"
 
 namespace lumen::mpi {
@@ -50,7 +51,7 @@ void print_message(const char* text) {
 void mark_incomplete() {
   if (g_incomplete.exchange(true, std::memory_order_acq_rel)) return;
   const uint64_t recorded = g_recorded_bytes.load(std::memory_order_relaxed);
-  MpiIncomplete incomplete{g_runtime->now_ns(), g_settings.max_flushes, recorded};
+  MpiIncomplete incomplete{tsc_clock::now_ns(), g_settings.max_flushes, recorded};
   // Past the budget on purpose: the reader must learn that the trace stops here.
   g_runtime->write_record(g_stream, kIncompleteRecord, &incomplete, sizeof incomplete);
   char note[256];
@@ -119,11 +120,30 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
   settings.stacks = g_settings.stacks ? 1 : 0;
   settings.verbose = static_cast<uint32_t>(g_settings.verbose);
   write_budgeted(kSettingsRecord, &settings, sizeof settings);
+  tsc_clock::init();
   g_active.store(true, std::memory_order_release);
   return 0;
 }
 
-void stop() { g_active.store(false, std::memory_order_release); }
+// What the calls' clock did, in the experiment log.
+void log_clock() {
+  const tsc_clock::Report clock = tsc_clock::report();
+  char note[256];
+  if (!clock.tsc)
+    std::snprintf(note, sizeof note, "mpi: call times from clock_gettime (no invariant TSC)");
+  else
+    std::snprintf(note, sizeof note,
+                  "mpi: call times from the TSC (%llu ticks/ms), re-anchored on CLOCK_MONOTONIC %llu times, "
+                  "largest difference found at re-anchoring %llu ns",
+                  static_cast<unsigned long long>(clock.ticks_per_ms), static_cast<unsigned long long>(clock.anchors),
+                  static_cast<unsigned long long>(clock.largest_step_ns));
+  g_runtime->log_note(note);
+}
+
+void stop() {
+  const bool was_active = g_active.exchange(false, std::memory_order_acq_rel);
+  if (was_active && g_stream >= 0) log_clock();
+}
 
 const lumen_option_def kOptions[] = {
     {"stacks", LUMEN_OPTION_BOOLEAN, "on", 0, 1, 0, "record the caller's stack of each MPI call (VT_STACKS)"},
@@ -153,7 +173,7 @@ const lumen_collector_descriptor kPlugin = {
 
 }  // namespace
 
-uint64_t now_ns() { return g_runtime->now_ns(); }
+uint64_t now_ns() { return tsc_clock::now_ns(); }
 
 int32_t world_rank() { return g_rank.load(std::memory_order_relaxed); }
 
@@ -166,11 +186,11 @@ bool open_call(CallState& state, Function function) {
   state.call.peer = -1;
   state.call.tag = -1;
   state.call.stack_id = LUMEN_NO_STACK;
-  state.call.enter_ns = g_runtime->now_ns();
+  state.call.enter_ns = tsc_clock::now_ns();
   return true;
 }
 
-// The call's record: packed with its messages when it fits, else the full
+// The call's record: compact with its messages when it fits, else the full
 // layout with a message record per message (those not yet spilled).
 void write_call(CallState& state) {
   MpiCall& call = state.call;
@@ -180,9 +200,10 @@ void write_call(CallState& state) {
     // holds as many calls as it always did.
     const uint64_t full = lumen_record_span(sizeof(MpiCall)) +
                           uint64_t(state.message_count) * lumen_record_span(sizeof(MpiMessage));
-    write_budgeted(kPackedCallRecord, packed, pack(call, state.messages, state.message_count, packed), full);
+    write_budgeted(kCompactCallRecord, packed, pack(call, state.messages, state.message_count, packed), full);
     return;
   }
+  call.thread_id = g_runtime->thread_id();  // the compact record's reader takes the block's
   for (int i = 0; i < state.message_count; ++i) {
     state.messages[i].time_ns = call.exit_ns;
     write_budgeted(kMessageRecord, &state.messages[i], sizeof state.messages[i]);
@@ -196,7 +217,6 @@ void write_call(CallState& state) {
 // the runtime's re-entry guard.
 __attribute__((noinline)) static void finish_and_write(CallState& state) {
   const ErrnoKept errno_kept;
-  state.call.thread_id = g_runtime->thread_id();
   if (state.call.rank < 0) state.call.rank = g_rank.load(std::memory_order_relaxed);
   if (g_settings.stacks) state.call.stack_id = g_runtime->capture_stack(nullptr, 0);
   write_call(state);
@@ -205,7 +225,7 @@ __attribute__((noinline)) static void finish_and_write(CallState& state) {
 
 void close_call(CallState& state, const TraceGuard& guard) {
   if (!state.written) {
-    state.call.exit_ns = g_runtime->now_ns();
+    state.call.exit_ns = tsc_clock::now_ns();
     if (guard) finish_and_write(state);
   }
   --t_depth;
@@ -245,7 +265,7 @@ void add_message(CallState& state, uint16_t direction, uint64_t bytes, int32_t p
     return;
   }
   // More than a packed record holds: these go out now, the call in full.
-  const uint64_t now = g_runtime->now_ns();
+  const uint64_t now = tsc_clock::now_ns();
   for (int i = 0; i < state.message_count; ++i) {
     state.messages[i].time_ns = now;
     write_budgeted(kMessageRecord, &state.messages[i], sizeof state.messages[i]);
@@ -264,7 +284,7 @@ void set_process(int32_t rank, int32_t world_size, uint32_t thread_level, const 
   } record{};
   const size_t library_bytes = std::min<size_t>(std::strlen(library), 256);
   const size_t host_bytes = std::min<size_t>(std::strlen(host), 256);
-  record.process.time_ns = g_runtime->now_ns();
+  record.process.time_ns = tsc_clock::now_ns();
   record.process.rank = rank;
   record.process.world_size = world_size;
   record.process.library_bytes = static_cast<uint16_t>(library_bytes);

@@ -63,11 +63,21 @@ std::map<int32_t, RankTrace> read_ranks(const fs::path& founder) {
                                       m.direction == mpi::kMessageSent ? TraceEvent::kSend : TraceEvent::kReceive,
                                       m.function, m.peer, m.tag, m.bytes});
     };
+    // A compact call's rank is its process's: from the process record, read first.
+    int32_t process_rank = -1;
     analysis::read_data_file(file, [&](const analysis::RawRecord& r) {
-      if (r.kind == mpi::kPackedCallRecord) {
+      mpi::MpiProcess process;
+      if (r.kind != mpi::kProcessRecord || r.payload_bytes < sizeof process) return;
+      std::memcpy(&process, r.payload, sizeof process);
+      process_rank = process.rank;
+    });
+    analysis::read_data_file(file, [&](const analysis::RawRecord& r) {
+      if (r.kind == mpi::kPackedCallRecord || r.kind == mpi::kCompactCallRecord) {
         mpi::UnpackedCall unpacked;
         const char* problem = nullptr;
-        if (!mpi::unpack(r.payload, r.payload_bytes, unpacked, &problem)) return;
+        if (!mpi::unpack(r.kind, r.payload, r.payload_bytes, mpi::CallWriter{r.block_thread_id, process_rank}, unpacked,
+                         &problem))
+          throw analysis::FormatError(file.string(), r.offset, problem);
         add_call(unpacked.call);
         for (int i = 0; i < unpacked.message_count; ++i) add_message(unpacked.messages[i]);
       } else if (r.kind == mpi::kCallRecord && r.payload_bytes >= sizeof(mpi::MpiCall)) {
