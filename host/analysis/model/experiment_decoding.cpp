@@ -68,9 +68,8 @@ lumen_event_sink make_sink(SinkContext& context) {
                             static_cast<SinkContext*>(opaque)->ids->name_thread(
                                 thread_id, {std::string(name).substr(0, 256), role == LUMEN_THREAD_RUNTIME_SYSTEM});
                           },
-                          nullptr,   // span, level and describe_code: set below
-                          nullptr,
-                          nullptr};
+                          // span, level, describe_code and record_thread: set below
+                          nullptr, nullptr, nullptr, nullptr};
   sink.describe_code = [](void* opaque, const lumen_code_description* code) {
     if (code == nullptr) return;
     if (auto copy = DescribedCodeTable::copy_of(*code))

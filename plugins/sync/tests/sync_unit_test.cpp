@@ -75,8 +75,8 @@ class SyncDecoder : public ::testing::Test {
                             self->values_.emplace_back(e->values, e->values + self->plugin_->metric_count);
                           },
                           // The sync decoder names no artificial function, stitches nothing
-                          // and reports no spans, levels or code.
-                          nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+                          // and reports no spans, levels, code or record threads.
+                          nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
     void* state = plugin_->decoder_begin ? plugin_->decoder_begin(nullptr) : nullptr;
     const int rc = plugin_->decode(state, kind, payload, bytes, &sink, error, sizeof error);
     if (plugin_->decoder_end) plugin_->decoder_end(state, &sink, error, sizeof error);
