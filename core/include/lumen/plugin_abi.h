@@ -87,7 +87,7 @@ extern "C" {
  *    method's), which -disasm disassembles at their addresses;
  *    lumen_task_file.tid LUMEN_TASK_READER: the runtime's reading thread's
  *    own /proc/thread-self files. */
-#define LUMEN_PLUGIN_ABI_VERSION 10u
+#define LUMEN_PLUGIN_ABI_VERSION 11u
 
 /* What a plugin's factory functions (and an interposer's definitions) are
  * marked with: plugins are built with hidden visibility, so only these are
