@@ -34,13 +34,12 @@ void ProcessCpu::begin_tick(const lumen_runtime& runtime, uint64_t tick) {
   explained_ns_ = 0;
   total_before_ns_ = total_ns_;
   reliable_before_ = reliable_;
-  reliable_ = false;
   uint32_t tids[kMaxCollectors];
   collectors_ = runtime.collector_thread_ids != nullptr ? runtime.collector_thread_ids(tids, kMaxCollectors) : 0;
 }
 
 void ProcessCpu::weigh(const lumen_runtime& runtime, uint32_t own) {
-  if (runtime.collector_thread_ids == nullptr) return unweighed();
+  if (runtime.collector_thread_ids == nullptr) return;
   uint32_t tids[kMaxCollectors];
   uint64_t clocks[kMaxCollectors];
   bool read[kMaxCollectors];
@@ -77,8 +76,6 @@ void ProcessCpu::weigh(const lumen_runtime& runtime, uint32_t own) {
   for (size_t i = 0; i < count; ++i) tids_[i] = tids[i], clocks_[i] = clocks[i], read_[i] = read[i];
   weighed_count_ = count;
 }
-
-void ProcessCpu::unweighed() { reliable_ = false; }
 
 bool ProcessCpu::is_collector(uint32_t tid) const {
   for (size_t i = 0; i < weighed_count_; ++i)

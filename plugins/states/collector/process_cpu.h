@@ -37,8 +37,12 @@ class ProcessCpu {
 
   // Whether weighing the process's clock pays: it reads one clock per
   // collector thread and the process's, and spares those of the idle
-  // threads due at a tick (`due_idle`, on average).
-  bool pays(uint64_t due_idle) const { return due_idle >= collectors_ + 1; }
+  // threads due (`due_idle` a tick, on average) that did not run: as many
+  // as `spared` at the last weighing, or, when that was too few, maybe
+  // now (one tick in 8 tries again).
+  bool pays(uint64_t due_idle, uint64_t spared) const {
+    return due_idle >= collectors_ + 1 && (spared >= collectors_ + 1 || tick_ % 8 == 0);
+  }
 
   // The program's threads' clocks are read next, then weigh(): the clock
   // of each, with its CPU time since its reading at the previous tick when
@@ -53,19 +57,16 @@ class ProcessCpu {
   // explains to the total.
   void weigh(const lumen_runtime& runtime, uint32_t own);
 
-  // Not weighed this tick: no reading refers to it (the next weighing
-  // takes the process's clock since the last one).
-  void unweighed();
-
-  // Whether this tick was weighed reliably: a thread's last reading at
-  // this tick may be referred to `total()`.
+  // Whether the last reading of the process's clock (this tick's, when it
+  // weighed) was reliable: a thread's reading after it may refer to
+  // `total()`. Ticks that do not weigh leave both as they were.
   bool reliable() const { return reliable_; }
   // The unexplained CPU time summed over the ticks, up to this one's
   // process clock (kUnknownNs added where the process's clock could not
   // be read).
   int64_t total() const { return total_ns_; }
-  // The total before this tick: a reading of a thread's clock taken
-  // before this tick's process clock refers to it, if it was reliable.
+  // The same before this tick: a reading of a thread's clock taken before
+  // this tick's process clock refers to it.
   int64_t total_before() const { return total_before_ns_; }
   bool reliable_before() const { return reliable_before_; }
   // Whether a thread whose last reading referred to `mark` has not run.

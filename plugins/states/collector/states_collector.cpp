@@ -132,6 +132,7 @@ bool passes_quiet(ThreadSlot& slot, uint64_t now_ns) {
 // spared (for the log).
 uint64_t g_due_idle_total = 0;
 uint64_t g_spared_total = 0;
+uint64_t g_spared_at_weighing = 0;  // at the last tick that weighed
 
 // Idle threads due at a tick, averaged over ticks (times 8): weighing the
 // process's clock pays when it spares more clocks than it reads.
@@ -161,13 +162,12 @@ void tick() {
       release_slot(slot, kLive);
     }
   }
-  const bool weighs = !more && g_cpu.pays(g_due_idle_x8 / 8);
-  if (!weighs) g_cpu.unweighed();
+  const bool weighs = !more && g_cpu.pays(g_due_idle_x8 / 8, g_spared_at_weighing);
   read_threads(held, n, false, 0, outcomes, true, weighs);
   for (size_t k = 0; k < n; ++k) release_slot(*held[k], outcomes[k] == Reading::kGone ? kFree : kLive);
   // Then the idle ones due, unless the process's clock says none of them ran.
   const uint64_t now = g_runtime->now_ns();
-  uint64_t due_idle = 0;
+  uint64_t due_idle = 0, spared = 0;
   for (int i = 0; i < count;) {
     n = 0;
     for (; i < count && n < kBatchThreads; ++i) {
@@ -175,7 +175,7 @@ void tick() {
       if (slot.next_tick.load(std::memory_order_relaxed) > g_tick || !hold(slot, kReading)) continue;
       due_idle += slot.idle_readings != 0;
       if (passes_quiet(slot, now)) {
-        ++g_spared_total;
+        ++spared;
         release_slot(slot, kLive);
       } else {
         held[n++] = &slot;
@@ -187,6 +187,8 @@ void tick() {
   }
   g_due_idle_x8 = g_due_idle_x8 - g_due_idle_x8 / 8 + due_idle;
   g_due_idle_total += due_idle;
+  g_spared_total += spared;
+  if (weighs) g_spared_at_weighing = spared;
   g_stops.end_tick(g_runtime->now_ns());
 }
 
@@ -287,7 +289,7 @@ void fork_child() {
   forget_all_slots();
   g_stops.forget();
   g_cpu.forget();
-  g_due_idle_x8 = g_due_idle_total = g_spared_total = 0;
+  g_due_idle_x8 = g_due_idle_total = g_spared_total = g_spared_at_weighing = 0;
 }
 
 const lumen_option_def kOptions[] = {
