@@ -132,7 +132,7 @@ bool passes_quiet(ThreadSlot& slot, uint64_t now_ns) {
 // spared (for the log).
 uint64_t g_due_idle_total = 0;
 uint64_t g_spared_total = 0;
-uint64_t g_spared_at_weighing = 0;  // at the last tick that weighed
+uint64_t g_spared_x8 = 0;  // spared at a tick that weighed, averaged (times 8)
 
 // Idle threads due at a tick, averaged over ticks (times 8): weighing the
 // process's clock pays when it spares more clocks than it reads.
@@ -162,7 +162,7 @@ void tick() {
       release_slot(slot, kLive);
     }
   }
-  const bool weighs = !more && g_cpu.pays(g_due_idle_x8 / 8, g_spared_at_weighing);
+  const bool weighs = !more && g_cpu.pays(g_due_idle_x8 / 8, g_spared_x8 / 8);
   read_threads(held, n, false, 0, outcomes, true, weighs);
   for (size_t k = 0; k < n; ++k) release_slot(*held[k], outcomes[k] == Reading::kGone ? kFree : kLive);
   // Then the idle ones due, unless the process's clock says none of them ran.
@@ -188,7 +188,7 @@ void tick() {
   g_due_idle_x8 = g_due_idle_x8 - g_due_idle_x8 / 8 + due_idle;
   g_due_idle_total += due_idle;
   g_spared_total += spared;
-  if (weighs) g_spared_at_weighing = spared;
+  if (weighs) g_spared_x8 = g_spared_x8 - g_spared_x8 / 8 + spared;
   g_stops.end_tick(g_runtime->now_ns());
 }
 
@@ -289,7 +289,7 @@ void fork_child() {
   forget_all_slots();
   g_stops.forget();
   g_cpu.forget();
-  g_due_idle_x8 = g_due_idle_total = g_spared_total = g_spared_at_weighing = 0;
+  g_due_idle_x8 = g_due_idle_total = g_spared_total = g_spared_x8 = 0;
 }
 
 const lumen_option_def kOptions[] = {
