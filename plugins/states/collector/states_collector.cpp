@@ -138,6 +138,14 @@ uint64_t g_spared_x8 = 0;  // spared at a tick that weighed, averaged (times 8)
 // process's clock pays when it spares more clocks than it reads.
 uint64_t g_due_idle_x8 = 0;
 
+void end_tick(uint64_t due_idle, uint64_t spared, bool weighed) {
+  g_due_idle_x8 = g_due_idle_x8 - g_due_idle_x8 / 8 + due_idle;
+  g_due_idle_total += due_idle;
+  g_spared_total += spared;
+  if (weighed) g_spared_x8 = g_spared_x8 - g_spared_x8 / 8 + spared;
+  g_stops.end_tick(g_runtime->now_ns());
+}
+
 void tick() {
   if (!g_running.load(std::memory_order_acquire)) return;
   ++g_tick;
@@ -146,6 +154,24 @@ void tick() {
   const int count = slot_count();
   ThreadSlot* held[kBatchThreads] = {};
   Reading outcomes[kBatchThreads];
+  uint64_t due_idle = 0, spared = 0;
+  if (!g_cpu.pays(g_due_idle_x8 / 8, g_spared_x8 / 8)) {
+    // Every thread due, in batches, as they come.
+    bool first = true;
+    for (int i = 0; i < count || first; first = false) {
+      size_t n = 0;
+      for (; i < count && n < kBatchThreads; ++i) {
+        ThreadSlot& slot = slot_at(i);
+        if (slot.next_tick.load(std::memory_order_relaxed) > g_tick || !hold(slot, kReading)) continue;
+        due_idle += slot.idle_readings != 0;
+        held[n++] = &slot;
+      }
+      read_threads(held, n, false, 0, outcomes, first, false);
+      for (size_t k = 0; k < n; ++k) release_slot(*held[k], outcomes[k] == Reading::kGone ? kFree : kLive);
+    }
+    end_tick(due_idle, spared, false);
+    return;
+  }
   // First the threads that ran at their previous reading, new ones, and
   // those read at the previous tick: their clocks explain part of the
   // process's CPU time.
@@ -162,12 +188,11 @@ void tick() {
       release_slot(slot, kLive);
     }
   }
-  const bool weighs = !more && g_cpu.pays(g_due_idle_x8 / 8, g_spared_x8 / 8);
+  const bool weighs = !more;
   read_threads(held, n, false, 0, outcomes, true, weighs);
   for (size_t k = 0; k < n; ++k) release_slot(*held[k], outcomes[k] == Reading::kGone ? kFree : kLive);
   // Then the idle ones due, unless the process's clock says none of them ran.
   const uint64_t now = g_runtime->now_ns();
-  uint64_t due_idle = 0, spared = 0;
   for (int i = 0; i < count;) {
     n = 0;
     for (; i < count && n < kBatchThreads; ++i) {
@@ -185,11 +210,7 @@ void tick() {
     read_threads(held, n, false, 0, outcomes, false, false);
     for (size_t k = 0; k < n; ++k) release_slot(*held[k], outcomes[k] == Reading::kGone ? kFree : kLive);
   }
-  g_due_idle_x8 = g_due_idle_x8 - g_due_idle_x8 / 8 + due_idle;
-  g_due_idle_total += due_idle;
-  g_spared_total += spared;
-  if (weighs) g_spared_x8 = g_spared_x8 - g_spared_x8 / 8 + spared;
-  g_stops.end_tick(g_runtime->now_ns());
+  end_tick(due_idle, spared, weighs);
 }
 
 int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
