@@ -37,13 +37,8 @@ class ProcessCpu {
 
   // Whether weighing the process's clock pays: it reads one clock per
   // collector thread and the process's, and spares those of the idle
-  // threads due (`due_idle` a tick, on average) that did not run (`spared`
-  // at the ticks that weighed, on average); when that was too few, it
-  // tries again 8 ticks in 64 (a thread's reading refers to a weighing at
-  // the previous tick or before, so sparing takes a few ticks in a row).
-  bool pays(uint64_t due_idle, uint64_t spared) const {
-    return due_idle >= collectors_ + 1 && (spared >= collectors_ + 1 || tick_ % 64 < 8);
-  }
+  // threads due (`due_idle` a tick, on average) when none of them ran.
+  bool pays(uint64_t due_idle) const { return due_idle >= collectors_ + 1; }
 
   // The program's threads' clocks are read next, then weigh(): the clock
   // of each, with its CPU time since its reading at the previous tick when

@@ -132,17 +132,15 @@ bool passes_quiet(ThreadSlot& slot, uint64_t now_ns) {
 // spared (for the log).
 uint64_t g_due_idle_total = 0;
 uint64_t g_spared_total = 0;
-uint64_t g_spared_x8 = 0;  // spared at a tick that weighed, averaged (times 8)
 
 // Idle threads due at a tick, averaged over ticks (times 8): weighing the
 // process's clock pays when it spares more clocks than it reads.
 uint64_t g_due_idle_x8 = 0;
 
-void end_tick(uint64_t due_idle, uint64_t spared, bool weighed) {
+void end_tick(uint64_t due_idle, uint64_t spared) {
   g_due_idle_x8 = g_due_idle_x8 - g_due_idle_x8 / 8 + due_idle;
   g_due_idle_total += due_idle;
   g_spared_total += spared;
-  if (weighed) g_spared_x8 = g_spared_x8 - g_spared_x8 / 8 + spared;
   g_stops.end_tick(g_runtime->now_ns());
 }
 
@@ -155,7 +153,7 @@ void tick() {
   ThreadSlot* held[kBatchThreads] = {};
   Reading outcomes[kBatchThreads];
   uint64_t due_idle = 0, spared = 0;
-  if (!g_cpu.pays(g_due_idle_x8 / 8, g_spared_x8 / 8)) {
+  if (!g_cpu.pays(g_due_idle_x8 / 8)) {
     // Every thread due, in batches, as they come.
     bool first = true;
     for (int i = 0; i < count || first; first = false) {
@@ -169,7 +167,7 @@ void tick() {
       read_threads(held, n, false, 0, outcomes, first, false);
       for (size_t k = 0; k < n; ++k) release_slot(*held[k], outcomes[k] == Reading::kGone ? kFree : kLive);
     }
-    end_tick(due_idle, spared, false);
+    end_tick(due_idle, spared);
     return;
   }
   // First the threads that ran at their previous reading, new ones, and
@@ -210,7 +208,7 @@ void tick() {
     read_threads(held, n, false, 0, outcomes, false, false);
     for (size_t k = 0; k < n; ++k) release_slot(*held[k], outcomes[k] == Reading::kGone ? kFree : kLive);
   }
-  end_tick(due_idle, spared, weighs);
+  end_tick(due_idle, spared);
 }
 
 int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
@@ -310,7 +308,7 @@ void fork_child() {
   forget_all_slots();
   g_stops.forget();
   g_cpu.forget();
-  g_due_idle_x8 = g_due_idle_total = g_spared_total = g_spared_x8 = 0;
+  g_due_idle_x8 = g_due_idle_total = g_spared_total = 0;
 }
 
 const lumen_option_def kOptions[] = {
