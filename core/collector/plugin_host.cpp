@@ -7,6 +7,7 @@
 
 #include "blocked_stack.h"
 #include "clock.h"
+#include "collector_threads.h"
 #include "experiment_log.h"
 #include "loadobject_tracker.h"
 #include "runtime_state.h"
@@ -97,7 +98,9 @@ void* run_plugin_thread(void* start) {
   const RuntimeGuard guard;  // the runtime's own for its whole life
   delete static_cast<PluginThread*>(start);
   mark_collector_thread();
-  return thread.body(thread.argument);
+  void* const result = thread.body(thread.argument);
+  collector_thread_ends();
+  return result;
 }
 
 int runtime_start_thread(void* (*body)(void*), void* argument) {
@@ -136,6 +139,7 @@ const lumen_runtime kRuntime = {
     .start_thread = runtime_start_thread,
     .read_task_files = read_task_files,
     .map_change_ns = loadobject_latest_change_ns,
+    .collector_thread_ids = collector_thread_ids,
 };
 
 void log_failure(const std::string& plugin, const std::string& message) {

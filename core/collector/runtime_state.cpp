@@ -14,6 +14,7 @@
 #include <string>
 
 #include "clock.h"
+#include "collector_threads.h"
 #include "descendant_header.h"
 #include "descendants.h"
 #include "experiment_log.h"
@@ -150,6 +151,7 @@ void stop_collection() {
 
 void restart_in_forked_child(const std::string& lineage) {
   const RuntimeGuard guard;
+  forget_collector_threads();  // the parent's
   const std::string directory = sub_experiment(lineage);
   if (mkdir(directory.c_str(), 0755) != 0 || !redirect_streams_after_fork(directory.c_str())) {
     stop_in_forked_child();
@@ -177,6 +179,7 @@ void stop_in_forked_child() {
   // The child shares the parent's mapped blocks; writing there would corrupt
   // the parent's data. It is not collected (its timers are not inherited).
   g_collecting.store(false, std::memory_order_relaxed);
+  forget_collector_threads();
   process_ending_forget();
   task_file_reader_after_fork();
   abandon_streams_after_fork();
@@ -194,6 +197,7 @@ void runtime_thread_begin() {
 void mark_collector_thread() {
   // Also while collection starts (plugins start their threads then).
   const RuntimeGuard guard;
+  collector_thread_begins();
   experiment_log_event(metadata::log_event::kCollectorThread, "tid: " + std::to_string(current_tid()));
 }
 

@@ -14,6 +14,7 @@
 
 #include <lumen/collector_support.h>
 
+#include "collector_threads.h"
 #include "runtime_thread.h"
 #include "stream_writer.h"
 #include "thread_state.h"
@@ -77,6 +78,7 @@ void* PeriodicThread::run(void* argument) {
     if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec)) next = now;
   }
   const RuntimeGuard guard;
+  collector_thread_ends();
   finish_thread_streams();
   return nullptr;
 }

@@ -15,6 +15,7 @@
 #include <cstring>
 
 
+#include "collector_threads.h"
 #include "experiment_log.h"
 #include "held_task_files.h"
 #include "runtime_state.h"
@@ -189,6 +190,7 @@ void* run(void*) {
     g_answered.store(served, std::memory_order_release);
     futex(&g_answered, FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr);
   }
+  collector_thread_ends();
   return nullptr;
 }
 

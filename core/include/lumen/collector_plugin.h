@@ -216,6 +216,15 @@ typedef struct lumen_runtime {
    * each event after the map change it follows by never stamping earlier
    * than this, so its stacks resolve against the objects of their time. */
   const volatile uint64_t* (*map_change_ns)(void);
+
+  /* ---- appended in ABI version 11 ---- */
+
+  /* [signal-safe] Copies the thread ids of the collector's own threads
+   * alive now (the runtime's periodic threads, its /proc reading thread,
+   * threads of start_thread), at most `capacity`, and returns how many.
+   * A sampler weighing the process's CPU-time clock against its threads'
+   * subtracts theirs. */
+  size_t (*collector_thread_ids)(uint32_t* tids, size_t capacity);
 } lumen_runtime;
 
 /* Services a collector half offers to collect itself, in collect's process

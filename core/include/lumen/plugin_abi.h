@@ -89,7 +89,9 @@ extern "C" {
  *    own /proc/thread-self files.
  * 11: lumen_event_sink.record_thread: the thread that wrote the record a
  *    decoder is decoding (the MPI plugin's compact call record leaves it
- *    out). */
+ *    out); lumen_runtime.collector_thread_ids: the collector's own threads
+ *    alive now (the states sampler subtracts their CPU time from the
+ *    process's CPU-time clock). */
 #define LUMEN_PLUGIN_ABI_VERSION 11u
 
 /* What a plugin's factory functions (and an interposer's definitions) are

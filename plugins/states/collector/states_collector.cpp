@@ -15,6 +15,7 @@
 #include <iterator>
 
 #include "../states_record.h"
+#include "process_cpu.h"
 #include "process_stops.h"
 #include "state_sampler.h"
 #include "thread_slots.h"
@@ -27,6 +28,7 @@ const lumen_runtime* g_runtime = nullptr;
 lumen_stream g_stream = -1;
 std::atomic<bool> g_running{false};
 ProcessStops g_stops;  // the sampling thread's
+ProcessCpu g_cpu;      // the sampling thread's
 __attribute__((tls_model("initial-exec"))) thread_local ThreadSlot* t_slot;
 
 // Holds a live slot for reading; false when another holds it or it ended.
@@ -50,23 +52,44 @@ void pace(ThreadSlot& slot, bool idle) {
   slot.next_tick.store(g_tick + (wait < g_max_idle_ticks ? wait : g_max_idle_ticks), std::memory_order_relaxed);
 }
 
+// After a reading of the thread that found it idle, the process's
+// unexplained CPU time its clock reading refers to (process_cpu.h): the
+// total before this tick's process clock when its clock was read before
+// that (`before`), else the total now.
+void mark_quiet(ThreadSlot& slot, bool idle, bool before) {
+  slot.quiet_marked = idle && (before ? g_cpu.reliable_before() : g_cpu.reliable());
+  slot.quiet_mark = before ? g_cpu.total_before() : g_cpu.total();
+}
+
 // Reads the threads of `slots` (held by the caller) at `at_ns` (0: each
 // when it is read): their clocks first, then the files of those that ran,
 // all in one request of the runtime's reader, then each one's interval,
 // whose outcome goes to `outcomes`. At a tick, the first batch carries the
-// sampling thread's own schedstat too (process_stops.h).
+// sampling thread's own schedstat too (process_stops.h). With `weighs`,
+// the process's CPU-time clock is weighed against theirs and the
+// collector's between their clocks and the request.
 void read_threads(ThreadSlot* const* slots, size_t count, bool final, uint64_t at_ns, Reading* outcomes,
-                  bool first_of_tick) {
+                  bool first_of_tick, bool weighs) {
   // Only the sampling thread (or stop, after it ended) reads here.
   static ThreadReading readings[kBatchThreads];
   static TaskFiles files[kBatchFiles];
   static uint32_t tids[kBatchFiles];
   bool reads = false;
+  if (weighs) g_cpu.sequence_begins(*g_runtime);
   for (size_t i = 0; i < count; ++i) {
-    plan_reading(*slots[i], final, readings[i], files[i]);
-    tids[i] = slots[i]->tid;
+    ThreadSlot& slot = *slots[i];
+    plan_reading(slot, final, readings[i], files[i]);
+    tids[i] = slot.tid;
     reads = reads || files[i].wants_counters;
+    if (final || readings[i].gone) continue;
+    const uint64_t clock = readings[i].clock_ns;
+    if (weighs)
+      g_cpu.thread_read(slot.clock_seen_tick != 0 && slot.clock_seen_tick + 1 == g_tick && clock >= slot.clock_seen_ns,
+                        clock - slot.clock_seen_ns);
+    slot.clock_seen_ns = clock;
+    slot.clock_seen_tick = g_tick;
   }
+  if (weighs) g_cpu.weigh(*g_runtime, g_runtime->thread_id());
   size_t asked = count;
   if (first_of_tick && g_stops.ask_own(reads, files[count], files[count + 1])) {
     tids[asked++] = g_runtime->thread_id();
@@ -84,28 +107,108 @@ void read_threads(ThreadSlot* const* slots, size_t count, bool final, uint64_t a
     // charges it as `stop`, not in this one as the block it was in.
     const uint64_t now = at_ns != 0 ? at_ns : asked_at;
     outcomes[i] = sample_thread(*g_runtime, g_stream, *slots[i], now, final, readings[i], files[i]);
-    pace(*slots[i], !readings[i].gone && !files[i].wants_counters);
+    const bool idle = !readings[i].gone && !files[i].wants_counters;
+    pace(*slots[i], idle);
+    mark_quiet(*slots[i], idle, weighs);
   }
+}
+
+// An idle thread due for a reading that the process's clock says has not
+// run since its last one: its interval is written as that reading would
+// write it (blocked throughout where it was), without a system call.
+bool passes_quiet(ThreadSlot& slot, uint64_t now_ns) {
+  if (!slot.quiet_marked || !slot.history.known || !g_cpu.quiet_since(slot.quiet_mark) || g_cpu.is_collector(slot.tid))
+    return false;
+  ThreadReading reading;
+  reading.clock_ns = slot.history.clock_ns;
+  reading.stopped_total_ns = g_stops.stopped_total_ns();
+  static const TaskFiles nothing{};  // no file wanted
+  sample_thread(*g_runtime, g_stream, slot, now_ns, false, reading, nothing);
+  pace(slot, true);
+  return true;
+}
+
+// Idle threads' readings due, and how many of them the process's clock
+// spared (for the log).
+uint64_t g_due_idle_total = 0;
+uint64_t g_spared_total = 0;
+
+// Idle threads due at a tick, averaged over ticks (times 8): weighing the
+// process's clock pays when it spares more clocks than it reads.
+uint64_t g_due_idle_x8 = 0;
+
+void end_tick(uint64_t due_idle, uint64_t spared) {
+  g_due_idle_x8 = g_due_idle_x8 - g_due_idle_x8 / 8 + due_idle;
+  g_due_idle_total += due_idle;
+  g_spared_total += spared;
+  g_stops.end_tick(g_runtime->now_ns());
 }
 
 void tick() {
   if (!g_running.load(std::memory_order_acquire)) return;
   ++g_tick;
   g_stops.begin_tick(g_runtime->now_ns());
+  g_cpu.begin_tick(*g_runtime, g_tick);
   const int count = slot_count();
-  ThreadSlot* held[kBatchThreads];
+  ThreadSlot* held[kBatchThreads] = {};
   Reading outcomes[kBatchThreads];
-  bool first = true;
-  for (int i = 0; i < count || first; first = false) {
-    size_t n = 0;
+  uint64_t due_idle = 0, spared = 0;
+  if (!g_cpu.pays(g_due_idle_x8 / 8)) {
+    // Every thread due, in batches, as they come.
+    bool first = true;
+    for (int i = 0; i < count || first; first = false) {
+      size_t n = 0;
+      for (; i < count && n < kBatchThreads; ++i) {
+        ThreadSlot& slot = slot_at(i);
+        if (slot.next_tick.load(std::memory_order_relaxed) > g_tick || !hold(slot, kReading)) continue;
+        due_idle += slot.idle_readings != 0;
+        held[n++] = &slot;
+      }
+      read_threads(held, n, false, 0, outcomes, first, false);
+      for (size_t k = 0; k < n; ++k) release_slot(*held[k], outcomes[k] == Reading::kGone ? kFree : kLive);
+    }
+    end_tick(due_idle, spared);
+    return;
+  }
+  // First the threads that ran at their previous reading, new ones, and
+  // those read at the previous tick: their clocks explain part of the
+  // process's CPU time.
+  size_t n = 0;
+  bool more = false;
+  for (int i = 0; i < count; ++i) {
+    ThreadSlot& slot = slot_at(i);
+    if (slot.next_tick.load(std::memory_order_relaxed) > g_tick || !hold(slot, kReading)) continue;
+    const bool first = slot.idle_readings == 0 || slot.clock_seen_tick + 1 == g_tick;
+    if (first && n < kBatchThreads) {
+      held[n++] = &slot;
+    } else {
+      more = more || first;
+      release_slot(slot, kLive);
+    }
+  }
+  const bool weighs = !more;
+  read_threads(held, n, false, 0, outcomes, true, weighs);
+  for (size_t k = 0; k < n; ++k) release_slot(*held[k], outcomes[k] == Reading::kGone ? kFree : kLive);
+  // Then the idle ones due, unless the process's clock says none of them ran.
+  const uint64_t now = g_runtime->now_ns();
+  for (int i = 0; i < count;) {
+    n = 0;
     for (; i < count && n < kBatchThreads; ++i) {
       ThreadSlot& slot = slot_at(i);
-      if (slot.next_tick.load(std::memory_order_relaxed) <= g_tick && hold(slot, kReading)) held[n++] = &slot;
+      if (slot.next_tick.load(std::memory_order_relaxed) > g_tick || !hold(slot, kReading)) continue;
+      due_idle += slot.idle_readings != 0;
+      if (passes_quiet(slot, now)) {
+        ++spared;
+        release_slot(slot, kLive);
+      } else {
+        held[n++] = &slot;
+      }
     }
-    read_threads(held, n, false, 0, outcomes, first);
+    if (n == 0) break;
+    read_threads(held, n, false, 0, outcomes, false, false);
     for (size_t k = 0; k < n; ++k) release_slot(*held[k], outcomes[k] == Reading::kGone ? kFree : kLive);
   }
-  g_stops.end_tick(g_runtime->now_ns());
+  end_tick(due_idle, spared);
 }
 
 int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
@@ -189,9 +292,13 @@ void stop() {
       await_slot(slot, kEnding);
       if (hold(slot, kReading)) held[n++] = &slot;
     }
-    read_threads(held, n, true, now, outcomes, false);
+    read_threads(held, n, true, now, outcomes, false, false);
     for (size_t k = 0; k < n; ++k) release_slot(*held[k], kClosed);
   }
+  char note[160];
+  std::snprintf(note, sizeof note, "idle threads' readings spared by the process's CPU-time clock: %llu of %llu",
+                static_cast<unsigned long long>(g_spared_total), static_cast<unsigned long long>(g_due_idle_total));
+  g_runtime->log_note(note);
 }
 
 // The parent's threads and sampling thread are not the child's.
@@ -200,6 +307,8 @@ void fork_child() {
   forget_self_pid();
   forget_all_slots();
   g_stops.forget();
+  g_cpu.forget();
+  g_due_idle_x8 = g_due_idle_total = g_spared_total = 0;
 }
 
 const lumen_option_def kOptions[] = {

@@ -24,6 +24,8 @@ ThreadSlot* claim_slot(uint32_t tid, uint64_t now_ns, const volatile uint64_t* l
     slot.tid = tid;
     slot.next_tick.store(0, std::memory_order_relaxed);
     slot.idle_readings = 0;
+    slot.clock_seen_tick = 0;
+    slot.quiet_marked = false;
     slot.latest_stack = latest_stack;
     slot.history = History{};
     slot.history.last_ns = now_ns;

@@ -69,6 +69,14 @@ struct ThreadSlot {
   std::atomic<uint64_t> next_tick{0};
   uint32_t idle_readings = 0;
   uint32_t tid = 0;
+  // Its CPU-time clock at its last reading and the tick of that reading;
+  // and the process's unexplained CPU time then (process_cpu.h), when that
+  // reading found it idle at a reliably weighed tick. Only the sampler uses
+  // them.
+  uint64_t clock_seen_ns = 0;
+  uint64_t clock_seen_tick = 0;
+  int64_t quiet_mark = 0;
+  bool quiet_marked = false;
   const volatile uint64_t* latest_stack = nullptr;
   History history;
 };

@@ -12,6 +12,9 @@
 // a few intervals, plus a few percent for the machine's own noise.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "lumen_commands.h"
 
 namespace lumen::test {
@@ -62,10 +65,10 @@ TEST_F(StatesRun, ClockProfilingPlansTheStates) {
   EXPECT_NE(header.dump().find("states"), std::string::npos) << header.dump();
 }
 
-TEST_F(StatesRun, EachFunctionMatchesItsOwnMeasurement) {
+void expect_each_function_matches_its_measurement(const Collection& run) {
   const auto rows = rows_by_name(
-      er_print_json({"-metrics", "i.sleep:i.lock:i.wait:i.total:name", "-functions"}, run_->experiment));
-  const json& truth = run_->truth.at("functions");
+      er_print_json({"-metrics", "i.sleep:i.lock:i.wait:i.total:name", "-functions"}, run.experiment));
+  const json& truth = run.truth.at("functions");
   for (const char* function : {"sleep_in_nanosleep", "wait_for_mutex", "burn_pinned"}) {
     for (const char* state : {"sleep", "lock", "wait"}) {
       const double expected = truth.at(function).at(state).get<double>();
@@ -77,6 +80,25 @@ TEST_F(StatesRun, EachFunctionMatchesItsOwnMeasurement) {
   EXPECT_GT(truth.at("sleep_in_nanosleep").at("sleep").get<double>(), 0.7);
   EXPECT_GT(truth.at("wait_for_mutex").at("lock").get<double>(), 0.5);
   EXPECT_GT(truth.at("burn_pinned").at("wait").get<double>(), 0.3);
+}
+
+TEST_F(StatesRun, EachFunctionMatchesItsOwnMeasurement) { expect_each_function_matches_its_measurement(*run_); }
+
+// Among 60 idle threads the sampler weighs the process's CPU-time clock
+// instead of reading each idle thread's: the workers' waking, sleeping and
+// blocking are still seen as they are without them, and the log says how
+// many idle threads' readings that spared.
+TEST(StatesAmongIdleThreads, EachFunctionStillMatchesItsMeasurement) {
+  TempDir dir;
+  const Collection run = collect(dir, {"-p", "on"}, states_target(), {"60"});
+  ASSERT_EQ(run.run.exit_code, 0) << run.run.out << run.run.err;
+  expect_each_function_matches_its_measurement(run);
+  std::ifstream log(run.experiment / "collector.log");
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  const std::string said = "idle threads' readings spared by the process's CPU-time clock: ";
+  const size_t at = text.find(said);
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_GT(std::stol(text.substr(at + said.size())), 0) << text.substr(at, 200);
 }
 
 TEST_F(StatesRun, EachThreadsTotalIsItsLifetime) {

@@ -132,7 +132,25 @@ static void write_truth(const struct worker* workers, int count) {
   fclose(out);
 }
 
-int main(void) {
+/* Threads idle for the whole run (blocked on a condition variable), beside
+ * the workers: `states_target IDLE` has the sampler weigh the process's
+ * CPU-time clock rather than read each idle thread's. */
+static pthread_mutex_t g_idle_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_idle_end = PTHREAD_COND_INITIALIZER;
+static int g_idle_over;
+
+static void* stay_idle(void* unused) {
+  (void)unused;
+  pthread_mutex_lock(&g_idle_lock);
+  while (!g_idle_over) pthread_cond_wait(&g_idle_end, &g_idle_lock);
+  pthread_mutex_unlock(&g_idle_lock);
+  return NULL;
+}
+
+int main(int argc, char** argv) {
+  const int idle = argc > 1 ? atoi(argv[1]) : 0;
+  pthread_t idle_threads[256];
+  for (int i = 0; i < idle && i < 256; ++i) pthread_create(&idle_threads[i], NULL, stay_idle, NULL);
   struct worker workers[4] = {
       {.function = "sleep_in_nanosleep"},
       {.function = "wait_for_mutex"},
@@ -150,6 +168,11 @@ int main(void) {
   nanosleep(&hold, NULL);
   pthread_mutex_unlock(&g_mutex);
   for (int i = 0; i < 4; ++i) pthread_join(threads[i], NULL);
+  pthread_mutex_lock(&g_idle_lock);
+  g_idle_over = 1;
+  pthread_cond_broadcast(&g_idle_end);
+  pthread_mutex_unlock(&g_idle_lock);
+  for (int i = 0; i < idle && i < 256; ++i) pthread_join(idle_threads[i], NULL);
   write_truth(workers, 4);
   int interrupted = 0;
   for (int i = 0; i < 4; ++i) interrupted += workers[i].interrupted;

@@ -1,0 +1,23 @@
+// The collector's own threads that are alive now (the runtime's periodic
+// threads, its /proc reader, plugins' threads), by thread id: a sampler
+// that accounts for the process's CPU time subtracts theirs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace lumen::collector {
+
+// [signal-safe] The calling thread is one of the collector's, from now on
+// until it calls collector_thread_ends (just before it returns).
+void collector_thread_begins();
+void collector_thread_ends();
+
+// [signal-safe] Copies the ids of the collector's live threads, at most
+// `capacity`; returns how many were copied.
+size_t collector_thread_ids(uint32_t* tids, size_t capacity);
+
+// A forked child has none of the parent's threads.
+void forget_collector_threads();
+
+}  // namespace lumen::collector
