@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../heap_paired.h"
 #include "heap_timeline.h"
 
 namespace lumen::heap {
@@ -77,10 +78,16 @@ class LatestByAddress {
   // entry. The one key equal to the empty mark (only a damaged file names
   // it) is kept on its own.
   static constexpr uint64_t kEmpty = UINT64_MAX;
+  // An identity (the paired form) is allocated once and freed at most
+  // once, after: its free is the latest event, whatever the marks say.
+  static bool replaces(const Latest& later, const Latest& kept, uint64_t key) {
+    if ((key & kIdentityBit) != 0 && later.op.allocation != kept.op.allocation) return !later.op.allocation;
+    return later.op.time_ns >= kept.op.time_ns;
+  }
   static size_t hash(uint64_t key) { return static_cast<size_t>((key >> 4) * 0x9e3779b97f4a7c15ull >> 20); }
   void put(uint64_t key, const Latest& latest) {
     if (key == kEmpty) {
-      if (!empty_key_ || latest.op.time_ns >= empty_key_->op.time_ns) empty_key_ = latest;
+      if (!empty_key_ || replaces(latest, *empty_key_, key)) empty_key_ = latest;
       return;
     }
     if (keys_.empty()) {
@@ -91,7 +98,7 @@ class LatestByAddress {
     size_t i = hash(key) & mask;
     while (keys_[i] != key && keys_[i] != kEmpty) i = (i + 1) & mask;
     if (keys_[i] == key) {
-      if (latest.op.time_ns >= latest_[i].op.time_ns) latest_[i] = latest;
+      if (replaces(latest, latest_[i], key)) latest_[i] = latest;
       return;
     }
     keys_[i] = key;

@@ -636,6 +636,7 @@ TEST(HeapDataLimit, ALimitNotReachedIsNotAWarning) {
 using heap::HeapCompressed;
 using heap::kCompactRecord;
 using heap::kCompressedRecord;
+using heap::kPairedCompactRecord;
 
 namespace compressed {
 
@@ -697,11 +698,13 @@ void expect_same_views(const std::string& target, const std::vector<std::string>
   const Collection packed = collect_at_level(dir, "packed", 3, target, args);
   ASSERT_EQ(plain.run.exit_code, 0) << plain.run.err;
   ASSERT_EQ(packed.run.exit_code, 0) << packed.run.err;
-  const KindCount plain_kinds = record_kinds(plain.experiment / "heaptrace", kCompactRecord);
-  const KindCount packed_kinds = record_kinds(packed.experiment / "heaptrace", kCompactRecord);
-  EXPECT_EQ(plain_kinds.count.count(kCompactRecord) + plain_kinds.count.count(kCompressedRecord), 0u)
+  const KindCount plain_kinds = record_kinds(plain.experiment / "heaptrace", kPairedCompactRecord);
+  const KindCount packed_kinds = record_kinds(packed.experiment / "heaptrace", kPairedCompactRecord);
+  EXPECT_EQ(plain_kinds.count.count(kCompactRecord) + plain_kinds.count.count(kCompressedRecord) +
+                plain_kinds.count.count(kPairedCompactRecord),
+            0u)
       << "compress: 0 wrote compressed records";
-  ASSERT_GT(packed_kinds.count.count(kCompactRecord), 0u) << "no compact record was written";
+  ASSERT_GT(packed_kinds.count.count(kPairedCompactRecord), 0u) << "no compact record was written";
   const std::vector<std::string> a = heap_views(plain.experiment), b = heap_views(packed.experiment);
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i], b[i]) << "view " << i;
@@ -730,8 +733,8 @@ TEST(HeapCompression, ACorruptCompressedRecordIsAnErrorNamingFileAndOffset) {
   const Collection c = compressed::collect_at_level(dir, "packed", 1, heap_target("heap_threads_target"), {"1", "20000"});
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
   const fs::path file = c.experiment / "heaptrace";
-  const compressed::KindCount kinds = compressed::record_kinds(file, kCompactRecord);
-  ASSERT_GT(kinds.count.count(kCompactRecord), 0u);
+  const compressed::KindCount kinds = compressed::record_kinds(file, kPairedCompactRecord);
+  ASSERT_GT(kinds.count.count(kPairedCompactRecord), 0u);
   {
     // Inside the frame, past the record word, HeapCompressed and zstd's frame header.
     std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
