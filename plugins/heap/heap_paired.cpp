@@ -10,6 +10,7 @@ struct SectionSink {
   uint8_t* at[kPairedSections];
   bool full = false;
   uint32_t allocations = 0;  // of the batch being walked
+  uint64_t advance = 0;      // its marks' advances, summed
   bool room(int section) {
     if (static_cast<size_t>(at[section] - begin[section]) + 10 > kMaxCompactBytes) full = true;
     return !full;
@@ -21,6 +22,7 @@ struct SectionSink {
     if (type == EventType::kAlloc || type == EventType::kRealloc) ++allocations;
   }
   void value(int section, uint64_t v) {
+    if (section == kPSecTimes) advance += v;
     if (room(section)) at[section] = put_varint(at[section], v);
   }
   void zigzag(int section, uint64_t v, uint64_t previous) {
@@ -34,7 +36,7 @@ size_t compact_paired_batches(const uint8_t* gathered, size_t bytes, uint32_t ba
                               uint8_t* const* sections) noexcept {
   SectionSink sink;
   for (int i = 0; i < kPairedSections; ++i) sink.begin[i] = sink.at[i] = sections[i];
-  OrdinalGuess guess;
+  ThreadGuess guess;
   uint64_t previous_base = 0;
   size_t at = 0;
   for (uint32_t n = 0; n < batch_count; ++n) {
@@ -44,17 +46,20 @@ size_t compact_paired_batches(const uint8_t* gathered, size_t bytes, uint32_t ba
     if (size < sizeof(HeapPairedBatch) || at + 2 + size > bytes) return 0;
     HeapPairedBatch header;
     std::memcpy(&header, gathered + at + 2, sizeof header);
+    uint64_t ordinal, time;
+    guess.expect(header.thread_id, previous_base, ordinal, time);
     sink.value(kPSecBatches, header.thread_id);
     sink.value(kPSecBatches, header.event_count);
-    sink.zigzag(kPSecBatches, header.base_time_ns, previous_base);
-    sink.zigzag(kPSecBatches, header.base_ordinal, guess.expect(header.thread_id));
+    sink.zigzag(kPSecBatches, header.base_time_ns, time);
+    sink.zigzag(kPSecBatches, header.base_ordinal, ordinal);
     previous_base = header.base_time_ns;
     PlainSource in{{gathered + at + 2 + sizeof header, gathered + at + 2 + size}};
     sink.allocations = 0;
+    sink.advance = 0;
     for (uint32_t e = 0; e < header.event_count; ++e)
       if (walk_paired_event(in, sink) < 0) return 0;
     if (in.s.at != in.s.end || sink.full) return 0;
-    guess.set(header.thread_id, header.base_ordinal + sink.allocations);
+    guess.set(header.thread_id, header.base_ordinal + sink.allocations, header.base_time_ns + sink.advance + 1);
     at += 2 + size;
   }
   if (at != bytes) return 0;

@@ -33,9 +33,10 @@
 // Compact encoding (kPairedCompactRecord: HeapCompressed, then one zstd
 // frame): kPairedSections section lengths, then the sections, each holding
 // one kind of field of all the record's batches in order:
-//   batches  per batch: thread id, event count, Δ base time (from the
-//            previous batch's), Δ base ordinal (from what OrdinalGuess
-//            expects of the thread)
+//   batches  per batch: thread id, event count, Δ base time and Δ base
+//            ordinal (from what ThreadGuess expects of the thread: where
+//            its previous batch in the record left off; a batch starts at
+//            its thread's latest mark + 1 ns unless a mark is due)
 //   tags     per event: the tag byte
 //   times    per mark: Uadvance
 //   pairs    per allocation: Usize Ustack
@@ -58,6 +59,12 @@ namespace lumen::heap {
 // precision of heap event times (time filters, the timeline, the peak's time).
 inline constexpr uint64_t kMarkGranularityNs = 1'000'000;
 
+// A thread's paired batch, at most (HeapPairedBatch and events): larger
+// than a plain batch, so that a record holds fewer batch starts, each of
+// which interrupts the repeating runs of every section.
+inline constexpr size_t kPairedBatchBytes = 16384;
+static_assert(kPairedBatchBytes < 65536, "a batch fits a record and a block");
+
 enum class RefKind : uint8_t { kOwn = 0, kOther = 1, kAddress = 2 };
 inline constexpr uint64_t kMaxIdentityThread = 1ull << 22;
 inline constexpr uint64_t kMaxOrdinal = 1ull << 40;
@@ -71,30 +78,39 @@ enum PairedSection { kPSecBatches, kPSecTags, kPSecTimes, kPSecPairs, kPSecRefs,
 inline constexpr int kPairedSections = 6;
 
 // What a compact record's batches section predicts for a thread's next
-// batch's base ordinal: where its previous batch in the record left off.
+// batch's base ordinal and base time: where its previous batch in the
+// record left off (its last ordinal + 1, its last mark + 1).
 // The writer and the reader keep it alike, so it is deterministic: up to
 // kThreads threads, then the oldest entry makes room.
-struct OrdinalGuess {
+struct ThreadGuess {
   static constexpr int kThreads = 64;
   uint32_t thread[kThreads];
   uint64_t next[kThreads];
+  uint64_t time[kThreads];
   int used = 0;
   int oldest = 0;
-  uint64_t expect(uint32_t id) const {
-    for (int i = 0; i < used; ++i)
-      if (thread[i] == id) return next[i];
-    return 0;
-  }
-  void set(uint32_t id, uint64_t value) {
+  // The thread's expected ordinal and time; unknown: 0 and `fallback_time`.
+  void expect(uint32_t id, uint64_t fallback_time, uint64_t& ordinal, uint64_t& at_time) const {
+    ordinal = 0;
+    at_time = fallback_time;
     for (int i = 0; i < used; ++i)
       if (thread[i] == id) {
-        next[i] = value;
+        ordinal = next[i];
+        at_time = time[i];
+      }
+  }
+  void set(uint32_t id, uint64_t ordinal, uint64_t at_time) {
+    for (int i = 0; i < used; ++i)
+      if (thread[i] == id) {
+        next[i] = ordinal;
+        time[i] = at_time;
         return;
       }
     int at = used < kThreads ? used++ : oldest;
     if (at == oldest && used == kThreads) oldest = (oldest + 1) % kThreads;
     thread[at] = id;
-    next[at] = value;
+    next[at] = ordinal;
+    time[at] = at_time;
   }
 };
 

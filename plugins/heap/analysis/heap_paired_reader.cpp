@@ -15,7 +15,8 @@ const char* const kSectionNames[kPairedSections] = {"batches", "tags", "times", 
 // told to `reader`. The data is untrusted: every number is checked before
 // it names anything.
 template <typename Source>
-bool decode_events(Source& in, const HeapPairedBatch& batch, HeapRecordReader& reader, std::string& error) {
+bool decode_events(Source& in, const HeapPairedBatch& batch, HeapRecordReader& reader, std::string& error,
+                   uint64_t* end_time = nullptr, uint64_t* end_ordinal = nullptr) {
   uint64_t time = batch.base_time_ns;
   uint64_t ordinal = batch.base_ordinal;
   const uint32_t thread = batch.thread_id;
@@ -119,6 +120,8 @@ bool decode_events(Source& in, const HeapPairedBatch& batch, HeapRecordReader& r
     }
   }
   reader.batch_end();
+  if (end_time != nullptr) *end_time = time;
+  if (end_ordinal != nullptr) *end_ordinal = ordinal;
   return true;
 }
 
@@ -155,13 +158,13 @@ bool decode_paired_compact(const uint8_t* data, size_t bytes, uint32_t batch_cou
     s[i].at = begins[i];
     s[i].end = ends[i];
   }
-  OrdinalGuess guess;
+  ThreadGuess guess;
   uint64_t base = 0;
   SectionSource in{s};
   for (uint32_t b = 0; b < batch_count; ++b) {
-    uint64_t thread = 0, count = 0, ordinal = 0;
+    uint64_t thread = 0, count = 0, ordinal = 0, expected_ordinal = 0, expected_time = 0;
     VarintStream& batches = s[kPSecBatches];
-    if (!batches.varint(thread) || !batches.varint(count) || !batches.delta(base, base)) {
+    if (!batches.varint(thread) || !batches.varint(count)) {
       error = "the batches section ends inside batch " + std::to_string(b);
       return false;
     }
@@ -170,29 +173,20 @@ bool decode_paired_compact(const uint8_t* data, size_t bytes, uint32_t batch_cou
               std::to_string(count) + " events, more than the tags section holds";
       return false;
     }
-    if (!batches.delta(guess.expect(static_cast<uint32_t>(thread)), ordinal)) {
+    guess.expect(static_cast<uint32_t>(thread), base, expected_ordinal, expected_time);
+    if (!batches.delta(expected_time, base) || !batches.delta(expected_ordinal, ordinal)) {
       error = "the batches section ends inside batch " + std::to_string(b);
       return false;
     }
     const HeapPairedBatch batch{base, static_cast<uint32_t>(thread), static_cast<uint32_t>(count), ordinal};
-    struct Counting : HeapRecordReader {
-      HeapRecordReader* to;
-      uint64_t allocations = 0;
-      void start(const HeapStart& s) override { to->start(s); }
-      void op(const HeapOp& op) override {
-        allocations += op.allocation;
-        to->op(op);
-      }
-      void batch_end() override { to->batch_end(); }
-    } counting;
-    counting.to = &reader;
-    if (!decode_events(in, batch, counting, error)) {
+    uint64_t end_time = 0, end_ordinal = 0;
+    if (!decode_events(in, batch, reader, error, &end_time, &end_ordinal)) {
       for (int i = 0; i < kPairedSections; ++i)
         if (s[i].failed) error = "the " + std::string(kSectionNames[i]) + " section ends early: " + error;
       error += " (batch " + std::to_string(b) + ")";
       return false;
     }
-    guess.set(static_cast<uint32_t>(thread), ordinal + counting.allocations);
+    guess.set(static_cast<uint32_t>(thread), end_ordinal, end_time + 1);
   }
   for (int i = 0; i < kPairedSections; ++i)
     if (s[i].at != s[i].end) {

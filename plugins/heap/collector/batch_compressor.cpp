@@ -27,10 +27,10 @@ namespace {
 
 // The queue: Vyukov's bounded ring. A cell whose sequence equals the
 // producer position is free; producer position + 1, filled.
-constexpr uint64_t kCells = 2048;  // 8 MiB of batches: the compressor may wait for a CPU a while on a busy machine
+constexpr uint64_t kCells = 512;  // 8 MiB of batches: the compressor may wait for a CPU a while on a busy machine
 struct Cell {
   uint16_t bytes;
-  alignas(8) uint8_t data[kBatchBytes];
+  alignas(8) uint8_t data[kPairedBatchBytes];
 };
 // The sequences apart from the cells: starting (or restarting in a forked
 // child) touches 16 KiB, and a cell's pages only once it is used.
@@ -102,7 +102,7 @@ bool map_compaction() {
 // plain one's when there is no compaction (one more batch may follow the
 // target).
 size_t most_gathered() {
-  return (g_compact != nullptr ? kMaxCompactBytes : kMaxGatheredBytes) - kBatchBytes - 2;
+  return (g_compact != nullptr ? kMaxCompactBytes : kMaxGatheredBytes) - kPairedBatchBytes - 2;
 }
 
 // Compresses `batch_count` gathered batches (`bytes` at `from`), compacted
@@ -274,7 +274,7 @@ bool compressor_start(const lumen_runtime* runtime, lumen_stream stream, int lev
 }
 
 bool compressor_offer(const uint8_t* batch, uint16_t bytes) noexcept {
-  if (!g_accepting.load(std::memory_order_acquire) || bytes > kBatchBytes) return false;
+  if (!g_accepting.load(std::memory_order_acquire) || bytes > kPairedBatchBytes) return false;
   uint64_t at = g_ring->enqueue_at.load(std::memory_order_relaxed);
   for (;;) {
     const uint64_t sequence = g_ring->sequence[at & (kCells - 1)].load(std::memory_order_acquire);

@@ -23,7 +23,7 @@ struct Slot {
   uint32_t thread_id;
   uint32_t used;   // bytes of `data` in use, HeapBatch included; 0: no batch open
   uint32_t count;  // events in the open batch
-  alignas(8) uint8_t data[kBatchBytes];
+  alignas(8) uint8_t data[kPairedBatchBytes];
 };
 
 constexpr int kSlotsPerChunk = 32;
@@ -147,17 +147,20 @@ bool batch_append(const PairedEvent& event, Appended& appended) noexcept {
     return false;
   }
   t_phase = kInAppend;
-  if (slot->used + kMaxEventBytes > kBatchBytes) write_batch(*slot);
+  if (slot->used + kMaxEventBytes > kPairedBatchBytes) write_batch(*slot);
   const uint64_t now = clock_now();
   const uint64_t floor = mark_floor(event, slot->thread_id);
   if (slot->count == 0) {
-    uint64_t mark = now > t_mark ? now : t_mark + 1;
-    t_mark = mark > floor ? mark : floor;
+    // Strictly later than the thread's previous batch (its batches may
+    // reach the file out of order), and no new reading: one ns later
+    // repeats in the record, a reading would not.
+    t_mark = t_mark + 1 > floor ? t_mark + 1 : floor;
     auto* header = reinterpret_cast<HeapPairedBatch*>(slot->data);
     header->base_time_ns = t_mark;
     header->base_ordinal = t_ordinal;
     slot->used = sizeof(HeapPairedBatch);
-  } else if (now >= t_mark + kMarkGranularityNs || floor > t_mark) {
+  }
+  if (now >= t_mark + kMarkGranularityNs || floor > t_mark) {
     const uint64_t mark = now > floor ? now : floor;
     uint8_t* out = slot->data + slot->used;
     *out++ = static_cast<uint8_t>(static_cast<uint8_t>(EventType::kMark) << 4);
