@@ -117,6 +117,7 @@ void fork_child() {
   if (!detail::g_running.load(std::memory_order_acquire)) return;
   batches_forget_after_fork();
   live_forget_after_fork();
+  if (g_runtime->collecting() != 0) live_start();
   if (g_runtime->collecting() == 0) {
     compressor_forget_after_fork();
     return;
@@ -145,6 +146,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
     return 1;
   }
   batches_start(runtime, g_stream, g_start_ns);
+  live_start();
   // Before tracing begins: the thread's own stack and TLS are not traced.
   const int level = std::atoi(lumen_option(options, count, "compress", "1"));
   if (level > 0 && !compressor_start(runtime, g_stream, level))

@@ -13,7 +13,7 @@ namespace lumen::heap {
 namespace {
 
 constexpr size_t kStripes = 256;
-constexpr size_t kFirstSlots = 256;  // per stripe: 8 KiB, mapped on its first insert
+constexpr size_t kFirstSlots = 256;  // per stripe: 8 KiB, all mapped at start (live_start)
 
 struct alignas(64) Stripe {
   std::atomic<uint32_t> lock{0};
@@ -73,6 +73,21 @@ bool grow(Stripe& s) {
 }
 
 }  // namespace
+
+bool live_start() noexcept {
+  // One mapping for every stripe's first table, made before the program
+  // is traced: mapping memory later, a piece at a time, could take the
+  // place of a library the program just unloaded, and the next library
+  // would be loaded elsewhere than without tracing.
+  LiveEntry* first = map_slots(kStripes * kFirstSlots);
+  if (first == nullptr) return false;
+  for (size_t i = 0; i < kStripes; ++i) {
+    g_stripes[i].slots = first + i * kFirstSlots;
+    g_stripes[i].capacity = kFirstSlots;
+    g_stripes[i].used = 0;
+  }
+  return true;
+}
 
 bool live_insert(const LiveEntry& entry, LiveEntry& replaced) noexcept {
   const uint64_t h = hash(entry.key);

@@ -36,6 +36,11 @@ inline uint64_t live_key(const void* address, bool mapping) {
   return reinterpret_cast<uint64_t>(address) | (mapping ? kMappingKeyBit : 0);
 }
 
+// Not signal-safe: at start (and in a forked child, after
+// live_forget_after_fork). Maps every stripe's first table at once; without
+// it (or when it fails) each stripe maps its own on its first insert.
+bool live_start() noexcept;
+
 // Inserts `entry`; when its key was live, the entry it replaces (an
 // allocation released unseen) is copied to `replaced` and true returned.
 // An entry that cannot be stored (no memory) is dropped: its free will be
