@@ -13,7 +13,7 @@ namespace lumen::heap {
 namespace {
 
 constexpr size_t kStripes = 256;
-constexpr size_t kFirstSlots = 256;  // per stripe: 8 KiB, all mapped at start (live_start)
+constexpr size_t kFirstSlots = 256;  // per stripe: 10 KiB, all mapped at start (live_start)
 
 struct alignas(64) Stripe {
   std::atomic<uint32_t> lock{0};
@@ -22,6 +22,13 @@ struct alignas(64) Stripe {
   LiveEntry* slots = nullptr;
 };
 Stripe g_stripes[kStripes];
+// Every stripe's first table, one mapping (live_start): a piece of it is
+// not unmapped on its own (an entry is not a divisor of a page).
+LiveEntry* g_first = nullptr;
+constexpr size_t kFirstBytes = kStripes * kFirstSlots * sizeof(LiveEntry);
+bool in_first(const LiveEntry* slots) {
+  return g_first != nullptr && slots >= g_first && slots < g_first + kStripes * kFirstSlots;
+}
 static_assert(std::atomic<uint32_t>::is_always_lock_free, "taken from interposers");
 
 uint64_t hash(uint64_t key) {
@@ -68,7 +75,7 @@ bool grow(Stripe& s) {
   s.capacity = capacity;
   for (size_t i = 0; i < old_capacity; ++i)
     if (old[i].key != 0) s.slots[find(s, old[i].key, hash(old[i].key))] = old[i];
-  if (old != nullptr) syscall(SYS_munmap, old, old_capacity * sizeof(LiveEntry));
+  if (old != nullptr && !in_first(old)) syscall(SYS_munmap, old, old_capacity * sizeof(LiveEntry));
   return true;
 }
 
@@ -81,6 +88,7 @@ bool live_start() noexcept {
   // would be loaded elsewhere than without tracing.
   LiveEntry* first = map_slots(kStripes * kFirstSlots);
   if (first == nullptr) return false;
+  g_first = first;
   for (size_t i = 0; i < kStripes; ++i) {
     g_stripes[i].slots = first + i * kFirstSlots;
     g_stripes[i].capacity = kFirstSlots;
@@ -128,11 +136,13 @@ bool live_remove(uint64_t key, LiveEntry& removed) noexcept {
 void live_forget_after_fork() noexcept {
   for (Stripe& s : g_stripes) {
     s.lock.store(0, std::memory_order_relaxed);
-    if (s.slots != nullptr) syscall(SYS_munmap, s.slots, s.capacity * sizeof(LiveEntry));  // not copied on write
+    if (s.slots != nullptr && !in_first(s.slots)) syscall(SYS_munmap, s.slots, s.capacity * sizeof(LiveEntry));
     s.slots = nullptr;
     s.capacity = 0;
     s.used = 0;
   }
+  if (g_first != nullptr) syscall(SYS_munmap, g_first, kFirstBytes);  // not copied on write
+  g_first = nullptr;
 }
 
 }  // namespace lumen::heap
