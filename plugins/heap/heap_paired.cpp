@@ -11,6 +11,7 @@ struct SectionSink {
   bool full = false;
   uint32_t allocations = 0;  // of the batch being walked
   uint64_t advance = 0;      // its marks' advances, summed
+  bool marking = false;      // the event walked is a kMark
   bool room(int section) {
     if (static_cast<size_t>(at[section] - begin[section]) + 10 > kMaxCompactBytes) full = true;
     return !full;
@@ -19,10 +20,11 @@ struct SectionSink {
     if (!room(kPSecTags)) return;
     *at[kPSecTags]++ = t;
     const auto type = static_cast<EventType>((t >> 4) & 0x7);
+    marking = type == EventType::kMark;  // a kHighest's value is in the times section too
     if (type == EventType::kAlloc || type == EventType::kRealloc) ++allocations;
   }
   void value(int section, uint64_t v) {
-    if (section == kPSecTimes) advance += v;
+    if (section == kPSecTimes && marking) advance += v;
     if (room(section)) at[section] = put_varint(at[section], v);
   }
   void zigzag(int section, uint64_t v, uint64_t previous) {

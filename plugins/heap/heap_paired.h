@@ -16,6 +16,15 @@
 //    kMarkGranularityNs apart while a thread has events, strictly increase
 //    along a thread (each batch starts with one), and a free of another
 //    thread's allocation is marked later than that allocation.
+//  * the peak: every event changes one process-wide word {bytes in use,
+//    highest bytes in use} with one compare-and-swap
+//    (collector/bytes_in_use.h). When the highest value an event saw there
+//    is above what its thread's previous event saw, a kHighest before the
+//    event says it (and whether the event itself raised it): the highest
+//    value P of the process, and for each thread which of its events came
+//    before the event that reached P (those that saw less than P) and which
+//    after, whatever the marks (docs/architecture.md). Nothing is written
+//    while the highest value stays.
 //
 // Plain encoding (kPairedBatchRecord: HeapPairedBatch, then the events),
 // U a varint:
@@ -26,6 +35,7 @@
 //   kUnmap    Uref [Uextra]             (munmap)
 //   kRealloc  [Uref [Uextra]] Usize Ustack
 //   kMark     Uadvance                  (ns after the previous mark; > 0)
+//   kHighest  Uhighest << 1 | set       (before the thread's next event)
 // A reference `ref`: ref & 3 == 0: this thread's k-th latest allocation,
 // k = ref >> 2; 1: thread ref >> 2's allocation whose ordinal is `extra`;
 // 2: the address `extra`, not seen allocated.
@@ -38,7 +48,7 @@
 //            its previous batch in the record left off; a batch starts at
 //            its thread's latest mark + 1 ns unless a mark is due)
 //   tags     per event: the tag byte
-//   times    per mark: Uadvance
+//   times    per mark: Uadvance; per kHighest: its value
 //   pairs    per allocation: Usize Ustack
 //   refs     per free: Uref
 //   extras   per reference to another thread or to an address: Uextra
@@ -169,6 +179,7 @@ int walk_paired_event(Source& in, Sink& out) {
   const auto type = static_cast<EventType>((tag >> 4) & 0x7);
   switch (type) {
     case EventType::kMark:
+    case EventType::kHighest:
       return field(kPSecTimes) ? static_cast<int>(type) : -1;
     case EventType::kAlloc:
       return pair() ? static_cast<int>(type) : -1;

@@ -27,7 +27,11 @@
 // latest event at it whatever the marks (heap_latest.h). Times, and all
 // that is selected or resolved by time, are at mark precision: an event's
 // time is at most kMarkGranularityNs (plus a scheduler tick when the
-// thread's clock reading is coarse) before the event.
+// thread's clock reading is coarse) before the event. The peak alone is
+// exact: a process-wide {bytes in use, highest} word changed by each event
+// with one 16-byte compare-and-swap orders events at the peak, told by
+// kHighest pseudo-events when the highest value a thread saw rose
+// (heap_paired.h).
 //
 // Experiments of earlier versions hold the forms below, read as before.
 //
@@ -162,7 +166,14 @@ inline constexpr size_t kMaxGatheredBytes = 1024 * 1024;  // a compressed record
 //   kFree     Δtime Δaddress                      (free)
 //   kUnmap    Δtime Δaddress                      (munmap)
 //   kRealloc  Δfree_time Utime_after_free [Δold_address] Δaddress Usize Ustack
-enum class EventType : uint8_t { kAlloc = 0, kFree = 1, kUnmap = 2, kRealloc = 3, kMark = 4 /* paired form only */ };
+enum class EventType : uint8_t {
+  kAlloc = 0,
+  kFree = 1,
+  kUnmap = 2,
+  kRealloc = 3,
+  kMark = 4,     // paired form only
+  kHighest = 5,  // paired form only: the highest bytes in use the thread's next event saw (heap_paired.h)
+};
 inline constexpr uint8_t kTagFreedOld = 0x80;
 
 inline uint8_t* put_varint(uint8_t* out, uint64_t value) {
@@ -238,6 +249,7 @@ inline uint8_t* encode_heap_event(uint8_t* out, const HeapEvent& e, uint64_t& pr
       out = put_varint(out, e.stack_id + 1);
       break;
     case EventType::kMark:  // not in this encoding
+    case EventType::kHighest:
       break;
   }
   previous_time = e.time_ns;

@@ -20,6 +20,8 @@ bool decode_events(Source& in, const HeapPairedBatch& batch, HeapRecordReader& r
   uint64_t time = batch.base_time_ns;
   uint64_t ordinal = batch.base_ordinal;
   const uint32_t thread = batch.thread_id;
+  uint64_t highest = 0;  // from a kHighest, for the next event
+  bool raised = false;
   const auto where = [&](uint32_t n) { return "event " + std::to_string(n) + " of the batch of thread " +
                                               std::to_string(thread); };
   if (thread >= kMaxIdentityThread) {
@@ -72,6 +74,12 @@ bool decode_events(Source& in, const HeapPairedBatch& batch, HeapRecordReader& r
       error = where(n) + " has a reference of unknown kind " + std::to_string(ref & 3);
       return false;
     };
+    // A kHighest before the event: what its ops carry.
+    const auto told = [&](HeapOp op) {
+      op.highest = highest;
+      op.raised_highest = raised;
+      reader.op(op);
+    };
     const auto allocated = [&]() {
       uint64_t size = 0, stack = 0;
       if (!in.value(kPSecPairs, size) || !in.value(kPSecPairs, stack)) return false;
@@ -79,7 +87,7 @@ bool decode_events(Source& in, const HeapPairedBatch& batch, HeapRecordReader& r
         error = where(n) + " is allocation " + std::to_string(ordinal) + " of its thread, beyond what identities hold";
         return false;
       }
-      reader.op({time, identity_key(thread, ordinal++), size, stack - 1, thread, true, mapping, allocator});
+      told({time, identity_key(thread, ordinal++), size, stack - 1, thread, true, mapping, allocator});
       return true;
     };
     bool ok = true;
@@ -87,6 +95,10 @@ bool decode_events(Source& in, const HeapPairedBatch& batch, HeapRecordReader& r
     switch (type) {
       case EventType::kMark: {
         uint64_t advance = 0;
+        if (highest != 0) {
+          error = where(n) + " is a mark after a highest value of bytes in use, not an event";
+          return false;
+        }
         ok = in.value(kPSecTimes, advance);
         if (ok && (advance == 0 || advance > UINT64_MAX - time)) {
           error = where(n) + " is a mark " + std::to_string(advance) + " ns on, not later";
@@ -95,18 +107,30 @@ bool decode_events(Source& in, const HeapPairedBatch& batch, HeapRecordReader& r
         time += advance;
         break;
       }
+      case EventType::kHighest: {
+        uint64_t value = 0;
+        ok = in.value(kPSecTimes, value);
+        if (ok && (value >> 1) <= highest) {
+          error = where(n) + " says the highest bytes in use were " + std::to_string(value >> 1) +
+                  ", not above the " + std::to_string(highest) + " it said before";
+          return false;
+        }
+        highest = value >> 1;
+        raised = (value & 1) != 0;
+        continue;  // to the event it is about
+      }
       case EventType::kAlloc:
         ok = allocated();
         break;
       case EventType::kFree:
       case EventType::kUnmap:
         ok = freed(key);
-        if (ok) reader.op({time, key, 0, 0, thread, false, mapping, allocator});
+        if (ok) told({time, key, 0, 0, thread, false, mapping, allocator});
         break;
       case EventType::kRealloc:
         if ((tag & kTagFreedOld) != 0) {
           ok = freed(key);
-          if (ok) reader.op({time, key, 0, 0, thread, false, mapping, allocator});
+          if (ok) told({time, key, 0, 0, thread, false, mapping, allocator});
         }
         ok = ok && allocated();
         break;
@@ -118,6 +142,12 @@ bool decode_events(Source& in, const HeapPairedBatch& batch, HeapRecordReader& r
       if (error.empty()) error = where(n) + " ends early";
       return false;
     }
+    highest = 0;
+    raised = false;
+  }
+  if (highest != 0) {
+    error = "the batch of thread " + std::to_string(thread) + " ends after a highest value of bytes in use";
+    return false;
   }
   reader.batch_end();
   if (end_time != nullptr) *end_time = time;

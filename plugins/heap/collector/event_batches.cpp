@@ -1,6 +1,7 @@
 #include "event_batches.h"
 
 #include "batch_compressor.h"
+#include "bytes_in_use.h"
 #include "event_clock.h"
 
 #include <sched.h>
@@ -50,6 +51,8 @@ __attribute__((tls_model("initial-exec"))) thread_local uint8_t t_phase = kOutsi
 // a destructor of its thread-local data allocating).
 __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_ordinal = 0;
 __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_mark = 0;
+// The highest bytes in use the thread's latest event saw (bytes_in_use.h).
+__attribute__((tls_model("initial-exec"))) thread_local uint64_t t_highest = 0;
 
 // By system call: the plugin's own memory is not an allocation of the target.
 Chunk* map_chunk() {
@@ -169,6 +172,23 @@ bool batch_append(const PairedEvent& event, Appended& appended) noexcept {
     slot->used = static_cast<uint32_t>(out - slot->data);
     slot->count += 1;
   }
+  // The event's change to the bytes in use, before an allocation enters the
+  // live table (so a free of it on another thread is later at the word),
+  // after a free's real call. A realloc changes them once, by the
+  // difference.
+  int64_t delta = 0;
+  if (event.frees && event.freed.known) delta -= static_cast<int64_t>(event.freed.size);
+  if (event.type == EventType::kAlloc || event.type == EventType::kRealloc) delta += static_cast<int64_t>(event.size);
+  bool raised = false;
+  const uint64_t highest = bytes_in_use_change(delta, raised);
+  if (highest > t_highest) {
+    uint8_t* out = slot->data + slot->used;
+    *out++ = static_cast<uint8_t>(static_cast<uint8_t>(EventType::kHighest) << 4);
+    out = put_varint(out, highest << 1 | (raised ? 1 : 0));
+    t_highest = highest;
+    slot->used = static_cast<uint32_t>(out - slot->data);
+    slot->count += 1;
+  }
   uint8_t* out = slot->data + slot->used;
   uint8_t tag = static_cast<uint8_t>((static_cast<uint8_t>(event.type) << 4) | static_cast<uint8_t>(event.allocator));
   if (event.type == EventType::kRealloc && event.frees) tag |= kTagFreedOld;
@@ -226,6 +246,8 @@ void batches_stop() noexcept {
 void batches_forget_after_fork() noexcept {
   t_slot = nullptr;
   t_ordinal = 0;  // the child's data starts afresh
+  t_highest = 0;
+  bytes_in_use_forget_after_fork();
   for_each_slot([](Slot& slot) {
     slot.used = 0;
     slot.count = 0;
