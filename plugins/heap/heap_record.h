@@ -9,6 +9,32 @@
 // ends and when collection stops; a process killed outright loses at most
 // the last unwritten batch of each thread.
 //
+// Since the paired form (heap_paired.h, kPairedBatchRecord and
+// kPairedCompactRecord, what the collector writes now), frees are paired
+// with allocations in the process, as they happen (collector/live_table.h):
+// an allocation is the (thread id, ordinal) of its thread's allocations, a
+// free names the identity it released or, for an address the collector
+// never saw allocated, the address; and an event's time is its thread's
+// latest time mark, written at most kMarkGranularityNs (1 ms) apart, at
+// each batch's start (strictly later than the thread's previous mark),
+// after a load-object map change, and before a free of another thread's
+// allocation (later than that allocation's mark). The host reads an
+// identity as an address of its own (identity_key, above every user-space
+// address), so the pairing rule below applies unchanged: each identity is
+// allocated once and freed at most once, later by the marks' order (a
+// thread's events in its order; a cross-thread free marked later than the
+// allocation), and the rule pairs it exactly; a free of an identity is the
+// latest event at it whatever the marks (heap_latest.h). Times, and all
+// that is selected or resolved by time, are at mark precision: an event's
+// time is at most kMarkGranularityNs (plus a scheduler tick when the
+// thread's clock reading is coarse) before the event. The peak alone is
+// exact: a process-wide {bytes in use, highest} word changed by each event
+// with one 16-byte compare-and-swap orders events at the peak, told by
+// kHighest pseudo-events when the highest value a thread saw rose
+// (heap_paired.h).
+//
+// Experiments of earlier versions hold the forms below, read as before.
+//
 // Time order: an allocation is stamped after the real call returned, a
 // deallocation before the real call runs. So when one thread frees an address
 // and another thread gets it back from the allocator, the free's stamp is
@@ -16,7 +42,7 @@
 // allocations by address in time order although threads' records interleave
 // in the file. A realloc carries both stamps for the same reason.
 //
-// The stamps come from an ordered clock (collector/event_clock.h): each is
+// The stamps came from an ordered clock: each is
 // max(a CLOCK_MONOTONIC or _COARSE reading, the process's previous stamp +
 // 1), taken with one compare-and-swap on a process-wide word, so a
 // process's stamps strictly increase across all its threads in an order
@@ -53,14 +79,17 @@
 // take at once is written as a kBatchRecord, as are the batches of
 // experiments written before compression existed.
 //
-// The compressor writes kCompactRecord: the same header, then one zstd
+// The compressor wrote kCompactRecord: the same header, then one zstd
 // frame of the same batches rewritten so that what repeats is spelled once
 // ((size, stack) pairs as indices into a table the record defines, a free
 // as a reference to its thread's allocation of that address, each field in
 // a section of its own: heap_compact.h). Every event keeps its own exact
-// stamp, so the pairing rule above is unchanged. Readers read all three
+// stamp, so the pairing rule above is unchanged. Readers read all the
 // batch kinds; kCompressedRecord is what experiments of the first
-// compressing version hold.
+// compressing version hold. The paired form's records are compressed the
+// same way: kPairedCompactRecord (HeapCompressed, then a zstd frame of the
+// paired batches in sections); a batch the compressor cannot take is a
+// kPairedBatchRecord.
 #pragma once
 
 #include <cstddef>
@@ -98,6 +127,8 @@ enum : uint16_t {
   kBatchRecord = 2,  // HeapBatch, then `event_count` encoded events
   kCompressedRecord = 3,  // HeapCompressed, then a zstd frame of batches
   kCompactRecord = 4,     // HeapCompressed, then a zstd frame of compacted batches (heap_compact.h)
+  kPairedBatchRecord = 5,    // HeapPairedBatch, then `event_count` paired events (heap_paired.h)
+  kPairedCompactRecord = 6,  // HeapCompressed, then a zstd frame of paired batches in sections (heap_paired.h)
 };
 
 // Marks the start of a process's collection in its file. A forked child
@@ -135,7 +166,14 @@ inline constexpr size_t kMaxGatheredBytes = 1024 * 1024;  // a compressed record
 //   kFree     Δtime Δaddress                      (free)
 //   kUnmap    Δtime Δaddress                      (munmap)
 //   kRealloc  Δfree_time Utime_after_free [Δold_address] Δaddress Usize Ustack
-enum class EventType : uint8_t { kAlloc = 0, kFree = 1, kUnmap = 2, kRealloc = 3 };
+enum class EventType : uint8_t {
+  kAlloc = 0,
+  kFree = 1,
+  kUnmap = 2,
+  kRealloc = 3,
+  kMark = 4,     // paired form only
+  kHighest = 5,  // paired form only: the highest bytes in use the thread's next event saw (heap_paired.h)
+};
 inline constexpr uint8_t kTagFreedOld = 0x80;
 
 inline uint8_t* put_varint(uint8_t* out, uint64_t value) {
@@ -210,12 +248,25 @@ inline uint8_t* encode_heap_event(uint8_t* out, const HeapEvent& e, uint64_t& pr
       out = put_varint(out, e.size);
       out = put_varint(out, e.stack_id + 1);
       break;
+    case EventType::kMark:  // not in this encoding
+    case EventType::kHighest:
+      break;
   }
   previous_time = e.time_ns;
   previous_address = e.address;
   return out;
 }
 
+// A batch of paired events (heap_paired.h): the thread's time mark and
+// allocation ordinal where the batch begins.
+struct HeapPairedBatch {
+  uint64_t base_time_ns;  // the first time mark: the events' time until a kMark changes it
+  uint32_t thread_id;
+  uint32_t event_count;
+  uint64_t base_ordinal;  // of the batch's first allocation among the thread's allocations
+};
+
+static_assert(sizeof(HeapPairedBatch) == 24, "record layout");
 static_assert(sizeof(HeapStart) == 16, "record layout");
 static_assert(sizeof(HeapBatch) == 16, "record layout");
 static_assert(sizeof(HeapCompressed) == 8, "record layout");

@@ -40,31 +40,44 @@ struct Pair {
 
 }  // namespace
 
-bool decode_compact(const uint8_t* data, size_t bytes, uint32_t batch_count, HeapRecordReader& reader,
-                    std::string& error) {
-  Section s[kCompactSections];
+bool split_sections(const uint8_t* data, size_t bytes, int count, const char* const* names, const uint8_t** begins,
+                    const uint8_t** ends, std::string& error) {
   const uint8_t* at = data;
   const uint8_t* const end = data + bytes;
-  uint64_t lengths[kCompactSections];
-  for (uint64_t& length : lengths) {
-    at = at == nullptr ? nullptr : get_varint(at, end, length);
+  uint64_t lengths[16];
+  if (count > 16) return false;
+  for (int i = 0; i < count; ++i) {
+    at = at == nullptr ? nullptr : get_varint(at, end, lengths[i]);
     if (at == nullptr) {
       error = "it ends inside its section lengths";
       return false;
     }
   }
-  for (int i = 0; i < kCompactSections; ++i) {
+  for (int i = 0; i < count; ++i) {
     if (lengths[i] > static_cast<uint64_t>(end - at)) {
-      error = std::string("its ") + kSectionNames[i] + " section runs past its end";
+      error = std::string("its ") + names[i] + " section runs past its end";
       return false;
     }
-    s[i].at = at;
-    s[i].end = at + lengths[i];
+    begins[i] = at;
+    ends[i] = at + lengths[i];
     at += lengths[i];
   }
   if (at != end) {
     error = "it has " + std::to_string(end - at) + " bytes after its sections";
     return false;
+  }
+  return true;
+}
+
+bool decode_compact(const uint8_t* data, size_t bytes, uint32_t batch_count, HeapRecordReader& reader,
+                    std::string& error) {
+  Section s[kCompactSections];
+  const uint8_t* begins[kCompactSections];
+  const uint8_t* ends[kCompactSections];
+  if (!split_sections(data, bytes, kCompactSections, kSectionNames, begins, ends, error)) return false;
+  for (int i = 0; i < kCompactSections; ++i) {
+    s[i].at = begins[i];
+    s[i].end = ends[i];
   }
   static thread_local std::vector<Pair> pairs;
   static thread_local std::unordered_map<uint32_t, std::vector<uint64_t>> allocated_by_thread;

@@ -10,6 +10,12 @@
 
 namespace lumen::heap {
 
+// A compact frame's sections: `count` varint lengths, then the sections
+// (named `names` in an error); false, with the reason, when they do not
+// fit `bytes` exactly.
+bool split_sections(const uint8_t* data, size_t bytes, int count, const char* const* names, const uint8_t** begins,
+                    const uint8_t** ends, std::string& error);
+
 // The frame's `bytes` at `data`, holding `batch_count` batches: each op to
 // `reader`, batch_end() after each batch. Returns false, with the reason in
 // `error` ("its tags section ..."), at anything that does not fit (the data is untrusted).

@@ -92,6 +92,7 @@ bool HeapData::read(Pass pass, std::string& error) {
   experiment_ = 0;
   started_ = false;
   experiment_has_ops_ = false;
+  thread_highest_.clear();
   batch_.clear();
   host_.for_each_record(host_.context, visit, this);
   error = error_;
@@ -111,6 +112,7 @@ void HeapData::start(const HeapStart& start) {
   if (started_ && (experiment_has_ops_ || start_ns_[experiment_] != 0)) ++experiment_;
   started_ = true;
   experiment_has_ops_ = false;
+  thread_highest_.clear();
   if (start_ns_.size() <= experiment_) start_ns_.resize(experiment_ + 1, 0);
   start_ns_[experiment_] = start.time_ns;
 }
@@ -122,6 +124,14 @@ void HeapData::op(const HeapOp& op) {
   }
   experiment_has_ops_ = true;
   batch_.push_back(op);
+  // A thread's events are in its order in the file: what its latest saw.
+  uint64_t& latest = thread_highest_[op.thread_id];
+  if (op.highest > latest) latest = op.highest;
+  batch_.back().highest = latest;
+  if (pass_ == Pass::kIndex) {
+    if (highest_.size() <= experiment_) highest_.resize(experiment_ + 1, 0);
+    if (latest > highest_[experiment_]) highest_[experiment_] = latest;
+  }
 }
 
 void HeapData::batch_end() {

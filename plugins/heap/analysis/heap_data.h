@@ -36,6 +36,7 @@ class HeapVisitor {
   virtual void allocated(const HeapOp&) {}
   virtual void released(const HeapOp& /*allocation*/, const HeapOp& /*by*/) {}
   virtual void unmatched(const HeapOp&) {}
+  virtual void experiment_begin(uint32_t /*experiment*/) {}
   virtual void experiment_end(uint32_t /*experiment*/, const LiveSet&) {}
 };
 
@@ -57,6 +58,11 @@ class HeapData final : public HeapRecordReader {
                             std::string& error);
 
   const StackGroup& group(size_t index) const { return groups_[index]; }
+  // The highest bytes in use of the experiment as its collector counted
+  // them (the paired form's kHighest; 0: not recorded), known once sweep()
+  // has indexed the records. An op whose `highest` is below it, or equal
+  // with `raised_highest`, happened no later than the event that reached it.
+  uint64_t highest(uint32_t experiment) const { return experiment < highest_.size() ? highest_[experiment] : 0; }
   // When collection began in the experiment (0: unknown).
   uint64_t start_ns(uint32_t experiment) const {
     return experiment < start_ns_.size() ? start_ns_[experiment] : 0;
@@ -99,6 +105,8 @@ class HeapData final : public HeapRecordReader {
   bool started_ = false;        // an experiment is open
   bool experiment_has_ops_ = false;
   std::vector<uint64_t> start_ns_;
+  std::vector<uint64_t> highest_;  // per experiment
+  std::unordered_map<uint32_t, uint64_t> thread_highest_;  // the experiment's threads' latest
   std::vector<HeapOp> batch_;   // the current batch's ops
   std::vector<StackGroup> groups_;
   std::unordered_map<std::string, uint32_t> group_by_key_;

@@ -9,7 +9,10 @@
 // far, whatever order the batches reach the file in: an event replaces the
 // one kept at its address when its stamp is not earlier (it comes later in
 // the file). Memory: one entry per address the heap or the mappings used,
-// however many times each was reused. Heap blocks and mappings are apart.
+// however many times each was reused; in the paired form, where each
+// allocation is an identity of its own, one per identity whose allocation
+// or free is still unmatched in what was read (an identity allocated and
+// freed is dropped). Heap blocks and mappings are apart.
 #pragma once
 
 #include <algorithm>
@@ -18,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../heap_paired.h"
 #include "heap_timeline.h"
 
 namespace lumen::heap {
@@ -77,10 +81,20 @@ class LatestByAddress {
   // entry. The one key equal to the empty mark (only a damaged file names
   // it) is kept on its own.
   static constexpr uint64_t kEmpty = UINT64_MAX;
-  static size_t hash(uint64_t key) { return static_cast<size_t>((key >> 4) * 0x9e3779b97f4a7c15ull >> 20); }
+  // An identity (the paired form) is allocated once and freed at most
+  // once, after: its free is the latest event, whatever the marks say.
+  static bool replaces(const Latest& later, const Latest& kept, uint64_t key) {
+    if ((key & kIdentityBit) != 0 && later.op.allocation != kept.op.allocation) return !later.op.allocation;
+    return later.op.time_ns >= kept.op.time_ns;
+  }
+  // Addresses are 16-byte aligned; identities are consecutive numbers.
+  static size_t hash(uint64_t key) {
+    const uint64_t k = (key & kIdentityBit) != 0 ? key : key >> 4;
+    return static_cast<size_t>(k * 0x9e3779b97f4a7c15ull >> 20);
+  }
   void put(uint64_t key, const Latest& latest) {
     if (key == kEmpty) {
-      if (!empty_key_ || latest.op.time_ns >= empty_key_->op.time_ns) empty_key_ = latest;
+      if (!empty_key_ || replaces(latest, *empty_key_, key)) empty_key_ = latest;
       return;
     }
     if (keys_.empty()) {
@@ -91,12 +105,30 @@ class LatestByAddress {
     size_t i = hash(key) & mask;
     while (keys_[i] != key && keys_[i] != kEmpty) i = (i + 1) & mask;
     if (keys_[i] == key) {
-      if (latest.op.time_ns >= latest_[i].op.time_ns) latest_[i] = latest;
+      // An identity allocated and freed is done with: neither event can
+      // matter again, and a program's every allocation is an identity.
+      if ((key & kIdentityBit) != 0 && latest.op.allocation != latest_[i].op.allocation) return erase_at(i);
+      if (replaces(latest, latest_[i], key)) latest_[i] = latest;
       return;
     }
     keys_[i] = key;
     latest_[i] = latest;
     if (++used_ * 2 > keys_.size()) grow();
+  }
+  // Backward shift: the entries after it in its run move up where their
+  // probe passes, so no lookup stops early.
+  void erase_at(size_t i) {
+    const size_t mask = keys_.size() - 1;
+    for (size_t j = (i + 1) & mask; keys_[j] != kEmpty; j = (j + 1) & mask) {
+      const size_t home = hash(keys_[j]) & mask;
+      if (((j - home) & mask) >= ((j - i) & mask)) {
+        keys_[i] = keys_[j];
+        latest_[i] = latest_[j];
+        i = j;
+      }
+    }
+    keys_[i] = kEmpty;
+    --used_;
   }
   void grow() {
     std::vector<uint64_t> keys(keys_.size() * 2, kEmpty);

@@ -27,6 +27,8 @@
 //   released(const HeapOp& allocation, const HeapOp& by)   by: the free or the new allocation
 //   unmatched(const HeapOp& free)
 //   experiment_end(uint32_t experiment, const LiveSet& live)  the allocations never released
+// and, when the visitor has it, experiment_begin(uint32_t experiment) before
+// an experiment's first op.
 #pragma once
 
 #include <cstdint>
@@ -170,6 +172,7 @@ void HeapSweep::replay(uint32_t experiment, const HeapOp& op, Visitor& visitor) 
     live_.clear();
     in_experiment_ = true;
     experiment_ = experiment;
+    if constexpr (requires { visitor.experiment_begin(experiment); }) visitor.experiment_begin(experiment);
   }
   const uint64_t key = op.address ^ (op.mapping ? (1ull << 63) : 0);
   if (op.allocation) {

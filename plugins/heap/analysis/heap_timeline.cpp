@@ -2,6 +2,7 @@
 
 #include "../heap_compact.h"
 #include "heap_compact_reader.h"
+#include "heap_paired_reader.h"
 
 #include <zstd.h>
 
@@ -83,8 +84,10 @@ bool decode_batch(const uint8_t* data, uint16_t bytes, HeapRecordReader& reader,
 
 // Decompresses the frame and decodes each batch it holds. The sizes it
 // claims are checked before they are used: the data is untrusted.
-bool decode_compressed(const uint8_t* data, uint16_t bytes, bool compact, HeapRecordReader& reader,
+enum class Form { kPlain, kCompact, kPaired };
+bool decode_compressed(const uint8_t* data, uint16_t bytes, Form form, HeapRecordReader& reader,
                        std::string& error) {
+  const bool compact = form != Form::kPlain;
   HeapCompressed header;
   const size_t most = compact ? kMaxCompactBytes : kMaxGatheredBytes;
   if (bytes < sizeof header) {
@@ -110,6 +113,11 @@ bool decode_compressed(const uint8_t* data, uint16_t bytes, bool compact, HeapRe
   if (got != header.raw_bytes) {
     error = "compressed heap record decompresses to " + std::to_string(got) + " bytes; its header says " +
             std::to_string(header.raw_bytes);
+    return false;
+  }
+  if (form == Form::kPaired) {
+    if (decode_paired_compact(raw.data(), got, header.batch_count, reader, error)) return true;
+    error = "compressed heap record (paired form): " + error;
     return false;
   }
   if (compact) {
@@ -152,7 +160,12 @@ bool decode_heap_record(uint16_t kind, const void* payload, uint16_t bytes, Heap
   }
   if (kind == kBatchRecord) return decode_batch(static_cast<const uint8_t*>(payload), bytes, reader, error);
   if (kind == kCompressedRecord || kind == kCompactRecord)
-    return decode_compressed(static_cast<const uint8_t*>(payload), bytes, kind == kCompactRecord, reader, error);
+    return decode_compressed(static_cast<const uint8_t*>(payload), bytes,
+                             kind == kCompactRecord ? Form::kCompact : Form::kPlain, reader, error);
+  if (kind == kPairedBatchRecord)
+    return decode_paired_batch(static_cast<const uint8_t*>(payload), bytes, reader, error);
+  if (kind == kPairedCompactRecord)
+    return decode_compressed(static_cast<const uint8_t*>(payload), bytes, Form::kPaired, reader, error);
   return true;
 }
 

@@ -36,6 +36,11 @@ struct HeapOp {
   // allocation belongs to, and whether the user's selection takes it.
   uint32_t group = UINT32_MAX;
   bool selected = true;
+  // The paired form's peak order (heap_paired.h): the highest bytes in use
+  // the op's event saw (the reader: 0 unless it rose; HeapData: its
+  // thread's latest), and whether that event raised it.
+  bool raised_highest = false;
+  uint64_t highest = 0;
 };
 
 // What the records of a heaptrace file say, handed to a reader:

@@ -98,9 +98,26 @@ std::string size_bucket_name(int bucket) {
 // peak is the first moment the bytes in use reached their highest value;
 // the per-stack bytes in use are copied at the first change after a new
 // peak (a later allocation that is itself a new peak replaces it).
+// When the experiment recorded its highest bytes in use (the paired form's
+// kHighest) and the selection takes all of it, the peak is that value, and
+// what was live then is what the ops before it (HeapData::highest) left
+// live: exact whatever the order of the marks.
 class HeapStatistics final : public HeapVisitor {
  public:
+  explicit HeapStatistics(const HeapData& data) : data_(data) {}
+
+  void experiment_begin(uint32_t experiment) override {
+    highest_ = data_.highest(experiment);
+    all_selected_ = true;
+  }
   void allocated(const HeapOp& op) override {
+    all_selected_ = all_selected_ && op.selected;
+    if (before_highest(op)) {
+      exact_in_use_ += op.size;
+      exact_live_ += 1;
+      change(exact_by_group_, op.group, 1, static_cast<int64_t>(op.size));
+      if (op.raised_highest && op.highest == highest_) exact_time_ = op.time_ns;
+    }
     if (!op.selected) return;
     allocations_ += 1;
     bytes_ += static_cast<double>(op.size);
@@ -122,6 +139,12 @@ class HeapStatistics final : public HeapVisitor {
     }
   }
   void released(const HeapOp& allocation, const HeapOp& by) override {
+    all_selected_ = all_selected_ && allocation.selected;
+    if (before_highest(by) && before_highest(allocation)) {
+      exact_in_use_ -= allocation.size;
+      exact_live_ -= 1;
+      change(exact_by_group_, allocation.group, -1, -static_cast<int64_t>(allocation.size));
+    }
     if (!allocation.selected) return;
     settle_peak();
     in_use_ -= allocation.size;
@@ -130,10 +153,22 @@ class HeapStatistics final : public HeapVisitor {
     if (!by.allocation) frees_ += 1;
   }
   void unmatched(const HeapOp& op) override {
+    all_selected_ = all_selected_ && op.selected;
     if (op.selected) unmatched_ += 1;
   }
   void experiment_end(uint32_t experiment, const LiveSet& live) override {
     settle_peak();
+    if (highest_ != 0 && all_selected_) {
+      current_.peak_bytes = highest_;
+      current_.peak_live = exact_live_;
+      current_.peak_time = exact_time_;
+      current_.by_group.clear();
+      for (uint32_t g = 0; g < exact_by_group_.size(); ++g)
+        if (exact_by_group_[g].count > 0) current_.by_group.emplace_back(g, exact_by_group_[g]);
+    }
+    highest_ = 0;
+    exact_in_use_ = exact_live_ = exact_time_ = 0;
+    exact_by_group_.clear();
     for (const auto& [address, op] : live)
       if (op.selected) {
         leaks_ += 1;
@@ -201,10 +236,16 @@ class HeapStatistics final : public HeapVisitor {
     std::vector<std::pair<uint32_t, Held>> by_group;  // the stacks' share at the peak
   };
 
-  void change_group(uint32_t group, int64_t count, int64_t bytes) {
-    if (in_use_by_group_.size() <= group) in_use_by_group_.resize(group + 1);
-    in_use_by_group_[group].count += count;
-    in_use_by_group_[group].bytes += bytes;
+  static void change(std::vector<Held>& by_group, uint32_t group, int64_t count, int64_t bytes) {
+    if (by_group.size() <= group) by_group.resize(group + 1);
+    by_group[group].count += count;
+    by_group[group].bytes += bytes;
+  }
+  void change_group(uint32_t group, int64_t count, int64_t bytes) { change(in_use_by_group_, group, count, bytes); }
+  // The op's event came no later than the one that reached the highest
+  // bytes in use (that one included).
+  bool before_highest(const HeapOp& op) const {
+    return highest_ != 0 && (op.highest < highest_ || (op.highest == highest_ && op.raised_highest));
   }
   // The peak's state is the current one until the next change that is not
   // a new peak: copied then.
@@ -224,6 +265,11 @@ class HeapStatistics final : public HeapVisitor {
   bool peak_unsettled_ = false;
   Peak current_, best_;
   bool have_best_ = false;
+  const HeapData& data_;
+  uint64_t highest_ = 0;  // the experiment's, recorded (0: not)
+  bool all_selected_ = true;
+  uint64_t exact_in_use_ = 0, exact_live_ = 0, exact_time_ = 0;  // of the ops before the highest
+  std::vector<Held> exact_by_group_;
 };
 
 }  // namespace
@@ -262,7 +308,7 @@ int run_leaks_view(const lumen_view_host* host, char* error, size_t error_size) 
 
 int run_heap_view(const lumen_view_host* host, char* error, size_t error_size) {
   HeapData data(*host);
-  HeapStatistics stats;
+  HeapStatistics stats(data);
   std::string problem;
   if (!data.sweep(stats, problem)) return fail(problem, error, error_size);
   stats.report(*host, data);

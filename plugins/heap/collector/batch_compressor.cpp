@@ -18,7 +18,7 @@
 #include <climits>
 #include <cstring>
 
-#include "../heap_compact.h"
+#include "../heap_paired.h"
 #include "../heap_record.h"
 
 namespace lumen::heap {
@@ -27,10 +27,10 @@ namespace {
 
 // The queue: Vyukov's bounded ring. A cell whose sequence equals the
 // producer position is free; producer position + 1, filled.
-constexpr uint64_t kCells = 2048;  // 8 MiB of batches: the compressor may wait for a CPU a while on a busy machine
+constexpr uint64_t kCells = 512;  // 8 MiB of batches: the compressor may wait for a CPU a while on a busy machine
 struct Cell {
   uint16_t bytes;
-  alignas(8) uint8_t data[kBatchBytes];
+  alignas(8) uint8_t data[kPairedBatchBytes];
 };
 // The sequences apart from the cells: starting (or restarting in a forked
 // child) touches 16 KiB, and a cell's pages only once it is used.
@@ -58,11 +58,8 @@ int g_level = 1;
 Ring* g_ring = nullptr;
 uint8_t* g_gathered = nullptr;  // kMaxCompactBytes: batches waiting to be compressed
 uint8_t* g_record = nullptr;    // HeapCompressed and the frame: kRecordRoom, more than a record may hold
-uint16_t g_record_kind = kCompressedRecord;
 ZSTD_CCtx* g_context = nullptr;
 uint8_t* g_compact = nullptr;   // kMaxCompactBytes: the gathered batches, compacted
-CompactScratch g_scratch{};
-std::atomic<bool> g_compacting{false};  // the thread is inside compact_batches
 std::atomic<bool> g_accepting{false};
 // 0 while the thread runs, 1 once asked to stop (the futex word it sleeps
 // on); g_done becomes 1 when it has written everything.
@@ -93,21 +90,11 @@ size_t g_gathered_bytes = 0;
 uint32_t g_gathered_batches = 0;
 size_t g_gather_target = 64 * 1024;  // raw bytes to gather before compressing: follows the ratio
 
-// The compaction's tables and sections, mapped once (touched as used).
+// The compaction's sections, mapped once (touched as used).
+uint8_t* g_sections[kPairedSections] = {};
 bool map_compaction() {
-  constexpr size_t kAddressSlots = 1 << 14, kPairSlots = 1 << 16, kThreadSlots = 1 << 12;  // 256 KiB of addresses
-  g_scratch.addresses =
-      static_cast<CompactScratch::AddressSlot*>(map_bytes(kAddressSlots * sizeof(CompactScratch::AddressSlot)));
-  g_scratch.address_slots = kAddressSlots;
-  g_scratch.pairs = static_cast<CompactScratch::PairSlot*>(map_bytes(kPairSlots * sizeof(CompactScratch::PairSlot)));
-  g_scratch.pair_slots = kPairSlots;
-  g_scratch.threads =
-      static_cast<CompactScratch::ThreadSlot*>(map_bytes(kThreadSlots * sizeof(CompactScratch::ThreadSlot)));
-  g_scratch.thread_slots = kThreadSlots;
-  g_scratch.touched = static_cast<uint32_t*>(map_bytes((kPairSlots + kThreadSlots) * sizeof(uint32_t)));
-  bool mapped = g_scratch.addresses != nullptr && g_scratch.pairs != nullptr && g_scratch.threads != nullptr &&
-                g_scratch.touched != nullptr;
-  for (uint8_t*& section : g_scratch.sections) mapped = (section = static_cast<uint8_t*>(map_bytes(kMaxCompactBytes))) != nullptr && mapped;
+  bool mapped = true;
+  for (uint8_t*& section : g_sections) mapped = (section = static_cast<uint8_t*>(map_bytes(kMaxCompactBytes))) != nullptr && mapped;
   return mapped;
 }
 
@@ -115,32 +102,26 @@ bool map_compaction() {
 // plain one's when there is no compaction (one more batch may follow the
 // target).
 size_t most_gathered() {
-  return (g_compact != nullptr ? kMaxCompactBytes : kMaxGatheredBytes) - kBatchBytes - 2;
+  return (g_compact != nullptr ? kMaxCompactBytes : kMaxGatheredBytes) - kPairedBatchBytes - 2;
 }
 
-// Compresses `batch_count` gathered batches (`bytes` at `from`) into
-// g_record; returns the frame's size, which may be more than one record
-// holds (0: not compressed). Compacted when the tables could be mapped (and
-// the batches are well formed: they are the traced threads' own); else as
-// they are.
+// Compresses `batch_count` gathered batches (`bytes` at `from`), compacted
+// (heap_paired.h), into g_record; returns the frame's size, which may be
+// more than one record holds (0: not compressed, and the batches are
+// written as they are).
 size_t compress_batches(const uint8_t* from, size_t bytes, uint32_t batch_count) {
-  g_compacting.store(true, std::memory_order_release);
-  const size_t compact = g_compact == nullptr ? 0 : compact_batches(from, bytes, batch_count, g_compact, g_scratch);
-  g_compacting.store(false, std::memory_order_release);
-  if (compact == 0 && bytes > kMaxGatheredBytes) return 0;  // more than a plain record may say
-  const uint8_t* const source = compact != 0 ? g_compact : from;
-  const size_t source_bytes = compact != 0 ? compact : bytes;
-  const size_t size = ZSTD_compressCCtx(g_context, g_record + sizeof(HeapCompressed), kRecordRoom, source,
-                                        source_bytes, g_level);
+  const size_t compact = g_compact == nullptr ? 0 : compact_paired_batches(from, bytes, batch_count, g_compact, g_sections);
+  if (compact == 0) return 0;
+  const size_t size = ZSTD_compressCCtx(g_context, g_record + sizeof(HeapCompressed), kRecordRoom, g_compact,
+                                        compact, g_level);
   if (ZSTD_isError(size)) return 0;
-  const HeapCompressed header{static_cast<uint32_t>(source_bytes), batch_count};
+  const HeapCompressed header{static_cast<uint32_t>(compact), batch_count};
   std::memcpy(g_record, &header, sizeof header);
-  g_record_kind = compact != 0 ? kCompactRecord : kCompressedRecord;
   return size;
 }
 
 void write_compressed(size_t size) {
-  g_runtime->write_record(g_stream, g_record_kind, g_record, static_cast<uint16_t>(sizeof(HeapCompressed) + size));
+  g_runtime->write_record(g_stream, kPairedCompactRecord, g_record, static_cast<uint16_t>(sizeof(HeapCompressed) + size));
 }
 
 // The bytes of the first `count` gathered batches at `from`.
@@ -162,7 +143,7 @@ void compress_or_split(const uint8_t* from, size_t bytes, uint32_t batch_count) 
   const size_t size = compress_batches(from, bytes, batch_count);
   if (size != 0 && size <= kMaxCompressedBytes) return write_compressed(size);
   if (batch_count == 1) {
-    g_runtime->write_record(g_stream, kBatchRecord, from + 2, static_cast<uint16_t>(bytes - 2));
+    g_runtime->write_record(g_stream, kPairedBatchRecord, from + 2, static_cast<uint16_t>(bytes - 2));
     return;
   }
   const size_t half = batch_bytes(from, batch_count / 2);
@@ -293,7 +274,7 @@ bool compressor_start(const lumen_runtime* runtime, lumen_stream stream, int lev
 }
 
 bool compressor_offer(const uint8_t* batch, uint16_t bytes) noexcept {
-  if (!g_accepting.load(std::memory_order_acquire) || bytes > kBatchBytes) return false;
+  if (!g_accepting.load(std::memory_order_acquire) || bytes > kPairedBatchBytes) return false;
   uint64_t at = g_ring->enqueue_at.load(std::memory_order_relaxed);
   for (;;) {
     const uint64_t sequence = g_ring->sequence[at & (kCells - 1)].load(std::memory_order_acquire);
@@ -338,10 +319,6 @@ void compressor_after_fork() noexcept {
   g_accepting.store(false, std::memory_order_relaxed);
   g_gathered_bytes = 0;
   g_gathered_batches = 0;
-  // The parent's thread was inside a record when the fork happened: its
-  // tables were left in use.
-  if (g_compacting.load(std::memory_order_acquire)) compact_scratch_reset(g_scratch);
-  g_compacting.store(false, std::memory_order_relaxed);
   reset_ring();
   if (create_thread()) g_accepting.store(true, std::memory_order_release);
 }

@@ -3,9 +3,10 @@
 // A traced thread whose batch is full offers it here instead of writing it:
 // the batch is copied into a bounded queue (raw mmap memory, a lock-free
 // ring: no malloc, no lock, never a wait) and a thread of the plugin's own
-// gathers queued batches, compresses them together with zstd (its workspace
-// is mapped once, so zstd never calls the target's allocator either) and
-// writes one kCompressedRecord (heap_record.h). Compression thus never runs
+// gathers queued batches, rewrites them into sections (heap_paired.h),
+// compresses them together with zstd (its workspace is mapped once, so zstd
+// never calls the target's allocator either) and writes one
+// kPairedCompactRecord (heap_record.h). Compression thus never runs
 // in a signal handler nor under any lock the target may hold. When the queue
 // is full or the thread is not running, the offer is refused and the caller
 // writes its batch as it is: nothing waits and nothing is lost, and a reader

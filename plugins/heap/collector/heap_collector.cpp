@@ -12,6 +12,7 @@
 #include "event_clock.h"
 #include "event_batches.h"
 #include "heap_collector.h"
+#include "live_table.h"
 
 namespace lumen::heap {
 
@@ -25,6 +26,7 @@ namespace {
 
 using detail::g_runtime;
 lumen_stream g_stream = -1;
+uint64_t g_start_ns = 0;
 
 // Interposers run in signal handlers too: the stack capture may touch errno
 // (libunwind validating addresses) and the writer makes system calls.
@@ -32,40 +34,70 @@ using lumen::ErrnoKept;
 
 }  // namespace
 
+namespace {
+
+// Makes an appended allocation live. An entry it replaces was released
+// unseen (a MAP_FIXED mapping over another, a block freed where nothing is
+// traced): its release is recorded after the allocation.
+void make_live(const Appended& appended, const void* address, bool mapping, size_t size) {
+  LiveEntry replaced{};
+  const LiveEntry entry{live_key(address, mapping), appended.ordinal, size, appended.mark_ns, appended.thread_id, 0};
+  if (!live_insert(entry, replaced)) return;
+  PairedEvent release{};
+  release.type = mapping ? EventType::kUnmap : EventType::kFree;
+  release.frees = true;
+  release.freed = {true, replaced.thread_id, replaced.ordinal, replaced.mark_ns, replaced.size, 0};
+  Appended unused;
+  batch_append(release, unused);
+}
+
+}  // namespace
+
 void record_allocation(const TraceGuard&, Allocator allocator, const void* address, size_t size) noexcept {
   const ErrnoKept errno_kept;
-  HeapEvent event{};
+  PairedEvent event{};
   event.type = EventType::kAlloc;
   event.allocator = allocator;
-  event.time_ns = event_stamp();
-  event.address = reinterpret_cast<uint64_t>(address);
   event.size = size;
   event.stack_id = g_runtime->capture_stack(nullptr, 0);
-  batch_append(event);
+  Appended appended;
+  if (batch_append(event, appended)) make_live(appended, address, is_mapping(allocator), size);
 }
 
-void record_reallocation(const TraceGuard&, Allocator allocator, uint64_t free_time_ns, const void* old_address,
-                         const void* address, size_t size) noexcept {
+Freed take_live(const TraceGuard&, const void* address, bool mapping) noexcept {
+  LiveEntry entry;
+  if (!live_remove(live_key(address, mapping), entry)) return {false, 0, 0, 0, 0, reinterpret_cast<uint64_t>(address)};
+  return {true, entry.thread_id, entry.ordinal, entry.mark_ns, entry.size, 0};
+}
+
+void restore_live(const TraceGuard&, const Freed& freed, const void* address, bool mapping) noexcept {
+  if (!freed.known) return;
+  LiveEntry replaced;
+  live_insert({live_key(address, mapping), freed.ordinal, freed.size, freed.mark_ns, freed.thread_id, 0}, replaced);
+}
+
+void record_reallocation(const TraceGuard&, Allocator allocator, bool frees, const Freed& freed, const void* address,
+                         size_t size) noexcept {
   const ErrnoKept errno_kept;
-  HeapEvent event{};
+  PairedEvent event{};
   event.type = EventType::kRealloc;
   event.allocator = allocator;
-  event.time_ns = event_stamp();
-  event.free_time_ns = old_address != nullptr ? free_time_ns : event.time_ns;
-  event.old_address = reinterpret_cast<uint64_t>(old_address);
-  event.address = reinterpret_cast<uint64_t>(address);
+  event.frees = frees;
+  event.freed = freed;
   event.size = size;
   event.stack_id = g_runtime->capture_stack(nullptr, 0);
-  batch_append(event);
+  Appended appended;
+  if (batch_append(event, appended)) make_live(appended, address, is_mapping(allocator), size);
 }
 
-void record_free(const TraceGuard&, EventType type, const void* address, uint64_t time_ns) noexcept {
+void record_free(const TraceGuard&, EventType type, const Freed& freed) noexcept {
   const ErrnoKept errno_kept;
-  HeapEvent event{};
+  PairedEvent event{};
   event.type = type;
-  event.time_ns = time_ns;
-  event.address = reinterpret_cast<uint64_t>(address);
-  batch_append(event);
+  event.frees = true;
+  event.freed = freed;
+  Appended unused;
+  batch_append(event, unused);
 }
 
 namespace {
@@ -74,6 +106,7 @@ namespace {
 bool write_start_record() {
   const HeapStart record{g_runtime->now_ns(), static_cast<uint32_t>(getpid()), 0};
   event_clock_start(g_runtime, record.time_ns);
+  g_start_ns = record.time_ns;
   return g_runtime->write_record(g_stream, kStartRecord, &record, sizeof record) != 0;
 }
 
@@ -83,6 +116,8 @@ bool write_start_record() {
 void fork_child() {
   if (!detail::g_running.load(std::memory_order_acquire)) return;
   batches_forget_after_fork();
+  live_forget_after_fork();
+  if (g_runtime->collecting() != 0) live_start();
   if (g_runtime->collecting() == 0) {
     compressor_forget_after_fork();
     return;
@@ -110,7 +145,8 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
     std::snprintf(error, error_size, "cannot write to the data file '%s'", kDataFile);
     return 1;
   }
-  batches_start(runtime, g_stream);
+  batches_start(runtime, g_stream, g_start_ns);
+  live_start();
   // Before tracing begins: the thread's own stack and TLS are not traced.
   const int level = std::atoi(lumen_option(options, count, "compress", "1"));
   if (level > 0 && !compressor_start(runtime, g_stream, level))

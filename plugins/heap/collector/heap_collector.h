@@ -16,7 +16,7 @@
 #include <cstddef>
 
 #include "../heap_record.h"
-#include "event_clock.h"
+#include "event_batches.h"
 
 namespace lumen::heap {
 
@@ -31,20 +31,30 @@ class TraceGuard : public lumen::TraceGuard {
   TraceGuard() noexcept
       : lumen::TraceGuard(detail::g_running.load(std::memory_order_acquire) ? detail::g_runtime : nullptr) {}
 
-  // An event's stamp (event_clock.h); call only when the guard is true.
-  uint64_t now() const noexcept { return event_stamp(); }
 };
 
-// An allocation that succeeded, stamped now (after the real call).
+// Events are paired here, as they happen, through the live table
+// (live_table.h): an allocation is recorded and made live after the real
+// call succeeded; a deallocation takes its address out of the table before
+// the real call runs (take_live), and is recorded once that call succeeded
+// (record_free) or put back when it failed (restore_live).
+
+// An allocation that succeeded.
 void record_allocation(const TraceGuard&, Allocator allocator, const void* address, size_t size) noexcept;
 
-// realloc/mremap that succeeded: `old_address` (may be null) freed at
-// `free_time_ns`, taken before the real call; `size` bytes at `address` now.
-void record_reallocation(const TraceGuard&, Allocator allocator, uint64_t free_time_ns, const void* old_address,
-                         const void* address, size_t size) noexcept;
+// Before a real call that frees `address` (a mapping's when `mapping`): what
+// it releases, taken out of the live table.
+Freed take_live(const TraceGuard&, const void* address, bool mapping) noexcept;
 
-// A deallocation (EventType::kFree or kUnmap) stamped at `time_ns`, taken
-// before the real call.
-void record_free(const TraceGuard&, EventType type, const void* address, uint64_t time_ns) noexcept;
+// The real call failed: what take_live took is live again.
+void restore_live(const TraceGuard&, const Freed& freed, const void* address, bool mapping) noexcept;
+
+// A deallocation (EventType::kFree or kUnmap) of what take_live returned.
+void record_free(const TraceGuard&, EventType type, const Freed& freed) noexcept;
+
+// realloc/mremap that succeeded: what take_live returned released (when
+// `frees`), and `size` bytes at `address` now.
+void record_reallocation(const TraceGuard&, Allocator allocator, bool frees, const Freed& freed,
+                         const void* address, size_t size) noexcept;
 
 }  // namespace lumen::heap

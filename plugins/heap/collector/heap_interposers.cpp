@@ -23,12 +23,15 @@ namespace {
 
 constexpr size_t kMallocAlignment = 16;
 
-// Frees before the real call: a block handed back can be handed out again to
-// another thread at once, and that allocation must be stamped later.
+// The address leaves the live table before the real call: a block handed
+// back can be handed out again to another thread at once, and that
+// allocation must find its address free in the table.
 void trace_free(void* pointer, void (*real_free)(void*)) noexcept {
   const TraceGuard guard;
-  if (guard) record_free(guard, EventType::kFree, pointer, guard.now());
+  if (!guard) return real_free(pointer);
+  const Freed freed = take_live(guard, pointer, false);
   real_free(pointer);
+  record_free(guard, EventType::kFree, freed);
 }
 
 // A block from the bootstrap arena was never traced nor given to the real
@@ -39,7 +42,7 @@ void* move_out_of_bootstrap(const RealAllocator& real, void* old, size_t size) n
   if (fresh == nullptr) return nullptr;
   const size_t old_size = bootstrap_size(old);
   std::memcpy(fresh, old, old_size < size ? old_size : size);
-  if (guard) record_reallocation(guard, Allocator::kRealloc, 0, nullptr, fresh, size);
+  if (guard) record_reallocation(guard, Allocator::kRealloc, false, Freed{}, fresh, size);
   return fresh;
 }
 
@@ -74,12 +77,12 @@ LUMEN_EXPORT void* realloc(void* old, size_t size) noexcept {
   }
   if (bootstrap_owns(old)) return move_out_of_bootstrap(*real, old, size);
   const TraceGuard guard;
-  const uint64_t free_time = guard && old != nullptr ? guard.now() : 0;
+  if (!guard) return real->realloc(old, size);
+  const Freed freed = old != nullptr ? take_live(guard, old, false) : Freed{};
   void* p = real->realloc(old, size);
-  if (guard) {
-    if (p != nullptr) record_reallocation(guard, Allocator::kRealloc, free_time, old, p, size);
-    else if (old != nullptr && size == 0) record_free(guard, EventType::kFree, old, free_time);  // glibc freed it
-  }
+  if (p != nullptr) record_reallocation(guard, Allocator::kRealloc, old != nullptr, freed, p, size);
+  else if (old != nullptr && size == 0) record_free(guard, EventType::kFree, freed);  // glibc freed it
+  else if (old != nullptr) restore_live(guard, freed, old, false);  // failed: the old block stays
   return p;
 }
 
@@ -174,9 +177,11 @@ LUMEN_EXPORT int munmap(void* address, size_t length) noexcept {
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return -1;
   const TraceGuard guard;
-  const uint64_t time = guard ? guard.now() : 0;
+  if (!guard) return real->munmap(address, length);
+  const Freed freed = take_live(guard, address, true);
   const int rc = real->munmap(address, length);
-  if (guard && rc == 0) record_free(guard, EventType::kUnmap, address, time);
+  if (rc == 0) record_free(guard, EventType::kUnmap, freed);
+  else restore_live(guard, freed, address, true);
   return rc;
 }
 
@@ -190,14 +195,14 @@ LUMEN_EXPORT void* mremap(void* old, size_t old_length, size_t length, int flags
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return MAP_FAILED;
   const TraceGuard guard;
-  const uint64_t free_time = guard ? guard.now() : 0;
-  void* p = real->mremap(old, old_length, length, flags, wanted);
-  if (guard && p != MAP_FAILED) {
-    bool keeps_old = old_length == 0;
+  if (!guard) return real->mremap(old, old_length, length, flags, wanted);
+  bool keeps_old = old_length == 0;
 #ifdef MREMAP_DONTUNMAP
-    keeps_old = keeps_old || (flags & MREMAP_DONTUNMAP) != 0;
+  keeps_old = keeps_old || (flags & MREMAP_DONTUNMAP) != 0;
 #endif
-    record_reallocation(guard, Allocator::kMremap, free_time, keeps_old ? nullptr : old, p, length);
-  }
+  const Freed freed = keeps_old ? Freed{} : take_live(guard, old, true);
+  void* p = real->mremap(old, old_length, length, flags, wanted);
+  if (p != MAP_FAILED) record_reallocation(guard, Allocator::kMremap, !keeps_old, freed, p, length);
+  else if (!keeps_old) restore_live(guard, freed, old, true);
   return p;
 }

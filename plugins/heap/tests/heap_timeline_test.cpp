@@ -14,6 +14,7 @@
 #include "analysis/heap_latest.h"
 #include "analysis/heap_sweep.h"
 #include "heap_compact.h"
+#include "heap_paired.h"
 #include "analysis/heap_timeline.h"
 
 namespace lumen::heap {
@@ -418,6 +419,247 @@ TEST(HeapCompactRecords, DamagedFramesAreReadOrRefusedWithAReason) {
     }
   }
   EXPECT_GT(refused, 0u);
+}
+
+// ---- the paired form: frees name their allocations, times are marks ----
+
+// A plain paired batch, encoded field by field as the collector does.
+struct PairedBatch {
+  HeapPairedBatch header;
+  std::vector<uint8_t> events;
+  void tag(EventType type, Allocator a = Allocator::kMalloc, bool freed_old = false) {
+    events.push_back(static_cast<uint8_t>(static_cast<uint8_t>(type) << 4 | static_cast<uint8_t>(a) |
+                                          (freed_old ? kTagFreedOld : 0)));
+    header.event_count += 1;
+  }
+  void number(uint64_t v) {
+    uint8_t buffer[10];
+    events.insert(events.end(), buffer, put_varint(buffer, v));
+  }
+  void alloc(uint64_t size, uint64_t stack, Allocator a = Allocator::kMalloc) {
+    tag(EventType::kAlloc, a);
+    number(size);
+    number(stack + 1);
+  }
+  void free_own(uint64_t k, EventType type = EventType::kFree) {
+    tag(type);
+    number(k << 2);
+  }
+  void free_other(uint32_t thread, uint64_t ordinal) {
+    tag(EventType::kFree);
+    number(uint64_t{thread} << 2 | 1);
+    number(ordinal);
+  }
+  void free_address(uint64_t address) {
+    tag(EventType::kFree);
+    number(2);
+    number(address);
+  }
+  void realloc_own(uint64_t k, uint64_t size, uint64_t stack) {
+    tag(EventType::kRealloc, Allocator::kRealloc, true);
+    number(k << 2);
+    number(size);
+    number(stack + 1);
+  }
+  void mark(uint64_t advance) {
+    tag(EventType::kMark);
+    number(advance);
+  }
+  std::vector<uint8_t> payload() const {
+    std::vector<uint8_t> out(sizeof header);
+    std::memcpy(out.data(), &header, sizeof header);
+    out.insert(out.end(), events.begin(), events.end());
+    return out;
+  }
+};
+
+// Threads that allocate, free their own blocks and each other's, reallocate,
+// map and unmap, with marks between: as the collector's batches say it.
+std::vector<std::vector<uint8_t>> paired_batches(int threads, int batches_per_thread, int events) {
+  std::mt19937 random(11);
+  std::vector<std::vector<uint8_t>> out;
+  std::vector<uint64_t> ordinal(threads, 0), mark(threads, 1'000'000);
+  for (int b = 0; b < batches_per_thread; ++b)
+    for (int t = 0; t < threads; ++t) {
+      PairedBatch batch{{mark[t] += 7, static_cast<uint32_t>(40 + t), 0, ordinal[t]}, {}};
+      for (int e = 0; e < events; ++e) {
+        const uint32_t pick = random() % 16;
+        if (pick < 6 || ordinal[t] == 0) {
+          batch.alloc(16 + random() % 256, random() % 5, pick == 1 ? Allocator::kCalloc : Allocator::kMalloc);
+          ++ordinal[t];
+        } else if (pick < 10) {
+          batch.free_own(1 + random() % ordinal[t]);
+        } else if (pick == 10) {
+          batch.free_other(40 + static_cast<uint32_t>(random() % threads), random() % 1000);
+        } else if (pick == 11) {
+          batch.free_address(0x5555'0000'0000 + random() % 100000);
+        } else if (pick == 12) {
+          batch.realloc_own(1 + random() % ordinal[t], 1 + random() % 100000, 3);
+          ++ordinal[t];
+        } else if (pick == 13) {
+          batch.alloc(4096, LUMEN_NO_STACK, Allocator::kMmap);
+          ++ordinal[t];
+          batch.free_own(1, EventType::kUnmap);
+        } else {
+          const uint64_t advance = 1 + random() % 3'000'000;
+          batch.mark(advance);
+          mark[t] += advance;
+        }
+      }
+      out.push_back(batch.payload());
+    }
+  return out;
+}
+
+std::vector<uint8_t> paired_compact_record(const std::vector<std::vector<uint8_t>>& batches) {
+  const std::vector<uint8_t> raw = gathered(batches);
+  std::vector<std::vector<uint8_t>> sections(kPairedSections, std::vector<uint8_t>(kMaxCompactBytes));
+  uint8_t* pointers[kPairedSections];
+  for (int i = 0; i < kPairedSections; ++i) pointers[i] = sections[i].data();
+  std::vector<uint8_t> compact(kMaxCompactBytes);
+  compact.resize(compact_paired_batches(raw.data(), raw.size(), static_cast<uint32_t>(batches.size()),
+                                        compact.data(), pointers));
+  EXPECT_FALSE(compact.empty());
+  return compact;
+}
+
+TEST(HeapPairedRecords, FreesNameTheirAllocationsAndEventsHaveTheirMarksTime) {
+  PairedBatch batch{{5'000, 7, 0, 10}, {}};
+  batch.alloc(100, 1);          // ordinal 10
+  batch.alloc(200, 2);          // ordinal 11
+  batch.mark(250);
+  batch.free_own(2);            // ordinal 10
+  batch.free_other(9, 4);       // thread 9's ordinal 4
+  batch.free_address(0x1234);   // not seen allocated
+  batch.realloc_own(1, 300, 3);  // frees 11, allocates 12
+  batch.alloc(4096, LUMEN_NO_STACK, Allocator::kMmap);  // 13
+  batch.free_own(1, EventType::kUnmap);
+  const std::vector<uint8_t> payload = batch.payload();
+  Collected got;
+  std::string error;
+  ASSERT_TRUE(decode_heap_record(kPairedBatchRecord, payload.data(), static_cast<uint16_t>(payload.size()), got,
+                                 error))
+      << error;
+  const std::vector<HeapOp> expected = {
+      {5'000, identity_key(7, 10), 100, 1, 7, true, false, Allocator::kMalloc},
+      {5'000, identity_key(7, 11), 200, 2, 7, true, false, Allocator::kMalloc},
+      {5'250, identity_key(7, 10), 0, 0, 7, false, false, Allocator::kMalloc},
+      {5'250, identity_key(9, 4), 0, 0, 7, false, false, Allocator::kMalloc},
+      {5'250, 0x1234, 0, 0, 7, false, false, Allocator::kMalloc},
+      {5'250, identity_key(7, 11), 0, 0, 7, false, false, Allocator::kRealloc},
+      {5'250, identity_key(7, 12), 300, 3, 7, true, false, Allocator::kRealloc},
+      {5'250, identity_key(7, 13), 4096, LUMEN_NO_STACK, 7, true, true, Allocator::kMmap},
+      {5'250, identity_key(7, 13), 0, 0, 7, false, true, Allocator::kMalloc},
+  };
+  ASSERT_EQ(got.ops.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_TRUE(same_op(got.ops[i], expected[i])) << "op " << i;
+  // Paired: 10, 11 and 13 freed, 12 live; the foreign frees pair with nothing.
+  LatestByAddress latest;
+  for (const HeapOp& op : got.ops) latest.add(op);
+  const auto live = latest.live();
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(live.begin()->second.address, identity_key(7, 12));
+}
+
+TEST(HeapPairedRecords, CompactReadsBackExactlyWhatThePlainBatchesSay) {
+  const auto batches = paired_batches(5, 4, 300);
+  Collected plain;
+  std::string error;
+  for (const auto& b : batches)
+    ASSERT_TRUE(decode_heap_record(kPairedBatchRecord, b.data(), static_cast<uint16_t>(b.size()), plain, error))
+        << error;
+  const std::vector<uint8_t> record = zstd_record(paired_compact_record(batches), static_cast<uint32_t>(batches.size()));
+  Collected compact;
+  ASSERT_TRUE(decode_heap_record(kPairedCompactRecord, record.data(), static_cast<uint16_t>(record.size()), compact,
+                                 error))
+      << error;
+  ASSERT_EQ(compact.ops.size(), plain.ops.size());
+  for (size_t i = 0; i < plain.ops.size(); ++i) ASSERT_TRUE(same_op(compact.ops[i], plain.ops[i])) << "op " << i;
+}
+
+// A program's repeating pattern (each of 4 threads replacing the oldest of
+// its 256 blocks, sizes cycling) compacts to less than the plain batches
+// compressed as they are, marks between.
+TEST(HeapPairedRecords, RepeatingPatternsCompactSmallerThanPlain) {
+  std::vector<std::vector<uint8_t>> batches;
+  std::vector<uint64_t> ordinal(4, 0);
+  for (int b = 0; b < 16; ++b)
+    for (uint32_t t = 0; t < 4; ++t) {
+      PairedBatch batch{{1'000'000u + b * 4'000'000u + t, t + 1, 0, ordinal[t]}, {}};
+      for (int e = 0; e < 600; ++e) {
+        if (ordinal[t] >= 256) batch.free_own(256);
+        batch.alloc(16 + ordinal[t] % 256, 1);
+        ++ordinal[t];
+        if (e % 250 == 249) batch.mark(1'000'000 + e);
+      }
+      batches.push_back(batch.payload());
+    }
+  const size_t compact = zstd_record(paired_compact_record(batches), static_cast<uint32_t>(batches.size())).size();
+  const size_t plain = zstd_record(gathered(batches), static_cast<uint32_t>(batches.size())).size();
+  EXPECT_LT(compact, plain);
+}
+
+// A free of an identity is its allocation's last event, even where a mark
+// says otherwise (an earlier part of the file holding it, merged later).
+TEST(HeapPairedRecords, AnIdentityFreedIsNotLiveWhateverTheMarks) {
+  LatestByAddress first, later;
+  first.add({900, identity_key(3, 0), 0, 0, 4, false, false, Allocator::kMalloc});
+  later.add({1000, identity_key(3, 0), 64, 1, 3, true, false, Allocator::kMalloc});
+  later.add({1000, identity_key(3, 1), 32, 1, 3, true, false, Allocator::kMalloc});
+  first.merge(later);
+  const auto live = first.live();
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(live.begin()->second.address, identity_key(3, 1));
+}
+
+TEST(HeapPairedRecords, CorruptOrLyingRecordsAreRefusedWithAReason) {
+  const auto refused = [](uint16_t kind, const std::vector<uint8_t>& record, const std::string& expected) {
+    expect_refused(kind, record, expected);
+  };
+  PairedBatch own{{1, 3, 0, 2}, {}};
+  own.free_own(3);  // only 2 allocations before
+  refused(kPairedBatchRecord, own.payload(), "frees allocation 3 back of 2");
+  PairedBatch far{{1, 3, 0, 0}, {}};
+  far.free_other(static_cast<uint32_t>(kMaxIdentityThread), 1);
+  refused(kPairedBatchRecord, far.payload(), "beyond what identities hold");
+  PairedBatch address{{1, 3, 0, 0}, {}};
+  address.free_address(kIdentityBit | 5);
+  refused(kPairedBatchRecord, address.payload(), "identities' range");
+  PairedBatch still{{1, 3, 0, 0}, {}};
+  still.mark(0);
+  refused(kPairedBatchRecord, still.payload(), "not later");
+  PairedBatch cut{{1, 3, 0, 0}, {}};
+  cut.alloc(100000, 1);
+  std::vector<uint8_t> truncated = cut.payload();
+  truncated.pop_back();
+  refused(kPairedBatchRecord, truncated, "ends early");
+  PairedBatch lying{{1, 3, 5, 0}, {}};
+  lying.alloc(1, 1);
+  refused(kPairedBatchRecord, lying.payload(), "is missing");
+  refused(kPairedBatchRecord, std::vector<uint8_t>(10, 0), "its header alone needs");
+  const auto batches = paired_batches(2, 2, 40);
+  const std::vector<uint8_t> compact = paired_compact_record(batches);
+  refused(kPairedCompactRecord, zstd_record(compact, 5), "ends inside batch 4");
+  refused(kPairedCompactRecord, zstd_record(compact, 3), "left in the");
+  std::vector<uint8_t> damaged = zstd_record(compact, 4);
+  for (size_t i = sizeof(HeapCompressed) + 4; i < damaged.size(); ++i) damaged[i] ^= 0x5a;
+  refused(kPairedCompactRecord, damaged, "does not decompress");
+  // Damaged sections: read or refused with a reason, never trusted past their bounds.
+  std::mt19937 random(5);
+  size_t refusals = 0;
+  for (int n = 0; n < 3000; ++n) {
+    std::vector<uint8_t> bytes = compact;
+    for (uint32_t flips = 1 + random() % 4; flips > 0; --flips)
+      bytes[random() % bytes.size()] ^= static_cast<uint8_t>(1 + random() % 255);
+    const std::vector<uint8_t> record = zstd_record(bytes, 4);
+    Collected got;
+    std::string why;
+    if (!decode_heap_record(kPairedCompactRecord, record.data(), static_cast<uint16_t>(record.size()), got, why)) {
+      ++refusals;
+      EXPECT_NE(why.find("paired form"), std::string::npos) << why;
+    }
+  }
+  EXPECT_GT(refusals, 0u);
 }
 
 TEST(HeapRecords, StartRecordIsPassedOn) {

@@ -309,6 +309,43 @@ TEST_F(HeapAllocators, TextViewsShowTheStacksUnderTheirRows) {
   }
 }
 
+// ---- threads in lock-step: the peak is exact whatever the time marks ----
+
+// The target knows its true peak by construction (heap_peak_target.c): the
+// blocks its rounds hold at the peak are the last round's, whereas a replay
+// that took one thread's events ahead of another's (their time marks are
+// 1 ms apart at best, and a round takes microseconds) would hold blocks of
+// several rounds and report a higher peak.
+TEST(HeapPeak, ThreadsAllocatingTogetherHaveTheirExactPeak) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-H", "on"}, heap_target("heap_peak_target"), {"4", "64"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  EXPECT_EQ(c.run.out, "peak_target done: 4 threads x 64 rounds\n");
+  const json& truth = c.truth.at("functions");
+  const json heap = er_print_json({"-heap"}, c.experiment);
+  const json& summary = heap.at("summary");
+  EXPECT_EQ(truth.at("round_allocate").at("allocations").get<double>(), 4 * 64.0);
+  const json* at_peak = table_titled(heap, "In use at the peak, by call stack");
+  ASSERT_NE(at_peak, nullptr);
+  double rounds_count = 0, rounds_bytes = 0, count = 0, bytes = 0;
+  for (const json& row : at_peak->at("rows")) {
+    const double n = row.at("values").at("count").get<double>(), b = row.at("values").at("bytes").get<double>();
+    count += n;
+    bytes += b;
+    if (stack_functions(row).at(0) == "round_allocate") {
+      rounds_count += n;
+      rounds_bytes += b;
+    }
+  }
+  EXPECT_EQ(rounds_count, truth.at("at_peak").at("allocations").get<double>()) << at_peak->dump();
+  EXPECT_EQ(rounds_bytes, truth.at("at_peak").at("bytes").get<double>()) << at_peak->dump();
+  // What else was live (the program's own start-up blocks) stays the same
+  // through the rounds: the peak is theirs and the last round's, exactly.
+  EXPECT_EQ(summary.at("peak_bytes").get<double>(), bytes);
+  EXPECT_EQ(summary.at("peak_allocations").get<double>(), count);
+  EXPECT_LT(bytes - rounds_bytes, 300000.0) << "no block of another round";
+}
+
 // ---- a pool of threads allocating at once, freeing each other's blocks ----
 
 TEST(HeapThreads, ConcurrentAllocationsAndCrossThreadFreesAreExact) {
@@ -636,6 +673,7 @@ TEST(HeapDataLimit, ALimitNotReachedIsNotAWarning) {
 using heap::HeapCompressed;
 using heap::kCompactRecord;
 using heap::kCompressedRecord;
+using heap::kPairedCompactRecord;
 
 namespace compressed {
 
@@ -697,11 +735,13 @@ void expect_same_views(const std::string& target, const std::vector<std::string>
   const Collection packed = collect_at_level(dir, "packed", 3, target, args);
   ASSERT_EQ(plain.run.exit_code, 0) << plain.run.err;
   ASSERT_EQ(packed.run.exit_code, 0) << packed.run.err;
-  const KindCount plain_kinds = record_kinds(plain.experiment / "heaptrace", kCompactRecord);
-  const KindCount packed_kinds = record_kinds(packed.experiment / "heaptrace", kCompactRecord);
-  EXPECT_EQ(plain_kinds.count.count(kCompactRecord) + plain_kinds.count.count(kCompressedRecord), 0u)
+  const KindCount plain_kinds = record_kinds(plain.experiment / "heaptrace", kPairedCompactRecord);
+  const KindCount packed_kinds = record_kinds(packed.experiment / "heaptrace", kPairedCompactRecord);
+  EXPECT_EQ(plain_kinds.count.count(kCompactRecord) + plain_kinds.count.count(kCompressedRecord) +
+                plain_kinds.count.count(kPairedCompactRecord),
+            0u)
       << "compress: 0 wrote compressed records";
-  ASSERT_GT(packed_kinds.count.count(kCompactRecord), 0u) << "no compact record was written";
+  ASSERT_GT(packed_kinds.count.count(kPairedCompactRecord), 0u) << "no compact record was written";
   const std::vector<std::string> a = heap_views(plain.experiment), b = heap_views(packed.experiment);
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i], b[i]) << "view " << i;
@@ -730,8 +770,8 @@ TEST(HeapCompression, ACorruptCompressedRecordIsAnErrorNamingFileAndOffset) {
   const Collection c = compressed::collect_at_level(dir, "packed", 1, heap_target("heap_threads_target"), {"1", "20000"});
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
   const fs::path file = c.experiment / "heaptrace";
-  const compressed::KindCount kinds = compressed::record_kinds(file, kCompactRecord);
-  ASSERT_GT(kinds.count.count(kCompactRecord), 0u);
+  const compressed::KindCount kinds = compressed::record_kinds(file, kPairedCompactRecord);
+  ASSERT_GT(kinds.count.count(kPairedCompactRecord), 0u);
   {
     // Inside the frame, past the record word, HeapCompressed and zstd's frame header.
     std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
