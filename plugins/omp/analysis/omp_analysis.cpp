@@ -77,7 +77,9 @@ int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, cons
            char* error, size_t error_size) {
   auto* trace = static_cast<OmpTrace*>(state);
   if (!trace->add(kind, payload, bytes)) {
-    std::snprintf(error, error_size, "OpenMP record of kind %u has %u bytes, too few for its kind", kind, bytes);
+    std::snprintf(error, error_size,
+                  "OpenMP record of kind %u (%u bytes) is damaged: too short for its kind, or its times out of order",
+                  kind, bytes);
     return 1;
   }
   if (kind != kWaitRecord) return 0;

@@ -34,6 +34,17 @@ bool OmpTrace::add(uint16_t kind, const void* payload, uint16_t bytes) {
     if (!read(payload, bytes, &region)) return false;
     regions.push_back(region);
     end_ns = std::max(end_ns, region.end_ns);
+  } else if (kind == kRegionTaskRecord) {
+    OmpRegionTask both;
+    if (!read(payload, bytes, &both)) return false;
+    const OmpRegion& region = both.region;
+    if (both.task_begin_offset_ns > both.task_end_offset_ns || region.end_ns < region.begin_ns ||
+        region.end_ns - region.begin_ns < both.task_end_offset_ns)
+      return false;  // a task outside its region: damaged
+    regions.push_back(region);
+    tasks.push_back(OmpTask{region.region_id, region.begin_ns + both.task_begin_offset_ns,
+                            region.begin_ns + both.task_end_offset_ns, region.thread_id, 0});
+    end_ns = std::max(end_ns, region.end_ns);
   } else if (kind == kTaskRecord) {
     OmpTask task;
     if (!read(payload, bytes, &task)) return false;

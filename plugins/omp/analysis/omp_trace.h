@@ -19,7 +19,8 @@ struct OmpTrace {
   std::vector<OmpState> states;  // one per clock sample, under an OMPT runtime
   uint64_t end_ns = 0;  // the process's end, else the latest time recorded
 
-  // Takes one record; returns false for a record too short for its kind.
+  // Takes one record; returns false for a record too short for its kind,
+  // or a region-and-task record whose task lies outside its region.
   bool add(uint16_t kind, const void* payload, uint16_t bytes);
 
   // The waits implied by regions and tasks: each thread's implicit barrier

@@ -26,7 +26,7 @@ lumen_stream g_stream = -1;
 std::atomic<uint64_t> g_last_region{0};
 std::atomic<uint64_t> g_last_task{0};
 uint64_t g_region_base = 0;
-thread_local uint64_t t_current_region = 0;
+__attribute__((tls_model("initial-exec"))) thread_local uint64_t t_current_region = 0;
 std::atomic<bool> g_ompt_active{false};
 
 bool library_loaded(const char* soname) {
@@ -139,6 +139,11 @@ void write_region(const TraceGuard&, const OmpRegion& region) {
 void write_task(const TraceGuard&, const OmpTask& task) {
   if (const lumen_runtime* runtime = recording_runtime())
     runtime->write_record(g_stream, kTaskRecord, &task, sizeof task);
+}
+
+void write_region_task(const TraceGuard&, const OmpRegionTask& region_task) {
+  if (const lumen_runtime* runtime = recording_runtime())
+    runtime->write_record(g_stream, kRegionTaskRecord, &region_task, sizeof region_task);
 }
 
 void write_explicit_task(const TraceGuard&, const OmpExplicitTask& task) {

@@ -49,6 +49,7 @@ void set_current_region(uint64_t region_id);
 // the caller holds the runtime's re-entry guard.
 void write_region(const TraceGuard& guard, const OmpRegion& region);
 void write_task(const TraceGuard& guard, const OmpTask& task);
+void write_region_task(const TraceGuard& guard, const OmpRegionTask& region_task);
 void write_wait(const TraceGuard& guard, const OmpWait& wait);
 void write_explicit_task(const TraceGuard& guard, const OmpExplicitTask& task);
 

@@ -16,6 +16,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cstdint>
 
 #include <lumen/collector_support.h>
 
@@ -36,6 +37,8 @@ struct OpenRegion {
   const void* codeptr;
   uint32_t requested;
   uint32_t team;
+  uint64_t task_begin_ns;  // the encountering thread's own task, written with the region
+  uint64_t task_end_ns;    // 0: not ended yet
 };
 
 struct OpenTask {
@@ -43,7 +46,8 @@ struct OpenTask {
   uint64_t begin_ns;
   const void* codeptr;  // the region's call, where the encountering thread's end barrier is
   uint32_t thread_num;
-  bool ended;           // ended at its region's barrier, already recorded
+  bool ended;           // ended at its region's barrier, already recorded (or kept in its region)
+  bool in_region;       // the encountering thread's: its times go into its region's record
 };
 
 struct OpenWait {
@@ -139,6 +143,39 @@ void write_task_now(const lumen_runtime* runtime, const OpenTask& task) {
     write_task(guard, OmpTask{task.region_id, task.begin_ns, runtime->now_ns(), runtime->thread_id(), task.thread_num});
 }
 
+// Ends the thread's task: the encountering thread's is kept in its open
+// region, to be written with it (one record rather than two); a worker's
+// is written now.
+void end_task(const lumen_runtime* runtime, const OpenTask& task) {
+  if (task.in_region) {
+    OpenRegion* region = t_state.regions.top();
+    if (region != nullptr && region->id == task.region_id) {
+      region->task_end_ns = runtime->now_ns();
+      return;
+    }
+  }
+  write_task_now(runtime, task);
+}
+
+// The region's record; with its encountering thread's task in it when that
+// task ended inside the region and its times fit the record's offsets.
+void write_region_now(const lumen_runtime* runtime, const OpenRegion& open) {
+  ErrnoKept errno_kept;
+  TraceGuard guard(runtime);
+  if (!guard) return;
+  const OmpRegion region{open.id,        open.parent,  open.stack,          g_body_caller, open.begin_ns,
+                         runtime->now_ns(), runtime->thread_id(), open.team, open.requested, 0};
+  constexpr uint64_t kMaxOffset = UINT32_MAX;
+  if (open.task_end_ns == 0) return write_region(guard, region);
+  if (open.task_begin_ns >= region.begin_ns && open.task_end_ns >= open.task_begin_ns &&
+      open.task_end_ns <= region.end_ns && open.task_end_ns - region.begin_ns <= kMaxOffset) {
+    return write_region_task(guard, OmpRegionTask{region, static_cast<uint32_t>(open.task_begin_ns - region.begin_ns),
+                                                  static_cast<uint32_t>(open.task_end_ns - region.begin_ns)});
+  }
+  write_region(guard, region);
+  write_task(guard, OmpTask{open.id, open.task_begin_ns, open.task_end_ns, region.thread_id, 0});
+}
+
 void on_parallel_begin(ompt_data_t* encountering_task, const ompt_frame_t* frame, ompt_data_t* parallel_data,
                        unsigned int requested, int flags, const void* codeptr) {
   parallel_data->value = 0;
@@ -146,7 +183,7 @@ void on_parallel_begin(ompt_data_t* encountering_task, const ompt_frame_t* frame
     parallel_data->value = next_region_id();
     if (OpenRegion* region = t_state.regions.push())
       *region = OpenRegion{parallel_data->value, current_region(), callback_stack(runtime), runtime->now_ns(),
-                           codeptr, requested, 0};
+                           codeptr, requested, 0, 0, 0};
   }
   chain<ompt_callback_parallel_begin_t>(ompt_callback_parallel_begin, encountering_task, frame, parallel_data,
                                         requested, flags, codeptr);
@@ -156,14 +193,14 @@ void on_parallel_end(ompt_data_t* parallel_data, ompt_data_t* encountering_task,
   OpenRegion* top = t_state.regions.top();
   if (top == nullptr || top->id != parallel_data->value) top = nullptr;
   OpenRegion region;
+  if (top != nullptr) {
+    // The encountering thread's task, still open (its end not seen inside
+    // the region): written on its own when it ends.
+    OpenTask* task = t_state.tasks.top();
+    if (task != nullptr && task->region_id == top->id && task->in_region && !task->ended) task->in_region = false;
+  }
   if (top != nullptr && t_state.regions.pop(&region)) {
-    if (const lumen_runtime* runtime = recording_runtime()) {
-      ErrnoKept errno_kept;
-      TraceGuard guard(runtime);
-      if (guard)
-        write_region(guard, OmpRegion{region.id, region.parent, region.stack, g_body_caller, region.begin_ns,
-                                      runtime->now_ns(), runtime->thread_id(), region.team, region.requested, 0});
-    }
+    if (const lumen_runtime* runtime = recording_runtime()) write_region_now(runtime, region);
   }
   chain<ompt_callback_parallel_end_t>(ompt_callback_parallel_end, parallel_data, encountering_task, flags, codeptr);
 }
@@ -176,17 +213,19 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
       const uint64_t region_id = parallel_data != nullptr ? parallel_data->value : 0;
       OpenRegion* region = t_state.regions.top();
       const void* codeptr = nullptr;
-      if (index == 0 && region != nullptr && region->id == region_id) {
+      const uint64_t begin = runtime != nullptr ? runtime->now_ns() : 0;
+      const bool in_region = index == 0 && region != nullptr && region->id == region_id && region_id != 0;
+      if (in_region) {
         region->team = actual_parallelism;
+        region->task_begin_ns = begin;
         codeptr = region->codeptr;
       }
-      if (OpenTask* task = t_state.tasks.push())
-        *task = OpenTask{region_id, runtime != nullptr ? runtime->now_ns() : 0, codeptr, index, false};
+      if (OpenTask* task = t_state.tasks.push()) *task = OpenTask{region_id, begin, codeptr, index, false, in_region};
       set_current_region(region_id);
     } else {
       OpenTask task;
       if (t_state.tasks.pop(&task) && !task.ended && task.region_id != 0 && runtime != nullptr)
-        write_task_now(runtime, task);
+        end_task(runtime, task);
       const OpenTask* outer = t_state.tasks.top();
       set_current_region(outer != nullptr ? outer->region_id : 0);
     }
@@ -211,12 +250,14 @@ void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint
       OpenTask* task = t_state.tasks.top();
       const bool implied = ends_task(kind, task, codeptr);
       if (implied) {
-        write_task_now(runtime, *task);
+        end_task(runtime, *task);
         task->ended = true;
       }
+      // An implied wait is pushed only to pair its end: no time or stack.
       if (OpenWait* wait = t_state.waits.push())
-        *wait = OpenWait{runtime->now_ns(), implied ? LUMEN_NO_STACK : callback_stack(runtime), 0,
-                         static_cast<uint16_t>(sync_wait_kind(kind)), implied};
+        *wait = implied ? OpenWait{0, LUMEN_NO_STACK, 0, 0, true}
+                        : OpenWait{runtime->now_ns(), callback_stack(runtime), 0,
+                                   static_cast<uint16_t>(sync_wait_kind(kind)), false};
     } else {
       OpenWait wait;
       if (t_state.waits.pop(&wait) && !wait.implied) {

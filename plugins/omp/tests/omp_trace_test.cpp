@@ -56,6 +56,43 @@ TEST(OmpTrace, ImpliedWaitsOfTwoRegions) {
   expect(waits[3], 11, WaitKind::kIdle, 1000, 1500);
 }
 
+// The OMPT callbacks write a region and its encountering thread's task in
+// one record: read back as the two records it stands for.
+TEST(OmpTrace, RegionWithItsEncounteringThreadsTaskIsTwoRecords) {
+  OmpTrace trace;
+  OmpRegionTask both{};
+  both.region.region_id = 4;
+  both.region.begin_ns = 1000;
+  both.region.end_ns = 1500;
+  both.region.thread_id = 10;
+  both.task_begin_offset_ns = 5;
+  both.task_end_offset_ns = 300;
+  ASSERT_TRUE(trace.add(kRegionTaskRecord, &both, sizeof both));
+  add_task(trace, 4, 1010, 1500, 11, 1);
+  ASSERT_EQ(trace.regions.size(), 1u);
+  EXPECT_EQ(trace.regions[0].region_id, 4u);
+  EXPECT_EQ(trace.regions[0].end_ns, 1500u);
+  ASSERT_EQ(trace.tasks.size(), 2u);
+  EXPECT_EQ(trace.tasks[0].region_id, 4u);
+  EXPECT_EQ(trace.tasks[0].begin_ns, 1005u);
+  EXPECT_EQ(trace.tasks[0].end_ns, 1300u);
+  EXPECT_EQ(trace.tasks[0].thread_id, 10u);
+  EXPECT_EQ(trace.tasks[0].thread_num, 0u);
+  const std::vector<OmpWait> waits = trace.implied_waits();
+  ASSERT_EQ(waits.size(), 1u);  // the master's barrier from its task's end
+  EXPECT_EQ(waits[0].thread_id, 10u);
+  EXPECT_EQ(waits[0].begin_ns, 1300u);
+  EXPECT_EQ(waits[0].end_ns, 1500u);
+
+  // A task said to end after its region, or to end before it began, is damage.
+  both.task_end_offset_ns = 501;
+  EXPECT_FALSE(trace.add(kRegionTaskRecord, &both, sizeof both));
+  both.task_end_offset_ns = 4;
+  EXPECT_FALSE(trace.add(kRegionTaskRecord, &both, sizeof both));
+  EXPECT_FALSE(trace.add(kRegionTaskRecord, &both, sizeof both - 1));
+  EXPECT_EQ(trace.regions.size(), 1u);
+}
+
 TEST(OmpTrace, TaskOfARegionThatNeverEndedImpliesNothing) {
   OmpTrace trace;
   add_task(trace, 7, 10, 20, 11, 1);
