@@ -166,7 +166,9 @@ TEST_F(HeapAllocators, AllocatorIsTheLeafAndNoInterposerFrameAppears) {
   for (const json& row : view.at("rows")) {
     const std::string name = row.at("name");
     EXPECT_EQ(name.find("lumen"), std::string::npos) << name;
-    if (row.contains("load_object")) EXPECT_NE(row.at("load_object"), "collector.so") << name;
+    if (row.contains("load_object")) {
+      EXPECT_NE(row.at("load_object"), "collector.so") << name;
+    }
     const double count = row.at("values").at("e.heapalloccnt").get<double>();
     if (name == "<Total>") total = count;
     else if (allocators.count(name)) by_allocators += count;
