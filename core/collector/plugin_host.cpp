@@ -100,6 +100,7 @@ void* run_plugin_thread(void* start) {
   mark_collector_thread();
   void* const result = thread.body(thread.argument);
   collector_thread_ends();
+  finish_thread_streams();  // its blocks' unused tails back to holes
   return result;
 }
 

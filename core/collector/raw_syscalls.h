@@ -24,6 +24,9 @@ inline int raw_munmap(void* address, size_t length) { return static_cast<int>(sy
 inline ssize_t raw_pwrite(int fd, const void* buffer, size_t count, off_t offset) {
   return syscall(SYS_pwrite64, fd, buffer, count, offset);
 }
+inline int raw_fallocate(int fd, int mode, off_t offset, off_t length) {
+  return static_cast<int>(syscall(SYS_fallocate, fd, mode, offset, length));
+}
 inline ssize_t raw_pread(int fd, void* buffer, size_t count, off_t offset) {
   return syscall(SYS_pread64, fd, buffer, count, offset);
 }

@@ -80,11 +80,11 @@ constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE, Linux 5.14
 // (a one-byte pwrite at their end never shrinks the file, unlike a racing
 // ftruncate) and maps them. Blocks of the run not yet handed out are holes
 // the readers skip. Only raw system calls: safe in a handler.
-char* map_new_run(DataFile& file, uint32_t blocks) {
+char* map_new_run(DataFile& file, uint32_t blocks, uint64_t& offset) {
   const int fd = file_fd(file);
   if (fd < 0) return nullptr;
   const uint64_t bytes = uint64_t{blocks} * LUMEN_BLOCK_BYTES;
-  const uint64_t offset = file.next_block_offset.fetch_add(bytes, std::memory_order_relaxed);
+  offset = file.next_block_offset.fetch_add(bytes, std::memory_order_relaxed);
   const char zero = 0;
   if (raw_pwrite(fd, &zero, 1, static_cast<off_t>(offset + bytes - 1)) != 1) return nullptr;
   void* run = raw_mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(offset));
@@ -109,11 +109,13 @@ char* take_block(DataFile& file, ThreadBlock& block, uint32_t tid, ThreadBlock& 
   if (!within_size_limit()) return nullptr;
   if (block.run_base == nullptr || block.run_next == block.run_blocks) {
     const uint32_t blocks = block.run_blocks == 0 ? 1 : std::min(block.run_blocks * 2, kMaxRunBlocks);
-    char* run = map_new_run(file, blocks);
+    uint64_t offset = 0;
+    char* run = map_new_run(file, blocks, offset);
     if (run == nullptr) return nullptr;
     retired.run_base = block.run_base;
     retired.run_blocks = block.run_blocks;
     block.run_base = run;
+    block.run_offset = offset;
     block.run_blocks = blocks;
     block.run_next = 0;
   }
@@ -216,6 +218,25 @@ bool write_record(int stream, uint16_t kind, const void* payload, uint16_t paylo
   return record != nullptr;
 }
 
+// The current block was made writable whole (its pages are on disk even if
+// never written): the part past its last record goes back to being a hole,
+// which reads as the zeros that end a block. A thread that wrote one record
+// (a plugin's start record) otherwise left 64 KiB on disk.
+void release_unused_tail(DataFile& file, const ThreadBlock& block) {
+  const char* base = block.base.load(std::memory_order_relaxed);
+  if (base == nullptr || block.run_base == nullptr) return;
+  const uint64_t page = 4096;
+  const uint64_t used = std::min<uint64_t>(block.used.load(std::memory_order_relaxed), LUMEN_BLOCK_BYTES);
+  const uint64_t kept = (used + page - 1) / page * page;
+  if (kept >= LUMEN_BLOCK_BYTES) return;
+  const uint64_t block_offset = block.run_offset + static_cast<uint64_t>(base - block.run_base);
+  const int fd = __atomic_load_n(&file.fd, __ATOMIC_ACQUIRE);
+  // Refused by file systems without holes: the tail then stays zeros.
+  if (fd >= 0 && still_open_on(fd, file.identity))
+    raw_fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(block_offset + kept),
+                  static_cast<off_t>(LUMEN_BLOCK_BYTES - kept));
+}
+
 void finish_thread_streams() {
   ThreadState& thread = current_thread();
   thread.finished = true;
@@ -225,6 +246,7 @@ void finish_thread_streams() {
     if (block.writers.load(std::memory_order_acquire) != 0) continue;
     block.capacity.store(0, std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst);
+    release_unused_tail(g_files[i], block);
     block.base.store(nullptr, std::memory_order_relaxed);
     unmap_run(block);
   }

@@ -28,6 +28,7 @@ struct ThreadBlock {
   // virtual machine cost more than everything else a block's writes do.
   // Touched only by the outermost writer and at thread end.
   char* run_base = nullptr;
+  uint64_t run_offset = 0;  // where the run starts in its file
   uint32_t run_blocks = 0;  // blocks in the run
   uint32_t run_next = 0;    // the next block of the run not yet handed out
 };
