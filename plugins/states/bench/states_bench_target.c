@@ -4,6 +4,13 @@
  * /proc/self/task/N/comm, from their schedstat) per second of the run:
  *   states_bench_target THREADS WORK_ITERATIONS [NAP_MS]
  *   -> work_seconds=W elapsed=E collector_cpu_per_second=C
+ *      steady_cpu_per_second=S start_cpu_ms=M
+ * C is over the whole run, start included. S is from a mark 1 s after the
+ * sleepers were created (the collector has read and unwound each of them by
+ * then) to the end: the steady state. M is the collector's CPU up to the
+ * mark less S times the time to the mark: what the start cost on top
+ * (the sleepers' first readings and stacks). S and M are -1 when the work
+ * ended before the mark.
  * NAP_MS (default 50): each sleeper wakes every NAP_MS ms (nanosleep); 0:
  * the sleepers are idle, blocked on a condition variable until the end. */
 #define _GNU_SOURCE
@@ -80,18 +87,32 @@ int main(int argc, char** argv) {
   pthread_attr_setstacksize(&small, 64 * 1024);
   for (int i = 0; i < threads; ++i) pthread_create(&ids[i], &small, sleeper, NULL);
   const double work_start = now();
+  const double mark_after = work_start + 1.0;
+  double mark = -1, cpu_at_mark = 0;
   double x = 1.0;
-  for (long i = 0; i < work; ++i) x = x * 1.0000001 + 1e-9;
+  for (long i = 0; i < work; ++i) {
+    x = x * 1.0000001 + 1e-9;
+    if ((i & 0xfffff) == 0 && mark < 0 && now() >= mark_after) {
+      cpu_at_mark = collector_cpu();
+      mark = now() - start;
+    }
+  }
   g_sink = x;
   const double work_seconds = now() - work_start;
   const double cpu = collector_cpu();
   const double elapsed = now() - start;
+  double steady = -1, start_ms = -1;
+  if (mark > 0 && elapsed > mark) {
+    steady = (cpu - cpu_at_mark) / (elapsed - mark);
+    start_ms = 1000 * (cpu_at_mark - steady * mark);
+  }
   pthread_mutex_lock(&g_lock);
   g_stop = 1;
   pthread_cond_broadcast(&g_done);
   pthread_mutex_unlock(&g_lock);
   for (int i = 0; i < threads; ++i) pthread_join(ids[i], NULL);
-  printf("work_seconds=%.4f elapsed=%.4f collector_cpu_per_second=%.5f\n", work_seconds, elapsed, cpu / elapsed);
+  printf("work_seconds=%.4f elapsed=%.4f collector_cpu_per_second=%.5f steady_cpu_per_second=%.5f start_cpu_ms=%.2f\n",
+         work_seconds, elapsed, cpu / elapsed, steady, start_ms);
   free(ids);
   return 0;
 }

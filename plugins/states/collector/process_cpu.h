@@ -1,9 +1,10 @@
 // Whether a thread the sampler did not read may have run: the process's
 // CPU-time clock (one system call) against the clocks the sampler reads
-// anyway. What the process used since the previous tick, less what the
-// threads read at both ticks used (the program's threads that ran, read
-// first, and the collector's own threads), is what every other thread used
-// together, plus threads that ended meanwhile. A thread found idle need not
+// anyway. What the process used since the previous weighing (the last tick
+// that read its clock: the sampler weighs only at ticks where idle threads
+// are due), less what the threads read at both used (the program's threads
+// that ran, read first, and the collector's own threads), is what every
+// other thread used together, plus threads that ended meanwhile. A thread found idle need not
 // have its clock read while that remainder, summed since its last reading,
 // stays within a tolerance: none of them ran.
 //
@@ -35,13 +36,18 @@ class ProcessCpu {
   // At the start of the tick, before the clocks of the threads read first.
   void begin_tick(const lumen_runtime& runtime, uint64_t tick);
 
-  // Whether weighing the process's clock pays: it reads one clock per
-  // collector thread and the process's, and spares those of the idle
-  // threads due (`due_idle` a tick, on average) when none of them ran.
+  // Whether weighing the process's clock at this tick pays: it reads one
+  // clock per collector thread and the process's, and spares those of the
+  // idle threads due now (`due_idle`) when none of them ran.
   bool pays(uint64_t due_idle) const { return due_idle >= collectors_ + 1; }
 
+  // The tick of the last weighing that read the process's clock (0: none,
+  // or it could not be read): a thread's clock read before it and again at
+  // this tick's weighing explains its CPU time in between.
+  uint64_t weighed_tick() const { return weighed_tick_; }
+
   // The program's threads' clocks are read next, then weigh(): the clock
-  // of each, with its CPU time since its reading at the previous tick when
+  // of each, with its CPU time since its reading at the last weighing when
   // it was read then (`explains`).
   void sequence_begins(const lumen_runtime& runtime) { started_ns_ = runtime.now_ns(); }
   void thread_read(bool explains, uint64_t ns) {

@@ -37,10 +37,13 @@ bool hold(ThreadSlot& slot, int as) {
   return slot.phase.compare_exchange_strong(expected, as, std::memory_order_acquire);
 }
 
-// A thread found idle (its clock unchanged) is next read 1, 2, 4... ticks
-// later, at most kMaxIdleTicks and 50 ms: what is lost is only when, in
-// that time, it woke (its blocked time goes to where it was blocked, its
-// CPU time to its latest captured stack, as at every reading).
+// A thread found idle (its clock unchanged) is next read at most 1, 2, 4...
+// ticks later, at most kMaxIdleTicks and 50 ms: what is lost is only when,
+// in that time, it woke (its blocked time goes to where it was blocked, its
+// CPU time to its latest captured stack, as at every reading). It falls
+// due at the next tick that is a multiple of that number, so idle threads
+// fall due together and the process's clock is weighed at those ticks
+// only, not at every one.
 constexpr uint64_t kMaxIdleTicks = 8;
 constexpr uint64_t kMaxIdleNs = 50'000'000;
 uint64_t g_tick = 0;           // the sampling thread's
@@ -49,7 +52,9 @@ uint64_t g_max_idle_ticks = 1;
 void pace(ThreadSlot& slot, bool idle) {
   slot.idle_readings = idle ? slot.idle_readings + 1 : 0;
   const uint64_t wait = slot.idle_readings == 0 ? 1 : uint64_t{1} << (slot.idle_readings < 4 ? slot.idle_readings - 1 : 3);
-  slot.next_tick.store(g_tick + (wait < g_max_idle_ticks ? wait : g_max_idle_ticks), std::memory_order_relaxed);
+  const uint64_t ticks = wait < g_max_idle_ticks ? wait : g_max_idle_ticks;
+  slot.next_tick.store((g_tick / ticks + 1) * ticks, std::memory_order_relaxed);
+  slot.idle.store(idle, std::memory_order_relaxed);
 }
 
 // After a reading of the thread that found it idle, the process's
@@ -83,9 +88,13 @@ void read_threads(ThreadSlot* const* slots, size_t count, bool final, uint64_t a
     reads = reads || files[i].wants_counters;
     if (final || readings[i].gone) continue;
     const uint64_t clock = readings[i].clock_ns;
-    if (weighs)
-      g_cpu.thread_read(slot.clock_seen_tick != 0 && slot.clock_seen_tick + 1 == g_tick && clock >= slot.clock_seen_ns,
-                        clock - slot.clock_seen_ns);
+    if (weighs) {
+      const uint64_t previous = g_cpu.weighed_tick();
+      g_cpu.thread_read(previous != 0 && slot.clock_weighed_tick == previous && clock >= slot.clock_weighed_ns,
+                        clock - slot.clock_weighed_ns);
+      slot.clock_weighed_ns = clock;
+      slot.clock_weighed_tick = g_tick;
+    }
     slot.clock_seen_ns = clock;
     slot.clock_seen_tick = g_tick;
   }
@@ -133,12 +142,7 @@ bool passes_quiet(ThreadSlot& slot, uint64_t now_ns) {
 uint64_t g_due_idle_total = 0;
 uint64_t g_spared_total = 0;
 
-// Idle threads due at a tick, averaged over ticks (times 8): weighing the
-// process's clock pays when it spares more clocks than it reads.
-uint64_t g_due_idle_x8 = 0;
-
 void end_tick(uint64_t due_idle, uint64_t spared) {
-  g_due_idle_x8 = g_due_idle_x8 - g_due_idle_x8 / 8 + due_idle;
   g_due_idle_total += due_idle;
   g_spared_total += spared;
   g_stops.end_tick(g_runtime->now_ns());
@@ -153,7 +157,16 @@ void tick() {
   ThreadSlot* held[kBatchThreads] = {};
   Reading outcomes[kBatchThreads];
   uint64_t due_idle = 0, spared = 0;
-  if (!g_cpu.pays(g_due_idle_x8 / 8)) {
+  // Weighing the process's clock pays at a tick where more idle threads
+  // are due than it reads clocks; at the others (most: idle threads fall
+  // due together), the threads due are read as they are.
+  uint64_t due_idle_now = 0;
+  for (int i = 0; i < count; ++i) {
+    const ThreadSlot& slot = slot_at(i);
+    due_idle_now += slot.idle.load(std::memory_order_relaxed) && slot.next_tick.load(std::memory_order_relaxed) <= g_tick &&
+                    slot.phase.load(std::memory_order_relaxed) == kLive;
+  }
+  if (!g_cpu.pays(due_idle_now)) {
     // Every thread due, in batches, as they come.
     bool first = true;
     for (int i = 0; i < count || first; first = false) {
@@ -308,7 +321,7 @@ void fork_child() {
   forget_all_slots();
   g_stops.forget();
   g_cpu.forget();
-  g_due_idle_x8 = g_due_idle_total = g_spared_total = 0;
+  g_due_idle_total = g_spared_total = 0;
 }
 
 const lumen_option_def kOptions[] = {

@@ -23,8 +23,10 @@ ThreadSlot* claim_slot(uint32_t tid, uint64_t now_ns, const volatile uint64_t* l
     ThreadSlot& slot = g_slots[i];
     slot.tid = tid;
     slot.next_tick.store(0, std::memory_order_relaxed);
+    slot.idle.store(false, std::memory_order_relaxed);
     slot.idle_readings = 0;
     slot.clock_seen_tick = 0;
+    slot.clock_weighed_tick = 0;
     slot.quiet_marked = false;
     slot.latest_stack = latest_stack;
     slot.history = History{};

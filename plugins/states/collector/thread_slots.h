@@ -67,6 +67,9 @@ struct ThreadSlot {
   // thread found idle reading after reading is read less and less often
   // (its clock is a system call a reading). Only the sampler uses it.
   std::atomic<uint64_t> next_tick{0};
+  // Whether it was idle at its last reading: the sampler counts the idle
+  // threads due at a tick before holding any (read with next_tick).
+  std::atomic<bool> idle{false};
   uint32_t idle_readings = 0;
   uint32_t tid = 0;
   // Its CPU-time clock at its last reading and the tick of that reading;
@@ -75,6 +78,11 @@ struct ThreadSlot {
   // them.
   uint64_t clock_seen_ns = 0;
   uint64_t clock_seen_tick = 0;
+  // Its clock read before the process's at a tick that weighed it (the
+  // last such tick): its CPU time from there to the next weighing's
+  // reading explains part of the process's (process_cpu.h).
+  uint64_t clock_weighed_ns = 0;
+  uint64_t clock_weighed_tick = 0;
   int64_t quiet_mark = 0;
   bool quiet_marked = false;
   const volatile uint64_t* latest_stack = nullptr;
