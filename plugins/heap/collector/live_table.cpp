@@ -45,9 +45,16 @@ LiveEntry* map_slots(size_t count) {
 
 class Locked {
  public:
+  // Test and test-and-set: a waiter reads the lock until it looks free, so
+  // that it does not take the line from its holder at every try.
   explicit Locked(Stripe& s) : s_(s) {
     for (int spins = 0; s_.lock.exchange(1, std::memory_order_acquire) != 0;)
-      if (++spins % 64 == 0) sched_yield();  // its holder was preempted
+      while (s_.lock.load(std::memory_order_relaxed) != 0) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        if (++spins % 64 == 0) sched_yield();  // its holder was preempted
+      }
   }
   ~Locked() { s_.lock.store(0, std::memory_order_release); }
 
