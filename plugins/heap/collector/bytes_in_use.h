@@ -1,8 +1,8 @@
 // The process's bytes in use as the collector counts them, and their
-// highest value so far: one 16-byte word every event changes with one
-// compare-and-swap, so that the events' order at this word is one order of
-// the whole process and the peak is exact (docs/architecture.md, the heap
-// pairing rule).
+// highest value so far: one 16-byte word, on a cache line of its own, that
+// every event changes with one successful compare-and-swap, so that the
+// events' order at this word is one order of the whole process and the peak
+// is exact (docs/architecture.md, the heap pairing rule).
 #pragma once
 
 #include <cstdint>

@@ -11,7 +11,10 @@
 // here frees an allocation already recorded, marked no later than the
 // entry says).
 //
-// Striped by address hash, a spin lock per stripe held for one probe; each
+// Striped by address (a group of 16 stripes by the address's 64 MiB region,
+// so that a thread's blocks in its own allocator arena mostly take stripes
+// of their own; a stripe in it by hash), a spin lock per stripe held for
+// one probe; each
 // stripe an open-addressed table (linear probing, backward-shift deletion)
 // in raw mmap memory that doubles when half full: never the target's
 // malloc. [signal-safe only where the TraceGuard keeps a handler on the same
