@@ -66,7 +66,7 @@ static double collector_cpu(void) {
   struct dirent* entry;
   while ((entry = readdir(tasks)) != NULL) {
     if (entry->d_name[0] == '.') continue;
-    char path[96], text[128];
+    char path[sizeof "/proc/self/task//schedstat" + sizeof entry->d_name], text[128];
     snprintf(path, sizeof path, "/proc/self/task/%s/comm", entry->d_name);
     if (read_text(path, text, sizeof text) != 0 || strncmp(text, "lumen-", 6) != 0) continue;
     snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", entry->d_name);
