@@ -31,9 +31,9 @@ TimelineBins::TimelineBins(const std::vector<std::unique_ptr<analysis::Experimen
   std::tie(first_, last_) = recorded_extent(experiments);
   observing_ = first_ <= last_;
   if (observing_) bin_ns_ = std::max(1.0, static_cast<double>(last_ - first_ + 1) / static_cast<double>(bins_));
-  observer_.event = [this](size_t e, const analysis::DataFile& file, const lumen_event& event, uint32_t row) {
+  observer_.event = [this](size_t e, const analysis::DataFile& file, const lumen_event& event, uint32_t entry) {
     observed_ = true;
-    add_event(e, file, event, row);
+    add_event(e, file, event, entry);
   };
   observer_.span = [this](size_t e, const analysis::DataFile& file, const lumen_span& span) {
     observed_ = true;
@@ -57,8 +57,8 @@ const exporting::FileShape& TimelineBins::shape(const analysis::DataFile& file) 
   return it->second;
 }
 
-std::map<size_t, double>& TimelineBins::series(LaneKey lane, const std::string& name, uint32_t row) {
-  if (by_stack_) return by_row_[{row, lane, name}];
+std::map<size_t, double>& TimelineBins::series(LaneKey lane, const std::string& name, uint32_t entry) {
+  if (by_stack_) return by_entry_[{entry, lane, name}];
   return lanes_[lane][name];
 }
 
@@ -73,9 +73,9 @@ void TimelineBins::add_time(std::map<size_t, double>& bins, uint64_t begin, uint
 
 // A clock sample adds its CPU time to its bin; a traced call adds its time
 // to every bin it spans; any other event adds one to its bin.
-void TimelineBins::add_event(size_t e, const analysis::DataFile& file, const lumen_event& event, uint32_t row) {
+void TimelineBins::add_event(size_t e, const analysis::DataFile& file, const lumen_event& event, uint32_t entry) {
   const exporting::FileShape& s = shape(file);
-  auto& bins = series({e, event.thread_id}, file.plugin, row);
+  auto& bins = series({e, event.thread_id}, file.plugin, entry);
   if (s.shape == exporting::EventShape::Point) {
     kinds_[file.plugin] = "count";
     bins[bin_of(event.time_ns)] += 1;
@@ -143,12 +143,12 @@ void TimelineBins::walk_events(const exporting::ExportInput& input) {
 
 nlohmann::json TimelineBins::json(const exporting::ExportInput& input) {
   if (!observing_ || !observed_) walk_events(input);
-  for (auto& [key, bins] : by_row_) {
-    if (input.profile.stack_of_row(std::get<0>(key)) == analysis::StackProfile::kDroppedRow) continue;
+  for (auto& [key, bins] : by_entry_) {
+    if (input.profile.stack_of_entry(std::get<0>(key)) == analysis::StackProfile::kDroppedRow) continue;
     auto& to = lanes_[std::get<1>(key)][std::get<2>(key)];
     for (const auto& [bin, v] : bins) to[bin] += v;
   }
-  by_row_.clear();
+  by_entry_.clear();
   nlohmann::json result = {{"lanes", nlohmann::json::array()},
                            {"levels", nlohmann::json::array()},
                            {"bins", bins_},

@@ -44,13 +44,13 @@ class TimelineBins {
 
   size_t bin_of(uint64_t time_ns) const;
   const exporting::FileShape& shape(const analysis::DataFile& file);
-  void add_event(size_t experiment, const analysis::DataFile& file, const lumen_event& event, uint32_t row);
+  void add_event(size_t experiment, const analysis::DataFile& file, const lumen_event& event, uint32_t entry);
   void add_span(size_t experiment, const analysis::DataFile& file, const lumen_span& span);
   void add_level(size_t experiment, const char* name, lumen_metric_unit unit, uint64_t time_ns, int64_t value);
   // Time [begin, end] spread over its bins; the edge bins take what lies
   // beyond the extent, so the time is kept whole.
   void add_time(std::map<size_t, double>& series, uint64_t begin, uint64_t end);
-  std::map<size_t, double>& series(LaneKey lane, const std::string& name, uint32_t row);
+  std::map<size_t, double>& series(LaneKey lane, const std::string& name, uint32_t entry);
   void walk_events(const exporting::ExportInput& input);
 
   const std::vector<std::unique_ptr<analysis::Experiment>>& experiments_;
@@ -66,8 +66,8 @@ class TimelineBins {
   std::map<const analysis::DataFile*, exporting::FileShape> shapes_;
   std::map<std::string, std::string> kinds_;  // series -> "cpu", "call", "count", "span"
   std::map<LaneKey, std::map<std::string, std::map<size_t, double>>> lanes_;
-  // With by_stack: (row, lane, series) -> bins, folded into lanes_ for the rows kept.
-  std::map<std::tuple<uint32_t, LaneKey, std::string>, std::map<size_t, double>> by_row_;
+  // With by_stack: (profile entry, lane, series) -> bins, folded into lanes_ for the entries kept.
+  std::map<std::tuple<uint32_t, LaneKey, std::string>, std::map<size_t, double>> by_entry_;
   std::map<LaneKey, std::map<std::string, uint64_t>> span_counts_;
   std::map<std::pair<size_t, std::string>, LevelBins> levels_;
 };

@@ -95,6 +95,8 @@ class MappedFile {
 
 namespace {
 
+constexpr uint64_t kPrefetchAhead = 512;  // bytes
+
 // Reads the records of the block at `block_start` (its header valid or a
 // FormatError); returns where the block ends.
 uint64_t read_block(const MappedFile& mapped, const std::string& name, uint64_t block_start,
@@ -114,6 +116,9 @@ uint64_t read_block(const MappedFile& mapped, const std::string& name, uint64_t 
   const uint64_t block_end = std::min<uint64_t>(block_start + header.block_bytes, mapped.size());
   uint64_t at = block_start + sizeof header;
   while (at + 4 <= block_end) {
+    // The records are read once, in order: ask for the lines a few records
+    // ahead, which the hardware's prefetcher does not fetch across a page.
+    __builtin_prefetch(mapped.data() + std::min<uint64_t>(at + kPrefetchAhead, block_end - 1));
     uint32_t word;
     std::memcpy(&word, mapped.data() + at, sizeof word);
     if (word == 0) break;

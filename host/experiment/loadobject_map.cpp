@@ -81,9 +81,7 @@ void LoadObjectMap::use_copy(const std::string& object_path, const std::filesyst
     if (o.path == object_path) o.symbol_file = copy.string();
 }
 
-uint32_t LoadObjectMap::epoch_at(uint64_t time_ns) const {
-  // Most events come after the last dlopen or dlclose: no search for them.
-  if (change_times_.empty() || time_ns >= change_times_.back()) return static_cast<uint32_t>(change_times_.size());
+uint32_t LoadObjectMap::epoch_before_last(uint64_t time_ns) const {
   return static_cast<uint32_t>(std::upper_bound(change_times_.begin(), change_times_.end(), time_ns) -
                                change_times_.begin());
 }

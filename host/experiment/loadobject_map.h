@@ -45,7 +45,11 @@ class LoadObjectMap {
   void use_copy(const std::string& object_path, const std::filesystem::path& copy);
 
   // The epoch (index of the map's state) in force at `time_ns`.
-  uint32_t epoch_at(uint64_t time_ns) const;
+  uint32_t epoch_at(uint64_t time_ns) const {
+    // Most events come after the last dlopen or dlclose: no search for them.
+    if (change_times_.empty() || time_ns >= change_times_.back()) return static_cast<uint32_t>(change_times_.size());
+    return epoch_before_last(time_ns);
+  }
 
   // The object holding `pc` in `epoch`; failing that, the most recent object
   // that ever held it (an event inside a library's constructor precedes the
@@ -60,6 +64,7 @@ class LoadObjectMap {
 
  private:
   void read_dynamic_code(const std::filesystem::path& file, const RawRecord& record);
+  uint32_t epoch_before_last(uint64_t time_ns) const;  // epoch_at's search
 
   std::vector<MappedObject> objects_;
   std::vector<DynamicFunction> dynamic_;

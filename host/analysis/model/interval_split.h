@@ -31,6 +31,8 @@ class IntervalSplits {
   // Adds to `row` (one value per registry metric) the shares `event`, an
   // event of `file` in experiment `experiment`, gives to split metrics.
   void add_shares(size_t experiment, const DataFile& file, const lumen_event& event, int64_t* row) const;
+  // Whether no split applies in the experiment (add_shares adds nothing).
+  bool none_in(size_t experiment) const { return by_experiment_[experiment].empty(); }
 
  private:
   using Intervals = std::vector<std::pair<uint64_t, uint64_t>>;  // [begin, end], sorted, disjoint

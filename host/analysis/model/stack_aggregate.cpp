@@ -11,80 +11,61 @@
 namespace lumen::analysis {
 
 void StackAggregate::grow_slots() {
-  slots_.assign(slots_.empty() ? 1024 : slots_.size() * 2, 0);
+  slots_.assign(slots_.empty() ? 1024 : slots_.size() * 2, Slot{});
   const size_t mask = slots_.size() - 1;
-  for (size_t r = 0; r < keys_.size(); ++r) {
-    size_t at = hashes_[r] & mask;
-    while (slots_[at] != 0) at = (at + 1) & mask;
-    slots_[at] = static_cast<uint32_t>(r + 1);
+  for (size_t s = 0; s < entry_keys_.size(); ++s) {
+    size_t at = hash_of(entry_keys_[s]) & mask;
+    while (slots_[at].entry != 0) at = (at + 1) & mask;
+    slots_[at] = {entry_keys_[s], static_cast<uint32_t>(s + 1)};
   }
 }
 
-size_t StackAggregate::row_of(const StackKey& key) {
-  if (slots_.empty()) grow_slots();
-  const size_t hash = StackKeyHash()(key);
+size_t StackAggregate::new_entry(const EntryKey& k) {
+  if ((entry_keys_.size() + 1) * 2 > slots_.size()) grow_slots();
   const size_t mask = slots_.size() - 1;
-  size_t at = hash & mask;
-  for (; slots_[at] != 0; at = (at + 1) & mask)
-    if (hashes_[slots_[at] - 1] == hash && keys_[slots_[at] - 1] == key) return slots_[at] - 1;
-  const size_t row = keys_.size();
-  keys_.push_back(key);
-  hashes_.push_back(hash);
-  values_.resize(values_.size() + metric_count_, 0);
-  row_thread_.push_back(UINT32_MAX);
-  row_share_.push_back(0);
-  slots_[at] = static_cast<uint32_t>(row + 1);
-  if (keys_.size() * 2 > slots_.size()) grow_slots();
-  return row;
-}
-
-size_t StackAggregate::share_of(uint64_t share_key) {
-  const size_t r = static_cast<size_t>(share_key >> 32);
-  const auto thread = static_cast<uint32_t>(share_key & 0xffffffffu);
-  if (row_thread_[r] == thread) return row_share_[r];
-  const auto [it, inserted] = shares_.try_emplace(share_key, share_keys_.size());
-  if (inserted) {
-    share_keys_.push_back(share_key);
-    share_events_.push_back(0);
-    share_values_.resize(share_values_.size() + metric_count_, 0);
-  }
-  row_thread_[r] = thread;
-  row_share_[r] = it->second;
-  return it->second;
-}
-
-size_t StackAggregate::add(const StackKey& key, size_t experiment, const DataFile& file, const lumen_event& event,
-                           const IntervalSplits& splits) {
-  const size_t r = row_of(key);
-  const size_t plugin_metrics = file.metric_index.size();
-  int64_t* row = values_.data() + r * metric_count_;
-  for (size_t m = 0; m < plugin_metrics; ++m) row[file.metric_index[m]] += event.values[m];
-  splits.add_shares(experiment, file, event, row);
-  const size_t s = share_of(uint64_t{r} << 32 | event.thread_id);
-  ++share_events_[s];
-  int64_t* share = share_values_.data() + s * metric_count_;
-  for (size_t m = 0; m < plugin_metrics; ++m) share[file.metric_index[m]] += event.values[m];
-  splits.add_shares(experiment, file, event, share);
-  return r;
+  size_t at = hash_of(k) & mask;
+  while (slots_[at].entry != 0) at = (at + 1) & mask;
+  const size_t s = entry_keys_.size();
+  slots_[at] = {k, static_cast<uint32_t>(s + 1)};
+  entry_keys_.push_back(k);
+  entry_events_.push_back(0);
+  entry_values_.resize(entry_values_.size() + metric_count_, 0);
+  return s;
 }
 
 void StackAggregate::merge(const StackAggregate& part, const PartIdMap& ids) {
   events_read += part.events_read;
   events_with_cpu += part.events_with_cpu;
-  std::vector<size_t> row_here(part.keys_.size());
-  for (size_t r = 0; r < part.keys_.size(); ++r) {
-    StackKey key = part.keys_[r];
+  for (size_t s = 0; s < part.entry_keys_.size(); ++s) {
+    StackKey key = part.entry_keys_[s].stack_key();
     key.stack_id = ids(key.stack_id);
-    row_here[r] = row_of(key);
-    int64_t* row = values_.data() + row_here[r] * metric_count_;
-    for (size_t m = 0; m < metric_count_; ++m) row[m] += part.row(r)[m];
+    const size_t here = entry_of(key, part.entry_keys_[s].thread);
+    entry_events_[here] += part.entry_events_[s];
+    int64_t* values = entry_values_.data() + here * metric_count_;
+    for (size_t m = 0; m < metric_count_; ++m) values[m] += part.share_values(s)[m];
   }
-  for (size_t s = 0; s < part.share_keys_.size(); ++s) {
-    const uint64_t key = part.share_keys_[s];
-    const size_t here = share_of(uint64_t{row_here[key >> 32]} << 32 | (key & 0xffffffffu));
-    share_events_[here] += part.share_events_[s];
-    int64_t* share = share_values_.data() + here * metric_count_;
-    for (size_t m = 0; m < metric_count_; ++m) share[m] += part.share_values(s)[m];
+}
+
+void StackAggregate::finish() {
+  // A row per key, in the order of its first entry (so of its first event).
+  std::vector<uint32_t> row_slots(slots_.size(), 0);  // row + 1, 0: empty
+  const size_t mask = row_slots.size() - 1;
+  row_of_entry_.assign(entry_keys_.size(), 0);
+  keys_.clear();
+  values_.clear();
+  for (size_t s = 0; s < entry_keys_.size(); ++s) {
+    const StackKey key = entry_keys_[s].stack_key();
+    size_t at = hash_of({key.stack_id, key.experiment, key.epoch, key.chain, 0}) & mask;
+    while (row_slots[at] != 0 && !(keys_[row_slots[at] - 1] == key)) at = (at + 1) & mask;
+    if (row_slots[at] == 0) {
+      keys_.push_back(key);
+      values_.resize(values_.size() + metric_count_, 0);
+      row_slots[at] = static_cast<uint32_t>(keys_.size());
+    }
+    const size_t r = row_slots[at] - 1;
+    row_of_entry_[s] = static_cast<uint32_t>(r);
+    int64_t* row = values_.data() + r * metric_count_;
+    for (size_t m = 0; m < metric_count_; ++m) row[m] += share_values(s)[m];
   }
 }
 
@@ -109,13 +90,14 @@ StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& 
   // `observe` only for the one-pass aggregate (its rows are the profile's).
   auto visitor = [&](StackAggregate& into, size_t e, const ProfileObserver* observe) {
     const Experiment& experiment = *experiments[e];
-    return [&into, &experiment, &filter, &splits, &shaper, e, observe](const DataFile& file,
+    const bool stitched = shaper.stitches_in(e);
+    return [&into, &experiment, &filter, &splits, &shaper, e, observe, stitched](const DataFile& file,
                                                                        const lumen_event& event) {
       ++into.events_read;
       if (event.cpu >= 0) ++into.events_with_cpu;
       if (filter && !filter(e, event)) return;
       const StackKey key{static_cast<uint32_t>(e), experiment.loadobjects().epoch_at(event.time_ns), event.stack_id,
-                         shaper.chain_at(e, event.thread_id, event.time_ns)};
+                         stitched ? shaper.chain_at(e, event.thread_id, event.time_ns) : 0};
       const size_t row = into.add(key, e, file, event, splits);
       if (observe != nullptr && observe->event) observe->event(e, file, event, static_cast<uint32_t>(row));
     };
@@ -183,6 +165,7 @@ StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& 
     // What needed the whole file (leaks), from the parts' states merged.
     experiment.finish_parts(*step.file, states, visitor(total, step.experiment, nullptr));
   }
+  total.finish();
   return total;
 }
 

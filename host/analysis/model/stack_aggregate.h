@@ -8,7 +8,6 @@
 
 #include <functional>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "experiment.h"
@@ -38,63 +37,103 @@ struct StackKeyHash {
 
 // Sees the profile's one pass over the events, so that a reader needing
 // their times too (er_html's timeline) decodes nothing again: each event
-// the event filter selected, with the row it was summed in (stack_of_row
-// says, once the profile is built, which unique stack that row became, or
-// that a stack filter dropped it), and the decoders' spans and levels.
-// With an observer, every file is decoded in one pass, in file order.
+// the event filter selected, with the entry it was summed in (stack_of_entry
+// says, once the profile is built, which unique stack that entry's row
+// became, or that a stack filter dropped it), and the decoders' spans and
+// levels. With an observer, every file is decoded in one pass, in file order.
 struct ProfileObserver {
-  std::function<void(size_t experiment, const DataFile&, const lumen_event&, uint32_t row)> event;
+  std::function<void(size_t experiment, const DataFile&, const lumen_event&, uint32_t entry)> event;
   std::function<void(size_t experiment, const DataFile&, const lumen_span&)> span;
   std::function<void(size_t experiment, const DataFile&, const char* name, lumen_metric_unit unit, uint64_t time_ns,
                      int64_t value)>
       level;
 };
 
+// Events are summed per entry, a (key, thread) pair, with one table lookup
+// an event; the rows (per key) are the sums of their entries, made once by
+// finish(). Entries and rows are numbered in the order of their first event.
 class StackAggregate {
  public:
   explicit StackAggregate(size_t metric_count) : metric_count_(metric_count) {}
 
   // One event of `file` (its values go to the registry's metrics through
   // the file's metric_index, and to the interval splits).
-  // Returns the event's row.
+  // Returns the event's entry.
   size_t add(const StackKey& key, size_t experiment, const DataFile& file, const lumen_event& event,
-             const IntervalSplits& splits);
+             const IntervalSplits& splits) {
+    const size_t s = entry_of(key, event.thread_id);
+    ++entry_events_[s];
+    int64_t* values = entry_values_.data() + s * metric_count_;
+    const size_t* index = file.metric_index.data();
+    for (size_t m = 0, n = file.metric_index.size(); m < n; ++m) values[index[m]] += event.values[m];
+    if (!splits.none_in(experiment)) splits.add_shares(experiment, file, event, values);
+    return s;
+  }
   // Appends a part read after everything here, its stack ids made the
   // experiment's by `ids`.
   void merge(const StackAggregate& part, const PartIdMap& ids);
+  // Sums the entries into rows; after the last add or merge.
+  void finish();
 
   size_t metric_count() const { return metric_count_; }
   const std::vector<StackKey>& keys() const { return keys_; }
   const int64_t* row(size_t r) const { return values_.data() + r * metric_count_; }
-  // Each row's share per thread: (row << 32 | thread id), its events, its values.
-  size_t thread_shares() const { return share_keys_.size(); }
-  uint64_t share_key(size_t s) const { return share_keys_[s]; }
-  uint64_t share_events(size_t s) const { return share_events_[s]; }
-  const int64_t* share_values(size_t s) const { return share_values_.data() + s * metric_count_; }
+  // Each row's share per thread (one an entry): (row << 32 | thread id), its events, its values.
+  size_t thread_shares() const { return entry_keys_.size(); }
+  uint64_t share_key(size_t s) const { return uint64_t{row_of_entry_[s]} << 32 | entry_keys_[s].thread; }
+  uint64_t share_events(size_t s) const { return entry_events_[s]; }
+  const int64_t* share_values(size_t s) const { return entry_values_.data() + s * metric_count_; }
 
   uint64_t events_read = 0;
   uint64_t events_with_cpu = 0;
 
  private:
-  size_t row_of(const StackKey& key);
-  size_t share_of(uint64_t share_key);
+  // A StackKey and a thread, flat: 24 bytes.
+  struct EntryKey {
+    uint64_t stack_id;
+    uint32_t experiment;
+    uint32_t epoch;
+    uint32_t chain;
+    uint32_t thread;
+    bool operator==(const EntryKey&) const = default;
+    StackKey stack_key() const { return {experiment, epoch, stack_id, chain}; }
+  };
+  // A slot of the open-addressing table (32 bytes): the key inline, so that
+  // a lookup reads one cache line; entry + 1, 0 when empty.
+  struct Slot {
+    EntryKey key;
+    uint32_t entry;
+  };
 
+  static size_t hash_of(const EntryKey& k) {
+    uint64_t h = k.stack_id * 0x9e3779b97f4a7c15ull;
+    h ^= (uint64_t{k.experiment} << 32 | k.epoch) * 0xc2b2ae3d27d4eb4full;
+    h ^= (uint64_t{k.chain} << 32 | k.thread) * 0xff51afd7ed558ccdull;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+  size_t entry_of(const StackKey& key, uint32_t thread) {
+    const EntryKey k{key.stack_id, key.experiment, key.epoch, key.chain, thread};
+    if (!slots_.empty()) {
+      const size_t mask = slots_.size() - 1;
+      for (size_t at = hash_of(k) & mask; slots_[at].entry != 0; at = (at + 1) & mask)
+        if (slots_[at].key == k) return slots_[at].entry - 1;
+    }
+    return new_entry(k);
+  }
+  size_t new_entry(const EntryKey& k);
   void grow_slots();
 
   size_t metric_count_;
-  // Rows by key: open addressing, a power of two of slots, at most half full
-  // (one lookup per event: no division, no node per row).
-  std::vector<uint32_t> slots_;  // row + 1, 0: empty
-  std::vector<size_t> hashes_;   // of each row's key
+  // Entries by key: open addressing, a power of two of slots, at most half
+  // full (no division, no node per entry).
+  std::vector<Slot> slots_;
+  std::vector<EntryKey> entry_keys_;
+  std::vector<uint64_t> entry_events_;
+  std::vector<int64_t> entry_values_;
+  // Made by finish().
+  std::vector<uint32_t> row_of_entry_;
   std::vector<StackKey> keys_;
   std::vector<int64_t> values_;
-  std::unordered_map<uint64_t, size_t> shares_;
-  // Each row's latest thread and share: a row's events mostly come from one thread.
-  std::vector<uint32_t> row_thread_;
-  std::vector<size_t> row_share_;
-  std::vector<uint64_t> share_keys_;
-  std::vector<uint64_t> share_events_;
-  std::vector<int64_t> share_values_;
 };
 
 // Every event of `experiments` that `filter` selects, aggregated; the data

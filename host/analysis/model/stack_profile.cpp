@@ -61,7 +61,11 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
     stack_threads_.push_back({stack_of_row[r], static_cast<uint32_t>(thread_key & 0xffffffffu), events});
     stack_thread_values_.insert(stack_thread_values_.end(), share.begin(), share.end());
   }
-  if (observer != nullptr) stack_of_row_ = std::move(stack_of_row);
+  if (observer != nullptr) {
+    stack_of_entry_.resize(aggregate.thread_shares());
+    for (size_t s = 0; s < aggregate.thread_shares(); ++s)
+      stack_of_entry_[s] = stack_of_row[static_cast<size_t>(aggregate.share_key(s) >> 32)];
+  }
 }
 
 }  // namespace lumen::analysis

@@ -60,10 +60,12 @@ class StackProfile {
           bool inline_frames = false, ViewMode mode = ViewMode::User, const FrameRewrite& rewrite = {},
           const ProfileObserver* observer = nullptr);
 
-  // The unique stack (index into stacks()) a row of the pass became;
-  // kDroppedRow when the stack filter dropped it.
+  // The unique stack (index into stacks()) an entry of the pass (what the
+  // observer was given) became; kDroppedRow when the stack filter dropped it.
   static constexpr uint32_t kDroppedRow = UINT32_MAX;
-  uint32_t stack_of_row(uint32_t row) const { return row < stack_of_row_.size() ? stack_of_row_[row] : kDroppedRow; }
+  uint32_t stack_of_entry(uint32_t entry) const {
+    return entry < stack_of_entry_.size() ? stack_of_entry_[entry] : kDroppedRow;
+  }
 
   const MetricEngine& functions() const { return functions_; }
   const MetricEngine& objects() const { return objects_; }  // node = ObjectId; <Total> = kTotalObjectNode
@@ -114,7 +116,7 @@ class StackProfile {
   std::map<std::pair<uint32_t, uint32_t>, ThreadTotals> threads_;
   std::vector<StackThreadShare> stack_threads_;
   std::vector<int64_t> stack_thread_values_;
-  std::vector<uint32_t> stack_of_row_;
+  std::vector<uint32_t> stack_of_entry_;
 };
 
 }  // namespace lumen::analysis

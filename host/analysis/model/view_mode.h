@@ -41,6 +41,8 @@ class Stitches {
 
   // The chain covering `time_ns` on the thread; 0 when none does.
   uint32_t chain_at(size_t experiment, uint32_t thread_id, uint64_t time_ns) const;
+  // Whether any stitch covers a thread of the experiment (else every chain is 0).
+  bool any_in(size_t experiment) const { return !segments_[experiment].empty(); }
   // Chain ids count from 1.
   const std::vector<Stitch>& chain(size_t experiment, uint32_t id) const { return chains_[experiment][id - 1]; }
 
@@ -75,6 +77,7 @@ class StackShaper {
   uint32_t chain_at(size_t experiment, uint32_t thread_id, uint64_t time_ns) const {
     return stitches_.chain_at(experiment, thread_id, time_ns);
   }
+  bool stitches_in(size_t experiment) const { return stitches_.any_in(experiment); }
   void frames(size_t experiment, uint32_t epoch, uint64_t stack_id, uint32_t chain, std::vector<FunctionId>& out);
   // The same stack with its PCs, and the frames the mode hides left in
   // their places, marked hidden (no <Truncated-stack> or <Unknown> added).
