@@ -13,6 +13,7 @@
 #include "analysis_threads.h"
 #include "data_file_reader.h"
 #include "format_error.h"
+#include "progress.h"
 
 namespace lumen::analysis {
 
@@ -77,8 +78,24 @@ void for_each_record(void* context, RecordVisit visit, void* arg) {
       if (file.plugin != run.plugin || scope.failure) continue;
       scope.file = experiment->path() / file.name;
       if (!std::filesystem::exists(std::filesystem::symlink_status(scope.file))) continue;
+      // One file read whole (a view that pairs events in time order): its
+      // progress is how far into the file the records are, asked at each
+      // block, not at each record.
+      std::error_code size_error;
+      const uint64_t size = std::min<uint64_t>(std::filesystem::file_size(scope.file, size_error), file.readable_bytes);
+      Progress progress("reading " + file.name);
+      uint64_t block_shown = UINT64_MAX;
       visit_records(scope, visit, arg, [&](const std::function<void(const RawRecord&)>& record) {
-        read_data_file(scope.file, record, file.readable_bytes);
+        read_data_file(
+            scope.file,
+            [&](const RawRecord& r) {
+              if (r.offset / LUMEN_BLOCK_BYTES != block_shown && !size_error) {
+                block_shown = r.offset / LUMEN_BLOCK_BYTES;
+                progress.update(r.offset, size);
+              }
+              record(r);
+            },
+            file.readable_bytes);
       });
     }
   }
@@ -113,19 +130,23 @@ void for_each_record_in_parts(void* context, void* (*begin_part)(void*, const lu
     const lumen_record_part part{i, parts[i].scope->experiment_index, parts[i].scope};
     parts[i].state = begin_part(arg, &part);
   }
-  run_parts(parts.size(), [&](size_t i) {
-    Part& part = parts[i];
-    RecordScope& scope = *part.scope;
-    try {
-      visit_records(scope, visit, part.state, [&](const std::function<void(const RawRecord&)>& record) {
-        read_data_blocks(scope.file,
-                         std::span(part.file->block_offsets).subspan(part.first_block, part.end_block - part.first_block),
-                         record);
-      });
-    } catch (...) {
-      scope.read_failure = std::current_exception();
-    }
-  });
+  Progress progress("reading events");
+  run_parts(
+      parts.size(),
+      [&](size_t i) {
+        Part& part = parts[i];
+        RecordScope& scope = *part.scope;
+        try {
+          visit_records(scope, visit, part.state, [&](const std::function<void(const RawRecord&)>& record) {
+            read_data_blocks(scope.file,
+                             std::span(part.file->block_offsets).subspan(part.first_block, part.end_block - part.first_block),
+                             record);
+          });
+        } catch (...) {
+          scope.read_failure = std::current_exception();
+        }
+      },
+      [&](size_t finished) { progress.update(finished, parts.size()); });
   // The first part in the file that the reader could not read ends the
   // view as one pass would (a part the view failed on before it is the
   // view's failure).
