@@ -23,6 +23,9 @@
 #include "stack_table.h"
 #include "thread_state.h"
 
+// The generic (remote) library's entry, for where its code lies.
+extern "C" int _Ux86_64_init_remote(unw_cursor_t*, unw_addr_space_t, void*);
+
 namespace lumen::collector {
 
 namespace {
@@ -40,6 +43,16 @@ bool excluded(uint64_t pc) {
   const int count = g_excluded_count.load(std::memory_order_acquire);
   for (int i = 0; i < count; ++i)
     if (pc >= g_excluded[i].start && pc < g_excluded[i].end) return true;
+  return false;
+}
+
+// libunwind's code: the local library the runtime unwinds with, and the
+// generic one blocked threads are unwound with. Set once at start.
+AddressRange g_unwinder[2];
+
+bool in_unwinder(uint64_t pc) {
+  for (const AddressRange& range : g_unwinder)
+    if (pc >= range.start && pc < range.end) return true;
   return false;
 }
 
@@ -62,6 +75,12 @@ int find_object_range(dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
+AddressRange object_range_of(const void* address) {
+  RangeQuery query{reinterpret_cast<uint64_t>(address), {0, 0}};
+  dl_iterate_phdr(find_object_range, &query);
+  return query.found;
+}
+
 }  // namespace
 
 namespace {
@@ -79,6 +98,8 @@ void stack_capture_init() {
     unw_init_local(&cursor, &context);
     --t_unwinding_depth;
   }
+  g_unwinder[0] = object_range_of(reinterpret_cast<const void*>(&unw_backtrace));
+  g_unwinder[1] = object_range_of(reinterpret_cast<const void*>(&_Ux86_64_init_remote));
   stack_capture_use_global_cache();
   object_snapshot_refresh();
   stack_capture_exclude_object_of(reinterpret_cast<const void*>(&stack_capture_init));
@@ -87,11 +108,10 @@ void stack_capture_init() {
 void stack_capture_use_global_cache() { unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL); }
 
 void stack_capture_exclude_object_of(const void* address) {
-  RangeQuery query{reinterpret_cast<uint64_t>(address), {0, 0}};
-  dl_iterate_phdr(find_object_range, &query);
+  const AddressRange found = object_range_of(address);
   const int count = g_excluded_count.load(std::memory_order_relaxed);
-  if (query.found.end == 0 || count >= kMaxExcluded || excluded(query.address)) return;
-  g_excluded[count] = query.found;
+  if (found.end == 0 || count >= kMaxExcluded || excluded(reinterpret_cast<uint64_t>(address))) return;
+  g_excluded[count] = found;
   g_excluded_count.store(count + 1, std::memory_order_release);
 }
 
@@ -126,7 +146,10 @@ namespace {
 // the signal interrupted the collector's own work (`in_collector_work`), the
 // frames leafward of the collector's first frame are what the collector
 // called (libunwind, a system call): they are left out too, so that
-// neither appears as a callee of the program's code.
+// neither appears as a callee of the program's code. libunwind calls back
+// into the collector (its dl_iterate_phdr, answered from the snapshot):
+// the collector's frame that counts is then the one that called
+// libunwind, the frame after libunwind's outermost.
 // With a signal's `ucontext`, the frame provider (if any) rewrites them.
 uint64_t intern_frames(void* const* frames, int count, int first, uint32_t flags, bool in_collector_work = false,
                        void* ucontext = nullptr) {
@@ -137,7 +160,15 @@ uint64_t intern_frames(void* const* frames, int count, int first, uint32_t flags
     while (collector < count && frames[collector] != nullptr &&
            !excluded(reinterpret_cast<uint64_t>(frames[collector])))
       ++collector;
-    if (collector < count && frames[collector] != nullptr) first = collector;
+    if (collector < count && frames[collector] != nullptr) {
+      first = collector;
+      for (int i = count - 2; i > collector; --i)
+        if (in_unwinder(reinterpret_cast<uint64_t>(frames[i])) && frames[i + 1] != nullptr &&
+            excluded(reinterpret_cast<uint64_t>(frames[i + 1]))) {
+          first = i + 1;
+          break;
+        }
+    }
   }
   for (int i = first; i < count; ++i) {
     const auto ip = reinterpret_cast<uint64_t>(frames[i]);
