@@ -52,7 +52,18 @@ int runtime_write_record(lumen_stream stream, uint16_t kind, const void* payload
 uint64_t runtime_capture_stack(void* ucontext, int skip) {
   return paused() ? LUMEN_NO_STACK : capture_stack(ucontext, skip + 1);
 }
-uint64_t runtime_now_ns() { return monotonic_ns(); }
+// Each thread's latest reading, the floor of plugins' coarser clocks.
+__attribute__((tls_model("initial-exec"))) thread_local uint64_t t_latest_now_ns;
+
+// The floor only rises for the thread's own code: a handler's later
+// reading in between is kept, or at worst (between the compare and the
+// store) lowered to the reading this code made, never below it.
+uint64_t runtime_now_ns() {
+  const uint64_t now = monotonic_ns();
+  if (now > t_latest_now_ns) t_latest_now_ns = now;
+  return now;
+}
+const volatile uint64_t* runtime_latest_now_of_thread() { return &t_latest_now_ns; }
 uint32_t runtime_thread_id() { return current_tid(); }
 void runtime_log_note(const char* text) { experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text)); }
 
@@ -141,6 +152,7 @@ const lumen_runtime kRuntime = {
     .read_task_files = read_task_files,
     .map_change_ns = loadobject_latest_change_ns,
     .collector_thread_ids = collector_thread_ids,
+    .latest_now_of_thread = runtime_latest_now_of_thread,
 };
 
 void log_failure(const std::string& plugin, const std::string& message) {

@@ -225,6 +225,17 @@ typedef struct lumen_runtime {
    * A sampler weighing the process's CPU-time clock against its threads'
    * subtracts theirs. */
   size_t (*collector_thread_ids)(uint32_t* tids, size_t capacity);
+
+  /* ---- appended in ABI version 12 ---- */
+
+  /* [signal-safe] Where the calling thread's latest now_ns() reading is
+   * kept (0 before the first), for that thread only. A plugin that stamps
+   * its events with a cheaper, coarser clock of its own never stamps an
+   * event earlier than this: an event then never precedes, on its thread,
+   * an event another plugin stamped with now_ns() before it (an OpenMP
+   * task's begin, a lock's grant), and lands inside the intervals that
+   * event opened. */
+  const volatile uint64_t* (*latest_now_of_thread)(void);
 } lumen_runtime;
 
 /* Services a collector half offers to collect itself, in collect's process

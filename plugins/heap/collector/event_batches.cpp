@@ -131,6 +131,8 @@ uint64_t mark_floor(const PairedEvent& event, uint32_t thread_id) {
   uint64_t floor = 0;
   const uint64_t change = map_change_ns();
   if (change != 0) floor = change + 1;
+  const uint64_t reading = latest_runtime_reading();
+  if (reading + 1 > floor) floor = reading + 1;
   if (event.frees && event.freed.known && event.freed.thread_id != thread_id && event.freed.mark_ns + 1 > floor)
     floor = event.freed.mark_ns + 1;
   return floor;

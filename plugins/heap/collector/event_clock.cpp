@@ -9,11 +9,14 @@ namespace {
 constexpr uint32_t kFineEvery = 16;
 
 const volatile uint64_t* g_map_change = nullptr;
+const volatile uint64_t* (*g_latest_now_of_thread)(void) = nullptr;
 uint64_t g_start_ns = 0;
+const volatile uint64_t kNoReading = 0;
 
 __attribute__((tls_model("initial-exec"))) thread_local uint32_t t_events = 0;
 __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_tick = 0;  // the coarse time last seen
 __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_fine = 0;  // the fine time last read
+__attribute__((tls_model("initial-exec"))) thread_local const volatile uint64_t* t_runtime_reading = nullptr;
 
 uint64_t read_ns(clockid_t clock) {
   timespec now;
@@ -25,6 +28,7 @@ uint64_t read_ns(clockid_t clock) {
 
 void event_clock_start(const lumen_runtime* runtime, uint64_t start_ns) noexcept {
   g_map_change = runtime->map_change_ns != nullptr ? runtime->map_change_ns() : nullptr;
+  g_latest_now_of_thread = runtime->latest_now_of_thread;
   g_start_ns = start_ns;
   t_events = 0;
   t_tick = 0;
@@ -43,5 +47,11 @@ uint64_t clock_now() noexcept {
 }
 
 uint64_t map_change_ns() noexcept { return g_map_change != nullptr ? *g_map_change : 0; }
+
+uint64_t latest_runtime_reading() noexcept {
+  if (t_runtime_reading == nullptr)
+    t_runtime_reading = g_latest_now_of_thread != nullptr ? g_latest_now_of_thread() : &kNoReading;
+  return *t_runtime_reading;
+}
 
 }  // namespace lumen::heap

@@ -29,4 +29,10 @@ uint64_t clock_now() noexcept;
 // or not known): a mark must be later for stacks to resolve in that map.
 uint64_t map_change_ns() noexcept;
 
+// [signal-safe] The calling thread's latest reading of the runtime's clock
+// (0: none): another plugin's event on this thread (an OpenMP task's
+// begin), which a later heap event's mark must not precede, or the event
+// would fall outside the interval that event opened.
+uint64_t latest_runtime_reading() noexcept;
+
 }  // namespace lumen::heap

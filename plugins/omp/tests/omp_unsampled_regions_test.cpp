@@ -7,7 +7,8 @@
 // construct and on to its callers; so does each region's implied
 // end-of-region wait, and whatever the threads' waits there recorded. A
 // region whose call site was recorded without its callers (or not at all)
-// shows here as an edge smaller than the callee's inclusive count.
+// shows here as an edge smaller than the callee's inclusive count. The
+// same holds for every traced allocation of the bodies (collect -H on).
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -38,8 +39,8 @@ struct Single {
 };
 
 Single single_in_user_mode(const std::filesystem::path& experiment, const std::string& function,
-                           const std::string& caller) {
-  const json view = er_print_json({"-viewmode", "user", "-metrics", kMetrics, "-csingle", function}, experiment);
+                           const std::string& caller, const char* metrics = kMetrics) {
+  const json view = er_print_json({"-viewmode", "user", "-metrics", metrics, "-csingle", function}, experiment);
   Single single{view.at("rows").at(0), json{{"name", caller}, {"values", json::object()}}};
   for (const json& row : single.row.at("callers"))
     if (row.at("name") == caller) single.caller = row;
@@ -51,16 +52,26 @@ double metric(const json& row, const std::string& key) {
   return values.contains(key) ? values.at(key).get<double>() : 0.0;
 }
 
-TEST_P(OmpUnsampledRegions, EveryRecordedLockAndWaitContinuesThroughTheRegionsCall) {
-  // Waiting threads sleep: the regions take little CPU time, and few clock
-  // samples fall in them.
+// The target under collect with `options`, its waiting threads asleep: the
+// regions take little CPU time, and few clock samples fall in them.
+Collection collect_with_passive_waits(const TempDir& dir, std::vector<std::string> options, const OmpBuild& build) {
   setenv("OMP_WAIT_POLICY", "passive", 1);
-  TempDir dir;
-  const Collection run = collect(dir, {"-p", "on", "-s", "all"}, GetParam().target);
+  Collection run = collect(dir, std::move(options), build.target);
   unsetenv("OMP_WAIT_POLICY");
+  return run;
+}
+
+// Fails the test unless the run went as the target was written to run.
+void expect_full_teams(const Collection& run) {
   ASSERT_EQ(run.run.exit_code, 0) << run.run.err;
   ASSERT_FALSE(run.truth.is_null());
   ASSERT_EQ(run.truth.at("smallest_team").get<int>(), 2) << "a region ran on fewer threads";
+}
+
+TEST_P(OmpUnsampledRegions, EveryRecordedLockAndWaitContinuesThroughTheRegionsCall) {
+  TempDir dir;
+  const Collection run = collect_with_passive_waits(dir, {"-p", "on", "-s", "all"}, GetParam());
+  ASSERT_NO_FATAL_FAILURE(expect_full_teams(run));
   const double regions = run.truth.at("regions").get<double>();
   const double locks = run.truth.at("locks").get<double>();
   ASSERT_EQ(locks, 2 * regions);
@@ -91,6 +102,28 @@ TEST_P(OmpUnsampledRegions, EveryRecordedLockAndWaitContinuesThroughTheRegionsCa
   ASSERT_EQ(sites.size(), 1u) << preg.dump();
   ASSERT_TRUE(sites.count("allocating_regions")) << preg.dump();
   EXPECT_EQ(sites.at("allocating_regions").at("count").get<double>(), regions);
+}
+
+// Heap tracing stamps its events with a coarser clock of its own, which a
+// task's begin (the runtime's clock) must never follow: an allocation
+// early in a worker's task would otherwise fall in its idle time before
+// the task, where nothing continues it with the region's call.
+TEST_P(OmpUnsampledRegions, EveryTracedAllocationContinuesThroughTheRegionsCall) {
+  TempDir dir;
+  const Collection run = collect_with_passive_waits(dir, {"-p", "on", "-H", "on"}, GetParam());
+  ASSERT_NO_FATAL_FAILURE(expect_full_teams(run));
+  const double allocations = run.truth.at("allocations").get<double>();
+  ASSERT_EQ(allocations, 2 * run.truth.at("regions").get<double>());
+  const char* metrics = "a.heapalloccnt:i.heapalloccnt:name";
+  const Single allocation = single_in_user_mode(run.experiment, "allocate_in_body", "allocating_regions", metrics);
+  EXPECT_EQ(metric(allocation.row, "i.heapalloccnt"), allocations) << allocation.row.dump();
+  EXPECT_EQ(metric(allocation.caller, "a.heapalloccnt"), allocations) << allocation.row.dump();
+  const Single caller = single_in_user_mode(run.experiment, "caller_of_regions", "main", metrics);
+  const Single regions_function = single_in_user_mode(run.experiment, "allocating_regions", "caller_of_regions", metrics);
+  EXPECT_EQ(metric(regions_function.caller, "a.heapalloccnt"), metric(regions_function.row, "i.heapalloccnt"))
+      << regions_function.row.dump();
+  EXPECT_EQ(metric(caller.caller, "a.heapalloccnt"), metric(regions_function.row, "i.heapalloccnt"))
+      << caller.row.dump();
 }
 
 INSTANTIATE_TEST_SUITE_P(Runtimes, OmpUnsampledRegions, testing::ValuesIn(kBuilds),
