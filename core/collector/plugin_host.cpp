@@ -13,6 +13,7 @@
 #include "runtime_state.h"
 #include "recording_control.h"
 #include "runtime_fds.h"
+#include "reusable_capture.h"
 #include "runtime_thread.h"
 #include "sample_thread.h"
 #include "signal_chain.h"
@@ -51,6 +52,10 @@ int runtime_write_record(lumen_stream stream, uint16_t kind, const void* payload
 }
 uint64_t runtime_capture_stack(void* ucontext, int skip) {
   return paused() ? LUMEN_NO_STACK : capture_stack(ucontext, skip + 1);
+}
+// As runtime_capture_stack: one frame more, this one.
+uint64_t runtime_capture_stack_reusing(lumen_capture_cache* cache, int skip) {
+  return paused() ? LUMEN_NO_STACK : capture_stack_reusing(cache, skip + 1);
 }
 uint64_t runtime_now_ns() { return monotonic_ns(); }
 uint32_t runtime_thread_id() { return current_tid(); }
@@ -141,6 +146,7 @@ const lumen_runtime kRuntime = {
     .read_task_files = read_task_files,
     .map_change_ns = loadobject_latest_change_ns,
     .collector_thread_ids = collector_thread_ids,
+    .capture_stack_reusing = runtime_capture_stack_reusing,
 };
 
 void log_failure(const std::string& plugin, const std::string& message) {

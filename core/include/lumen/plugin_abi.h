@@ -91,8 +91,11 @@ extern "C" {
  *    decoder is decoding (the MPI plugin's compact call record leaves it
  *    out); lumen_runtime.collector_thread_ids: the collector's own threads
  *    alive now (the states sampler subtracts their CPU time from the
- *    process's CPU-time clock). */
-#define LUMEN_PLUGIN_ABI_VERSION 11u
+ *    process's CPU-time clock).
+ * 12: lumen_runtime.capture_stack_reusing (lumen_capture_cache): a call
+ *    site's stack reused, without unwinding, while everything the last
+ *    unwinding read is unchanged. */
+#define LUMEN_PLUGIN_ABI_VERSION 12u
 
 /* What a plugin's factory functions (and an interposer's definitions) are
  * marked with: plugins are built with hidden visibility, so only these are
