@@ -5,7 +5,6 @@
 #include "blocked_stack.h"
 
 #include <libunwind.h>
-#include <link.h>
 #include <lumen/record_format.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -13,7 +12,7 @@
 #include <atomic>
 #include <cstring>
 
-#include "object_snapshot.h"
+#include "snapshot_unwind_tables.h"
 #include "stack_capture.h"
 
 // The local unwinder's step (libunwind.so, which the runtime unwinds its own
@@ -101,48 +100,13 @@ int get_proc_name(unw_addr_space_t, unw_word_t, char*, size_t, unw_word_t*, void
 int get_dyn_info_list_addr(unw_addr_space_t, unw_word_t*, void*) { return -UNW_ENOINFO; }
 void put_unwind_info(unw_addr_space_t, unw_proc_info_t*, void*) {}
 
-// The object holding `pc`: its executable segment and its .eh_frame_hdr.
-struct ObjectQuery {
-  uint64_t pc;
-  uint64_t start = 0, end = 0, eh_frame_hdr = 0;
-};
-
-int find_object(dl_phdr_info* info, size_t, void* data) {
-  auto* query = static_cast<ObjectQuery*>(data);
-  uint64_t start = 0, end = 0, hdr = 0;
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type == PT_GNU_EH_FRAME) hdr = info->dlpi_addr + ph.p_vaddr;
-    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
-    const uint64_t s = info->dlpi_addr + ph.p_vaddr;
-    if (query->pc >= s && query->pc < s + ph.p_memsz) start = s, end = s + ph.p_memsz;
-  }
-  if (end == 0) return 0;
-  *query = {query->pc, start, end, hdr};
-  return 1;
+bool read_page_cached(void* pages, uint64_t address, void* out, size_t bytes) {
+  return read_safely(*static_cast<PageCache*>(pages), address, out, bytes);
 }
 
-// .eh_frame_hdr as every linker writes it: version 1, the frame pointer
-// pc-relative, the count a 4-byte word, the table data-relative 4-byte pairs.
-constexpr unsigned char kTableEncoding = 0x3b;  // DW_EH_PE_datarel | DW_EH_PE_sdata4
-
 int find_proc_info(unw_addr_space_t space, unw_word_t ip, unw_proc_info_t* info, int need_unwind_info, void* arg) {
-  ObjectQuery query{ip};
-  if (object_snapshot_iterate(find_object, &query) == 0 || query.eh_frame_hdr == 0) return -UNW_ENOINFO;
-  auto& pages = *static_cast<Capture*>(arg)->pages;
-  unsigned char header[4];
-  uint32_t fde_count = 0;
-  if (!read_safely(pages, query.eh_frame_hdr, header, sizeof header) || header[0] != 1 ||
-      header[3] != kTableEncoding || header[2] != 0x03 /* DW_EH_PE_udata4 */ ||
-      !read_safely(pages, query.eh_frame_hdr + 8, &fde_count, sizeof fde_count))
-    return -UNW_ENOINFO;
-  unw_dyn_info_t table{};
-  table.format = UNW_INFO_FORMAT_REMOTE_TABLE;
-  table.start_ip = query.start;
-  table.end_ip = query.end;
-  table.u.rti.segbase = query.eh_frame_hdr;
-  table.u.rti.table_data = query.eh_frame_hdr + 12;
-  table.u.rti.table_len = fde_count * 8 / sizeof(unw_word_t);
+  unw_dyn_info_t table;
+  if (!snapshot_unwind_table(ip, &table, read_page_cached, static_cast<Capture*>(arg)->pages)) return -UNW_ENOINFO;
   return UNW_OBJ(dwarf_search_unwind_table)(space, ip, &table, info, need_unwind_info, arg);
 }
 
@@ -151,10 +115,10 @@ int find_proc_info(unw_addr_space_t space, unw_word_t ip, unw_proc_info_t* info,
 // (its lock, its signal masking, a profiling handler that interrupted it)
 // was unwinding for the collector.
 int outermost_libunwind_frame(const uint64_t* pcs, int count) {
-  ObjectQuery unwinder{reinterpret_cast<uint64_t>(&_ULx86_64_step)};
-  if (object_snapshot_iterate(find_object, &unwinder) == 0) return -1;
+  uint64_t start = 0, end = 0;
+  if (!snapshot_code_segment(reinterpret_cast<uint64_t>(&_ULx86_64_step), &start, &end)) return -1;
   for (int i = count - 1; i >= 0; --i)
-    if (pcs[i] >= unwinder.start && pcs[i] < unwinder.end) return i;
+    if (pcs[i] >= start && pcs[i] < end) return i;
   return -1;
 }
 

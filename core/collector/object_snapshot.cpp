@@ -31,6 +31,7 @@ struct Snapshot {
 };
 
 std::atomic<Snapshot*> g_current{nullptr};
+std::atomic<uint64_t> g_generation{0};
 std::atomic<int> g_readers{0};
 std::atomic<bool> g_missed{false};
 std::atomic<bool> g_refreshing{false};
@@ -136,6 +137,7 @@ void object_snapshot_refresh() {
   if (fresh != nullptr) {
     g_last_used = fresh->used;
     Snapshot* old = g_current.exchange(fresh);
+    g_generation.fetch_add(1, std::memory_order_release);
     if (old != nullptr) {
       old->retired_next = g_retired;
       g_retired = old;
@@ -168,7 +170,13 @@ int object_snapshot_iterate(PhdrCallback callback, void* data) {
   return result;
 }
 
-bool object_snapshot_holds_code(uint64_t pc) {
+uint64_t object_snapshot_generation() { return g_generation.load(std::memory_order_acquire); }
+
+namespace {
+
+// The loaded segment of the latest snapshot's objects that holds `address`:
+// sets [*start, *end) and its permission flags. Segments do not overlap.
+bool find_segment(uint64_t address, uint64_t* start, uint64_t* end, uint32_t* flags) {
   g_readers.fetch_add(1);
   const Snapshot* snapshot = g_current.load();
   bool found = false;
@@ -176,12 +184,28 @@ bool object_snapshot_holds_code(uint64_t pc) {
     const dl_phdr_info& object = snapshot->objects[i];
     for (int h = 0; h < object.dlpi_phnum && !found; ++h) {
       const ElfW(Phdr)& ph = object.dlpi_phdr[h];
-      const uint64_t start = object.dlpi_addr + ph.p_vaddr;
-      found = ph.p_type == PT_LOAD && (ph.p_flags & PF_X) != 0 && pc >= start && pc < start + ph.p_memsz;
+      const uint64_t from = object.dlpi_addr + ph.p_vaddr;
+      found = ph.p_type == PT_LOAD && address >= from && address < from + ph.p_memsz;
+      if (found) *start = from, *end = from + ph.p_memsz, *flags = ph.p_flags;
     }
   }
   g_readers.fetch_sub(1);
   return found;
+}
+
+}  // namespace
+
+bool object_snapshot_segment(uint64_t address, uint64_t* start, uint64_t* end, bool* writable) {
+  uint32_t flags = 0;
+  if (!find_segment(address, start, end, &flags)) return false;
+  *writable = (flags & PF_W) != 0;
+  return true;
+}
+
+bool object_snapshot_holds_code(uint64_t pc) {
+  uint64_t start = 0, end = 0;
+  uint32_t flags = 0;
+  return find_segment(pc, &start, &end, &flags) && (flags & PF_X) != 0;
 }
 
 }  // namespace lumen::collector

@@ -39,6 +39,17 @@ int object_snapshot_iterate(PhdrCallback callback, void* data);
 // lies in no object, and asking about it must not cause refreshes.
 bool object_snapshot_holds_code(uint64_t pc);
 
+// [signal-safe] Counts the snapshots published: a different count, a
+// different list of objects (reusable_capture.h keys on it).
+uint64_t object_snapshot_generation();
+
+// [signal-safe] Whether `address` lies in a loaded segment of an object of
+// the latest snapshot (mapped while the object stays loaded). Sets
+// [*start, *end) to that segment and `*writable` to whether it is loaded
+// with write permission: the bytes of one without (code, unwind tables,
+// read-only data) do not change while the object stays loaded.
+bool object_snapshot_segment(uint64_t address, uint64_t* start, uint64_t* end, bool* writable);
+
 // The real dl_iterate_phdr (the C library's, past any interposer).
 int real_dl_iterate_phdr(PhdrCallback callback, void* data);
 

@@ -13,6 +13,7 @@
 #include "runtime_state.h"
 #include "recording_control.h"
 #include "runtime_fds.h"
+#include "reusable_capture.h"
 #include "runtime_thread.h"
 #include "sample_thread.h"
 #include "signal_chain.h"
@@ -64,6 +65,10 @@ uint64_t runtime_now_ns() {
   return now;
 }
 const volatile uint64_t* runtime_latest_now_of_thread() { return &t_latest_now_ns; }
+// As runtime_capture_stack: one frame more, this one.
+uint64_t runtime_capture_stack_reusing(lumen_capture_cache* cache, int skip) {
+  return paused() ? LUMEN_NO_STACK : capture_stack_reusing(cache, skip + 1);
+}
 uint32_t runtime_thread_id() { return current_tid(); }
 void runtime_log_note(const char* text) { experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text)); }
 
@@ -153,6 +158,7 @@ const lumen_runtime kRuntime = {
     .map_change_ns = loadobject_latest_change_ns,
     .collector_thread_ids = collector_thread_ids,
     .latest_now_of_thread = runtime_latest_now_of_thread,
+    .capture_stack_reusing = runtime_capture_stack_reusing,
 };
 
 void log_failure(const std::string& plugin, const std::string& message) {

@@ -22,6 +22,7 @@
 #include "loadobject_tracker.h"
 #include "plugin_host.h"
 #include "process_ending.h"
+#include "reusable_capture.h"
 #include "sample_thread.h"
 #include "collection_plan.h"
 #include "recording_control.h"
@@ -123,6 +124,7 @@ void start_collection() {
     return;
   }
   loadobject_tracker_start(g_loadobjects_stream);
+  reusable_capture_watch_map_changes(loadobject_latest_change_ns());
   save_vdso_image(directory);
   g_samples_stream = open_stream(directory.c_str(), LUMEN_SAMPLES_FILE);
   recording_control_start(plan());

@@ -19,6 +19,7 @@
 
 #include "object_snapshot.h"
 #include "raw_syscalls.h"
+#include "reusable_capture.h"
 #include "runtime_fds.h"
 #include "stack_table.h"
 #include "thread_state.h"
@@ -101,6 +102,7 @@ void stack_capture_init() {
   g_unwinder[0] = object_range_of(reinterpret_cast<const void*>(&unw_backtrace));
   g_unwinder[1] = object_range_of(reinterpret_cast<const void*>(&_Ux86_64_init_remote));
   stack_capture_use_global_cache();
+  reusable_capture_init();
   object_snapshot_refresh();
   stack_capture_exclude_object_of(reinterpret_cast<const void*>(&stack_capture_init));
 }
@@ -225,16 +227,10 @@ uint64_t capture_from_context(void* ucontext, bool in_collector_work) {
 // faster than stepping a cursor. From a handler it walks through the signal
 // frame; the interrupted stack starts where the interrupted PC appears.
 // noinline keeps "the caller of the caller" meaningful for interposers.
-namespace {
-
 // t_unwinding_depth is a depth, not a flag: a handler may unwind while the
 // code it interrupted was unwinding too.
-struct UnwindingScope {
-  UnwindingScope() { ++t_unwinding_depth; }
-  ~UnwindingScope() { --t_unwinding_depth; }
-};
-
-}  // namespace
+UnwindingScope::UnwindingScope() { ++t_unwinding_depth; }
+UnwindingScope::~UnwindingScope() { --t_unwinding_depth; }
 
 bool unwinding_now() { return t_unwinding_depth > 0; }
 
@@ -374,6 +370,19 @@ __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
       return remembered(intern_frames(frames, count, i, 0, interrupted_collector_work, ucontext));
   return remembered(capture_from_context(ucontext, interrupted_collector_work));
 }
+
+uint64_t intern_traced_call_frames(const uint64_t* pcs, int count, int first) {
+  void* frames[LUMEN_MAX_STACK_DEPTH + 16];
+  if (count > static_cast<int>(std::size(frames))) count = static_cast<int>(std::size(frames));
+  for (int i = 0; i < count; ++i) frames[i] = reinterpret_cast<void*>(pcs[i]);
+  return remembered(intern_frames(frames, count, first, LUMEN_STACK_LEAF_IS_RETURN));
+}
+
+uint64_t remember_latest_stack(uint64_t stack) { return remembered(stack); }
+
+bool stack_capture_has_frame_provider() { return g_frame_provider.load(std::memory_order_acquire) != nullptr; }
+
+int stack_capture_excluded_objects() { return g_excluded_count.load(std::memory_order_acquire); }
 
 uint64_t intern_unwound_stack(const uint64_t* pcs, int count, int unwinding_at) {
   void* frames[LUMEN_MAX_STACK_DEPTH + 1];

@@ -42,6 +42,35 @@ uint64_t capture_stack(void* ucontext, int skip);
 // landing in CollectorWork records it.
 uint64_t intern_unwound_stack(const uint64_t* pcs, int count, int unwinding_at);
 
+// [signal-safe] Interns the frames of a traced call's stack unwound from
+// the capturing function's own registers (`pcs[0]` in that function), as
+// capture_stack(nullptr, ...) does with its own: from `first` on, the
+// collector's frames left out, the leaf flagged as a return address; keeps
+// it as the thread's latest stack. No frame provider is applied: callers
+// check stack_capture_has_frame_provider() first.
+uint64_t intern_traced_call_frames(const uint64_t* pcs, int count, int first);
+
+// [signal-safe] Keeps `stack` (when it is one) as the calling thread's
+// latest, as every capture does; returns it.
+uint64_t remember_latest_stack(uint64_t stack);
+
+// [signal-safe] Whether a frame provider rewrites captured stacks, and how
+// many objects' frames are left out of them: what interning a list of
+// frames depends on besides the frames and the stack table.
+bool stack_capture_has_frame_provider();
+int stack_capture_excluded_objects();
+
+// [signal-safe] Counts the calling thread as unwinding for its lifetime
+// (unwinding_now()), so that the signal-mask interposers let libunwind block
+// signals around its locks. A depth: a handler may nest one.
+class UnwindingScope {
+ public:
+  UnwindingScope();
+  ~UnwindingScope();
+  UnwindingScope(const UnwindingScope&) = delete;
+  UnwindingScope& operator=(const UnwindingScope&) = delete;
+};
+
 // Not signal-safe. Counts the calling thread in as using an unwinder for its
 // lifetime, so that a fork waits for it to leave (libunwind's locks are
 // process-wide); entered() is false when a fork is under way and it could

@@ -125,6 +125,8 @@ bool stack_table_init(int stacks_stream) {
   return true;
 }
 
+uint64_t stack_table_generation() { return g_generation.load(std::memory_order_relaxed); }
+
 void stack_table_reset() {
   if (g_slots != nullptr) raw_munmap(g_slots, kSlotCount * sizeof(uint64_t));
   if (g_arena != nullptr) raw_munmap(g_arena, kArenaBytes);

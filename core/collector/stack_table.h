@@ -19,6 +19,10 @@ bool stack_table_init(int stacks_stream);
 // of its own, whose stack file does not hold the parent's stacks).
 void stack_table_reset();
 
+// [signal-safe] Changes whenever the table is emptied (init, reset): an id
+// kept from before names nothing in the table of now.
+uint64_t stack_table_generation();
+
 // [signal-safe] Returns the id of the stack `pcs[0..depth)` (leaf first),
 // adding it on first sight; LUMEN_NO_STACK when the table is full.
 uint64_t stack_table_intern(const uint64_t* pcs, uint32_t depth, uint32_t flags);

@@ -75,6 +75,21 @@ typedef struct lumen_task_file {
  * `bytes` -1). */
 #define LUMEN_TASK_READER 0xffffffffu
 
+/* What lumen_runtime.capture_stack_reusing keeps between calls from one
+ * call site on one thread (ABI 12): what the unwinding read (registers,
+ * stack words) and the stack it gave. The caller zero-fills it once and
+ * never writes it again; one per call site per thread, never shared. Its
+ * size, fixed: a header and the registers of x86-64 (216 bytes) and the
+ * words one unwinding may read to be reused (114 of them, 16 bytes each,
+ * address and value): a traced call some 40 frames deep reads about as
+ * many words. Too large for initial-exec thread-local storage (a tool that
+ * dlopens the collector half would find no room in the static TLS block):
+ * keep it in zero-filled memory of the plugin's own, one block a thread. */
+#define LUMEN_CAPTURE_CACHE_WORDS 256u
+typedef struct lumen_capture_cache {
+  uint64_t opaque[LUMEN_CAPTURE_CACHE_WORDS];
+} lumen_capture_cache;
+
 /* What the runtime provides to an event source. */
 typedef struct lumen_runtime {
   /* Opens (or creates) a data file of the experiment. Not signal-safe. */
@@ -236,6 +251,21 @@ typedef struct lumen_runtime {
    * task's begin, a lock's grant), and lands inside the intervals that
    * event opened. */
   const volatile uint64_t* (*latest_now_of_thread)(void);
+
+  /* Not signal-safe (never from a signal handler, never two calls on one
+   * `cache` at once). capture_stack(NULL, skip) for a call site reached
+   * over and over: the same stack id, interned the same way, and the
+   * thread's latest stack kept the same. The unwinding records in `cache`
+   * every register it asked for and every word of memory it read outside
+   * loaded objects' read-only segments; the next call from the same thread
+   * that finds each of them unchanged (and the load-object map, the stack
+   * table and the collector's own objects unchanged) returns the recorded
+   * id without unwinding: libunwind's result is a function of what it
+   * reads, so the id is the stack an unwinding would give now. A call
+   * whose read set is larger than the cache holds, or that reads memory
+   * that is not this thread's stack, is unwound every time. LUMEN_NO_STACK
+   * inside the collector already, or while recording is paused. */
+  uint64_t (*capture_stack_reusing)(lumen_capture_cache* cache, int skip);
 } lumen_runtime;
 
 /* Services a collector half offers to collect itself, in collect's process

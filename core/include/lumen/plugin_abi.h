@@ -93,7 +93,10 @@ extern "C" {
  *    alive now (the states sampler subtracts their CPU time from the
  *    process's CPU-time clock).
  * 12: lumen_runtime.latest_now_of_thread: the calling thread's latest
- *    now_ns() reading, which a plugin's coarser clock never stamps before. */
+ *    now_ns() reading, which a plugin's coarser clock never stamps before;
+ *    lumen_runtime.capture_stack_reusing (lumen_capture_cache): a call
+ *    site's stack reused, without unwinding, while everything the last
+ *    unwinding read is unchanged. */
 #define LUMEN_PLUGIN_ABI_VERSION 12u
 
 /* What a plugin's factory functions (and an interposer's definitions) are

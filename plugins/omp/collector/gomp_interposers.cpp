@@ -70,7 +70,7 @@ Result traced_region(Body body, void* data, unsigned num_threads, StartRegion st
   const lumen_runtime* runtime = interposing_runtime();
   if (runtime == nullptr) return start_region(body, data);
   RegionContext context{reduction_descriptor, body, data, next_region_id(), {0}};
-  const uint64_t stack = program_stack(runtime);
+  const uint64_t stack = program_stack(runtime, site_cache(Site::kGompRegion));
   const uint64_t begin = runtime->now_ns();
   auto record = [&] {
     ErrnoKept errno_kept;
@@ -154,10 +154,11 @@ RealFunction<void(void**)> real_set_nest_lock_fortran{"omp_set_nest_lock_", "OMP
 // A function of its own, never inlined: whether the runtime's entry point
 // reaches its unwinder by a tail call or not, the frames it skips are then
 // this one and the wrapper, both the plugin's, never the program's.
-__attribute__((noinline)) uint64_t program_stack(const lumen_runtime* runtime) {
+__attribute__((noinline)) uint64_t program_stack(const lumen_runtime* runtime, lumen_capture_cache* site) {
   ErrnoKept errno_kept;
   TraceGuard guard(runtime);
-  return guard ? runtime->capture_stack(nullptr, 0) : LUMEN_NO_STACK;
+  if (!guard) return LUMEN_NO_STACK;
+  return site != nullptr ? runtime->capture_stack_reusing(site, 0) : runtime->capture_stack(nullptr, 0);
 }
 
 void resolve_runtime_functions() {

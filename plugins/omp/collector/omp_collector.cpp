@@ -3,6 +3,8 @@
 // (gomp_interposers.cpp) by publishing the runtime's services; stop()
 // records the end and closes them.
 #include <dlfcn.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -27,6 +29,13 @@ std::atomic<uint64_t> g_last_region{0};
 std::atomic<uint64_t> g_last_task{0};
 uint64_t g_region_base = 0;
 __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_current_region = 0;
+
+// The thread's block of call-site caches; kReleased after its thread_end.
+struct SiteCaches {
+  lumen_capture_cache sites[static_cast<int>(Site::kCount)];
+};
+SiteCaches* const kReleased = reinterpret_cast<SiteCaches*>(uintptr_t{1});
+__attribute__((tls_model("initial-exec"))) thread_local SiteCaches* t_site_caches = nullptr;
 std::atomic<bool> g_ompt_active{false};
 
 bool library_loaded(const char* soname) {
@@ -72,6 +81,8 @@ int start(const lumen_runtime* runtime, const lumen_option_value*, size_t, char*
   return 0;
 }
 
+void thread_end() { release_site_caches(); }
+
 void stop() {
   const lumen_runtime* runtime = g_runtime.load(std::memory_order_acquire);
   if (runtime == nullptr) return;
@@ -111,11 +122,31 @@ const lumen_collector_descriptor kPlugin = {
              "-omp on|off   OpenMP tracing: regions, implicit tasks, barriers, locks (on by itself with -p for "
              "OpenMP programs)"},
     .start = start,
+    .thread_end = thread_end,
     .stop = stop,
     .fork_child = fork_child,
 };
 
 }  // namespace
+
+lumen_capture_cache* site_cache(Site site) {
+  SiteCaches* caches = t_site_caches;
+  if (caches == kReleased) return nullptr;
+  if (caches == nullptr) {
+    // Straight to the kernel: a tracer of mmap must not see the plugin's.
+    void* block = reinterpret_cast<void*>(syscall(SYS_mmap, nullptr, sizeof(SiteCaches), PROT_READ | PROT_WRITE,
+                                                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (block == MAP_FAILED) return nullptr;
+    caches = t_site_caches = static_cast<SiteCaches*>(block);
+  }
+  return &caches->sites[static_cast<int>(site)];
+}
+
+void release_site_caches() {
+  SiteCaches* caches = t_site_caches;
+  t_site_caches = kReleased;
+  if (caches != nullptr && caches != kReleased) syscall(SYS_munmap, caches, sizeof(SiteCaches));
+}
 
 const lumen_runtime* recording_runtime() { return g_runtime.load(std::memory_order_acquire); }
 

@@ -32,9 +32,27 @@ void set_ompt_active();
 uint64_t next_region_id();
 uint64_t next_task_id();
 
-// [signal-safe] The stack of the program's call into the plugin's wrapper
-// that calls this (LUMEN_NO_STACK inside the collector already).
-uint64_t program_stack(const lumen_runtime* runtime);
+// Not signal-safe with a `site`. The stack of the program's call into the
+// plugin's wrapper that calls this (LUMEN_NO_STACK inside the collector
+// already); with `site` (the calling thread's cache for one kind of wrapper)
+// reused while everything its last unwinding read is unchanged.
+uint64_t program_stack(const lumen_runtime* runtime, lumen_capture_cache* site = nullptr);
+
+// The kinds of call site whose stacks are reused (capture_stack_reusing):
+// a region's call site, under OMPT (parallel_begin) and libgomp (the
+// GOMP_parallel* wrappers). Waits are captured plainly: the sync-region
+// waits of the region benchmark were not reused often enough to pay for
+// the unwindings that fill a cache (docs/performance.md).
+enum class Site { kOmptRegion, kGompRegion, kCount };
+
+// Not signal-safe. The calling thread's cache for `site`, in a block mapped
+// on its first use (4 KiB: too much for initial-exec TLS in an object
+// that may be dlopened); nullptr once the thread ended or when no memory
+// could be mapped: the caller then captures plainly.
+lumen_capture_cache* site_cache(Site site);
+
+// Unmaps the calling thread's block (the plugin's thread_end).
+void release_site_caches();
 
 // [signal-safe] The runtime's services while libgomp's interposers record:
 // not while an OMPT tool of the plugin's hears the runtime (libomp's GOMP_*

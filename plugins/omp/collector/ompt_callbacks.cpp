@@ -181,9 +181,10 @@ void on_parallel_begin(ompt_data_t* encountering_task, const ompt_frame_t* frame
   parallel_data->value = 0;
   if (const lumen_runtime* runtime = recording_runtime()) {
     parallel_data->value = next_region_id();
-    if (OpenRegion* region = t_state.regions.push())
-      *region = OpenRegion{parallel_data->value, current_region(), callback_stack(runtime), runtime->now_ns(),
-                           codeptr, requested, 0, 0, 0};
+    if (OpenRegion* region = t_state.regions.push()) {
+      const uint64_t stack = callback_stack(runtime, site_cache(Site::kOmptRegion));
+      *region = OpenRegion{parallel_data->value, current_region(), stack, runtime->now_ns(), codeptr, requested, 0, 0, 0};
+    }
   }
   chain<ompt_callback_parallel_begin_t>(ompt_callback_parallel_begin, encountering_task, frame, parallel_data,
                                         requested, flags, codeptr);

@@ -32,6 +32,16 @@ inline uint64_t callback_stack(const lumen_runtime* runtime) {
   return guard ? runtime->capture_stack(nullptr, 0) : LUMEN_NO_STACK;
 }
 
+// The same stack, reused without unwinding while everything the last
+// unwinding read is unchanged (capture_stack_reusing): `site` is the
+// calling thread's cache for one kind of callback (nullptr: none, a plain
+// capture).
+inline uint64_t callback_stack(const lumen_runtime* runtime, lumen_capture_cache* site) {
+  TraceGuard guard(runtime);
+  if (!guard) return LUMEN_NO_STACK;
+  return site != nullptr ? runtime->capture_stack_reusing(site, 0) : runtime->capture_stack(nullptr, 0);
+}
+
 // Explicit tasks (ompt_tasks.cpp): the callbacks, and the real functions
 // of the program's task submissions, looked up when the tool starts.
 void on_task_create(ompt_data_t* encountering_task, const ompt_frame_t* encountering_frame, ompt_data_t* new_task,
