@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "loadobject_tracker.h"
+#include "object_snapshot.h"
 #include "stack_capture.h"
 
 namespace lumen::collector {
@@ -12,18 +13,22 @@ namespace lumen::collector {
 namespace {
 
 // The unwinder gate first: a thread inside the tracker may be unwinding
-// (its records' blocks), never the other way round.
+// (its records' blocks), never the other way round; a snapshot refresh,
+// which takes no lock of these, last.
 void prepare() {
   unwinder_fork_prepare();
   loadobject_tracker_fork_prepare();
+  object_snapshot_fork_prepare();
 }
 
 void parent() {
+  object_snapshot_fork_done();
   loadobject_tracker_fork_done();
   unwinder_fork_parent();
 }
 
 void child() {
+  object_snapshot_fork_done();
   loadobject_tracker_fork_done();
   unwinder_fork_child();
 }

@@ -103,6 +103,14 @@ Snapshot* take_snapshot(size_t capacity) {
   return nullptr;
 }
 
+// The same objects: glibc counts every load and unload in each entry
+// (dlpi_adds, dlpi_subs), so equal counts mean nothing came or went.
+bool same_objects(const Snapshot* a, const Snapshot* b) {
+  if (a == nullptr || b == nullptr || a->count != b->count) return false;
+  if (a->count == 0) return true;
+  return a->objects[0].dlpi_adds == b->objects[0].dlpi_adds && a->objects[0].dlpi_subs == b->objects[0].dlpi_subs;
+}
+
 void free_retired_unless_read() {
   if (g_readers.load() != 0) return;
   while (g_retired != nullptr) {
@@ -137,7 +145,10 @@ void object_snapshot_refresh() {
   if (fresh != nullptr) {
     g_last_used = fresh->used;
     Snapshot* old = g_current.exchange(fresh);
-    g_generation.fetch_add(1, std::memory_order_release);
+    // A refresh after a miss (a pc in no object: a signal trampoline of a
+    // tool like valgrind) that finds the same objects is no change: what
+    // depends on the generation (reused captures) stays valid.
+    if (!same_objects(old, fresh)) g_generation.fetch_add(1, std::memory_order_release);
     if (old != nullptr) {
       old->retired_next = g_retired;
       g_retired = old;
@@ -148,6 +159,13 @@ void object_snapshot_refresh() {
   g_refreshing.store(false, std::memory_order_release);
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &saved, nullptr, _NSIG / 8);
 }
+
+void object_snapshot_fork_prepare() {
+  // A refresh blocks every signal, so this thread is never inside one.
+  while (g_refreshing.exchange(true, std::memory_order_acquire)) sched_yield();
+}
+
+void object_snapshot_fork_done() { g_refreshing.store(false, std::memory_order_release); }
 
 void object_snapshot_refresh_if_missed() {
   if (!g_missed.load(std::memory_order_relaxed)) return;

@@ -28,6 +28,12 @@ void object_snapshot_refresh();
 // modules), at most once every 10 ms.
 void object_snapshot_refresh_if_missed();
 
+// Around fork (fork_safety.cpp): no refresh is under way while the process
+// is copied, or the child would inherit a refresh that no thread of its
+// own finishes, and wait for it for ever at its first refresh.
+void object_snapshot_fork_prepare();
+void object_snapshot_fork_done();  // in the parent and in the child
+
 // [signal-safe] dl_iterate_phdr over the latest snapshot: calls `callback`
 // on each object until it returns non-zero and returns that value, or 0.
 // The program headers and names are the snapshot's own copies, so an object
@@ -39,8 +45,9 @@ int object_snapshot_iterate(PhdrCallback callback, void* data);
 // lies in no object, and asking about it must not cause refreshes.
 bool object_snapshot_holds_code(uint64_t pc);
 
-// [signal-safe] Counts the snapshots published: a different count, a
-// different list of objects (reusable_capture.h keys on it).
+// [signal-safe] Counts the snapshots published with a list of objects
+// different from the one before: a different count, a different list of
+// objects (reusable_capture.h keys on it).
 uint64_t object_snapshot_generation();
 
 // [signal-safe] Whether `address` lies in a loaded segment of an object of

@@ -163,6 +163,18 @@ TEST(UnharmedTarget, RawCloseRangeLosesNothing) {
   }
 }
 
+// A thread opens and closes a library without pause (each time the
+// runtime refreshes its snapshot of loaded objects) while the main thread
+// forks children that open one too: a fork in the middle of a refresh must
+// not leave the child waiting for a refresh no thread of its own finishes.
+TEST(UnharmedTarget, ForksWhileAnotherThreadLoadsLibrariesAllFinish) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-p", "on", "-H", "on"}, "unharmed_target", {"fork_dlopen", "200"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  EXPECT_EQ(c.run.out, "fork_dlopen: 200 of 200 children exited 0, 0 hung\n");
+  EXPECT_TRUE(log_has_end(c.experiment));
+}
+
 // Under heap tracing and clock profiling together, a profiling signal often
 // lands while the runtime unwinds for a traced malloc: libunwind and the
 // runtime never appear in the program's stacks.

@@ -14,11 +14,16 @@
  *                 every signal and reads it back
  *   fork_alloc N  3 threads allocate without pause while the main thread
  *                 forks N children, 8 at a time, each of which allocates
+ *   fork_dlopen N a thread opens and closes libm with dlopen without pause
+ *                 while the main thread forks N children one at a time,
+ *                 each of which opens libm too and allocates; a child not
+ *                 done within 10 s is killed and counted as hung
  *   close_range   works, closes every descriptor above stderr with a raw
  *                 close_range system call (past any interposer), then
  *                 allocates ARG blocks and works again
  *   spin N        N threads burn 0.3 s of CPU each */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -194,6 +199,49 @@ static int fork_alloc(int n) {
   return 0;
 }
 
+static volatile int reopening = 1;
+
+static void* reopen_without_pause(void* arg) {
+  (void)arg;
+  while (reopening) {
+    void* handle = dlopen("libm.so.6", RTLD_NOW);
+    if (handle != NULL) dlclose(handle);
+  }
+  return NULL;
+}
+
+/* The child's exit status, or -1 when it was still running after 10 s. */
+static int wait_or_kill(pid_t child) {
+  for (int waited_ms = 0; waited_ms < 10000; ++waited_ms) {
+    int status = 0;
+    if (waitpid(child, &status, WNOHANG) == child) return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    usleep(1000);
+  }
+  kill(child, SIGKILL);
+  waitpid(child, NULL, 0);
+  return -1;
+}
+
+static int fork_dlopen(int n) {
+  pthread_t reopener;
+  pthread_create(&reopener, NULL, reopen_without_pause, NULL);
+  int exited_zero = 0, hung = 0;
+  for (int i = 0; i < n; ++i) {
+    const pid_t child = fork();
+    if (child == 0) {
+      void* handle = dlopen("libm.so.6", RTLD_NOW);
+      _exit(handle != NULL ? child_allocates() : 1);
+    }
+    const int status = child < 0 ? 1 : wait_or_kill(child);
+    if (status == 0) ++exited_zero;
+    if (status == -1) ++hung;
+  }
+  reopening = 0;
+  pthread_join(reopener, NULL);
+  printf("fork_dlopen: %d of %d children exited 0, %d hung\n", exited_zero, n, hung);
+  return 0;
+}
+
 NOINLINE static void work_before_close(double s) {
   double t0 = thread_cpu_seconds();
   burn_cpu(s);
@@ -246,9 +294,10 @@ int main(int argc, char** argv) {
   else if (strcmp(mode, "fds") == 0) status = fds();
   else if (strcmp(mode, "mask") == 0) status = mask();
   else if (strcmp(mode, "fork_alloc") == 0) status = fork_alloc(arg);
+  else if (strcmp(mode, "fork_dlopen") == 0) status = fork_dlopen(arg);
   else if (strcmp(mode, "close_range") == 0) status = close_range_raw(arg);
   else if (strcmp(mode, "spin") == 0) status = spin_threads(arg);
-  else fprintf(stderr, "usage: unharmed_target sleeps|fds|mask|fork_alloc N|close_range N|spin N\n");
+  else fprintf(stderr, "usage: unharmed_target sleeps|fds|mask|fork_alloc N|fork_dlopen N|close_range N|spin N\n");
   truth_write();
   return status;
 }
