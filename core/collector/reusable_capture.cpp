@@ -264,6 +264,10 @@ bool still_holds(const Layout& cache, const uint64_t* registers) {
 
 void reusable_capture_init() {
   if (g_space != nullptr) return;
+  // The generic library opens a validation pipe of its own on first use:
+  // as the runtime's unwinding, the pipe2 interposer moves it out of the
+  // program's range of descriptors.
+  const UnwindingScope unwinding;
   g_space = unw_create_addr_space(&g_accessors, 0);
   // No cache: a cached register state would be read without the accessors
   // seeing it (and tables of objects unloaded since are never reused).
