@@ -5,6 +5,7 @@
 // compared with the same program run without it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -35,11 +36,15 @@ std::vector<Wait> waits_of(const std::string& out) {
   return waits;
 }
 
-// Each wait lasts as long as without collect (within 50 ms) and returns the
-// same value and errno: no signal cut it short.
+// Each wait lasts at least as long as without collect (less 50 ms) and
+// returns the same value and errno: no signal cut it short. A busy machine
+// only lengthens a wait: the shorter of two plain runs is the floor, the
+// longer one with 500 ms to spare the ceiling.
 void expect_sleeps_unharmed(const std::vector<std::string>& collect_args) {
   const std::vector<Wait> plain = waits_of(plain_run({"sleeps"}).out);
+  const std::vector<Wait> plain_again = waits_of(plain_run({"sleeps"}).out);
   ASSERT_EQ(plain.size(), 8u);
+  ASSERT_EQ(plain_again.size(), plain.size());
   TempDir dir;
   const Collection c = collect(dir, collect_args, "unharmed_target", {"sleeps"});
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
@@ -50,7 +55,8 @@ void expect_sleeps_unharmed(const std::vector<std::string>& collect_args) {
     EXPECT_EQ(collected[i].call, plain[i].call);
     EXPECT_EQ(collected[i].rc, plain[i].rc);
     EXPECT_EQ(collected[i].error, plain[i].error);
-    EXPECT_NEAR(collected[i].ms, plain[i].ms, 50.0);
+    EXPECT_GE(collected[i].ms, std::min(plain[i].ms, plain_again[i].ms) - 50.0);
+    EXPECT_LE(collected[i].ms, std::max(plain[i].ms, plain_again[i].ms) + 500.0);
   }
   EXPECT_TRUE(log_has_end(c.experiment));
 }
