@@ -40,6 +40,8 @@ constexpr uint64_t kMaxStackSpan = 8u << 20;  // a thread's stack, from the capt
 constexpr uint32_t kUnwoundBeforePlain = 4;
 constexpr uint32_t kPlainCaptures = 1020;
 
+constexpr int kMaxWords = 114;  // what fills lumen_capture_cache's 2 KiB after the header
+
 struct Layout {
   uint32_t state;  // kFilled, or anything else while being filled
   uint32_t tid;    // the thread that filled it: a forked child's differs
@@ -56,9 +58,8 @@ struct Layout {
   uint64_t reused;
   uint64_t unwound;
   uint64_t registers[kRegisters];
-  uint64_t words[114][2];  // address, value
+  uint64_t words[kMaxWords][2];  // address, value
 };
-constexpr int kMaxWords = 114;  // what fills lumen_capture_cache's 2 KiB after the header
 static_assert(sizeof(Layout) <= sizeof(lumen_capture_cache) &&
                   sizeof(lumen_capture_cache) - sizeof(Layout) < 2 * sizeof(uint64_t),
               "the SDK's size, used whole");
