@@ -4,7 +4,8 @@
  *
  *   {"waits": {"FUNCTION": {"object": "SYMBOL or empty", "kind": "mutex",
  *                           "seconds": [w1, w2, ...],
- *                           "queued": [q1, q2, ...]}, ...},
+ *                           "queued": [q1, q2, ...],
+ *                           "cpu": [c1, c2, ...]}, ...},
  *    "cpu": {"FUNCTION": seconds, ...}}
  *
  * FUNCTION is the function that makes the traced call (the leaf of the
@@ -12,7 +13,11 @@
  * the thread spent runnable but not running during each measurement (the
  * kernel's run delay): a wait measured around a traced call may include a
  * preemption just outside the interposer's own clock reads, and on a busy
- * machine that is the only honest allowance. Noting a wait takes no lock (an
+ * machine that is the only honest allowance. "cpu" is the thread's own CPU
+ * time during each measurement: a thread blocked in a wait uses next to none,
+ * so what it used was the work around the wait (the interposer's way in and
+ * out, the first record of a new thread setting up its buffers), which no
+ * recorded wait includes. Noting a wait takes no lock (an
  * atomic index), so the truth adds no traced call of its own. */
 #ifndef LUMEN_SYNC_TRUTH_H
 #define LUMEN_SYNC_TRUTH_H
@@ -36,11 +41,13 @@ static inline double thread_cpu_seconds(void) {
 struct wait_start {
   double at;
   double queued;
+  double cpu;
 };
 
 static inline struct wait_start wait_begins(void) {
   struct wait_start s;
   s.queued = run_delay_seconds();
+  s.cpu = thread_cpu_seconds();
   s.at = monotonic_seconds();
   return s;
 }
@@ -62,6 +69,7 @@ struct wait_truth {
   int count; /* updated atomically */
   double seconds[WAIT_CAPACITY];
   double queued[WAIT_CAPACITY];
+  double cpu[WAIT_CAPACITY];
 };
 
 #define MAX_WAIT_TRUTHS 32
@@ -91,11 +99,13 @@ static inline struct wait_truth* wait_truth(const char* function, const char* ob
 /* Notes the wait that began at `start` and has just ended. */
 static inline void note_wait(struct wait_truth* t, struct wait_start start) {
   const double seconds = monotonic_seconds() - start.at;
+  const double cpu = thread_cpu_seconds() - start.cpu;
   const double queued = run_delay_seconds() - start.queued;
   const int i = __atomic_fetch_add(&t->count, 1, __ATOMIC_RELAXED);
   if (i < WAIT_CAPACITY) {
     t->seconds[i] = seconds;
     t->queued[i] = queued;
+    t->cpu[i] = cpu;
   }
 }
 
@@ -117,6 +127,8 @@ static inline void write_truth(void) {
     for (int j = 0; j < n; ++j) fprintf(f, "%s%.9f", j ? ", " : "", t->seconds[j]);
     fprintf(f, "], \"queued\": [");
     for (int j = 0; j < n; ++j) fprintf(f, "%s%.9f", j ? ", " : "", t->queued[j]);
+    fprintf(f, "], \"cpu\": [");
+    for (int j = 0; j < n; ++j) fprintf(f, "%s%.9f", j ? ", " : "", t->cpu[j]);
     fprintf(f, "]}");
   }
   fprintf(f, "}, \"cpu\": {");
