@@ -12,6 +12,7 @@
 
 #include "runtime_fds.h"
 #include "stack_capture.h"
+#include "thread_own_counter.h"
 #include "thread_state.h"
 
 namespace lumen::collector {
@@ -163,7 +164,7 @@ char* reserve(int stream, ThreadBlock& block, uint32_t span, bool may_refill, ui
     // the block: base and capacity stay a pair.
     char* base = block.base.load(std::memory_order_relaxed);
     const uint32_t capacity = block.capacity.load(std::memory_order_relaxed);
-    const uint32_t at = block.used.fetch_add(span, std::memory_order_relaxed);
+    const uint32_t at = own_thread_fetch_add(block.used, span);
     if (base != nullptr && at + span <= capacity) return base + at;
     if (!may_refill || !refill(stream, block, tid)) return nullptr;
   }
@@ -204,7 +205,7 @@ bool write_record(int stream, uint16_t kind, const void* payload, uint16_t paylo
   }
   ThreadBlock& block = thread.blocks[stream];
   const uint32_t span = lumen_record_span(payload_bytes);
-  const bool outermost = block.writers.fetch_add(1, std::memory_order_acquire) == 0;
+  const bool outermost = own_thread_fetch_add(block.writers, 1) == 0;
   char* record = span <= LUMEN_BLOCK_BYTES - sizeof(lumen_block_header)
                      ? reserve(stream, block, span, outermost, thread.tid)
                      : nullptr;
@@ -213,7 +214,7 @@ bool write_record(int stream, uint16_t kind, const void* payload, uint16_t paylo
     __atomic_store_n(reinterpret_cast<uint32_t*>(record), lumen_record_word(kind, payload_bytes),
                      __ATOMIC_RELEASE);
   }
-  block.writers.fetch_sub(1, std::memory_order_release);
+  own_thread_fetch_add(block.writers, ~uint32_t{0});  // less one
   if (record == nullptr) count_dropped_record();
   return record != nullptr;
 }

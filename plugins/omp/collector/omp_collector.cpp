@@ -18,9 +18,10 @@
 
 namespace lumen::omp {
 
+std::atomic<const lumen_runtime*> g_recording_runtime{nullptr};
+
 namespace {
 
-std::atomic<const lumen_runtime*> g_runtime{nullptr};
 lumen_stream g_stream = -1;
 // Region ids carry the process id in their high half, so that the regions
 // of several processes (MPI ranks, forked children) analysed together stay
@@ -76,7 +77,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value*, size_t, char*
   std::snprintf(note, sizeof note, "OpenMP: %s, OMP_WAIT_POLICY=%s", runtime_name(process.runtime),
                 policy != nullptr ? policy : "unset (the runtime's default)");
   runtime->log_note(note);
-  g_runtime.store(runtime, std::memory_order_release);
+  g_recording_runtime.store(runtime, std::memory_order_release);
   observe_clock_samples(runtime);
   return 0;
 }
@@ -84,11 +85,11 @@ int start(const lumen_runtime* runtime, const lumen_option_value*, size_t, char*
 void thread_end() { release_site_caches(); }
 
 void stop() {
-  const lumen_runtime* runtime = g_runtime.load(std::memory_order_acquire);
+  const lumen_runtime* runtime = g_recording_runtime.load(std::memory_order_acquire);
   if (runtime == nullptr) return;
   const OmpProcessEnd end{runtime->now_ns()};
   runtime->write_record(g_stream, kProcessEndRecord, &end, sizeof end);
-  g_runtime.store(nullptr, std::memory_order_release);
+  g_recording_runtime.store(nullptr, std::memory_order_release);
 }
 
 // The region the parent was in means nothing in a forked child's own
@@ -147,8 +148,6 @@ void release_site_caches() {
   t_site_caches = kReleased;
   if (caches != nullptr && caches != kReleased) syscall(SYS_munmap, caches, sizeof(SiteCaches));
 }
-
-const lumen_runtime* recording_runtime() { return g_runtime.load(std::memory_order_acquire); }
 
 bool ompt_active() { return g_ompt_active.load(std::memory_order_acquire); }
 void set_ompt_active() { g_ompt_active.store(true, std::memory_order_release); }

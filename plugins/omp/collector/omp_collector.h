@@ -4,6 +4,7 @@
 
 #include <lumen/collector_support.h>
 
+#include <atomic>
 #include <cstdint>
 
 #include "../omp_record.h"
@@ -18,8 +19,10 @@ void resolve_task_functions();      // gomp_tasks.cpp's
 void resolve_taskloop_functions();  // gomp_taskloop.cpp's
 
 // [signal-safe] The runtime's services while the plugin records; NULL
-// before start() and after stop(): interposers then only forward.
-const lumen_runtime* recording_runtime();
+// before start() and after stop(): interposers then only forward. Inline:
+// every callback and interposer reads it.
+extern std::atomic<const lumen_runtime*> g_recording_runtime;
+inline const lumen_runtime* recording_runtime() { return g_recording_runtime.load(std::memory_order_acquire); }
 
 // [signal-safe] Whether the OpenMP runtime reports to the plugin's OMPT
 // tool (ompt_tool.cpp): libgomp's interposers then only forward (libomp

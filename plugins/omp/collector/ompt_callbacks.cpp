@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <type_traits>
 
 #include <lumen/collector_support.h>
 
@@ -58,10 +59,14 @@ struct OpenWait {
   bool implied;  // the region's end barrier: the analysis implies it
 };
 
+// Trivially constructible, as ThreadState below: a thread_local with a
+// constructor is initialized on first use behind a guard variable that the
+// compiler reaches through __tls_get_addr on every access (the tls_model
+// does not extend to it); zero-initialized, the state needs no guard.
 template <typename Frame>
 struct FrameStack {
   Frame frames[kDepth];
-  int depth = 0;
+  int depth;
   Frame* push() { return depth++ < kDepth ? &frames[depth - 1] : nullptr; }
   Frame* top() { return depth > 0 && depth <= kDepth ? &frames[depth - 1] : nullptr; }
   bool pop(Frame* out) {
@@ -80,6 +85,7 @@ struct ThreadState {
   OpenWait mutex;
   bool mutex_open;
 };
+static_assert(std::is_trivially_default_constructible_v<ThreadState>, "t_state needs no guard");
 __attribute__((tls_model("initial-exec"))) thread_local ThreadState t_state;
 
 // The runtime's ompt_get_state, which the OpenMP 5 specification makes

@@ -26,15 +26,13 @@ LUMEN_EXPORT ompt_start_tool_result_t* ompt_start_tool(unsigned int omp_version,
 
 namespace lumen::omp {
 
-namespace {
+std::atomic<ompt_callback_t> g_chained_callbacks[kEventLimit];
 
-// Events are numbered from 1 up to ompt_callback_error (37) in OpenMP 5.1.
-constexpr int kEventLimit = 64;
+namespace {
 
 ompt_start_tool_result_t* g_chained = nullptr;
 ompt_function_lookup_t g_lookup = nullptr;
 ompt_set_callback_t g_set_callback = nullptr;
-std::atomic<ompt_callback_t> g_chained_callbacks[kEventLimit];
 bool g_plugin_events[kEventLimit];
 
 // The chained tool's ompt_set_callback: events the plugin uses are kept
@@ -95,10 +93,6 @@ ompt_start_tool_result_t* start_listed_tool(unsigned int omp_version, const char
 }
 
 }  // namespace
-
-ompt_callback_t chained_callback(ompt_callbacks_t event) {
-  return event > 0 && event < kEventLimit ? g_chained_callbacks[event].load(std::memory_order_acquire) : nullptr;
-}
 
 bool plugin_uses_event(ompt_callbacks_t event) { return event > 0 && event < kEventLimit && g_plugin_events[event]; }
 

@@ -8,6 +8,8 @@
 
 #include <lumen/collector_support.h>
 
+#include <atomic>
+
 namespace lumen::omp {
 
 // Registers the plugin's callbacks through `set_callback` (the runtime's
@@ -15,10 +17,18 @@ namespace lumen::omp {
 // `lookup`. Returns false when the runtime offers too little to trace.
 bool register_ompt_callbacks(ompt_function_lookup_t lookup, ompt_set_callback_t set_callback);
 
+// Events are numbered from 1 up to ompt_callback_error (37) in OpenMP 5.1.
+inline constexpr int kEventLimit = 64;
+
+// The callbacks a chained tool registered, by event (ompt_tool.cpp).
+extern std::atomic<ompt_callback_t> g_chained_callbacks[kEventLimit];
+
 // The callback a chained tool registered for `event`, or NULL: the
 // plugin's callback for that event calls it after its own work, with the
-// same arguments.
-ompt_callback_t chained_callback(ompt_callbacks_t event);
+// same arguments. Inline: every callback asks.
+inline ompt_callback_t chained_callback(ompt_callbacks_t event) {
+  return event > 0 && event < kEventLimit ? g_chained_callbacks[event].load(std::memory_order_acquire) : nullptr;
+}
 
 // Whether the plugin registered a callback of its own for `event`;
 // mark_plugin_event says it did (before the chained tool initializes).
