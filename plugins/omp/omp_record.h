@@ -76,9 +76,10 @@ struct OmpTask {
 static_assert(sizeof(OmpTask) == 32, "record layout");
 
 // A region and its encountering thread's implicit task (thread_num 0, the
-// region's thread) in one record, as the OMPT callbacks write them when the
-// task ended inside the region and within 4.29 s of its begin: 76 bytes
-// with its word where a region and a task record take 104.
+// region's thread) in one record, as the OMPT callbacks and libgomp's
+// interposers write them when the task ended inside the region and within
+// 4.29 s of its begin: 76 bytes with its word where a region and a task
+// record take 104.
 struct OmpRegionTask {
   OmpRegion region;
   uint32_t task_begin_offset_ns;  // the task's begin, after region.begin_ns

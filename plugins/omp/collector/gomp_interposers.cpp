@@ -37,6 +37,11 @@ struct RegionContext {
   void* data;
   uint64_t region_id;
   std::atomic<uint32_t> team_size;
+  // The encountering thread's own task (thread 0 of the team: libgomp runs
+  // the body on it after starting the others), written with the region in
+  // one record. end_ns 0: it has not ended inside the call.
+  uint64_t task_begin_ns;
+  uint64_t task_end_ns;
 };
 
 void record_task(uint64_t region_id, uint64_t begin_ns, uint32_t thread_num) {
@@ -58,8 +63,29 @@ void run_implicit_task(void* argument) {
   const uint32_t thread_num = static_cast<uint32_t>(real_omp_get_thread_num.get()());
   const uint64_t begin = runtime->now_ns();
   region->body(region->data);
-  record_task(region->region_id, begin, thread_num);
+  if (thread_num == 0) {
+    region->task_begin_ns = begin;
+    region->task_end_ns = runtime->now_ns();
+  } else {
+    record_task(region->region_id, begin, thread_num);
+  }
   set_current_region(outer);
+}
+
+// The region's record, with its encountering thread's task in it when the
+// task's times fit the record's offsets (else both on their own).
+void record_region(const lumen_runtime* runtime, const RegionContext& context, const OmpRegion& region) {
+  ErrnoKept errno_kept;
+  TraceGuard guard(runtime);
+  if (!guard) return;
+  const uint64_t begin = context.task_begin_ns, end = context.task_end_ns;
+  if (end == 0) return write_region(guard, region);
+  if (begin >= region.begin_ns && end >= begin && end <= region.end_ns && end - region.begin_ns <= UINT32_MAX) {
+    return write_region_task(guard, OmpRegionTask{region, static_cast<uint32_t>(begin - region.begin_ns),
+                                                  static_cast<uint32_t>(end - region.begin_ns)});
+  }
+  write_region(guard, region);
+  write_task(guard, OmpTask{region.region_id, begin, end, region.thread_id, 0});
 }
 
 // Runs `start_region(body, data)` (the real call, with the body to give
@@ -69,16 +95,14 @@ Result traced_region(Body body, void* data, unsigned num_threads, StartRegion st
                      void* reduction_descriptor = nullptr) {
   const lumen_runtime* runtime = interposing_runtime();
   if (runtime == nullptr) return start_region(body, data);
-  RegionContext context{reduction_descriptor, body, data, next_region_id(), {0}};
+  RegionContext context{reduction_descriptor, body, data, next_region_id(), {0}, 0, 0};
   const uint64_t stack = program_stack(runtime, site_cache(Site::kGompRegion));
   const uint64_t begin = runtime->now_ns();
   auto record = [&] {
-    ErrnoKept errno_kept;
-    TraceGuard guard(runtime);
-    if (!guard) return;
-    write_region(guard, OmpRegion{context.region_id, current_region(), stack, reinterpret_cast<uint64_t>(body),
-                                  begin, runtime->now_ns(), runtime->thread_id(),
-                                  context.team_size.load(std::memory_order_relaxed), num_threads, 0});
+    record_region(runtime, context,
+                  OmpRegion{context.region_id, current_region(), stack, reinterpret_cast<uint64_t>(body), begin,
+                            runtime->now_ns(), runtime->thread_id(), context.team_size.load(std::memory_order_relaxed),
+                            num_threads, 0});
   };
   if constexpr (std::is_void_v<Result>) {
     start_region(run_implicit_task, &context);
