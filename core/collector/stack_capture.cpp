@@ -326,10 +326,6 @@ void unwinder_fork_child() {
   unwinder_fork_parent();
 }
 
-__attribute__((tls_model("initial-exec"))) thread_local int t_collector_work;
-
-CollectorWork::CollectorWork() { ++t_collector_work; }
-CollectorWork::~CollectorWork() { --t_collector_work; }
 
 __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
   const bool interrupted_collector_work = ucontext != nullptr && t_collector_work > 0;

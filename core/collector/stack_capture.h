@@ -91,10 +91,12 @@ class UnwinderUse {
 // (unwinding, writing records) for its lifetime: a profiling signal that
 // lands there records the program's stack from the collector's entry on,
 // never what the collector called (libunwind, system calls).
+// Inline with its initial-exec counter: every record and capture marks it.
+__attribute__((tls_model("initial-exec"))) constinit inline thread_local int t_collector_work = 0;
 class CollectorWork {
  public:
-  CollectorWork();
-  ~CollectorWork();
+  CollectorWork() { ++t_collector_work; }
+  ~CollectorWork() { --t_collector_work; }
   CollectorWork(const CollectorWork&) = delete;
   CollectorWork& operator=(const CollectorWork&) = delete;
 };
