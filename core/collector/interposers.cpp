@@ -16,6 +16,7 @@
 #include <cstring>
 #include <string>
 
+#include "clock.h"
 #include "loadobject_tracker.h"
 #include "object_snapshot.h"
 #include "runtime_state.h"
@@ -34,6 +35,7 @@ struct ThreadStart {
   void* (*routine)(void*);
   void* argument;
   uint64_t claimed_signals_blocked;  // the mask the creator's code set, as a new thread inherits it
+  uint64_t created_ns;               // just before the real pthread_create: before the kernel made it
 };
 
 void thread_end_cleanup(void*) { runtime_thread_end(); }
@@ -46,6 +48,7 @@ void* thread_trampoline(void* opaque) {
     std::free(opaque);
   }
   set_claimed_signals_blocked_by_target(start.claimed_signals_blocked);
+  current_thread().created_ns = start.created_ns;
   runtime_thread_begin();
   void* result = nullptr;
   pthread_cleanup_push(thread_end_cleanup, nullptr);
@@ -64,7 +67,8 @@ int create_thread(PthreadCreate real_create, pthread_t* thread, const pthread_at
     start = static_cast<ThreadStart*>(std::malloc(sizeof(ThreadStart)));
   }
   if (start == nullptr) return real_create(thread, attr, routine, argument);
-  *start = {routine, argument, claimed_signals_blocked_by_target()};
+  *start = {routine, argument, claimed_signals_blocked_by_target(), 0};
+  start->created_ns = monotonic_ns();
   const int rc = real_create(thread, attr, thread_trampoline, start);
   if (rc != 0) {
     const RuntimeGuard guard;

@@ -70,6 +70,7 @@ uint64_t runtime_capture_stack_reusing(lumen_capture_cache* cache, int skip) {
   return paused() ? LUMEN_NO_STACK : capture_stack_reusing(cache, skip + 1);
 }
 uint32_t runtime_thread_id() { return current_tid(); }
+uint64_t runtime_thread_created_ns() { return current_thread().created_ns; }
 void runtime_log_note(const char* text) { experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text)); }
 
 // A thread's collection ends with its thread_end: what glibc runs on it
@@ -159,6 +160,7 @@ const lumen_runtime kRuntime = {
     .collector_thread_ids = collector_thread_ids,
     .latest_now_of_thread = runtime_latest_now_of_thread,
     .capture_stack_reusing = runtime_capture_stack_reusing,
+    .thread_created_ns = runtime_thread_created_ns,
 };
 
 void log_failure(const std::string& plugin, const std::string& message) {

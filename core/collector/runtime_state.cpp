@@ -166,6 +166,7 @@ void restart_in_forked_child(const std::string& lineage) {
   stack_table_reset();
   task_file_reader_after_fork();
   current_thread().latest_stack.store(LUMEN_NO_STACK, std::memory_order_relaxed);  // the parent's table's
+  current_thread().created_ns = 0;  // the child's thread was made by fork, before collection began here
   loadobject_tracker_start(g_loadobjects_stream);
   save_vdso_image(directory);
   samples_after_fork();

@@ -44,6 +44,9 @@ struct ThreadState {
   // before the first): where an off-CPU sampler charges time the thread
   // spent runnable, when nothing else says where it was.
   std::atomic<uint64_t> latest_stack{~uint64_t{0}};
+  // When its creator called pthread_create through the runtime while
+  // collecting (lumen_runtime.thread_created_ns); 0 otherwise.
+  uint64_t created_ns = 0;
   ThreadBlock blocks[kMaxStreams];
 };
 

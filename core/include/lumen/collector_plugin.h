@@ -266,6 +266,17 @@ typedef struct lumen_runtime {
    * that is not this thread's stack, is unwound every time. LUMEN_NO_STACK
    * inside the collector already, or while recording is paused. */
   uint64_t (*capture_stack_reusing)(lumen_capture_cache* cache, int skip);
+
+  /* ---- appended in ABI version 13 ---- */
+
+  /* [signal-safe] For a thread the program created with pthread_create
+   * while collecting, the CLOCK_MONOTONIC time (now_ns) at which its
+   * creator called it, read just before the runtime called the real
+   * pthread_create: before the kernel made the thread, whose counters
+   * (CPU time, run delay, context switches) start at zero there. 0 for any
+   * other thread (the main thread, a forked child's, one created before
+   * collection began). */
+  uint64_t (*thread_created_ns)(void);
 } lumen_runtime;
 
 /* Services a collector half offers to collect itself, in collect's process

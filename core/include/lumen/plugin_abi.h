@@ -96,8 +96,11 @@ extern "C" {
  *    now_ns() reading, which a plugin's coarser clock never stamps before;
  *    lumen_runtime.capture_stack_reusing (lumen_capture_cache): a call
  *    site's stack reused, without unwinding, while everything the last
- *    unwinding read is unchanged. */
-#define LUMEN_PLUGIN_ABI_VERSION 12u
+ *    unwinding read is unchanged.
+ * 13: lumen_runtime.thread_created_ns: when the calling thread's creator
+ *    asked for it, so a plugin counts a new thread's kernel counters (zero
+ *    at its clone) from there without reading them when it begins. */
+#define LUMEN_PLUGIN_ABI_VERSION 13u
 
 /* What a plugin's factory functions (and an interposer's definitions) are
  * marked with: plugins are built with hidden visibility, so only these are

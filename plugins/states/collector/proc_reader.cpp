@@ -1,6 +1,8 @@
 #include "proc_reader.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,6 +88,13 @@ bool thread_cpu_clock_ns(uint32_t tid, uint64_t* ns) {
   timespec at{};
   if (clock_gettime(clock, &at) != 0) return false;
   *ns = static_cast<uint64_t>(at.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(at.tv_nsec);
+  return true;
+}
+
+bool own_switches(uint64_t* switches) {
+  rusage usage{};
+  if (syscall(SYS_getrusage, RUSAGE_THREAD, &usage) != 0) return false;
+  *switches = static_cast<uint64_t>(usage.ru_nvcsw) + static_cast<uint64_t>(usage.ru_nivcsw);
   return true;
 }
 

@@ -40,6 +40,11 @@ bool read_syscall(int fd, Whereabouts* out);
 // them. False when the thread is gone (it ended without thread_end).
 bool thread_cpu_clock_ns(uint32_t tid, uint64_t* ns);
 
+// The calling thread's context switches so far, voluntary and involuntary
+// (getrusage RUSAGE_THREAD: no file). On a CPU, it has arrived on one that
+// many times plus one: schedstat's third field then.
+bool own_switches(uint64_t* switches);
+
 // This process's id, asked of the kernel once (getpid is a system call);
 // a forked child forgets it.
 int self_pid();

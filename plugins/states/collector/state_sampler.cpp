@@ -162,15 +162,50 @@ void emit(const lumen_runtime& runtime, lumen_stream stream, History& h, const S
 
 }  // namespace
 
-void begin_thread_history(const lumen_runtime& runtime, ThreadSlot& slot) {
+void begin_thread_history(const lumen_runtime& runtime, ThreadSlot& slot, uint64_t created_ns) {
   History& h = slot.history;
   h.tid = slot.tid;
+  // Its switches first: one after them falls between begin and end, so
+  // the thread cannot end as if it had stayed on its CPU.
+  uint64_t switches = 0, clock = 0;
+  if (created_ns != 0 && created_ns <= h.last_ns && own_switches(&switches)) {
+    const uint64_t begin = runtime.now_ns();
+    if (thread_cpu_clock_ns(slot.tid, &clock)) {
+      h.from_clone = true;
+      h.begin_ns = begin, h.begin_clock_ns = clock, h.begin_switches = switches;
+      h.last_ns = h.first_ns = created_ns;
+      h.counters = h.first_counters = SchedStat{};
+      h.first_known = true;
+      return;
+    }
+  }
   SchedStat counters;
   if (read_task_schedstat(runtime, slot.tid, &counters)) {
     h.counters = h.first_counters = counters;
     h.first_ns = h.last_ns;
     h.first_known = true;
   }
+}
+
+bool counters_of_self(ThreadSlot& slot, ThreadReading& reading) {
+  History& h = slot.history;
+  uint64_t switches = 0;
+  if (reading.gone || !own_switches(&switches)) return false;
+  const uint64_t arrivals = switches + 1;
+  if (arrivals == h.counters.switches) {
+    // On a CPU at the last reading and ever since.
+    reading.counters = SchedStat{reading.clock_ns, h.counters.delay_ns, arrivals};
+  } else if (h.from_clone && !h.sampled && switches == h.begin_switches && reading.clock_ns >= h.begin_clock_ns) {
+    // On its CPU from its begin to now: its run delay then is unknown (its
+    // wait before it first ran), and did not grow since.
+    h.last_ns = h.first_ns = h.begin_ns;
+    h.counters = h.first_counters = SchedStat{h.begin_clock_ns, 0, arrivals};
+    reading.counters = SchedStat{reading.clock_ns, 0, arrivals};
+  } else {
+    return false;
+  }
+  reading.counters_known = true;
+  return true;
 }
 
 void plan_reading(const ThreadSlot& slot, bool final, ThreadReading& reading, TaskFiles& files) {
@@ -196,6 +231,8 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
     slot.latest_stack = nullptr;
     final = true;
     now_ns = h.last_ns;
+  } else if (reading.counters_known) {
+    now = reading.counters;
   } else if (files.wants_counters) {
     if (!files.counters(&now) && !final) return Reading::kUnread;
   }
@@ -302,6 +339,7 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
   h.known = seen.known;
   h.clock_ns = clock;
   h.latest = latest;
+  h.sampled = true;
   return gone ? Reading::kGone : Reading::kRead;
 }
 

@@ -9,10 +9,13 @@
 
 namespace lumen::states {
 
-// Reads the thread's counters as they are when it
-// begins (or when collection begins on it: the main thread, a forked
-// child's thread have run before), the start of its first interval.
-void begin_thread_history(const lumen_runtime& runtime, ThreadSlot& slot);
+// On the thread of `slot` as it begins: the start of its first interval.
+// A thread created while collecting (`created_ns` from
+// lumen_runtime.thread_created_ns, else 0) starts at its creator's call
+// with the zero counters of its clone, and nothing is read; any other (the
+// main thread, a forked child's: they ran before collection began here)
+// has its counters read now, a round trip to the runtime's reading thread.
+void begin_thread_history(const lumen_runtime& runtime, ThreadSlot& slot, uint64_t created_ns);
 
 enum class Reading {
   kRead,    // its interval is written
@@ -28,6 +31,10 @@ struct ThreadReading {
   // How long the whole process was stopped (job control) since collection
   // began (process_stops.h).
   uint64_t stopped_total_ns = 0;
+  // The counters, when the ending thread knew them without reading its
+  // schedstat (counters_of_self); then no file is used.
+  bool counters_known = false;
+  SchedStat counters;
 };
 
 // Step one, on the thread of `slot` (held by the caller: kReading or
@@ -36,6 +43,17 @@ struct ThreadReading {
 // `final` is its last interval (the thread is ending or collection stops):
 // its stack is not read.
 void plan_reading(const ThreadSlot& slot, bool final, ThreadReading& reading, TaskFiles& files);
+
+// On the ending thread of `slot`, after plan_reading and now_ns: its
+// counters without a reading of its files, where the kernel's are known to
+// be these. Its CPU time is its clock's; its run delay grows only when it
+// arrives on a CPU after a wait, and its arrivals are its switches plus one
+// (it is on a CPU), from getrusage. Known when it has not arrived on a CPU
+// since the sampler's last reading of it (its run delay is that
+// reading's), or, for a thread never read, not switched since its begin
+// (its run delay did not grow since: it is then watched from its begin,
+// not its creation). False otherwise: its schedstat is to be read.
+bool counters_of_self(ThreadSlot& slot, ThreadReading& reading);
 
 // Step two, once the files are read: writes the thread's interval since
 // the previous reading, up to `now_ns`, to `stream`.

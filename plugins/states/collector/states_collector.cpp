@@ -257,7 +257,7 @@ void thread_begin() {
     g_runtime->count_drop();
     return;
   }
-  begin_thread_history(*g_runtime, *t_slot);
+  begin_thread_history(*g_runtime, *t_slot, g_runtime->thread_created_ns());
   t_slot->history.stopped_seen_ns = g_stops.stopped_total_ns();  // stops before it began are not its
   publish_slot(*t_slot);
   // An empty interval from the thread itself: analysis lists a thread by the
@@ -268,6 +268,11 @@ void thread_begin() {
   begins.blocked_stack = begins.wait_stack = begins.cpu_stack = LUMEN_NO_STACK;
   g_runtime->write_record(g_stream, kIntervalRecord, &begins, sizeof begins);
 }
+
+// Threads that ended, and those of them that knew their counters without a
+// reading (for the log).
+std::atomic<uint64_t> g_ended{0};
+std::atomic<uint64_t> g_ended_unread{0};
 
 // The ending thread writes its own last interval, after any read of it by
 // the sampler has finished (its stack stays mapped until then).
@@ -285,8 +290,17 @@ void thread_end() {
   TaskFiles files;
   plan_reading(*slot, true, reading, files);
   reading.stopped_total_ns = g_stops.stopped_total_ns();
-  read_task_files(*g_runtime, &slot->tid, &files, 1);
-  sample_thread(*g_runtime, g_stream, *slot, g_runtime->now_ns(), true, reading, files);
+  // Most threads end knowing their counters: no round trip to the
+  // runtime's reading thread (a wake-up of a sleeping thread each).
+  uint64_t now = g_runtime->now_ns();
+  g_ended.fetch_add(1, std::memory_order_relaxed);
+  if (counters_of_self(*slot, reading)) {
+    g_ended_unread.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    read_task_files(*g_runtime, &slot->tid, &files, 1);
+    now = g_runtime->now_ns();
+  }
+  sample_thread(*g_runtime, g_stream, *slot, now, true, reading, files);
   release_slot(*slot, kFree);
 }
 
@@ -312,6 +326,10 @@ void stop() {
   std::snprintf(note, sizeof note, "idle threads' readings spared by the process's CPU-time clock: %llu of %llu",
                 static_cast<unsigned long long>(g_spared_total), static_cast<unsigned long long>(g_due_idle_total));
   g_runtime->log_note(note);
+  std::snprintf(note, sizeof note, "threads that ended knowing their counters without reading them: %llu of %llu",
+                static_cast<unsigned long long>(g_ended_unread.load(std::memory_order_relaxed)),
+                static_cast<unsigned long long>(g_ended.load(std::memory_order_relaxed)));
+  g_runtime->log_note(note);
 }
 
 // The parent's threads and sampling thread are not the child's.
@@ -322,6 +340,8 @@ void fork_child() {
   g_stops.forget();
   g_cpu.forget();
   g_due_idle_total = g_spared_total = 0;
+  g_ended.store(0, std::memory_order_relaxed);
+  g_ended_unread.store(0, std::memory_order_relaxed);
 }
 
 const lumen_option_def kOptions[] = {

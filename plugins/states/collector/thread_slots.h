@@ -35,6 +35,16 @@ struct History {
   uint64_t first_ns = 0;
   SchedStat first_counters;
   bool first_known = false;
+  // A thread the program created while collecting (thread_created_ns):
+  // its counters were zero at its clone, so its history starts at its
+  // creator's call with zero counters and no reading. What it saw of
+  // itself at its begin (before that, its switches; then now_ns and its
+  // CPU-time clock) lets it end without a reading if it never left its CPU
+  // in between and the sampler never read it (`sampled`): then it is
+  // watched from its begin, its run delay unchanged (state_sampler.h).
+  bool from_clone = false;
+  bool sampled = false;  // the sampler wrote an interval of it
+  uint64_t begin_ns = 0, begin_clock_ns = 0, begin_switches = 0;
   // The process's stopped time (ProcessStops) at the last reading.
   uint64_t stopped_seen_ns = 0;
   // Wall time the counters did not explain yet: a wait for a CPU still
