@@ -38,6 +38,17 @@ struct ThreadStart {
   uint64_t created_ns;               // just before the real pthread_create: before the kernel made it
 };
 
+// A thread's end is heard from a key's destructor, which glibc runs after
+// the thread's function returns and after pthread_exit alike. A cleanup
+// handler missed pthread_exit: glibc unwinds with libgcc_s, while the C++
+// cleanup object's personality routine reaches libunwind's _Unwind_*
+// functions (the collector's, bound first), and the handler never ran.
+pthread_key_t g_thread_end_key;
+bool g_thread_end_key_made = false;
+pthread_once_t g_thread_end_key_once = PTHREAD_ONCE_INIT;
+
+void thread_ends(void*) { runtime_thread_end(); }
+void make_thread_end_key() { g_thread_end_key_made = pthread_key_create(&g_thread_end_key, thread_ends) == 0; }
 void thread_end_cleanup(void*) { runtime_thread_end(); }
 
 void* thread_trampoline(void* opaque) {
@@ -50,6 +61,9 @@ void* thread_trampoline(void* opaque) {
   set_claimed_signals_blocked_by_target(start.claimed_signals_blocked);
   current_thread().created_ns = start.created_ns;
   runtime_thread_begin();
+  // Any value but null has the destructor run.
+  if (g_thread_end_key_made && pthread_setspecific(g_thread_end_key, &g_thread_end_key) == 0)
+    return start.routine(start.argument);
   void* result = nullptr;
   pthread_cleanup_push(thread_end_cleanup, nullptr);
   result = start.routine(start.argument);
@@ -61,6 +75,7 @@ int create_thread(PthreadCreate real_create, pthread_t* thread, const pthread_at
                   void* (*routine)(void*), void* argument) {
   if (real_create == nullptr) return EAGAIN;
   if (!collecting()) return real_create(thread, attr, routine, argument);
+  pthread_once(&g_thread_end_key_once, make_thread_end_key);
   ThreadStart* start;
   {
     const RuntimeGuard guard;

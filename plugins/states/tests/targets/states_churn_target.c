@@ -1,20 +1,21 @@
-/* Many short threads, created four at a time, for the states plugin's
+/* Many short threads, created five at a time, for the states plugin's
  * begin and end: each measures itself from the first to the last thing its
  * function does (CLOCK_MONOTONIC, its CPU-time clock, its run delay from
  * /proc/thread-self/schedstat), and the main thread when it created and
  * joined it. Kinds, in turn:
  *   plain      allocates, frees and computes a little, then returns
  *   waiter     waits on a condition variable the main thread signals once
- *              it created the four (a join or work-queue waiter)
+ *              it created the five (a join or work-queue waiter)
  *   locker     takes a mutex the main thread holds until then
  *   sleeper    sleeps 1 ms in nanosleep
+ *   exiter     computes a little and ends with pthread_exit
  * It writes, to the file named by LUMEN_TEST_TRUTH:
  *   {"threads": [{"tid": N, "kind": "K", "created": s, "start": s, "end": s,
  *     "joined": s, "cpu_start": s, "cpu_end": s, "delay_start": s,
  *     "delay_end": s}, ...]}
  * (seconds; "created" just before pthread_create, "joined" just after
  * pthread_join) and prints one line, the same with and without collect.
- *   states_churn_target [THREADS]   (default 400, a multiple of 4) */
+ *   states_churn_target [THREADS]   (default 400, a multiple of 5) */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -25,8 +26,8 @@
 
 #include "run_delay.h"
 
-enum { kPlain, kWaiter, kLocker, kSleeper, kKinds };
-static const char* const kKindNames[kKinds] = {"plain", "waiter", "locker", "sleeper"};
+enum { kPlain, kWaiter, kLocker, kSleeper, kExiter, kKinds };
+static const char* const kKindNames[kKinds] = {"plain", "waiter", "locker", "sleeper", "exiter"};
 
 struct worker {
   int kind;
@@ -84,6 +85,10 @@ static void* run_worker(void* argument) {
       nanosleep(&nap, NULL);
       break;
     }
+    case kExiter:
+      compute();
+      measure_end(w);
+      pthread_exit(NULL);
   }
   measure_end(w);
   return NULL;
