@@ -49,7 +49,6 @@ pthread_once_t g_thread_end_key_once = PTHREAD_ONCE_INIT;
 
 void thread_ends(void*) { runtime_thread_end(); }
 void make_thread_end_key() { g_thread_end_key_made = pthread_key_create(&g_thread_end_key, thread_ends) == 0; }
-void thread_end_cleanup(void*) { runtime_thread_end(); }
 
 void* thread_trampoline(void* opaque) {
   ThreadStart start;
@@ -65,7 +64,7 @@ void* thread_trampoline(void* opaque) {
   if (g_thread_end_key_made && pthread_setspecific(g_thread_end_key, &g_thread_end_key) == 0)
     return start.routine(start.argument);
   void* result = nullptr;
-  pthread_cleanup_push(thread_end_cleanup, nullptr);
+  pthread_cleanup_push(thread_ends, nullptr);
   result = start.routine(start.argument);
   pthread_cleanup_pop(1);
   return result;

@@ -77,15 +77,7 @@ void run_implicit_task(void* argument) {
 void record_region(const lumen_runtime* runtime, const RegionContext& context, const OmpRegion& region) {
   ErrnoKept errno_kept;
   TraceGuard guard(runtime);
-  if (!guard) return;
-  const uint64_t begin = context.task_begin_ns, end = context.task_end_ns;
-  if (end == 0) return write_region(guard, region);
-  if (begin >= region.begin_ns && end >= begin && end <= region.end_ns && end - region.begin_ns <= UINT32_MAX) {
-    return write_region_task(guard, OmpRegionTask{region, static_cast<uint32_t>(begin - region.begin_ns),
-                                                  static_cast<uint32_t>(end - region.begin_ns)});
-  }
-  write_region(guard, region);
-  write_task(guard, OmpTask{region.region_id, begin, end, region.thread_id, 0});
+  if (guard) write_region_with_task(guard, region, context.task_begin_ns, context.task_end_ns);
 }
 
 // Runs `start_region(body, data)` (the real call, with the body to give

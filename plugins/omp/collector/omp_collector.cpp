@@ -176,6 +176,18 @@ void write_region_task(const TraceGuard&, const OmpRegionTask& region_task) {
     runtime->write_record(g_stream, kRegionTaskRecord, &region_task, sizeof region_task);
 }
 
+void write_region_with_task(const TraceGuard& guard, const OmpRegion& region, uint64_t task_begin_ns,
+                            uint64_t task_end_ns) {
+  if (task_end_ns == 0) return write_region(guard, region);
+  if (task_begin_ns >= region.begin_ns && task_end_ns >= task_begin_ns && task_end_ns <= region.end_ns &&
+      task_end_ns - region.begin_ns <= UINT32_MAX) {
+    return write_region_task(guard, OmpRegionTask{region, static_cast<uint32_t>(task_begin_ns - region.begin_ns),
+                                                  static_cast<uint32_t>(task_end_ns - region.begin_ns)});
+  }
+  write_region(guard, region);
+  write_task(guard, OmpTask{region.region_id, task_begin_ns, task_end_ns, region.thread_id, 0});
+}
+
 void write_explicit_task(const TraceGuard&, const OmpExplicitTask& task) {
   if (const lumen_runtime* runtime = recording_runtime())
     runtime->write_record(g_stream, kExplicitTaskRecord, &task, sizeof task);

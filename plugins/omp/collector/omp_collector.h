@@ -71,6 +71,11 @@ void set_current_region(uint64_t region_id);
 void write_region(const TraceGuard& guard, const OmpRegion& region);
 void write_task(const TraceGuard& guard, const OmpTask& task);
 void write_region_task(const TraceGuard& guard, const OmpRegionTask& region_task);
+// A region and its encountering thread's task (thread 0), ended at
+// `task_end_ns` (0: not inside the region, the region alone): one record
+// when the task's times fit its offsets, else each on its own.
+void write_region_with_task(const TraceGuard& guard, const OmpRegion& region, uint64_t task_begin_ns,
+                            uint64_t task_end_ns);
 void write_wait(const TraceGuard& guard, const OmpWait& wait);
 void write_explicit_task(const TraceGuard& guard, const OmpExplicitTask& task);
 

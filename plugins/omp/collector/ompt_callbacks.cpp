@@ -171,15 +171,7 @@ void write_region_now(const lumen_runtime* runtime, const OpenRegion& open) {
   if (!guard) return;
   const OmpRegion region{open.id,        open.parent,  open.stack,          g_body_caller, open.begin_ns,
                          runtime->now_ns(), runtime->thread_id(), open.team, open.requested, 0};
-  constexpr uint64_t kMaxOffset = UINT32_MAX;
-  if (open.task_end_ns == 0) return write_region(guard, region);
-  if (open.task_begin_ns >= region.begin_ns && open.task_end_ns >= open.task_begin_ns &&
-      open.task_end_ns <= region.end_ns && open.task_end_ns - region.begin_ns <= kMaxOffset) {
-    return write_region_task(guard, OmpRegionTask{region, static_cast<uint32_t>(open.task_begin_ns - region.begin_ns),
-                                                  static_cast<uint32_t>(open.task_end_ns - region.begin_ns)});
-  }
-  write_region(guard, region);
-  write_task(guard, OmpTask{open.id, open.task_begin_ns, open.task_end_ns, region.thread_id, 0});
+  write_region_with_task(guard, region, open.task_begin_ns, open.task_end_ns);
 }
 
 void on_parallel_begin(ompt_data_t* encountering_task, const ompt_frame_t* frame, ompt_data_t* parallel_data,
