@@ -23,6 +23,7 @@
 #include "plugin_host.h"
 #include "process_ending.h"
 #include "reusable_capture.h"
+#include "run_pool.h"
 #include "sample_thread.h"
 #include "collection_plan.h"
 #include "recording_control.h"
@@ -133,9 +134,25 @@ void start_collection() {
   plugins_start(plan(), directory);
   if (!lineage.empty()) write_descendant_header(directory, lineage, plan());
   process_ending_start(directory, lineage.empty(), plan().runtime.size_limit_bytes != 0);
+  run_pool_start(mark_collector_thread);
   g_collecting.store(true, std::memory_order_release);
   plugins_thread_begin();
 }
+
+namespace {
+
+// How much of the data files' page work the run pool took off the
+// program's threads.
+void log_run_pool() {
+  const RunPoolCounts runs = run_pool_counts();
+  if (runs.prepared == 0 && runs.handed_back == 0) return;
+  const std::string text = "data files: " + std::to_string(runs.taken) + " of " + std::to_string(runs.prepared) +
+                           " runs prepared ahead taken by writing threads (" + std::to_string(runs.passed_over) +
+                           " passed over), " + std::to_string(runs.handed_back) + " used runs unmapped off them";
+  experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text));
+}
+
+}  // namespace
 
 void stop_collection() {
   const RuntimeGuard guard;
@@ -145,6 +162,8 @@ void stop_collection() {
   plugins_thread_end();
   task_file_reader_stop();  // after the plugins' last readings
   samples_stop();
+  run_pool_stop();
+  log_run_pool();
   record_waited_children(founder_directory());
   experiment_log_event(metadata::log_event::kEnd, "time_ns: " + std::to_string(monotonic_ns()) +
                        ", dropped_records: " + std::to_string(dropped_records()));
@@ -155,6 +174,7 @@ void restart_in_forked_child(const std::string& lineage) {
   const RuntimeGuard guard;
   forget_collector_threads();  // the parent's
   const std::string directory = sub_experiment(lineage);
+  run_pool_forget_after_fork();  // before the parent's runs are let go here
   if (mkdir(directory.c_str(), 0755) != 0 || !redirect_streams_after_fork(directory.c_str())) {
     stop_in_forked_child();
     return;
@@ -176,6 +196,7 @@ void restart_in_forked_child(const std::string& lineage) {
   process_ending_after_fork(directory);
   plugins_thread_begin();  // the child's own timers and counters
   plugin_periodic_after_fork();
+  run_pool_start(mark_collector_thread);
 }
 
 void stop_in_forked_child() {
@@ -185,6 +206,7 @@ void stop_in_forked_child() {
   forget_collector_threads();
   process_ending_forget();
   task_file_reader_after_fork();
+  run_pool_forget_after_fork();
   abandon_streams_after_fork();
   plugin_periodic_forget();
   plugins_fork_child();

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "run_pool.h"
 #include "runtime_fds.h"
 #include "stack_capture.h"
 #include "thread_own_counter.h"
@@ -71,10 +72,9 @@ int file_fd(DataFile& file) {
   return fresh;
 }
 
-// A thread's first run is one block; each next run doubles, up to this:
-// a thread that writes little holds one block, a busy one maps, and
-// unmaps, once per megabyte.
-constexpr uint32_t kMaxRunBlocks = 16;
+// A thread's first run is one block; each next run doubles, up to
+// kMaxRunBlocks: a thread that writes little holds one block, a busy one
+// takes a megabyte at a time, prepared ahead by the run pool.
 constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE, Linux 5.14
 
 // Reserves the next `blocks` blocks of the file, extends the file over them
@@ -96,22 +96,31 @@ char* map_new_run(DataFile& file, uint32_t blocks, uint64_t& offset) {
   return static_cast<char*>(run);
 }
 
+// A used run goes to the run pool's thread to be unmapped: a munmap of a
+// shared mapping is a TLB shootdown across the process's CPUs (0.35 ms a
+// megabyte on a virtual machine here), better paid off the program's threads.
 void unmap_run(ThreadBlock& block) {
-  if (block.run_base != nullptr) raw_munmap(block.run_base, uint64_t{block.run_blocks} * LUMEN_BLOCK_BYTES);
+  const uint64_t bytes = uint64_t{block.run_blocks} * LUMEN_BLOCK_BYTES;
+  if (block.run_base != nullptr && !hand_back_run(block.run_base, bytes)) raw_munmap(block.run_base, bytes);
   block.run_base = nullptr;
   block.run_blocks = 0;
   block.run_next = 0;
+  block.run_prepared = false;
 }
 
 // The next block of the thread's run, a new run mapped when it is used up
 // (the old one is returned in `retired` to be unmapped once the block has
 // moved). The header is written here, when the block comes into use.
-char* take_block(DataFile& file, ThreadBlock& block, uint32_t tid, ThreadBlock& retired) {
+char* take_block(int stream, ThreadBlock& block, uint32_t tid, ThreadBlock& retired) {
   if (!within_size_limit()) return nullptr;
+  bool prepared = false;
   if (block.run_base == nullptr || block.run_next == block.run_blocks) {
     const uint32_t blocks = block.run_blocks == 0 ? 1 : std::min(block.run_blocks * 2, kMaxRunBlocks);
     uint64_t offset = 0;
-    char* run = map_new_run(file, blocks, offset);
+    PreparedRun ready{};
+    prepared = blocks == kMaxRunBlocks && take_prepared_run(stream, block.run_offset, ready);
+    char* run = prepared ? ready.base : map_new_run(g_files[stream], blocks, offset);
+    if (prepared) offset = ready.offset;
     if (run == nullptr) return nullptr;
     retired.run_base = block.run_base;
     retired.run_blocks = block.run_blocks;
@@ -119,13 +128,14 @@ char* take_block(DataFile& file, ThreadBlock& block, uint32_t tid, ThreadBlock& 
     block.run_offset = offset;
     block.run_blocks = blocks;
     block.run_next = 0;
+    block.run_prepared = prepared;
   }
   char* fresh = block.run_base + uint64_t{block.run_next++} * LUMEN_BLOCK_BYTES;
   // Its pages made writable in one call rather than a fault on each first
   // write (a fault is an exception taken by the traced thread; on a virtual
-  // machine it costs microseconds). Kernels before 5.14 refuse the advice
-  // and the pages fault in as they are written.
-  syscall(SYS_madvise, fresh, LUMEN_BLOCK_BYTES, kPopulateWrite);
+  // machine it costs microseconds); a prepared run's are already. Kernels
+  // before 5.14 refuse the advice and the pages fault in as they are written.
+  if (!block.run_prepared) syscall(SYS_madvise, fresh, LUMEN_BLOCK_BYTES, kPopulateWrite);
   auto* header = reinterpret_cast<lumen_block_header*>(fresh);
   header->format_major = LUMEN_FORMAT_MAJOR;
   header->format_minor = LUMEN_FORMAT_MINOR;
@@ -145,7 +155,7 @@ char* take_block(DataFile& file, ThreadBlock& block, uint32_t tid, ThreadBlock& 
 // and cost no instruction.
 bool refill(int stream, ThreadBlock& block, uint32_t tid) {
   ThreadBlock retired;
-  char* fresh = take_block(g_files[stream], block, tid, retired);
+  char* fresh = take_block(stream, block, tid, retired);
   if (fresh == nullptr) return false;
   block.capacity.store(0, std::memory_order_relaxed);  // a nested writer arriving now finds no room
   std::atomic_signal_fence(std::memory_order_seq_cst);
@@ -172,6 +182,25 @@ char* reserve(int stream, ThreadBlock& block, uint32_t span, bool may_refill, ui
 }
 
 }  // namespace
+
+char* map_stream_run(int stream, uint32_t blocks, uint64_t& offset) {
+  const bool open = stream >= 0 && stream < g_file_count.load(std::memory_order_acquire);
+  if (!open || g_abandoned.load(std::memory_order_relaxed)) return nullptr;
+  return map_new_run(g_files[stream], blocks, offset);
+}
+
+void discard_stream_run(int stream, char* base, uint64_t offset, uint32_t blocks) {
+  const uint64_t bytes = uint64_t{blocks} * LUMEN_BLOCK_BYTES;
+  const int fd = stream >= 0 && stream < g_file_count.load(std::memory_order_acquire)
+                     ? __atomic_load_n(&g_files[stream].fd, __ATOMIC_ACQUIRE)
+                     : -1;
+  // Refused by file systems without holes: the run then stays zeros, which
+  // readers skip as blocks never handed out.
+  if (fd >= 0 && still_open_on(fd, g_files[stream].identity))
+    raw_fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+                  static_cast<off_t>(bytes));
+  raw_munmap(base, bytes);
+}
 
 int open_stream(const char* directory, const char* name) {
   const int count = g_file_count.load(std::memory_order_acquire);
@@ -238,6 +267,17 @@ void release_unused_tail(DataFile& file, const ThreadBlock& block) {
                   static_cast<off_t>(LUMEN_BLOCK_BYTES - kept));
 }
 
+// A prepared run was made writable whole: the blocks the thread never took
+// go back to being holes, as they are in a run it mapped itself.
+void release_untaken_blocks(DataFile& file, const ThreadBlock& block) {
+  if (!block.run_prepared || block.run_base == nullptr || block.run_next >= block.run_blocks) return;
+  const int fd = __atomic_load_n(&file.fd, __ATOMIC_ACQUIRE);
+  if (fd >= 0 && still_open_on(fd, file.identity))
+    raw_fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                  static_cast<off_t>(block.run_offset + uint64_t{block.run_next} * LUMEN_BLOCK_BYTES),
+                  static_cast<off_t>(uint64_t{block.run_blocks - block.run_next} * LUMEN_BLOCK_BYTES));
+}
+
 void finish_thread_streams() {
   ThreadState& thread = current_thread();
   thread.finished = true;
@@ -248,6 +288,7 @@ void finish_thread_streams() {
     block.capacity.store(0, std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst);
     release_unused_tail(g_files[i], block);
+    release_untaken_blocks(g_files[i], block);
     block.base.store(nullptr, std::memory_order_relaxed);
     unmap_run(block);
   }

@@ -40,6 +40,16 @@ bool size_limit_reached();
 // (the vDSO's image) against the size limit.
 void charge_size_limit(uint64_t bytes);
 
+// For the run pool (run_pool.h). A busy thread's runs are this many blocks
+// long, the ones the pool prepares.
+inline constexpr uint32_t kMaxRunBlocks = 16;
+// [signal-safe] Reserves, extends and maps a run of `blocks` blocks of
+// `stream`'s file; nullptr when it cannot (the file's offset in `offset`).
+char* map_stream_run(int stream, uint32_t blocks, uint64_t& offset);
+// [signal-safe] Gives an untouched run's file space back (a hole again) and
+// unmaps it.
+void discard_stream_run(int stream, char* base, uint64_t offset, uint32_t blocks);
+
 // [signal-safe] Records dropped so far, by any thread.
 uint64_t dropped_records();
 void count_dropped_record();

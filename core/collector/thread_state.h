@@ -32,6 +32,7 @@ struct ThreadBlock {
   uint64_t run_offset = 0;  // where the run starts in its file
   uint32_t run_blocks = 0;  // blocks in the run
   uint32_t run_next = 0;    // the next block of the run not yet handed out
+  bool run_prepared = false;  // the run came from the run pool: its pages are writable already
 };
 static_assert(std::atomic<char*>::is_always_lock_free && std::atomic<uint32_t>::is_always_lock_free,
               "read in signal handlers");
