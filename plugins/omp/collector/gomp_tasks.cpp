@@ -81,7 +81,7 @@ LUMEN_EXPORT void GOMP_task(void (*body)(void*), void* data, void (*copy)(void*,
   const auto address = reinterpret_cast<uintptr_t>(alloca(static_cast<size_t>(size + align)));
   char* block = reinterpret_cast<char*>((address + align - 1) / align * align);
   auto* header = reinterpret_cast<TaskHeader*>(block);
-  *header = TaskHeader{body, copy, data, next_task_id(), current_region(), program_stack(runtime),
+  *header = TaskHeader{body, copy, data, next_task_id(), current_region(), program_stack(runtime, site_cache(Site::kGompTask)),
                        runtime->now_ns(), runtime->thread_id(), static_cast<uint32_t>(offset)};
   // libgomp runs an undeferred task without a cpyfn on `data` itself; with
   // one, it always copies (through copy_explicit_task).

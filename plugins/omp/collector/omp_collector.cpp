@@ -26,8 +26,15 @@ lumen_stream g_stream = -1;
 // Region ids carry the process id in their high half, so that the regions
 // of several processes (MPI ranks, forked children) analysed together stay
 // apart.
-std::atomic<uint64_t> g_last_region{0};
-std::atomic<uint64_t> g_last_task{0};
+// Each counter on a cache line of its own: a region's encountering thread
+// advances it while the team's threads read the flags every callback reads
+// (g_recording_runtime, g_ompt_active), which shared its line before: the
+// line then moved between the cores twice a region.
+struct alignas(64) IdCounter {
+  std::atomic<uint64_t> last{0};
+};
+IdCounter g_last_region;
+IdCounter g_last_task;
 uint64_t g_region_base = 0;
 __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_current_region = 0;
 
@@ -98,8 +105,8 @@ void fork_child() {
   t_current_region = 0;
   resolve_runtime_functions();
   g_region_base = static_cast<uint64_t>(getpid()) << 32;
-  g_last_region.store(0, std::memory_order_relaxed);
-  g_last_task.store(0, std::memory_order_relaxed);
+  g_last_region.last.store(0, std::memory_order_relaxed);
+  g_last_task.last.store(0, std::memory_order_relaxed);
 }
 
 const lumen_option_def kOptions[] = {
@@ -152,9 +159,9 @@ void release_site_caches() {
 bool ompt_active() { return g_ompt_active.load(std::memory_order_acquire); }
 void set_ompt_active() { g_ompt_active.store(true, std::memory_order_release); }
 
-uint64_t next_region_id() { return g_region_base | (g_last_region.fetch_add(1, std::memory_order_relaxed) + 1); }
+uint64_t next_region_id() { return g_region_base | (g_last_region.last.fetch_add(1, std::memory_order_relaxed) + 1); }
 
-uint64_t next_task_id() { return g_region_base | (g_last_task.fetch_add(1, std::memory_order_relaxed) + 1); }
+uint64_t next_task_id() { return g_region_base | (g_last_task.last.fetch_add(1, std::memory_order_relaxed) + 1); }
 
 const lumen_runtime* interposing_runtime() { return ompt_active() ? nullptr : recording_runtime(); }
 

@@ -43,13 +43,15 @@ uint64_t program_stack(const lumen_runtime* runtime, lumen_capture_cache* site =
 
 // The kinds of call site whose stacks are reused (capture_stack_reusing):
 // a region's call site, under OMPT (parallel_begin) and libgomp (the
-// GOMP_parallel* wrappers). Waits are captured plainly: the sync-region
-// waits of the region benchmark were not reused often enough to pay for
-// the unwindings that fill a cache (docs/performance.md).
-enum class Site { kOmptRegion, kGompRegion, kCount };
+// GOMP_parallel* wrappers), and an explicit task's submission (libomp's
+// __kmpc_omp_task*, libgomp's GOMP_task), a loop's calls from one place
+// most often. Waits are captured plainly: the sync-region waits of the
+// region benchmark were not reused often enough to pay for the unwindings
+// that fill a cache (docs/performance.md).
+enum class Site { kOmptRegion, kGompRegion, kOmptTask, kGompTask, kCount };
 
 // Not signal-safe. The calling thread's cache for `site`, in a block mapped
-// on its first use (4 KiB: too much for initial-exec TLS in an object
+// on its first use (8 KiB: too much for initial-exec TLS in an object
 // that may be dlopened); nullptr once the thread ended or when no memory
 // could be mapped: the caller then captures plainly.
 lumen_capture_cache* site_cache(Site site);

@@ -75,7 +75,7 @@ auto submitted(const void* task, const void* return_address, Call call) {
   const lumen_runtime* runtime = ompt_active() ? recording_runtime() : nullptr;
   if (runtime == nullptr || task == nullptr) return call();
   const Submission outer = t_submission;  // a task run at once may submit its own
-  t_submission = Submission{entry_of(task), program_stack(runtime), return_address, true};
+  t_submission = Submission{entry_of(task), program_stack(runtime, site_cache(Site::kOmptTask)), return_address, true};
   const auto result = call();
   t_submission = outer;
   return result;
