@@ -7,7 +7,8 @@
 // with shadow page tables: some 7 µs a page here), nor the TLB shootdown of
 // an unmapping. A stream is prepared for once one of its threads has asked
 // for a full run (kMaxRunBlocks); until a run is ready, or without the
-// thread, a writer maps its own as before.
+// thread, or under a size limit (collect -L), a writer maps its own as
+// before.
 #pragma once
 
 #include <cstdint>

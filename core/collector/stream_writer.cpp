@@ -186,6 +186,9 @@ char* reserve(int stream, ThreadBlock& block, uint32_t span, bool may_refill, ui
 char* map_stream_run(int stream, uint32_t blocks, uint64_t& offset) {
   const bool open = stream >= 0 && stream < g_file_count.load(std::memory_order_acquire);
   if (!open || g_abandoned.load(std::memory_order_relaxed)) return nullptr;
+  // Under a size limit nothing is prepared: a prepared run would extend the
+  // file before any of its blocks counted against the limit.
+  if (g_size_limit.load(std::memory_order_relaxed) != 0) return nullptr;
   return map_new_run(g_files[stream], blocks, offset);
 }
 

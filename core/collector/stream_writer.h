@@ -44,7 +44,8 @@ void charge_size_limit(uint64_t bytes);
 // long, the ones the pool prepares.
 inline constexpr uint32_t kMaxRunBlocks = 16;
 // [signal-safe] Reserves, extends and maps a run of `blocks` blocks of
-// `stream`'s file; nullptr when it cannot (the file's offset in `offset`).
+// `stream`'s file; nullptr when it cannot or under a size limit (the
+// file's offset in `offset`).
 char* map_stream_run(int stream, uint32_t blocks, uint64_t& offset);
 // [signal-safe] Gives an untouched run's file space back (a hole again) and
 // unmaps it.

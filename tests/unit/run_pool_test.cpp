@@ -114,5 +114,27 @@ TEST(RunPool, WithoutItsThreadWritersMapTheirOwnRuns) {
   }
 }
 
+TEST(RunPool, UnderASizeLimitNothingIsPrepared) {
+  TempDir dir;
+  const std::string name = unique_stream_name("limited");
+  const int stream = collector::open_stream(dir.path().c_str(), name.c_str());
+  ASSERT_GE(stream, 0);
+  collector::set_size_limit(uint64_t{1} << 30, nullptr);
+  const collector::RunPoolCounts before = collector::run_pool_counts();
+  collector::run_pool_start(nullptr);
+  constexpr uint32_t kRecords = 40'000;  // 4 MB: full runs asked for
+  on_writer_thread([&] {
+    Numbered record{};
+    for (uint32_t i = 0; i < kRecords; ++i) {
+      record.sequence = i;
+      ASSERT_TRUE(collector::write_record(stream, 7, &record, sizeof record));
+    }
+  });
+  collector::run_pool_stop();
+  collector::set_size_limit(0, nullptr);
+  EXPECT_EQ(collector::run_pool_counts().prepared, before.prepared);
+  EXPECT_EQ(read_all(dir / name).size(), kRecords);
+}
+
 }  // namespace
 }  // namespace lumen::test
