@@ -3,12 +3,10 @@
 #include <linux/futex.h>
 #include <lumen/record_format.h>
 #include <pthread.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <climits>
 
 #include "collector_threads.h"
 #include "raw_syscalls.h"
@@ -23,7 +21,6 @@ namespace {
 constexpr uint64_t kRunBytes = uint64_t{kMaxRunBlocks} * LUMEN_BLOCK_BYTES;
 constexpr int kPreparedPerStream = 2;
 constexpr int kHandedBackSlots = 32;
-constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE, Linux 5.14
 
 // A slot passes between a writer (in any context, maybe a signal handler,
 // never waiting) and the preparing thread through its state: only the side

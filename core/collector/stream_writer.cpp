@@ -72,10 +72,19 @@ int file_fd(DataFile& file) {
   return fresh;
 }
 
+// [signal-safe] Gives `bytes` of the file at `offset` back to the file
+// system: they read as zeros, which end a block or are a block never
+// handed out. Refused by file systems without holes: they then stay zeros.
+void punch_hole(const DataFile& file, uint64_t offset, uint64_t bytes) {
+  const int fd = __atomic_load_n(&file.fd, __ATOMIC_ACQUIRE);
+  if (fd >= 0 && still_open_on(fd, file.identity))
+    raw_fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+                  static_cast<off_t>(bytes));
+}
+
 // A thread's first run is one block; each next run doubles, up to
 // kMaxRunBlocks: a thread that writes little holds one block, a busy one
 // takes a megabyte at a time, prepared ahead by the run pool.
-constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE, Linux 5.14
 
 // Reserves the next `blocks` blocks of the file, extends the file over them
 // (a one-byte pwrite at their end never shrinks the file, unlike a racing
@@ -194,14 +203,7 @@ char* map_stream_run(int stream, uint32_t blocks, uint64_t& offset) {
 
 void discard_stream_run(int stream, char* base, uint64_t offset, uint32_t blocks) {
   const uint64_t bytes = uint64_t{blocks} * LUMEN_BLOCK_BYTES;
-  const int fd = stream >= 0 && stream < g_file_count.load(std::memory_order_acquire)
-                     ? __atomic_load_n(&g_files[stream].fd, __ATOMIC_ACQUIRE)
-                     : -1;
-  // Refused by file systems without holes: the run then stays zeros, which
-  // readers skip as blocks never handed out.
-  if (fd >= 0 && still_open_on(fd, g_files[stream].identity))
-    raw_fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
-                  static_cast<off_t>(bytes));
+  if (stream >= 0 && stream < g_file_count.load(std::memory_order_acquire)) punch_hole(g_files[stream], offset, bytes);
   raw_munmap(base, bytes);
 }
 
@@ -263,22 +265,15 @@ void release_unused_tail(DataFile& file, const ThreadBlock& block) {
   const uint64_t kept = (used + page - 1) / page * page;
   if (kept >= LUMEN_BLOCK_BYTES) return;
   const uint64_t block_offset = block.run_offset + static_cast<uint64_t>(base - block.run_base);
-  const int fd = __atomic_load_n(&file.fd, __ATOMIC_ACQUIRE);
-  // Refused by file systems without holes: the tail then stays zeros.
-  if (fd >= 0 && still_open_on(fd, file.identity))
-    raw_fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(block_offset + kept),
-                  static_cast<off_t>(LUMEN_BLOCK_BYTES - kept));
+  punch_hole(file, block_offset + kept, LUMEN_BLOCK_BYTES - kept);
 }
 
 // A prepared run was made writable whole: the blocks the thread never took
 // go back to being holes, as they are in a run it mapped itself.
 void release_untaken_blocks(DataFile& file, const ThreadBlock& block) {
   if (!block.run_prepared || block.run_base == nullptr || block.run_next >= block.run_blocks) return;
-  const int fd = __atomic_load_n(&file.fd, __ATOMIC_ACQUIRE);
-  if (fd >= 0 && still_open_on(fd, file.identity))
-    raw_fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                  static_cast<off_t>(block.run_offset + uint64_t{block.run_next} * LUMEN_BLOCK_BYTES),
-                  static_cast<off_t>(uint64_t{block.run_blocks - block.run_next} * LUMEN_BLOCK_BYTES));
+  punch_hole(file, block.run_offset + uint64_t{block.run_next} * LUMEN_BLOCK_BYTES,
+             uint64_t{block.run_blocks - block.run_next} * LUMEN_BLOCK_BYTES);
 }
 
 void finish_thread_streams() {

@@ -43,6 +43,8 @@ void charge_size_limit(uint64_t bytes);
 // For the run pool (run_pool.h). A busy thread's runs are this many blocks
 // long, the ones the pool prepares.
 inline constexpr uint32_t kMaxRunBlocks = 16;
+// madvise's MADV_POPULATE_WRITE (Linux 5.14; older kernels refuse it).
+inline constexpr int kPopulateWrite = 23;
 // [signal-safe] Reserves, extends and maps a run of `blocks` blocks of
 // `stream`'s file; nullptr when it cannot or under a size limit (the
 // file's offset in `offset`).

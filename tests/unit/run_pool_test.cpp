@@ -27,6 +27,17 @@ struct Numbered {
 
 // On disk once written back: a file system that allocates at writeback
 // (ext4's delayed allocation) counts dirty pages only then.
+// Writes `count` numbered records of `writer` on the calling thread.
+void write_numbered(int stream, uint32_t writer, uint32_t count) {
+  Numbered record{};
+  record.writer = writer;
+  std::memset(record.filler, 'a' + static_cast<int>(writer), sizeof record.filler);
+  for (uint32_t i = 0; i < count; ++i) {
+    record.sequence = i;
+    ASSERT_TRUE(collector::write_record(stream, 7, &record, sizeof record));
+  }
+}
+
 uint64_t allocated_bytes(const std::filesystem::path& file) {
   const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
   EXPECT_GE(fd, 0);
@@ -47,20 +58,11 @@ TEST(RunPool, BusyThreadsTakePreparedRunsAndKeepEachThreadsRecordsInOrder) {
   // Two threads at once, 8.5 MB each: a thread's first megabyte is its own
   // runs of 1 to 8 blocks; from then on it takes a full run at a time.
   constexpr uint32_t kRecords = 85'000;  // 135 blocks a thread: its last run half used
-  std::map<uint32_t, uint32_t> writer_of_thread;
   std::vector<std::thread> writers;
   std::vector<uint32_t> tids(2);
   for (uint32_t w = 0; w < 2; ++w) {
     writers.emplace_back([&, w] {
-      tids[w] = on_writer_thread([&] {
-        Numbered record{};
-        record.writer = w;
-        std::memset(record.filler, 'a' + static_cast<int>(w), sizeof record.filler);
-        for (uint32_t i = 0; i < kRecords; ++i) {
-          record.sequence = i;
-          ASSERT_TRUE(collector::write_record(stream, 7, &record, sizeof record));
-        }
-      });
+      tids[w] = on_writer_thread([&] { write_numbered(stream, w, kRecords); });
     });
   }
   for (std::thread& t : writers) t.join();
@@ -95,13 +97,7 @@ TEST(RunPool, WithoutItsThreadWritersMapTheirOwnRuns) {
   ASSERT_GE(stream, 0);
   const collector::RunPoolCounts before = collector::run_pool_counts();
   constexpr uint32_t kRecords = 40'000;
-  on_writer_thread([&] {
-    Numbered record{};
-    for (uint32_t i = 0; i < kRecords; ++i) {
-      record.sequence = i;
-      ASSERT_TRUE(collector::write_record(stream, 7, &record, sizeof record));
-    }
-  });
+  on_writer_thread([&] { write_numbered(stream, 0, kRecords); });
   const collector::RunPoolCounts after = collector::run_pool_counts();
   EXPECT_EQ(after.taken, before.taken);
   EXPECT_EQ(after.handed_back, before.handed_back);
@@ -123,13 +119,7 @@ TEST(RunPool, UnderASizeLimitNothingIsPrepared) {
   const collector::RunPoolCounts before = collector::run_pool_counts();
   collector::run_pool_start(nullptr);
   constexpr uint32_t kRecords = 40'000;  // 4 MB: full runs asked for
-  on_writer_thread([&] {
-    Numbered record{};
-    for (uint32_t i = 0; i < kRecords; ++i) {
-      record.sequence = i;
-      ASSERT_TRUE(collector::write_record(stream, 7, &record, sizeof record));
-    }
-  });
+  on_writer_thread([&] { write_numbered(stream, 0, kRecords); });
   collector::run_pool_stop();
   collector::set_size_limit(0, nullptr);
   EXPECT_EQ(collector::run_pool_counts().prepared, before.prepared);

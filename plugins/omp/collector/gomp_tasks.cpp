@@ -81,8 +81,9 @@ LUMEN_EXPORT void GOMP_task(void (*body)(void*), void* data, void (*copy)(void*,
   const auto address = reinterpret_cast<uintptr_t>(alloca(static_cast<size_t>(size + align)));
   char* block = reinterpret_cast<char*>((address + align - 1) / align * align);
   auto* header = reinterpret_cast<TaskHeader*>(block);
-  *header = TaskHeader{body, copy, data, next_task_id(), current_region(), program_stack(runtime, site_cache(Site::kGompTask)),
-                       runtime->now_ns(), runtime->thread_id(), static_cast<uint32_t>(offset)};
+  const uint64_t stack = program_stack(runtime, site_cache(Site::kGompTask));
+  *header = TaskHeader{body, copy, data, next_task_id(), current_region(), stack, runtime->now_ns(),
+                       runtime->thread_id(), static_cast<uint32_t>(offset)};
   // libgomp runs an undeferred task without a cpyfn on `data` itself; with
   // one, it always copies (through copy_explicit_task).
   if (copy == nullptr && arg_size > 0) std::memcpy(block + offset, data, static_cast<size_t>(arg_size));
