@@ -52,10 +52,12 @@ static void compute(void) {
   for (int i = 0; i < 20000; ++i) x += i * 0.5;
 }
 
+/* The wall clock before the run delay: a wait after the schedstat snapshot
+ * (a preemption in its close) then falls in [end, joined]. */
 static void measure_end(struct worker* w) {
   w->cpu_end = cpu_seconds();
-  w->delay_end = run_delay_seconds();
   w->end = monotonic_seconds();
+  w->delay_end = run_delay_seconds();
 }
 
 static void* run_worker(void* argument) {
