@@ -18,7 +18,14 @@ inline constexpr uint16_t kWaitRecord = 4;     // OmpWait, by the waiting thread
 inline constexpr uint16_t kProcessEndRecord = 5;  // OmpProcessEnd, at the end of collection
 inline constexpr uint16_t kExplicitTaskRecord = 6; // OmpExplicitTask, by the thread that ran it, when it ends
 inline constexpr uint16_t kStateRecord = 7;        // OmpState, at each clock-signal delivery under an OMPT runtime
-inline constexpr uint16_t kRegionTaskRecord = 8;   // OmpRegionTask, a region and its encountering thread's task (OMPT)
+inline constexpr uint16_t kRegionTaskRecord = 8;   // OmpRegionTask, a region and its encountering thread's task
+inline constexpr uint16_t kShortRegionTaskRecord = 9;  // OmpShortRegionTask: an OmpRegionTask in 56 bytes
+inline constexpr uint16_t kShortTaskRecord = 10;       // OmpShortTask: an OmpTask in 28 bytes
+
+// The kinds that hold a region (OmpRegion, alone or with its task).
+inline bool is_region_record(uint16_t kind) {
+  return kind == kRegionRecord || kind == kRegionTaskRecord || kind == kShortRegionTaskRecord;
+}
 
 // Which OpenMP runtime the process uses. Stable numbers: they are stored.
 enum class Runtime : uint32_t { kUnknown = 0, kLibgomp = 1, kLibomp = 2 };

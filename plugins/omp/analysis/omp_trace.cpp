@@ -4,6 +4,8 @@
 #include <cstring>
 #include <map>
 
+#include "../omp_short_records.h"
+
 namespace lumen::omp {
 
 namespace {
@@ -34,9 +36,15 @@ bool OmpTrace::add(uint16_t kind, const void* payload, uint16_t bytes) {
     if (!read(payload, bytes, &region)) return false;
     regions.push_back(region);
     end_ns = std::max(end_ns, region.end_ns);
-  } else if (kind == kRegionTaskRecord) {
+  } else if (kind == kRegionTaskRecord || kind == kShortRegionTaskRecord) {
     OmpRegionTask both;
-    if (!read(payload, bytes, &both)) return false;
+    OmpShortRegionTask short_form;
+    if (kind == kShortRegionTaskRecord) {
+      if (!read(payload, bytes, &short_form)) return false;
+      both = lengthen(short_form);
+    } else if (!read(payload, bytes, &both)) {
+      return false;
+    }
     const OmpRegion& region = both.region;
     if (both.task_begin_offset_ns > both.task_end_offset_ns || region.end_ns < region.begin_ns ||
         region.end_ns - region.begin_ns < both.task_end_offset_ns)
@@ -45,9 +53,16 @@ bool OmpTrace::add(uint16_t kind, const void* payload, uint16_t bytes) {
     tasks.push_back(OmpTask{region.region_id, region.begin_ns + both.task_begin_offset_ns,
                             region.begin_ns + both.task_end_offset_ns, region.thread_id, 0});
     end_ns = std::max(end_ns, region.end_ns);
-  } else if (kind == kTaskRecord) {
+  } else if (kind == kTaskRecord || kind == kShortTaskRecord) {
     OmpTask task;
-    if (!read(payload, bytes, &task)) return false;
+    OmpShortTask short_task;
+    if (kind == kShortTaskRecord) {
+      if (!read(payload, bytes, &short_task)) return false;
+      task = lengthen(short_task);
+      if (task.end_ns < task.begin_ns) return false;  // its end past the clock's range: damaged
+    } else if (!read(payload, bytes, &task)) {
+      return false;
+    }
     tasks.push_back(task);
     end_ns = std::max(end_ns, task.end_ns);
   } else if (kind == kWaitRecord) {

@@ -88,7 +88,7 @@ void visit(void* arg, uint16_t kind, const void* payload, uint16_t bytes, uint32
     return;
   }
   const lumen_view_host* host = c->host;
-  if (kind == kRegionRecord || kind == kRegionTaskRecord) {
+  if (is_region_record(kind)) {
     const OmpRegion& region = c->trace.regions.back();
     if (host->selected(host->context, region.end_ns, region.thread_id))
       c->region_site[region.region_id] = site_of(*c, region.call_stack_id, region.begin_ns);

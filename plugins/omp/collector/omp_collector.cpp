@@ -15,6 +15,7 @@
 #include <iterator>
 
 #include "omp_collector.h"
+#include "../omp_short_records.h"
 
 namespace lumen::omp {
 
@@ -173,14 +174,24 @@ void write_region(const TraceGuard&, const OmpRegion& region) {
     runtime->write_record(g_stream, kRegionRecord, &region, sizeof region);
 }
 
+// The record's short form (omp_short_records.h) when its values fit.
+template <typename Short, typename Long>
+void write_short_or_long(uint16_t short_kind, uint16_t long_kind, const Long& record) {
+  const lumen_runtime* runtime = recording_runtime();
+  if (runtime == nullptr) return;
+  Short short_form;
+  if (shorten(record, &short_form))
+    runtime->write_record(g_stream, short_kind, &short_form, sizeof short_form);
+  else
+    runtime->write_record(g_stream, long_kind, &record, sizeof record);
+}
+
 void write_task(const TraceGuard&, const OmpTask& task) {
-  if (const lumen_runtime* runtime = recording_runtime())
-    runtime->write_record(g_stream, kTaskRecord, &task, sizeof task);
+  write_short_or_long<OmpShortTask>(kShortTaskRecord, kTaskRecord, task);
 }
 
 void write_region_task(const TraceGuard&, const OmpRegionTask& region_task) {
-  if (const lumen_runtime* runtime = recording_runtime())
-    runtime->write_record(g_stream, kRegionTaskRecord, &region_task, sizeof region_task);
+  write_short_or_long<OmpShortRegionTask>(kShortRegionTaskRecord, kRegionTaskRecord, region_task);
 }
 
 void write_region_with_task(const TraceGuard& guard, const OmpRegion& region, uint64_t task_begin_ns,

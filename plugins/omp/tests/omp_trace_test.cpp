@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "../analysis/omp_trace.h"
+#include "../omp_short_records.h"
 
 namespace lumen::omp {
 namespace {
@@ -91,6 +92,60 @@ TEST(OmpTrace, RegionWithItsEncounteringThreadsTaskIsTwoRecords) {
   EXPECT_FALSE(trace.add(kRegionTaskRecord, &both, sizeof both));
   EXPECT_FALSE(trace.add(kRegionTaskRecord, &both, sizeof both - 1));
   EXPECT_EQ(trace.regions.size(), 1u);
+}
+
+// The writer's short forms read back as the long ones they stand for;
+// values that do not fit keep the long form.
+TEST(OmpTrace, ShortRecordsReadBackAsTheLongOnes) {
+  const uint64_t process = uint64_t{4321} << 32;
+  OmpRegionTask both{};
+  both.region = OmpRegion{process | 9, process | 7, 0xabcdef, 0x401000, 5'000'000'000, 5'000'002'000, 10, 3, 4, 0};
+  both.task_begin_offset_ns = 40;
+  both.task_end_offset_ns = 1900;
+  OmpShortRegionTask short_region;
+  ASSERT_TRUE(shorten(both, &short_region));
+  OmpTask task{process | 9, 5'000'000'100, 5'000'001'950, 11, 2};
+  OmpShortTask short_task;
+  ASSERT_TRUE(shorten(task, &short_task));
+
+  OmpTrace trace;
+  ASSERT_TRUE(trace.add(kShortRegionTaskRecord, &short_region, sizeof short_region));
+  ASSERT_TRUE(trace.add(kShortTaskRecord, &short_task, sizeof short_task));
+  ASSERT_EQ(trace.regions.size(), 1u);
+  const OmpRegion& region = trace.regions[0];
+  EXPECT_EQ(std::tie(region.region_id, region.parent_region_id, region.call_stack_id, region.body),
+            std::tie(both.region.region_id, both.region.parent_region_id, both.region.call_stack_id,
+                     both.region.body));
+  EXPECT_EQ(std::tie(region.begin_ns, region.end_ns, region.thread_id, region.team_size, region.requested_threads),
+            std::tie(both.region.begin_ns, both.region.end_ns, both.region.thread_id, both.region.team_size,
+                     both.region.requested_threads));
+  ASSERT_EQ(trace.tasks.size(), 2u);
+  EXPECT_EQ(std::tie(trace.tasks[0].begin_ns, trace.tasks[0].end_ns, trace.tasks[0].thread_num),
+            std::make_tuple(uint64_t{5'000'000'040}, uint64_t{5'000'001'900}, uint32_t{0}));
+  EXPECT_EQ(std::tie(trace.tasks[1].region_id, trace.tasks[1].begin_ns, trace.tasks[1].end_ns,
+                     trace.tasks[1].thread_id, trace.tasks[1].thread_num),
+            std::tie(task.region_id, task.begin_ns, task.end_ns, task.thread_id, task.thread_num));
+  EXPECT_FALSE(trace.add(kShortRegionTaskRecord, &short_region, sizeof short_region - 1));
+  EXPECT_FALSE(trace.add(kShortTaskRecord, &short_task, sizeof short_task - 1));
+
+  // No parent reads back as none.
+  both.region.parent_region_id = 0;
+  ASSERT_TRUE(shorten(both, &short_region));
+  EXPECT_EQ(lengthen(short_region).region.parent_region_id, 0u);
+
+  // What does not fit: a region of more than 4.29 s, a parent of another
+  // process, a team of more than 65,535, a task of more than 4.29 s.
+  OmpRegionTask long_region = both;
+  long_region.region.end_ns = long_region.region.begin_ns + (uint64_t{1} << 32);
+  EXPECT_FALSE(shorten(long_region, &short_region));
+  OmpRegionTask foreign_parent = both;
+  foreign_parent.region.parent_region_id = (uint64_t{99} << 32) | 7;
+  EXPECT_FALSE(shorten(foreign_parent, &short_region));
+  OmpRegionTask big_team = both;
+  big_team.region.team_size = 70'000;
+  EXPECT_FALSE(shorten(big_team, &short_region));
+  task.end_ns = task.begin_ns + (uint64_t{1} << 32);
+  EXPECT_FALSE(shorten(task, &short_task));
 }
 
 TEST(OmpTrace, TaskOfARegionThatNeverEndedImpliesNothing) {
