@@ -31,6 +31,24 @@ TEST(ClockProfiling, EveryThreadsCpuTimeMatchesItsOwnMeasurement) {
   expect_inclusive_matches_truth(c, 0.010);
 }
 
+// A thread's CPU time after its last sample is kept at its end, with the
+// last sample's stack: here no signal reaches its last 0.3 s (it blocks
+// SIGPROF), as a loaded machine's late signals leave tens of ms.
+TEST(ClockProfiling, CpuTimeAfterAThreadsLastSampleIsKept) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-p", "on"}, "tail_target");
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  EXPECT_EQ(c.run.out, "tail_target done\n");
+  const double sampled = c.truth.at("functions").at("sampled_part").get<double>();
+  const double unsignalled = c.truth.at("functions").at("unsignalled_part").get<double>();
+  const auto rows = rows_by_name(er_print_json({"-metrics", "e.totalcpu:i.totalcpu:name", "-functions"}, c.experiment));
+  EXPECT_NEAR(rows.at("<Total>").at("i.totalcpu").get<double>(), sampled + unsignalled,
+              sampling_tolerance(sampled + unsignalled, 0.010));
+  EXPECT_NEAR(rows.at("sampled_part").at("i.totalcpu").get<double>(), sampled + unsignalled,
+              sampling_tolerance(sampled + unsignalled, 0.010));
+  EXPECT_FALSE(rows.count("unsignalled_part"));  // never sampled
+}
+
 TEST(ClockProfiling, HighRateCreditsTimerOverruns) {
   // At 1 ms a CPU-time timer expires only on the 250 Hz tick; without the
   // overruns credited the total would be about a quarter of the truth.
