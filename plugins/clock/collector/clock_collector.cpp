@@ -117,9 +117,11 @@ int on_profiling_signal(int, siginfo_t* info, void* ucontext) {
     split_cpu_time(timer_ns, &sample.user_ns, &sample.system_ns);
     sample.thread_id = g_runtime->thread_id();
     sample.cpu = sched_getcpu();
-    g_runtime->write_record(g_stream, lumen::clock::kSplitSampleRecord, &sample, sizeof sample);
-    t_times.last_time_ns = sample.time_ns, t_times.last_stack = sample.stack_id, t_times.last_cpu = sample.cpu;
-    t_times.sampled = true;
+    // The tail's sample-to-be: the last one written (none while paused).
+    if (g_runtime->write_record(g_stream, lumen::clock::kSplitSampleRecord, &sample, sizeof sample) != 0) {
+      t_times.last_time_ns = sample.time_ns, t_times.last_stack = sample.stack_id, t_times.last_cpu = sample.cpu;
+      t_times.sampled = true;
+    }
   }
   return 1;
 }
