@@ -1,8 +1,9 @@
 // What one clock-profiling sample costs inside the target, piece by piece:
 // interning a stack that is already in the table, unwinding and interning
 // the calling thread's stack, appending one 40-byte record, and the whole
-// sample as the clock plugin takes it in its SIGPROF handler; and one
-// sample packet (collect -S, -l, collector_sample) as the runtime records it.
+// sample as the clock plugin takes it in its SIGPROF handler; one sample
+// packet (collect -S, -l, collector_sample) as the runtime records it; and
+// one time stamp, from clock_gettime and from the runtime's TSC clock.
 //
 // The benchmarks link the runtime's parts (lumen_collector_parts) directly;
 // their data files go to a temporary directory removed at exit. They report
@@ -31,12 +32,14 @@
 #include <vector>
 
 #include "plugins/clock/clock_record.h"
+#include "clock.h"
 #include "collection_plan.h"
 #include "samples.h"
 #include "stack_capture.h"
 #include "stack_table.h"
 #include "stream_writer.h"
 #include "thread_state.h"
+#include "tsc_clock.h"
 
 namespace {
 
@@ -207,6 +210,24 @@ void BM_WriteRecord(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(lumen_record_span(sizeof sample)));
 }
 BENCHMARK(BM_WriteRecord);
+
+// ---- BM_StampClockGettime, BM_StampTsc: one time stamp ----
+
+// clock_gettime(CLOCK_MONOTONIC), what every stamp was, against the TSC
+// clock's curve (tsc_clock.h), a line redrawn each period included.
+void BM_StampClockGettime(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(lc::monotonic_ns());
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_StampClockGettime);
+
+void BM_StampTsc(benchmark::State& state) {
+  lc::tsc_clock_init();
+  for (auto _ : state) benchmark::DoNotOptimize(lc::tsc_now_ns());
+  state.counters["tsc"] = lc::tsc_clock_report().tsc ? 1 : 0;
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_StampTsc);
 
 // ---- BM_WriteRecordAmongWork: a record now and then, as a traced call writes ----
 

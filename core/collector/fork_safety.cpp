@@ -7,6 +7,7 @@
 #include "loadobject_tracker.h"
 #include "object_snapshot.h"
 #include "stack_capture.h"
+#include "tsc_clock.h"
 
 namespace lumen::collector {
 
@@ -28,6 +29,7 @@ void parent() {
 }
 
 void child() {
+  tsc_clock_after_fork();
   object_snapshot_fork_done();
   loadobject_tracker_fork_done();
   unwinder_fork_child();

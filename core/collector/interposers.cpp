@@ -16,13 +16,13 @@
 #include <cstring>
 #include <string>
 
-#include "clock.h"
 #include "loadobject_tracker.h"
 #include "object_snapshot.h"
 #include "runtime_state.h"
 #include "signal_chain.h"
 #include "stack_capture.h"
 #include "thread_state.h"
+#include "tsc_clock.h"
 
 namespace lumen::collector {
 namespace {
@@ -82,7 +82,7 @@ int create_thread(PthreadCreate real_create, pthread_t* thread, const pthread_at
   }
   if (start == nullptr) return real_create(thread, attr, routine, argument);
   *start = {routine, argument, claimed_signals_blocked_by_target(), 0};
-  start->created_ns = monotonic_ns();
+  start->created_ns = tsc_now_ns();
   const int rc = real_create(thread, attr, thread_trampoline, start);
   if (rc != 0) {
     const RuntimeGuard guard;

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "clock.h"
 #include "stream_writer.h"
+#include "tsc_clock.h"
 
 namespace lumen::collector {
 
@@ -83,7 +83,7 @@ bool same(const LoadedObject& a, const LoadedObject& b) { return a.start == b.st
 void record(const LoadedObject& object, uint32_t event) {
   char buffer[sizeof(lumen_loadobject_record) + 4096];
   lumen_loadobject_record header{};
-  header.time_ns = monotonic_ns();
+  header.time_ns = tsc_now_ns();
   g_latest_change_ns.store(header.time_ns, std::memory_order_release);
   header.load_bias = object.bias;
   header.start = object.start;
@@ -132,7 +132,7 @@ void loadobject_tracker_dynamic_code(const char* name, uint64_t start, uint64_t 
   if (g_stream < 0) return;
   char buffer[sizeof(lumen_dynamic_code_record) + 1024];
   lumen_dynamic_code_record header{};
-  header.time_ns = monotonic_ns();
+  header.time_ns = tsc_now_ns();
   header.start = start;
   header.size = size;
   header.name_bytes = name ? static_cast<uint32_t>(strnlen(name, 1024)) : 0;

@@ -21,6 +21,7 @@
 #include "stream_writer.h"
 #include "task_file_reader.h"
 #include "thread_state.h"
+#include "tsc_clock.h"
 
 namespace lumen::collector {
 
@@ -58,10 +59,14 @@ __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_latest_now_ns
 
 // The floor only rises for the thread's own code: a handler's later
 // reading in between is kept, or at worst (between the compare and the
-// store) lowered to the reading this code made, never below it.
+// store) lowered to the reading this code made, never below it. A reading
+// below the floor (a stamp that extended a line just replaced) returns the
+// floor: a thread's stamps never go back.
 uint64_t runtime_now_ns() {
-  const uint64_t now = monotonic_ns();
-  if (now > t_latest_now_ns) t_latest_now_ns = now;
+  const uint64_t now = tsc_now_ns();
+  const uint64_t latest = t_latest_now_ns;
+  if (now <= latest) return latest;
+  t_latest_now_ns = now;
   return now;
 }
 const volatile uint64_t* runtime_latest_now_of_thread() { return &t_latest_now_ns; }

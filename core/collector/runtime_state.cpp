@@ -33,6 +33,7 @@
 #include "stream_writer.h"
 #include "task_file_reader.h"
 #include "thread_state.h"
+#include "tsc_clock.h"
 #include "vdso_image.h"
 
 namespace lumen::collector {
@@ -100,6 +101,7 @@ void start_collection() {
   if (founder == nullptr || target == nullptr) return;
   if (std::strcmp(target, "any") != 0 && std::atol(target) != static_cast<long>(getpid())) return;
   const RuntimeGuard guard;
+  tsc_clock_init();
   on_periodic_thread_begin(mark_collector_thread);
   // Whatever this process starts next is told apart by its own pid.
   setenv("LUMEN_TARGET_PID", std::to_string(getpid()).c_str(), 1);
@@ -152,6 +154,17 @@ void log_run_pool() {
   experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text));
 }
 
+// Where the time stamps came from, and how far the TSC's lines strayed.
+void log_tsc_clock() {
+  const TscClockReport clock = tsc_clock_report();
+  const std::string text =
+      clock.tsc ? "time stamps: the TSC at " + std::to_string(clock.ticks_per_ms) + " ticks a millisecond, " +
+                      std::to_string(clock.lines) + " lines redrawn, the largest step from CLOCK_MONOTONIC at a redraw " +
+                      std::to_string(clock.largest_step_ns) + " ns"
+                : std::string("time stamps: clock_gettime (no invariant TSC)");
+  experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text));
+}
+
 }  // namespace
 
 void stop_collection() {
@@ -164,6 +177,7 @@ void stop_collection() {
   samples_stop();
   run_pool_stop();
   log_run_pool();
+  log_tsc_clock();
   record_waited_children(founder_directory());
   experiment_log_event(metadata::log_event::kEnd, "time_ns: " + std::to_string(monotonic_ns()) +
                        ", dropped_records: " + std::to_string(dropped_records()));

@@ -8,13 +8,13 @@
 
 #include <cstring>
 
-#include "clock.h"
 #include "raw_syscalls.h"
 #include "recording_control.h"
 #include "runtime_fds.h"
 #include "sample_thread.h"
 #include "signal_chain.h"
 #include "stream_writer.h"
+#include "tsc_clock.h"
 
 namespace lumen::collector {
 
@@ -65,7 +65,7 @@ void record_sample(uint32_t reason, const char* name) {
   getrusage(RUSAGE_SELF, &usage);
   char buffer[sizeof(lumen_sample_record) + 256];
   lumen_sample_record sample{};
-  sample.time_ns = monotonic_ns();
+  sample.time_ns = tsc_now_ns();
   sample.user_ns = to_ns(usage.ru_utime);
   sample.system_ns = to_ns(usage.ru_stime);
   sample.minor_faults = uint64_t(usage.ru_minflt);

@@ -15,7 +15,6 @@
 #include <cstring>
 #include <iterator>
 
-#include "tsc_clock.h"
 #include "vt_settings.h"
 
 namespace lumen::mpi {
@@ -51,7 +50,7 @@ void print_message(const char* text) {
 void mark_incomplete() {
   if (g_incomplete.exchange(true, std::memory_order_acq_rel)) return;
   const uint64_t recorded = g_recorded_bytes.load(std::memory_order_relaxed);
-  MpiIncomplete incomplete{tsc_clock::now_ns(), g_settings.max_flushes, recorded};
+  MpiIncomplete incomplete{g_runtime->now_ns(), g_settings.max_flushes, recorded};
   // Past the budget on purpose: the reader must learn that the trace stops here.
   g_runtime->write_record(g_stream, kIncompleteRecord, &incomplete, sizeof incomplete);
   char note[256];
@@ -120,29 +119,12 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
   settings.stacks = g_settings.stacks ? 1 : 0;
   settings.verbose = static_cast<uint32_t>(g_settings.verbose);
   write_budgeted(kSettingsRecord, &settings, sizeof settings);
-  tsc_clock::init();
   g_active.store(true, std::memory_order_release);
   return 0;
 }
 
-// What the calls' clock did, in the experiment log.
-void log_clock() {
-  const tsc_clock::Report clock = tsc_clock::report();
-  char note[256];
-  if (!clock.tsc)
-    std::snprintf(note, sizeof note, "mpi: call times from clock_gettime (no invariant TSC)");
-  else
-    std::snprintf(note, sizeof note,
-                  "mpi: call times from the TSC (%llu ticks/ms), re-anchored on CLOCK_MONOTONIC %llu times, "
-                  "largest difference found at re-anchoring %llu ns",
-                  static_cast<unsigned long long>(clock.ticks_per_ms), static_cast<unsigned long long>(clock.anchors),
-                  static_cast<unsigned long long>(clock.largest_step_ns));
-  g_runtime->log_note(note);
-}
-
 void stop() {
-  const bool was_active = g_active.exchange(false, std::memory_order_acq_rel);
-  if (was_active && g_stream >= 0) log_clock();
+  g_active.store(false, std::memory_order_release);
 }
 
 const lumen_option_def kOptions[] = {
@@ -173,7 +155,7 @@ const lumen_collector_descriptor kPlugin = {
 
 }  // namespace
 
-uint64_t now_ns() { return tsc_clock::now_ns(); }
+uint64_t now_ns() { return g_runtime->now_ns(); }
 
 int32_t world_rank() { return g_rank.load(std::memory_order_relaxed); }
 
@@ -186,7 +168,7 @@ bool open_call(CallState& state, Function function) {
   state.call.peer = -1;
   state.call.tag = -1;
   state.call.stack_id = LUMEN_NO_STACK;
-  state.call.enter_ns = tsc_clock::now_ns();
+  state.call.enter_ns = g_runtime->now_ns();
   return true;
 }
 
@@ -225,7 +207,7 @@ __attribute__((noinline)) static void finish_and_write(CallState& state) {
 
 void close_call(CallState& state, const TraceGuard& guard) {
   if (!state.written) {
-    state.call.exit_ns = tsc_clock::now_ns();
+    state.call.exit_ns = g_runtime->now_ns();
     if (guard) finish_and_write(state);
   }
   --t_depth;
@@ -265,7 +247,7 @@ void add_message(CallState& state, uint16_t direction, uint64_t bytes, int32_t p
     return;
   }
   // More than a packed record holds: these go out now, the call in full.
-  const uint64_t now = tsc_clock::now_ns();
+  const uint64_t now = g_runtime->now_ns();
   for (int i = 0; i < state.message_count; ++i) {
     state.messages[i].time_ns = now;
     write_budgeted(kMessageRecord, &state.messages[i], sizeof state.messages[i]);
@@ -284,7 +266,7 @@ void set_process(int32_t rank, int32_t world_size, uint32_t thread_level, const 
   } record{};
   const size_t library_bytes = std::min<size_t>(std::strlen(library), 256);
   const size_t host_bytes = std::min<size_t>(std::strlen(host), 256);
-  record.process.time_ns = tsc_clock::now_ns();
+  record.process.time_ns = g_runtime->now_ns();
   record.process.rank = rank;
   record.process.world_size = world_size;
   record.process.library_bytes = static_cast<uint16_t>(library_bytes);
