@@ -41,13 +41,14 @@ bool size_limit_reached();
 void charge_size_limit(uint64_t bytes);
 
 // For the run pool (run_pool.h). A busy thread's runs are this many blocks
-// long, the ones the pool prepares.
-inline constexpr uint32_t kMaxRunBlocks = 16;
+// long (2 MiB, a huge page), the ones the pool prepares.
+inline constexpr uint32_t kMaxRunBlocks = 32;
 // madvise's MADV_POPULATE_WRITE (Linux 5.14; older kernels refuse it).
 inline constexpr int kPopulateWrite = 23;
-// [signal-safe] Reserves, extends and maps a run of `blocks` blocks of
-// `stream`'s file; nullptr when it cannot or under a size limit (the
-// file's offset in `offset`).
+// [signal-safe] Reserves, allocates and maps a full run (`blocks` is
+// kMaxRunBlocks) of `stream`'s file, 2 MiB-aligned and advised as huge
+// pages; nullptr when it cannot or under a size limit (the file's offset in
+// `offset`).
 char* map_stream_run(int stream, uint32_t blocks, uint64_t& offset);
 // [signal-safe] Gives an untouched run's file space back (a hole again) and
 // unmaps it.

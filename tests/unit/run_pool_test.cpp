@@ -55,9 +55,9 @@ TEST(RunPool, BusyThreadsTakePreparedRunsAndKeepEachThreadsRecordsInOrder) {
   ASSERT_GE(stream, 0);
   const collector::RunPoolCounts before = collector::run_pool_counts();
   collector::run_pool_start(nullptr);
-  // Two threads at once, 8.5 MB each: a thread's first megabyte is its own
-  // runs of 1 to 8 blocks; from then on it takes a full run at a time.
-  constexpr uint32_t kRecords = 85'000;  // 135 blocks a thread: its last run half used
+  // Two threads at once, 34 MB each: a thread's first two megabytes are its own
+  // runs of 1 to 16 blocks; from then on it takes a full run at a time.
+  constexpr uint32_t kRecords = 340'000;  // 540 blocks a thread: its last run a quarter used
   std::vector<std::thread> writers;
   std::vector<uint32_t> tids(2);
   for (uint32_t w = 0; w < 2; ++w) {
@@ -68,7 +68,7 @@ TEST(RunPool, BusyThreadsTakePreparedRunsAndKeepEachThreadsRecordsInOrder) {
   for (std::thread& t : writers) t.join();
   collector::run_pool_stop();
   const collector::RunPoolCounts after = collector::run_pool_counts();
-  EXPECT_GT(after.taken, before.taken) << "no thread took a prepared run";
+  EXPECT_GT(after.taken, before.taken) << "no thread took a prepared run; prepared " << after.prepared - before.prepared << ", passed over " << after.passed_over - before.passed_over;
   EXPECT_GT(after.handed_back, before.handed_back) << "no used run was unmapped by the pool's thread";
 
   analysis::DataFileSummary summary;
