@@ -50,11 +50,11 @@ struct Collected {
   std::unordered_map<uint64_t, size_t> task_site;    // selected explicit tasks by id
 };
 
-// The program's function at a call site, as user mode shows it: the first
-// frame that is neither the runtime's (an OMPT runtime's callbacks capture
-// stacks inside it) nor a body the compiler outlined (clang's
-// .omp_outlined. has no name of the function holding it), else the first
-// that is not the runtime's.
+// A call site as user mode shows it: the runtime's frames left out (an
+// OMPT runtime's callbacks capture stacks inside it, libgomp's interposers
+// do not), and named after the program's function, the first frame that is
+// not a body the compiler outlined (clang's .omp_outlined. has no name of
+// the function holding it), else the first frame of the program's.
 size_t site_of(Collected& c, uint64_t stack_id, uint64_t time_ns) {
   Site site;
   if (stack_id == LUMEN_NO_STACK) {
@@ -62,16 +62,18 @@ size_t site_of(Collected& c, uint64_t stack_id, uint64_t time_ns) {
   } else {
     lumen_frame_name frames[64];
     const size_t count = c.host->stack_frames_at(c.host->context, stack_id, time_ns, frames, std::size(frames));
-    std::string program_frame;
+    std::string first_runtime_frame;
     for (size_t i = 0; i < count; ++i) {
-      site.frames.emplace_back(frames[i].function ? frames[i].function : "",
-                               frames[i].load_object ? frames[i].load_object : "");
-      if (is_runtime_object(frames[i].load_object)) continue;
-      if (program_frame.empty()) program_frame = site.frames.back().first;
-      if (site.name.empty() && !is_outlined_function(frames[i].function)) site.name = site.frames.back().first;
+      const std::string function = frames[i].function ? frames[i].function : "";
+      if (is_runtime_object(frames[i].load_object)) {
+        if (first_runtime_frame.empty()) first_runtime_frame = function;
+        continue;
+      }
+      site.frames.emplace_back(function, frames[i].load_object ? frames[i].load_object : "");
+      if (site.name.empty() && !is_outlined_function(frames[i].function)) site.name = function;
     }
-    if (site.name.empty()) site.name = program_frame;
-    if (site.name.empty()) site.name = count == 0 ? "<Unknown>" : site.frames.front().first;
+    if (site.name.empty() && !site.frames.empty()) site.name = site.frames.front().first;
+    if (site.name.empty()) site.name = count == 0 ? "<Unknown>" : first_runtime_frame;
   }
   std::string key;
   for (const auto& [function, object] : site.frames) key += function + '\n' + object + '\n';

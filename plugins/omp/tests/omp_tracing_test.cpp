@@ -119,6 +119,17 @@ TEST_P(OmpTracing, ParallelRegionsByCallSite) {
     ASSERT_TRUE(rows.count(site)) << site << " in " << text;
     EXPECT_EQ(rows.at(site).at("count").get<double>(), 1.0) << site;
     EXPECT_EQ(rows.at(site).at("team").get<double>(), 2.0) << site;
+    // The call site as the user wrote it: the function holding the region
+    // first, no frame of the runtime's (libomp's callbacks unwind from it).
+    json stack;
+    for (const json& row : view.at("tables")[0].at("rows"))
+      if (row.at("name") == site) stack = row.at("stack");
+    ASSERT_FALSE(stack.empty()) << site;
+    EXPECT_EQ(stack[0].at("function").get<std::string>(), site);
+    for (const json& frame : stack) {
+      const std::string object = frame.at("load_object").get<std::string>();
+      EXPECT_TRUE(object.rfind("libomp", 0) != 0 && object.rfind("libgomp", 0) != 0) << site << ": " << frame.dump();
+    }
   }
   // Imbalance: the program's wall times of its two tasks, and the trace's,
   // are taken microseconds apart.
