@@ -29,7 +29,7 @@ struct Line {
   std::atomic<uint64_t> start_tsc{0};
   std::atomic<uint64_t> start_ns{0};
   std::atomic<uint64_t> slope{0};         // over its first period; 0: no line yet
-  std::atomic<uint64_t> period_ticks{0};  // kTscPeriodNs in ticks, at the rate
+  std::atomic<uint64_t> period_ticks{0};  // its period in ticks, at the rate
   std::atomic<uint64_t> rate{0};          // past its first period
 };
 struct LineValues {

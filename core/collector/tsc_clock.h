@@ -1,8 +1,8 @@
 // The runtime's time stamps (lumen_runtime.now_ns): CLOCK_MONOTONIC
 // nanoseconds, the experiment's time base, read from the processor's
 // time-stamp counter. Through a virtual machine's kvm-clock vDSO one
-// clock_gettime costs 45-50 ns, rdtsc 12-20 ns, and a traced OpenMP region
-// takes six stamps.
+// clock_gettime costs 25-50 ns, a stamp from the TSC about 11 ns, and a
+// traced OpenMP region takes six stamps.
 //
 // One curve for the whole process, drawn as lines: each starts at an
 // anchor's TSC and runs at a slope in nanoseconds a tick. The first stamp

@@ -57,7 +57,7 @@ TEST(RunPool, BusyThreadsTakePreparedRunsAndKeepEachThreadsRecordsInOrder) {
   collector::run_pool_start(nullptr);
   // Two threads at once, 34 MB each: a thread's first two megabytes are its own
   // runs of 1 to 16 blocks; from then on it takes a full run at a time.
-  constexpr uint32_t kRecords = 340'000;  // 540 blocks a thread: its last run a quarter used
+  constexpr uint32_t kRecords = 340'000;  // 540 blocks a thread: its last run not full
   std::vector<std::thread> writers;
   std::vector<uint32_t> tids(2);
   for (uint32_t w = 0; w < 2; ++w) {
@@ -68,7 +68,8 @@ TEST(RunPool, BusyThreadsTakePreparedRunsAndKeepEachThreadsRecordsInOrder) {
   for (std::thread& t : writers) t.join();
   collector::run_pool_stop();
   const collector::RunPoolCounts after = collector::run_pool_counts();
-  EXPECT_GT(after.taken, before.taken) << "no thread took a prepared run; prepared " << after.prepared - before.prepared << ", passed over " << after.passed_over - before.passed_over;
+  EXPECT_GT(after.taken, before.taken) << "no thread took a prepared run; prepared " << after.prepared - before.prepared
+                                       << ", passed over " << after.passed_over - before.passed_over;
   EXPECT_GT(after.handed_back, before.handed_back) << "no used run was unmapped by the pool's thread";
 
   analysis::DataFileSummary summary;
