@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# Installs what only the tests need, from Debian's packages: go tool pprof
-# reads the pprof export back, headless Chromium driven by Selenium opens
-# er_html's report, and man renders the manual pages. Building and the
-# demo do not need them.
+# Installs what only the tests and benchmarks need, from Debian's packages
+# (beyond tools/install-dependencies.sh and install-plugin-dependencies.sh).
+# Building lumen and the demo do not need them.
 set -euo pipefail
 packages=(
+  libgtest-dev libgmock-dev              # tests
+  libbenchmark-dev                       # benchmarks
+  python3                                # the report's and exports' tests
+  gfortran                               # the collector API's Fortran names, tested from a Fortran program
+  clang libclang-rt-14-dev               # the experiment reader's libFuzzer target; libomp programs
+  heaptrack time                         # heap tracing benchmark: the tool compared with, and CPU times
   golang-go                              # go tool pprof: reads er_print -export pprof back
   chromium chromium-driver               # er_html's report in a real browser, headless
-  python3 python3-selenium               # drives the browser from the report's tests
+  python3-selenium                       # drives the browser from the report's tests
   man-db                                 # man -l renders the manual pages in tests/docs (groff, col)
 )
 "$(dirname "$0")/install-packages.sh" "${packages[@]}"
