@@ -169,8 +169,9 @@ int run_collect(const std::vector<std::string>& args) {
       throw UsageError("option -" + request.describe_flag + " needs a value");
     }
     const std::map<std::string, fs::path> forced_variants = take_variant_flags(request, installed);
-    CollectionPlan plan = resolve_plan(profile, request, installed);
-    check_plan_here(plan, installed);
+    PlanOrigins origins;
+    CollectionPlan plan = resolve_plan(profile, request, installed, &origins);
+    check_plan_here(plan, installed, origins);
     const std::string program = resolve_target(request.target[0]);
     if (program.empty()) throw UsageError("cannot find an executable program '" + request.target[0] + "'");
     if (const std::string obstacle = preload_obstacle(program); !obstacle.empty()) throw UsageError(obstacle);

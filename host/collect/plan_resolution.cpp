@@ -110,7 +110,7 @@ std::map<std::string, InstalledPlugin> load_plugins(const std::vector<host::Plug
 }
 
 CollectionPlan resolve_plan(const Profile& profile, const CollectRequest& request,
-                            const std::map<std::string, InstalledPlugin>& installed) {
+                            const std::map<std::string, InstalledPlugin>& installed, PlanOrigins* origins) {
   std::map<std::string, Choice> chosen;
   for (const auto& [name, settings] : profile.plugins) {
     const auto plugin = installed.find(name);
@@ -173,6 +173,8 @@ CollectionPlan resolve_plan(const Profile& profile, const CollectRequest& reques
   plan.runtime = request.runtime;
   plan.comments = request.comments;
   for (const auto& [name, choice] : chosen) {
+    for (const auto& [option, where] : choice.where)
+      if (origins != nullptr && ((*origins)[name].empty() || where[0] == '-')) (*origins)[name] = where;
     const InstalledPlugin& plugin = installed.at(name);
     const auto& d = *plugin.collector.descriptor;
     PlannedPlugin planned{name, d.version, d.data_file, plugin.files.collector_path(), {}};

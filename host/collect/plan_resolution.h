@@ -54,9 +54,15 @@ using metadata::CollectionPlan;
 using metadata::LeftOut;
 using metadata::PlannedPlugin;
 
-// Throws ProfileError (with file and line) or UsageError (for flags).
+// Where each planned plugin's options were written, for messages about
+// them: a flag ("-h") where any came from the command line, else a
+// profile's "file:line", else nothing (the defaults).
+using PlanOrigins = std::map<std::string, std::string>;
+
+// Throws ProfileError (with file and line) or UsageError (for flags); with
+// `origins`, fills it.
 CollectionPlan resolve_plan(const Profile& profile, const CollectRequest& request,
-                            const std::map<std::string, InstalledPlugin>& installed);
+                            const std::map<std::string, InstalledPlugin>& installed, PlanOrigins* origins = nullptr);
 
 // The runtime's copy (metadata::kPlanFile); throws std::runtime_error when
 // it cannot be written.

@@ -57,7 +57,8 @@ void load_planned_collectors(const CollectionPlan& plan, const std::map<std::str
   for (const PlannedPlugin& p : plan.plugins) loaded_collector(installed.at(p.name));
 }
 
-void check_plan_here(CollectionPlan& plan, const std::map<std::string, InstalledPlugin>& installed) {
+void check_plan_here(CollectionPlan& plan, const std::map<std::string, InstalledPlugin>& installed,
+                     const PlanOrigins& origins) {
   for (auto p = plan.plugins.begin(); p != plan.plugins.end();) {
     const InstalledPlugin& plugin = installed.at(p->name);
     const lumen_collector_hooks* hooks = host_hooks(plugin);
@@ -69,8 +70,13 @@ void check_plan_here(CollectionPlan& plan, const std::map<std::string, Installed
     if (hooks != nullptr && hooks->check != nullptr) {
       const std::vector<lumen_option_value> values = option_values(*p);
       char error[1024] = "";
-      if (hooks->check(values.data(), values.size(), error, sizeof error) != 0)
-        throw std::runtime_error(who + ": " + error);
+      if (hooks->check(values.data(), values.size(), error, sizeof error) != 0) {
+        // A profile's line names the plugin too; a flag is the plugin's name.
+        const auto origin = origins.find(p->name);
+        if (origin == origins.end() || origin->second.empty() || origin->second[0] == '-')
+          throw std::runtime_error(who + ": " + error);
+        throw std::runtime_error(origin->second + ": plugin '" + p->name + "': " + error);
+      }
     }
     ++p;
   }

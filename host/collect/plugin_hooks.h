@@ -24,7 +24,8 @@ void load_planned_collectors(const CollectionPlan& plan, const std::map<std::str
 // reason printed on stderr and kept in plan.left_out; a plugin left with
 // nothing is dropped from the plan, and the target runs without it), then
 // checks the rest: a refusal (std::runtime_error) stops collect before the
-// target starts.
-void check_plan_here(CollectionPlan& plan, const std::map<std::string, InstalledPlugin>& installed);
+// target starts, naming where the plugin's options were written.
+void check_plan_here(CollectionPlan& plan, const std::map<std::string, InstalledPlugin>& installed,
+                     const PlanOrigins& origins = {});
 
 }  // namespace lumen::collect

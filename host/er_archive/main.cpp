@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "archive_writer.h"
+#include "terminal_text.h"
 
 namespace {
 
@@ -21,6 +22,8 @@ void usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  lumen::write_printable_text_only(std::cout);
+  lumen::write_printable_text_only(std::cerr);
   bool copy = true, descendants = true, quiet = false;
   std::vector<std::string> experiments;
   for (int i = 1; i < argc; ++i) {

@@ -7,6 +7,7 @@
 #include "format_error.h"
 #include "report_data.h"
 #include "report_writer.h"
+#include "terminal_text.h"
 
 using namespace lumen;
 
@@ -24,6 +25,8 @@ void usage(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  lumen::write_printable_text_only(std::cout);
+  lumen::write_printable_text_only(std::cerr);
   try {
     std::vector<std::string> plugins, experiments;
     std::string directory, metrics;

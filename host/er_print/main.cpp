@@ -13,6 +13,7 @@
 #include "lumen_version.h"
 #include "script.h"
 #include "session.h"
+#include "terminal_text.h"
 
 using namespace lumen;
 using namespace lumen::er_print;
@@ -40,6 +41,8 @@ std::vector<std::string> plugin_options(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  lumen::write_printable_text_only(std::cout);
+  lumen::write_printable_text_only(std::cerr);
   try {
     Session session(analysis::AnalysisPlugins::for_command_line(plugin_options(argc, argv)), std::cout);
     // What the views made goes out even when a later command fails.

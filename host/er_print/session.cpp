@@ -271,14 +271,14 @@ std::string Session::selection_text() const {
 
 void Session::set_output(const std::string& file, bool append) {
   flush_views();
-  if (file_) file_->flush();
+  if (file_) file_->out.flush();
   if (file == "-") {
     file_.reset();
     return;
   }
-  auto stream = std::make_unique<std::ofstream>(file, append ? std::ios::app : std::ios::trunc);
-  if (!*stream) throw CommandError("cannot write '" + file + "'");
-  file_ = std::move(stream);
+  auto output = std::make_unique<OutputFile>(file, append ? std::ios::app : std::ios::trunc);
+  if (!output->file) throw CommandError("cannot write '" + file + "'");
+  file_ = std::move(output);
 }
 
 void Session::selection_changed() {

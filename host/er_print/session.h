@@ -19,6 +19,7 @@
 #include "metric_registry.h"
 #include "object_visibility.h"
 #include "stack_profile.h"
+#include "terminal_text.h"
 #include "program_structure.h"
 #include "source_paths.h"
 #include "structure_views.h"
@@ -127,7 +128,7 @@ class Session {
   const analysis::AnalysisPlugins& plugins() const { return plugins_; }
   std::optional<size_t> limit() const { return limit_; }
   const analysis::MetricRegistry& registry() const { return registry_; }
-  std::ostream& out() { return file_ ? *file_ : out_; }
+  std::ostream& out() { return file_ ? file_->out : out_; }
   // The selection as plugins' views apply it to their records (no CPU).
   analysis::EventFilter record_filter() const { return selection_filter(false); }
   // What such a view says of the selection it cannot apply; throws
@@ -141,9 +142,17 @@ class Session {
   // With `cpus` false, -cpu_select is left out (for records that carry no CPU).
   analysis::EventFilter selection_filter(bool cpus = true) const;
 
+  // A file -outfile names, written as printable text like the terminal.
+  struct OutputFile {
+    OutputFile(const std::string& path, std::ios::openmode mode) : file(path, mode) {}
+    std::ofstream file;
+    PrintableTextBuffer text{file.rdbuf()};
+    std::ostream out{&text};
+  };
+
   analysis::AnalysisPlugins plugins_;
   std::ostream& out_;
-  std::unique_ptr<std::ofstream> file_;
+  std::unique_ptr<OutputFile> file_;
   std::vector<std::string> held_json_;  // views emitted since the last flush_views()
   analysis::MetricRegistry registry_;
   analysis::ProgramStructure structure_;

@@ -5,11 +5,14 @@
 #include <iostream>
 
 #include "experiment_files.h"
+#include "terminal_text.h"
 
 namespace fs = std::filesystem;
 using namespace lumen::er_tools;
 
 int main(int argc, char** argv) {
+  lumen::write_printable_text_only(std::cout);
+  lumen::write_printable_text_only(std::cerr);
   const std::string usage = "er_rm [-f] [-q] experiment...";
   ToolOptions options;
   try {

@@ -58,6 +58,56 @@ TEST(HostileExperiment, ADataFileNamedOutsideTheExperimentIsNotRead) {
   EXPECT_NEAR(total_user_seconds(functions), e.cpu_seconds, 1e-9) << functions.out;
 }
 
+// Text in an experiment (its command, comments, load objects' paths) may
+// hold escape sequences that set a terminal's title, clear it or write its
+// clipboard (OSC 52): every output shows them as visible escapes, JSON by
+// its own rules, so a reader still gets the text.
+TEST(HostileExperiment, EscapeSequencesNeverReachTheTerminal) {
+  TempDir dir;
+  const std::string object = (dir.path() / "lib\x1b]52;c;cHduZWQ=\x07.so").string();
+  const HandBuiltExperiment e = build_experiment(dir.path(), "escapes.er", 3, "", object);
+  std::string header;
+  {
+    std::ifstream in(e.path / "header.yaml");
+    header.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::string plain_command = "command: [hand-built]";
+  ASSERT_NE(header.find(plain_command), std::string::npos) << header;
+  // YAML's own escapes: \e is ESC, \a BEL, \x9b the C1 control CSI.
+  header.replace(header.find(plain_command), plain_command.size(),
+                 "command: [\"\\e]0;owned\\a\", \"\\e[2J\\x9b\"]\ncomments: [\"\\e]52;c;cHduZWQ=\\a\"]");
+  std::ofstream(e.path / "header.yaml") << header;
+  const fs::path outfile = dir.path() / "out.txt";
+
+  for (const std::string format : {"text", "csv", "json"}) {
+    const ProcessResult r = run_tool("er_print", {"--format=" + format, "-header", "-functions", "-outfile",
+                                                  outfile.string(), "-objects", e.path.string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::string file;
+    {
+      std::ifstream in(outfile);
+      file.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    const std::string* texts[] = {&r.out, &r.err, &file};
+    for (const std::string* text : texts) {
+      EXPECT_EQ(text->find('\x1b'), std::string::npos) << format << ": " << *text;
+      EXPECT_EQ(text->find('\x07'), std::string::npos) << format << ": " << *text;
+      EXPECT_EQ(text->find("\xc2\x9b"), std::string::npos) << format << ": " << *text;
+    }
+    if (format == "json") {
+      EXPECT_CONTAINS(r.out, "\\u001b]0;owned\\u0007");
+      EXPECT_CONTAINS(file, "lib\\u001b]52;c;cHduZWQ=\\u0007.so");
+    } else {
+      EXPECT_CONTAINS(r.out, "\\x1b]0;owned\\x07");
+      EXPECT_CONTAINS(r.out, "\\x1b[2J\\u009b");
+      EXPECT_CONTAINS(r.out, "\\x1b]52;c;cHduZWQ=\\x07");
+      EXPECT_CONTAINS(file, "lib\\x1b]52;c;cHduZWQ=\\x07.so");
+    }
+    // The object is gone: the warning names it, escaped.
+    EXPECT_CONTAINS(r.err, "lib\\x1b]52;c;cHduZWQ=\\x07.so cannot be read");
+  }
+}
+
 // A plugin directory the user names is loaded; one that is not a plugin is
 // refused by name.
 TEST(HostileExperiment, PluginDirectoriesComeFromTheUser) {

@@ -112,6 +112,18 @@ TEST_F(Plan, FlagEnablesAPluginTheProfileLacks) {
   EXPECT_EQ(plan.plugins[0].options, (Options{{"interval", "100000000"}}));
 }
 
+TEST_F(Plan, OriginsNameTheFlagOverTheProfileLine) {
+  CollectRequest request;
+  request.target = {"prog"};
+  collect::PlanOrigins origins;
+  collect::resolve_plan(profile("plugins:\n  clock:\n    interval: 5ms\n"), request, *installed_, &origins);
+  EXPECT_EQ(origins, (collect::PlanOrigins{{"clock", path() + ":3"}}));
+  request.plugin_flags = {{"p", "hi"}};
+  origins.clear();
+  collect::resolve_plan(profile("plugins:\n  clock:\n    interval: 5ms\n"), request, *installed_, &origins);
+  EXPECT_EQ(origins, (collect::PlanOrigins{{"clock", "-p"}}));
+}
+
 TEST_F(Plan, BadFlagValueIsAUsageError) {
   const collect::Profile p = profile(kDefaultProfile);
   std::string message;

@@ -76,5 +76,21 @@ TEST_F(PluginHooks, CheckStillRefusesWhatRemains) {
   EXPECT_EQ(message, "-z: bad is refused");
 }
 
+// Options written in a profile: the refusal names its file and line, where
+// a flag names the flag.
+TEST_F(PluginHooks, ARefusalNamesTheProfileLineItsOptionsCameFrom) {
+  std::string message;
+  testing::internal::CaptureStderr();
+  CollectionPlan from_profile = plan_with("bad");
+  EXPECT_THROW_MESSAGE(collect::check_plan_here(from_profile, *installed_, {{"narrowing", "/p/hw.yaml:4"}}),
+                       std::runtime_error, message);
+  EXPECT_EQ(message, "/p/hw.yaml:4: plugin 'narrowing': bad is refused");
+  CollectionPlan from_flag = plan_with("bad");
+  EXPECT_THROW_MESSAGE(collect::check_plan_here(from_flag, *installed_, {{"narrowing", "-z"}}), std::runtime_error,
+                       message);
+  EXPECT_EQ(message, "-z: bad is refused");
+  testing::internal::GetCapturedStderr();
+}
+
 }  // namespace
 }  // namespace lumen::test

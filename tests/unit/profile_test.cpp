@@ -106,5 +106,23 @@ TEST_F(ProfileFile, MissingFile) {
   EXPECT_EQ(message, path + ": cannot read the profile");
 }
 
+TEST_F(ProfileFile, ADirectoryIsNoProfile) {
+  const std::string path = dir_.path().string();
+  std::string message;
+  EXPECT_THROW_MESSAGE(read_profile(path), ProfileError, message);
+  EXPECT_EQ(message, path + ": a directory, not a profile (a YAML file, or a shipped profile's name)");
+}
+
+// YAML leaves a repeated key to the reader: the second must not silently
+// replace what the first said.
+TEST_F(ProfileFile, AKeyWrittenTwiceIsRefusedWithBothLines) {
+  EXPECT_EQ(error_of("plugins:\n  clock: {interval: 5}\n  heap: {}\n  clock: {}\n"),
+            (dir_ / "test.yaml").string() + ":4: plugin 'clock' is written twice (first at line 2)");
+  EXPECT_EQ(error_of("plugins:\n  clock:\n    interval: 5\n    interval: 10\n"),
+            (dir_ / "test.yaml").string() + ":4: option 'interval' is written twice (first at line 3)");
+  EXPECT_EQ(error_of("description: a\nplugins: {}\ndescription: b\n"),
+            (dir_ / "test.yaml").string() + ":3: key 'description' is written twice (first at line 1)");
+}
+
 }  // namespace
 }  // namespace lumen::test

@@ -4,10 +4,12 @@
 
 #include <cstdio>
 
+#include "terminal_text.h"
+
 namespace lumen::analysis {
 
 Progress::Progress(std::string what)
-    : what_(std::move(what)), terminal_(isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()),
+    : what_(printable_text(what)), terminal_(isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()),
       last_(start_) {}
 
 Progress::~Progress() {

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "terminal_text.h"
+
 namespace lumen::analysis {
 
 const char* unit_word(lumen_metric_unit unit) {
@@ -48,23 +50,44 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
+// JSON's own escapes for control characters (C0, DEL and C1 alike, so a
+// terminal shown the file acts on none); a byte that is not UTF-8 cannot be
+// in a JSON string and is written as the text \xNN.
 std::string json_string(const std::string& text) {
   std::string out = "\"";
-  for (const unsigned char c : text) {
+  char escaped[8];
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x80) {
+      const size_t length = utf8_sequence_length(text, i);
+      if (length == 0) {
+        std::snprintf(escaped, sizeof escaped, "\\\\x%02x", c);
+        out += escaped;
+        ++i;
+      } else if (c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) {
+        std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned char>(text[i + 1]));
+        out += escaped;
+        i += 2;
+      } else {
+        out.append(text, i, length);
+        i += length;
+      }
+      continue;
+    }
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
       case '\t': out += "\\t"; break;
       default:
-        if (c < 0x20) {
-          char escaped[8];
+        if (c < 0x20 || c == 0x7f) {
           std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
           out += escaped;
         } else {
           out += static_cast<char>(c);
         }
     }
+    ++i;
   }
   return out + "\"";
 }

@@ -1,5 +1,7 @@
 #include "program_structure.h"
 
+#include "terminal_text.h"
+
 #include <cstdio>
 #include <filesystem>
 
@@ -35,7 +37,7 @@ ObjectId ProgramStructure::object_for(const std::string& path, const std::string
                  "er_print: warning: load object %s cannot be read (moved or deleted since the experiment was "
                  "recorded, and not archived): its functions are shown by address; archive it with "
                  "er_archive -A copy while it is there\n",
-                 file.c_str());
+                 printable_text(file).c_str());
   object_ids_.emplace(path, id);
   return id;
 }
