@@ -46,6 +46,18 @@ TEST(EventExpression, BadExpressionsNameTheProblem) {
   }
 }
 
+TEST(EventExpression, ALoneEqualsSignIsNamed) {
+  for (const char* bad : {"THRID = 2", "(THRID = 2)", "CPUID == 1 && (THRID = 2)"}) {
+    try {
+      EventExpression::parse(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const analysis::ExpressionError& e) {
+      EXPECT_NE(std::string(e.what()).find("'=' is not a comparison; equality is '=='"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(GprofngFilter, FunctionClausesAndEventExpression) {
   const auto s = analysis::parse_filter_expression(R"((FNAME("spin_b") SOME IN STACK) && THRID IN (1,2))");
   EXPECT_EQ(s.functions, std::vector<std::string>{"spin_b"});

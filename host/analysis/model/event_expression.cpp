@@ -85,6 +85,9 @@ class Parser {
       if (!take(")")) fail("a ')' is missing after the IN list");
       return in;
     }
+    // A lone '=' would otherwise read as the end of a parenthesis or of the
+    // expression, and be named as what is missing there.
+    if (at_ < text_.size() && text_[at_] == '=') fail("'=' is not a comparison; equality is '=='");
     return node;
   }
   NodePtr sum() {
