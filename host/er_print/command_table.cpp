@@ -40,8 +40,10 @@ void print_help(Session& s, const std::vector<std::string>&) {
   for (const auto& [plugin, half] : s.plugins().all())
     for (size_t i = 0; i < half->descriptor->view_count; ++i)
       line(half->descriptor->views[i].command, std::string(half->descriptor->views[i].help) + " [" + plugin + "]");
+  // A refusal stands for a view no installed plugin offers.
   for (const Command& c : refused_commands())
-    line(c.name + (c.arguments.empty() ? "" : " " + c.arguments), c.help);
+    if (!plugin_view_command(c.name, s.plugins()))
+      line(c.name + (c.arguments.empty() ? "" : " " + c.arguments), c.help);
 }
 
 AnnotationRequest annotation(Session& s, const std::vector<std::string>& a) {

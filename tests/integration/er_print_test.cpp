@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
+#include <sstream>
 
 #include "lumen_commands.h"
 
@@ -87,6 +89,27 @@ TEST_F(ErPrint, ObjectsAndHeaderAndMetricList) {
   const auto metrics = er_print_json({"-metric_list"}, collection_->experiment);
   EXPECT_EQ(metrics.at("metrics").at(0).at("keyword"), "totalcpu");
   EXPECT_EQ(metrics.at("metrics").at(0).at("unit"), "sec.");
+}
+
+// Each command once (a view several plugins offer once per plugin, each
+// with its part): a view an installed plugin offers is never listed again as
+// "not offered".
+TEST_F(ErPrint, HelpListsEachCommandOnce) {
+  const ProcessResult r = run_process({er_print_path(), "-help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, int> listed;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("  ", 0) != 0 || line.size() < 3 || line[2] == ' ') continue;
+    const size_t plugin = line.rfind(" [");
+    const std::string offered_by = plugin != std::string::npos && line.back() == ']' ? line.substr(plugin) : "";
+    ++listed[line.substr(2, line.find(' ', 2) - 2) + offered_by];
+  }
+  EXPECT_GT(listed.size(), 50u) << r.out;
+  for (const auto& [command, times] : listed) EXPECT_EQ(times, 1) << command << " is listed " << times << " times";
+  EXPECT_EQ(listed.count("ioactivity [io]"), 1u);
+  EXPECT_EQ(listed.count("ioactivity"), 0u);
+  EXPECT_EQ(r.out.find("ioactivity              not offered"), std::string::npos) << r.out;
 }
 
 TEST_F(ErPrint, InteractivePromptReadsCommandsFromStdin) {
