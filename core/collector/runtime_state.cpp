@@ -22,6 +22,7 @@
 #include "loadobject_tracker.h"
 #include "plugin_host.h"
 #include "process_ending.h"
+#include "program_end.h"
 #include "reusable_capture.h"
 #include "run_pool.h"
 #include "sample_thread.h"
@@ -137,6 +138,7 @@ void start_collection() {
   if (!lineage.empty()) write_descendant_header(directory, lineage, plan());
   process_ending_start(directory, lineage.empty(), plan().runtime.size_limit_bytes != 0);
   run_pool_start(mark_collector_thread);
+  program_end_watch_start();
   g_collecting.store(true, std::memory_order_release);
   plugins_thread_begin();
 }
@@ -170,6 +172,7 @@ void log_tsc_clock() {
 void stop_collection() {
   const RuntimeGuard guard;
   if (!g_collecting.exchange(false, std::memory_order_acq_rel)) return;
+  program_end_watch_stop();
   plugin_periodic_stop_all();  // plugins stop with no tick of theirs running
   plugins_stop();
   plugins_thread_end();
@@ -211,6 +214,7 @@ void restart_in_forked_child(const std::string& lineage) {
   plugins_thread_begin();  // the child's own timers and counters
   plugin_periodic_after_fork();
   run_pool_start(mark_collector_thread);
+  program_end_watch_after_fork();
 }
 
 void stop_in_forked_child() {
@@ -223,6 +227,7 @@ void stop_in_forked_child() {
   run_pool_forget_after_fork();
   abandon_streams_after_fork();
   plugin_periodic_forget();
+  program_end_watch_forget();
   plugins_fork_child();
 }
 

@@ -106,6 +106,12 @@ void PeriodicThread::stop() {
   pthread_join(thread_, nullptr);
 }
 
+void PeriodicThread::stop_from_its_tick() {
+  running_ = false;
+  stop_.store(1, std::memory_order_release);
+  pthread_detach(pthread_self());
+}
+
 void PeriodicThread::after_fork() {
   running_ = false;
   if (period_ns_ > 0 && tick_ != nullptr) create();

@@ -23,6 +23,9 @@ class PeriodicThread {
   // Not signal-safe. Wakes the thread at once, waits for its end; a tick in
   // progress finishes first.
   void stop();
+  // Not signal-safe. From its own tick: the thread ends after the tick,
+  // detached, and stop() no longer waits for it.
+  void stop_from_its_tick();
   // In a forked child: the parent's thread does not exist here; start anew
   // with the same period and tick.
   void after_fork();

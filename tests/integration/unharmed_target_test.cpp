@@ -119,6 +119,29 @@ TEST(UnharmedTarget, DescriptorsUnderALowHardLimitAreTheProgramsOwnWhereItMayBeR
   expect_descriptors_under_limit("-n");
 }
 
+// A program may end without exit: main leaves through pthread_exit and its
+// worker returns later, or its one thread makes the exit system call. The
+// collector's threads must not keep such a process alive: it ends with the
+// same output and status as without collect (a hang fails on the test's
+// TIMEOUT), under every data type that starts threads of the collector's.
+TEST(UnharmedTarget, AProgramThatEndsWithoutExitEndsAsWithoutCollect) {
+  const std::vector<std::vector<std::string>> option_sets = {
+      {}, {"-p", "off"}, {"-p", "hi", "-s", "all", "-H", "on", "-i", "on"}};
+  for (const std::vector<std::string>& mode : std::vector<std::vector<std::string>>{{"main_leaves"}, {"exit_call", "7"}}) {
+    const ProcessResult plain = plain_run(mode);
+    EXPECT_EQ(plain.exit_code, mode[0] == "exit_call" ? 7 : 0) << plain.err;
+    for (const std::vector<std::string>& options : option_sets) {
+      SCOPED_TRACE(mode[0] + " under collect " + testing::PrintToString(options));
+      TempDir dir;
+      const Collection c = collect(dir, options, "unharmed_target", mode);
+      EXPECT_EQ(c.run.exit_code, plain.exit_code) << c.run.err;
+      EXPECT_EQ(c.run.out, plain.out);
+      const ProcessResult header = run_process({(bin_dir() / "er_print").string(), "-header", c.experiment.string()});
+      EXPECT_NE(header.out.find("the program's last thread ended without exit"), std::string::npos) << header.out;
+    }
+  }
+}
+
 TEST(UnharmedTarget, ProgramReadsBackTheSignalMaskItSet) {
   const ProcessResult plain = plain_run({"mask"});
   ASSERT_EQ(plain.exit_code, 0);

@@ -21,7 +21,11 @@
  *   close_range   works, closes every descriptor above stderr with a raw
  *                 close_range system call (past any interposer), then
  *                 allocates ARG blocks and works again
- *   spin N        N threads burn 0.3 s of CPU each */
+ *   spin N        N threads burn 0.3 s of CPU each
+ *   main_leaves   main leaves through pthread_exit; a worker ends 0.3 s
+ *                 later by returning, and an atexit handler reports it
+ *   exit_call N   works, then ends by the exit system call with status N
+ *                 (not exit_group, so neither atexit nor stdio runs) */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -286,6 +290,35 @@ static int spin_threads(int n) {
   return 0;
 }
 
+static void report_at_exit(void) {
+  printf("atexit handler ran\n");
+  fflush(stdout);
+}
+
+static void* finish_later(void* arg) {
+  (void)arg;
+  burn_cpu(0.1);
+  usleep(200000);
+  printf("worker ends\n");
+  return NULL;
+}
+
+static int main_leaves(void) {
+  atexit(report_at_exit);
+  pthread_t worker;
+  pthread_create(&worker, NULL, finish_later, NULL);
+  printf("main leaves\n");
+  pthread_exit(NULL);
+}
+
+static int exit_call(int status) {
+  burn_cpu(0.1);
+  const char text[] = "ends by the exit system call\n";
+  if (write(STDOUT_FILENO, text, sizeof text - 1) < 0) return 1;
+  syscall(SYS_exit, status);
+  return 1;
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   const int arg = argc > 2 ? atoi(argv[2]) : 0;
@@ -297,7 +330,10 @@ int main(int argc, char** argv) {
   else if (strcmp(mode, "fork_dlopen") == 0) status = fork_dlopen(arg);
   else if (strcmp(mode, "close_range") == 0) status = close_range_raw(arg);
   else if (strcmp(mode, "spin") == 0) status = spin_threads(arg);
-  else fprintf(stderr, "usage: unharmed_target sleeps|fds|mask|fork_alloc N|fork_dlopen N|close_range N|spin N\n");
+  else if (strcmp(mode, "main_leaves") == 0) status = main_leaves();
+  else if (strcmp(mode, "exit_call") == 0) status = exit_call(arg);
+  else fprintf(stderr, "usage: unharmed_target sleeps|fds|mask|fork_alloc N|fork_dlopen N|close_range N|spin N|main_leaves|"
+                       "exit_call N\n");
   truth_write();
   return status;
 }
