@@ -42,6 +42,7 @@ namespace lumen::collector {
 namespace {
 
 std::atomic<bool> g_collecting{false};
+std::atomic<bool> g_sandboxed{false};  // a thread entered seccomp: new threads are not collected
 int g_loadobjects_stream = -1;
 int g_samples_stream = -1;
 
@@ -188,6 +189,11 @@ void stop_collection() {
 }
 
 void restart_in_forked_child(const std::string& lineage) {
+  // A child inherits its parent's seccomp filter: not collected either.
+  if (g_sandboxed.load(std::memory_order_acquire)) {
+    stop_in_forked_child();
+    return;
+  }
   const RuntimeGuard guard;
   forget_collector_threads();  // the parent's
   const std::string directory = sub_experiment(lineage);
@@ -235,7 +241,20 @@ bool collecting() { return g_collecting.load(std::memory_order_acquire); }
 
 void runtime_thread_begin() {
   const RuntimeGuard guard;
-  if (collecting()) plugins_thread_begin();
+  if (collecting() && !g_sandboxed.load(std::memory_order_acquire)) plugins_thread_begin();
+}
+
+void end_collection_for_sandbox(unsigned long mode) {
+  {
+    const RuntimeGuard guard;
+    const std::string text = "thread " + std::to_string(current_tid()) + " entered seccomp's " +
+                             (mode == 1 ? "strict mode" : "filter mode") +
+                             ", where a system call collection makes may kill the process: its collection ended "
+                             "there, and threads created after it were not collected";
+    experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text));
+  }
+  g_sandboxed.store(true, std::memory_order_release);
+  runtime_thread_end();
 }
 
 void mark_collector_thread() {

@@ -21,6 +21,11 @@ void runtime_thread_end();
 // it, so analysis does not list it among the program's threads.
 void mark_collector_thread();
 
+// Not signal-safe. The calling thread enters a seccomp sandbox in `mode`
+// (1 strict, 2 filter): its collection ends, threads created from now on
+// are not collected, and the experiment log says why.
+void end_collection_for_sandbox(unsigned long mode);
+
 // Not signal-safe. Ends collection in this process for good (the API's
 // collector_terminate_expt, and process exit).
 void stop_collection();

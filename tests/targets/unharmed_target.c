@@ -25,7 +25,10 @@
  *   main_leaves   main leaves through pthread_exit; a worker ends 0.3 s
  *                 later by returning, and an atexit handler reports it
  *   exit_call N   works, then ends by the exit system call with status N
- *                 (not exit_group, so neither atexit nor stdio runs) */
+ *                 (not exit_group, so neither atexit nor stdio runs)
+ *   strict_mode   works, enters seccomp's strict mode (read, write, exit
+ *                 and sigreturn only), works and writes there, and ends by
+ *                 the exit system call */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -34,7 +37,9 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <linux/seccomp.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
@@ -319,6 +324,19 @@ static int exit_call(int status) {
   return 1;
 }
 
+static int strict_mode(void) {
+  burn_cpu(0.1);
+  printf("entering strict mode\n");
+  fflush(stdout);
+  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT) != 0) return 1;
+  volatile double sum = 0;
+  for (long i = 0; i < 50000000; ++i) sum += (double)i * 0.5;
+  const char text[] = "worked in strict mode\n";
+  if (write(STDOUT_FILENO, text, sizeof text - 1) < 0) syscall(SYS_exit, 1);
+  syscall(SYS_exit, 0);
+  return 1;
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   const int arg = argc > 2 ? atoi(argv[2]) : 0;
@@ -332,8 +350,9 @@ int main(int argc, char** argv) {
   else if (strcmp(mode, "spin") == 0) status = spin_threads(arg);
   else if (strcmp(mode, "main_leaves") == 0) status = main_leaves();
   else if (strcmp(mode, "exit_call") == 0) status = exit_call(arg);
+  else if (strcmp(mode, "strict_mode") == 0) status = strict_mode();
   else fprintf(stderr, "usage: unharmed_target sleeps|fds|mask|fork_alloc N|fork_dlopen N|close_range N|spin N|main_leaves|"
-                       "exit_call N\n");
+                       "exit_call N|strict_mode\n");
   truth_write();
   return status;
 }

@@ -135,7 +135,14 @@ using namespace lumen::io;
 
 extern "C" {
 
-int io_tracing(void) { return g_tracing.load(std::memory_order_acquire); }
+// Also whether this thread may record: one whose collection ended (a
+// thread that entered a seccomp sandbox, where even reading the clock may
+// be a forbidden system call) is not timed.
+int io_tracing(void) {
+  if (g_tracing.load(std::memory_order_acquire) == 0) return 0;
+  const Recording thread_records;
+  return thread_records ? 1 : 0;
+}
 
 uint64_t io_now(void) { return g_runtime->now_ns(); }
 

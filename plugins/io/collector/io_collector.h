@@ -15,8 +15,9 @@
 extern "C" {
 #endif
 
-/* 1 while the plugin records: one acquire load decides whether a wrapper does
- * more than forward. */
+/* 1 while the plugin records and this thread may (not inside the runtime, its
+ * collection not ended): an acquire load and the re-entry guard decide
+ * whether a wrapper does more than forward. */
 int io_tracing(void);
 
 /* The experiment's clock (CLOCK_MONOTONIC), only when io_tracing() said 1. */
