@@ -88,7 +88,6 @@ def browser_or_skip():
         sys.exit(SKIP)
     try:
         from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
     except ImportError:
         print("SKIPPED: python3-selenium is not installed (tools/install-test-dependencies.sh)")
         sys.exit(SKIP)
@@ -98,7 +97,57 @@ def browser_or_skip():
               "--allow-file-access-from-files"):
         options.add_argument(a)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service(chromedriver), options=options)
+    return start_driver(webdriver, chromedriver, options)
+
+
+def free_loopback_port():
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_listening(command, port):
+    """Starts `command`, which listens on 127.0.0.1:`port`, and waits for it."""
+    import socket
+    import subprocess
+    import time
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return process
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError(f"{command[0]} did not listen on 127.0.0.1:{port}")
+            time.sleep(0.1)
+
+
+def start_driver(webdriver, chromedriver, options):
+    """Chromium and chromedriver each on a free loopback port, reached by
+    address: Selenium and chromedriver would reach them by the name
+    "localhost", which a minimal system without /etc/hosts does not resolve."""
+    browser_port, driver_port = free_loopback_port(), free_loopback_port()
+    profile = tempfile.mkdtemp(prefix="er_html_chromium_")
+    browser = start_listening([options.binary_location, f"--remote-debugging-port={browser_port}",
+                               f"--user-data-dir={profile}"] + options.arguments + ["about:blank"], browser_port)
+    service = start_listening([chromedriver, f"--port={driver_port}"], driver_port)
+    options.debugger_address = f"127.0.0.1:{browser_port}"
+    driver = webdriver.Remote(command_executor=f"http://127.0.0.1:{driver_port}", options=options)
+    quit_session = driver.quit
+
+    def quit_all():
+        try:
+            quit_session()
+        finally:
+            for process in (service, browser):
+                process.terminate()
+                process.wait(timeout=10)
+            shutil.rmtree(profile, ignore_errors=True)
+    driver.quit = quit_all
+    return driver
 
 
 def check_browser(bin_dir, experiment, report, compare_report, artifacts):

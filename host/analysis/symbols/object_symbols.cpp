@@ -138,14 +138,70 @@ std::string in_compile_directory(const char* file, const char* compile_dir) {
 
 }  // namespace
 
+namespace {
+
+// The compile unit whose code holds `address`, into `cu`, with the
+// module's bias; false when none does. `ranges` is filled at the first
+// address libdw cannot place.
+bool compile_unit_at(Dwfl_Module* module, std::optional<std::vector<CompileUnitRange>>& ranges, uint64_t address,
+                     Dwarf_Die* cu, uint64_t* bias) {
+  Dwarf_Addr module_bias = 0;
+  if (Dwarf_Die* found = dwfl_module_addrdie(module, address, &module_bias)) {
+    *cu = *found;
+    *bias = module_bias;
+    return true;
+  }
+  Dwarf* dwarf = dwfl_module_getdwarf(module, &module_bias);
+  if (dwarf == nullptr) return false;
+  if (!ranges) {
+    ranges.emplace();
+    Dwarf_Addr unit_bias = 0;
+    for (Dwarf_Die* unit = nullptr; (unit = dwfl_module_nextcu(module, unit, &unit_bias)) != nullptr;) {
+      Dwarf_Addr base = 0, low = 0, high = 0;
+      for (ptrdiff_t at = 0; (at = dwarf_ranges(unit, at, &base, &low, &high)) > 0;)
+        if (high > low) ranges->push_back({low, high, dwarf_dieoffset(unit)});
+    }
+    std::sort(ranges->begin(), ranges->end(),
+              [](const CompileUnitRange& a, const CompileUnitRange& b) { return a.low < b.low; });
+  }
+  const uint64_t wanted = address - module_bias;
+  const auto after = std::upper_bound(ranges->begin(), ranges->end(), wanted,
+                                      [](uint64_t at, const CompileUnitRange& range) { return at < range.low; });
+  // Ranges may nest or overlap (a unit's several ranges): the nearest start
+  // at or below the address that still holds it.
+  for (auto range = after; range != ranges->begin();) {
+    --range;
+    if (wanted < range->high) {
+      *bias = module_bias;
+      return dwarf_offdie(dwarf, range->unit_offset, cu) != nullptr;
+    }
+    if (after - range > 16) break;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::optional<SourceLine> ObjectSymbols::source_line(uint64_t address) const {
   if (module_ == nullptr) return std::nullopt;
-  Dwfl_Line* line = dwfl_module_getsrc(module_, address);
-  if (line == nullptr) return std::nullopt;
+  if (Dwfl_Line* line = dwfl_module_getsrc(module_, address)) {
+    int number = 0;
+    const char* file = dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr);
+    if (file == nullptr || number <= 0) return std::nullopt;
+    return SourceLine{in_compile_directory(file, dwfl_line_comp_dir(line)), number};
+  }
+  // libdw found no unit by address (no .debug_aranges): the unit's own
+  // line table.
+  Dwarf_Die cu;
+  uint64_t bias = 0;
+  if (!compile_unit_at(module_, unit_ranges_, address, &cu, &bias)) return std::nullopt;
+  Dwarf_Line* line = dwarf_getsrc_die(&cu, address - bias);
   int number = 0;
-  const char* file = dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr);
-  if (file == nullptr || number <= 0) return std::nullopt;
-  return SourceLine{in_compile_directory(file, dwfl_line_comp_dir(line)), number};
+  const char* file = line != nullptr ? dwarf_linesrc(line, nullptr, nullptr) : nullptr;
+  if (file == nullptr || dwarf_lineno(line, &number) != 0 || number <= 0) return std::nullopt;
+  Dwarf_Attribute attribute;
+  const char* directory = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attribute));
+  return SourceLine{in_compile_directory(file, directory), number};
 }
 
 std::vector<std::string> ObjectSymbols::names_at(uint64_t start) const {
@@ -213,11 +269,11 @@ std::vector<uint8_t> ObjectSymbols::code_bytes(uint64_t address, uint64_t size) 
 std::vector<std::string> ObjectSymbols::inline_chain(uint64_t address) const {
   std::vector<std::string> chain;
   if (module_ == nullptr) return chain;
-  Dwarf_Addr bias = 0;
-  Dwarf_Die* cu = dwfl_module_addrdie(module_, address, &bias);
-  if (cu == nullptr) return chain;
+  Dwarf_Die cu;
+  uint64_t bias = 0;
+  if (!compile_unit_at(module_, unit_ranges_, address, &cu, &bias)) return chain;
   Dwarf_Die* scopes = nullptr;
-  const int count = dwarf_getscopes(cu, address - bias, &scopes);
+  const int count = dwarf_getscopes(&cu, address - bias, &scopes);
   for (int i = 0; i < count; ++i) {
     if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine) continue;
     Dwarf_Attribute attribute;

@@ -28,6 +28,14 @@ struct SourceLine {
   int line = 0;
 };
 
+// A compile unit's address range, for objects without .debug_aranges
+// (clang does not write it), where libdw 0.188 finds no unit by address.
+struct CompileUnitRange {
+  uint64_t low = 0;
+  uint64_t high = 0;  // one past the end
+  uint64_t unit_offset = 0;
+};
+
 class ObjectSymbols {
  public:
   explicit ObjectSymbols(const std::string& path);
@@ -58,6 +66,7 @@ class ObjectSymbols {
   Dwfl* dwfl_ = nullptr;
   Dwfl_Module* module_ = nullptr;
   mutable std::optional<std::unordered_map<std::string, uint64_t>> exported_;  // read at the first lookup
+  mutable std::optional<std::vector<CompileUnitRange>> unit_ranges_;          // read at the first miss
 };
 
 // "_ZN3foo3barEv" -> "foo::bar()"; other names unchanged.

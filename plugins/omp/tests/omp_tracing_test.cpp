@@ -234,9 +234,12 @@ double cell(const json& row, const std::string& metric) { return row.at("values"
 // encountering thread's), and the call in main the function's inclusive
 // time. The program splits the region's work 0.1 s / 0.4 s.
 TEST_P(OmpTracing, UserModeSourceHoldsEveryThreadsWorkOnTheRegionsLines) {
+  // clang writes no .debug_aranges: its lines are found all the same.
   const json lines = er_print_json({"-viewmode", "machine", "-lines"}, run_->experiment);
-  if (lines.dump().find("omp_target.c") == std::string::npos)
-    GTEST_SKIP() << "er_print reads no line of this build's omp_target.c in any mode (clang 14's line table)";
+  ASSERT_NE(lines.dump().find("omp_target.c"), std::string::npos) << lines.dump();
+  if (std::string(GetParam().name) == "libomp")
+    GTEST_SKIP() << "a gap of lumen's, open: in user mode clang's outlined body (.omp_outlined.) leaves its lines "
+                    "without the body's work, which its parallel construct's line holds";
   const double work = run_->truth.at("imbalanced_work").get<double>();
   const double worker_work = 0.8 * work;
   const auto user = source_lines(run_->experiment, "user", "imbalanced_region");
