@@ -128,9 +128,18 @@ void look() {
 
 }  // namespace
 
-void program_end_watch_start() { g_watch.start(kLookEveryNs, look, "lumen-end"); }
+// The /proc reader's thread starts at its first read: made here, before
+// main, its stack never takes the place of something the program unmaps
+// and maps again (a library dlclosed and another dlopened where it was).
+void program_end_watch_start() {
+  main_thread_ended();
+  g_watch.start(kLookEveryNs, look, "lumen-end");
+}
 void program_end_watch_stop() { g_watch.stop(); }
-void program_end_watch_after_fork() { g_watch.after_fork(); }
+void program_end_watch_after_fork() {
+  main_thread_ended();
+  g_watch.after_fork();
+}
 void program_end_watch_forget() { g_watch.forget(); }
 
 }  // namespace lumen::collector
