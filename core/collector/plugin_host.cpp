@@ -81,12 +81,23 @@ void runtime_log_note(const char* text) { experiment_log_event(metadata::log_eve
 // A thread's collection ends with its thread_end: what glibc runs on it
 // after that (thread-specific data destructors, libunwind's own cache among
 // them, taking libunwind's lock) is not traced, nor counted as a drop.
+// Cancellation is disabled inside, as for RuntimeGuard (thread_state.h);
+// the state to restore is stored once the depth shows the thread inside,
+// so a handler entering meanwhile keeps its own.
 int runtime_enter() {
   ThreadState& thread = current_thread();
-  if (thread.finished) return 0;
-  return thread.interposer_depth++ == 0 ? 1 : (--thread.interposer_depth, 0);
+  if (thread.finished || thread.interposer_depth != 0) return 0;
+  const int before = disable_cancellation();
+  ++thread.interposer_depth;
+  thread.cancel_state_to_restore = before;
+  return 1;
 }
-void runtime_leave() { --current_thread().interposer_depth; }
+void runtime_leave() {
+  ThreadState& thread = current_thread();
+  const int before = thread.cancel_state_to_restore;
+  --thread.interposer_depth;
+  restore_cancellation(before);
+}
 int runtime_collecting() { return collecting() ? 1 : 0; }
 int runtime_set_frame_provider(lumen_frame_provider provider) {
   return stack_capture_set_frame_provider(provider) ? 0 : -1;

@@ -2,6 +2,8 @@
 // signal handler reaches it without calling into the dynamic linker.
 #pragma once
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cstdint>
 
@@ -41,6 +43,9 @@ struct ThreadState {
   uint32_t tid = 0;
   bool finished = false;     // thread_end ran: further writes are dropped
   int interposer_depth = 0;  // >0 while the runtime itself is on the stack
+  // The program's cancelability state when the plugins' re-entry guard
+  // (lumen_runtime.enter) disabled it; restored by leave.
+  int cancel_state_to_restore = PTHREAD_CANCEL_ENABLE;
   // The id of the latest stack captured on this thread (LUMEN_NO_STACK
   // before the first): where an off-CPU sampler charges time the thread
   // spent runnable, when nothing else says where it was.
@@ -70,18 +75,47 @@ inline ThreadState& current_thread() {
 // [signal-safe] Kernel thread id of the calling thread (cached).
 inline uint32_t current_tid() { return current_thread().tid; }
 
+// [signal-safe] The program's deferred cancellation never acts inside the
+// collector's own work: a pending request would act at the first
+// cancellation point there (libunwind's read of its validation pipe, a
+// plugin's I/O), in a call that is none for the program (malloc,
+// pthread_mutex_lock), through frames that may not throw. Entering the
+// runtime disables it, leaving restores the program's state, and its own
+// cancellation points act as they would. The depth counts only while
+// disabled, so a signal handler that finds the depth 0 saves and restores
+// the state itself. (glibc's pthread_setcancelstate is an atomic update of
+// the thread's own word: no lock, nothing a handler could deadlock on; an
+// asynchronous cancellation pending at the restore acts there, as it would
+// have anywhere in the program.)
+inline int disable_cancellation() {
+  int before = PTHREAD_CANCEL_ENABLE;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &before);
+  return before;
+}
+inline void restore_cancellation(int before) {
+  if (before != PTHREAD_CANCEL_DISABLE) pthread_setcancelstate(before, nullptr);
+}
+
 // [signal-safe] Marks the calling thread as running collector code for the
 // guard's lifetime; `entered()` is false when it already was (nested).
 class RuntimeGuard {
  public:
-  RuntimeGuard() : entered_(current_thread().interposer_depth++ == 0) {}
-  ~RuntimeGuard() { --current_thread().interposer_depth; }
+  RuntimeGuard() {
+    ThreadState& thread = current_thread();
+    if (thread.interposer_depth == 0) cancel_before_ = disable_cancellation();
+    entered_ = thread.interposer_depth++ == 0;
+  }
+  ~RuntimeGuard() {
+    --current_thread().interposer_depth;
+    restore_cancellation(cancel_before_);
+  }
   RuntimeGuard(const RuntimeGuard&) = delete;
   RuntimeGuard& operator=(const RuntimeGuard&) = delete;
   bool entered() const { return entered_; }
 
  private:
-  bool entered_;
+  int cancel_before_ = PTHREAD_CANCEL_DISABLE;  // nested: nothing to restore
+  bool entered_ = false;
 };
 
 }  // namespace lumen::collector

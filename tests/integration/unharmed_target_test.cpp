@@ -162,6 +162,33 @@ TEST(UnharmedTarget, AProgramInSeccompStrictModeRunsAsWithoutCollect) {
   }
 }
 
+// Deferred cancellation acts at cancellation points only: not inside the
+// collector's work in a call that is none (malloc, pthread_mutex_lock,
+// lseek, a clock sample's unwinding), while the program's own blocking
+// calls stay cancellable when a tracer interposes them. Each worker of
+// the target asks for its own cancellation and must reach its
+// pthread_testcancel (a C++ program: cancelled inside a function that may
+// not throw it would end in std::terminate; cancelled holding its mutex,
+// the others would wait for ever). Several runs: the cancellation lands
+// wherever the worker is when the collector's work meets it.
+TEST(UnharmedTarget, CancellationActsOnlyAtTheProgramsCancellationPoints) {
+  const std::vector<std::string> args = {"20", "300"};
+  const ProcessResult plain = run_without_collect("cancellation_target", args);
+  ASSERT_EQ(plain.exit_code, 0) << plain.out << plain.err;
+  ASSERT_EQ(plain.out,
+            "reached: 20 of 20\ncancelled at the point: 20 of 20\nlock free: yes\ncancelled while blocked: 2 of 2\n");
+  for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
+           {}, {"-s", "all"}, {"-p", "hi", "-s", "all", "-H", "on", "-i", "on"}}) {
+    for (int run = 0; run < 3; ++run) {
+      SCOPED_TRACE("collect " + testing::PrintToString(options) + ", run " + std::to_string(run));
+      TempDir dir;
+      const Collection c = collect(dir, options, "cancellation_target", args);
+      EXPECT_EQ(c.run.exit_code, 0) << c.run.err;
+      EXPECT_EQ(c.run.out, plain.out) << c.run.err;
+    }
+  }
+}
+
 TEST(UnharmedTarget, ProgramReadsBackTheSignalMaskItSet) {
   const ProcessResult plain = plain_run({"mask"});
   ASSERT_EQ(plain.exit_code, 0);
