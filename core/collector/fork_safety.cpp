@@ -6,6 +6,8 @@
 
 #include "loadobject_tracker.h"
 #include "object_snapshot.h"
+#include "program_signal_view.h"
+#include "signal_chain.h"
 #include "stack_capture.h"
 #include "tsc_clock.h"
 
@@ -33,6 +35,7 @@ void child() {
   object_snapshot_fork_done();
   loadobject_tracker_fork_done();
   unwinder_fork_child();
+  release_inherited_holds();  // a child has nothing pending for itself
 }
 
 }  // namespace

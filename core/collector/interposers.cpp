@@ -7,6 +7,7 @@
 // GLIBC_2.34); a program binds whichever it was linked against, so each is
 // defined under both, and each forwards to the same version of the real one.
 #include <dlfcn.h>
+#include <sys/syscall.h>
 #include <link.h>
 #include <lumen/collector_support.h>
 #include <pthread.h>
@@ -19,6 +20,7 @@
 #include "loadobject_tracker.h"
 #include "object_snapshot.h"
 #include "runtime_state.h"
+#include "program_signal_view.h"
 #include "signal_chain.h"
 #include "stack_capture.h"
 #include "thread_state.h"
@@ -58,6 +60,7 @@ void* thread_trampoline(void* opaque) {
     std::free(opaque);
   }
   set_claimed_signals_blocked_by_target(start.claimed_signals_blocked);
+  release_inherited_holds();
   current_thread().created_ns = start.created_ns;
   runtime_thread_begin();
   // Any value but null has the destructor run.
@@ -81,9 +84,20 @@ int create_thread(PthreadCreate real_create, pthread_t* thread, const pthread_at
     start = static_cast<ThreadStart*>(std::malloc(sizeof(ThreadStart)));
   }
   if (start == nullptr) return real_create(thread, attr, routine, argument);
-  *start = {routine, argument, claimed_signals_blocked_by_target(), 0};
+  // The program's view of the new thread's mask: its creator's, or the
+  // one the attributes give it.
+  uint64_t claimed_blocked = claimed_signals_blocked_by_target();
+  sigset_t attr_mask;
+  if (attr != nullptr && pthread_attr_getsigmask_np(attr, &attr_mask) == 0)
+    claimed_blocked = claimed_signals_in(&attr_mask);
+  *start = {routine, argument, claimed_blocked, 0};
   start->created_ns = tsc_now_ns();
+  // The kernel blocks those for the new thread until its trampoline holds
+  // the program's view: a signal meanwhile waits, as it would have.
+  sigset_t during_clone = claimed_signal_set(claimed_blocked), creators;
+  syscall(SYS_rt_sigprocmask, SIG_BLOCK, &during_clone, &creators, _NSIG / 8);
   const int rc = real_create(thread, attr, thread_trampoline, start);
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &creators, nullptr, _NSIG / 8);
   if (rc != 0) {
     const RuntimeGuard guard;
     std::free(start);

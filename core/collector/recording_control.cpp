@@ -23,7 +23,7 @@ uint64_t g_window_end_ns = UINT64_MAX;
 int on_pause_signal(int signal, siginfo_t* info, void*) {
   if (signal != g_pause_signal || info->si_code == SI_TIMER) return 0;
   g_paused.store(!g_paused.load(std::memory_order_acquire), std::memory_order_release);
-  return 1;
+  return target_wants(signal) ? 0 : 1;  // as -l's (samples.cpp)
 }
 
 }  // namespace

@@ -49,10 +49,13 @@ uint64_t resident_bytes() {
   return pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
+// The sample is taken, and the signal is the program's too when it takes
+// it itself (a handler, or a mask to wait for it); otherwise it was sent
+// for the sample only (its default action would end the program).
 int on_signal(int signal, siginfo_t* info, void*) {
   if (signal == g_sample_signal && info->si_code != SI_TIMER) {
     record_sample(LUMEN_SAMPLE_SIGNAL, nullptr);
-    return 1;
+    return target_wants(signal) ? 0 : 1;
   }
   return 0;
 }

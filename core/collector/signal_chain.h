@@ -20,17 +20,24 @@ int observe_signal(int signal, lumen_signal_handler observer);
 // [signal-safe] Whether `signal` is claimed by a plugin.
 bool signal_claimed(int signal);
 
+// [signal-safe] Hands `signal` to the collector's observers and handlers;
+// true when one of them took it as its own (the program's never sees it).
+// A signal the collector redelivered for the program is never taken.
+bool collector_takes(int signal, siginfo_t* info, void* ucontext);
+
+// [signal-safe] Sends a held signal taken out of the pending set again,
+// as it came, for the program (the calling thread blocks it).
+void hold_again_for_target(int signal, const siginfo_t* info);
+
+// [signal-safe] Whether the program takes `signal` itself: a handler of
+// its own, or the calling thread blocks it (to wait for it).
+bool target_wants(int signal);
+
 // The target's sigaction for a claimed signal: records `act` as the
 // target's disposition and returns the previous one in `old`.
 int target_sigaction(int signal, const struct sigaction* act, struct sigaction* old);
 
 // Removes claimed signals from a set the target is about to block.
 void unblockable(sigset_t* set);
-
-// [signal-safe] The claimed signals the calling thread's program code
-// blocked (bit s-1 for signal s), which the kernel's mask does not hold; a
-// new thread inherits its creator's, as it inherits the mask.
-uint64_t claimed_signals_blocked_by_target();
-void set_claimed_signals_blocked_by_target(uint64_t bits);
 
 }  // namespace lumen::collector

@@ -2,16 +2,25 @@
 // chain so that it neither replaces nor blocks a signal a plugin claimed,
 // while reading back exactly the mask it set.
 // glibc's signal() does not call the exported sigaction, so it is wrapped
-// too. Versions as glibc exports them (objdump -T libc.so.6).
+// too; the waits for signals (sigwait and its kin, sigsuspend) take the
+// program's view of its mask (program_signal_view.h), and leave the
+// collector's own signals out. Versions as glibc exports them (objdump -T
+// libc.so.6).
 #include <dlfcn.h>
 #include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 
 #include <lumen/collector_support.h>
 
+#include "program_signal_view.h"
 #include "signal_chain.h"
 #include "stack_capture.h"
+#include "thread_state.h"
 
 using namespace lumen::collector;
 
@@ -20,44 +29,118 @@ namespace {
 using Sigprocmask = int (*)(int, const sigset_t*, sigset_t*);
 using PthreadSigmask = int (*)(int, const sigset_t*, sigset_t*);
 
-// The claimed signals the calling thread's program code asked to block, one
-// bit per signal (bit s-1): the kernel's mask keeps them deliverable, and
-// the program reads back the mask it set.
-__attribute__((tls_model("initial-exec"))) thread_local uint64_t t_claimed_blocked;
+using Sigtimedwait = int (*)(const sigset_t*, siginfo_t*, const struct timespec*);
 
-uint64_t claimed_in(const sigset_t* set) {
-  uint64_t bits = 0;
-  for (int signal = 1; signal < NSIG && signal <= 64; ++signal)
-    if (signal_claimed(signal) && sigismember(set, signal) == 1) bits |= uint64_t{1} << (signal - 1);
-  return bits;
+Sigtimedwait real_sigtimedwait() {
+  static const auto real = lumen::next_function<Sigtimedwait>("sigtimedwait", "GLIBC_2.2.5");
+  return real;
 }
 
-// The target's mask change, with the claimed signals kept deliverable and
-// remembered as blocked for what the target reads back. The runtime's own
-// unwinder blocks them on purpose (see unwinding_now) and is left alone.
+uint64_t blocked_after(int how, uint64_t before, uint64_t named) {
+  if (how == SIG_BLOCK) return before | named;
+  if (how == SIG_UNBLOCK) return before & ~named;
+  if (how == SIG_SETMASK) return named;
+  return before;
+}
+
+// The target's mask change, with the claimed signals kept deliverable
+// (held ones stay blocked while the program blocks them) and remembered
+// as blocked for what the target reads back. The runtime's own unwinder
+// blocks them on purpose (see unwinding_now) and is left alone, as is all
+// the runtime's own code (its threads block every signal; libunwind's lock
+// blocks and restores the mask in the off-CPU sampler's unwinding too).
 int masked(Sigprocmask real, int how, const sigset_t* set, sigset_t* old) {
-  if (unwinding_now()) return real(how, set, old);
+  if (unwinding_now() || current_thread().interposer_depth > 0) return real(how, set, old);
+  release_unpending_holds();
+  const uint64_t before = claimed_signals_blocked_by_target();
+  // Read before the call: `old` may be `set` (sigprocmask(how, &s, &s)).
+  const uint64_t after = set != nullptr ? blocked_after(how, before, claimed_signals_in(set)) : before;
+  const uint64_t held = claimed_signals_held() & after;
   sigset_t copy;
   const sigset_t* passed = set;
   if (set != nullptr && how != SIG_UNBLOCK) {
     copy = *set;
     unblockable(&copy);
+    for (int signal = 1; signal <= 64 && signal < NSIG; ++signal)
+      if (held & signal_bit(signal)) sigaddset(&copy, signal);
     passed = &copy;
   }
-  const uint64_t blocked_before = t_claimed_blocked;
-  // Read before the call: `old` may be `set` (sigprocmask(how, &s, &s)).
-  const uint64_t named = set != nullptr ? claimed_in(set) : 0;
+  // The program's view changes before the kernel's: a held signal the
+  // call unblocks is delivered inside it, to the program's handler.
+  const uint64_t held_before = claimed_signals_held();
+  set_claimed_signals_blocked_by_target(after);
+  set_claimed_signals_held(held);
   const int rc = real(how, passed, old);
-  if (rc != 0) return rc;
-  if (old != nullptr)
-    for (int signal = 1; signal < NSIG && signal <= 64; ++signal)
-      if (blocked_before >> (signal - 1) & 1u) sigaddset(old, signal);
-  if (set != nullptr) {
-    if (how == SIG_BLOCK) t_claimed_blocked = blocked_before | named;
-    else if (how == SIG_UNBLOCK) t_claimed_blocked = blocked_before & ~named;
-    else if (how == SIG_SETMASK) t_claimed_blocked = named;
+  if (rc != 0) {
+    set_claimed_signals_blocked_by_target(before);
+    set_claimed_signals_held(held_before);
+    return rc;
   }
+  if (old != nullptr)
+    for (int signal = 1; signal < NSIG && signal <= 64; ++signal) {
+      if (!signal_claimed(signal)) continue;
+      if (before & signal_bit(signal)) sigaddset(old, signal);
+      else sigdelset(old, signal);
+    }
   return 0;
+}
+
+// What is pending for the program: a held signal's pending instance may be
+// the collector's own (its timer's, which the hold kept waiting): taken
+// out and handed to the collector, the program's put back.
+int pending_for_program(sigset_t* set) {
+  for (int signal = 1; signal <= 64 && signal < NSIG && claimed_signals_held() != 0; ++signal) {
+    if (!(claimed_signals_held() & signal_bit(signal))) continue;
+    const sigset_t only = claimed_signal_set(signal_bit(signal));
+    const timespec now{0, 0};
+    siginfo_t info;
+    for (int taken = 0; taken < 4; ++taken) {
+      if (real_sigtimedwait()(&only, &info, &now) != signal) break;
+      if (!collector_takes(signal, &info, nullptr)) {
+        hold_again_for_target(signal, &info);
+        break;
+      }
+    }
+  }
+  release_unpending_holds();
+  return static_cast<int>(syscall(SYS_rt_sigpending, set, _NSIG / 8));
+}
+
+double monotonic_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9;
+}
+
+// The program waits for signals: one the collector takes as its own (its
+// timer's, while the thread waited with it unblocked) is not the
+// program's, and the wait goes on for what is left of its timeout.
+int wait_for_program_signal(const sigset_t* set, siginfo_t* info, const struct timespec* timeout) {
+  siginfo_t local;
+  siginfo_t* out = info != nullptr ? info : &local;
+  const double deadline =
+      timeout != nullptr ? monotonic_seconds() + static_cast<double>(timeout->tv_sec) + timeout->tv_nsec / 1e9 : 0;
+  timespec left{};
+  const timespec* wait_for = timeout;
+  for (;;) {
+    const int signal = real_sigtimedwait()(set, out, wait_for);
+    if (signal <= 0 || !signal_claimed(signal)) return signal;
+    const int saved_errno = errno;
+    release_unpending_holds();
+    const bool collectors = collector_takes(signal, out, nullptr);
+    errno = saved_errno;
+    if (!collectors) return signal;
+    if (timeout != nullptr) {
+      const double remaining = deadline - monotonic_seconds();
+      if (remaining <= 0) {
+        errno = EAGAIN;
+        return -1;
+      }
+      left.tv_sec = static_cast<time_t>(remaining);
+      left.tv_nsec = static_cast<long>((remaining - static_cast<double>(left.tv_sec)) * 1e9);
+      wait_for = &left;
+    }
+  }
 }
 
 }  // namespace
@@ -95,15 +178,63 @@ LUMEN_EXPORT int lumen_pthread_sigmask_2_2_5(int how, const sigset_t* set, sigse
   return masked(real, how, set, old);
 }
 
+LUMEN_EXPORT int lumen_sigpending(sigset_t* set) {
+  if (set == nullptr) {
+    errno = EFAULT;
+    return -1;
+  }
+  return pending_for_program(set);
+}
+
+LUMEN_EXPORT int lumen_sigtimedwait(const sigset_t* set, siginfo_t* info, const struct timespec* timeout) {
+  return wait_for_program_signal(set, info, timeout);
+}
+
+LUMEN_EXPORT int lumen_sigwaitinfo(const sigset_t* set, siginfo_t* info) {
+  return wait_for_program_signal(set, info, nullptr);
+}
+
+LUMEN_EXPORT int lumen_sigwait(const sigset_t* set, int* signal) {
+  int got;
+  do got = wait_for_program_signal(set, nullptr, nullptr);
+  while (got < 0 && errno == EINTR);
+  if (got < 0) return errno;
+  *signal = got;
+  return 0;
+}
+
+// While suspended, the program's mask is the one it passed: its claimed
+// signals as it says (held ones stay blocked if it blocks them), the
+// others deliverable.
+LUMEN_EXPORT int lumen_sigsuspend(const sigset_t* mask) {
+  using Sigsuspend = int (*)(const sigset_t*);
+  static const auto real = lumen::next_function<Sigsuspend>("sigsuspend", "GLIBC_2.2.5");
+  if (mask == nullptr) return real(mask);
+  release_unpending_holds();
+  const uint64_t before = claimed_signals_blocked_by_target();
+  const uint64_t during = claimed_signals_in(mask);
+  sigset_t passed = *mask;
+  unblockable(&passed);
+  for (int signal = 1; signal <= 64 && signal < NSIG; ++signal)
+    if (claimed_signals_held() & during & signal_bit(signal)) sigaddset(&passed, signal);
+  set_claimed_signals_blocked_by_target(during);
+  const int rc = real(&passed);
+  const int saved_errno = errno;
+  set_claimed_signals_blocked_by_target(before);
+  errno = saved_errno;
+  return rc;
+}
+
 }  // extern "C"
 
-namespace lumen::collector {
-uint64_t claimed_signals_blocked_by_target() { return t_claimed_blocked; }
-void set_claimed_signals_blocked_by_target(uint64_t bits) { t_claimed_blocked = bits; }
-}  // namespace lumen::collector
 
 __asm__(".symver lumen_sigaction, sigaction@@GLIBC_2.2.5");
 __asm__(".symver lumen_signal, signal@@GLIBC_2.2.5");
 __asm__(".symver lumen_sigprocmask, sigprocmask@@GLIBC_2.2.5");
 __asm__(".symver lumen_pthread_sigmask_2_32, pthread_sigmask@@GLIBC_2.32");
 __asm__(".symver lumen_pthread_sigmask_2_2_5, pthread_sigmask@GLIBC_2.2.5");
+__asm__(".symver lumen_sigtimedwait, sigtimedwait@@GLIBC_2.2.5");
+__asm__(".symver lumen_sigwaitinfo, sigwaitinfo@@GLIBC_2.2.5");
+__asm__(".symver lumen_sigwait, sigwait@@GLIBC_2.2.5");
+__asm__(".symver lumen_sigsuspend, sigsuspend@@GLIBC_2.2.5");
+__asm__(".symver lumen_sigpending, sigpending@@GLIBC_2.2.5");

@@ -58,6 +58,15 @@ int parse_signal(const std::string& flag, const std::string& text) {
     throw UsageError(flag + ": " + signal_name(signal) + " cannot be caught");
   if (signal == SIGPROF)
     throw UsageError(flag + ": SIGPROF is the collector's own signal; choose another, such as SIGUSR1");
+  // The program cannot spare these: the kernel raises them for its faults
+  // (a sample there would hide the crash), abort() raises SIGABRT, and the
+  // kernel sends SIGCHLD and SIGCONT for reasons of its own.
+  for (const int spared : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT, SIGCHLD, SIGCONT})
+    if (signal == spared)
+      throw UsageError(flag + ": " + signal_name(signal) +
+                       " is the program's own (the kernel or the C library sends it); choose another, such as SIGUSR1");
+  if (signal > SIGSYS && signal < SIGRTMIN)
+    throw UsageError(flag + ": signal " + std::to_string(signal) + " is the C library's own; choose another, such as SIGUSR1");
   return signal;
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <fstream>
 #include <sstream>
 
@@ -186,6 +187,51 @@ TEST(UnharmedTarget, CancellationActsOnlyAtTheProgramsCancellationPoints) {
       EXPECT_EQ(c.run.exit_code, 0) << c.run.err;
       EXPECT_EQ(c.run.out, plain.out) << c.run.err;
     }
+  }
+}
+
+// A program that uses the collector's signal itself sees POSIX's
+// semantics: blocked, it stays pending for the program (sigwait,
+// sigwaitinfo, a signalfd, a thread that waits for it while the others
+// block it); its handler runs only once unblocked, with its sa_mask, and
+// SA_RESETHAND resets it. Each observation is compared with the program
+// run without collect.
+void expect_own_signal_use_unharmed(const std::vector<std::string>& collect_options, const std::string& signal) {
+  for (std::vector<std::string> mode : std::vector<std::vector<std::string>>{
+           {"sigwait"}, {"handler"}, {"count", "3"}, {"waiter", "5"}}) {
+    mode.push_back(signal);
+    const ProcessResult plain = run_without_collect("own_signal_target", mode);
+    ASSERT_EQ(plain.exit_code, 0) << plain.out << plain.err;
+    for (int run = 0; run < 2; ++run) {
+      SCOPED_TRACE(testing::PrintToString(mode) + " under collect " + testing::PrintToString(collect_options));
+      TempDir dir;
+      const Collection c = collect(dir, collect_options, "own_signal_target", mode);
+      EXPECT_EQ(c.run.exit_code, 0) << c.run.err;
+      EXPECT_EQ(c.run.out, plain.out);
+    }
+  }
+}
+
+TEST(UnharmedTarget, TheProgramsOwnSigprofIsAsWithoutCollect) {
+  expect_own_signal_use_unharmed({}, std::to_string(SIGPROF));
+  expect_own_signal_use_unharmed({"-p", "hi", "-s", "all", "-H", "on", "-i", "on"}, std::to_string(SIGPROF));
+}
+
+// -l and -y take their signal and the program still gets its own use of
+// it; each delivery is one sample point, never two.
+TEST(UnharmedTarget, SampleAndPauseSignalsStayThePrograms) {
+  const std::string usr1 = std::to_string(SIGUSR1);
+  expect_own_signal_use_unharmed({"-l", "SIGUSR1"}, usr1);
+  expect_own_signal_use_unharmed({"-y", "SIGUSR1,r"}, usr1);
+  for (const auto& [mode, deliveries] : std::vector<std::pair<std::vector<std::string>, size_t>>{
+           {{"count", "3", usr1}, 3}, {{"waiter", "5", usr1}, 5}}) {
+    TempDir dir;
+    const Collection c = collect(dir, {"-l", "SIGUSR1"}, "own_signal_target", mode);
+    ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+    const nlohmann::json samples = er_print_json({"-samples"}, c.experiment);
+    size_t signal_samples = 0;
+    for (const nlohmann::json& row : samples.at("rows")) signal_samples += row.at("name") == "Signal" ? 1 : 0;
+    EXPECT_EQ(signal_samples, deliveries) << mode[0];
   }
 }
 
