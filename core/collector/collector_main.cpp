@@ -1,8 +1,9 @@
 // Entry and exit of the collector runtime in the target process.
 //
-// collect preloads this library with LUMEN_EXPERIMENT (the experiment
-// directory) and LUMEN_TARGET_PID (the process it started). Any other process
-// that inherits the environment leaves collection alone.
+// collect preloads this library with the collector's variables
+// (collector_variables.h: the experiment directory, the process it
+// started). Any other process that inherits the preload leaves collection
+// alone.
 #include "runtime_state.h"
 
 namespace {

@@ -17,6 +17,7 @@
 #include <regex>
 #include <vector>
 
+#include "collector_variables.h"
 #include "experiment_log.h"
 #include "runtime_state.h"
 #include "thread_state.h"
@@ -118,9 +119,9 @@ std::string new_rank(char* const envp[]) {
 std::string lineage_of_new_image(const std::string& by_lineage, char* const envp[]) {
   const std::string rank = new_rank(envp);
   if (rank.empty()) return by_lineage;
-  const char* founder = std::getenv("LUMEN_EXPERIMENT");
+  const std::string& founder = collector_variables().experiment;
   struct stat existing;
-  if (founder != nullptr && stat((std::string(founder) + "/_rank" + rank + ".er").c_str(), &existing) != 0)
+  if (!founder.empty() && stat((founder + "/_rank" + rank + ".er").c_str(), &existing) != 0)
     return "_rank" + rank;
   return by_lineage + "_rank" + rank;
 }
@@ -141,8 +142,7 @@ Handover handover_for_spawn(char* const argv[], char* const envp[]) {
 class Environment {
  public:
   Environment(char* const envp[], const Handover& handover) {
-    const char* preload = std::getenv("LD_PRELOAD");
-    const char* experiment = std::getenv("LUMEN_EXPERIMENT");
+    const CollectorVariables& variables = collector_variables();
     bool has_preload = false;
     for (int i = 0; envp != nullptr && envp[i] != nullptr; ++i) {
       const std::string entry = envp[i];
@@ -152,8 +152,8 @@ class Environment {
       has_preload = has_preload || entry.rfind("LD_PRELOAD=", 0) == 0;
       strings_.push_back(entry);
     }
-    if (!has_preload && preload != nullptr) strings_.push_back(std::string("LD_PRELOAD=") + preload);
-    if (experiment != nullptr) strings_.push_back(std::string("LUMEN_EXPERIMENT=") + experiment);
+    if (!has_preload && !variables.preload.empty()) strings_.push_back("LD_PRELOAD=" + variables.preload);
+    strings_.push_back("LUMEN_EXPERIMENT=" + variables.experiment);
     strings_.push_back("LUMEN_LINEAGE=" + handover.lineage);
     strings_.push_back("LUMEN_TARGET_PID=" + handover.target_pid);
     for (std::string& s : strings_) pointers_.push_back(s.data());
@@ -167,25 +167,29 @@ class Environment {
 };
 
 // Sets the collector's variables in this process's own environment for an
-// exec that uses it, and restores them if the exec returns (failed).
+// exec that uses it (and LD_PRELOAD, when the program took it out), and
+// takes them out again if the exec returns (failed): the program never
+// sees them.
 class ProcessEnvironment {
  public:
   explicit ProcessEnvironment(const Handover& handover) {
-    const char* lineage = std::getenv("LUMEN_LINEAGE");
-    const char* pid = std::getenv("LUMEN_TARGET_PID");
-    old_lineage_ = lineage ? lineage : "";
-    old_pid_ = pid ? pid : "";
+    const CollectorVariables& variables = collector_variables();
+    setenv("LUMEN_EXPERIMENT", variables.experiment.c_str(), 1);
     setenv("LUMEN_LINEAGE", handover.lineage.c_str(), 1);
     setenv("LUMEN_TARGET_PID", handover.target_pid.c_str(), 1);
+    added_preload_ = std::getenv("LD_PRELOAD") == nullptr && !variables.preload.empty();
+    if (added_preload_) setenv("LD_PRELOAD", variables.preload.c_str(), 1);
     experiment_log_event(metadata::log_event::kExec, "lineage: " + yaml_quoted(handover.lineage));
   }
   ~ProcessEnvironment() {
-    setenv("LUMEN_LINEAGE", old_lineage_.c_str(), 1);
-    setenv("LUMEN_TARGET_PID", old_pid_.c_str(), 1);
+    unsetenv("LUMEN_EXPERIMENT");
+    unsetenv("LUMEN_LINEAGE");
+    unsetenv("LUMEN_TARGET_PID");
+    if (added_preload_) unsetenv("LD_PRELOAD");
   }
 
  private:
-  std::string old_lineage_, old_pid_;
+  bool added_preload_ = false;
 };
 
 using Execve = int (*)(const char*, char* const[], char* const[]);

@@ -6,10 +6,9 @@
 // OMPI_COMM_WORLD_RANK, PMI_RANK or PMIX_RANK) is named by its rank instead:
 // _rank3.er, or _f2_x1_rank3.er when the founder has a _rank3.er already.
 //
-// The environment carries the state across exec: LUMEN_EXPERIMENT (the
-// founder's directory), LUMEN_LINEAGE (empty for the founder) and
-// LUMEN_TARGET_PID (the pid that should collect, "any" for the next image
-// that starts, such as a spawned child).
+// The environment of a new image carries the state across exec: the
+// collector's variables (collector_variables.h), which the program's own
+// environment does not show.
 #pragma once
 
 #include <string>

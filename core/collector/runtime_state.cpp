@@ -15,6 +15,7 @@
 
 #include "clock.h"
 #include "collector_threads.h"
+#include "collector_variables.h"
 #include "descendant_header.h"
 #include "descendants.h"
 #include "experiment_log.h"
@@ -98,18 +99,17 @@ std::string command_line() {
 }  // namespace
 
 void start_collection() {
-  const char* founder = std::getenv("LUMEN_EXPERIMENT");
-  const char* target = std::getenv("LUMEN_TARGET_PID");
-  if (founder == nullptr || target == nullptr) return;
-  if (std::strcmp(target, "any") != 0 && std::atol(target) != static_cast<long>(getpid())) return;
+  take_collector_variables();
+  CollectorVariables& variables = collector_variables();
+  if (!variables.present) return;
+  if (variables.target_pid != "any" && std::atol(variables.target_pid.c_str()) != static_cast<long>(getpid())) return;
   const RuntimeGuard guard;
   tsc_clock_init();
   on_periodic_thread_begin(mark_collector_thread);
   // Whatever this process starts next is told apart by its own pid.
-  setenv("LUMEN_TARGET_PID", std::to_string(getpid()).c_str(), 1);
-  founder_directory() = founder;
-  const char* lineage_variable = std::getenv("LUMEN_LINEAGE");
-  const std::string lineage = lineage_variable ? lineage_variable : "";
+  variables.target_pid = std::to_string(getpid());
+  founder_directory() = variables.experiment;
+  const std::string lineage = variables.lineage;
   std::string error;
   const std::string plan_file = founder_directory() + "/" + metadata::kPlanFile;
   std::ifstream plan_text(plan_file);

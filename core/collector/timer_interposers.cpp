@@ -3,7 +3,10 @@
 // created with the runtime on the stack; their ids are remembered, and the
 // target cannot delete, re-arm or read them: those calls answer EINVAL, as
 // they would without collect, where no such timer exists. Every other call
-// is forwarded unchanged. (The target's own SIGPROF timers and
+// is forwarded unchanged. The collector's timers take ids far above the
+// ones the kernel hands out in turn (where the kernel lets a process
+// choose them), so the program's first timer is id 0, as without collect.
+// (The target's own SIGPROF timers and
 // setitimer(ITIMER_PROF) need nothing here: the collector's timers are
 // separate POSIX timers whose signals carry a cookie, and the signal chain
 // passes the target's SIGPROFs to the target's handler.)
@@ -11,7 +14,12 @@
 #include <lumen/collector_support.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <mutex>
 
 #include <atomic>
 #include <cstdint>
@@ -73,11 +81,92 @@ int refused() {
   return -1;
 }
 
+// prctl(PR_TIMER_CREATE_RESTORE_IDS) (Linux 6.16): while on, timer_create
+// takes the id it is given. It is the process's, so the program's own
+// timer_create waits while the collector's runs with it on.
+#ifndef PR_TIMER_CREATE_RESTORE_IDS
+#define PR_TIMER_CREATE_RESTORE_IDS 77
+#define PR_TIMER_CREATE_RESTORE_IDS_OFF 0
+#define PR_TIMER_CREATE_RESTORE_IDS_ON 1
+#endif
+constexpr int kFirstCollectorTimerId = 0x40000000;
+std::mutex g_creating;
+std::atomic<int> g_next_collector_id{kFirstCollectorTimerId};
+std::atomic<bool> g_ids_chosen{true};  // false once the kernel refused to let the process choose
+
+void unlock_after_fork() { new (&g_creating) std::mutex; }
+__attribute__((constructor)) void reset_lock_in_children() { pthread_atfork(nullptr, nullptr, unlock_after_fork); }
+
+long raw_timer_create(clockid_t clock, struct sigevent* event, int* kernel_id) {
+  return syscall(SYS_timer_create, clock, event, kernel_id);
+}
+
+// The kernel hands out ids in turn from a counter (the next id after the
+// last one given, busy ones skipped), and a chosen id moves the counter to
+// just after it. Put back at `next`: a timer with the highest free id
+// below it, made and deleted, leaves the counter where the busy ids up to
+// `next` are skipped. Called with the ids chosen.
+void put_id_counter_back(int next) {
+  struct sigevent none {};
+  none.sigev_notify = SIGEV_NONE;
+  for (int below = next - 1, tries = 0; tries < 32; --below, ++tries) {
+    int kernel_id = below < 0 ? INT32_MAX : below;  // INT32_MAX: the counter wraps to 0
+    if (raw_timer_create(CLOCK_MONOTONIC, &none, &kernel_id) == 0) {
+      syscall(SYS_timer_delete, kernel_id);
+      return;
+    }
+    if (errno != EBUSY || below < 0) return;
+  }
+  int wrap = INT32_MAX;  // no free id close below: the kernel searches from 0
+  if (raw_timer_create(CLOCK_MONOTONIC, &none, &wrap) == 0) syscall(SYS_timer_delete, wrap);
+}
+
+// A timer of the collector's, with an id of its own range, and the
+// kernel's counter as the program left it; false when the kernel cannot
+// create one with a chosen id.
+bool create_with_collector_id(clockid_t clock, struct sigevent* event, timer_t* id, int* rc) {
+  if (!g_ids_chosen.load(std::memory_order_relaxed) || (event != nullptr && event->sigev_notify == SIGEV_THREAD))
+    return false;
+  const std::lock_guard lock(g_creating);
+  // The id the program's next timer gets: a probe's.
+  struct sigevent none {};
+  none.sigev_notify = SIGEV_NONE;
+  int next = 0;
+  if (raw_timer_create(CLOCK_MONOTONIC, &none, &next) != 0) return false;
+  syscall(SYS_timer_delete, next);
+  if (prctl(PR_TIMER_CREATE_RESTORE_IDS, PR_TIMER_CREATE_RESTORE_IDS_ON, 0, 0, 0) != 0) {
+    g_ids_chosen.store(false, std::memory_order_relaxed);
+    return false;
+  }
+  int kernel_id = 0;
+  long result = -1;
+  for (int attempt = 0; attempt < 64; ++attempt) {  // an id still taken (EBUSY): the next one
+    kernel_id = g_next_collector_id.fetch_add(1, std::memory_order_relaxed);
+    result = raw_timer_create(clock, event, &kernel_id);
+    if (result == 0 || errno != EBUSY) break;
+  }
+  const int saved_errno = errno;
+  put_id_counter_back(next);
+  prctl(PR_TIMER_CREATE_RESTORE_IDS, PR_TIMER_CREATE_RESTORE_IDS_OFF, 0, 0, 0);
+  errno = saved_errno;
+  *rc = result == 0 ? 0 : -1;
+  // glibc's timer_t for a timer without a notification thread is the
+  // kernel's id itself.
+  if (result == 0) *id = reinterpret_cast<timer_t>(static_cast<intptr_t>(kernel_id));
+  return true;
+}
+
 int create(Create real_create, clockid_t clock, struct sigevent* event, timer_t* id) {
   if (real_create == nullptr) return (errno = ENOSYS, -1);
-  const int rc = real_create(clock, event, id);
-  if (rc == 0 && runtime_on_stack()) remember(*id);
-  return rc;
+  if (runtime_on_stack()) {
+    int rc = -1;
+    if (!create_with_collector_id(clock, event, id, &rc)) rc = real_create(clock, event, id);
+    if (rc == 0) remember(*id);
+    return rc;
+  }
+  if (!g_ids_chosen.load(std::memory_order_relaxed)) return real_create(clock, event, id);
+  const std::lock_guard lock(g_creating);
+  return real_create(clock, event, id);
 }
 
 int remove(Delete real_delete, timer_t id) {

@@ -4,6 +4,7 @@
 // allocate, its raw close_range), and every observation under collect is
 // compared with the same program run without it.
 #include <gtest/gtest.h>
+#include <sys/prctl.h>
 
 #include <algorithm>
 #include <cmath>
@@ -233,6 +234,37 @@ TEST(UnharmedTarget, SampleAndPauseSignalsStayThePrograms) {
     for (const nlohmann::json& row : samples.at("rows")) signal_samples += row.at("name") == "Signal" ? 1 : 0;
     EXPECT_EQ(signal_samples, deliveries) << mode[0];
   }
+}
+
+// What collection adds to the process stays out of the program's sight:
+// its environment is its own but for the preload (the collector's
+// variables are taken out), and its timers get the ids they would (the
+// collector's own take ids of a range far above, where the kernel lets a
+// process choose them: Linux 6.16 and later).
+bool kernel_lets_a_process_choose_timer_ids() {
+  constexpr int kTimerCreateRestoreIds = 77, kGet = 2;  // PR_TIMER_CREATE_RESTORE_IDS, _GET
+  return prctl(kTimerCreateRestoreIds, kGet, 0, 0, 0) >= 0;
+}
+
+TEST(UnharmedTarget, TheProgramSeesNoTraceOfCollection) {
+  const ProcessResult plain = plain_run({"traces"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_NE(plain.out.find("timer ids: 0 1 2 3\n"), std::string::npos) << plain.out;
+  for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
+           {}, {"-p", "hi", "-s", "all", "-H", "on", "-i", "on", "-S", "0.1"}}) {
+    SCOPED_TRACE("collect " + testing::PrintToString(options));
+    TempDir dir;
+    const Collection c = collect(dir, options, "unharmed_target", {"traces"});
+    EXPECT_EQ(c.run.exit_code, 0) << c.run.err;
+    if (kernel_lets_a_process_choose_timer_ids()) {
+      EXPECT_EQ(c.run.out, plain.out);
+    } else {  // the environment still: all but the timers' line
+      EXPECT_EQ(c.run.out.substr(0, c.run.out.rfind("timer ids:")), plain.out.substr(0, plain.out.rfind("timer ids:")));
+    }
+  }
+  if (!kernel_lets_a_process_choose_timer_ids())
+    GTEST_SKIP() << "this kernel has no PR_TIMER_CREATE_RESTORE_IDS (Linux 6.16): the program's timer ids follow "
+                    "the collector's; its environment was checked";
 }
 
 TEST(UnharmedTarget, ProgramReadsBackTheSignalMaskItSet) {

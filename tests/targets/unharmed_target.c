@@ -28,12 +28,18 @@
  *                 (not exit_group, so neither atexit nor stdio runs)
  *   strict_mode   works, enters seccomp's strict mode (read, write, exit
  *                 and sigreturn only), works and writes there, and ends by
- *                 the exit system call */
+ *                 the exit system call
+ *   traces        its environment but the preload (and the test's
+ *                 LUMEN_TEST_TRUTH, which only runs under collect get), one
+ *                 variable a line, and
+ *                 the ids of the timers it creates (two, one deleted, then
+ *                 two more around threads that start and end) */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -44,6 +50,7 @@
 #include <sys/select.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "truth.h"
@@ -337,6 +344,34 @@ static int strict_mode(void) {
   return 1;
 }
 
+static NOINLINE void* burn_briefly(void* arg) {
+  burn_cpu(0.05);
+  return arg;
+}
+
+static long new_timer(void) {
+  struct sigevent event;
+  memset(&event, 0, sizeof event);
+  event.sigev_notify = SIGEV_NONE;
+  timer_t id;
+  return timer_create(CLOCK_MONOTONIC, &event, &id) == 0 ? (long)(intptr_t)id : -1;
+}
+
+static int traces(void) {
+  extern char** environ;
+  for (char** entry = environ; *entry != NULL; ++entry)
+    if (strncmp(*entry, "LD_PRELOAD=", 11) != 0 && strncmp(*entry, "LUMEN_TEST_TRUTH=", 17) != 0)
+      printf("%s\n", *entry);
+  const long first = new_timer(), second = new_timer();
+  timer_delete((timer_t)(intptr_t)first);
+  pthread_t threads[3];
+  for (int i = 0; i < 3; ++i) pthread_create(&threads[i], NULL, burn_briefly, NULL);
+  const long third = new_timer();
+  for (int i = 0; i < 3; ++i) pthread_join(threads[i], NULL);
+  printf("timer ids: %ld %ld %ld %ld\n", first, second, third, new_timer());
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   const int arg = argc > 2 ? atoi(argv[2]) : 0;
@@ -351,6 +386,7 @@ int main(int argc, char** argv) {
   else if (strcmp(mode, "main_leaves") == 0) status = main_leaves();
   else if (strcmp(mode, "exit_call") == 0) status = exit_call(arg);
   else if (strcmp(mode, "strict_mode") == 0) status = strict_mode();
+  else if (strcmp(mode, "traces") == 0) status = traces();
   else fprintf(stderr, "usage: unharmed_target sleeps|fds|mask|fork_alloc N|fork_dlopen N|close_range N|spin N|main_leaves|"
                        "exit_call N|strict_mode\n");
   truth_write();

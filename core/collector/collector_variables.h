@@ -1,0 +1,31 @@
+// The collector's environment variables, which carry collection from collect
+// (and from an image to the next one it execs): LUMEN_EXPERIMENT (the
+// founder's directory), LUMEN_LINEAGE (empty for the founder) and
+// LUMEN_TARGET_PID (the pid that should collect; "any" for the next image
+// that starts, such as a spawned child). The runtime takes them out of the
+// program's environment when it loads, so the program sees its environment
+// as without collect (beside the preload), and puts them back only into
+// the environment of an image it starts (descendants.cpp).
+#pragma once
+
+#include <string>
+
+namespace lumen::collector {
+
+struct CollectorVariables {
+  bool present = false;  // collect (or the image before) set them
+  std::string experiment;
+  std::string lineage;
+  std::string target_pid;
+  std::string preload;  // LD_PRELOAD as the runtime found it
+};
+
+// Not signal-safe. Reads the variables and removes them from `environ`;
+// run once, from the runtime's constructor.
+void take_collector_variables();
+
+// This process's variables; target_pid is updated when collection starts
+// (whatever it starts next is told apart by its pid).
+CollectorVariables& collector_variables();
+
+}  // namespace lumen::collector
