@@ -22,29 +22,8 @@
 #include "plugins/clock/clock_record.h"
 
 namespace fs = std::filesystem;
-using lumen::clock::ClockSample;
 using lumen::clock::ClockSplitSample;
-
-// A recorded sample of either layout (both start with time_ns): its kind
-// and payload, copied as they are but for the time.
-struct Sample {
-  uint16_t kind;
-  uint16_t bytes;
-  unsigned char payload[sizeof(ClockSplitSample)];
-  uint64_t time_ns() const {
-    uint64_t t;
-    std::memcpy(&t, payload, sizeof t);
-    return t;
-  }
-  void set_time_ns(uint64_t t) { std::memcpy(payload, &t, sizeof t); }
-  uint32_t thread_id() const {
-    uint32_t id;
-    std::memcpy(&id, payload + (kind == lumen::clock::kSampleRecord ? offsetof(ClockSample, thread_id)
-                                                                     : offsetof(ClockSplitSample, thread_id)),
-                sizeof id);
-    return id;
-  }
-};
+using Sample = ClockSplitSample;
 
 static std::vector<Sample> read_samples(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -63,13 +42,9 @@ static std::vector<Sample> read_samples(const fs::path& file) {
       if (word == 0) break;
       uint16_t bytes = lumen_record_payload_bytes(word);
       if (at + lumen_record_span(bytes) > end) break;
-      const uint16_t kind = lumen_record_kind(word);
-      const size_t size = kind == lumen::clock::kSampleRecord        ? sizeof(ClockSample)
-                          : kind == lumen::clock::kSplitSampleRecord ? sizeof(ClockSplitSample)
-                                                                     : 0;
-      if (size != 0 && bytes >= size) {
-        Sample s{kind, static_cast<uint16_t>(size), {}};
-        std::memcpy(s.payload, data.data() + at + 4, size);
+      if (lumen_record_kind(word) == lumen::clock::kSplitSampleRecord && bytes >= sizeof(Sample)) {
+        Sample s;
+        std::memcpy(&s, data.data() + at + 4, sizeof s);
         out.push_back(s);
       }
       at += lumen_record_span(bytes);
@@ -98,8 +73,8 @@ int main(int argc, char** argv) {
 
   uint64_t t_first = UINT64_MAX, t_last = 0;
   for (const auto& s : samples) {
-    t_first = std::min(t_first, s.time_ns());
-    t_last = std::max(t_last, s.time_ns());
+    t_first = std::min(t_first, s.time_ns);
+    t_last = std::max(t_last, s.time_ns);
   }
   const double step = events > 1 ? double(t_last - t_first) / double(events - 1) : 0.0;
 
@@ -116,17 +91,17 @@ int main(int argc, char** argv) {
   for (uint64_t done = 0; done < events;) {
     std::memset(block.data(), 0, block.size());
     lumen_block_header h{LUMEN_BLOCK_MAGIC, LUMEN_FORMAT_MAJOR, LUMEN_FORMAT_MINOR, LUMEN_BLOCK_BYTES,
-                         samples[0].thread_id()};
+                         samples[0].thread_id};
     std::memcpy(block.data(), &h, sizeof h);
     size_t at = sizeof h;
     for (; done < events; ++done) {
       Sample s = samples[pick(rng)];
-      const uint32_t span = lumen_record_span(s.bytes);
+      const uint32_t span = lumen_record_span(sizeof s);
       if (at + span > block.size()) break;
-      s.set_time_ns(t_first + uint64_t(step * double(done)));
-      uint32_t word = lumen_record_word(s.kind, s.bytes);
+      s.time_ns = t_first + uint64_t(step * double(done));
+      uint32_t word = lumen_record_word(lumen::clock::kSplitSampleRecord, sizeof s);
       std::memcpy(block.data() + at, &word, 4);
-      std::memcpy(block.data() + at + 4, s.payload, s.bytes);
+      std::memcpy(block.data() + at + 4, &s, sizeof s);
       at += span;
     }
     if (std::fwrite(block.data(), 1, block.size(), out) != block.size()) {

@@ -8,8 +8,8 @@ namespace fsync_plugin {
 
 inline constexpr const char* kDataFile = "fsynctrace";
 
-// Record kinds in "fsynctrace"; a reader skips kinds it does not know
-// (kind 0 is reserved).
+// Record kinds in "fsynctrace" (kind 0 is reserved); a reader refuses a
+// kind it does not know.
 inline constexpr uint16_t kSyncRecord = 1;  // SyncCall, then the file name's bytes
 
 enum class Call : uint16_t { kFsync = 1, kFdatasync = 2 };

@@ -17,6 +17,7 @@
 #include "experiment_metadata.h"
 #include "archive_index.h"
 #include "data_file_reader.h"
+#include "experiment_format.h"
 #include "loadobject_map.h"
 #include "regular_file.h"
 
@@ -150,6 +151,8 @@ int open_archive_directory(const fs::path& experiment) {
 // instead of copying the same file again (a fork storm would otherwise copy
 // the program once per child); empty for the founder itself.
 ArchiveReport archive_one(const fs::path& experiment, bool copy_files, const fs::path& shared) {
+  // The data blocks' versions are checked as they are read; the header's here.
+  if (fs::exists(fs::symlink_status(experiment / metadata::kHeaderFile))) analysis::read_experiment_header(experiment);
   ArchiveReport report{experiment, 0, 0, {}};
   const fs::path directory = experiment / analysis::kArchiveDirectory;
   const Fd directory_fd(open_archive_directory(experiment));

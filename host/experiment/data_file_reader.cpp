@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "experiment_format.h"
 #include "format_error.h"
 #include "regular_file.h"
 
@@ -104,11 +105,8 @@ uint64_t read_block(const MappedFile& mapped, const std::string& name, uint64_t 
   lumen_block_header header;
   std::memcpy(&header, mapped.data() + block_start, sizeof header);
   if (header.magic != LUMEN_BLOCK_MAGIC) throw FormatError(name, block_start, "not a lumen data block");
-  if (header.format_major > LUMEN_FORMAT_MAJOR)
-    throw FormatError(name, block_start,
-                      "written in experiment format " + std::to_string(header.format_major) + "." +
-                          std::to_string(header.format_minor) + "; this lumen reads format " +
-                          std::to_string(LUMEN_FORMAT_MAJOR) + ".x, a newer lumen is needed");
+  if (const auto refusal = format_refusal(header.format_major, header.format_minor))
+    throw FormatError(name, block_start, *refusal);
   if (header.block_bytes < sizeof header || header.block_bytes % 4096 != 0)
     throw FormatError(name, block_start, "block size " + std::to_string(header.block_bytes) + " is not valid");
   ++summary.blocks;

@@ -1,5 +1,5 @@
-// The paired form of heap events (kPairedBatchRecord, kPairedCompactRecord),
-// shared by the collector (which writes it) and the host (which reads it).
+// The encoding of heap events (kPairedBatchRecord, kPairedCompactRecord:
+// heap_record.h), shared by the collector, which writes it, and the host.
 //
 // The collector pairs frees with allocations as they happen (its live
 // table, collector/live_table.h), so an event names no address and carries
@@ -60,7 +60,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include "heap_compact.h"
 #include "heap_record.h"
 
 namespace lumen::heap {
@@ -83,6 +82,10 @@ inline constexpr uint64_t kIdentityBit = 1ull << 62;
 inline uint64_t identity_key(uint32_t thread_id, uint64_t ordinal) {
   return kIdentityBit | (uint64_t{thread_id} << 40) | ordinal;
 }
+
+// A compact record's sections, all of them, at most (also what the
+// collector gathers for one record).
+inline constexpr size_t kMaxCompactBytes = 2 * 1024 * 1024;
 
 enum PairedSection { kPSecBatches, kPSecTags, kPSecTimes, kPSecPairs, kPSecRefs, kPSecExtras };
 inline constexpr int kPairedSections = 6;

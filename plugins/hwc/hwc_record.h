@@ -8,7 +8,7 @@ namespace lumen::hwc {
 
 inline constexpr const char* kDataFile = "hwcounters";
 
-// Record kinds in "hwcounters". A reader skips kinds it does not know.
+// Record kinds in "hwcounters".
 inline constexpr uint16_t kOverflowRecord = 1;  // CounterOverflow
 inline constexpr uint16_t kSettingsRecord = 2;  // CounterSettings, once per process at start
 

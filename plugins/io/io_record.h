@@ -8,7 +8,7 @@ namespace lumen::io {
 
 inline constexpr const char* kDataFile = "iotrace";
 
-// Record kinds in "iotrace"; a reader skips kinds it does not know.
+// Record kinds in "iotrace".
 inline constexpr uint16_t kCallRecord = 1;   // IoCall
 inline constexpr uint16_t kFileRecord = 2;   // IoFile, then the name's bytes
 inline constexpr uint16_t kStartRecord = 3;  // IoStart, first in each process's file

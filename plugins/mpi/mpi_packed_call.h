@@ -1,19 +1,16 @@
-// The packed call records: one traced call and the point-to-point messages
-// it started or completed, in one record, where the full layout (MpiCall,
-// and an MpiMessage record per message) takes 80 + 40 bytes a message. What
-// the two halves share: the layouts, pack() for the collector and unpack()
-// for every reader, so that a reader sees a packed call exactly as the full
-// records it stands for.
+// The compact call record (kCompactCallRecord): one traced call and the
+// point-to-point messages it started or completed, in one record, where
+// the full layout (MpiCall, and an MpiMessage record per message) takes
+// 80 + 40 bytes a message. What the two halves share: the layout, pack()
+// for the collector and unpack() for every reader, so that a reader sees a
+// compact call exactly as the full records it stands for.
 //
-// Two kinds share everything but their head:
-//   kCompactCallRecord (what the collector writes): MpiCompactCall, 20
-//     bytes, without the thread (the block's: the reader passes it in) nor
-//     the rank (the process's, from its process record, passed in by the
-//     reader; -1 when kCompactBeforeInit says the call began before MPI_Init
-//     returned).
-//   kPackedCallRecord (written before; still read): MpiPackedCall, 28
-//     bytes, with both.
-// After the head, for either:
+// Layout:
+//   MpiCompactCall                    20 bytes, without the thread (the
+//                                     block's: the reader passes it in) nor
+//                                     the rank (the process's, from its
+//                                     process record; -1 when
+//                                     kCompactBeforeInit)
 //   int32_t result                    when kPackedHasResult (else MPI_SUCCESS, 0)
 //   uint64_t communicator             when kPackedHasCommunicator: the messages'
 //   MpiPackedMessage[messages]        16 bytes each, then its own uint64_t
@@ -22,7 +19,7 @@
 // A message's time is the call's exit time; the call's sends, receives and
 // byte counts are the sums over its messages; its peer and tag those of its
 // one message (-1 when none or several differ), as for the full layout.
-// The collector falls back to the full layout for a call it cannot pack (a
+// The collector writes the full layout for a call it cannot pack (a
 // duration of 2^32 ns or more, a stack id of 2^32 - 1 or more, more than
 // kMaxPackedMessages messages).
 #pragma once
@@ -36,17 +33,6 @@ namespace lumen::mpi {
 
 // Records are 4-byte aligned in their blocks (and read with memcpy).
 #pragma pack(push, 4)
-struct MpiPackedCall {
-  uint64_t enter_ns;
-  uint32_t duration_ns;  // exit - enter
-  uint32_t stack;        // the stack id, kPackedNoStack for LUMEN_NO_STACK
-  uint32_t thread_id;
-  int32_t rank;          // in MPI_COMM_WORLD, -1 before MPI_Init
-  uint16_t function;     // Function
-  uint8_t flags;         // kPackedHas*
-  uint8_t messages;      // MpiPackedMessage entries that follow
-};
-
 struct MpiCompactCall {
   uint64_t enter_ns;
   uint32_t duration_ns;  // exit - enter
@@ -56,7 +42,6 @@ struct MpiCompactCall {
   uint8_t messages;      // MpiPackedMessage entries that follow
 };
 #pragma pack(pop)
-static_assert(sizeof(MpiPackedCall) == 28, "record layout");
 static_assert(sizeof(MpiCompactCall) == 20, "record layout");
 
 struct MpiPackedMessage {
@@ -69,14 +54,14 @@ static_assert(sizeof(MpiPackedMessage) == 16, "record layout");
 inline constexpr uint32_t kPackedNoStack = UINT32_MAX;
 inline constexpr uint8_t kPackedHasResult = 1;
 inline constexpr uint8_t kPackedHasCommunicator = 2;
-inline constexpr uint8_t kCompactBeforeInit = 4;  // compact only: the call's rank is -1
+inline constexpr uint8_t kCompactBeforeInit = 4;  // the call's rank is -1
 inline constexpr uint64_t kMessageReceivedBit = uint64_t{1} << 63;
 inline constexpr uint64_t kMessageOwnCommunicator = uint64_t{1} << 62;
 inline constexpr uint64_t kMessageBytesMask = kMessageOwnCommunicator - 1;
 inline constexpr int kMaxPackedMessages = 16;
-// The largest packed record of either kind: every optional part present.
+// The largest compact record: every optional part present.
 inline constexpr size_t kMaxPackedBytes =
-    sizeof(MpiPackedCall) + 4 + 8 + kMaxPackedMessages * (sizeof(MpiPackedMessage) + 8);
+    sizeof(MpiCompactCall) + 4 + 8 + kMaxPackedMessages * (sizeof(MpiPackedMessage) + 8);
 
 // A call as the full layout has it, with its messages.
 struct UnpackedCall {
@@ -86,16 +71,14 @@ struct UnpackedCall {
 };
 
 // Whether a call of this duration and stack, with `messages` messages, fits
-// the packed layout.
+// the compact layout.
 inline bool packable(uint64_t duration_ns, uint64_t stack_id, int messages) {
   return duration_ns < UINT32_MAX && (stack_id < kPackedNoStack || stack_id == UINT64_MAX) &&
          messages <= kMaxPackedMessages;
 }
 
-// Writes the compact form (kCompactCallRecord) of `call` and its `count`
-// messages (all with the call's exit time) into `out` (kMaxPackedBytes);
-// returns its size. The call's thread and rank are not written: the
-// reader knows them (the call's rank is either -1 or the process's).
+// Writes the compact record of `call` and its `count` messages (all with
+// the call's exit time) into `out` (kMaxPackedBytes); returns its size.
 inline uint16_t pack(const MpiCall& call, const MpiMessage* messages, int count, unsigned char* out) {
   MpiCompactCall head;
   head.enter_ns = call.enter_ns;
@@ -139,65 +122,45 @@ struct CallWriter {
   int32_t rank;
 };
 
-// Reads a packed record of either kind (kPackedCallRecord,
-// kCompactCallRecord) into the full layout; `writer` fills in what a
-// compact one leaves out. False with the reason in `problem` when the
-// record is malformed.
-inline bool unpack(uint16_t kind, const void* payload, uint16_t bytes, const CallWriter& writer, UnpackedCall& out,
+// Reads a compact record into the full layout, `writer` filling in what it
+// leaves out. False with the reason in `problem` when the record is
+// malformed.
+inline bool unpack(const void* payload, uint16_t bytes, const CallWriter& writer, UnpackedCall& out,
                    const char** problem) {
   const auto* in = static_cast<const unsigned char*>(payload);
   MpiCall& call = out.call;
   call = MpiCall{};
-  uint8_t flags = 0;
-  uint8_t messages = 0;
-  uint32_t duration = 0;
-  uint32_t stack = 0;
-  size_t at = 0;
-  // The fields both heads have.
-  auto read_head = [&](auto& head, const char* too_short) {
-    if (bytes < sizeof head) {
-      *problem = too_short;
-      return false;
-    }
-    std::memcpy(&head, in, sizeof head);
-    at = sizeof head;
-    call.enter_ns = head.enter_ns;
-    duration = head.duration_ns;
-    stack = head.stack;
-    call.function = head.function;
-    flags = head.flags;
-    messages = head.messages;
-    return true;
-  };
-  if (kind == kCompactCallRecord) {
-    MpiCompactCall head;
-    if (!read_head(head, "MPI compact call record shorter than its 20-byte head")) return false;
-    call.thread_id = writer.thread_id;
-    call.rank = (head.flags & kCompactBeforeInit) ? -1 : writer.rank;
-  } else {
-    MpiPackedCall head;
-    if (!read_head(head, "MPI packed call record shorter than its 28-byte head")) return false;
-    call.thread_id = head.thread_id;
-    call.rank = head.rank;
+  MpiCompactCall head;
+  if (bytes < sizeof head) {
+    *problem = "MPI compact call record shorter than its 20-byte head";
+    return false;
   }
+  std::memcpy(&head, in, sizeof head);
+  size_t at = sizeof head;
+  call.enter_ns = head.enter_ns;
+  call.function = head.function;
+  call.thread_id = writer.thread_id;
+  call.rank = (head.flags & kCompactBeforeInit) ? -1 : writer.rank;
+  const uint8_t flags = head.flags;
+  const uint8_t messages = head.messages;
   auto take = [&](void* field, size_t size) {
     if (at + size > bytes) return false;
     std::memcpy(field, in + at, size);
     at += size;
     return true;
   };
-  call.exit_ns = call.enter_ns + duration;
-  call.stack_id = stack == kPackedNoStack ? UINT64_MAX : stack;
+  call.exit_ns = call.enter_ns + head.duration_ns;
+  call.stack_id = head.stack == kPackedNoStack ? UINT64_MAX : head.stack;
   call.peer = -1;
   call.tag = -1;
   uint64_t communicator = 0;
   if (messages > kMaxPackedMessages) {
-    *problem = "MPI packed call record with more messages than a packed call holds";
+    *problem = "MPI compact call record with more messages than a compact call holds";
     return false;
   }
   if (((flags & kPackedHasResult) && !take(&call.result, sizeof call.result)) ||
       ((flags & kPackedHasCommunicator) && !take(&communicator, sizeof communicator))) {
-    *problem = "MPI packed call record shorter than its flags say";
+    *problem = "MPI compact call record shorter than its flags say";
     return false;
   }
   out.message_count = messages;
@@ -208,7 +171,7 @@ inline bool unpack(uint16_t kind, const void* payload, uint16_t bytes, const Cal
     m.communicator = communicator;
     if (!take(&packed, sizeof packed) ||
         ((packed.bytes_and_flags & kMessageOwnCommunicator) && !take(&m.communicator, sizeof m.communicator))) {
-      *problem = "MPI packed call record shorter than its messages";
+      *problem = "MPI compact call record shorter than its messages";
       return false;
     }
     m.time_ns = call.exit_ns;

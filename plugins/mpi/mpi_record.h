@@ -10,18 +10,19 @@ namespace lumen::mpi {
 
 inline constexpr const char* kDataFile = "mpitrace";
 
-// Record kinds in "mpitrace". A reader skips kinds it does not know.
+// Record kinds in "mpitrace".
 inline constexpr uint16_t kSettingsRecord = 1;    // MpiSettings, once per process at start
 inline constexpr uint16_t kProcessRecord = 2;     // MpiProcess, when MPI_Init returns; then the name strings
-inline constexpr uint16_t kCallRecord = 3;        // MpiCall, one per traced call
-inline constexpr uint16_t kMessageRecord = 4;     // MpiMessage, one per point-to-point message
+inline constexpr uint16_t kCallRecord = 3;        // MpiCall, a call the compact layout cannot hold
+inline constexpr uint16_t kMessageRecord = 4;     // MpiMessage, a message such a call started or completed
 inline constexpr uint16_t kIncompleteRecord = 5;  // MpiIncomplete, when VT_MAX_FLUSHES stopped tracing
 // A call and its messages in one record (mpi_packed_call.h): what the
-// collector writes for nearly every call; kinds 3 and 4 for the rest.
-inline constexpr uint16_t kPackedCallRecord = 6;  // written before; still read
-// The same without the thread and rank the reader knows (mpi_packed_call.h):
-// what the collector writes now.
+// collector writes for nearly every call.
 inline constexpr uint16_t kCompactCallRecord = 7;
+
+inline bool is_record_kind(uint16_t kind) {
+  return (kind >= kSettingsRecord && kind <= kIncompleteRecord) || kind == kCompactCallRecord;
+}
 
 // The traced functions, numbered by their position in mpi_functions.def.
 enum class Function : uint16_t {

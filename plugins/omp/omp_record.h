@@ -10,7 +10,7 @@ namespace lumen::omp {
 
 inline constexpr const char* kDataFile = "omptrace";
 
-// Record kinds in "omptrace". A reader skips kinds it does not know.
+// Record kinds in "omptrace".
 inline constexpr uint16_t kProcessRecord = 1;  // OmpProcess, once per process at start
 inline constexpr uint16_t kRegionRecord = 2;   // OmpRegion, by the encountering thread when the region ends
 inline constexpr uint16_t kTaskRecord = 3;     // OmpTask, by the thread that ran the task, when it ends
@@ -21,6 +21,8 @@ inline constexpr uint16_t kStateRecord = 7;        // OmpState, at each clock-si
 inline constexpr uint16_t kRegionTaskRecord = 8;   // OmpRegionTask, a region and its encountering thread's task
 inline constexpr uint16_t kShortRegionTaskRecord = 9;  // OmpShortRegionTask: an OmpRegionTask in 56 bytes
 inline constexpr uint16_t kShortTaskRecord = 10;       // OmpShortTask: an OmpTask in 28 bytes
+
+inline bool is_record_kind(uint16_t kind) { return kind >= kProcessRecord && kind <= kShortTaskRecord; }
 
 // The kinds that hold a region (OmpRegion, alone or with its task).
 inline bool is_region_record(uint16_t kind) {

@@ -8,8 +8,7 @@ namespace lumen::sync {
 
 inline constexpr const char* kDataFile = "synctrace";
 
-// Record kinds in "synctrace". A reader skips kinds it does not know (a
-// newer minor format may append some).
+// Record kinds in "synctrace".
 inline constexpr uint16_t kWaitRecord = 1;      // SyncWait
 inline constexpr uint16_t kSettingsRecord = 2;  // SyncSettings, once per process at start
 // A wait on a managed runtime's monitor (a Java object's), recorded by that

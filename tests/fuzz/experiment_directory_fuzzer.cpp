@@ -20,6 +20,7 @@
 
 #include "archive_index.h"
 #include "data_file_reader.h"
+#include "experiment_format.h"
 #include "format_error.h"
 #include "loadobject_map.h"
 #include "regular_file.h"
@@ -81,7 +82,7 @@ void build(const fs::path& root, const uint8_t* data, size_t size) {
 // What the reading layer does with one experiment directory.
 void read_experiment(const fs::path& experiment) {
   try {
-    const YAML::Node header = YAML::Load(read_regular_file(experiment / "header.yaml", Symlinks::Refuse));
+    const YAML::Node header = read_experiment_header(experiment);
     (void)header["plugins"];
   } catch (const YAML::Exception&) {
   } catch (const FormatError&) {

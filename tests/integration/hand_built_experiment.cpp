@@ -29,9 +29,9 @@ HandBuiltExperiment build_experiment(const fs::path& dir, const std::string& nam
   }
   std::vector<Record> records;
   for (int i = 0; i < samples; ++i) {
-    const clock::ClockSample sample{1'000'000'000ull + static_cast<uint64_t>(i) * 10'000'000ull,
-                                    object.empty() ? LUMEN_NO_STACK : 1, 10'000'000ull, 4242, 0};
-    records.push_back({clock::kSampleRecord, bytes_of(sample)});
+    const clock::ClockSplitSample sample{1'000'000'000ull + static_cast<uint64_t>(i) * 10'000'000ull,
+                                         object.empty() ? LUMEN_NO_STACK : 1, 10'000'000ull, 0, 4242, 0};
+    records.push_back({clock::kSplitSampleRecord, bytes_of(sample)});
     e.cpu_seconds += 0.01;
   }
   std::ofstream(e.path / clock::kDataFile, std::ios::binary) << make_block(4242, records);

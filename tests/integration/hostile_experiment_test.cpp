@@ -4,7 +4,10 @@
 // analysing the rest. Each test builds the hostile or damaged experiment.
 #include <gtest/gtest.h>
 
+#include <lumen/record_format.h>
 #include <sys/stat.h>
+
+#include <cstddef>
 
 #include <filesystem>
 #include <fstream>
@@ -321,6 +324,46 @@ TEST(DamagedExperiment, ABadDescendantIsLeftOut) {
 
 // A plugin's view of an experiment that recorded none of its data says so
 // instead of printing zeros as if they were measured.
+// An experiment of another format version, older or newer, whether its
+// header or its data blocks say so, is refused by every reader, naming the
+// file (and offset), the version found and the one this lumen reads.
+TEST(DamagedExperiment, AnotherFormatVersionIsRefusedByEveryReader) {
+  TempDir dir;
+  const std::string current = "major: " + std::to_string(LUMEN_FORMAT_MAJOR);
+  const auto refused_by_all = [&](const fs::path& experiment, const std::string& expected) {
+    const std::vector<std::vector<std::string>> commands = {
+        {"er_print", "-functions"}, {"er_archive"}, {"er_html", "-o", (dir.path() / "html").string()}};
+    for (const std::vector<std::string>& command : commands) {
+      SCOPED_TRACE(command[0] + ", expecting " + expected);
+      std::vector<std::string> args(command.begin() + 1, command.end());
+      args.push_back(experiment.string());
+      const ProcessResult r = run_tool(command[0], args);
+      EXPECT_NE(r.exit_code, 0);
+      EXPECT_NE(r.exit_code, 124);
+      EXPECT_CONTAINS(r.err, expected);
+    }
+  };
+  for (const unsigned major : {0u, LUMEN_FORMAT_MAJOR + 1}) {
+    const std::string found = "written in experiment format " + std::to_string(major) + ".0";
+    const std::string name = std::to_string(major) + ".er";
+    const HandBuiltExperiment header = build_experiment(dir.path(), "header" + name, 3, "", "/bin/true");
+    std::ifstream in(header.path / "header.yaml");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    text.replace(text.find(current), current.size(), "major: " + std::to_string(major));
+    std::ofstream(header.path / "header.yaml") << text;
+    refused_by_all(header.path, (header.path / "header.yaml").string() + ": " + found);
+
+    const HandBuiltExperiment blocks = build_experiment(dir.path(), "blocks" + name, 3, "", "/bin/true");
+    for (const char* file : {"stacks", "loadobjects", "profile"}) {
+      std::fstream data(blocks.path / file, std::ios::in | std::ios::out | std::ios::binary);
+      const uint16_t block_major = static_cast<uint16_t>(major);
+      data.seekp(offsetof(lumen_block_header, format_major));
+      data.write(reinterpret_cast<const char*>(&block_major), sizeof block_major);
+    }
+    refused_by_all(blocks.path, " at offset 0: " + found);
+  }
+}
+
 TEST(MissingData, AViewOfDataNeverRecordedSaysSo) {
   TempDir dir;
   const HandBuiltExperiment e = build_experiment(dir.path(), "test.1.er", 2);

@@ -1,6 +1,6 @@
 // The data-file format end to end: records written by the collector's stream
 // writer read back by the analysis reader, and the reader's answers to torn,
-// truncated, corrupt and newer files.
+// truncated, corrupt files and files of another format version.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -315,6 +315,14 @@ TEST(DataFile, NewerMajorVersionNeedsANewerLumen) {
   EXPECT_CONTAINS(message, (dir / "future").string() + " at offset 0");
   EXPECT_CONTAINS(message, "format " + std::to_string(LUMEN_FORMAT_MAJOR + 1) + ".3");
   EXPECT_CONTAINS(message, "a newer lumen is needed");
+}
+
+TEST(DataFile, OlderMajorVersionIsRefused) {
+  TempDir dir;
+  write_text(dir / "past", make_block(1, {{1, "abcd"}}, LUMEN_BLOCK_BYTES, 0, 7));
+  const std::string message = format_error_of(dir / "past");
+  EXPECT_CONTAINS(message, (dir / "past").string() + " at offset 0: written in experiment format 0.7");
+  EXPECT_CONTAINS(message, "this lumen reads format " + std::to_string(LUMEN_FORMAT_MAJOR) + ".x only");
 }
 
 TEST(DataFile, NewerMajorVersionInALaterBlockOfAWrittenFile) {

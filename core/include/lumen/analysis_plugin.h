@@ -18,6 +18,7 @@
 
 #include <lumen/plugin_abi.h>
 #include <lumen/record_format.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -265,6 +266,16 @@ static inline void lumen_emit_event(const lumen_event_sink* sink, uint64_t time_
   event.cpu = cpu;
   event.values = values;
   sink->emit(sink->context, &event);
+}
+
+/* What decode() returns for a record kind the plugin does not read (none of
+ * its collector's): an error naming the kind, which the reader places at
+ * the record's file and offset. Skipping it instead would leave its
+ * figures out of every view unsaid. `plugin` names the records ("heap"). */
+static inline int lumen_unknown_record_kind(const char* plugin, uint16_t kind, char* error, size_t error_size) {
+  snprintf(error, error_size, "%s record of kind %u is not one this lumen reads (experiment format %u.%u)", plugin,
+           (unsigned)kind, LUMEN_FORMAT_MAJOR, LUMEN_FORMAT_MINOR);
+  return 1;
 }
 
 /* ---- views a plugin adds to er_print (e.g. -leaks, -syncobjects) ---- */

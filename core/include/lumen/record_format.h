@@ -9,8 +9,11 @@
  * space the thread never used. Every record is valid on its own. Kind 0 is
  * reserved (a writer refuses it), so a record word is never zero.
  *
- * Format versions: a reader refuses a block whose major version is newer than
- * its own; minor versions only append record kinds or trailing fields.
+ * Format versions: every block header, and the experiment's header.yaml,
+ * state the format version. A reader refuses any major version but its own,
+ * older or newer. A minor version only appends record kinds or trailing
+ * fields: a reader reads the fields it knows, and a plugin's decoder
+ * refuses a kind it does not know, naming it.
  */
 #ifndef LUMEN_RECORD_FORMAT_H
 #define LUMEN_RECORD_FORMAT_H

@@ -39,7 +39,7 @@ bool read_call(const void* payload, uint16_t bytes, SyncCall& call) {
 
 int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,
            size_t error_size) {
-  if (kind != kSyncRecord) return 0;
+  if (kind != kSyncRecord) return lumen_unknown_record_kind("fsync", kind, error, error_size);
   SyncCall call;
   if (!read_call(payload, bytes, call)) {
     std::snprintf(error, error_size, "an fsync record of %u bytes is cut short", bytes);

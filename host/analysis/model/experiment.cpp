@@ -8,6 +8,7 @@
 
 #include "data_file_reader.h"
 #include "data_limit.h"
+#include "experiment_format.h"
 #include "experiment_metadata.h"
 #include "format_error.h"
 #include "install_layout.h"
@@ -18,27 +19,6 @@ namespace lumen::analysis {
 namespace fs = std::filesystem;
 
 namespace {
-
-YAML::Node read_header(const fs::path& experiment) {
-  const fs::path file = experiment / metadata::kHeaderFile;
-  if (!fs::is_directory(experiment)) throw FormatError(experiment.string() + ": no such experiment directory");
-  if (!fs::exists(fs::symlink_status(file)))
-    throw FormatError(experiment.string() + ": not an experiment (it has no header.yaml)");
-  YAML::Node header;
-  try {
-    header = YAML::Load(read_regular_file(file, Symlinks::Refuse));
-  } catch (const YAML::Exception& e) {
-    throw FormatError(file.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
-  if (!header.IsMap() || !header[metadata::header::kFormat] || !header[metadata::header::kFormat]["major"])
-    throw FormatError(file.string() + ": not an experiment header (no format version)");
-  const unsigned major = header[metadata::header::kFormat]["major"].as<unsigned>();
-  if (major > LUMEN_FORMAT_MAJOR)
-    throw FormatError(file.string() + ": experiment format " + std::to_string(major) + "." +
-                      header[metadata::header::kFormat]["minor"].as<std::string>("0") + " needs a newer lumen; this one reads format " +
-                      std::to_string(LUMEN_FORMAT_MAJOR) + ".x");
-  return header;
-}
 
 std::vector<YAML::Node> read_log(const fs::path& experiment, std::vector<std::string>& warnings) {
   std::vector<YAML::Node> entries;
@@ -66,7 +46,7 @@ std::vector<YAML::Node> read_log(const fs::path& experiment, std::vector<std::st
 }  // namespace
 
 Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins)
-    : path_(path), header_(read_header(path)) {
+    : path_(path), header_(read_experiment_header(path)) {
   log_ = read_log(path, warnings_);
   stacks_.load(path / LUMEN_STACKS_FILE);
   loadobjects_.load(path / LUMEN_LOADOBJECTS_FILE);

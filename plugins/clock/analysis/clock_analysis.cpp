@@ -10,7 +10,6 @@
 
 namespace {
 
-using lumen::clock::ClockSample;
 using lumen::clock::ClockSplitSample;
 
 constexpr uint32_t kAllFlavors = LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED;
@@ -40,15 +39,8 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
     lumen_emit_event(sink, sample.time_ns, sample.stack_id, sample.thread_id, sample.cpu, values);
     return 0;
   }
-  if (kind == lumen::clock::kSampleRecord && bytes >= sizeof(ClockSample)) {
-    // Recorded before the split: its CPU time counts as Total CPU Time only.
-    ClockSample sample;
-    std::memcpy(&sample, payload, sizeof sample);
-    const int64_t values[] = {static_cast<int64_t>(sample.cpu_ns), 0, 0};
-    lumen_emit_event(sink, sample.time_ns, sample.stack_id, sample.thread_id, sample.cpu, values);
-    return 0;
-  }
-  std::snprintf(error, error_size, "clock record of kind %u and %u bytes is not a sample", kind, bytes);
+  if (kind != lumen::clock::kSplitSampleRecord) return lumen_unknown_record_kind("clock", kind, error, error_size);
+  std::snprintf(error, error_size, "clock record of %u bytes is too short for a sample", bytes);
   return 1;
 }
 

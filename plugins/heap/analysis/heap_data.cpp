@@ -4,6 +4,11 @@
 
 namespace lumen::heap {
 
+namespace {
+// Room for a batch's ops, reserved ahead: about what a batch holds.
+constexpr size_t kOpsPerBatchGuess = 1024;
+}  // namespace
+
 bool HeapData::sweep(HeapVisitor& visitor, std::string& error) {
   visitor_ = &visitor;
   if (!read(Pass::kIndex, error)) return false;
@@ -154,7 +159,7 @@ void HeapData::batch_end() {
       break;
   }
   batch_.clear();
-  batch_.reserve(kBatchBytes / 4);  // a batch's ops, about: moved-from vectors start empty
+  batch_.reserve(kOpsPerBatchGuess);  // moved-from vectors start empty
 }
 
 // Frames and the selection are settled while the host reads the op's experiment.

@@ -3,13 +3,42 @@
 #include <cstring>
 
 #include "../heap_paired.h"
-#include "heap_compact_reader.h"
 
 namespace lumen::heap {
 
 namespace {
 
 const char* const kSectionNames[kPairedSections] = {"batches", "tags", "times", "pairs", "references", "extras"};
+
+// A compact frame's sections: their varint lengths, then the sections;
+// false, with the reason, when they do not fit `bytes` exactly.
+bool split_sections(const uint8_t* data, size_t bytes, const uint8_t** begins, const uint8_t** ends,
+                    std::string& error) {
+  const uint8_t* at = data;
+  const uint8_t* const end = data + bytes;
+  uint64_t lengths[kPairedSections];
+  for (uint64_t& length : lengths) {
+    at = at == nullptr ? nullptr : get_varint(at, end, length);
+    if (at == nullptr) {
+      error = "it ends inside its section lengths";
+      return false;
+    }
+  }
+  for (int i = 0; i < kPairedSections; ++i) {
+    if (lengths[i] > static_cast<uint64_t>(end - at)) {
+      error = std::string("its ") + kSectionNames[i] + " section runs past its end";
+      return false;
+    }
+    begins[i] = at;
+    ends[i] = at + lengths[i];
+    at += lengths[i];
+  }
+  if (at != end) {
+    error = "it has " + std::to_string(end - at) + " bytes after its sections";
+    return false;
+  }
+  return true;
+}
 
 // The events of one batch from `in` (a PlainSource or a SectionSource),
 // told to `reader`. The data is untrusted: every number is checked before
@@ -183,7 +212,7 @@ bool decode_paired_compact(const uint8_t* data, size_t bytes, uint32_t batch_cou
   VarintStream s[kPairedSections];
   const uint8_t* begins[kPairedSections];
   const uint8_t* ends[kPairedSections];
-  if (!split_sections(data, bytes, kPairedSections, kSectionNames, begins, ends, error)) return false;
+  if (!split_sections(data, bytes, begins, ends, error)) return false;
   for (int i = 0; i < kPairedSections; ++i) {
     s[i].at = begins[i];
     s[i].end = ends[i];

@@ -48,7 +48,7 @@ struct HeapOp {
 //   op(const HeapOp&)         an allocation or a deallocation
 //   batch_end()               the ops since the last call were one batch
 // Returns false, with a message in `error`, when the record does not fit
-// its kind. Unknown kinds (from a newer minor version) are skipped.
+// its kind or its kind is not one of heap_record.h's.
 class HeapRecordReader {
  public:
   virtual ~HeapRecordReader() = default;

@@ -98,12 +98,9 @@ bool map_compaction() {
   return mapped;
 }
 
-// What may be gathered for one record: a compact record's limit, or a
-// plain one's when there is no compaction (one more batch may follow the
-// target).
-size_t most_gathered() {
-  return (g_compact != nullptr ? kMaxCompactBytes : kMaxGatheredBytes) - kPairedBatchBytes - 2;
-}
+// What may be gathered for one record: a compact record's limit (one more
+// batch may follow the target).
+size_t most_gathered() { return kMaxCompactBytes - kPairedBatchBytes - 2; }
 
 // Compresses `batch_count` gathered batches (`bytes` at `from`), compacted
 // (heap_paired.h), into g_record; returns the frame's size, which may be

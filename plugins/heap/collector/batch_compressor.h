@@ -9,8 +9,7 @@
 // kPairedCompactRecord (heap_record.h). Compression thus never runs
 // in a signal handler nor under any lock the target may hold. When the queue
 // is full or the thread is not running, the offer is refused and the caller
-// writes its batch as it is: nothing waits and nothing is lost, and a reader
-// reads both record kinds.
+// writes its batch as it is: nothing waits and nothing is lost.
 #pragma once
 
 #include <lumen/collector_plugin.h>
@@ -23,7 +22,7 @@ namespace lumen::heap {
 // false when the thread cannot run (offers are then refused).
 bool compressor_start(const lumen_runtime* runtime, lumen_stream stream, int level);
 
-// [signal-safe] Takes a copy of a kBatchRecord payload for compression;
+// [signal-safe] Takes a copy of a kPairedBatchRecord payload for compression;
 // false when it cannot now (write it yourself).
 bool compressor_offer(const uint8_t* batch, uint16_t bytes) noexcept;
 

@@ -22,7 +22,7 @@ struct Slot {
   std::atomic<uint32_t> owned;  // 0: free for a thread to claim
   std::atomic<uint32_t> busy;   // kIdle, kAppending (owner or stop), kClosed (after stop)
   uint32_t thread_id;
-  uint32_t used;   // bytes of `data` in use, HeapBatch included; 0: no batch open
+  uint32_t used;   // bytes of `data` in use, HeapPairedBatch included; 0: no batch open
   uint32_t count;  // events in the open batch
   alignas(8) uint8_t data[kPairedBatchBytes];
 };

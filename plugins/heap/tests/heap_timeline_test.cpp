@@ -1,7 +1,8 @@
 // The heap plugin's host side on its own: batches encoded as the collector
-// encodes them are decoded back field by field, and the pairing of frees with
-// allocations is fed operations directly (realloc chains, frees of unknown
-// pointers, double frees, records of threads out of time order, the peak).
+// encodes them (heap_paired.h) are decoded back field by field, and the
+// pairing of frees with allocations is fed operations directly (realloc
+// chains, frees of unknown pointers, double frees, records of threads out
+// of time order, the peak).
 #include <gtest/gtest.h>
 #include <lumen/record_format.h>
 #include <zstd.h>
@@ -13,27 +14,11 @@
 
 #include "analysis/heap_latest.h"
 #include "analysis/heap_sweep.h"
-#include "heap_compact.h"
 #include "heap_paired.h"
 #include "analysis/heap_timeline.h"
 
 namespace lumen::heap {
 namespace {
-
-// Encodes events into one batch record payload, as the collector does.
-std::vector<uint8_t> encode_batch(const std::vector<HeapEvent>& events, uint32_t thread_id) {
-  std::vector<uint8_t> payload(sizeof(HeapBatch) + events.size() * kMaxEventBytes);
-  const uint64_t base = events.empty() ? 0
-                        : events[0].type == EventType::kRealloc ? events[0].free_time_ns
-                                                                : events[0].time_ns;
-  const HeapBatch header{base, thread_id, static_cast<uint32_t>(events.size())};
-  std::memcpy(payload.data(), &header, sizeof header);
-  uint64_t previous_time = base, previous_address = 0;
-  uint8_t* out = payload.data() + sizeof header;
-  for (const HeapEvent& e : events) out = encode_heap_event(out, e, previous_time, previous_address);
-  payload.resize(static_cast<size_t>(out - payload.data()));
-  return payload;
-}
 
 struct Collected final : HeapRecordReader {
   std::vector<HeapStart> starts;
@@ -41,61 +26,6 @@ struct Collected final : HeapRecordReader {
   void start(const HeapStart& s) override { starts.push_back(s); }
   void op(const HeapOp& o) override { ops.push_back(o); }
 };
-
-HeapEvent alloc(Allocator a, uint64_t time, uint64_t address, uint64_t size, uint64_t stack) {
-  return {EventType::kAlloc, a, time, 0, 0, address, size, stack};
-}
-HeapEvent dealloc(EventType type, uint64_t time, uint64_t address) {
-  return {type, Allocator::kMalloc, time, 0, 0, address, 0, 0};
-}
-HeapEvent reallocation(uint64_t free_time, uint64_t time, uint64_t old_address, uint64_t address, uint64_t size,
-                       uint64_t stack) {
-  return {EventType::kRealloc, Allocator::kRealloc, time, free_time, old_address, address, size, stack};
-}
-
-TEST(HeapRecords, EveryEventTypeSurvivesEncodingAndDecoding) {
-  const std::vector<HeapEvent> events = {
-      alloc(Allocator::kMalloc, 1'000'000, 0x7f0000001000, 1999993, 5),
-      alloc(Allocator::kCalloc, 1'000'050, 0x7f0000000010, 1001, 0),  // lower address: a negative delta
-      dealloc(EventType::kFree, 1'000'100, 0x7f0000001000),
-      reallocation(1'000'200, 1'000'260, 0x7f0000000010, 0x5500000020, 70001, 7),
-      reallocation(1'000'300, 1'000'300, 0, 0x5500009000, 3, 8),  // realloc(NULL, n)
-      alloc(Allocator::kMmap, 1'000'400, 0x7fff00000000, 100001, LUMEN_NO_STACK),
-      dealloc(EventType::kUnmap, 1'000'500, 0x7fff00000000),
-      alloc(Allocator::kPvalloc, 1'000'600, 0x10, 9999, 123456789),
-  };
-  const std::vector<uint8_t> payload = encode_batch(events, 4242);
-  Collected got;
-  std::string error;
-  ASSERT_TRUE(decode_heap_record(kBatchRecord, payload.data(), static_cast<uint16_t>(payload.size()), got, error))
-      << error;
-  ASSERT_EQ(got.ops.size(), 9u);  // the realloc that freed yields a free and an allocation
-
-  const auto expect_op = [&](size_t i, uint64_t time, uint64_t address, uint64_t size, uint64_t stack,
-                             bool allocation, bool mapping, Allocator allocator) {
-    SCOPED_TRACE(i);
-    const HeapOp& op = got.ops[i];
-    EXPECT_EQ(op.time_ns, time);
-    EXPECT_EQ(op.address, address);
-    EXPECT_EQ(op.allocation, allocation);
-    EXPECT_EQ(op.mapping, mapping);
-    EXPECT_EQ(op.thread_id, 4242u);
-    if (allocation) {
-      EXPECT_EQ(op.size, size);
-      EXPECT_EQ(op.stack_id, stack);
-      EXPECT_EQ(op.allocator, allocator);
-    }
-  };
-  expect_op(0, 1'000'000, 0x7f0000001000, 1999993, 5, true, false, Allocator::kMalloc);
-  expect_op(1, 1'000'050, 0x7f0000000010, 1001, 0, true, false, Allocator::kCalloc);
-  expect_op(2, 1'000'100, 0x7f0000001000, 0, 0, false, false, Allocator::kMalloc);
-  expect_op(3, 1'000'200, 0x7f0000000010, 0, 0, false, false, Allocator::kRealloc);
-  expect_op(4, 1'000'260, 0x5500000020, 70001, 7, true, false, Allocator::kRealloc);
-  expect_op(5, 1'000'300, 0x5500009000, 3, 8, true, false, Allocator::kRealloc);
-  expect_op(6, 1'000'400, 0x7fff00000000, 100001, LUMEN_NO_STACK, true, true, Allocator::kMmap);
-  expect_op(7, 1'000'500, 0x7fff00000000, 0, 0, false, true, Allocator::kMalloc);
-  expect_op(8, 1'000'600, 0x10, 9999, 123456789, true, false, Allocator::kPvalloc);
-}
 
 // A batch at a time as the compressor gathers them: a 2-byte size and the payload.
 std::vector<uint8_t> gathered(const std::vector<std::vector<uint8_t>>& batches) {
@@ -119,12 +49,6 @@ std::vector<uint8_t> zstd_record(const std::vector<uint8_t>& raw, uint32_t batch
   return record;
 }
 
-// A kCompressedRecord as the collector's compressor wrote it before the
-// compact form: the gathered batches in one zstd frame.
-std::vector<uint8_t> compress_batches(const std::vector<std::vector<uint8_t>>& batches, int level = 1) {
-  return zstd_record(gathered(batches), static_cast<uint32_t>(batches.size()), level);
-}
-
 // A record `decode_heap_record` must refuse, saying `expected`.
 void expect_refused(uint16_t kind, const std::vector<uint8_t>& record, const std::string& expected) {
   SCOPED_TRACE(expected);
@@ -138,287 +62,6 @@ bool same_op(const HeapOp& a, const HeapOp& b) {
   return a.time_ns == b.time_ns && a.address == b.address && a.size == b.size && a.stack_id == b.stack_id &&
          a.thread_id == b.thread_id && a.allocation == b.allocation && a.mapping == b.mapping &&
          a.allocator == b.allocator;
-}
-
-// Many batches of two threads, as a busy target writes them: what the
-// compressed record yields is, op for op, what the plain records yield.
-TEST(HeapCompressedRecords, ReadBackExactlyWhatThePlainBatchesSay) {
-  std::vector<std::vector<uint8_t>> batches;
-  uint64_t time = 5'000'000;
-  for (int b = 0; b < 12; ++b) {
-    std::vector<HeapEvent> events;
-    for (int i = 0; i < 300; ++i) {
-      const uint64_t address = 0x5555'0000'0000 + ((b * 300 + i) * 7919 % 4096) * 16;
-      time += 37 + i % 11;
-      if (i % 3 == 2)
-        events.push_back(dealloc(EventType::kFree, time, address));
-      else if (i % 17 == 5)
-        events.push_back(reallocation(time, time + 9, address, address + 0x100000, 16 + i % 256, i % 7));
-      else
-        events.push_back(alloc(Allocator::kMalloc, time, address, 16 + (i * 31) % 256, (b + i) % 5));
-      time += 10;
-    }
-    batches.push_back(encode_batch(events, 100 + static_cast<uint32_t>(b % 2)));
-  }
-  Collected plain;
-  std::string error;
-  for (const auto& b : batches)
-    ASSERT_TRUE(decode_heap_record(kBatchRecord, b.data(), static_cast<uint16_t>(b.size()), plain, error)) << error;
-  const std::vector<uint8_t> record = compress_batches(batches);
-  ASSERT_LT(record.size(), 65536u);
-  Collected compressed;
-  ASSERT_TRUE(decode_heap_record(kCompressedRecord, record.data(), static_cast<uint16_t>(record.size()), compressed,
-                                 error))
-      << error;
-  ASSERT_EQ(compressed.ops.size(), plain.ops.size());
-  for (size_t i = 0; i < plain.ops.size(); ++i) EXPECT_TRUE(same_op(compressed.ops[i], plain.ops[i])) << "op " << i;
-}
-
-TEST(HeapCompressedRecords, CorruptOrLyingRecordsAreRefusedWithAReason) {
-  const std::vector<uint8_t> batch =
-      encode_batch({alloc(Allocator::kMalloc, 10, 0x1000, 24, 1), dealloc(EventType::kFree, 20, 0x1000)}, 7);
-  const std::vector<uint8_t> good = compress_batches({batch, batch});
-  std::string error;
-  Collected got;
-  ASSERT_TRUE(decode_heap_record(kCompressedRecord, good.data(), static_cast<uint16_t>(good.size()), got, error))
-      << error;
-  const auto refused = [](const std::vector<uint8_t>& record, const std::string& expected) {
-    expect_refused(kCompressedRecord, record, expected);
-  };
-  std::vector<uint8_t> damaged = good;
-  for (size_t i = sizeof(HeapCompressed) + 4; i < damaged.size(); ++i) damaged[i] ^= 0x5a;
-  refused(damaged, "does not decompress");
-  refused(std::vector<uint8_t>(good.begin(), good.begin() + 6), "header alone");
-  refused(std::vector<uint8_t>(good.begin(), good.end() - 3), "does not decompress");
-  std::vector<uint8_t> lying = good;
-  HeapCompressed header;
-  std::memcpy(&header, lying.data(), sizeof header);
-  header.raw_bytes = 1u << 30;
-  std::memcpy(lying.data(), &header, sizeof header);
-  refused(lying, "at most");
-  std::memcpy(&header, good.data(), sizeof header);
-  header.batch_count = 3;
-  lying = good;
-  std::memcpy(lying.data(), &header, sizeof header);
-  refused(lying, "ends inside batch 2");
-  header.batch_count = 1;
-  std::memcpy(lying.data(), &header, sizeof header);
-  refused(lying, "bytes after its 1 batches");
-}
-
-// ---- the compact form (heap_compact.h) ----
-
-// The encoder's working memory, as the collector maps it (smaller tables:
-// a full one must only cost compactness).
-struct Scratch {
-  explicit Scratch(size_t address_slots = 1 << 12, size_t pair_slots = 1 << 8, size_t thread_slots = 1 << 4)
-      : addresses(address_slots), pairs(pair_slots), threads(thread_slots),
-        touched(pair_slots + thread_slots), sections(kCompactSections, std::vector<uint8_t>(kMaxCompactBytes)) {
-    s.addresses = addresses.data();
-    s.address_slots = address_slots;
-    s.pairs = pairs.data();
-    s.pair_slots = pair_slots;
-    s.threads = threads.data();
-    s.thread_slots = thread_slots;
-    s.touched = touched.data();
-    for (int i = 0; i < kCompactSections; ++i) s.sections[i] = sections[i].data();
-  }
-  std::vector<CompactScratch::AddressSlot> addresses;
-  std::vector<CompactScratch::PairSlot> pairs;
-  std::vector<CompactScratch::ThreadSlot> threads;
-  std::vector<uint32_t> touched;
-  std::vector<std::vector<uint8_t>> sections;
-  CompactScratch s{};
-};
-
-// A kCompactRecord as the collector's compressor writes it.
-std::vector<uint8_t> compact_record(const std::vector<std::vector<uint8_t>>& batches, Scratch& scratch) {
-  const std::vector<uint8_t> raw = gathered(batches);
-  std::vector<uint8_t> compact(kMaxCompactBytes);
-  const size_t bytes =
-      compact_batches(raw.data(), raw.size(), static_cast<uint32_t>(batches.size()), compact.data(), scratch.s);
-  EXPECT_GT(bytes, 0u);
-  compact.resize(bytes);
-  return zstd_record(compact, static_cast<uint32_t>(batches.size()));
-}
-
-// Batches of `threads` threads churning blocks as a busy target does: each
-// frees the block it allocated 8 allocations ago, some blocks are freed by
-// another thread and reused by a third, some frees name nothing traced,
-// reallocs move blocks, and (size, stack) pairs repeat.
-std::vector<std::vector<uint8_t>> churning_batches(int batch_count, int threads, int events_per_batch) {
-  std::vector<std::vector<uint8_t>> batches;
-  std::vector<std::vector<uint64_t>> held(threads);
-  uint64_t time = 7'000'000, next_address = 0x5555'0000'1000;
-  std::mt19937 random(42);
-  for (int b = 0; b < batch_count; ++b) {
-    const int t = b % threads;
-    std::vector<HeapEvent> events;
-    for (int i = 0; i < events_per_batch; ++i) {
-      time += 20 + random() % 300;
-      const uint32_t pick = random() % 20;
-      if (held[t].size() >= 8 && pick < 9) {
-        events.push_back(dealloc(EventType::kFree, time, held[t].front()));
-        held[t].erase(held[t].begin());
-      } else if (pick == 9 && !held[(t + 1) % threads].empty()) {  // a block of another thread
-        events.push_back(dealloc(EventType::kFree, time, held[(t + 1) % threads].back()));
-        held[(t + 1) % threads].pop_back();
-      } else if (pick == 10) {
-        events.push_back(dealloc(EventType::kFree, time, 0x10000 + random() % 4096));  // nothing traced
-      } else if (pick == 11 && !held[t].empty()) {
-        const uint64_t moved = next_address += 64;
-        events.push_back(reallocation(time, time + 40, held[t].back(), moved, 16 + random() % 64, random() % 3));
-        held[t].back() = moved;
-        time += 40;
-      } else if (pick == 12) {
-        events.push_back(alloc(Allocator::kMmap, time, 0x7f00'0000'0000 + (random() % 64) * 4096, 4096, LUMEN_NO_STACK));
-      } else {
-        const uint64_t address = random() % 4 == 0 ? (next_address += 32) : 0x5555'0000'1000 + (random() % 512) * 32;
-        events.push_back(alloc(Allocator::kMalloc, time, address, 16 + (random() % 16) * 8, random() % 4));
-        held[t].push_back(address);
-      }
-    }
-    batches.push_back(encode_batch(events, 300 + static_cast<uint32_t>(t)));
-  }
-  return batches;
-}
-
-void expect_compact_reads_as_plain(const std::vector<std::vector<uint8_t>>& batches, Scratch& scratch) {
-  Collected plain;
-  std::string error;
-  size_t plain_batches = 0;
-  for (const auto& b : batches) {
-    ASSERT_TRUE(decode_heap_record(kBatchRecord, b.data(), static_cast<uint16_t>(b.size()), plain, error)) << error;
-    ++plain_batches;
-  }
-  const std::vector<uint8_t> record = compact_record(batches, scratch);
-  ASSERT_LT(record.size(), 65536u);
-  Collected compact;
-  ASSERT_TRUE(
-      decode_heap_record(kCompactRecord, record.data(), static_cast<uint16_t>(record.size()), compact, error))
-      << error;
-  ASSERT_EQ(compact.ops.size(), plain.ops.size());
-  for (size_t i = 0; i < plain.ops.size(); ++i) ASSERT_TRUE(same_op(compact.ops[i], plain.ops[i])) << "op " << i;
-  // And it leaves the encoder's open-addressed tables as it found them.
-  for (const auto& slot : scratch.pairs) ASSERT_EQ(slot.index_plus_one, 0u);
-  for (const auto& slot : scratch.threads) ASSERT_EQ(slot.used, 0u);
-}
-
-TEST(HeapCompactRecords, ReadBackExactlyWhatThePlainBatchesSay) {
-  Scratch scratch;
-  expect_compact_reads_as_plain(churning_batches(24, 3, 250), scratch);
-  // The same scratch again: a second record starts from nothing.
-  expect_compact_reads_as_plain(churning_batches(10, 2, 300), scratch);
-  // Every event type, and one event batches.
-  expect_compact_reads_as_plain(
-      {encode_batch({alloc(Allocator::kMalloc, 1'000'000, 0x7f0000001000, 1999993, 5),
-                     alloc(Allocator::kCalloc, 1'000'050, 0x7f0000000010, 1001, 0),
-                     dealloc(EventType::kFree, 1'000'100, 0x7f0000001000),
-                     reallocation(1'000'200, 1'000'260, 0x7f0000000010, 0x5500000020, 70001, 7),
-                     reallocation(1'000'300, 1'000'300, 0, 0x5500009000, 3, 8),
-                     alloc(Allocator::kMmap, 1'000'400, 0x7fff00000000, 100001, LUMEN_NO_STACK),
-                     dealloc(EventType::kUnmap, 1'000'500, 0x7fff00000000)},
-                    9),
-       encode_batch({dealloc(EventType::kFree, 900'000, 0x5500009000)}, 10)},
-      scratch);
-}
-
-TEST(HeapCompactRecords, FullTablesOnlyCostCompactness) {
-  Scratch tiny(4, 2, 2);  // 4 addresses, room for 1 pair, 1 thread
-  expect_compact_reads_as_plain(churning_batches(12, 3, 200), tiny);
-}
-
-// A forked child's compressor starts on the tables its parent's compressor
-// was using at the fork: emptied, they read back exactly again.
-TEST(HeapCompactRecords, TablesLeftInUseAreEmptiedByAReset) {
-  Scratch scratch;
-  for (size_t i = 0; i < scratch.pairs.size(); i += 3) scratch.pairs[i] = {24 + i, 2, 1, 0};
-  for (auto& slot : scratch.threads) slot = {300, 5, 1, 0};
-  compact_scratch_reset(scratch.s);
-  expect_compact_reads_as_plain(churning_batches(6, 3, 100), scratch);
-}
-
-// The address cache's entries carry their record's generation; when the
-// generation number wraps, none of an earlier record may be taken for one of
-// this record.
-TEST(HeapCompactRecords, RecordsAfterTheGenerationWrapsReadExactly) {
-  Scratch scratch(64);
-  const auto batches = churning_batches(2, 2, 40);
-  const std::vector<uint8_t> raw = gathered(batches);
-  std::vector<uint8_t> compact(kMaxCompactBytes);
-  for (uint32_t n = 0; n < (1u << (32 - CompactScratch::kOrdinalBits)) - 2; ++n)
-    ASSERT_GT(compact_batches(raw.data(), raw.size(), 2, compact.data(), scratch.s), 0u);
-  for (int n = 0; n < 4; ++n) {
-    SCOPED_TRACE(scratch.s.generation);
-    expect_compact_reads_as_plain(churning_batches(3, 2, 60 + n), scratch);
-  }
-}
-
-TEST(HeapCompactRecords, AreSmallerThanThePlainBatchesCompressed) {
-  Scratch scratch;
-  const auto batches = churning_batches(24, 3, 250);
-  const std::vector<uint8_t> raw = gathered(batches);
-  const size_t plain = zstd_record(raw, static_cast<uint32_t>(batches.size())).size();
-  const size_t compact = compact_record(batches, scratch).size();
-  EXPECT_LT(compact, plain);
-}
-
-TEST(HeapCompactRecords, CorruptOrLyingRecordsAreRefusedWithAReason) {
-  Scratch scratch;
-  const auto batches = churning_batches(4, 2, 50);
-  const std::vector<uint8_t> good = compact_record(batches, scratch);
-  const auto refused = [](const std::vector<uint8_t>& record, const std::string& expected) {
-    expect_refused(kCompactRecord, record, expected);
-  };
-  std::vector<uint8_t> damaged = good;
-  for (size_t i = sizeof(HeapCompressed) + 4; i < damaged.size(); ++i) damaged[i] ^= 0x5a;
-  refused(damaged, "does not decompress");
-  // Well-compressed but lying frames: the decompressed bytes are checked too.
-  const std::vector<uint8_t> raw = gathered(batches);
-  std::vector<uint8_t> compact(kMaxCompactBytes);
-  compact.resize(compact_batches(raw.data(), raw.size(), 4, compact.data(), scratch.s));
-  std::vector<uint8_t> truncated(compact.begin(), compact.end() - 1);
-  refused(zstd_record(truncated, 4), "compact form");
-  refused(zstd_record(compact, 5), "ends inside batch 4");
-  refused(zstd_record(compact, 3), "left in the");
-  // A free naming an allocation its thread never made in the record.
-  std::vector<uint8_t> lying;
-  for (const uint64_t length : {3, 2, 2, 0, 0, 1, 0}) lying.push_back(static_cast<uint8_t>(length));
-  for (const uint8_t byte : {7, 2, 0}) lying.push_back(byte);  // batch: thread 7, 2 events, base 0
-  lying.push_back(0x10);  // kFree
-  lying.push_back(0x10);
-  lying.push_back(2);  // Δtime 1
-  lying.push_back(2);
-  lying.push_back(3);  // the 3rd latest allocation: there is none
-  refused(zstd_record(lying, 1), "free references section");
-  const std::vector<uint8_t> bad_type = {3, 1, 0, 0, 0, 0, 0, /*batch*/ 7, 1, 0, /*tag*/ 0x70};
-  refused(zstd_record(bad_type, 1), "unknown type");
-}
-
-// Frames that decompress well but whose compact bytes were damaged: each is
-// read or refused with a reason, never trusted past its bounds (a crash or
-// a hang fails the test).
-TEST(HeapCompactRecords, DamagedFramesAreReadOrRefusedWithAReason) {
-  Scratch scratch;
-  const auto batches = churning_batches(6, 3, 80);
-  const std::vector<uint8_t> raw = gathered(batches);
-  std::vector<uint8_t> compact(kMaxCompactBytes);
-  compact.resize(compact_batches(raw.data(), raw.size(), 6, compact.data(), scratch.s));
-  std::mt19937 random(7);
-  size_t refused = 0;
-  for (int n = 0; n < 3000; ++n) {
-    std::vector<uint8_t> damaged = compact;
-    for (uint32_t flips = 1 + random() % 4; flips > 0; --flips)
-      damaged[random() % damaged.size()] ^= static_cast<uint8_t>(1 + random() % 255);
-    const std::vector<uint8_t> record = zstd_record(damaged, 6 + (random() % 8 == 0 ? random() % 3 : 0));
-    Collected got;
-    std::string why;
-    if (!decode_heap_record(kCompactRecord, record.data(), static_cast<uint16_t>(record.size()), got, why)) {
-      ++refused;
-      EXPECT_NE(why.find("compact form"), std::string::npos) << why;
-    }
-  }
-  EXPECT_GT(refused, 0u);
 }
 
 // ---- the paired form: frees name their allocations, times are marks ----
@@ -461,9 +104,18 @@ struct PairedBatch {
     number(size);
     number(stack + 1);
   }
+  void realloc_new(uint64_t size, uint64_t stack) {  // realloc(NULL, size)
+    tag(EventType::kRealloc, Allocator::kRealloc);
+    number(size);
+    number(stack + 1);
+  }
   void mark(uint64_t advance) {
     tag(EventType::kMark);
     number(advance);
+  }
+  void highest(uint64_t bytes, bool raised) {
+    tag(EventType::kHighest);
+    number(bytes << 1 | (raised ? 1 : 0));
   }
   std::vector<uint8_t> payload() const {
     std::vector<uint8_t> out(sizeof header);
@@ -472,6 +124,16 @@ struct PairedBatch {
     return out;
   }
 };
+
+// What a plain batch's record yields.
+Collected decoded(const PairedBatch& batch) {
+  const std::vector<uint8_t> payload = batch.payload();
+  Collected got;
+  std::string error;
+  EXPECT_TRUE(decode_heap_record(kPairedBatchRecord, payload.data(), static_cast<uint16_t>(payload.size()), got, error))
+      << error;
+  return got;
+}
 
 // Threads that allocate, free their own blocks and each other's, reallocate,
 // map and unmap, with marks between: as the collector's batches say it.
@@ -534,12 +196,7 @@ TEST(HeapPairedRecords, FreesNameTheirAllocationsAndEventsHaveTheirMarksTime) {
   batch.realloc_own(1, 300, 3);  // frees 11, allocates 12
   batch.alloc(4096, LUMEN_NO_STACK, Allocator::kMmap);  // 13
   batch.free_own(1, EventType::kUnmap);
-  const std::vector<uint8_t> payload = batch.payload();
-  Collected got;
-  std::string error;
-  ASSERT_TRUE(decode_heap_record(kPairedBatchRecord, payload.data(), static_cast<uint16_t>(payload.size()), got,
-                                 error))
-      << error;
+  const Collected got = decoded(batch);
   const std::vector<HeapOp> expected = {
       {5'000, identity_key(7, 10), 100, 1, 7, true, false, Allocator::kMalloc},
       {5'000, identity_key(7, 11), 200, 2, 7, true, false, Allocator::kMalloc},
@@ -559,6 +216,39 @@ TEST(HeapPairedRecords, FreesNameTheirAllocationsAndEventsHaveTheirMarksTime) {
   const auto live = latest.live();
   ASSERT_EQ(live.size(), 1u);
   EXPECT_EQ(live.begin()->second.address, identity_key(7, 12));
+}
+
+// Every allocator and event type the collector writes, realloc(NULL, n)
+// and the kHighest that precedes an event included: each op as written.
+TEST(HeapPairedRecords, EveryEventTypeAndAllocatorSurvivesEncodingAndDecoding) {
+  const Allocator heap_allocators[] = {Allocator::kMalloc,       Allocator::kCalloc,       Allocator::kMemalign,
+                                       Allocator::kPosixMemalign, Allocator::kAlignedAlloc, Allocator::kValloc,
+                                       Allocator::kPvalloc};
+  PairedBatch batch{{1'000'000, 4242, 0, 0}, {}};
+  for (size_t i = 0; i < std::size(heap_allocators); ++i)
+    batch.alloc(1 + i * 1'999'993, i, heap_allocators[i]);  // ordinals 0 to 6
+  batch.highest(123'456'789, true);
+  batch.realloc_new(3, 8);                                   // 7
+  batch.mark(1);
+  batch.alloc(100'001, LUMEN_NO_STACK, Allocator::kMmap);   // 8
+  batch.alloc(200'002, 9, Allocator::kMremap);              // 9
+  batch.highest(200'000'000, false);
+  batch.free_own(2, EventType::kUnmap);                     // 8
+  const Collected got = decoded(batch);
+  std::vector<HeapOp> expected;
+  for (size_t i = 0; i < std::size(heap_allocators); ++i)
+    expected.push_back({1'000'000, identity_key(4242, i), 1 + i * 1'999'993, i, 4242, true, false, heap_allocators[i]});
+  expected.push_back({1'000'000, identity_key(4242, 7), 3, 8, 4242, true, false, Allocator::kRealloc});
+  expected.push_back({1'000'001, identity_key(4242, 8), 100'001, LUMEN_NO_STACK, 4242, true, true, Allocator::kMmap});
+  expected.push_back({1'000'001, identity_key(4242, 9), 200'002, 9, 4242, true, true, Allocator::kMremap});
+  expected.push_back({1'000'001, identity_key(4242, 8), 0, 0, 4242, false, true, Allocator::kMalloc});
+  ASSERT_EQ(got.ops.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_TRUE(same_op(got.ops[i], expected[i])) << "op " << i;
+    // Only the ops a kHighest preceded carry one.
+    EXPECT_EQ(got.ops[i].highest, i == 7 ? 123'456'789u : i == 10 ? 200'000'000u : 0u) << "op " << i;
+    EXPECT_EQ(got.ops[i].raised_highest, i == 7) << "op " << i;
+  }
 }
 
 TEST(HeapPairedRecords, CompactReadsBackExactlyWhatThePlainBatchesSay) {
@@ -637,6 +327,17 @@ TEST(HeapPairedRecords, CorruptOrLyingRecordsAreRefusedWithAReason) {
   lying.alloc(1, 1);
   refused(kPairedBatchRecord, lying.payload(), "is missing");
   refused(kPairedBatchRecord, std::vector<uint8_t>(10, 0), "its header alone needs");
+  PairedBatch unknown_allocator{{1, 3, 0, 0}, {}};
+  unknown_allocator.alloc(8, 1, static_cast<Allocator>(kAllocatorCount + 5));
+  refused(kPairedBatchRecord, unknown_allocator.payload(), "names allocator 15");
+  PairedBatch marked_after_highest{{1, 3, 0, 0}, {}};
+  marked_after_highest.highest(100, true);
+  marked_after_highest.mark(1);
+  refused(kPairedBatchRecord, marked_after_highest.payload(), "a mark after a highest value");
+  PairedBatch highest_last{{1, 3, 0, 0}, {}};
+  highest_last.alloc(8, 1);
+  highest_last.highest(100, true);
+  refused(kPairedBatchRecord, highest_last.payload(), "ends after a highest value");
   const auto batches = paired_batches(2, 2, 40);
   const std::vector<uint8_t> compact = paired_compact_record(batches);
   refused(kPairedCompactRecord, zstd_record(compact, 5), "ends inside batch 4");
@@ -673,36 +374,20 @@ TEST(HeapRecords, StartRecordIsPassedOn) {
 }
 
 TEST(HeapRecords, MalformedRecordsAreRefusedWithAReason) {
-  Collected got;
-  std::string error;
   const HeapStart start{1, 2, 0};
-  EXPECT_FALSE(decode_heap_record(kStartRecord, &start, sizeof start - 1, got, error));
-  EXPECT_NE(error.find("start record of 15 bytes"), std::string::npos) << error;
+  const std::vector<uint8_t> short_start(reinterpret_cast<const uint8_t*>(&start),
+                                         reinterpret_cast<const uint8_t*>(&start) + sizeof start - 1);
+  expect_refused(kStartRecord, short_start, "start record of 15 bytes");
+}
 
-  // A batch cut inside its last event.
-  std::vector<uint8_t> payload = encode_batch({alloc(Allocator::kMalloc, 10, 0x1000, 100000, 1)}, 1);
-  payload.pop_back();
-  EXPECT_FALSE(decode_heap_record(kBatchRecord, payload.data(), static_cast<uint16_t>(payload.size()), got, error));
-  EXPECT_NE(error.find("ends inside"), std::string::npos) << error;
-
-  // A batch that claims more events than it holds.
-  payload = encode_batch({alloc(Allocator::kMalloc, 10, 0x1000, 100, 1)}, 1);
-  reinterpret_cast<HeapBatch*>(payload.data())->event_count = 2;
-  EXPECT_FALSE(decode_heap_record(kBatchRecord, payload.data(), static_cast<uint16_t>(payload.size()), got, error));
-  EXPECT_NE(error.find("ends inside event 1"), std::string::npos) << error;
-
-  // An allocator number no version defines.
-  payload = encode_batch({alloc(Allocator::kMalloc, 10, 0x1000, 100, 1)}, 1);
-  payload[sizeof(HeapBatch)] = 0x0f;
-  EXPECT_FALSE(decode_heap_record(kBatchRecord, payload.data(), static_cast<uint16_t>(payload.size()), got, error));
-  EXPECT_NE(error.find("allocator 15"), std::string::npos) << error;
-
-  // A header shorter than HeapBatch.
-  EXPECT_FALSE(decode_heap_record(kBatchRecord, payload.data(), 8, got, error));
-  EXPECT_NE(error.find("header alone needs 16"), std::string::npos) << error;
-
-  // A kind from a newer minor version is skipped.
-  EXPECT_TRUE(decode_heap_record(99, payload.data(), 8, got, error));
+// A kind no collector writes is refused by its number, as any kind the
+// reader does not know.
+TEST(HeapRecords, KindsNoCollectorWritesAreRefused) {
+  PairedBatch batch{{1, 3, 0, 0}, {}};
+  batch.alloc(8, 1);
+  for (const uint16_t kind : {0, 2, 3, 4, 7, 99})
+    expect_refused(kind, batch.payload(),
+                   "heap record of kind " + std::to_string(kind) + " is not one this lumen reads");
 }
 
 // ---- pairing ----
@@ -729,16 +414,15 @@ struct RecordingVisitor {
 
 // Decodes a realloc chain as the collector records it and replays it.
 TEST(HeapPairing, ReallocChainFreesEachOldBlockAndLeaksTheLast) {
-  const std::vector<HeapEvent> events = {
-      reallocation(100, 100, 0, 0xa000, 101, 1),     // realloc(NULL, 101)
-      reallocation(200, 210, 0xa000, 0xb000, 3001, 1),  // moved
-      reallocation(300, 310, 0xb000, 0xb000, 57, 1),    // shrunk in place
-      reallocation(400, 410, 0xb000, 0xc000, 70001, 1),
-  };
-  const std::vector<uint8_t> payload = encode_batch(events, 1);
-  Collected got;
-  std::string error;
-  ASSERT_TRUE(decode_heap_record(kBatchRecord, payload.data(), static_cast<uint16_t>(payload.size()), got, error));
+  PairedBatch batch{{100, 1, 0, 0}, {}};
+  batch.realloc_new(101, 1);           // realloc(NULL, 101): ordinal 0
+  batch.mark(110);
+  batch.realloc_own(1, 3001, 1);       // moved: frees 0, allocates 1
+  batch.mark(100);
+  batch.realloc_own(1, 57, 1);         // shrunk in place: a new identity all the same
+  batch.mark(100);
+  batch.realloc_own(1, 70001, 1);
+  const Collected got = decoded(batch);
   HeapTimeline timeline;
   for (const HeapOp& op : got.ops) timeline.add(op);
   timeline.finish();
@@ -748,8 +432,9 @@ TEST(HeapPairing, ReallocChainFreesEachOldBlockAndLeaksTheLast) {
   EXPECT_EQ(r.released.size(), 3u);
   EXPECT_TRUE(r.unmatched.empty());
   ASSERT_EQ(live.size(), 1u);
-  EXPECT_EQ(timeline.ops()[live[0]].address, 0xc000u);
+  EXPECT_EQ(timeline.ops()[live[0]].address, identity_key(1, 3));
   EXPECT_EQ(timeline.ops()[live[0]].size, 70001u);
+  EXPECT_EQ(timeline.ops()[live[0]].time_ns, 410u);
 }
 
 TEST(HeapPairing, FreesOfUnknownPointersAndDoubleFreesChangeNothing) {

@@ -673,8 +673,6 @@ TEST(HeapDataLimit, ALimitNotReachedIsNotAWarning) {
 // ---- compressed data: the same as uncompressed ----
 
 using heap::HeapCompressed;
-using heap::kCompactRecord;
-using heap::kCompressedRecord;
 using heap::kPairedCompactRecord;
 
 namespace compressed {
@@ -739,10 +737,7 @@ void expect_same_views(const std::string& target, const std::vector<std::string>
   ASSERT_EQ(packed.run.exit_code, 0) << packed.run.err;
   const KindCount plain_kinds = record_kinds(plain.experiment / "heaptrace", kPairedCompactRecord);
   const KindCount packed_kinds = record_kinds(packed.experiment / "heaptrace", kPairedCompactRecord);
-  EXPECT_EQ(plain_kinds.count.count(kCompactRecord) + plain_kinds.count.count(kCompressedRecord) +
-                plain_kinds.count.count(kPairedCompactRecord),
-            0u)
-      << "compress: 0 wrote compressed records";
+  EXPECT_EQ(plain_kinds.count.count(kPairedCompactRecord), 0u) << "compress: 0 wrote compressed records";
   ASSERT_GT(packed_kinds.count.count(kPairedCompactRecord), 0u) << "no compact record was written";
   const std::vector<std::string> a = heap_views(plain.experiment), b = heap_views(packed.experiment);
   ASSERT_EQ(a.size(), b.size());

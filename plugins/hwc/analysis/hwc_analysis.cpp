@@ -58,7 +58,7 @@ void* decoder_begin(void* context) { return context; }
 int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink,
            char* error, size_t error_size) {
   if (kind == kSettingsRecord) return 0;
-  if (kind != kOverflowRecord) return 0;  // a kind a newer minor format appended
+  if (kind != kOverflowRecord) return lumen_unknown_record_kind("hardware counter", kind, error, error_size);
   if (state == nullptr) {
     std::snprintf(error, error_size, "hwc records in an experiment that recorded no counters option");
     return 1;

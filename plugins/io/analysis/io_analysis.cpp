@@ -40,7 +40,8 @@ static_assert(std::size(kMetrics) == kMetricCount, "one declaration per Metric")
 
 int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,
            size_t error_size) {
-  if (kind != kCallRecord) return 0;  // file names and starts carry no metric
+  if (kind == kFileRecord || kind == kStartRecord) return 0;  // file names and starts carry no metric
+  if (kind != kCallRecord) return lumen_unknown_record_kind("I/O", kind, error, error_size);
   if (bytes < sizeof(IoCall)) {
     std::snprintf(error, error_size, "an I/O call record is %u bytes, expected %zu", bytes, sizeof(IoCall));
     return 1;

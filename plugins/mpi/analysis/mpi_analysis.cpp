@@ -63,13 +63,14 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
     MpiMessage message;
     return read_record(payload, bytes, &message, "message", error, error_size) ? 0 : 1;
   }
+  if (kind == kSettingsRecord || kind == kIncompleteRecord) return 0;  // read by the views
   MpiCall call;
-  if (kind == kPackedCallRecord || kind == kCompactCallRecord) {
+  if (kind == kCompactCallRecord) {
     UnpackedCall unpacked;
     const char* problem = nullptr;
     // The events need the call's thread, not its rank.
     const CallWriter writer{sink->record_thread != nullptr ? sink->record_thread(sink->context) : 0, -1};
-    if (!unpack(kind, payload, bytes, writer, unpacked, &problem)) {
+    if (!unpack(payload, bytes, writer, unpacked, &problem)) {
       std::snprintf(error, error_size, "%s", problem);
       return 1;
     }
@@ -77,7 +78,7 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
   } else if (kind == kCallRecord) {
     if (!read_record(payload, bytes, &call, "call", error, error_size)) return 1;
   } else {
-    return 0;  // settings, incomplete: read by the views; or a newer kind
+    return lumen_unknown_record_kind("MPI", kind, error, error_size);
   }
   if (call.exit_ns < call.enter_ns) {
     std::snprintf(error, error_size, "%s returned at %llu ns, before it was called at %llu ns",

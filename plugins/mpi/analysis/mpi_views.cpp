@@ -160,10 +160,10 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
       rank.world_size = process.world_size;
       rank.library.assign(text, process.library_bytes);
       rank.host.assign(text + process.library_bytes, process.host_bytes);
-    } else if (kind == kPackedCallRecord || kind == kCompactCallRecord) {
+    } else if (kind == kCompactCallRecord) {
       UnpackedCall unpacked;
       const char* problem = nullptr;
-      if (!unpack(kind, payload, bytes, CallWriter{block_thread, kProcessRank}, unpacked, &problem)) {
+      if (!unpack(payload, bytes, CallWriter{block_thread, kProcessRank}, unpacked, &problem)) {
         fail(p, problem);
         return;
       }
@@ -192,6 +192,10 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
       std::memcpy(&incomplete, payload, sizeof incomplete);
       if (selected(p, incomplete.time_ns, block_thread)) ++p.a.incomplete;
       // The rank is the one of the records before it in this process.
+    } else if (!is_record_kind(kind)) {
+      char unknown[160];
+      lumen_unknown_record_kind("MPI", kind, unknown, sizeof unknown);
+      fail(p, unknown);
     }
   } catch (const std::exception& e) {
     fail(p, e.what());

@@ -7,6 +7,7 @@
 // MpiSend or MpiRecv event between them, on MPI_COMM_WORLD with world ranks
 // (the collector translates peers of other communicators). Times are the
 // experiment's CLOCK_MONOTONIC nanoseconds.
+#include <lumen/analysis_plugin.h>
 #include <otf2/otf2.h>
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 
 #include "../mpi_packed_call.h"
 #include "data_file_reader.h"
+#include "experiment_format.h"
 #include "format_error.h"
 
 namespace fs = std::filesystem;
@@ -51,6 +53,7 @@ std::map<int32_t, RankTrace> read_ranks(const fs::path& founder) {
   for (const fs::path& experiment : experiments) {
     const fs::path file = experiment / mpi::kDataFile;
     if (!fs::exists(file)) continue;
+    analysis::read_experiment_header(experiment);  // a format this lumen reads
     auto add_call = [&](const mpi::MpiCall& call) {
       if (call.rank < 0 || call.exit_ns < call.enter_ns) return;
       auto& events = ranks[call.rank].events;
@@ -72,10 +75,10 @@ std::map<int32_t, RankTrace> read_ranks(const fs::path& founder) {
       process_rank = process.rank;
     });
     analysis::read_data_file(file, [&](const analysis::RawRecord& r) {
-      if (r.kind == mpi::kPackedCallRecord || r.kind == mpi::kCompactCallRecord) {
+      if (r.kind == mpi::kCompactCallRecord) {
         mpi::UnpackedCall unpacked;
         const char* problem = nullptr;
-        if (!mpi::unpack(r.kind, r.payload, r.payload_bytes, mpi::CallWriter{r.block_thread_id, process_rank}, unpacked,
+        if (!mpi::unpack(r.payload, r.payload_bytes, mpi::CallWriter{r.block_thread_id, process_rank}, unpacked,
                          &problem))
           throw analysis::FormatError(file.string(), r.offset, problem);
         add_call(unpacked.call);
@@ -88,6 +91,10 @@ std::map<int32_t, RankTrace> read_ranks(const fs::path& founder) {
         mpi::MpiMessage m;
         std::memcpy(&m, r.payload, sizeof m);
         add_message(m);
+      } else if (!mpi::is_record_kind(r.kind)) {
+        char unknown[160];
+        lumen_unknown_record_kind("MPI", r.kind, unknown, sizeof unknown);
+        throw analysis::FormatError(file.string(), r.offset, unknown);
       }
     });
   }

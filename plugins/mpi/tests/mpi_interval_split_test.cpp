@@ -30,8 +30,8 @@ constexpr uint32_t kOther = 1002;   // a thread of the same process that does no
 constexpr uint64_t kBase = 1'000'000'000;
 
 void write_sample(int stream, uint32_t thread, uint64_t at, uint64_t cpu_ns) {
-  const clock::ClockSample sample{kBase + at, LUMEN_NO_STACK, cpu_ns, thread, -1};
-  ASSERT_TRUE(collector::write_record(stream, clock::kSampleRecord, &sample, sizeof sample));
+  const clock::ClockSplitSample sample{kBase + at, LUMEN_NO_STACK, cpu_ns, 0, thread, -1};
+  ASSERT_TRUE(collector::write_record(stream, clock::kSplitSampleRecord, &sample, sizeof sample));
 }
 
 void write_call(int stream, uint32_t thread, uint64_t enter, uint64_t exit) {

@@ -1,13 +1,11 @@
-// The packed call records: what the collector packs (the compact kind),
-// every reader unpacks into exactly the full records it stands for, with
-// the thread and rank it knows of the writer; the older packed kind, which
-// carries both, still reads the same; a record shorter than its head, flags
-// or messages say is refused with the reason.
+// The compact call record: what the collector packs, every reader unpacks
+// into exactly the full records it stands for, with the thread and rank it
+// knows of the writer; a record shorter than its head, flags or messages
+// say is refused with the reason.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <string>
-#include <tuple>
 
 #include "../mpi_packed_call.h"
 
@@ -50,20 +48,6 @@ MpiCall call_with(const MpiMessage* messages, int count) {
 
 constexpr CallWriter kWriter{1234, 3};
 
-// The older kind (kPackedCallRecord) of a call as the collector wrote it
-// before the compact one: its head with thread and rank, then the same tail.
-uint16_t pack_older(const MpiCall& call, const MpiMessage* messages, int count, unsigned char* out) {
-  unsigned char compact[kMaxPackedBytes];
-  const uint16_t bytes = pack(call, messages, count, compact);
-  MpiCompactCall head;
-  std::memcpy(&head, compact, sizeof head);
-  const MpiPackedCall older{head.enter_ns, head.duration_ns, head.stack, call.thread_id, call.rank,
-                            head.function, static_cast<uint8_t>(head.flags & ~kCompactBeforeInit), head.messages};
-  std::memcpy(out, &older, sizeof older);
-  std::memcpy(out + sizeof older, compact + sizeof head, bytes - sizeof head);
-  return static_cast<uint16_t>(bytes - sizeof head + sizeof older);
-}
-
 void expect_same(const MpiCall& a, const MpiCall& b) {
   EXPECT_EQ(0, std::memcmp(&a, &b, sizeof a)) << "function " << a.function << " / " << b.function;
 }
@@ -78,25 +62,10 @@ TEST(MpiPackedCall, ReadsBackTheFullRecordsOfACallWithItsMessages) {
   EXPECT_EQ(bytes, sizeof(MpiCompactCall) + 8 + 3 * sizeof(MpiPackedMessage) + 8);
   UnpackedCall unpacked;
   const char* problem = nullptr;
-  ASSERT_TRUE(unpack(kCompactCallRecord, packed, bytes, kWriter, unpacked, &problem)) << problem;
+  ASSERT_TRUE(unpack(packed, bytes, kWriter, unpacked, &problem)) << problem;
   expect_same(unpacked.call, call);
   ASSERT_EQ(unpacked.message_count, 3);
   for (int i = 0; i < 3; ++i) EXPECT_EQ(0, std::memcmp(&unpacked.messages[i], &messages[i], sizeof messages[i])) << i;
-}
-
-TEST(MpiPackedCall, TheOlderKindWithThreadAndRankReadsTheSame) {
-  const MpiMessage messages[] = {message(kMessageSent, 64, 1, 5, 0xaa00)};
-  const MpiCall call = call_with(messages, 1);
-  unsigned char older[kMaxPackedBytes];
-  const uint16_t bytes = pack_older(call, messages, 1, older);
-  EXPECT_EQ(bytes, sizeof(MpiPackedCall) + 8 + sizeof(MpiPackedMessage));
-  UnpackedCall unpacked;
-  const char* problem = nullptr;
-  // The record's own thread and rank, whatever the reader knows.
-  ASSERT_TRUE(unpack(kPackedCallRecord, older, bytes, CallWriter{99, 8}, unpacked, &problem)) << problem;
-  expect_same(unpacked.call, call);
-  ASSERT_EQ(unpacked.message_count, 1);
-  EXPECT_EQ(0, std::memcmp(&unpacked.messages[0], &messages[0], sizeof messages[0]));
 }
 
 TEST(MpiPackedCall, KeepsAFailedResultAndNoStack) {
@@ -109,7 +78,7 @@ TEST(MpiPackedCall, KeepsAFailedResultAndNoStack) {
   EXPECT_EQ(bytes, sizeof(MpiCompactCall) + 4);
   UnpackedCall unpacked;
   const char* problem = nullptr;
-  ASSERT_TRUE(unpack(kCompactCallRecord, packed, bytes, kWriter, unpacked, &problem)) << problem;
+  ASSERT_TRUE(unpack(packed, bytes, kWriter, unpacked, &problem)) << problem;
   expect_same(unpacked.call, call);
   EXPECT_EQ(unpacked.message_count, 0);
 }
@@ -123,7 +92,7 @@ TEST(MpiPackedCall, ACallBeforeMpiInitKeepsRankMinusOne) {
   EXPECT_EQ(bytes, sizeof(MpiCompactCall));
   UnpackedCall unpacked;
   const char* problem = nullptr;
-  ASSERT_TRUE(unpack(kCompactCallRecord, packed, bytes, kWriter, unpacked, &problem)) << problem;
+  ASSERT_TRUE(unpack(packed, bytes, kWriter, unpacked, &problem)) << problem;
   expect_same(unpacked.call, call);
 }
 
@@ -139,28 +108,20 @@ TEST(MpiPackedCall, ARecordShorterThanItSaysIsRefused) {
   const MpiMessage messages[] = {message(kMessageSent, 64, 1, 0, 0xaa00)};
   const MpiCall call = call_with(messages, 1);
   unsigned char compact[kMaxPackedBytes];
-  unsigned char older[kMaxPackedBytes];
-  const uint16_t compact_bytes = pack(call, messages, 1, compact);
-  const uint16_t older_bytes = pack_older(call, messages, 1, older);
+  const uint16_t bytes = pack(call, messages, 1, compact);
+  constexpr uint16_t head = sizeof(MpiCompactCall);
   UnpackedCall unpacked;
-  for (const auto& [kind, record, bytes, head] :
-       {std::tuple{kCompactCallRecord, compact, compact_bytes, sizeof(MpiCompactCall)},
-        std::tuple{kPackedCallRecord, older, older_bytes, sizeof(MpiPackedCall)}}) {
-    for (uint16_t cut : {uint16_t(0), uint16_t(head - 1), uint16_t(head + 4), uint16_t(bytes - 1)}) {
-      const char* problem = nullptr;
-      EXPECT_FALSE(unpack(kind, record, cut, kWriter, unpacked, &problem)) << kind << " cut to " << cut;
-      ASSERT_NE(problem, nullptr);
-      EXPECT_NE(std::string(problem).find(kind == kCompactCallRecord && cut < head ? "MPI compact call record"
-                                                                                  : "call record"),
-                std::string::npos)
-          << problem;
-    }
+  for (const uint16_t cut : {uint16_t(0), uint16_t(head - 1), uint16_t(head + 4), uint16_t(bytes - 1)}) {
+    const char* problem = nullptr;
+    EXPECT_FALSE(unpack(compact, cut, kWriter, unpacked, &problem)) << "cut to " << cut;
+    ASSERT_NE(problem, nullptr);
+    EXPECT_NE(std::string(problem).find("MPI compact call record"), std::string::npos) << problem;
   }
   compact[offsetof(MpiCompactCall, messages)] = kMaxPackedMessages + 1;
   const char* problem = nullptr;
-  EXPECT_FALSE(unpack(kCompactCallRecord, compact, compact_bytes, kWriter, unpacked, &problem));
-  older[offsetof(MpiPackedCall, messages)] = kMaxPackedMessages + 1;
-  EXPECT_FALSE(unpack(kPackedCallRecord, older, older_bytes, kWriter, unpacked, &problem));
+  EXPECT_FALSE(unpack(compact, bytes, kWriter, unpacked, &problem));
+  ASSERT_NE(problem, nullptr);
+  EXPECT_NE(std::string(problem).find("more messages than a compact call holds"), std::string::npos) << problem;
 }
 
 }  // namespace

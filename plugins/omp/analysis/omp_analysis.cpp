@@ -76,6 +76,7 @@ void* decoder_begin(void*) { return new OmpTrace(); }
 int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink*,
            char* error, size_t error_size) {
   auto* trace = static_cast<OmpTrace*>(state);
+  if (!is_record_kind(kind)) return lumen_unknown_record_kind("OpenMP", kind, error, error_size);
   if (!trace->add(kind, payload, bytes)) {
     std::snprintf(error, error_size,
                   "OpenMP record of kind %u (%u bytes) is damaged: too short for its kind, or its times out of order",

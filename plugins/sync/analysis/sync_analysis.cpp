@@ -35,7 +35,8 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
     }
     return 0;  // no event: read by -syncobjects
   }
-  if (kind != kWaitRecord && kind != kMonitorWaitRecord) return 0;  // a kind a newer minor format appended
+  if (kind != kWaitRecord && kind != kMonitorWaitRecord)
+    return lumen_unknown_record_kind("sync", kind, error, error_size);
   if (bytes < sizeof(SyncWait)) {
     std::snprintf(error, error_size, "sync wait record of %u bytes, expected %zu", bytes, sizeof(SyncWait));
     return 1;

@@ -122,12 +122,13 @@ TEST_F(SyncDecoder, AWaitIsOneEventOfItsDuration) {
   EXPECT_EQ(events_[0].time_ns, wait.grant_ns);
 }
 
-TEST_F(SyncDecoder, SettingsAndUnknownKindsAreNoEvents) {
+TEST_F(SyncDecoder, SettingsAreNoEventsAndUnknownKindsAreRefused) {
   SyncSettings settings{};
   settings.threshold_ns = 120;
   EXPECT_EQ(decode(kSettingsRecord, &settings, sizeof settings), 0);
-  const char later[16] = {};
-  EXPECT_EQ(decode(77, later, sizeof later), 0) << "a newer minor format may add kinds";
+  const char unknown[16] = {};
+  EXPECT_NE(decode(77, unknown, sizeof unknown), 0);
+  EXPECT_NE(last_error_.find("sync record of kind 77 is not one this lumen reads"), std::string::npos) << last_error_;
   EXPECT_TRUE(events_.empty());
 }
 
