@@ -127,6 +127,12 @@ unw_accessors_t g_accessors = {find_proc_info, put_unwind_info, get_dyn_info_lis
 
 }  // namespace
 
+void blocked_stack_prepare() {
+  if (g_space != nullptr) return;
+  g_space = unw_create_addr_space(&g_accessors, 0);
+  if (g_space != nullptr) unw_set_caching_policy(g_space, UNW_CACHE_NONE);  // tables of objects unloaded since are never reused
+}
+
 uint64_t capture_blocked_stack(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t* stack_end) {
   *stack_end = 0;
   // Busy only inside the unwinder's window, which a fork waits for: a child
@@ -137,11 +143,7 @@ uint64_t capture_blocked_stack(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t* 
   struct Release {
     ~Release() { g_busy.store(false, std::memory_order_release); }
   } release;
-  if (g_space == nullptr) {
-    g_space = unw_create_addr_space(&g_accessors, 0);
-    if (g_space == nullptr) return LUMEN_NO_STACK;
-    unw_set_caching_policy(g_space, UNW_CACHE_NONE);  // tables of objects unloaded since are never reused
-  }
+  if (g_space == nullptr) return LUMEN_NO_STACK;
   for (bool& valid : g_pages.valid) valid = false;
   Capture capture{pc, sp, bp, &g_pages, sp};
   unw_cursor_t cursor;

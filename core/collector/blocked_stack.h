@@ -20,4 +20,10 @@ namespace lumen::collector {
 // there unwind to the same stack.
 uint64_t capture_blocked_stack(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t* stack_end);
 
+// Not signal-safe. Sets up the unwinder's address space, on a thread of
+// the program's as collection starts: its allocation on a collector thread
+// would give that thread a malloc arena of its own (64 MiB of the program's
+// address space).
+void blocked_stack_prepare();
+
 }  // namespace lumen::collector

@@ -45,6 +45,13 @@ void experiment_log_event(const char* event, const std::string& fields) {
   if (const int fd = log_fd(); fd >= 0) [[maybe_unused]] ssize_t written = raw_write(fd, line.data(), line.size());
 }
 
+void experiment_log_short_event(const char* event, const char* fields) {
+  char line[512];
+  const int n = std::snprintf(line, sizeof line, "- {event: %s%s%s}\n", event, *fields != '\0' ? ", " : "", fields);
+  if (n <= 0 || static_cast<size_t>(n) >= sizeof line) return;
+  if (const int fd = log_fd(); fd >= 0) [[maybe_unused]] ssize_t written = raw_write(fd, line, static_cast<size_t>(n));
+}
+
 void experiment_log_write_prepared(const char* line, size_t bytes) {
   if (const int fd = log_fd(); fd >= 0) [[maybe_unused]] ssize_t written = raw_write(fd, line, bytes);
 }

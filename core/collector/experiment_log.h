@@ -18,6 +18,11 @@ bool experiment_log_open(const std::string& directory);
 // of metadata::log_event, `fields` already YAML.
 void experiment_log_event(const char* event, const std::string& fields = "");
 
+// The same for a line of at most 512 bytes, formatted on the stack: the
+// collector's own threads log without allocating (a thread's first malloc
+// gives it an arena of its own, 64 MiB of the program's address space).
+void experiment_log_short_event(const char* event, const char* fields);
+
 // [signal-safe] Appends a line built beforehand ("- {...}\n") with one write.
 void experiment_log_write_prepared(const char* line, size_t bytes);
 

@@ -13,6 +13,9 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <iterator>
+#include <new>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -38,7 +41,37 @@ struct ThreadStart {
   void* argument;
   uint64_t claimed_signals_blocked;  // the mask the creator's code set, as a new thread inherits it
   uint64_t created_ns;               // just before the real pthread_create: before the kernel made it
+  std::atomic<bool> taken{false};
 };
+
+// Starts in slots the new thread gives back once it copied its own: a free
+// on the new thread would give it a malloc arena of its own (64 MiB of the
+// program's address space) where the program's thread might never have
+// made one. Past the slots (that many threads starting at once), malloc.
+ThreadStart g_thread_starts[256];
+
+ThreadStart* take_thread_start() {
+  for (ThreadStart& slot : g_thread_starts) {
+    bool free_slot = false;
+    if (slot.taken.compare_exchange_strong(free_slot, true, std::memory_order_acq_rel)) return &slot;
+  }
+  const RuntimeGuard guard;
+  void* bytes = std::malloc(sizeof(ThreadStart));
+  return bytes != nullptr ? new (bytes) ThreadStart : nullptr;
+}
+
+bool in_slots(const ThreadStart* start) {
+  return start >= g_thread_starts && start < g_thread_starts + std::size(g_thread_starts);
+}
+
+void give_back(ThreadStart* start) {
+  if (in_slots(start)) {
+    start->taken.store(false, std::memory_order_release);
+    return;
+  }
+  const RuntimeGuard guard;
+  std::free(start);
+}
 
 // A thread's end is heard from a key's destructor, which glibc runs after
 // the thread's function returns and after pthread_exit alike. A cleanup
@@ -53,22 +86,22 @@ void thread_ends(void*) { runtime_thread_end(); }
 void make_thread_end_key() { g_thread_end_key_made = pthread_key_create(&g_thread_end_key, thread_ends) == 0; }
 
 void* thread_trampoline(void* opaque) {
-  ThreadStart start;
-  {
-    const RuntimeGuard guard;
-    start = *static_cast<ThreadStart*>(opaque);
-    std::free(opaque);
-  }
-  set_claimed_signals_blocked_by_target(start.claimed_signals_blocked);
+  auto* given = static_cast<ThreadStart*>(opaque);
+  void* (*const routine)(void*) = given->routine;
+  void* const argument = given->argument;
+  const uint64_t claimed_signals_blocked = given->claimed_signals_blocked;
+  const uint64_t created_ns = given->created_ns;
+  give_back(given);
+  set_claimed_signals_blocked_by_target(claimed_signals_blocked);
   release_inherited_holds();
-  current_thread().created_ns = start.created_ns;
+  current_thread().created_ns = created_ns;
   runtime_thread_begin();
   // Any value but null has the destructor run.
   if (g_thread_end_key_made && pthread_setspecific(g_thread_end_key, &g_thread_end_key) == 0)
-    return start.routine(start.argument);
+    return routine(argument);
   void* result = nullptr;
   pthread_cleanup_push(thread_ends, nullptr);
-  result = start.routine(start.argument);
+  result = routine(argument);
   pthread_cleanup_pop(1);
   return result;
 }
@@ -78,11 +111,7 @@ int create_thread(PthreadCreate real_create, pthread_t* thread, const pthread_at
   if (real_create == nullptr) return EAGAIN;
   if (!collecting()) return real_create(thread, attr, routine, argument);
   pthread_once(&g_thread_end_key_once, make_thread_end_key);
-  ThreadStart* start;
-  {
-    const RuntimeGuard guard;
-    start = static_cast<ThreadStart*>(std::malloc(sizeof(ThreadStart)));
-  }
+  ThreadStart* start = take_thread_start();
   if (start == nullptr) return real_create(thread, attr, routine, argument);
   // The program's view of the new thread's mask: its creator's, or the
   // one the attributes give it.
@@ -90,7 +119,9 @@ int create_thread(PthreadCreate real_create, pthread_t* thread, const pthread_at
   sigset_t attr_mask;
   if (attr != nullptr && pthread_attr_getsigmask_np(attr, &attr_mask) == 0)
     claimed_blocked = claimed_signals_in(&attr_mask);
-  *start = {routine, argument, claimed_blocked, 0};
+  start->routine = routine;
+  start->argument = argument;
+  start->claimed_signals_blocked = claimed_blocked;
   start->created_ns = tsc_now_ns();
   // The kernel blocks those for the new thread until its trampoline holds
   // the program's view: a signal meanwhile waits, as it would have.
@@ -98,10 +129,7 @@ int create_thread(PthreadCreate real_create, pthread_t* thread, const pthread_at
   syscall(SYS_rt_sigprocmask, SIG_BLOCK, &during_clone, &creators, _NSIG / 8);
   const int rc = real_create(thread, attr, thread_trampoline, start);
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &creators, nullptr, _NSIG / 8);
-  if (rc != 0) {
-    const RuntimeGuard guard;
-    std::free(start);
-  }
+  if (rc != 0) give_back(start);
   return rc;
 }
 

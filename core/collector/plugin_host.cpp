@@ -121,17 +121,24 @@ const volatile uint64_t* runtime_latest_stack_of_thread() {
   return reinterpret_cast<const volatile uint64_t*>(&current_thread().latest_stack);
 }
 
+// A plugin thread's start, in a slot of its own: neither the creator nor
+// the new thread allocates (a collector thread's first malloc or free
+// gives it an arena of its own: 64 MiB of the program's address space).
 struct PluginThread {
   void* (*body)(void*);
   void* argument;
+  std::atomic<bool> taken{false};
 };
+PluginThread g_plugin_thread_starts[16];
 
 void* run_plugin_thread(void* start) {
-  const PluginThread thread = *static_cast<PluginThread*>(start);
+  auto* slot = static_cast<PluginThread*>(start);
   const RuntimeGuard guard;  // the runtime's own for its whole life
-  delete static_cast<PluginThread*>(start);
+  void* (*const body)(void*) = slot->body;
+  void* const argument = slot->argument;
+  slot->taken.store(false, std::memory_order_release);
   mark_collector_thread();
-  void* const result = thread.body(thread.argument);
+  void* const result = body(argument);
   collector_thread_ends();
   finish_thread_streams();  // its blocks' unused tails back to holes
   return result;
@@ -140,14 +147,20 @@ void* run_plugin_thread(void* start) {
 int runtime_start_thread(void* (*body)(void*), void* argument) {
   if (body == nullptr) return -1;
   const RuntimeGuard guard;
-  auto* start = new PluginThread{body, argument};
-  pthread_t thread;
-  if (!start_runtime_thread(&thread, run_plugin_thread, start, 256 * 1024)) {
-    delete start;
-    return -1;
+  for (PluginThread& slot : g_plugin_thread_starts) {
+    bool free_slot = false;
+    if (!slot.taken.compare_exchange_strong(free_slot, true, std::memory_order_acq_rel)) continue;
+    slot.body = body;
+    slot.argument = argument;
+    pthread_t thread;
+    if (!start_runtime_thread(&thread, run_plugin_thread, &slot, 256 * 1024)) {
+      slot.taken.store(false, std::memory_order_release);
+      return -1;
+    }
+    pthread_detach(thread);
+    return 0;
   }
-  pthread_detach(thread);
-  return 0;
+  return -1;  // as many starting at once as slots: the plugin is told
 }
 
 const lumen_runtime kRuntime = {

@@ -13,6 +13,7 @@
 #include <iterator>
 #include <string>
 
+#include "blocked_stack.h"
 #include "clock.h"
 #include "collector_threads.h"
 #include "collector_variables.h"
@@ -120,6 +121,7 @@ void start_collection() {
   if (!experiment_log_open(directory)) return;
   log_start(lineage);
   stack_capture_init();
+  blocked_stack_prepare();
   fork_safety_init();
   apply_size_limit(plan().runtime.size_limit_bytes);
   const int stacks = open_stream(directory.c_str(), LUMEN_STACKS_FILE);
@@ -261,7 +263,9 @@ void mark_collector_thread() {
   // Also while collection starts (plugins start their threads then).
   const RuntimeGuard guard;
   collector_thread_begins();
-  experiment_log_event(metadata::log_event::kCollectorThread, "tid: " + std::to_string(current_tid()));
+  char tid[32];
+  std::snprintf(tid, sizeof tid, "tid: %u", current_tid());
+  experiment_log_short_event(metadata::log_event::kCollectorThread, tid);
 }
 
 void runtime_thread_end() {

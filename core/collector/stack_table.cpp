@@ -13,7 +13,13 @@ namespace lumen::collector {
 namespace {
 
 constexpr uint64_t kSlotCount = 1u << 20;        // 8 MiB of slots, touched lazily
-constexpr uint64_t kArenaBytes = 1ull << 30;     // reserved, not committed
+// The entries live in chunks mapped as they are needed, up to a GiB in all:
+// a program that caps its address space (RLIMIT_AS) keeps what it would
+// have without collect but for the chunks its stacks take.
+constexpr uint64_t kChunkShift = 22;              // 4 MiB chunks
+constexpr uint64_t kChunkBytes = 1ull << kChunkShift;
+constexpr uint64_t kMaxChunks = 256;
+constexpr uint64_t kArenaBytes = kChunkBytes * kMaxChunks;
 constexpr uint32_t kMaxProbes = 4096;
 
 struct Entry {
@@ -26,7 +32,7 @@ struct Entry {
 
 // A slot holds 1 + the entry's offset in the arena; 0 means empty.
 std::atomic<uint64_t>* g_slots = nullptr;
-char* g_arena = nullptr;
+std::atomic<char*> g_chunks[kMaxChunks];
 std::atomic<uint64_t> g_arena_used{0};
 std::atomic<uint64_t> g_next_id{0};
 std::atomic<uint64_t> g_generation{1};  // a reset table's ids are new ones
@@ -89,11 +95,40 @@ bool same_stack(const Entry* e, uint64_t hash, const uint64_t* pcs, uint32_t dep
          std::memcmp(e->pcs, pcs, depth * sizeof(uint64_t)) == 0;
 }
 
+const Entry* entry_at(uint64_t at) {
+  return reinterpret_cast<const Entry*>(g_chunks[at >> kChunkShift].load(std::memory_order_acquire) +
+                                        (at & (kChunkBytes - 1)));
+}
+
+// [signal-safe] The chunk holding offset `at`, mapped by whichever thread
+// needs it first (raw mmap: a handler may be the first).
+char* chunk_for(uint64_t at) {
+  std::atomic<char*>& chunk = g_chunks[at >> kChunkShift];
+  char* mapped = chunk.load(std::memory_order_acquire);
+  if (mapped != nullptr) return mapped;
+  void* fresh = raw_mmap(nullptr, kChunkBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (fresh == MAP_FAILED) return nullptr;
+  if (chunk.compare_exchange_strong(mapped, static_cast<char*>(fresh), std::memory_order_acq_rel)) return static_cast<char*>(fresh);
+  raw_munmap(fresh, kChunkBytes);  // another thread mapped it meanwhile
+  return mapped;
+}
+
 Entry* new_entry(uint64_t hash, const uint64_t* pcs, uint32_t depth, uint32_t flags, uint64_t* ref) {
   const uint64_t bytes = (sizeof(Entry) + depth * sizeof(uint64_t) + 7) & ~7ull;
-  const uint64_t at = g_arena_used.fetch_add(bytes, std::memory_order_relaxed);
-  if (at + bytes > kArenaBytes) return nullptr;
-  auto* e = reinterpret_cast<Entry*>(g_arena + at);
+  // An entry never spans two chunks: one that would starts the next one.
+  uint64_t at = g_arena_used.load(std::memory_order_relaxed), end;
+  do {
+    const uint64_t start = ((at & (kChunkBytes - 1)) + bytes > kChunkBytes) ? (at | (kChunkBytes - 1)) + 1 : at;
+    end = start + bytes;
+    if (end > kArenaBytes) return nullptr;
+    if (g_arena_used.compare_exchange_weak(at, end, std::memory_order_relaxed)) {
+      at = start;
+      break;
+    }
+  } while (true);
+  char* chunk = chunk_for(at);
+  if (chunk == nullptr) return nullptr;
+  auto* e = reinterpret_cast<Entry*>(chunk + (at & (kChunkBytes - 1)));
   e->hash = hash;
   e->depth = depth;
   e->flags = flags;
@@ -116,10 +151,8 @@ void write_stack_record(const Entry* e) {
 bool stack_table_init(int stacks_stream) {
   void* slots = raw_mmap(nullptr, kSlotCount * sizeof(uint64_t), PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  void* arena = raw_mmap(nullptr, kArenaBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (slots == MAP_FAILED || arena == MAP_FAILED) return false;
+  if (slots == MAP_FAILED) return false;
   g_slots = static_cast<std::atomic<uint64_t>*>(slots);
-  g_arena = static_cast<char*>(arena);
   g_stacks_stream = stacks_stream;
   g_generation.fetch_add(1, std::memory_order_relaxed);  // an empty table: no thread's copy is in it
   return true;
@@ -129,9 +162,9 @@ uint64_t stack_table_generation() { return g_generation.load(std::memory_order_r
 
 void stack_table_reset() {
   if (g_slots != nullptr) raw_munmap(g_slots, kSlotCount * sizeof(uint64_t));
-  if (g_arena != nullptr) raw_munmap(g_arena, kArenaBytes);
+  for (auto& chunk : g_chunks)
+    if (char* mapped = chunk.exchange(nullptr, std::memory_order_relaxed)) raw_munmap(mapped, kChunkBytes);
   g_slots = nullptr;
-  g_arena = nullptr;
   g_arena_used.store(0, std::memory_order_relaxed);
   g_next_id.store(0, std::memory_order_relaxed);
   stack_table_init(g_stacks_stream);
@@ -156,7 +189,7 @@ uint64_t stack_table_intern(const uint64_t* pcs, uint32_t depth, uint32_t flags)
       }
       // Lost the race for this slot: `ref` now holds the winner's entry.
     }
-    const auto* e = reinterpret_cast<const Entry*>(g_arena + ref - 1);
+    const Entry* e = entry_at(ref - 1);
     if (same_stack(e, hash, pcs, depth, flags)) return remember_latest(pcs, depth, flags, e->id);
   }
   return LUMEN_NO_STACK;

@@ -267,6 +267,25 @@ TEST(UnharmedTarget, TheProgramSeesNoTraceOfCollection) {
                     "the collector's; its environment was checked";
 }
 
+// A program that caps its own address space (RLIMIT_AS) allocates as
+// much as without collect: the collector reserves what it needs as it
+// needs it (its stack table grows by chunks; its threads never allocate,
+// which would give each a malloc arena of 64 MiB), not a gigabyte at start.
+TEST(UnharmedTarget, AnAddressSpaceLimitLeavesTheProgramItsMemory) {
+  const ProcessResult plain = plain_run({"address_limit"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(plain.out, "allocated under a 300 MiB address space: 50000 of 50000, on a thread 1000 of 1000\n");
+  for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
+           {}, {"-p", "off"}, {"-p", "hi", "-s", "all", "-H", "on", "-i", "on"}}) {
+    SCOPED_TRACE("collect " + testing::PrintToString(options));
+    TempDir dir;
+    const Collection c = collect(dir, options, "unharmed_target", {"address_limit"});
+    EXPECT_EQ(c.run.exit_code, 0) << c.run.err;
+    EXPECT_EQ(c.run.out, plain.out);
+    EXPECT_TRUE(log_has_end(c.experiment));
+  }
+}
+
 TEST(UnharmedTarget, ProgramReadsBackTheSignalMaskItSet) {
   const ProcessResult plain = plain_run({"mask"});
   ASSERT_EQ(plain.exit_code, 0);

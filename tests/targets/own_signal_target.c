@@ -18,6 +18,7 @@
  * Each line printed is one observation; the exit status is 0 when the
  * program ran to its end. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -133,7 +134,9 @@ static void* take_signals(void* arg) {
   const sigset_t set = only(g_signal);
   for (int i = 0; i < times; ++i) {
     siginfo_t info;
-    if (sigwaitinfo(&set, &info) == g_signal) __atomic_add_fetch(&g_taken, 1, __ATOMIC_SEQ_CST);
+    const int got = sigwaitinfo(&set, &info);
+    if (got == g_signal) __atomic_add_fetch(&g_taken, 1, __ATOMIC_SEQ_CST);
+    else printf("sigwaitinfo returned %d (%s)\n", got, got < 0 ? strerror(errno) : "another signal");
   }
   return NULL;
 }

@@ -29,6 +29,9 @@
  *   strict_mode   works, enters seccomp's strict mode (read, write, exit
  *                 and sigreturn only), works and writes there, and ends by
  *                 the exit system call
+ *   address_limit caps its address space at 300 MiB (RLIMIT_AS), as
+ *                 programs do, then allocates 50,000 blocks of 1 KiB on the
+ *                 main thread and 1,000 on a thread, and says how many it got
  *   traces        its environment but the preload (and the test's
  *                 LUMEN_TEST_TRUTH, which only runs under collect get), one
  *                 variable a line, and
@@ -357,6 +360,31 @@ static long new_timer(void) {
   return timer_create(CLOCK_MONOTONIC, &event, &id) == 0 ? (long)(intptr_t)id : -1;
 }
 
+enum { kMainBlocks = 50000, kThreadBlocks = 1000 };
+static void* g_blocks[kMainBlocks];
+
+static void* allocate_on_thread(void* arg) {
+  static void* blocks[kThreadBlocks];
+  int got = 0;
+  for (int i = 0; i < kThreadBlocks; ++i) got += (blocks[i] = malloc(1024)) != NULL;
+  for (int i = 0; i < kThreadBlocks; ++i) free(blocks[i]);
+  *(int*)arg = got;
+  return NULL;
+}
+
+static int address_limit(void) {
+  const struct rlimit limit = {300ul << 20, 300ul << 20};
+  if (setrlimit(RLIMIT_AS, &limit) != 0) return 1;
+  int got = 0, thread_got = 0;
+  for (int i = 0; i < kMainBlocks; ++i) got += (g_blocks[i] = malloc(1024)) != NULL;
+  pthread_t thread;
+  if (pthread_create(&thread, NULL, allocate_on_thread, &thread_got) == 0) pthread_join(thread, NULL);
+  for (int i = 0; i < kMainBlocks; ++i) free(g_blocks[i]);
+  printf("allocated under a 300 MiB address space: %d of %d, on a thread %d of %d\n", got, kMainBlocks, thread_got,
+         kThreadBlocks);
+  return 0;
+}
+
 static int traces(void) {
   extern char** environ;
   for (char** entry = environ; *entry != NULL; ++entry)
@@ -387,6 +415,7 @@ int main(int argc, char** argv) {
   else if (strcmp(mode, "exit_call") == 0) status = exit_call(arg);
   else if (strcmp(mode, "strict_mode") == 0) status = strict_mode();
   else if (strcmp(mode, "traces") == 0) status = traces();
+  else if (strcmp(mode, "address_limit") == 0) status = address_limit();
   else fprintf(stderr, "usage: unharmed_target sleeps|fds|mask|fork_alloc N|fork_dlopen N|close_range N|spin N|main_leaves|"
                        "exit_call N|strict_mode\n");
   truth_write();
