@@ -23,6 +23,29 @@ std::string unharmed_target() { return (target_dir() / "unharmed_target").string
 
 ProcessResult plain_run(const std::vector<std::string>& args) { return run_without_collect("unharmed_target", args); }
 
+// The data types that start threads of the collector's: none but the
+// defaults, recording off, and every tracer with frequent samples.
+const std::vector<std::vector<std::string>> kThreadStartingOptionSets = {
+    {}, {"-p", "off"}, {"-p", "hi", "-s", "all", "-H", "on", "-i", "on"}};
+
+// Runs unharmed_target MODE under each option set, expecting the plain
+// run's status and output; `check` looks at each collected run too.
+template <typename Check>
+void expect_runs_as_plain(const std::vector<std::string>& mode, const ProcessResult& plain, Check check) {
+  for (const std::vector<std::string>& options : kThreadStartingOptionSets) {
+    SCOPED_TRACE(mode[0] + " under collect " + testing::PrintToString(options));
+    TempDir dir;
+    const Collection c = collect(dir, options, "unharmed_target", mode);
+    EXPECT_EQ(c.run.exit_code, plain.exit_code) << c.run.err;
+    EXPECT_EQ(c.run.out, plain.out);
+    check(c);
+  }
+}
+
+std::string header_of(const Collection& c) {
+  return run_process({(bin_dir() / "er_print").string(), "-header", c.experiment.string()}).out;
+}
+
 struct Wait {
   std::string call;
   int rc;
@@ -127,20 +150,12 @@ TEST(UnharmedTarget, DescriptorsUnderALowHardLimitAreTheProgramsOwnWhereItMayBeR
 // same output and status as without collect (a hang fails on the test's
 // TIMEOUT), under every data type that starts threads of the collector's.
 TEST(UnharmedTarget, AProgramThatEndsWithoutExitEndsAsWithoutCollect) {
-  const std::vector<std::vector<std::string>> option_sets = {
-      {}, {"-p", "off"}, {"-p", "hi", "-s", "all", "-H", "on", "-i", "on"}};
   for (const std::vector<std::string>& mode : std::vector<std::vector<std::string>>{{"main_leaves"}, {"exit_call", "7"}}) {
     const ProcessResult plain = plain_run(mode);
     EXPECT_EQ(plain.exit_code, mode[0] == "exit_call" ? 7 : 0) << plain.err;
-    for (const std::vector<std::string>& options : option_sets) {
-      SCOPED_TRACE(mode[0] + " under collect " + testing::PrintToString(options));
-      TempDir dir;
-      const Collection c = collect(dir, options, "unharmed_target", mode);
-      EXPECT_EQ(c.run.exit_code, plain.exit_code) << c.run.err;
-      EXPECT_EQ(c.run.out, plain.out);
-      const ProcessResult header = run_process({(bin_dir() / "er_print").string(), "-header", c.experiment.string()});
-      EXPECT_NE(header.out.find("the program's last thread ended without exit"), std::string::npos) << header.out;
-    }
+    expect_runs_as_plain(mode, plain, [](const Collection& c) {
+      EXPECT_NE(header_of(c).find("the program's last thread ended without exit"), std::string::npos);
+    });
   }
 }
 
@@ -152,16 +167,9 @@ TEST(UnharmedTarget, AProgramThatEndsWithoutExitEndsAsWithoutCollect) {
 TEST(UnharmedTarget, AProgramInSeccompStrictModeRunsAsWithoutCollect) {
   const ProcessResult plain = plain_run({"strict_mode"});
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
-           {}, {"-p", "off"}, {"-p", "hi", "-s", "all", "-H", "on", "-i", "on"}}) {
-    SCOPED_TRACE("collect " + testing::PrintToString(options));
-    TempDir dir;
-    const Collection c = collect(dir, options, "unharmed_target", {"strict_mode"});
-    EXPECT_EQ(c.run.exit_code, 0) << c.run.err;
-    EXPECT_EQ(c.run.out, plain.out);
-    const ProcessResult header = run_process({(bin_dir() / "er_print").string(), "-header", c.experiment.string()});
-    EXPECT_NE(header.out.find("entered seccomp's strict mode"), std::string::npos) << header.out;
-  }
+  expect_runs_as_plain({"strict_mode"}, plain, [](const Collection& c) {
+    EXPECT_NE(header_of(c).find("entered seccomp's strict mode"), std::string::npos);
+  });
 }
 
 // Deferred cancellation acts at cancellation points only: not inside the
@@ -275,15 +283,7 @@ TEST(UnharmedTarget, AnAddressSpaceLimitLeavesTheProgramItsMemory) {
   const ProcessResult plain = plain_run({"address_limit"});
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   ASSERT_EQ(plain.out, "allocated under a 300 MiB address space: 50000 of 50000, on a thread 1000 of 1000\n");
-  for (const std::vector<std::string>& options : std::vector<std::vector<std::string>>{
-           {}, {"-p", "off"}, {"-p", "hi", "-s", "all", "-H", "on", "-i", "on"}}) {
-    SCOPED_TRACE("collect " + testing::PrintToString(options));
-    TempDir dir;
-    const Collection c = collect(dir, options, "unharmed_target", {"address_limit"});
-    EXPECT_EQ(c.run.exit_code, 0) << c.run.err;
-    EXPECT_EQ(c.run.out, plain.out);
-    EXPECT_TRUE(log_has_end(c.experiment));
-  }
+  expect_runs_as_plain({"address_limit"}, plain, [](const Collection& c) { EXPECT_TRUE(log_has_end(c.experiment)); });
 }
 
 TEST(UnharmedTarget, ProgramReadsBackTheSignalMaskItSet) {
