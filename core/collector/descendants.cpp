@@ -14,11 +14,11 @@
 #include <mutex>
 #include <new>
 #include <optional>
-#include <regex>
 #include <vector>
 
 #include "collector_variables.h"
 #include "experiment_log.h"
+#include "follow_pattern.h"
 #include "runtime_state.h"
 #include "thread_state.h"
 
@@ -272,14 +272,16 @@ FILE* shell_popen(Popen real_popen, const char* command, const char* mode) {
 
 }  // namespace
 
+// -F =REGEX: compiled once (collect checked it), matched in linear time
+// without recursion or allocation, whatever the command line's length.
 bool follows(const std::string& follow, const std::string& command_line) {
   if (follow == "off") return false;
   if (follow.empty() || follow[0] != '=') return true;
-  try {
-    return std::regex_search(command_line, std::regex(follow.substr(1)));
-  } catch (const std::regex_error&) {
-    return false;
-  }
+  static metadata::FollowPattern pattern;
+  static bool compiled = false;
+  static std::once_flag once;
+  std::call_once(once, [&] { compiled = pattern.compile(follow.substr(1), nullptr); });
+  return compiled && pattern.search(command_line.data(), command_line.size());
 }
 
 void descendants_start(const std::string& lineage, const std::string& follow) {

@@ -1,8 +1,7 @@
 #include "flag_table.h"
 
-#include <regex>
-
 #include "collector_variants.h"
+#include "follow_pattern.h"
 #include "install_layout.h"
 
 namespace lumen::collect {
@@ -15,11 +14,10 @@ void check_follow(const std::string& follow) {
   if (follow != "on" && follow != "off" && follow != "all" && (follow.size() < 2 || follow[0] != '='))
     throw UsageError("-F takes on, off, all or =REGEX, not '" + follow + "'");
   if (follow[0] != '=') return;
-  try {
-    std::regex check(follow.substr(1));
-  } catch (const std::regex_error& e) {
-    throw UsageError("-F: '" + follow.substr(1) + "' is not a regular expression: " + e.what());
-  }
+  metadata::FollowPattern pattern;
+  std::string error;
+  if (!pattern.compile(follow.substr(1), &error))
+    throw UsageError("-F: '" + follow.substr(1) + "' is not a regular expression -F takes: " + error);
 }
 
 bool parse_on_off(const std::string& flag, const std::string& value) {

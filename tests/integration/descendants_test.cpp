@@ -152,5 +152,17 @@ TEST(Descendants, RegexSelectsTheImagesThatAreFollowed) {
   EXPECT_FALSE(fs::exists(c.experiment / "_f2_x1.er"));
 }
 
+// A command line of 40 KB made the pattern's matching (then std::regex,
+// recursing once a character) overflow the stack of the process that
+// execs: the program crashed. The match now takes no stack for its length.
+TEST(Descendants, ALongCommandLineIsMatchedWithoutHarm) {
+  TempDir dir;
+  const std::string long_argument(40 * 1024, 'a');
+  const ProcessResult r = run_process({(bin_dir() / "collect").string(), "-d", dir.path().string(), "-o", "long.er", "-F", "=(a|b)*c",
+                                       "/bin/sh", "-c", "/bin/echo \"$0\" | wc -c", long_argument});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, std::to_string(long_argument.size() + 1) + "\n");
+}
+
 }  // namespace
 }  // namespace lumen::test
