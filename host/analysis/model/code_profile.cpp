@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "progress.h"
+
 namespace lumen::analysis {
 
 namespace {
@@ -44,7 +46,9 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
   std::vector<size_t> next_shown;  // per frame: the index of the next shown frame outward (frames.size(): none)
   std::vector<AddressKey> seen_addresses;
   std::vector<LineKey> seen_lines;
+  Progress progress("finding source lines");  // one look-up per distinct PC
   for (size_t s = 0; s < profile.stacks().size(); ++s) {
+    if (s % 4096 == 0) progress.update(s, profile.stacks().size());
     const UniqueStack& stack = profile.stacks()[s];
     const Experiment& experiment = *experiments[stack.experiment];
     const LoadObjectMap& map = experiment.loadobjects();

@@ -3,6 +3,7 @@
 #include <lumen/record_format.h>
 
 #include "interval_split.h"
+#include "progress.h"
 #include "stack_aggregate.h"
 
 namespace lumen::analysis {
@@ -24,7 +25,11 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
   std::vector<bool> kept(keys.size(), true);
   std::vector<uint32_t> stack_of_row(keys.size(), kDroppedRow);
   std::vector<NodeId> function_frames, object_frames;
+  // Each distinct PC is symbolized at its first stack: millions of them
+  // (a long run, a crafted file) take seconds.
+  Progress progress("symbolizing stacks");
   for (size_t r = 0; r < keys.size(); ++r) {
+    if (r % 4096 == 0) progress.update(r, keys.size());
     const StackKey& key = keys[r];
     shaper.frames(key.experiment, key.epoch, key.stack_id, key.chain, function_frames);
     object_frames.clear();

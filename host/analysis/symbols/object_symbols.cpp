@@ -13,7 +13,10 @@
 #include <memory>
 
 #include "debuginfo_files.h"
+#include "inline_chains.h"
+#include "plt_stubs.h"
 #include "regular_file.h"
+#include "symbol_index.h"
 
 namespace lumen::analysis {
 
@@ -32,7 +35,7 @@ const Dwfl_Callbacks kCallbacks = {
 
 }  // namespace
 
-ObjectSymbols::ObjectSymbols(const std::string& path) {
+ObjectSymbols::ObjectSymbols(const std::string& path, Lookups lookups) : lookups_(lookups) {
   dwfl_ = dwfl_begin(&kCallbacks);
   if (dwfl_ == nullptr) return;
   dwfl_report_begin(dwfl_);
@@ -49,57 +52,17 @@ ObjectSymbols::~ObjectSymbols() {
   if (dwfl_ != nullptr) dwfl_end(dwfl_);
 }
 
-namespace {
-
-// The PLT stub holding `address` named after the function it jumps to
-// ("clock_gettime@plt"): stubs are 16 bytes in .plt (after the resolver's
-// first one) or .plt.sec, in the order of .rela.plt's relocations.
-std::optional<SymbolHit> plt_stub(Elf* elf, GElf_Addr bias, uint64_t address) {
-  size_t names = 0;
-  if (elf == nullptr || elf_getshdrstrndx(elf, &names) != 0) return std::nullopt;
-  Elf_Scn* rela = nullptr;
-  std::optional<std::pair<uint64_t, bool>> stub;  // its section's start, in .plt.sec
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr header;
-    if (gelf_getshdr(scn, &header) == nullptr) continue;
-    const char* name = elf_strptr(elf, names, header.sh_name);
-    if (name == nullptr) continue;
-    const std::string section = name;
-    if (section == ".rela.plt") rela = scn;
-    const uint64_t from = header.sh_addr + bias;
-    if ((section == ".plt" || section == ".plt.sec") && address >= from && address < from + header.sh_size)
-      stub = std::make_pair(from, section == ".plt.sec");
-  }
-  if (!stub || rela == nullptr) return std::nullopt;
-  GElf_Shdr rela_header;
-  gelf_getshdr(rela, &rela_header);
-  Elf_Data* relocations = elf_getdata(rela, nullptr);
-  Elf_Scn* dynsym = elf_getscn(elf, rela_header.sh_link);
-  GElf_Shdr dynsym_header;
-  if (relocations == nullptr || dynsym == nullptr || gelf_getshdr(dynsym, &dynsym_header) == nullptr) return std::nullopt;
-  Elf_Data* symbols = elf_getdata(dynsym, nullptr);
-  const uint64_t stub_start = stub->first + (address - stub->first) / 16 * 16;
-  const long index = static_cast<long>((stub_start - stub->first) / 16) - (stub->second ? 0 : 1);
-  GElf_Rela relocation;
-  if (index < 0 || gelf_getrela(relocations, static_cast<int>(index), &relocation) == nullptr) return std::nullopt;
-  GElf_Sym symbol;
-  if (symbols == nullptr || gelf_getsym(symbols, static_cast<int>(GELF_R_SYM(relocation.r_info)), &symbol) == nullptr)
-    return std::nullopt;
-  const char* name = elf_strptr(elf, dynsym_header.sh_link, symbol.st_name);
-  if (name == nullptr || *name == '\0') return std::nullopt;
-  return SymbolHit{std::string(name) + "@plt", stub_start, 16, true};
-}
-
-}  // namespace
-
 std::optional<SymbolHit> ObjectSymbols::lookup(uint64_t address) const {
   if (module_ == nullptr) return std::nullopt;
-  GElf_Addr elf_bias = 0;
-  if (auto stub = plt_stub(dwfl_module_getelf(module_, &elf_bias), elf_bias, address)) return stub;
-  GElf_Off offset = 0;
-  GElf_Sym symbol;
-  const char* name = dwfl_module_addrinfo(module_, address, &offset, &symbol, nullptr, nullptr, nullptr);
-  if (name != nullptr && *name != '\0') return SymbolHit{name, address - offset, symbol.st_size, true};
+  if (!plt_stubs_) {
+    GElf_Addr elf_bias = 0;
+    Elf* elf = dwfl_module_getelf(module_, &elf_bias);
+    plt_stubs_ = std::make_unique<PltStubs>(elf, elf_bias);
+  }
+  if (auto stub = plt_stubs_->at(address)) return stub;
+  if (!symbol_index_) symbol_index_ = std::make_unique<SymbolIndex>(module_, lookups_ == Lookups::Tables);
+  const auto symbol = symbol_index_->at(address);
+  if (symbol && *symbol->name != '\0') return SymbolHit{symbol->name, symbol->start, symbol->size, true};
   // No symbol (stripped object): the FDE covering the address still bounds
   // the function, which names it <static>@0xSTART.
   Dwarf_Addr bias = 0;
@@ -188,7 +151,7 @@ std::optional<SourceLine> ObjectSymbols::source_line(uint64_t address) const {
     int number = 0;
     const char* file = dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr);
     if (file == nullptr || number <= 0) return std::nullopt;
-    return SourceLine{in_compile_directory(file, dwfl_line_comp_dir(line)), number};
+    return SourceLine{source_file(file, dwfl_line_comp_dir(line)), number};
   }
   // libdw found no unit by address (no .debug_aranges): the unit's own
   // line table.
@@ -201,7 +164,17 @@ std::optional<SourceLine> ObjectSymbols::source_line(uint64_t address) const {
   if (file == nullptr || dwarf_lineno(line, &number) != 0 || number <= 0) return std::nullopt;
   Dwarf_Attribute attribute;
   const char* directory = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attribute));
-  return SourceLine{in_compile_directory(file, directory), number};
+  return SourceLine{source_file(file, directory), number};
+}
+
+// libdw's line tables are sorted per unit and searched by address already
+// (dwfl_module_getsrc): what a line costs beyond that is making its path
+// whole, once per file entry here.
+std::string ObjectSymbols::source_file(const char* recorded, const char* compile_dir) const {
+  if (lookups_ == Lookups::Libdwfl) return in_compile_directory(recorded, compile_dir);
+  const auto [it, inserted] = source_files_.try_emplace({recorded, compile_dir});
+  if (inserted) it->second = in_compile_directory(recorded, compile_dir);
+  return it->second;
 }
 
 std::vector<std::string> ObjectSymbols::names_at(uint64_t start) const {
@@ -267,22 +240,13 @@ std::vector<uint8_t> ObjectSymbols::code_bytes(uint64_t address, uint64_t size) 
 }
 
 std::vector<std::string> ObjectSymbols::inline_chain(uint64_t address) const {
-  std::vector<std::string> chain;
-  if (module_ == nullptr) return chain;
+  if (module_ == nullptr) return {};
   Dwarf_Die cu;
   uint64_t bias = 0;
-  if (!compile_unit_at(module_, unit_ranges_, address, &cu, &bias)) return chain;
-  Dwarf_Die* scopes = nullptr;
-  const int count = dwarf_getscopes(&cu, address - bias, &scopes);
-  for (int i = 0; i < count; ++i) {
-    if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine) continue;
-    Dwarf_Attribute attribute;
-    const char* linkage = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name, &attribute));
-    const char* name = linkage != nullptr ? linkage : dwarf_diename(&scopes[i]);
-    chain.emplace_back(name != nullptr ? name : "<inlined>");
-  }
-  std::free(scopes);
-  return chain;
+  if (!compile_unit_at(module_, unit_ranges_, address, &cu, &bias)) return {};
+  if (lookups_ == Lookups::Libdwfl) return inline_chain_from_libdw(cu, address - bias);
+  if (!inline_chains_) inline_chains_ = std::make_unique<InlineChains>();
+  return inline_chains_->at(cu, address - bias);
 }
 
 int ObjectSymbols::machine() const {

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -15,6 +17,10 @@ struct Dwfl;
 struct Dwfl_Module;
 
 namespace lumen::analysis {
+
+class InlineChains;
+class PltStubs;
+class SymbolIndex;
 
 struct SymbolHit {
   std::string name;  // as in the symbol table (mangled)
@@ -36,9 +42,15 @@ struct CompileUnitRange {
   uint64_t unit_offset = 0;
 };
 
+// How addresses are looked up: in tables read once per object (sorted
+// symbols, each compile unit's scopes, source paths made whole), or by
+// asking libdwfl and libdw every time, which reads every symbol and every
+// DIE before the address: the reference the tables are tested against.
+enum class Lookups { Tables, Libdwfl };
+
 class ObjectSymbols {
  public:
-  explicit ObjectSymbols(const std::string& path);
+  explicit ObjectSymbols(const std::string& path, Lookups lookups = Lookups::Tables);
   ~ObjectSymbols();
   ObjectSymbols(const ObjectSymbols&) = delete;
   ObjectSymbols& operator=(const ObjectSymbols&) = delete;
@@ -63,10 +75,21 @@ class ObjectSymbols {
   int machine() const;
 
  private:
+  std::string source_file(const char* recorded, const char* compile_dir) const;
+
+  const Lookups lookups_;
   Dwfl* dwfl_ = nullptr;
   Dwfl_Module* module_ = nullptr;
   mutable std::optional<std::unordered_map<std::string, uint64_t>> exported_;  // read at the first lookup
   mutable std::optional<std::vector<CompileUnitRange>> unit_ranges_;          // read at the first miss
+  // Read at the first lookup of each kind; each says what bounds it.
+  mutable std::unique_ptr<PltStubs> plt_stubs_;
+  mutable std::unique_ptr<SymbolIndex> symbol_index_;
+  mutable std::unique_ptr<InlineChains> inline_chains_;
+  // Source paths as the line tables record them (libdw's strings, which
+  // live as long as the module) and their compile directory, made whole:
+  // one per file entry of the line tables read.
+  mutable std::map<std::pair<const char*, const char*>, std::string> source_files_;
 };
 
 // "_ZN3foo3barEv" -> "foo::bar()"; other names unchanged.
