@@ -2,7 +2,8 @@
 
 #include <lumen/collector_plugin.h>
 
-#include <boost/dll/shared_library.hpp>
+#include <dlfcn.h>
+
 #include <vector>
 
 #include "blocked_stack.h"
@@ -28,7 +29,7 @@ namespace lumen::collector {
 namespace {
 
 struct StartedPlugin {
-  boost::dll::shared_library library;
+  void* library;  // never closed: see started()
   const lumen_collector_descriptor* descriptor;
 };
 
@@ -198,39 +199,55 @@ void log_failure(const std::string& plugin, const std::string& message) {
 
 }  // namespace
 
+// The planned collector half, as collect preloaded it (RTLD_NOLOAD: the
+// same object, not a second copy), or opened now when it was not; null
+// with `why` when neither works.
+void* open_collector_half(const std::string& path, std::string* why) {
+  void* library = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+  if (library == nullptr) library = dlopen(path.c_str(), RTLD_LAZY);
+  if (library == nullptr) {
+    const char* error = dlerror();
+    *why = error != nullptr ? error : "cannot be opened";
+  }
+  return library;
+}
+
 void plugins_start(const metadata::CollectionPlan& plan, const std::string& directory) {
   experiment_directory() = directory;
   for (const metadata::PlannedPlugin& planned : plan.plugins) {
-    try {
-      boost::dll::shared_library library(planned.collector_path.string(), boost::dll::load_mode::rtld_lazy);
-      if (!library.has(LUMEN_COLLECTOR_FACTORY)) {
-        log_failure(planned.name, planned.collector_path.string() + " has no " LUMEN_COLLECTOR_FACTORY " factory");
-        continue;
-      }
-      const lumen_collector_descriptor* descriptor =
-          library.get<const lumen_collector_descriptor*()>(LUMEN_COLLECTOR_FACTORY)();
-      if (descriptor == nullptr || descriptor->abi_version != LUMEN_PLUGIN_ABI_VERSION) {
-        log_failure(planned.name, planned.collector_path.string() + " was built for plugin ABI " +
-                                      std::to_string(descriptor ? descriptor->abi_version : 0) +
-                                      ", the runtime speaks " + std::to_string(LUMEN_PLUGIN_ABI_VERSION));
-        continue;
-      }
-      // Code of the collector half is left out of the target's stacks.
-      stack_capture_exclude_object_of(reinterpret_cast<const void*>(descriptor->start));
-      std::vector<lumen_option_value> options;
-      for (const auto& [key, value] : planned.options) options.push_back({key.c_str(), value.c_str()});
-      char error[512] = "";
-      if (descriptor->start(&kRuntime, options.data(), options.size(), error, sizeof error) != 0) {
-        log_failure(planned.name, error);
-        continue;
-      }
-      experiment_log_event(metadata::log_event::kPluginStarted, "plugin: " + yaml_quoted(descriptor->name) +
-                           ", version: " + yaml_quoted(descriptor->version) + ", time_ns: " +
-                           std::to_string(monotonic_ns()));
-      started().push_back({std::move(library), descriptor});
-    } catch (const std::exception& e) {
-      log_failure(planned.name, e.what());
+    const std::string path = planned.collector_path.string();
+    std::string why;
+    void* library = open_collector_half(path, &why);
+    if (library == nullptr) {
+      log_failure(planned.name, why);
+      continue;
     }
+    using Factory = const lumen_collector_descriptor* (*)();
+    const auto factory = reinterpret_cast<Factory>(dlsym(library, LUMEN_COLLECTOR_FACTORY));
+    if (factory == nullptr) {
+      log_failure(planned.name, path + " has no " LUMEN_COLLECTOR_FACTORY " factory");
+      continue;
+    }
+    const lumen_collector_descriptor* descriptor = factory();
+    if (descriptor == nullptr || descriptor->abi_version != LUMEN_PLUGIN_ABI_VERSION) {
+      log_failure(planned.name, path + " was built for plugin ABI " +
+                                    std::to_string(descriptor ? descriptor->abi_version : 0) + ", the runtime speaks " +
+                                    std::to_string(LUMEN_PLUGIN_ABI_VERSION));
+      continue;
+    }
+    // Code of the collector half is left out of the target's stacks.
+    stack_capture_exclude_object_of(reinterpret_cast<const void*>(descriptor->start));
+    std::vector<lumen_option_value> options;
+    for (const auto& [key, value] : planned.options) options.push_back({key.c_str(), value.c_str()});
+    char error[512] = "";
+    if (descriptor->start(&kRuntime, options.data(), options.size(), error, sizeof error) != 0) {
+      log_failure(planned.name, error);
+      continue;
+    }
+    experiment_log_event(metadata::log_event::kPluginStarted, "plugin: " + yaml_quoted(descriptor->name) +
+                         ", version: " + yaml_quoted(descriptor->version) + ", time_ns: " +
+                         std::to_string(monotonic_ns()));
+    started().push_back({library, descriptor});
   }
 }
 
