@@ -8,6 +8,9 @@
 #   lib/cmake/lumen/          the CMake package for out-of-tree plugins
 #   share/man/man1/           the manual pages (docs/man)
 #   share/bash-completion/completions/   completion of collect and er_print
+# Each rule is in the install component runtime (the Debian package lumen,
+# cmake/LumenPackaging.cmake) unless it names dev (lumen-dev: the headers,
+# the CMake package, lumen-describe-plugin).
 
 # Installs one command into bin/. Each command's CMakeLists calls it.
 function(lumen_install_command target)
@@ -19,8 +22,10 @@ endfunction()
 function(lumen_install_sdk)
   include(CMakePackageConfigHelpers)
   set(package_dir lib/cmake/lumen)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/lumen DESTINATION include FILES_MATCHING PATTERN "*.h")
-  install(DIRECTORY ${LUMEN_PROFILE_DIR}/ DESTINATION share/lumen/profiles FILES_MATCHING PATTERN "*.yaml")
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/lumen DESTINATION include COMPONENT dev
+    FILES_MATCHING PATTERN "*.h")
+  install(DIRECTORY ${LUMEN_PROFILE_DIR}/ DESTINATION share/lumen/profiles COMPONENT runtime
+    FILES_MATCHING PATTERN "*.yaml")
   configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/lumenConfig.cmake.in
     ${PROJECT_BINARY_DIR}/cmake/lumenConfig.cmake
     INSTALL_DESTINATION ${package_dir})
@@ -32,7 +37,7 @@ function(lumen_install_sdk)
     ${PROJECT_BINARY_DIR}/cmake/lumenConfig.cmake
     ${PROJECT_BINARY_DIR}/cmake/lumenConfigVersion.cmake
     ${PROJECT_SOURCE_DIR}/cmake/LumenPlugin.cmake
-    DESTINATION ${package_dir})
+    DESTINATION ${package_dir} COMPONENT dev)
 endfunction()
 
 # The manual pages, and bash completion under each command's name (where
