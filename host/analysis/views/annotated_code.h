@@ -2,7 +2,11 @@
 // function's instructions, with its source lines interleaved) with the
 // metrics of each line or instruction. Lines whose sort metric (exclusive
 // unless the sort says inclusive) reaches `threshold_percent` of the hottest
-// line's are marked "##" (-sthresh; Oracle's default is 75).
+// line's are marked "##" (-sthresh; Oracle's default is 75). A source file
+// whose real path lies outside the directories the experiment was recorded
+// from and those the user gave (SourcePaths::roots) is named by that real
+// path with a notice saying so, and every row of the view then has the
+// field "outside" ("yes" on that file's heading).
 #pragma once
 
 #include <memory>
@@ -23,6 +27,17 @@ struct AnnotationRequest {
   const SourcePaths* paths = nullptr;
   std::vector<std::filesystem::path> experiment_dirs;
 };
+
+// The roots source files are placed against: the experiments' directories,
+// the load objects' as recorded, and those the user gave.
+std::vector<std::filesystem::path> source_roots(const ProgramStructure& structure, const AnnotationRequest& annotation);
+
+// "Source file: PATH", with the notice when it was found outside `roots`.
+std::string source_file_heading(const FoundSource& found, const std::vector<std::filesystem::path>& roots);
+
+// Gives every row the field "outside", "yes" on the rows at `outside`; no
+// field at all when `outside` is empty.
+void mark_outside_rows(ViewTable& table, const std::vector<size_t>& outside);
 
 // Throw std::runtime_error when `target` names neither a function with data
 // nor a source file of one.

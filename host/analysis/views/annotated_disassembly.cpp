@@ -45,22 +45,53 @@ class Disassembler {
   csh handle_ = 0;
 };
 
-// Source files read once per view.
+// Source files read once per view; those found outside the roots are
+// kept to be named (found_outside()).
 class SourceText {
  public:
-  SourceText(const SourcePaths& paths, const std::vector<std::filesystem::path>& dirs) : paths_(paths), dirs_(dirs) {}
+  SourceText(const SourcePaths& paths, const std::vector<std::filesystem::path>& dirs,
+             std::vector<std::filesystem::path> roots)
+      : paths_(paths), dirs_(dirs), roots_(std::move(roots)) {}
   std::string line(const std::string& file, int n) {
     auto [it, inserted] = files_.try_emplace(file);
     if (inserted)
-      if (const auto found = paths_.resolve(file, dirs_)) it->second = source_file_lines(*found);
+      if (const auto found = paths_.locate(file, dirs_, roots_)) {
+        it->second = source_file_lines(found->path);
+        if (found->outside) outside_.push_back(*found);
+      }
     return n >= 1 && n <= static_cast<int>(it->second.size()) ? it->second[n - 1] : "";
+  }
+  // The headings of the files found outside the roots since the last call.
+  std::vector<std::string> found_outside() {
+    std::vector<std::string> headings;
+    for (const FoundSource& found : outside_) headings.push_back(source_file_heading(found, roots_));
+    outside_.clear();
+    return headings;
   }
 
  private:
   const SourcePaths& paths_;
   const std::vector<std::filesystem::path>& dirs_;
+  const std::vector<std::filesystem::path> roots_;
   std::map<std::string, std::vector<std::string>> files_;
+  std::vector<FoundSource> outside_;
 };
+
+// Below a function's heading (at `heading`), a heading for each source file
+// its lines were read from outside the roots.
+void add_outside_headings(ViewTable& table, size_t heading, SourceText& sources, std::vector<size_t>& outside) {
+  size_t at = heading + 1;
+  for (const std::string& name : sources.found_outside()) {
+    ViewRow row;
+    row.name = name;
+    row.values.assign(table.columns.size(), 0.0);
+    row.fields = {{"kind", "file"}, {"address", ""}, {"line", ""}};
+    for (size_t& o : outside)
+      if (o >= at) ++o;
+    outside.push_back(at);
+    table.rows.insert(table.rows.begin() + static_cast<std::ptrdiff_t>(at++), std::move(row));
+  }
+}
 
 // The functions the target stands for: by name, or those whose entry lies
 // in a source file of that name.
@@ -253,11 +284,15 @@ ViewTable annotated_disassembly(const CodeProfile& code, const StackProfile& pro
   if (ids.empty())
     throw std::runtime_error("'" + annotation.target + "' is neither a function with data nor a source file of one (see -functions)");
   ViewTable table = annotation_table("disasm", request, registry);
-  SourceText sources(*annotation.paths, annotation.experiment_dirs);
+  SourceText sources(*annotation.paths, annotation.experiment_dirs, source_roots(structure, annotation));
   const SortKey hot = annotation_sort(request);
+  std::vector<size_t> outside;
+  size_t heading_at = 0;
   for (const FunctionId id : ids) {
+    add_outside_headings(table, heading_at, sources, outside);
     const Function& f = structure.function(id);
     const ObjectSymbols* symbols = structure.symbols(f.object);
+    heading_at = table.rows.size();
     ViewRow heading;
     heading.name = "Function: " + f.name + " (" + structure.object(f.object).name + ")";
     heading.values.assign(table.columns.size(), 0.0);
@@ -300,6 +335,8 @@ ViewTable annotated_disassembly(const CodeProfile& code, const StackProfile& pro
     add_machine_rows(table, machine_code, code, profile, registry, request, sources, hot, heat);
     mark_hot_rows(table, begin, heat, annotation.threshold_percent);
   }
+  add_outside_headings(table, heading_at, sources, outside);
+  mark_outside_rows(table, outside);
   return table;
 }
 

@@ -40,6 +40,22 @@ std::vector<std::string> files_for(const std::string& target, size_t which, cons
 
 }  // namespace
 
+std::vector<std::filesystem::path> source_roots(const ProgramStructure& structure, const AnnotationRequest& annotation) {
+  std::vector<std::string> object_paths;
+  for (ObjectId o = 0; o < structure.object_count(); ++o) object_paths.push_back(structure.object(o).path);
+  return annotation.paths->roots(annotation.experiment_dirs, object_paths);
+}
+
+std::string source_file_heading(const FoundSource& found, const std::vector<std::filesystem::path>& roots) {
+  return found.outside ? "Source file: " + found.real.string() + found_outside_notice(roots) : "Source file: " + found.path.string();
+}
+
+void mark_outside_rows(ViewTable& table, const std::vector<size_t>& outside) {
+  if (outside.empty()) return;
+  for (size_t r = 0; r < table.rows.size(); ++r)
+    table.rows[r].fields.emplace_back("outside", std::find(outside.begin(), outside.end(), r) != outside.end() ? "yes" : "");
+}
+
 ViewTable annotated_source(const CodeProfile& code, const StackProfile& profile, const ProgramStructure& structure,
                            const MetricRegistry& registry, const ViewRequest& request,
                            const AnnotationRequest& annotation) {
@@ -48,17 +64,20 @@ ViewTable annotated_source(const CodeProfile& code, const StackProfile& profile,
     throw std::runtime_error("'" + annotation.target +
                              "' is neither a function with data nor a source file of one (see -functions, -lines)");
   ViewTable table = annotation_table("source", request, registry);
+  const std::vector<std::filesystem::path> roots = source_roots(structure, annotation);
+  std::vector<size_t> outside;
   for (const std::string& file : files) {
     std::vector<std::string> text;
-    const auto found = annotation.paths->resolve(file, annotation.experiment_dirs);
-    if (found) text = source_file_lines(*found);
+    const auto found = annotation.paths->locate(file, annotation.experiment_dirs, roots);
+    if (found) text = source_file_lines(found->path);
     int last_line = static_cast<int>(text.size());
     const auto first = code.lines().lower_bound(LineKey{file, 0});
     for (auto it = first; it != code.lines().end() && it->first.file == file; ++it) last_line = std::max(last_line, it->first.line);
     ViewRow heading;
-    heading.name = found ? "Source file: " + found->string() : "Source file: " + file + " (not found; -setpath, -addpath or -pathmap tell where it is)";
+    heading.name = found ? source_file_heading(*found, roots) : "Source file: " + file + " (not found; -setpath, -addpath or -pathmap tell where it is)";
     heading.values.assign(table.columns.size(), 0.0);
     heading.fields = {{"kind", "file"}, {"line", ""}};
+    if (found && found->outside) outside.push_back(table.rows.size());
     table.rows.push_back(std::move(heading));
     const size_t begin = table.rows.size();
     std::vector<double> heat;
@@ -78,6 +97,7 @@ ViewTable annotated_source(const CodeProfile& code, const StackProfile& profile,
     }
     mark_hot_rows(table, begin, heat, annotation.threshold_percent);
   }
+  mark_outside_rows(table, outside);
   return table;
 }
 
