@@ -37,7 +37,10 @@ def keyed(rows, tree, threads):
             del path[row["depth"]:]
             prefix = tuple(path)
             path.append(row["name"])
-        key = (prefix, row["name"], "" if threads else row["load_object"],
+        # A source file found outside the directories recorded from is named
+        # with them, and two experiments side by side have more of them.
+        name = row["name"].split(" (found outside the directories ")[0]
+        key = (prefix, name, "" if threads else row["load_object"],
                tuple((f, str(row[f])) for f in IDENTIFYING if f in row))
         n = seen.get(key, 0)
         seen[key] = n + 1

@@ -47,7 +47,8 @@ TEST(FunctionNumber, EveryCommandTakingAFunctionChoosesTheNumberedOne) {
     for (const json& row : source.at("rows"))
       if (row.value("kind", "") == "file") files.push_back(row.at("name"));
     ASSERT_EQ(files.size(), 1u) << source.dump();
-    EXPECT_TRUE(files[0].ends_with(twin + ".c")) << files[0];
+    // (The targets' sources are outside the build directory: a notice follows.)
+    EXPECT_TRUE(files[0].substr(0, files[0].find(" (found outside ")).ends_with(twin + ".c")) << files[0];
 
     // Disassembly: that function alone, at its address.
     const json disasm = er_print_json({"-disasm", "work", which}, experiment);
