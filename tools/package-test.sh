@@ -14,7 +14,8 @@
 #                                            # debootstrap --variant=minbase bookworm
 #
 # Needs root, debootstrap and Debian's package mirror (as apt-get does); not
-# run by ctest. Takes about five minutes besides the build. The log of each
+# run by ctest. Takes about five minutes besides the build; cpack first builds
+# what the build directory's `all` has not (with LUMEN_BUILD_TESTS, every test). The log of each
 # step inside is <scratch>/root/root/NAME.log.
 set -euo pipefail
 [ $# = 1 ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
