@@ -85,7 +85,12 @@ std::optional<FoundSource> SourcePaths::locate(const std::string& recorded, cons
   std::error_code ec;
   FoundSource found{*path, fs::canonical(*path, ec), false};
   if (ec) found.real = *path;
-  found.outside = !is_under(found.real, roots);
+  // The very file the debug information names, reached through no symbolic
+  // link, is what the program was built from (a build outside its source
+  // tree names sources under none of the roots): only a file the named path
+  // leads elsewhere from is said to be outside.
+  const fs::path named = fs::path(recorded).lexically_normal();
+  found.outside = !is_under(found.real, roots) && !(named.is_absolute() && named == found.real);
   return found;
 }
 

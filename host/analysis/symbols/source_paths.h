@@ -9,8 +9,9 @@
 // for /etc/shadow), so a file found is also placed against roots: the
 // directories the experiment was recorded from and those the user gave
 // (roots()). A file whose real path (symlinks resolved) is under none of
-// them is said to be outside; a reader that reads sources only from the
-// roots given (only_under()) does not find it at all.
+// them, and is not the very file the debug information names, is said to
+// be outside; a reader that reads sources only from the roots given
+// (only_under()) does not find it at all.
 #pragma once
 
 #include <filesystem>
@@ -25,7 +26,8 @@ namespace lumen::analysis {
 struct FoundSource {
   std::filesystem::path path;  // as found
   std::filesystem::path real;  // symlinks resolved
-  bool outside = false;        // `real` is under none of the roots it was placed against
+  bool outside = false;        // `real` is under none of the roots it was placed against, and is not the
+                               // very file the debug information names (reached through a link)
 };
 
 class SourcePaths {
