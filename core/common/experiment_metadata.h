@@ -81,6 +81,9 @@ inline constexpr const char* kNote = "note";
 inline constexpr const char* kPluginStarted = "plugin_started";
 inline constexpr const char* kPluginFailed = "plugin_failed";
 inline constexpr const char* kSizeLimitReached = "size_limit_reached";
+// A data file write the runtime could not make (file: NAME, error: its
+// strerror text): the records it held, and later ones, are dropped.
+inline constexpr const char* kWriteFailed = "write_failed";
 // A thread of the collector's own (tid: N): its data blocks hold what it
 // recorded for the program's threads; it is not one of them.
 inline constexpr const char* kCollectorThread = "collector_thread";

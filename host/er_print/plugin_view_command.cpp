@@ -34,6 +34,19 @@ void warn_without_data(const std::string& command, const std::vector<Definer>& d
   std::cerr << (definers.size() > 1 ? " data)" : "") << ", so the view is empty\n";
 }
 
+// The open experiments whose data file of one of `definers` is gone: their
+// view would show zeros that were never measured.
+std::vector<std::string> missing_data_of(Session& s, const std::vector<Definer>& definers) {
+  std::vector<std::string> missing;
+  for (const auto& experiment : s.experiments())
+    for (const std::string& plugin : experiment->missing_data())
+      for (const Definer& definer : definers)
+        if (definer.plugin == plugin)
+          missing.push_back(definer.data_file + " of " + experiment->path().string() + " is missing, so there is no " +
+                            plugin + " data");
+  return missing;
+}
+
 Document run_view(Session& s, const std::string& plugin, const std::string& command) {
   // The description may come from a manifest: the half is loaded now.
   const lumen_view_def* loaded = s.plugins().loaded_view(plugin, command);
@@ -47,6 +60,10 @@ void run_views(Session& s, const std::string& command, const std::vector<Definer
   for (const Definer& definer : definers)
     if (holds_data(s, definer.plugin)) serving.push_back(&definer);
   if (serving.empty()) {
+    const std::vector<std::string> missing = missing_data_of(s, definers);
+    for (const std::string& sentence : missing)
+      std::cerr << "er_print: -" << command << ": " << sentence << "; nothing is shown\n";
+    if (!missing.empty()) return;
     warn_without_data(command, definers);
     serving.push_back(&definers.front());
   }

@@ -10,6 +10,7 @@
 #include "data_limit.h"
 #include "experiment_format.h"
 #include "experiment_metadata.h"
+#include "experiment_notices.h"
 #include "format_error.h"
 #include "install_layout.h"
 #include "regular_file.h"
@@ -48,6 +49,8 @@ std::vector<YAML::Node> read_log(const fs::path& experiment, std::vector<std::st
 Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins)
     : path_(path), header_(read_experiment_header(path)) {
   log_ = read_log(path, warnings_);
+  for (std::string& notice : drop_implausible_header_values(header_)) warnings_.push_back(std::move(notice));
+  for (std::string& notice : missing_table_notices(path)) warnings_.push_back(std::move(notice));
   stacks_.load(path / LUMEN_STACKS_FILE);
   loadobjects_.load(path / LUMEN_LOADOBJECTS_FILE);
   loadobjects_.use_archive(path);
@@ -99,6 +102,7 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins)
     threads_.erase(std::remove(threads_.begin(), threads_.end(), tid), threads_.end());
   }
   if (const auto reached = data_limit_reached(header_, log_)) warnings_.push_back(data_limit_sentence(*reached));
+  if (auto dropped = dropped_records_notice(header_, log_)) warnings_.push_back(std::move(*dropped));
   for (const YAML::Node& entry : log_)
     if (entry["event"] && entry["event"].as<std::string>() == metadata::log_event::kPluginFailed)
       warnings_.push_back("plugin '" + entry["plugin"].as<std::string>("?") + "' did not collect: " +
@@ -107,7 +111,14 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins)
 
 bool Experiment::survey(DataFile& file) {
   const fs::path data_path = path_ / file.name;
-  if (!fs::exists(fs::symlink_status(data_path))) return true;  // nothing recorded: no events
+  // A plugin creates its data file as it starts: the file of one the log
+  // says started was lost since, and its views have nothing to show.
+  if (!fs::exists(fs::symlink_status(data_path))) {
+    if (!plugin_started(log_, file.plugin)) return true;  // nothing recorded: no events
+    warnings_.push_back(missing_data_file_notice(file.name, file.plugin));
+    missing_data_.push_back(file.plugin);
+    return false;
+  }
   DataFileSurvey found;
   try {
     found = survey_data_file(data_path);

@@ -112,6 +112,8 @@ class Experiment {
   }
   const std::vector<std::string>& warnings() const { return warnings_; }
   void add_warning(const std::string& warning) { warnings_.push_back(warning); }
+  // The plugins whose planned data file is gone from the experiment.
+  const std::vector<std::string>& missing_data() const { return missing_data_; }
   const SampleTable& samples() const { return samples_; }
   // The kernel ids of the threads that wrote data, ascending; a thread's
   // number (as -thread_select and -thread_list give it) is its index + 1.
@@ -206,6 +208,7 @@ class Experiment {
   LoadObjectMap loadobjects_;
   std::vector<DataFile> data_files_;
   std::vector<std::string> warnings_;
+  std::vector<std::string> missing_data_;  // plugins whose data file is gone
   SampleTable samples_;
   std::vector<uint32_t> threads_;
   mutable std::vector<std::string> artificial_functions_;  // by id - kArtificialStackBase

@@ -38,6 +38,13 @@ ObjectId ProgramStructure::object_for(const std::string& path, const std::string
                  "recorded, and not archived): its functions are shown by address; archive it with "
                  "er_archive -A copy while it is there\n",
                  printable_text(file).c_str());
+  // One that is there but is no ELF object libdwfl can read (another kind
+  // of file, or a damaged one) leaves them unnamed as well.
+  else if (readable && !symbols_.back()->opened())
+    std::fprintf(stderr,
+                 "er_print: warning: load object %s is not an ELF object or is damaged: its functions cannot be "
+                 "named and are shown by address\n",
+                 printable_text(file).c_str());
   object_ids_.emplace(path, id);
   return id;
 }

@@ -32,14 +32,15 @@ Record record_of(const Experiment& e, const AnalysisPlugins& installed) {
         h[metadata::header::kFormat]["major"].as<std::string>("?") + "." + h[metadata::header::kFormat]["minor"].as<std::string>("?"));
   const long long start = h[metadata::header::kStartWallNs].as<long long>(0);
   const long long end = h[metadata::header::kEndWallNs].as<long long>(0);
-  r.add_number("start_wall_ns", "Start (ns since the epoch)", std::to_string(start));
+  // An implausible start was taken out of the header (experiment_notices.h).
+  r.add_number("start_wall_ns", "Start (ns since the epoch)", start > 0 ? std::to_string(start) : "?");
   const time_t start_seconds = static_cast<time_t>(start / 1000000000LL);
-  char when[64] = "";
+  char when[64] = "?";
   std::tm local{};
   localtime_r(&start_seconds, &local);
-  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %Z", &local);
+  if (start > 0) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %Z", &local);
   r.add("start_time", "Start time", when);
-  if (end > 0) r.add_number("duration_s", "Duration (sec.)", static_cast<double>(end - start) / 1e9, {LUMEN_UNIT_NANOSECONDS});
+  if (end > 0 && start > 0) r.add_number("duration_s", "Duration (sec.)", static_cast<double>(end - start) / 1e9, {LUMEN_UNIT_NANOSECONDS});
   if (const YAML::Node ending = h[metadata::header::kTargetEnd]) {
     if (ending["exit_code"]) r.add_number("exit_code", "Exit status", ending["exit_code"].as<std::string>());
     if (ending["signal"]) r.add("signal", "Killed by signal", "SIG" + ending["signal_name"].as<std::string>("?"));
