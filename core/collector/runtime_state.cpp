@@ -185,6 +185,12 @@ void stop_collection() {
   log_run_pool();
   log_tsc_clock();
   record_waited_children(founder_directory());
+  std::string failed_file;
+  int failed_errno = 0;
+  if (first_write_failure(&failed_file, &failed_errno))
+    experiment_log_event(metadata::log_event::kWriteFailed, "time_ns: " + std::to_string(monotonic_ns()) +
+                         ", file: " + yaml_quoted(failed_file) + ", errno: " + std::to_string(failed_errno) +
+                         ", error: " + yaml_quoted(std::strerror(failed_errno)));
   experiment_log_event(metadata::log_event::kEnd, "time_ns: " + std::to_string(monotonic_ns()) +
                        ", dropped_records: " + std::to_string(dropped_records()));
   finish_thread_streams();

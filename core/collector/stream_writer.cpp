@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
@@ -31,6 +32,10 @@ DataFile g_files[kMaxStreams];
 char g_directory[4096];  // where the data files are (a forked child's own)
 std::atomic<int> g_file_count{0};
 std::atomic<uint64_t> g_dropped{0};
+// The first failure to extend or map a data file (a full disk: ENOSPC), for
+// the log: why records were dropped.
+std::atomic<int> g_write_errno{0};
+std::atomic<const DataFile*> g_write_failed_file{nullptr};
 std::atomic<bool> g_abandoned{false};
 std::atomic<uint64_t> g_size_limit{0};
 std::atomic<uint64_t> g_bytes_mapped{0};  // counted only under a size limit
@@ -86,6 +91,13 @@ void punch_hole(const DataFile& file, uint64_t offset, uint64_t bytes) {
 // kMaxRunBlocks: a thread that writes little holds one block, a busy one
 // takes two megabytes at a time, prepared ahead by the run pool.
 
+// [signal-safe] Keeps the first failure's errno and file.
+void note_write_failure(const DataFile& file) {
+  int none = 0;
+  if (g_write_errno.compare_exchange_strong(none, errno != 0 ? errno : EIO, std::memory_order_acq_rel))
+    g_write_failed_file.store(&file, std::memory_order_release);
+}
+
 // Reserves the next `blocks` blocks of the file, extends the file over them
 // (a one-byte pwrite at their end never shrinks the file, unlike a racing
 // ftruncate) and maps them. Blocks of the run not yet handed out are holes
@@ -96,9 +108,9 @@ char* map_new_run(DataFile& file, uint32_t blocks, uint64_t& offset) {
   const uint64_t bytes = uint64_t{blocks} * LUMEN_BLOCK_BYTES;
   offset = file.next_block_offset.fetch_add(bytes, std::memory_order_relaxed);
   const char zero = 0;
-  if (raw_pwrite(fd, &zero, 1, static_cast<off_t>(offset + bytes - 1)) != 1) return nullptr;
+  if (raw_pwrite(fd, &zero, 1, static_cast<off_t>(offset + bytes - 1)) != 1) return note_write_failure(file), nullptr;
   void* run = raw_mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(offset));
-  if (run == MAP_FAILED) return nullptr;
+  if (run == MAP_FAILED) return note_write_failure(file), nullptr;
   // Each first touch of a page would otherwise start read-around over a
   // file region that is nothing but holes: half the cost of a record.
   syscall(SYS_madvise, run, bytes, MADV_RANDOM);
@@ -126,13 +138,14 @@ char* map_full_run(DataFile& file, uint64_t& offset) {
   const char zero = 0;
   if (raw_fallocate(fd, 0, static_cast<off_t>(offset), static_cast<off_t>(bytes)) != 0 &&
       raw_pwrite(fd, &zero, 1, static_cast<off_t>(offset + bytes - 1)) != 1)
-    return nullptr;
+    return note_write_failure(file), nullptr;
   void* reserved = raw_mmap(nullptr, bytes + kHuge, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (reserved == MAP_FAILED) return nullptr;
+  if (reserved == MAP_FAILED) return note_write_failure(file), nullptr;
   char* const reserved_end = static_cast<char*>(reserved) + bytes + kHuge;
   char* const aligned = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(reserved) + kHuge - 1) & ~(kHuge - 1));
   if (raw_mmap(aligned, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, static_cast<off_t>(offset)) ==
       MAP_FAILED) {
+    note_write_failure(file);
     raw_munmap(reserved, bytes + kHuge);
     return nullptr;
   }
@@ -368,6 +381,15 @@ bool size_limit_reached() { return g_limit_reached.load(std::memory_order_relaxe
 
 void charge_size_limit(uint64_t bytes) {
   if (g_size_limit.load(std::memory_order_relaxed) != 0) g_bytes_mapped.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+bool first_write_failure(std::string* file, int* error) {
+  const int saved = g_write_errno.load(std::memory_order_acquire);
+  const DataFile* failed = g_write_failed_file.load(std::memory_order_acquire);
+  if (saved == 0 || failed == nullptr) return false;
+  *file = failed->name;
+  *error = saved;
+  return true;
 }
 
 uint64_t dropped_records() { return g_dropped.load(std::memory_order_relaxed); }

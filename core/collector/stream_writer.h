@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace lumen::collector {
 
@@ -56,6 +57,10 @@ void discard_stream_run(int stream, char* base, uint64_t offset, uint32_t blocks
 
 // [signal-safe] Records dropped so far, by any thread.
 uint64_t dropped_records();
+
+// Not signal-safe. The first data file the writer failed to extend or map,
+// and the error (a full disk: ENOSPC); false when none failed.
+bool first_write_failure(std::string* file, int* error);
 void count_dropped_record();
 
 }  // namespace lumen::collector

@@ -158,5 +158,28 @@ TEST(DamagedLoadObject, ANonElfOrDamagedObjectIsNamed) {
   }
 }
 
+// A disk that fills while recording: the runtime logs which data file it
+// could not extend and why, and every view says how many records were
+// dropped for it. The disk is a tmpfs of 700 KiB (mounting one takes root).
+TEST(FullDisk, TheDroppedRecordsGiveTheWritersError) {
+  TempDir dir;
+  const fs::path disk = dir.path() / "disk";
+  fs::create_directory(disk);
+  if (run_process({"mount", "-t", "tmpfs", "-o", "size=700k", "tmpfs", disk.string()}).exit_code != 0)
+    GTEST_SKIP() << "mounting a small tmpfs takes root";
+  struct Unmount {
+    fs::path at;
+    ~Unmount() { run_process({"umount", at.string()}); }
+  } unmount{disk};
+  const ProcessResult run = run_process({(bin_dir() / "collect").string(), "-d", disk.string(), "-o", "full.er", "-p",
+                                         "hi", "-A", "off", (target_dir() / "threads_target").string()});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const std::string log = text_of(disk / "full.er" / "collector.log");
+  EXPECT_CONTAINS(log, "event: write_failed");
+  EXPECT_CONTAINS(log, "errno: 28");
+  const ProcessResult functions = run_tool("er_print", {"-functions", (disk / "full.er").string()});
+  EXPECT_CONTAINS(functions.err, "failed: No space left on device); every figure leaves them out");
+}
+
 }  // namespace
 }  // namespace lumen::test
