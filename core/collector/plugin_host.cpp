@@ -45,7 +45,17 @@ std::string& experiment_directory() {
   return *directory;
 }
 
-lumen_stream runtime_open_stream(const char* name) { return open_stream(experiment_directory().c_str(), name); }
+// Each data file a plugin opens is logged: a plugin may open its file late
+// (MPI's at MPI_Init), so only the log says a missing file was ever made.
+lumen_stream runtime_open_stream(const char* name) {
+  const int stream = open_stream(experiment_directory().c_str(), name);
+  if (stream >= 0) {
+    char fields[160];
+    std::snprintf(fields, sizeof fields, "name: %s", yaml_quoted(name).c_str());
+    experiment_log_short_event(metadata::log_event::kDataFileCreated, fields);
+  }
+  return stream;
+}
 // While recording is paused, plugins' events are not written (nor are
 // their stacks interned); that is not a drop.
 int runtime_write_record(lumen_stream stream, uint16_t kind, const void* payload, uint16_t bytes) {

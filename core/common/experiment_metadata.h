@@ -84,6 +84,7 @@ inline constexpr const char* kSizeLimitReached = "size_limit_reached";
 // A data file write the runtime could not make (file: NAME, error: its
 // strerror text): the records it held, and later ones, are dropped.
 inline constexpr const char* kWriteFailed = "write_failed";
+inline constexpr const char* kDataFileCreated = "data_file_created";  // name: a plugin's data file, as it opened it
 // A thread of the collector's own (tid: N): its data blocks hold what it
 // recorded for the program's threads; it is not one of them.
 inline constexpr const char* kCollectorThread = "collector_thread";

@@ -111,10 +111,10 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins)
 
 bool Experiment::survey(DataFile& file) {
   const fs::path data_path = path_ / file.name;
-  // A plugin creates its data file as it starts: the file of one the log
-  // says started was lost since, and its views have nothing to show.
+  // A data file the log says the runtime created was lost since, and its
+  // views have nothing to show; one never created holds no events.
   if (!fs::exists(fs::symlink_status(data_path))) {
-    if (!plugin_started(log_, file.plugin)) return true;  // nothing recorded: no events
+    if (!data_file_created(log_, file.name)) return true;
     warnings_.push_back(missing_data_file_notice(file.name, file.plugin));
     missing_data_.push_back(file.plugin);
     return false;

@@ -35,10 +35,10 @@ std::string missing_data_file_notice(const std::string& data_file, const std::st
          "' recorded it; the file is gone)";
 }
 
-bool plugin_started(const std::vector<YAML::Node>& log, const std::string& plugin) {
+bool data_file_created(const std::vector<YAML::Node>& log, const std::string& data_file) {
   for (const YAML::Node& entry : log)
-    if (entry.IsMap() && entry["event"] && entry["event"].as<std::string>("") == metadata::log_event::kPluginStarted &&
-        entry["plugin"].as<std::string>("") == plugin)
+    if (entry.IsMap() && entry["event"] && entry["event"].as<std::string>("") == metadata::log_event::kDataFileCreated &&
+        entry["name"].as<std::string>("") == data_file)
       return true;
   return false;
 }

@@ -21,9 +21,9 @@ std::vector<std::string> missing_table_notices(const std::filesystem::path& expe
 // plans and the collector created at start, gone since.
 std::string missing_data_file_notice(const std::string& data_file, const std::string& plugin);
 
-// Whether the collector's log says `plugin` started (and so created its
-// data file).
-bool plugin_started(const std::vector<YAML::Node>& log, const std::string& plugin);
+// Whether the runtime logged that a plugin created `data_file` (a plugin
+// may open its file late, or never: MPI's at MPI_Init).
+bool data_file_created(const std::vector<YAML::Node>& log, const std::string& data_file);
 
 // How many records the collector's log says were dropped, and why when it
 // logged why; nullopt when none were.
