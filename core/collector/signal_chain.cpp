@@ -88,9 +88,9 @@ void run_target_handler(int signal, const struct sigaction& target, siginfo_t* i
   sigset_t blocked = target.sa_mask;
   if (!(target.sa_flags & SA_NODEFER)) sigaddset(&blocked, signal);
   const uint64_t claimed_before = claimed_signals_blocked_by_target();
-  uint64_t claimed = 0;
-  for (int s = 1; s < NSIG && s <= 64; ++s)
-    if (signal_claimed(s) && sigismember(&blocked, s) == 1) claimed |= uint64_t{1} << (s - 1), sigdelset(&blocked, s);
+  const uint64_t claimed = claimed_signals_in(&blocked);
+  for (int s = 1; s <= 64 && s < NSIG; ++s)
+    if (claimed & signal_bit(s)) sigdelset(&blocked, s);
   sigset_t kernel_before;
   syscall(SYS_rt_sigprocmask, SIG_BLOCK, &blocked, &kernel_before, _NSIG / 8);
   set_claimed_signals_blocked_by_target(claimed_before | claimed);
@@ -107,7 +107,7 @@ void run_target_handler(int signal, const struct sigaction& target, siginfo_t* i
 }
 
 void pass_to_target(int signal, siginfo_t* info, void* ucontext) {
-  if ((claimed_signals_blocked_by_target() >> (signal - 1) & 1u) != 0 && signal <= 64 && ucontext != nullptr) {
+  if ((claimed_signals_blocked_by_target() & signal_bit(signal)) != 0 && ucontext != nullptr) {
     hold_for_target(signal, info, static_cast<ucontext_t*>(ucontext));
     return;
   }
@@ -154,7 +154,7 @@ void hold_again_for_target(int signal, const siginfo_t* info) { send_again_for_t
 
 bool target_wants(int signal) {
   if (signal <= 0 || signal >= NSIG) return false;
-  if (signal <= 64 && (claimed_signals_blocked_by_target() >> (signal - 1) & 1u) != 0) return true;
+  if ((claimed_signals_blocked_by_target() & signal_bit(signal)) != 0) return true;
   const struct sigaction target = g_claimed[signal].target;
   if (target.sa_flags & SA_SIGINFO) return target.sa_sigaction != nullptr;
   return target.sa_handler != SIG_DFL && target.sa_handler != SIG_IGN;

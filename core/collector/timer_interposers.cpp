@@ -91,10 +91,19 @@ int refused() {
 #endif
 constexpr int kFirstCollectorTimerId = 0x40000000;
 std::mutex g_creating;
+// The id the program's next timer would get, while the collector's own
+// chosen ids have moved the kernel's counter (-1: not moved). The counter
+// is put back only before the program's next timer_create: a collector
+// timer a new thread arms costs three system calls, not seven.
+std::atomic<int> g_program_next{-1};  // written with g_creating held
+
 std::atomic<int> g_next_collector_id{kFirstCollectorTimerId};
 std::atomic<bool> g_ids_chosen{true};  // false once the kernel refused to let the process choose
 
-void unlock_after_fork() { new (&g_creating) std::mutex; }
+void unlock_after_fork() {
+  new (&g_creating) std::mutex;
+  g_program_next.store(-1, std::memory_order_relaxed);  // a child's counter is its own, from 0
+}
 __attribute__((constructor)) void reset_lock_in_children() { pthread_atfork(nullptr, nullptr, unlock_after_fork); }
 
 long raw_timer_create(clockid_t clock, struct sigevent* event, int* kernel_id) {
@@ -121,21 +130,27 @@ void put_id_counter_back(int next) {
   if (raw_timer_create(CLOCK_MONOTONIC, &none, &wrap) == 0) syscall(SYS_timer_delete, wrap);
 }
 
-// A timer of the collector's, with an id of its own range, and the
-// kernel's counter as the program left it; false when the kernel cannot
-// create one with a chosen id.
+bool set_restore_ids(bool on) {
+  return prctl(PR_TIMER_CREATE_RESTORE_IDS, on ? PR_TIMER_CREATE_RESTORE_IDS_ON : PR_TIMER_CREATE_RESTORE_IDS_OFF, 0, 0,
+               0) == 0;
+}
+
+// A timer of the collector's, with an id of its own range; false when the
+// kernel cannot create one with a chosen id. Called with g_creating held.
 bool create_with_collector_id(clockid_t clock, struct sigevent* event, timer_t* id, int* rc) {
   if (!g_ids_chosen.load(std::memory_order_relaxed) || (event != nullptr && event->sigev_notify == SIGEV_THREAD))
     return false;
-  const std::lock_guard lock(g_creating);
-  // The id the program's next timer gets: a probe's.
-  struct sigevent none {};
-  none.sigev_notify = SIGEV_NONE;
-  int next = 0;
-  if (raw_timer_create(CLOCK_MONOTONIC, &none, &next) != 0) return false;
-  syscall(SYS_timer_delete, next);
-  if (prctl(PR_TIMER_CREATE_RESTORE_IDS, PR_TIMER_CREATE_RESTORE_IDS_ON, 0, 0, 0) != 0) {
+  if (g_program_next.load(std::memory_order_relaxed) < 0) {  // the id the program's next timer gets: a probe's
+    struct sigevent none {};
+    none.sigev_notify = SIGEV_NONE;
+    int next = 0;
+    if (raw_timer_create(CLOCK_MONOTONIC, &none, &next) != 0) return false;
+    syscall(SYS_timer_delete, next);
+    g_program_next.store(next, std::memory_order_relaxed);
+  }
+  if (!set_restore_ids(true)) {
     g_ids_chosen.store(false, std::memory_order_relaxed);
+    g_program_next.store(-1, std::memory_order_relaxed);  // moved by the probe only, as a program's timer would
     return false;
   }
   int kernel_id = 0;
@@ -146,8 +161,7 @@ bool create_with_collector_id(clockid_t clock, struct sigevent* event, timer_t* 
     if (result == 0 || errno != EBUSY) break;
   }
   const int saved_errno = errno;
-  put_id_counter_back(next);
-  prctl(PR_TIMER_CREATE_RESTORE_IDS, PR_TIMER_CREATE_RESTORE_IDS_OFF, 0, 0, 0);
+  set_restore_ids(false);
   errno = saved_errno;
   *rc = result == 0 ? 0 : -1;
   // glibc's timer_t for a timer without a notification thread is the
@@ -156,16 +170,35 @@ bool create_with_collector_id(clockid_t clock, struct sigevent* event, timer_t* 
   return true;
 }
 
+// Before a timer of the program's: the counter where the program left it.
+// Called with g_creating held.
+void put_back_for_program() {
+  const int next = g_program_next.load(std::memory_order_relaxed);
+  if (next < 0) return;
+  if (set_restore_ids(true)) {
+    put_id_counter_back(next);
+    set_restore_ids(false);
+  }
+  g_program_next.store(-1, std::memory_order_relaxed);
+}
+
 int create(Create real_create, clockid_t clock, struct sigevent* event, timer_t* id) {
   if (real_create == nullptr) return (errno = ENOSYS, -1);
   if (runtime_on_stack()) {
     int rc = -1;
-    if (!create_with_collector_id(clock, event, id, &rc)) rc = real_create(clock, event, id);
+    bool created;
+    {
+      const std::lock_guard lock(g_creating);
+      created = create_with_collector_id(clock, event, id, &rc);
+    }
+    if (!created) rc = real_create(clock, event, id);
     if (rc == 0) remember(*id);
     return rc;
   }
-  if (!g_ids_chosen.load(std::memory_order_relaxed)) return real_create(clock, event, id);
+  if (!g_ids_chosen.load(std::memory_order_relaxed) && g_program_next.load(std::memory_order_relaxed) < 0)
+    return real_create(clock, event, id);
   const std::lock_guard lock(g_creating);
+  put_back_for_program();
   return real_create(clock, event, id);
 }
 
