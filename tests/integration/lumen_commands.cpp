@@ -1,6 +1,7 @@
 #include "lumen_commands.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -55,6 +56,15 @@ std::map<std::string, nlohmann::json> rows_by_name(const nlohmann::json& view) {
 double sampling_tolerance(double truth, double interval) {
   const double quantum = std::max(interval, 0.004);
   return 5 * quantum + 0.05 * truth;
+}
+
+double machine_steal_seconds() {
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  double fields[8] = {};
+  stat >> cpu;
+  for (double& field : fields) stat >> field;
+  return fields[7] / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 }  // namespace lumen::test

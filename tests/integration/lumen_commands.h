@@ -43,4 +43,10 @@ std::map<std::string, nlohmann::json> rows_by_name(const nlohmann::json& view);
 // ends; allow five quanta and 5 %.
 double sampling_tolerance(double truth, double interval);
 
+// The machine's steal time so far (/proc/stat), in seconds: time the
+// hypervisor ran something else on a virtual CPU. Wall-clock measures (the
+// TSC, task-clock's count and its hrtimer) go on through it; a thread's CPU
+// clock, which paravirtual steal accounting keeps it out of, does not.
+double machine_steal_seconds();
+
 }  // namespace lumen::test

@@ -83,28 +83,15 @@ TEST(HwcNotProgramRelated, CollectListsMsrTscAsNotProgramRelated) {
 
 // Counts per task on `threads` threads burning `milliseconds` each, and
 // compares er_print's rows with the target's CPU time.
-// The machine's steal time so far (/proc/stat), in seconds: time the
-// hypervisor ran something else on a virtual CPU. The TSC goes on through
-// it; a thread's CPU clock, which paravirtual steal accounting keeps it
-// out of, does not.
-double steal_seconds() {
-  std::ifstream stat("/proc/stat");
-  std::string cpu;
-  double fields[8] = {};
-  stat >> cpu;
-  for (double& field : fields) stat >> field;
-  return fields[7] / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
 void check_tsc_counts(int milliseconds, int threads) {
   const double tsc_hz = measured_tsc_hz();
   TempDir dir;
   constexpr uint64_t kInterval = 1000000;
-  const double steal_before = steal_seconds();
+  const double steal_before = machine_steal_seconds();
   const Collection c = collect(dir, {"-p", "off", "-h", "msr/tsc/," + std::to_string(kInterval)}, LUMEN_HWC_TARGET,
                                {"burn", std::to_string(milliseconds), std::to_string(threads)});
   // At most all the machine's steal in the run fell while the target ran.
-  const double stolen = steal_seconds() - steal_before;
+  const double stolen = machine_steal_seconds() - steal_before;
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
   const auto rows = rows_by_name(er_print_json({"-metrics", "e.msr_tsc:i.msr_tsc:name", "-functions"}, c.experiment));
   const double total = row_value(rows, "<Total>", "e.msr_tsc");
