@@ -9,6 +9,10 @@
 namespace {
 
 __attribute__((constructor)) void lumen_collector_start() { lumen::collector::start_collection(); }
-__attribute__((destructor)) void lumen_collector_stop() { lumen::collector::stop_collection(); }
+__attribute__((destructor)) void lumen_collector_stop() {
+  // An exit from inside a seccomp sandbox: a system call of the stop's
+  // could kill the process as it ends (what was recorded is on disk).
+  if (!lumen::collector::sandboxed_here()) lumen::collector::stop_collection();
+}
 
 }  // namespace

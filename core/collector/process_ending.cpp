@@ -22,6 +22,7 @@
 #include "experiment_header.h"
 #include "experiment_metadata.h"
 #include "raw_syscalls.h"
+#include "runtime_state.h"
 #include "stream_writer.h"
 
 namespace lumen::collector {
@@ -81,7 +82,7 @@ long long wall_ns() {
 // [signal-safe] Appends this process's exit status to its header once; the
 // same fields as metadata::end_text, which is not signal-safe.
 void record_own_exit(int exit_code) {
-  if (g_header_path[0] == '\0' || getpid() != g_owner || g_recorded.exchange(true, std::memory_order_acq_rel)) return;
+  if (sandboxed_here() || g_header_path[0] == '\0' || getpid() != g_owner || g_recorded.exchange(true, std::memory_order_acq_rel)) return;
   const bool collect_gone = g_founder && getppid() != g_collect_pid;
   if (g_founder && !collect_gone) return;  // collect records it
   Text text;

@@ -45,6 +45,8 @@ namespace {
 
 std::atomic<bool> g_collecting{false};
 std::atomic<bool> g_sandboxed{false};  // a thread entered seccomp: new threads are not collected
+std::atomic<bool> g_process_sandboxed{false};  // every thread is in a seccomp filter
+thread_local bool t_sandboxed = false;           // this thread entered seccomp
 int g_loadobjects_stream = -1;
 int g_samples_stream = -1;
 
@@ -262,7 +264,23 @@ void end_collection_for_sandbox(unsigned long mode) {
     experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text));
   }
   g_sandboxed.store(true, std::memory_order_release);
+  t_sandboxed = true;
   runtime_thread_end();
+}
+
+bool sandboxed_here() { return t_sandboxed || g_process_sandboxed.load(std::memory_order_acquire); }
+
+void end_collection_for_sandboxed_process() {
+  {
+    const RuntimeGuard guard;
+    const std::string text = "thread " + std::to_string(current_tid()) +
+                             " put every thread of the process in a seccomp filter, where a system call collection "
+                             "makes may kill the process: the process's collection ended there";
+    experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text));
+  }
+  g_sandboxed.store(true, std::memory_order_release);
+  stop_collection();
+  g_process_sandboxed.store(true, std::memory_order_release);
 }
 
 void mark_collector_thread() {

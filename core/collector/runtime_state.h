@@ -26,6 +26,17 @@ void mark_collector_thread();
 // are not collected, and the experiment log says why.
 void end_collection_for_sandbox(unsigned long mode);
 
+// [signal-safe] Whether the calling thread is in a seccomp sandbox the
+// runtime saw it enter (its own, or one put on every thread): the runtime
+// makes no system call there, not even at the process's exit (its header
+// then lacks the ending, which a parent that waits for it records).
+bool sandboxed_here();
+
+// Not signal-safe. The calling thread puts every thread of the process in
+// a seccomp filter: collection ends in the whole process (the collector's
+// threads stop before the filter reaches them), and the log says why.
+void end_collection_for_sandboxed_process();
+
 // Not signal-safe. Ends collection in this process for good (the API's
 // collector_terminate_expt, and process exit).
 void stop_collection();

@@ -172,6 +172,29 @@ TEST(UnharmedTarget, AProgramInSeccompStrictModeRunsAsWithoutCollect) {
   });
 }
 
+// The same sandbox entered by the seccomp system call through syscall(2),
+// as libseccomp and most sandboxes enter it.
+TEST(UnharmedTarget, AProgramEnteringStrictModeByTheSystemCallRunsAsWithoutCollect) {
+  const ProcessResult plain = plain_run({"strict_syscall"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  expect_runs_as_plain({"strict_syscall"}, plain, [](const Collection& c) {
+    EXPECT_NE(header_of(c).find("entered seccomp's strict mode"), std::string::npos);
+  });
+}
+
+// A filter put on every thread at once (SECCOMP_FILTER_FLAG_TSYNC) reaches
+// the collector's threads too: one system call of theirs outside it kills
+// the process. The process's collection ends as the filter comes, and the
+// program (a worker on, main joining it, exit() at the end) runs and ends
+// as without collect.
+TEST(UnharmedTarget, AProgramFilteringEveryThreadRunsAsWithoutCollect) {
+  const ProcessResult plain = plain_run({"filter_every_thread"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  expect_runs_as_plain({"filter_every_thread"}, plain, [](const Collection& c) {
+    EXPECT_NE(header_of(c).find("put every thread of the process in a seccomp filter"), std::string::npos);
+  });
+}
+
 // Deferred cancellation acts at cancellation points only: not inside the
 // collector's work in a call that is none (malloc, pthread_mutex_lock,
 // lseek, a clock sample's unwinding), while the program's own blocking

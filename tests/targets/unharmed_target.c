@@ -29,6 +29,13 @@
  *   strict_mode   works, enters seccomp's strict mode (read, write, exit
  *                 and sigreturn only), works and writes there, and ends by
  *                 the exit system call
+ *   strict_syscall as strict_mode, entered by the seccomp system call made
+ *                 through syscall(2)
+ *   filter_every_thread  starts a worker, then puts every thread in a
+ *                 seccomp filter (SECCOMP_FILTER_FLAG_TSYNC) that kills the
+ *                 process at any system call but those reading, writing,
+ *                 waiting on a futex and ending need; both work on, the
+ *                 worker is joined, and the program ends by exit()
  *   address_limit caps its address space at 300 MiB (RLIMIT_AS), as
  *                 programs do, then allocates 50,000 blocks of 1 KiB on the
  *                 main thread and 1,000 on a thread, and says how many it got
@@ -46,7 +53,10 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -347,6 +357,51 @@ static int strict_mode(void) {
   return 1;
 }
 
+static int strict_syscall(void) {
+  burn_cpu(0.1);
+  printf("entering strict mode by the system call\n");
+  fflush(stdout);
+  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_STRICT, 0, NULL) != 0) return 1;
+  volatile double sum = 0;
+  for (long i = 0; i < 50000000; ++i) sum += (double)i * 0.5;
+  const char text[] = "worked in strict mode\n";
+  if (write(STDOUT_FILENO, text, sizeof text - 1) < 0) syscall(SYS_exit, 1);
+  syscall(SYS_exit, 0);
+  return 1;
+}
+
+static NOINLINE void* burn_in_filter(void* arg) {
+  burn_cpu(0.4);
+  return arg;
+}
+
+#define ALLOW(call) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_##call, 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+
+static int filter_every_thread(void) {
+  pthread_t worker;
+  if (pthread_create(&worker, NULL, burn_in_filter, NULL) != 0) return 1;
+  burn_cpu(0.1);
+  printf("entering the filter on every thread\n");
+  fflush(stdout);
+  struct sock_filter rules[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      ALLOW(read), ALLOW(write), ALLOW(futex), ALLOW(madvise), ALLOW(munmap), ALLOW(rt_sigreturn),
+      ALLOW(rt_sigprocmask), ALLOW(clock_gettime), ALLOW(exit), ALLOW(exit_group),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+  };
+  struct sock_fprog program = {sizeof rules / sizeof rules[0], rules};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return 1;
+  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &program) != 0) return 1;
+  burn_cpu(0.2);
+  if (pthread_join(worker, NULL) != 0) return 1;
+  printf("worked in the filter\n");
+  fflush(stdout);
+  exit(0);
+}
+
 static NOINLINE void* burn_briefly(void* arg) {
   burn_cpu(0.05);
   return arg;
@@ -414,10 +469,12 @@ int main(int argc, char** argv) {
   else if (strcmp(mode, "main_leaves") == 0) status = main_leaves();
   else if (strcmp(mode, "exit_call") == 0) status = exit_call(arg);
   else if (strcmp(mode, "strict_mode") == 0) status = strict_mode();
+  else if (strcmp(mode, "strict_syscall") == 0) status = strict_syscall();
+  else if (strcmp(mode, "filter_every_thread") == 0) status = filter_every_thread();
   else if (strcmp(mode, "traces") == 0) status = traces();
   else if (strcmp(mode, "address_limit") == 0) status = address_limit();
   else fprintf(stderr, "usage: unharmed_target sleeps|fds|mask|fork_alloc N|fork_dlopen N|close_range N|spin N|main_leaves|"
-                       "exit_call N|strict_mode\n");
+                       "exit_call N|strict_mode|strict_syscall|filter_every_thread\n");
   truth_write();
   return status;
 }
