@@ -159,27 +159,29 @@ TEST(UnharmedTarget, AProgramThatEndsWithoutExitEndsAsWithoutCollect) {
   }
 }
 
+// A program entering a seccomp sandbox in `mode` runs and ends as without
+// collect, and its experiment's header says `noted`.
+void expect_sandbox_unharmed(const std::string& mode, const std::string& noted) {
+  const ProcessResult plain = plain_run({mode});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  expect_runs_as_plain({mode}, plain, [&](const Collection& c) {
+    EXPECT_NE(header_of(c).find(noted), std::string::npos) << header_of(c);
+  });
+}
+
 // A thread in seccomp's strict mode may make no system call but read,
 // write, exit and sigreturn: one made for collection (a timer's, a clock
 // read this machine's vDSO cannot serve, an unwinder's) kills the process.
 // Its collection ends as it enters, the experiment says so, and the
 // program runs and ends as without collect.
 TEST(UnharmedTarget, AProgramInSeccompStrictModeRunsAsWithoutCollect) {
-  const ProcessResult plain = plain_run({"strict_mode"});
-  ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  expect_runs_as_plain({"strict_mode"}, plain, [](const Collection& c) {
-    EXPECT_NE(header_of(c).find("entered seccomp's strict mode"), std::string::npos);
-  });
+  expect_sandbox_unharmed("strict_mode", "entered seccomp's strict mode");
 }
 
 // The same sandbox entered by the seccomp system call through syscall(2),
 // as libseccomp and most sandboxes enter it.
 TEST(UnharmedTarget, AProgramEnteringStrictModeByTheSystemCallRunsAsWithoutCollect) {
-  const ProcessResult plain = plain_run({"strict_syscall"});
-  ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  expect_runs_as_plain({"strict_syscall"}, plain, [](const Collection& c) {
-    EXPECT_NE(header_of(c).find("entered seccomp's strict mode"), std::string::npos);
-  });
+  expect_sandbox_unharmed("strict_syscall", "entered seccomp's strict mode");
 }
 
 // A filter put on every thread at once (SECCOMP_FILTER_FLAG_TSYNC) reaches
@@ -188,11 +190,7 @@ TEST(UnharmedTarget, AProgramEnteringStrictModeByTheSystemCallRunsAsWithoutColle
 // program (a worker on, main joining it, exit() at the end) runs and ends
 // as without collect.
 TEST(UnharmedTarget, AProgramFilteringEveryThreadRunsAsWithoutCollect) {
-  const ProcessResult plain = plain_run({"filter_every_thread"});
-  ASSERT_EQ(plain.exit_code, 0) << plain.err;
-  expect_runs_as_plain({"filter_every_thread"}, plain, [](const Collection& c) {
-    EXPECT_NE(header_of(c).find("put every thread of the process in a seccomp filter"), std::string::npos);
-  });
+  expect_sandbox_unharmed("filter_every_thread", "put every thread of the process in a seccomp filter");
 }
 
 // Deferred cancellation acts at cancellation points only: not inside the

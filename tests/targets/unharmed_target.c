@@ -344,24 +344,15 @@ static int exit_call(int status) {
   return 1;
 }
 
-static int strict_mode(void) {
+// Enters seccomp's strict mode by prctl or, `by_system_call`, by the
+// seccomp system call through syscall(2).
+static int strict_mode(int by_system_call) {
   burn_cpu(0.1);
-  printf("entering strict mode\n");
+  printf(by_system_call ? "entering strict mode by the system call\n" : "entering strict mode\n");
   fflush(stdout);
-  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT) != 0) return 1;
-  volatile double sum = 0;
-  for (long i = 0; i < 50000000; ++i) sum += (double)i * 0.5;
-  const char text[] = "worked in strict mode\n";
-  if (write(STDOUT_FILENO, text, sizeof text - 1) < 0) syscall(SYS_exit, 1);
-  syscall(SYS_exit, 0);
-  return 1;
-}
-
-static int strict_syscall(void) {
-  burn_cpu(0.1);
-  printf("entering strict mode by the system call\n");
-  fflush(stdout);
-  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_STRICT, 0, NULL) != 0) return 1;
+  const long entered = by_system_call ? syscall(SYS_seccomp, SECCOMP_SET_MODE_STRICT, 0, NULL)
+                                      : prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT);
+  if (entered != 0) return 1;
   volatile double sum = 0;
   for (long i = 0; i < 50000000; ++i) sum += (double)i * 0.5;
   const char text[] = "worked in strict mode\n";
@@ -468,8 +459,8 @@ int main(int argc, char** argv) {
   else if (strcmp(mode, "spin") == 0) status = spin_threads(arg);
   else if (strcmp(mode, "main_leaves") == 0) status = main_leaves();
   else if (strcmp(mode, "exit_call") == 0) status = exit_call(arg);
-  else if (strcmp(mode, "strict_mode") == 0) status = strict_mode();
-  else if (strcmp(mode, "strict_syscall") == 0) status = strict_syscall();
+  else if (strcmp(mode, "strict_mode") == 0) status = strict_mode(0);
+  else if (strcmp(mode, "strict_syscall") == 0) status = strict_mode(1);
   else if (strcmp(mode, "filter_every_thread") == 0) status = filter_every_thread();
   else if (strcmp(mode, "traces") == 0) status = traces();
   else if (strcmp(mode, "address_limit") == 0) status = address_limit();
