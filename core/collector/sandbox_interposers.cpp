@@ -17,6 +17,13 @@
 
 using namespace lumen::collector;
 
+#define LUMEN_STRINGIFY_VALUE(x) #x
+#define LUMEN_STRINGIFY(x) LUMEN_STRINGIFY_VALUE(x)
+
+// The system call instruction alone, its result as the kernel gives it
+// (-errno on failure); defined below.
+extern "C" [[gnu::visibility("hidden")]] long lumen_syscall_instruction(long number, long a1, long a2, long a3, long a4, long a5, long a6);
+
 namespace {
 
 constexpr int kSetSeccomp = 22;  // PR_SET_SECCOMP, without <sys/prctl.h>'s variadic prototype
@@ -40,38 +47,6 @@ void before_seccomp_call(long operation, long flags) {
   }
 }
 
-// [signal-safe] The system call itself, as libc's syscall(2) makes it: the
-// runtime's own raw calls come here too, from signal handlers included.
-long system_call(long number, long a1, long a2, long a3, long a4, long a5, long a6) {
-  long result;
-#if defined(__x86_64__)
-  register long r10 __asm__("r10") = a4;
-  register long r8 __asm__("r8") = a5;
-  register long r9 __asm__("r9") = a6;
-  __asm__ volatile("syscall"
-                   : "=a"(result)
-                   : "a"(number), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
-                   : "rcx", "r11", "memory");
-#elif defined(__aarch64__)
-  register long x8 __asm__("x8") = number;
-  register long x0 __asm__("x0") = a1;
-  register long x1 __asm__("x1") = a2;
-  register long x2 __asm__("x2") = a3;
-  register long x3 __asm__("x3") = a4;
-  register long x4 __asm__("x4") = a5;
-  register long x5 __asm__("x5") = a6;
-  __asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
-  result = x0;
-#else
-#error "a system call instruction for this architecture"
-#endif
-  if (static_cast<unsigned long>(result) > -4096UL) {
-    errno = static_cast<int>(-result);
-    return -1;
-  }
-  return result;
-}
-
 }  // namespace
 
 // prctl is variadic; its arguments are in the same registers as these.
@@ -88,10 +63,115 @@ extern "C" LUMEN_EXPORT int lumen_prctl_2_2_5(int option, unsigned long a2, unsi
 }
 LUMEN_SYMVER(lumen_prctl_2_2_5, prctl, "GLIBC_2.2.5", DEFAULT);
 
-// syscall is variadic too: six arguments in registers, as the kernel takes
-// them (the sixth from the stack, as libc's reads it).
-extern "C" LUMEN_EXPORT long lumen_syscall_2_2_5(long number, long a1, long a2, long a3, long a4, long a5, long a6) {
-  if (number == SYS_seccomp) before_seccomp_call(a1, a2);
-  return system_call(number, a1, a2, a3, a4, a5, a6);
+// syscall(2) is the runtime's: the seccomp call goes through
+// before_seccomp_call, every other is made as libc makes it, by
+// instruction, with no stack frame (a vfork made through it returns twice
+// from the same frame) and nothing but the instruction between the caller
+// and the kernel, so the runtime's own raw calls from signal handlers come
+// here safely too. The arguments are in the kernel's registers but one
+// (the fourth in r10 on x86-64) and the sixth is on the stack.
+extern "C" {
+
+[[gnu::used, gnu::visibility("hidden")]] long lumen_syscall_failed(long result) {
+  errno = static_cast<int>(-result);
+  return -1;
 }
+
+[[gnu::used, gnu::visibility("hidden")]] long lumen_syscall_seccomp(long number, long operation, long flags, long a3, long a4, long a5,
+                                         long a6) {
+  before_seccomp_call(operation, flags);
+  const long result = lumen_syscall_instruction(number, operation, flags, a3, a4, a5, a6);
+  return static_cast<unsigned long>(result) > -4096UL ? lumen_syscall_failed(result) : result;
+}
+
+}  // extern "C"
+
+#if defined(__x86_64__)
+__asm__(R"(
+  .text
+  .globl lumen_syscall_2_2_5
+  .type lumen_syscall_2_2_5, @function
+lumen_syscall_2_2_5:
+  .cfi_startproc
+  cmpq $)" LUMEN_STRINGIFY(SYS_seccomp) R"(, %rdi
+  je lumen_syscall_seccomp
+  movq %rdi, %rax
+  movq %rsi, %rdi
+  movq %rdx, %rsi
+  movq %rcx, %rdx
+  movq %r8, %r10
+  movq %r9, %r8
+  movq 8(%rsp), %r9
+  syscall
+  cmpq $-4095, %rax
+  jae 1f
+  ret
+1:
+  movq %rax, %rdi
+  jmp lumen_syscall_failed
+  .cfi_endproc
+  .size lumen_syscall_2_2_5, .-lumen_syscall_2_2_5
+
+  .globl lumen_syscall_instruction
+  .hidden lumen_syscall_instruction
+  .type lumen_syscall_instruction, @function
+lumen_syscall_instruction:
+  .cfi_startproc
+  movq %rdi, %rax
+  movq %rsi, %rdi
+  movq %rdx, %rsi
+  movq %rcx, %rdx
+  movq %r8, %r10
+  movq %r9, %r8
+  movq 8(%rsp), %r9
+  syscall
+  ret
+  .cfi_endproc
+  .size lumen_syscall_instruction, .-lumen_syscall_instruction
+)");
+#elif defined(__aarch64__)
+__asm__(R"(
+  .text
+  .globl lumen_syscall_2_2_5
+  .type lumen_syscall_2_2_5, %function
+lumen_syscall_2_2_5:
+  .cfi_startproc
+  cmp x0, #)" LUMEN_STRINGIFY(SYS_seccomp) R"(
+  b.eq lumen_syscall_seccomp
+  mov x8, x0
+  mov x0, x1
+  mov x1, x2
+  mov x2, x3
+  mov x3, x4
+  mov x4, x5
+  mov x5, x6
+  svc #0
+  cmn x0, #4095
+  b.cs 1f
+  ret
+1:
+  b lumen_syscall_failed
+  .cfi_endproc
+  .size lumen_syscall_2_2_5, .-lumen_syscall_2_2_5
+
+  .globl lumen_syscall_instruction
+  .hidden lumen_syscall_instruction
+  .type lumen_syscall_instruction, %function
+lumen_syscall_instruction:
+  .cfi_startproc
+  mov x8, x0
+  mov x0, x1
+  mov x1, x2
+  mov x2, x3
+  mov x3, x4
+  mov x4, x5
+  mov x5, x6
+  svc #0
+  ret
+  .cfi_endproc
+  .size lumen_syscall_instruction, .-lumen_syscall_instruction
+)");
+#else
+#error "syscall(2) for this architecture"
+#endif
 LUMEN_SYMVER(lumen_syscall_2_2_5, syscall, "GLIBC_2.2.5", DEFAULT);
