@@ -20,9 +20,10 @@ using namespace lumen::collector;
 #define LUMEN_STRINGIFY_VALUE(x) #x
 #define LUMEN_STRINGIFY(x) LUMEN_STRINGIFY_VALUE(x)
 
-// The system call instruction alone, its result as the kernel gives it
-// (-errno on failure); defined below.
-extern "C" [[gnu::visibility("hidden")]] long lumen_syscall_instruction(long number, long a1, long a2, long a3, long a4, long a5, long a6);
+// syscall(2) past the seccomp check: the instruction, errno set on
+// failure; defined below.
+extern "C" [[gnu::visibility("hidden")]] long lumen_system_call(long number, long a1, long a2, long a3, long a4, long a5,
+                                                                long a6);
 
 namespace {
 
@@ -77,11 +78,10 @@ extern "C" {
   return -1;
 }
 
-[[gnu::used, gnu::visibility("hidden")]] long lumen_syscall_seccomp(long number, long operation, long flags, long a3, long a4, long a5,
-                                         long a6) {
+[[gnu::used, gnu::visibility("hidden")]] long lumen_syscall_seccomp(long number, long operation, long flags, long a3,
+                                                                long a4, long a5, long a6) {
   before_seccomp_call(operation, flags);
-  const long result = lumen_syscall_instruction(number, operation, flags, a3, a4, a5, a6);
-  return static_cast<unsigned long>(result) > -4096UL ? lumen_syscall_failed(result) : result;
+  return lumen_system_call(number, operation, flags, a3, a4, a5, a6);
 }
 
 }  // extern "C"
@@ -91,10 +91,14 @@ __asm__(R"(
   .text
   .globl lumen_syscall_2_2_5
   .type lumen_syscall_2_2_5, @function
+  .globl lumen_system_call
+  .hidden lumen_system_call
+  .type lumen_system_call, @function
 lumen_syscall_2_2_5:
   .cfi_startproc
   cmpq $)" LUMEN_STRINGIFY(SYS_seccomp) R"(, %rdi
   je lumen_syscall_seccomp
+lumen_system_call:
   movq %rdi, %rax
   movq %rsi, %rdi
   movq %rdx, %rsi
@@ -111,33 +115,20 @@ lumen_syscall_2_2_5:
   jmp lumen_syscall_failed
   .cfi_endproc
   .size lumen_syscall_2_2_5, .-lumen_syscall_2_2_5
-
-  .globl lumen_syscall_instruction
-  .hidden lumen_syscall_instruction
-  .type lumen_syscall_instruction, @function
-lumen_syscall_instruction:
-  .cfi_startproc
-  movq %rdi, %rax
-  movq %rsi, %rdi
-  movq %rdx, %rsi
-  movq %rcx, %rdx
-  movq %r8, %r10
-  movq %r9, %r8
-  movq 8(%rsp), %r9
-  syscall
-  ret
-  .cfi_endproc
-  .size lumen_syscall_instruction, .-lumen_syscall_instruction
 )");
 #elif defined(__aarch64__)
 __asm__(R"(
   .text
   .globl lumen_syscall_2_2_5
   .type lumen_syscall_2_2_5, %function
+  .globl lumen_system_call
+  .hidden lumen_system_call
+  .type lumen_system_call, %function
 lumen_syscall_2_2_5:
   .cfi_startproc
   cmp x0, #)" LUMEN_STRINGIFY(SYS_seccomp) R"(
   b.eq lumen_syscall_seccomp
+lumen_system_call:
   mov x8, x0
   mov x0, x1
   mov x1, x2
@@ -153,23 +144,6 @@ lumen_syscall_2_2_5:
   b lumen_syscall_failed
   .cfi_endproc
   .size lumen_syscall_2_2_5, .-lumen_syscall_2_2_5
-
-  .globl lumen_syscall_instruction
-  .hidden lumen_syscall_instruction
-  .type lumen_syscall_instruction, %function
-lumen_syscall_instruction:
-  .cfi_startproc
-  mov x8, x0
-  mov x0, x1
-  mov x1, x2
-  mov x2, x3
-  mov x3, x4
-  mov x4, x5
-  mov x5, x6
-  svc #0
-  ret
-  .cfi_endproc
-  .size lumen_syscall_instruction, .-lumen_syscall_instruction
 )");
 #else
 #error "syscall(2) for this architecture"
