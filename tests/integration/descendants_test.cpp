@@ -80,6 +80,46 @@ TEST(Descendants, EveryProcessIsCollectedWithItsOwnCpuTime) {
   EXPECT_EQ(forked.at("plugin.clock"), founder.at("plugin.clock"));
 }
 
+// The functions each image's own measurements name, with the CPU time it
+// measured, in the experiment's function view.
+void expect_each_images_work(const TempDir& dir, const Collection& c, size_t images) {
+  const auto truth = all_truth(dir);
+  ASSERT_EQ(truth.size(), images);
+  const auto rows = rows_by_name(er_print_json({"-metrics", "i.totalcpu:name", "-functions"}, c.experiment));
+  for (const auto& [name, seconds] : truth) {
+    ASSERT_TRUE(rows.count(name)) << name;
+    EXPECT_NEAR(rows.at(name).at("i.totalcpu").get<double>(), seconds, sampling_tolerance(seconds, 0.01)) << name;
+  }
+}
+
+// A vforked child shares its parent's memory and stack until it execs: the
+// child is collected from its exec on, and the founder goes on unharmed.
+TEST(Descendants, AVforkedChildIsCollectedFromItsExec) {
+  TempDir dir;
+  const Collection c = collect(dir, {}, "descendants_target", {"vfork"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  EXPECT_EQ(c.run.out, "vfork+exec exit 5\n");
+  expect_each_images_work(dir, c, 2);
+  EXPECT_EQ(header_of(c.experiment / "_f1_x1.er").at("exit_code"), 5);
+  EXPECT_EQ(header_of(c.experiment).at("exit_code"), 0);
+}
+
+// The founder replacing its own image with no fork: one process, two
+// images, each an experiment of its own; the first says it was replaced,
+// the second how the process ended, and collect exits as it did.
+TEST(Descendants, AFounderThatExecsWithoutForkIsCollectedInBothImages) {
+  TempDir dir;
+  const Collection c = collect(dir, {}, "descendants_target", {"become"});
+  ASSERT_EQ(c.run.exit_code, 5) << c.run.err;
+  expect_each_images_work(dir, c, 2);
+  const auto founder = header_of(c.experiment);
+  EXPECT_EQ(founder.value("ending", ""), "replaced by exec (its process went on as _x1)") << founder.dump();
+  EXPECT_FALSE(founder.contains("exit_code")) << founder.dump();
+  const auto image = header_of(c.experiment / "_x1.er");
+  EXPECT_EQ(image.at("exit_code"), 5) << image.dump();
+  EXPECT_EQ(image.at("target_pid"), founder.at("target_pid"));
+}
+
 TEST(Descendants, EveryWayAChildEndsIsRecorded) {
   TempDir dir;
   const Collection c = collect(dir, {}, "descendants_target", {"endings"});

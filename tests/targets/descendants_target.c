@@ -7,7 +7,11 @@
  * a function that exits 9 through exit(), killed by SIGTERM from the
  * parent) and the founder prints the statuses it waited for.
  * "outlive": the founder says "started" on stdout, reads stdin to its end
- * and exits with status 3 (a test kills collect meanwhile). */
+ * and exits with status 3 (a test kills collect meanwhile).
+ * "vfork": the founder works, then vforks a child that execs this program
+ * as "exec" at once (the child shares the founder's memory until then).
+ * "become": the founder works, then execs this program as "exec" itself,
+ * with no fork: one process, two images. */
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -83,8 +87,32 @@ static int outlive(void) {
   return 3;
 }
 
+static int vfork_exec(const char* self) {
+  founder_work();
+  const pid_t child = vfork();
+  if (child == 0) {
+    execl(self, self, "exec", (char*)NULL);
+    _exit(99);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  print_status("vfork+exec", status);
+  write_own_truth("founder");
+  return 0;
+}
+
+static int become(const char* self) {
+  founder_work();
+  write_own_truth("founder");
+  fflush(stdout);
+  execl(self, self, "exec", (char*)NULL);
+  return 99;
+}
+
 int main(int argc, char** argv) {
   if (argc > 1 && strcmp(argv[1], "endings") == 0) return endings();
+  if (argc > 1 && strcmp(argv[1], "vfork") == 0) return vfork_exec(argv[0]);
+  if (argc > 1 && strcmp(argv[1], "become") == 0) return become(argv[0]);
   if (argc > 1 && strcmp(argv[1], "outlive") == 0) return outlive();
   if (argc > 1 && strcmp(argv[1], "exec") == 0) {
     exec_image_work();

@@ -4,6 +4,7 @@
 #include "data_limit.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <cstdlib>
 #include <ctime>
 
@@ -16,6 +17,32 @@ std::string joined(const YAML::Node& list) {
   if (list && list.IsSequence())
     for (const auto& item : list) text += (text.empty() ? "" : " ") + item.as<std::string>();
   return text;
+}
+
+// Whether `lineage` is an image `own` became by its own exec (own + "_x"
+// + a number), not a child it spawned (own + "_f" + ...), whose exec the
+// log also records.
+bool own_next_image(const std::string& own, const std::string& lineage) {
+  if (lineage.size() <= own.size() + 2 || lineage.compare(0, own.size(), own) != 0) return false;
+  if (lineage.compare(own.size(), 2, "_x") != 0) return false;
+  return lineage.find_first_not_of("0123456789", own.size() + 2) == std::string::npos;
+}
+
+// The lineage of the image that replaced `e`'s by a successful exec (its
+// experiment exists beside or under `e`), or "".
+std::string replaced_by(const Experiment& e) {
+  const std::string own = e.header()[metadata::header::kLineage].as<std::string>("");
+  std::string lineage;
+  for (const YAML::Node& entry : e.log())
+    if (entry["event"] && entry["event"].as<std::string>() == metadata::log_event::kExec &&
+        own_next_image(own, entry["lineage"].as<std::string>("")))
+      lineage = entry["lineage"].as<std::string>("");
+  if (lineage.empty()) return "";
+  std::error_code error;
+  const std::string name = lineage + ".er";
+  const bool exists = std::filesystem::is_directory(e.path() / name, error) ||
+                      std::filesystem::is_directory(e.path().parent_path() / name, error);
+  return exists ? lineage : "";
 }
 
 Record record_of(const Experiment& e, const AnalysisPlugins& installed) {
@@ -41,18 +68,19 @@ Record record_of(const Experiment& e, const AnalysisPlugins& installed) {
   if (start > 0) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %Z", &local);
   r.add("start_time", "Start time", when);
   if (end > 0 && start > 0) r.add_number("duration_s", "Duration (sec.)", static_cast<double>(end - start) / 1e9, {LUMEN_UNIT_NANOSECONDS});
-  if (const YAML::Node ending = h[metadata::header::kTargetEnd]) {
+  // An image replaced by exec has no ending of its own: its process went on
+  // as the next image, whose experiment has the process's ending (collect
+  // records the founder's process's ending in the founder's header, even
+  // when an image after an exec ended it). An exec that failed left no
+  // experiment of the next image.
+  const std::string exec_lineage = replaced_by(e);
+  if (!exec_lineage.empty()) {
+    r.add("ending", "Ending", "replaced by exec (its process went on as " + exec_lineage + ")");
+  } else if (const YAML::Node ending = h[metadata::header::kTargetEnd]) {
     if (ending["exit_code"]) r.add_number("exit_code", "Exit status", ending["exit_code"].as<std::string>());
     if (ending["signal"]) r.add("signal", "Killed by signal", "SIG" + ending["signal_name"].as<std::string>("?"));
   } else {
-    // An image replaced by exec has no ending of its own: its process went on as the next image.
-    std::string exec_lineage;
-    for (const YAML::Node& entry : e.log())
-      if (entry["event"] && entry["event"].as<std::string>() == metadata::log_event::kExec) exec_lineage = entry["lineage"].as<std::string>("");
-    if (!exec_lineage.empty())
-      r.add("ending", "Ending", "replaced by exec (its process went on as " + exec_lineage + ")");
-    else
-      r.add("ending", "Ending", "not recorded (collect was interrupted, or the experiment is still being written)");
+    r.add("ending", "Ending", "not recorded (collect was interrupted, or the experiment is still being written)");
   }
   if (const auto reached = data_limit_reached(h, e.log()))
     r.add("data_limit_reached", "Data limit (-L) reached", data_limit_sentence(*reached));
