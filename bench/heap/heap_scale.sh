@@ -3,7 +3,7 @@
 # allocation-heavy program traced by each, then each tool's leak report on
 # its own output.
 #
-#   bench/heap/heap_scale.sh [BUILD_DIR]      (default /work/main/build)
+#   bench/heap/heap_scale.sh [BUILD_DIR]      (default build/ in this tree)
 #   THREADS=N (default 4)  MILLIONS=M (default 10)  LUMEN_ARGS="..." (extra collect options)
 #
 # The program is heap_bench_target THREADS MILLIONS (plugins/heap/bench):
@@ -17,7 +17,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../../tools/overhead/harness.sh"
-build=${1:-/work/main/build}
+tree=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$tree/build}
 threads=${THREADS:-4}
 millions=${MILLIONS:-10}
 collect=$build/bin/collect

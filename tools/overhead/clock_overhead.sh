@@ -2,7 +2,7 @@
 # Clock-profiling overhead and accuracy of lumen, next to gprofng and perf, on
 # a deterministic CPU-bound target (cpu_target.c, about 3 s single-threaded).
 #
-#   tools/overhead/clock_overhead.sh [BUILD_DIR]      (default /work/main/build)
+#   tools/overhead/clock_overhead.sh [BUILD_DIR]      (default build/ in this tree)
 #   ROUNDS=N (default 5)
 #
 # Each round runs every configuration once, in a rotating order, so that a
@@ -24,7 +24,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-build=${1:-/work/main/build}
+tree=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$tree/build}
 rounds=${ROUNDS:-5}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "clock_overhead: ROUNDS must be a positive integer" >&2; exit 2; }
 
@@ -33,7 +34,7 @@ er_print=$build/bin/er_print
 for tool in "$collect" "$er_print"; do
   if [[ ! -x $tool ]]; then
     echo "clock_overhead: $tool not found; build first:" >&2
-    echo "  cmake -S /work/main -B $build && make -C $build -j2" >&2
+    echo "  cmake -S $tree -B $build && make -C $build -j2" >&2
     exit 2
   fi
 done

@@ -3,7 +3,7 @@
 # heaptrack and under gprofng's, and the bytes each writes per traced event,
 # in one run.
 #
-#   plugins/heap/bench/heap_overhead.sh [BUILD_DIR]     (default /work/main/build)
+#   plugins/heap/bench/heap_overhead.sh [BUILD_DIR]     (default build/ in this tree)
 #   ROUNDS=N (default 3)  THREADS=N (default 4)  MILLIONS=M (default 4)
 #   GPROFNG_MILLIONS=M (default 0.2: gprofng costs ~60 µs a call here)
 #
@@ -24,7 +24,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../../../tools/overhead/harness.sh"
-build=${1:-/work/main/build}
+tree=$(cd "$(dirname "$0")/../../.." && pwd)
+build=${1:-$tree/build}
 rounds=${ROUNDS:-3}
 threads=${THREADS:-4}
 millions=${MILLIONS:-4}

@@ -3,7 +3,7 @@
 # clock profiling at the same rate (collect -p), in one run, on the CPU-bound
 # target of tools/overhead (cpu_target.c, about 3 s single-threaded).
 #
-#   plugins/hwc/bench/hwc_overhead.sh [BUILD_DIR]    (default /work/main/build)
+#   plugins/hwc/bench/hwc_overhead.sh [BUILD_DIR]    (default build/ in this tree)
 #   ROUNDS=N (default 5)  CPU_TARGET_SCALE=S (default 1)
 #
 # Each round runs every configuration once, in a rotating order; a ratio is
@@ -17,7 +17,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../../../tools/overhead/harness.sh"
-build=${1:-/work/main/build}
+tree=$(cd "$(dirname "$0")/../../.." && pwd)
+build=${1:-$tree/build}
 rounds=${ROUNDS:-5}
 collect=$build/bin/collect
 er_print=$build/bin/er_print

@@ -4,7 +4,7 @@
 # (interposition) and, where it was built, LLVM's libomp (the OMPT tool),
 # in one run.
 #
-#   plugins/omp/bench/omp_overhead.sh [BUILD_DIR]     (default /work/main/build)
+#   plugins/omp/bench/omp_overhead.sh [BUILD_DIR]     (default build/ in this tree)
 #   ROUNDS=N (default 5)  REGIONS=N (default 100000)  THREADS=N (default 2)  WORK_US=U (default 20)
 #   TASKS=N (default 100000)
 #
@@ -18,7 +18,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../../../tools/overhead/harness.sh"
-build=${1:-/work/main/build}
+tree=$(cd "$(dirname "$0")/../../.." && pwd)
+build=${1:-$tree/build}
 rounds=${ROUNDS:-5}
 args=("${REGIONS:-100000}" "${THREADS:-2}" "${WORK_US:-20}" "${TASKS:-100000}")
 collect=$build/bin/collect

@@ -4,7 +4,7 @@
 # and frees 64 bytes), run alone, under gprofng, perf and lumen's default
 # collection with and without the states.
 #
-#   plugins/states/bench/churn.sh [BUILD_DIR] [TARGET]   (default /work/main/build, its churn_target)
+#   plugins/states/bench/churn.sh [BUILD_DIR] [TARGET]   (default build/ in this tree, its churn_target)
 #   ROUNDS=N (default 5)  THREADS=N (default 5000)
 #
 # TARGET lets a build without churn_target (an older main) time the same
@@ -15,7 +15,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../../../tools/overhead/harness.sh"
-build=${1:-/work/main/build}
+tree=$(cd "$(dirname "$0")/../../.." && pwd)
+build=${1:-$tree/build}
 target=${2:-$build/plugins/states/bench/churn_target}
 rounds=${ROUNDS:-5}
 threads=${THREADS:-5000}

@@ -3,7 +3,7 @@
 # the CPU its collector threads use per second of the run, and the slowdown
 # of a CPU-bound thread beside them.
 #
-#   plugins/states/bench/states_overhead.sh [BUILD_DIR]     (default /work/main/build)
+#   plugins/states/bench/states_overhead.sh [BUILD_DIR]     (default build/ in this tree)
 #   ROUNDS=N (default 3)  THREADS="10 100 1000"  INTERVALS="10ms 1ms"  WORK=N (default 300000000)
 #   NAP_MS=N (default 50): each sleeping thread wakes every N ms; 0: idle
 #   (blocked on a condition variable for the whole run)
@@ -20,7 +20,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../../../tools/overhead/harness.sh"
-build=${1:-/work/main/build}
+tree=$(cd "$(dirname "$0")/../../.." && pwd)
+build=${1:-$tree/build}
 rounds=${ROUNDS:-3}
 work_iterations=${WORK:-300000000}
 nap_ms=${NAP_MS:-50}

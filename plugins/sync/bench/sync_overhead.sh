@@ -2,7 +2,7 @@
 # Slowdown of a lock-heavy target under lumen's sync tracing and under
 # gprofng's, in one run.
 #
-#   plugins/sync/bench/sync_overhead.sh [BUILD_DIR]     (default /work/main/build)
+#   plugins/sync/bench/sync_overhead.sh [BUILD_DIR]     (default build/ in this tree)
 #   ROUNDS=N (default 5)  THREADS=N (default 2)  MILLIONS=M (default 4)  WORK=W (default 50)
 #
 # The target (sync_bench_target contended THREADS MILLIONS WORK) runs
@@ -16,7 +16,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../../../tools/overhead/harness.sh"
-build=${1:-/work/main/build}
+tree=$(cd "$(dirname "$0")/../../.." && pwd)
+build=${1:-$tree/build}
 rounds=${ROUNDS:-5}
 threads=${THREADS:-2}
 millions=${MILLIONS:-4}
