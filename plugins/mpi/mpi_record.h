@@ -43,15 +43,23 @@ inline const char* function_name(uint16_t function) {
   return function < sizeof kNames / sizeof kNames[0] ? kNames[function] : kNames[0];
 }
 
-// VampirTrace's settings as the process applied them.
+// VampirTrace's settings as the process applied them, written when a
+// process with an MPI library starts tracing.
 struct MpiSettings {
   uint64_t buffer_bytes;  // VT_BUFFER_SIZE
   uint32_t max_flushes;   // VT_MAX_FLUSHES: 0 = unlimited
   uint32_t stacks;        // VT_STACKS: 0 = no call stacks
   uint32_t verbose;       // VT_VERBOSE
   uint32_t reserved;
+  // Appended (a record of kSettingsBytesBefore bytes has none): the rank
+  // the launcher gave the process (OMPI_COMM_WORLD_RANK, PMI_RANK,
+  // PMIX_RANK), -1 when none; what names a process no MPI call of which
+  // was recorded.
+  int32_t launcher_rank;
+  uint32_t reserved2;
 };
-static_assert(sizeof(MpiSettings) == 24, "record layout");
+static_assert(sizeof(MpiSettings) == 32, "record layout");
+inline constexpr uint16_t kSettingsBytesBefore = 24;
 
 // The process as MPI knows it, written when MPI_Init returns. Followed by
 // `library_bytes` of the MPI library's version string and `host_bytes` of

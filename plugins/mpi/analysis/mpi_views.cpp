@@ -83,6 +83,9 @@ struct Aggregate {
   std::map<std::pair<int32_t, int32_t>, MessageTotals> received;  // (sender, receiver)
   std::map<int32_t, RankInfo> names;  // host and library of every rank, selected or not
   int64_t processes = 0;  // settings records: processes that traced
+  // The launcher's rank (-1: none) of each process that traced and
+  // recorded no MPI call at all, selected or not.
+  std::vector<int32_t> silent;
   int64_t incomplete = 0;
   Totals all;
 };
@@ -95,6 +98,8 @@ struct Part {
   size_t experiment = 0;
   Aggregate a;
   std::optional<int32_t> process_rank;
+  std::optional<int32_t> traced_as;  // the launcher's rank, once the settings record says the process traced
+  int64_t calls_seen = 0;  // call records, selected or not
   bool failed = false;
 };
 
@@ -144,8 +149,12 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
   Part& p = *static_cast<Part*>(arg);
   if (p.failed) return;
   try {
-    if (kind == kSettingsRecord && bytes >= sizeof(MpiSettings)) {
+    if (kind == kSettingsRecord && bytes >= kSettingsBytesBefore) {
       ++p.a.processes;
+      MpiSettings settings{};
+      settings.launcher_rank = -1;
+      std::memcpy(&settings, payload, std::min<size_t>(bytes, sizeof settings));
+      p.traced_as = settings.launcher_rank;
     } else if (kind == kProcessRecord && bytes >= sizeof(MpiProcess)) {
       MpiProcess process;
       std::memcpy(&process, payload, sizeof process);
@@ -167,6 +176,7 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
         fail(p, problem);
         return;
       }
+      ++p.calls_seen;
       add_call(p, unpacked.call);
       for (int i = 0; i < unpacked.message_count && !p.failed; ++i)
         add_message(p, unpacked.messages[i], unpacked.call.thread_id);
@@ -177,6 +187,7 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
       }
       MpiCall call;
       std::memcpy(&call, payload, sizeof call);
+      ++p.calls_seen;
       add_call(p, call);
     } else if (kind == kMessageRecord) {
       if (bytes < sizeof(MpiMessage)) {
@@ -235,13 +246,20 @@ bool aggregate_all(const lumen_view_host* host, Aggregate& a, char* error, size_
   reading.host = host;
   host->for_each_record_in_parts(host->context, begin_part, visit_record, &reading);
   std::map<size_t, int32_t> experiment_ranks;
+  std::map<size_t, std::pair<std::optional<int32_t>, int64_t>> traced;  // experiment -> (launcher's rank, calls)
   for (const auto& part : reading.parts) {
     if (part->failed) {
       std::snprintf(error, error_size, "an MPI record could not be read");
       return false;
     }
     if (part->process_rank) experiment_ranks[part->experiment] = *part->process_rank;
+    auto& [launcher_rank, calls] = traced[part->experiment];
+    if (part->traced_as) launcher_rank = part->traced_as;
+    calls += part->calls_seen;
   }
+  for (const auto& [experiment, seen] : traced)
+    if (seen.first && seen.second == 0) a.silent.push_back(*seen.first);
+  std::sort(a.silent.begin(), a.silent.end());
   for (const auto& part : reading.parts) {
     const auto found = experiment_ranks.find(part->experiment);
     merge(a, part->a, found != experiment_ranks.end() ? found->second : -1);
@@ -264,6 +282,27 @@ void common_summaries(const lumen_view_host* host, const Aggregate& a) {
   host->summary(host->context, "ranks", "Ranks", static_cast<double>(ranks), LUMEN_UNIT_COUNT);
   host->summary(host->context, "incomplete_traces", "Incomplete traces (VT_MAX_FLUSHES reached)",
                 static_cast<double>(a.incomplete), LUMEN_UNIT_COUNT);
+  host->summary(host->context, "silent_processes", "Processes traced that recorded no MPI call",
+                static_cast<double>(a.silent.size()), LUMEN_UNIT_COUNT);
+}
+
+// A process that traced (its MPI library is the one the collector was
+// built for) and recorded no call made its MPI calls past the interface
+// traced, or none: said by name, so that no figure of 0 passes for a
+// measurement.
+void silent_processes_table(const lumen_view_host* host, const Aggregate& a) {
+  if (a.silent.empty()) return;
+  const lumen_view_column columns[] = {{"processes", "Processes", LUMEN_UNIT_COUNT}};
+  host->table_begin(host->context,
+                    "MPI tracing was on and no MPI call was recorded (the calls bypassed the MPI functions traced, "
+                    "or the process made none)",
+                    columns, std::size(columns));
+  const double one = 1;
+  for (const int32_t rank : a.silent) {
+    const std::string name = rank < 0 ? std::string("a process the launcher gave no rank")
+                                      : "rank " + std::to_string(rank) + " (as launched)";
+    host->table_row(host->context, name.c_str(), &one, LUMEN_NO_STACK);
+  }
 }
 
 const lumen_view_column kTotalsColumns[] = {
@@ -296,6 +335,7 @@ int run_stats(const lumen_view_host* host, char* error, size_t error_size) {
     if (host->row_limit != 0 && rows.size() > host->row_limit) rows.resize(host->row_limit);
     host->table_begin(host->context, "MPI functions", kTotalsColumns, std::size(kTotalsColumns));
     for (const auto& [function, totals] : rows) totals_row(host, function_name(function), totals);
+    silent_processes_table(host, a);
     return 0;
   } catch (const std::exception& e) {
     std::snprintf(error, error_size, "%s", e.what());
@@ -315,6 +355,7 @@ int run_ranks(const lumen_view_host* host, char* error, size_t error_size) {
       if (!info.library.empty()) name += " (" + info.library + ")";
       totals_row(host, name, info.totals);
     }
+    silent_processes_table(host, a);
     return 0;
   } catch (const std::exception& e) {
     std::snprintf(error, error_size, "%s", e.what());
@@ -379,6 +420,7 @@ int run_messages(const lumen_view_host* host, char* error, size_t error_size) {
     host->summary(host->context, "bytes_sent", "Bytes sent", static_cast<double>(bytes), LUMEN_UNIT_BYTES);
     message_tables(host, "sent", a.sent);
     message_tables(host, "received", a.received);
+    silent_processes_table(host, a);
     return 0;
   } catch (const std::exception& e) {
     std::snprintf(error, error_size, "%s", e.what());

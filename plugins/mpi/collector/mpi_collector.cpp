@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 
@@ -82,6 +83,18 @@ bool write_budgeted(uint16_t kind, const void* payload, uint16_t bytes, uint64_t
   return g_runtime->write_record(g_stream, kind, payload, bytes) != 0;
 }
 
+// The rank a parallel job's launcher gave this process, or -1.
+int32_t launcher_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') continue;
+    char* end = nullptr;
+    const long rank = std::strtol(value, &end, 10);
+    if (*end == '\0' && rank >= 0 && rank <= INT32_MAX) return static_cast<int32_t>(rank);
+  }
+  return -1;
+}
+
 int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
           size_t error_size) {
   g_runtime = runtime;
@@ -118,6 +131,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
   settings.max_flushes = static_cast<uint32_t>(g_settings.max_flushes);
   settings.stacks = g_settings.stacks ? 1 : 0;
   settings.verbose = static_cast<uint32_t>(g_settings.verbose);
+  settings.launcher_rank = launcher_rank();
   write_budgeted(kSettingsRecord, &settings, sizeof settings);
   g_active.store(true, std::memory_order_release);
   return 0;

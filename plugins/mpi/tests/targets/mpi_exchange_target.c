@@ -1,6 +1,7 @@
 /* An MPI program whose point-to-point traffic is known exactly: blocking,
  * nonblocking, persistent and combined sends and receives, a
- * sub-communicator, collectives and a polling receive, each phase in its own
+ * sub-communicator, collectives, a polling receive and completions by
+ * MPI_Waitany, each phase in its own
  * function. Every rank counts its own calls (mpi_truth.h) and writes them to
  * argv[1]/rank<N>.json. Needs an even number of ranks (2 or 4 in the tests).
  *
@@ -162,6 +163,25 @@ __attribute__((noinline)) static void polling_phase(void) {
   truth_call("MPI_Wait");
 }
 
+/* A receive and a send completed one at a time by MPI_Waitany. */
+__attribute__((noinline)) static void any_phase(void) {
+  const int next = (rank + 1) % size, previous = (rank - 1 + size) % size;
+  int out[5] = {0}, in[5];
+  MPI_Request requests[2];
+  MPI_Irecv(in, 5, MPI_INT, previous, 9, MPI_COMM_WORLD, &requests[0]);
+  truth_call("MPI_Irecv");
+  MPI_Isend(out, 5, MPI_INT, next, 9, MPI_COMM_WORLD, &requests[1]);
+  truth_call("MPI_Isend");
+  truth_send("MPI_Isend", next, 20);
+  for (int completed = 0; completed < 2; ++completed) {
+    int index = MPI_UNDEFINED;
+    MPI_Status status;
+    MPI_Waitany(2, requests, &index, &status);
+    truth_call("MPI_Waitany");
+    if (index == 0) truth_receive("MPI_Waitany", 20);
+  }
+}
+
 __attribute__((noinline)) static void collective_phase(void) {
   int value = rank, sum = 0;
   MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -217,6 +237,7 @@ int main(int argc, char** argv) {
   sendrecv_phase();
   subcommunicator_phase();
   polling_phase();
+  any_phase();
   collective_phase();
 
   truth_call("MPI_Finalize"); /* counted before: the truth is written after MPI ends */
