@@ -2,6 +2,8 @@
 # expect relative to themselves (host/common/install_layout.h):
 #   bin/                      the commands (lumen_install_command)
 #   lib/lumen/                liblumen_collector.so
+#   lib/, include/            libcollectorAPI.so.1 and collectorAPI.h, for
+#                             programs (core/api)
 #   lib/lumen/plugins/NAME/   the shipped plugins (lumen_add_plugin)
 #   share/lumen/profiles/     the shipped profiles
 #   include/lumen/            the SDK headers

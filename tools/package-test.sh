@@ -44,12 +44,12 @@ expect() {  # expect DEB PATTERN...: each pattern matches a path in DEB
     grep -qE "^\./usr/$pattern\$" <<<"$listing" || { echo "package-test: $(basename "$deb") has no usr/$pattern" >&2; exit 1; }
   done
 }
-expect "$runtime_deb" bin/collect bin/er_print bin/er_html lib/lumen/liblumen_collector.so \
+expect "$runtime_deb" bin/collect bin/er_print bin/er_html lib/lumen/liblumen_collector.so 'lib/libcollectorAPI\.so\.1' \
   'lib/lumen/plugins/clock/(collector|analysis)\.so' lib/lumen/plugins/clock/manifest.yaml \
   'share/lumen/profiles/.*\.yaml' 'share/man/man1/collect\.1(\.gz)?' share/bash-completion/completions/collect
-expect "$dev_deb" include/lumen/plugin_abi.h lib/cmake/lumen/lumenConfig.cmake \
+expect "$dev_deb" include/lumen/plugin_abi.h include/collectorAPI.h lib/libcollectorAPI.so lib/cmake/lumen/lumenConfig.cmake \
   lib/cmake/lumen/lumenConfigVersion.cmake lib/cmake/lumen/LumenPlugin.cmake lib/lumen/lumen-describe-plugin
-if dpkg-deb -c "$runtime_deb" | grep -qE '\./usr/(include|lib/cmake)/'; then
+if dpkg-deb -c "$runtime_deb" | grep -qE '\./usr/(include/|lib/cmake/|lib/libcollectorAPI\.so$)'; then
   echo "package-test: the SDK is in $(basename "$runtime_deb")" >&2; exit 1
 fi
 # No installed ELF file may look for libraries in the build tree.
@@ -141,4 +141,12 @@ run example "cmake -S fsync-plugin -B fsync-plugin/build && cmake --build fsync-
        fsync-plugin/build/fsync_target /tmp/fs /tmp/fs/truth.json \
   && er_print --plugin fsync-plugin/build/lumen-plugins/fsync -fsyncs /tmp/fs.er"
 tail -12 "$root/root/example.log" | sed 's/^/    /'
+# A program using the collector API, built as users build one: the header
+# and -lcollectorAPI from the installed packages, no path given.
+cat >"$work/api.c" <<'EOF'
+#include <collectorAPI.h>
+int main(void) { collector_sample("marked_here"); return 0; }
+EOF
+run api "cc -o api api.c -lcollectorAPI && ./api && collect -o /tmp/api.er ./api && er_print -samples /tmp/api.er"
+grep -q 'API marked_here' "$root/root/api.log" || { echo "package-test: the API program's sample is not listed" >&2; show api; exit 1; }
 echo "package-test: lumen $version installed and used on a fresh Debian 12; the example plugin built against lumen-dev"
