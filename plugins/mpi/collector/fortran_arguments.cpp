@@ -61,8 +61,7 @@ void FortranCall::lend_status(size_t i) {
 
 void FortranCall::lend_statuses(size_t i, int count) {
   if (!ignored(slots[i], binding, true)) return;
-  hooks.lent_statuses.resize(kStatusWords * static_cast<size_t>(count > 0 ? count : 1));
-  slots[i] = hooks.lent_statuses.data();
+  slots[i] = hooks.lent_statuses.resize(kStatusWords * static_cast<size_t>(count > 0 ? count : 1));
 }
 
 const MPI_Status* FortranCall::status(size_t i, int n) {
@@ -75,8 +74,8 @@ const MPI_Status* FortranCall::status(size_t i, int n) {
 }
 
 void FortranCall::remember_requests(size_t i, int count) {
-  hooks.request_bits.resize(count > 0 ? static_cast<size_t>(count) : 0);
-  for (int n = 0; n < count; ++n) hooks.request_bits[n] = request_bits_of(integers(i)[n]);
+  uint64_t* bits = hooks.request_bits.resize(count > 0 ? static_cast<size_t>(count) : 0);
+  for (int n = 0; n < count; ++n) bits[n] = request_bits_of(integers(i)[n]);
 }
 
 }  // namespace lumen::mpi::fortran

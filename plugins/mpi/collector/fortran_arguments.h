@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cstddef>
-#include <vector>
 
 #include "mpi_call_hooks.h"
 
@@ -30,7 +29,7 @@ static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0, "a Fortran status is w
 struct FortranHookState : HookState {
   using HookState::HookState;
   MPI_Fint lent_status[kStatusWords];
-  std::vector<MPI_Fint> lent_statuses;
+  CallBuffer<MPI_Fint, 64 * kStatusWords> lent_statuses;
   MPI_Fint lent_error = 0;
 };
 

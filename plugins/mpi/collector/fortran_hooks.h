@@ -133,7 +133,7 @@ inline void after(kinds::Testany, FortranCall& c) {
 
 // ---- Waitall: (count, requests, statuses); Testall: (count, requests, flag, statuses) ----
 inline void completed_all(FortranCall& c, size_t statuses_slot) {
-  for (int i = 0; i < c.integer(0); ++i) count_completion(c.hooks, c.hooks.request_bits[i], c.status(statuses_slot, i));
+  count_completions(c.hooks, c.integer(0), [&](int i) { return c.status(statuses_slot, i); });
 }
 inline void before(kinds::Waitall, FortranCall& c) {
   c.remember_requests(1, c.integer(0));

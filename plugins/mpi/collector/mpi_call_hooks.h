@@ -14,8 +14,7 @@
 // to or from MPI_PROC_NULL carry nothing and do not count.
 #pragma once
 
-#include <vector>
-
+#include "call_buffer.h"
 #include "mpi_handles.h"
 #include "mpi_collector.h"
 #include "request_table.h"
@@ -69,8 +68,8 @@ struct HookState {
   explicit HookState(CallState& state) : call(state) {}
   CallState& call;
   MPI_Status status{};                  // lent when the program passed MPI_STATUS_IGNORE
-  std::vector<MPI_Status> statuses;     // lent for MPI_STATUSES_IGNORE
-  std::vector<uint64_t> request_bits;   // the requests as they were before the call nulled them
+  CallBuffer<MPI_Status, 64> statuses;  // lent for MPI_STATUSES_IGNORE
+  CallBuffer<uint64_t, 64> request_bits;  // the requests as they were before the call nulled them
 };
 
 // The world rank of `rank` in `comm` (its remote group for an
@@ -82,6 +81,10 @@ void count_send(HookState& s, const void* buf, int count, MPI_Datatype type, int
 void count_receive(HookState& s, const MPI_Status* status, MPI_Datatype type, uint64_t element_bytes, MPI_Comm comm);
 // A Wait/Test completed the request these bits named (status: its own).
 void count_completion(HookState& s, uint64_t bits, const MPI_Status* status);
+// A Waitall/Testall completed `count` requests, those s.request_bits names;
+// status_of(i) is the status of the i-th.
+template <typename StatusOf>
+void count_completions(HookState& s, int count, StatusOf&& status_of);
 void remember_requests(HookState& s, int count, const MPI_Request* requests);
 MPI_Status* lend_statuses(HookState& s, int count, MPI_Status* statuses);
 void process_started(int thread_level);
@@ -89,6 +92,20 @@ bool finalized();
 void set_finalized();
 
 inline bool succeeded(const HookState& s) { return s.call.call.result == MPI_SUCCESS; }
+
+template <typename StatusOf>
+void count_completions(HookState& s, int count, StatusOf&& status_of) {
+  constexpr int kChunk = 64;  // completed under one lock of the request table
+  std::optional<TrackedRequest> completed[kChunk];
+  for (int first = 0; first < count; first += kChunk) {
+    const int n = count - first < kChunk ? count - first : kChunk;
+    complete_requests(&s.request_bits[static_cast<size_t>(first)], static_cast<size_t>(n), completed);
+    for (int i = 0; i < n; ++i)
+      if (completed[i] && completed[i]->receive)
+        count_receive(s, status_of(first + i), handle_from_bits<MPI_Datatype>(completed[i]->datatype),
+                      completed[i]->type_bytes, handle_from_bits<MPI_Comm>(completed[i]->communicator));
+  }
+}
 
 // ---- Other: the time alone ----
 template <typename... A> void before(kinds::Other, HookState&, A&...) {}
@@ -206,16 +223,14 @@ inline void before(kinds::Waitall, HookState& s, int& count, MPI_Request*& reque
   statuses = lend_statuses(s, count, statuses);
 }
 inline void after(kinds::Waitall, HookState& s, int& count, MPI_Request*&, MPI_Status*& statuses) {
-  if (!succeeded(s)) return;
-  for (int i = 0; i < count; ++i) count_completion(s, s.request_bits[i], &statuses[i]);
+  if (succeeded(s)) count_completions(s, count, [&](int i) { return &statuses[i]; });
 }
 inline void before(kinds::Testall, HookState& s, int& count, MPI_Request*& requests, int*&, MPI_Status*& statuses) {
   remember_requests(s, count, requests);
   statuses = lend_statuses(s, count, statuses);
 }
 inline void after(kinds::Testall, HookState& s, int& count, MPI_Request*&, int*& flag, MPI_Status*& statuses) {
-  if (!succeeded(s) || !*flag) return;
-  for (int i = 0; i < count; ++i) count_completion(s, s.request_bits[i], &statuses[i]);
+  if (succeeded(s) && *flag) count_completions(s, count, [&](int i) { return &statuses[i]; });
 }
 
 // ---- Waitsome, Testsome ----

@@ -7,6 +7,8 @@
 // launcher, its daemons) starts the plugin but writes nothing.
 #include "mpi_collector.h"
 
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -41,6 +43,41 @@ static_assert(std::atomic<uint64_t>::is_always_lock_free, "touched on every trac
 // Initial-exec: the half is preloaded, and a general-dynamic access would
 // call __tls_get_addr on every MPI call.
 __attribute__((tls_model("initial-exec"))) thread_local int t_depth = 0;
+
+// A thread's unwinding caches for its calls' stacks (capture_stack_reusing),
+// one per MPI function by its number modulo kCallSites: a loop's calls of
+// MPI_Isend, MPI_Irecv and MPI_Waitall each come from one place, and their
+// stacks are taken again only when what the last unwinding read changed.
+// Two functions sharing a cache cost each an unwinding, as without one.
+// Mapped at the thread's first traced call (64 KiB: too much for
+// initial-exec TLS in an object that may be dlopened); kReleased after its
+// thread_end.
+constexpr int kCallSites = 32;
+struct CallSites {
+  lumen_capture_cache sites[kCallSites];
+};
+CallSites* const kReleased = reinterpret_cast<CallSites*>(uintptr_t{1});
+__attribute__((tls_model("initial-exec"))) thread_local CallSites* t_call_sites = nullptr;
+
+// The calling thread's cache for `function`, nullptr when none can be had.
+lumen_capture_cache* call_site(uint16_t function) {
+  CallSites* sites = t_call_sites;
+  if (sites == kReleased) return nullptr;
+  if (sites == nullptr) {
+    // Straight to the kernel: a tracer of mmap must not see the plugin's.
+    void* block = reinterpret_cast<void*>(syscall(SYS_mmap, nullptr, sizeof(CallSites), PROT_READ | PROT_WRITE,
+                                                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (block == MAP_FAILED) return nullptr;
+    sites = t_call_sites = static_cast<CallSites*>(block);
+  }
+  return &sites->sites[function % kCallSites];
+}
+
+void thread_end() {
+  CallSites* sites = t_call_sites;
+  t_call_sites = kReleased;
+  if (sites != nullptr && sites != kReleased) syscall(SYS_munmap, sites, sizeof(CallSites));
+}
 
 void print_message(const char* text) {
   // stderr without stdio: the program's own buffered output stays untouched.
@@ -164,6 +201,7 @@ const lumen_collector_descriptor kPlugin = {
     .flag = {"m", "stacks", kFlagAliases, std::size(kFlagAliases),
              "-m on|off     MPI tracing (ranks of mpirun as sub-experiments)"},
     .start = start,
+    .thread_end = thread_end,
     .stop = stop,
 };
 
@@ -214,7 +252,10 @@ void write_call(CallState& state) {
 __attribute__((noinline)) static void finish_and_write(CallState& state) {
   const ErrnoKept errno_kept;
   if (state.call.rank < 0) state.call.rank = g_rank.load(std::memory_order_relaxed);
-  if (g_settings.stacks) state.call.stack_id = g_runtime->capture_stack(nullptr, 0);
+  if (g_settings.stacks) {
+    lumen_capture_cache* site = call_site(state.call.function);
+    state.call.stack_id = site != nullptr ? g_runtime->capture_stack_reusing(site, 0) : g_runtime->capture_stack(nullptr, 0);
+  }
   write_call(state);
   state.written = true;
 }

@@ -163,14 +163,13 @@ void count_started(HookState& s, uint64_t bits) {
 }
 
 void remember_requests(HookState& s, int count, const MPI_Request* requests) {
-  s.request_bits.resize(count > 0 ? static_cast<size_t>(count) : 0);
-  for (int i = 0; i < count; ++i) s.request_bits[i] = handle_bits(requests[i]);
+  uint64_t* bits = s.request_bits.resize(count > 0 ? static_cast<size_t>(count) : 0);
+  for (int i = 0; i < count; ++i) bits[i] = handle_bits(requests[i]);
 }
 
 MPI_Status* lend_statuses(HookState& s, int count, MPI_Status* statuses) {
   if (statuses != MPI_STATUSES_IGNORE) return statuses;
-  s.statuses.resize(count > 0 ? static_cast<size_t>(count) : 1);
-  return s.statuses.data();
+  return s.statuses.resize(count > 0 ? static_cast<size_t>(count) : 1);
 }
 
 void track_receive(MPI_Request request, MPI_Datatype type, int source, int tag, MPI_Comm comm, bool persistent) {

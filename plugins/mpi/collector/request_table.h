@@ -5,6 +5,7 @@
 // ordinary (non-signal) context; a mutex serves MPI_THREAD_MULTIPLE programs.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
@@ -25,6 +26,8 @@ void track_request(uint64_t handle, const TrackedRequest& request);
 std::optional<TrackedRequest> find_request(uint64_t handle);
 // A completed request: forgotten unless persistent (returned either way).
 std::optional<TrackedRequest> complete_request(uint64_t handle);
+// complete_request of each of `count` handles, under one lock.
+void complete_requests(const uint64_t* handles, size_t count, std::optional<TrackedRequest>* completed);
 void forget_request(uint64_t handle);
 
 }  // namespace lumen::mpi
