@@ -2,12 +2,15 @@
 // self-measured CPU time compared with what er_print reports.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "lumen_commands.h"
 
 namespace lumen::test {
 namespace {
 
 namespace fs = std::filesystem;
+using nlohmann::json;
 
 void expect_inclusive_matches_truth(const Collection& c, double interval) {
   const auto rows = rows_by_name(er_print_json({"-metrics", "e.totalcpu:i.totalcpu:name", "-functions"}, c.experiment));
@@ -127,27 +130,65 @@ TEST(ClockProfiling, RecursionCountsEachSampleOnceInInclusiveTime) {
   EXPECT_LE(descend_inclusive, rows.at("<Total>").at("i.totalcpu").get<double>());
   EXPECT_NEAR(rows.at("lumen::test::bottom_work(double)").at("i.totalcpu").get<double>(), bottom,
               sampling_tolerance(bottom, 0.01));
+}
 
-  // Attributed: descend is its own caller and callee; its callers' shares
-  // add up to its inclusive time.
-  const auto cc = er_print_json({"-metrics", "a.totalcpu:i.totalcpu:name", "-callers-callees"}, c.experiment);
-  bool checked = false;
-  for (const auto& row : cc.at("rows")) {
-    if (row.at("name") != "lumen::test::descend(int, double)") continue;
-    double callers_sum = 0;
-    bool calls_itself = false;
-    for (const auto& caller : row.at("callers")) {
-      callers_sum += caller.at("values").at("a.totalcpu").get<double>();
-      calls_itself = calls_itself || caller.at("name") == row.at("name");
-    }
-    double callees_sum = row.at("values").at("a.totalcpu").get<double>();
-    for (const auto& callee : row.at("callees")) callees_sum += callee.at("values").at("a.totalcpu").get<double>();
-    EXPECT_NEAR(callers_sum, descend_inclusive, 1e-6);
-    EXPECT_NEAR(callees_sum, descend_inclusive, 1e-6);
-    EXPECT_FALSE(calls_itself) << "the outermost descend is called by main, not by itself";
-    checked = true;
-  }
-  EXPECT_TRUE(checked);
+// Attributed metrics under recursion, as the Analyzer defines them: each
+// sample is attributed at the innermost descend on its stack. So main, which
+// calls only the outermost descend, is the caller of the time spent at that
+// level alone; descend is its own caller for every level below, and calls
+// itself at no cost of its own (listed, with zero); bottom_work is its callee
+// with all of its time; and descend's own row (attributed) is its exclusive
+// time.
+TEST(ClockProfiling, RecursiveFunctionIsItsOwnCallerWithTheDeeperLevelsTime) {
+  TempDir dir;
+  const Collection c = collect(dir, {}, "recursive_target");
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const std::string descend = "lumen::test::descend(int, double)";
+  const std::string bottom_work = "lumen::test::bottom_work(double)";
+  const double levels = c.truth.at("functions").at(descend).get<double>();
+  const double outermost = c.truth.at("functions").at("descend level 9").get<double>();
+  const double bottom = c.truth.at("functions").at(bottom_work).get<double>();
+  const json cs = er_print_json({"-metrics", "a.totalcpu:e.totalcpu:i.totalcpu:name", "-csingle", descend}, c.experiment);
+  ASSERT_EQ(cs.at("rows").size(), 1u) << cs.dump();
+  const json& row = cs.at("rows").at(0);
+  auto value = [](const json& r, const std::string& key) { return r.at("values").at(key).get<double>(); };
+  std::map<std::string, double> callers, callees;
+  for (const json& caller : row.at("callers")) callers[caller.at("name")] = value(caller, "a.totalcpu");
+  for (const json& callee : row.at("callees")) callees[callee.at("name")] = value(callee, "a.totalcpu");
+
+  EXPECT_DOUBLE_EQ(value(row, "a.totalcpu"), value(row, "e.totalcpu"));
+  EXPECT_NEAR(value(row, "a.totalcpu"), levels, sampling_tolerance(levels, 0.01));
+  ASSERT_TRUE(callers.count("main")) << cs.dump();
+  ASSERT_TRUE(callers.count(descend)) << "descend calls itself: " << cs.dump();
+  EXPECT_NEAR(callers.at("main"), outermost, sampling_tolerance(outermost, 0.01));
+  EXPECT_NEAR(callers.at(descend), levels - outermost + bottom, sampling_tolerance(levels - outermost + bottom, 0.01));
+  ASSERT_TRUE(callees.count(descend)) << cs.dump();
+  EXPECT_EQ(callees.at(descend), 0);
+  ASSERT_TRUE(callees.count(bottom_work)) << cs.dump();
+  EXPECT_NEAR(callees.at(bottom_work), bottom, sampling_tolerance(bottom, 0.01));
+
+  // Every sample once on each side: inclusive = callers = self + callees.
+  double callers_sum = 0, callees_sum = value(row, "a.totalcpu");
+  for (const auto& [name, v] : callers) callers_sum += v;
+  for (const auto& [name, v] : callees) callees_sum += v;
+  EXPECT_NEAR(callers_sum, value(row, "i.totalcpu"), 1e-6);
+  EXPECT_NEAR(callees_sum, value(row, "i.totalcpu"), 1e-6);
+
+  // The stack fragment of descend alone (-cprepend) is the same view.
+  const json fragment = er_print_json({"-metrics", "a.totalcpu:name", "-cprepend", descend}, c.experiment);
+  std::map<std::string, double> fragment_callers, fragment_callees;
+  for (const json& r : fragment.at("tables").at(0).at("rows")) fragment_callers[r.at("name")] = value(r, "a.totalcpu");
+  for (const json& r : fragment.at("tables").at(2).at("rows")) fragment_callees[r.at("name")] = value(r, "a.totalcpu");
+  EXPECT_EQ(fragment_callers, callers);
+  EXPECT_EQ(fragment_callees, callees);
+  EXPECT_EQ(value(fragment.at("tables").at(1).at("rows").at(0), "a.totalcpu"), value(row, "a.totalcpu"));
+
+  // main passes all of descend's inclusive time to it: an initiating caller.
+  const json main_cs = er_print_json({"-metrics", "a.totalcpu:i.totalcpu:name", "-csingle", "main"}, c.experiment);
+  double main_to_descend = -1;
+  for (const json& callee : main_cs.at("rows").at(0).at("callees"))
+    if (callee.at("name") == descend) main_to_descend = value(callee, "a.totalcpu");
+  EXPECT_NEAR(main_to_descend, value(row, "i.totalcpu"), 1e-6);
 }
 
 // User and system CPU time apart, each function's against what the target

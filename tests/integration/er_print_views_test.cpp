@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -149,8 +150,20 @@ TEST_F(ErPrintViews, CalltreeKeepsRecursionAsNestedCalls) {
     if (name == "lumen::test::bottom_work(double)") bottom += value(row, "i.totalcpu");
   }
   EXPECT_EQ(deepest - first, 9);  // descend(9) .. descend(0): ten levels
-  const double truth_bottom = recursive_->truth.at("functions").at("lumen::test::bottom_work(double)").get<double>();
+  const json& truth = recursive_->truth.at("functions");
+  const double truth_bottom = truth.at("lumen::test::bottom_work(double)").get<double>();
   EXPECT_NEAR(bottom, truth_bottom, sampling_tolerance(truth_bottom, 0.01));
+  // Each level's node holds what that call and the calls below it took,
+  // counted once: descend(L) spans the levels L .. 0 and bottom_work.
+  std::map<int, double> level_inclusive;
+  for (const json& row : tree.at("rows"))
+    if (row.at("name") == "lumen::test::descend(int, double)")
+      level_inclusive[9 - (row.at("depth").get<int>() - first)] += value(row, "i.totalcpu");
+  double below = truth_bottom;
+  for (int level = 0; level <= 9; ++level) {
+    below += truth.at("descend level " + std::to_string(level)).get<double>();
+    EXPECT_NEAR(level_inclusive[level], below, sampling_tolerance(below, 0.01)) << "level " << level;
+  }
 }
 
 TEST_F(ErPrintViews, NameStylesLongShortMangled) {

@@ -2,6 +2,7 @@
 // stacks (leaf first), with exact integers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -37,7 +38,8 @@ int64_t sum(const MetricEngine::EdgeMap& map, size_t metric) {
 }
 
 // The documented invariants, for every node but <Total>:
-//   inclusive == sum over callers == self_attributed + sum over callees;
+//   inclusive == sum over callers == self_attributed + sum over callees,
+//   self_attributed == exclusive;
 // and for <Total> (when every stack had frames): inclusive == sum over callees.
 void expect_attribution_invariants(const MetricEngine& engine) {
   for (const auto& [id, metrics] : engine.nodes()) {
@@ -51,6 +53,7 @@ void expect_attribution_invariants(const MetricEngine& engine) {
       }
       EXPECT_EQ(metrics.inclusive[m], sum(engine.callers(id), m));
       EXPECT_EQ(metrics.inclusive[m], metrics.self_attributed[m] + sum(engine.callees(id), m));
+      EXPECT_EQ(metrics.self_attributed[m], metrics.exclusive[m]);
     }
   }
 }
@@ -129,14 +132,54 @@ TEST(MetricEngine, RecursionCountsOnceInInclusive) {
   EXPECT_EQ(engine.node(A)->exclusive[0], 0);
   EXPECT_EQ(engine.node(B)->exclusive[0], 4);
   EXPECT_EQ(engine.total(), Values{4});
-  // Attribution at the outermost occurrences: <Total> -> A -> B, and B's
-  // share passes on to the A it calls (B is not the leaf there).
-  EXPECT_EQ(edges(engine.callers(A)), (std::map<NodeId, int64_t>{{kTotal, 4}}));
+  // Indirect recursion: attribution at the innermost occurrences, B -> A -> B
+  // (leaf); the outer calls <Total> -> A and A -> B are listed with zero.
+  EXPECT_EQ(edges(engine.callers(A)), (std::map<NodeId, int64_t>{{kTotal, 0}, {B, 4}}));
   EXPECT_EQ(edges(engine.callers(B)), (std::map<NodeId, int64_t>{{A, 4}}));
   EXPECT_EQ(edges(engine.callees(A)), (std::map<NodeId, int64_t>{{B, 4}}));
-  EXPECT_EQ(edges(engine.callees(B)), (std::map<NodeId, int64_t>{{A, 4}}));
+  EXPECT_EQ(edges(engine.callees(B)), (std::map<NodeId, int64_t>{{A, 0}}));
   EXPECT_EQ(engine.node(A)->self_attributed[0], 0);
-  EXPECT_EQ(engine.node(B)->self_attributed[0], 0);
+  EXPECT_EQ(engine.node(B)->self_attributed[0], 4);
+  // <Total> calls the outermost A with everything, as an initiating caller.
+  EXPECT_EQ(edges(engine.callees(kTotal)), (std::map<NodeId, int64_t>{{A, 4}}));
+  expect_attribution_invariants(engine);
+}
+
+// fib as a profile of it looks: main -> fib -> ... -> fib, its time at every
+// depth. fib is its own caller with what the calls below the first cost, its
+// own callee with nothing (that time is its own, counted once), and its
+// attributed value as the centre is its exclusive.
+TEST(MetricEngine, DirectRecursionAsTheAnalyzerDefinesIt) {
+  constexpr NodeId kMain = A, kFib = B;
+  MetricEngine engine(1, kTotal);
+  add(engine, {kFib, kMain}, {5});              // fib(leaf) called by main
+  add(engine, {kFib, kFib, kMain}, {7});        // one level down
+  add(engine, {kFib, kFib, kFib, kMain}, {11});  // two levels down
+  add(engine, {kMain}, {2});
+  EXPECT_EQ(engine.node(kFib)->exclusive[0], 23);
+  EXPECT_EQ(engine.node(kFib)->inclusive[0], 23);
+  EXPECT_EQ(engine.node(kFib)->self_attributed[0], 23);
+  EXPECT_EQ(edges(engine.callers(kFib)), (std::map<NodeId, int64_t>{{kMain, 5}, {kFib, 18}}));
+  EXPECT_EQ(edges(engine.callees(kFib)), (std::map<NodeId, int64_t>{{kFib, 0}}));
+  EXPECT_EQ(edges(engine.callees(kMain)), (std::map<NodeId, int64_t>{{kFib, 23}}));
+  EXPECT_EQ(engine.node(kMain)->self_attributed[0], 2);
+  expect_attribution_invariants(engine);
+}
+
+// f -> g -> f -> h: f's innermost call is from g and calls h.
+TEST(MetricEngine, IndirectRecursionAttributesAtTheInnermostCall) {
+  constexpr NodeId kMain = A, kF = B, kG = C, kH = D;
+  MetricEngine engine(1, kTotal);
+  add(engine, {kH, kF, kG, kF, kMain}, {3});
+  add(engine, {kG, kF, kMain}, {4});
+  EXPECT_EQ(engine.node(kF)->inclusive[0], 7);
+  EXPECT_EQ(engine.node(kG)->inclusive[0], 7);
+  EXPECT_EQ(edges(engine.callers(kF)), (std::map<NodeId, int64_t>{{kMain, 4}, {kG, 3}}));
+  EXPECT_EQ(edges(engine.callees(kF)), (std::map<NodeId, int64_t>{{kG, 4}, {kH, 3}}));
+  EXPECT_EQ(edges(engine.callers(kG)), (std::map<NodeId, int64_t>{{kF, 7}}));
+  EXPECT_EQ(edges(engine.callees(kG)), (std::map<NodeId, int64_t>{{kF, 3}}));
+  EXPECT_EQ(engine.node(kG)->self_attributed[0], 4);
+  EXPECT_EQ(engine.node(kF)->self_attributed[0], 0);
   expect_attribution_invariants(engine);
 }
 
@@ -206,6 +249,9 @@ TEST(MetricEngine, InvariantsOnGeneratedStacks) {
   };
   MetricEngine engine(2, kTotal);
   std::map<NodeId, int64_t> exclusive, inclusive;
+  // Attributed edges by the definition: each node's innermost occurrence;
+  // every call seen at all is listed.
+  std::map<std::pair<NodeId, NodeId>, int64_t> from_caller, to_callee;  // (node, other)
   int64_t total = 0;
   for (int s = 0; s < 300; ++s) {
     std::vector<NodeId> stack(1 + next(8));
@@ -215,7 +261,18 @@ TEST(MetricEngine, InvariantsOnGeneratedStacks) {
     total += value;
     exclusive[stack.front()] += value;
     for (const NodeId node : std::set<NodeId>(stack.begin(), stack.end())) inclusive[node] += value;
+    for (size_t i = 0; i < stack.size(); ++i) {
+      const bool innermost = std::find(stack.begin(), stack.begin() + i, stack[i]) == stack.begin() + i;
+      const NodeId caller = i + 1 < stack.size() ? stack[i + 1] : kTotal;
+      from_caller[{stack[i], caller}] += innermost ? value : 0;
+      if (i > 0) to_callee[{stack[i], stack[i - 1]}] += innermost ? value : 0;
+    }
   }
+  for (const auto& [edge, value] : from_caller) EXPECT_EQ(engine.callers(edge.first).at(edge.second)[0], value);
+  for (const auto& [edge, value] : to_callee) EXPECT_EQ(engine.callees(edge.first).at(edge.second)[0], value);
+  size_t listed = 0;
+  for (NodeId node = 1; node <= 5; ++node) listed += engine.callers(node).size() + engine.callees(node).size();
+  EXPECT_EQ(listed, from_caller.size() + to_callee.size());
   EXPECT_EQ(engine.total(), (Values{total, 2 * total}));
   for (const auto& [node, value] : inclusive) {
     SCOPED_TRACE("node " + std::to_string(node));

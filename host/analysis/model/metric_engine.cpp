@@ -30,21 +30,28 @@ void MetricEngine::add_stack(std::span<const NodeId> frames, std::span<const int
   add_to(total.exclusive, values);
   add_to(total.inclusive, values);
   if (frames.empty()) return;
-  add_to(node_for(frames.front()).exclusive, values);
+  NodeMetrics& leaf = node_for(frames.front());
+  add_to(leaf.exclusive, values);
+  add_to(leaf.self_attributed, values);
   add_to(callees_[total_node_][frames.back()], values);
-  // Walk from the root so that the first sight of a node is its outermost
-  // occurrence.
+  // Walk from the leaf so that the first sight of a node is its innermost
+  // occurrence, the one that carries its attributed values; an outer one
+  // only lists its edges.
   seen_.clear();
-  for (size_t i = frames.size(); i-- > 0;) {
+  for (size_t i = 0; i < frames.size(); ++i) {
     const NodeId node = frames[i];
-    if (std::find(seen_.begin(), seen_.end(), node) != seen_.end()) continue;
+    const NodeId caller = i + 1 < frames.size() ? frames[i + 1] : total_node_;
+    Values& from_caller = callers_[node][caller];
+    Values* to_callee = i > 0 ? &callees_[node][frames[i - 1]] : nullptr;
+    if (std::find(seen_.begin(), seen_.end(), node) != seen_.end()) {
+      if (from_caller.empty()) from_caller.assign(metric_count_, 0);
+      if (to_callee != nullptr && to_callee->empty()) to_callee->assign(metric_count_, 0);
+      continue;
+    }
     seen_.push_back(node);
-    NodeMetrics& metrics = node_for(node);
-    add_to(metrics.inclusive, values);
-    if (i + 1 < frames.size()) add_to(callers_[node][frames[i + 1]], values);
-    else add_to(callers_[node][total_node_], values);
-    if (i > 0) add_to(callees_[node][frames[i - 1]], values);
-    else add_to(metrics.self_attributed, values);
+    add_to(node_for(node).inclusive, values);
+    add_to(from_caller, values);
+    if (to_callee != nullptr) add_to(*to_callee, values);
   }
 }
 

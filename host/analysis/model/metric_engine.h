@@ -5,12 +5,17 @@
 //   exclusive  goes to the leaf node;
 //   inclusive  goes once to every *distinct* node on the stack (recursion
 //              counts once);
-//   attributed goes to caller->callee edges at each node's outermost
-//              occurrence (nearest the root): the value is in the node's
+//   attributed goes to caller->callee edges at each node's innermost
+//              occurrence (nearest the leaf): the value is in the node's
 //              inclusive metric "because of" that caller, and passes on to
 //              that callee (or stays with the node itself when it is the
 //              leaf), so that for every node
-//                inclusive = sum over callers = self + sum over callees.
+//                inclusive = sum over callers = self + sum over callees
+//              and self = exclusive. As the Analyzer defines it for
+//              recursion, the outer invocations of a node already on the
+//              stack count zero: their edges are listed (f calls f, g
+//              calls f) with nothing attributed to them, and a directly
+//              recursive f is its own caller with what its inner calls cost.
 //   <Total>    gets everything, and has the root nodes as callees.
 #pragma once
 

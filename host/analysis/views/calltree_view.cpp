@@ -91,18 +91,18 @@ ViewTable calltree_view(const StackProfile& profile, const ProgramStructure& str
     tree.add_exclusive(at, values);
   }
 
+  // Depth first; siblings by the sort metric's inclusive value (what a path
+  // costs), or by name (then by function, so that equal names keep one
+  // order); the title says which.
+  SortKey key = request.sort;
+  key.flavor = Flavor::Inclusive;
   ViewTable table;
   table.view = "calltree";
-  table.title = "Call tree sorted by metric: " + sort_title(request.sort, registry);
+  table.title = "Call tree sorted by metric: " + sort_title(key, registry);
   table.columns = columns_of(request.metrics, registry);
   table.name_position = request.metrics.name_position;
   table.tree = true;
   const Values& total = profile.functions().total();
-  // Depth first; siblings by the sort metric's inclusive value (what a path
-  // costs), or by name (then by function, so that equal names keep one
-  // order).
-  SortKey key = request.sort;
-  key.flavor = Flavor::Inclusive;
   std::vector<std::pair<uint32_t, int>> pending{{0, 0}};
   while (!pending.empty() && (!request.limit || table.rows.size() < *request.limit + 1)) {
     const auto [index, depth] = pending.back();

@@ -85,18 +85,23 @@ Document stack_fragment_view(const StackProfile& profile, const ProgramStructure
   for (size_t s = 0; s < profile.stacks().size(); ++s) {
     const auto frames = profile.frames(profile.stacks()[s]);
     root_first.assign(frames.rbegin(), frames.rend());
-    for (size_t at = 0; at + n <= root_first.size(); ++at) {
+    const auto values = profile.values(s);
+    const Values none(metric_count, 0);
+    bool counted = false;
+    // From the leaf: the innermost occurrence counts, as callers-callees
+    // attributes recursion; outer ones list their caller and callee.
+    for (size_t at = root_first.size() >= n ? root_first.size() - n + 1 : 0; at-- > 0;) {
       bool match = true;
       for (size_t k = 0; k < n && match; ++k) match = wanted[k].count(root_first[at + k]) > 0;
       if (!match) continue;
-      const auto values = profile.values(s);
-      add(through, values);
+      const std::span<const int64_t> share = counted ? std::span<const int64_t>(none) : values;
+      if (!counted) add(through, values);
       if (matched[0] == kUnknownFunction)
         for (size_t k = 0; k < n; ++k) matched[k] = root_first[at + k];
-      if (at > 0) add(callers[root_first[at - 1]], values);
-      if (at + n < root_first.size()) add(callees[root_first[at + n]], values);
-      else add(stayed, values);
-      break;  // the outermost occurrence only
+      if (at > 0) add(callers[root_first[at - 1]], share);
+      if (at + n < root_first.size()) add(callees[root_first[at + n]], share);
+      else add(stayed, share);
+      counted = true;
     }
   }
   const Values& total = profile.functions().total();

@@ -1,7 +1,8 @@
 // er_print -cprepend/-cappend/-crmfirst/-crmlast: callers-callees around a
 // stack fragment (functions in call order, outermost first). Events whose
 // stack holds the fragment as consecutive frames count once, at its
-// outermost occurrence:
+// innermost occurrence (nearest the leaf, as callers-callees attributes
+// recursion; the callers and callees of outer ones are listed with zero):
 //   Callers         the frame that called the fragment's first function;
 //   Stack Fragment  its functions: each shows what passed through the
 //                   fragment, but the last, which shows what stayed there
