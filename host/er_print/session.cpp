@@ -7,6 +7,7 @@
 #include <iostream>
 #include <ostream>
 #include <regex>
+#include <sstream>
 #include <utility>
 
 #include "default_metrics.h"
@@ -153,7 +154,9 @@ void Session::set_metrics(const std::string& spec) {
 
 void Session::set_sort(const std::string& spec) {
   try {
-    parse_sort_spec(spec, registry_);
+    std::stringstream items(spec);
+    for (std::string item; std::getline(items, item, ':');)
+      if (!item.empty()) parse_sort_spec(item, registry_);  // each checked now, so the error names this command
   } catch (const SpecError& e) {
     throw CommandError(e.what());
   }
@@ -401,10 +404,15 @@ ViewRequest Session::view_request() const {
   std::optional<std::string> metrics = metric_spec_;
   if (!metrics) metrics = default_metric_spec_from(default_metrics_, registry_);
   request.metrics = parse_metric_spec(metrics.value_or(default_metric_spec(registry_)), registry_);
-  std::optional<std::string> sort = sort_spec_;
-  if (!sort) sort = default_sort_spec_from(default_sort_, registry_);
+  // Only a column shown sorts: the sort command's first item shown, else the
+  // defaults file's, else the first column.
+  std::optional<SortKey> sort;
+  if (sort_spec_) sort = visible_sort_key(*sort_spec_, request.metrics, registry_);
+  if (!sort)
+    if (const auto spec = default_sort_spec_from(default_sort_, registry_, request.metrics))
+      sort = parse_sort_spec(*spec, registry_);
   if (sort) {
-    request.sort = parse_sort_spec(*sort, registry_);
+    request.sort = *sort;
   } else if (!request.metrics.columns.empty()) {
     request.sort.flavor = request.metrics.columns.front().flavor;
     request.sort.metric = request.metrics.columns.front().metric;

@@ -215,6 +215,54 @@ TEST_F(ErPrintScripting, DefaultMetricsApplyWhereTheExperimentHasThem) {
       << "the first dsort item that applies sorts: " << text.out;
 }
 
+// As gprofng: every metric a dmetrics line names shows, in the order named
+// (a flavor named again moves to its later place: a line after one that
+// hides the CPU time's parts shows them), and the view sorts by a column it
+// shows, never by one it hides.
+TEST_F(ErPrintScripting, DefaultMetricsShowEveryItemNamedAndSortByAColumnShown) {
+  TempDir home;
+  auto view_with = [&](const std::string& rc, std::vector<std::string> args) {
+    std::ofstream(home.path() / ".er.rc") << rc;
+    args.insert(args.begin(), {er_print_path(), "--format=json"});
+    args.push_back("-functions");
+    args.push_back(experiment());
+    const ProcessResult r = run_process(args, {{"HOME", home.path().string()}});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out);
+  };
+  auto specs = [](const json& view) {
+    std::vector<std::string> shown;
+    for (const json& m : view.at("metrics")) shown.push_back(m.at("spec"));
+    return shown;
+  };
+  // Sorted by `key`, largest first (<Total> leads).
+  auto sorted_by = [](const json& view, const std::string& key) {
+    const json& rows = view.at("rows");
+    for (size_t i = 2; i < rows.size(); ++i)
+      if (rows[i - 1].at("values").at(key).get<double>() < rows[i].at("values").at(key).get<double>()) return false;
+    return rows.size() > 2;
+  };
+
+  const json one = view_with("dmetrics e.%user:i.user:name\n", {});
+  EXPECT_EQ(specs(one), (std::vector<std::string>{"e.user", "e.%user", "i.user"}));
+  EXPECT_TRUE(sorted_by(one, "e.user")) << one.dump();
+
+  const std::string after_gprofngs = "dmetrics ei%.totalcpu\ndmetrics i!.user:e!.user\ndmetrics e.%user:i.user:name\n";
+  const json shown = view_with(after_gprofngs + "dsort i.system:i.user\n", {});
+  EXPECT_EQ(specs(shown), (std::vector<std::string>{"e.totalcpu", "e.%totalcpu", "i.totalcpu", "i.%totalcpu", "e.user",
+                                                    "e.%user", "i.user"}));
+  EXPECT_TRUE(sorted_by(shown, "i.user")) << "i.system is not shown: " << shown.dump();
+
+  // The sort command's first item shown sorts; none shown: the first column.
+  EXPECT_TRUE(sorted_by(view_with(after_gprofngs, {"-sort", "e.system:i.user"}), "i.user"));
+  const json hidden_sort = view_with("dmetrics i.user:name\n", {"-sort", "e.user"});
+  EXPECT_EQ(specs(hidden_sort), std::vector<std::string>{"i.user"});
+  EXPECT_TRUE(sorted_by(hidden_sort, "i.user")) << hidden_sort.dump();
+  const ProcessResult text = run_process({er_print_path(), "-sort", "e.user", "-functions", experiment()},
+                                         {{"HOME", home.path().string()}});
+  EXPECT_NE(text.out.find("sorted by metric: Inclusive User CPU Time"), std::string::npos) << text.out;
+}
+
 // gprofng's own defaults file, copied to ~/.er.rc, leaves er_print working:
 // what lumen does not know is skipped with a warning naming the line.
 TEST_F(ErPrintScripting, GprofngsDefaultsFileLeavesEveryViewWorking) {

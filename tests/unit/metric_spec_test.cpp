@@ -165,8 +165,36 @@ TEST(DefaultMetrics, PluginsDeclareHiddenMetricsAndDefaultFlavors) {
   // rc files: `any` leaves hidden metrics hidden and gives default flavors;
   // a hidden metric named there shows.
   EXPECT_EQ(analysis::default_metric_spec_from({"ei.totalcpu", ".any"}, registry),
-            "ei.totalcpu:ei!system:i.allocs");
+            "e.totalcpu:i.totalcpu:e!system:i!system:i.allocs");
   EXPECT_EQ(analysis::default_metric_spec_from({"e.system:name"}, registry), "e.system:name");
+}
+
+// Every item named shows, in the order named: a second flavor of a metric
+// named before is not dropped, and a metric hidden by an earlier line (as
+// gprofng's rc file hides the CPU time's parts) shows where a later line
+// names it.
+TEST(DefaultMetrics, EveryItemNamedShowsInOrder) {
+  MetricRegistry registry;
+  registry.add_plugin("p", kDeclaredDefaults, std::size(kDeclaredDefaults));
+  EXPECT_EQ(analysis::default_metric_spec_from({"e.%system:i.system:name"}, registry), "e.%system:i.system:name");
+  EXPECT_EQ(analysis::default_metric_spec_from({"ei%.totalcpu", "i!.system:e!.system", "e.%system:i.system:name"},
+                                               registry),
+            "e%.totalcpu:i%.totalcpu:e.%system:i.system:name");
+  // Hidden by a later line: the later one stands.
+  EXPECT_EQ(analysis::default_metric_spec_from({"e.totalcpu:i.totalcpu", "i!totalcpu"}, registry),
+            "e.totalcpu:i!totalcpu");
+}
+
+// The sort a defaults file gives is a column shown: an item naming a
+// metric not shown is passed over.
+TEST(DefaultMetrics, DefaultSortIsAColumnShown) {
+  MetricRegistry registry;
+  registry.add_plugin("p", kDeclaredDefaults, std::size(kDeclaredDefaults));
+  const MetricSelection shown = analysis::parse_metric_spec("e.%totalcpu:i.allocs:name", registry);
+  EXPECT_EQ(analysis::default_sort_spec_from({"i.system:i.allocs"}, registry, shown), "i.allocs");
+  EXPECT_EQ(analysis::default_sort_spec_from({"e.system"}, registry, shown), std::nullopt);
+  EXPECT_EQ(analysis::default_sort_spec_from({"i.totalcpu:name"}, registry, shown), "name");
+  EXPECT_EQ(analysis::default_sort_spec_from({"totalcpu"}, registry, shown), "e.totalcpu");
 }
 
 // Experiments configured differently are shown together: a metric one of
@@ -235,6 +263,21 @@ TEST_F(MetricSpec, SortSpecs) {
   EXPECT_THROW_MESSAGE(sort("i.bogus"), SpecError, message);
   EXPECT_CONTAINS(message, "unknown metric 'bogus'");
   EXPECT_CONTAINS(message, "available: user, ecount, leaks");
+}
+
+// As Oracle's sort command: of several items the first shown sorts; none
+// shown, none does (the view's default sort applies).
+TEST_F(MetricSpec, SortIsAColumnShown) {
+  const MetricSelection shown = parse("e.%user:i.ecount:name");
+  auto key = [&](const std::string& spec) { return analysis::visible_sort_key(spec, shown, registry_); };
+  ASSERT_TRUE(key("i.user:i.ecount"));
+  EXPECT_EQ(key("i.user:i.ecount")->metric, 1u);
+  EXPECT_EQ(key("i.user:i.ecount")->flavor, Flavor::Inclusive);
+  EXPECT_EQ(key("user")->flavor, Flavor::Exclusive);  // shown as a percentage only
+  EXPECT_TRUE(key("i.user:-name")->by_name);
+  EXPECT_TRUE(key("-name")->reverse);
+  EXPECT_FALSE(key("i.user:e.leaks").has_value());
+  EXPECT_THROW(key("i.user:e.bogus"), SpecError);
 }
 
 TEST(MetricSpecWords, FlavorLettersAndWords) {

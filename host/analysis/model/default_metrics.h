@@ -1,7 +1,8 @@
 // Default metrics as gprofng's and the Analyzer's rc files give them: each
 // `dmetrics` line adds items to one ordered list, and an item applies only
 // when the experiments have its metric, so one file serves every kind of
-// experiment. An item without flavor letters gives the metric's default
+// experiment. Each flavor of a metric has one place: named again, it moves
+// to the later item, with its visibility. An item without flavor letters gives the metric's default
 // flavors (lumen_metric_def.default_flavors). `any` stands for every metric
 // not named before it, those their plugins hide by default hidden; `size` and
 // `address` (columns lumen does not show) and metrics absent here are
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "metric_registry.h"
+#include "metric_spec.h"
 
 namespace lumen::analysis {
 
@@ -22,8 +24,10 @@ namespace lumen::analysis {
 std::optional<std::string> default_metric_spec_from(const std::vector<std::string>& dmetrics,
                                                     const MetricRegistry& registry);
 
-// The sort spec the `dsort` lines give ("name", "i.user"), or nullopt for
-// the default (the first metric shown).
-std::optional<std::string> default_sort_spec_from(const std::vector<std::string>& dsort, const MetricRegistry& registry);
+// The sort spec the `dsort` lines give ("name", "i.user"): the first item
+// naming a column `shown` has; nullopt for the default (the first metric
+// shown).
+std::optional<std::string> default_sort_spec_from(const std::vector<std::string>& dsort, const MetricRegistry& registry,
+                                                  const MetricSelection& shown);
 
 }  // namespace lumen::analysis

@@ -1,5 +1,6 @@
 #include "metric_spec.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace lumen::analysis {
@@ -154,6 +155,20 @@ SortKey parse_sort_spec(const std::string& written, const MetricRegistry& regist
   while (i < spec.size() && std::string(".%+!").find(spec[i]) != std::string::npos) ++i;
   key.metric = metric_index(spec.substr(i), registry, spec);
   return key;
+}
+
+std::optional<SortKey> visible_sort_key(const std::string& spec, const MetricSelection& shown,
+                                        const MetricRegistry& registry) {
+  std::stringstream items(spec);
+  for (std::string item; std::getline(items, item, ':');) {
+    if (item.empty()) continue;
+    const SortKey key = parse_sort_spec(item, registry);
+    if (key.by_name || std::any_of(shown.columns.begin(), shown.columns.end(), [&](const MetricColumn& c) {
+          return c.metric == key.metric && c.flavor == key.flavor;
+        }))
+      return key;
+  }
+  return std::nullopt;
 }
 
 std::string default_metric_spec(const MetricRegistry& registry) {

@@ -8,9 +8,10 @@
 //            optional flavor and visibility ("e.%all"); "size" and
 //            "address" (a function's size and entry; "!size" hides it).
 //   sort     e.user | i.user | user (exclusive) | name; a leading "-"
-//            sorts smallest first
+//            sorts smallest first; several items: the first shown sorts
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -48,7 +49,14 @@ struct SortKey {
 };
 
 MetricSelection parse_metric_spec(const std::string& spec, const MetricRegistry& registry);
+// One sort item; throws SpecError for an unknown metric.
 SortKey parse_sort_spec(const std::string& spec, const MetricRegistry& registry);
+// The first item of a sort spec ("i.user:e.user", tried in order) that
+// sorts by a column `shown` has ("name" always does); nullopt when none
+// does, and the sort is then the default one (as Oracle's er_print ignores
+// such a sort): a view is never sorted by a metric it does not show.
+std::optional<SortKey> visible_sort_key(const std::string& spec, const MetricSelection& shown,
+                                        const MetricRegistry& registry);
 
 // "e.user", "i.%user", "a.user": the key a column has in CSV and JSON.
 std::string column_key(const MetricColumn& column, const MetricRegistry& registry);
