@@ -364,6 +364,8 @@ const StackProfile& Session::profile() {
       throw CommandError("the events of these experiments record no CPU, so -cpu_select cannot choose among them "
                          "(use -cpu_select all)");
     }
+    if (profile_->events() == 0 && profile_->events_read() > 0 && !(selects_.selects_all() && expression_.selects_all()))
+      explain_empty_selection();
     if (cpu_selected && profile_->events_with_cpu() < profile_->events_read())
       std::cerr << "er_print: " << profile_->events_read() - profile_->events_with_cpu() << " of "
                 << profile_->events_read()
@@ -371,6 +373,22 @@ const StackProfile& Session::profile() {
                    "chooses among the others\n";
   }
   return *profile_;
+}
+
+void Session::explain_empty_selection() {
+  // A function clause naming no function at all is a mistake, said as
+  // -fsingle says it; otherwise the selection is right and selects nothing.
+  for (const std::string& name : expression_.functions) {
+    bool known = false;
+    for (FunctionId id = 0; id < structure_.function_count() && !known; ++id) known = is_named(structure_.function(id), name);
+    if (!known) {
+      profile_.reset();
+      throw CommandError("-filters: no function named '" + name + "' is on any stack of these experiments (see "
+                         "-functions; a name may be given without its namespace, class or parameters)");
+    }
+  }
+  std::cerr << "er_print: the selection (" << selection_text() << ") leaves none of the " << profile_->events_read()
+            << " events recorded: the views are empty\n";
 }
 
 const CodeProfile& Session::code_profile() {

@@ -139,6 +139,9 @@ class Session {
 
  private:
   void selection_changed();
+  // The selection left no event: says why (throws for a function filter
+  // naming no function).
+  void explain_empty_selection();
   // With `cpus` false, -cpu_select is left out (for records that carry no CPU).
   analysis::EventFilter selection_filter(bool cpus = true) const;
 

@@ -384,6 +384,38 @@ TEST_F(ErPrintViews, FiltersSelectByThreadTimeAndFunction) {
   EXPECT_NE(bad.err.find("unknown filter key 'colour'"), std::string::npos) << bad.err;
 }
 
+// A function filter names functions as -source and -fsingle take them:
+// without namespace or parameters too (lumen::test::descend(int, double) is
+// "descend"). One that names no function fails, saying so; a selection of
+// no event says it leaves none.
+TEST_F(ErPrintViews, FiltersNameFunctionsAsTheViewsDoAndSayWhenNothingIsLeft) {
+  ASSERT_EQ(recursive_->run.exit_code, 0) << recursive_->run.err;
+  const json& truth = recursive_->truth.at("functions");
+  const double descend = truth.at("lumen::test::descend(int, double)").get<double>() +
+                         truth.at("lumen::test::bottom_work(double)").get<double>();
+  for (const char* name : {"descend", "lumen::test::descend", "lumen::test::descend(int, double)"}) {
+    const json view = er_print_json({"-metrics", "e.totalcpu:name", "-filters", std::string("function == ") + name,
+                                     "-functions"}, recursive_->experiment);
+    EXPECT_NEAR(total_of(view, "e.totalcpu"), descend, sampling_tolerance(descend, 0.01)) << name;
+    const json fsingle = er_print_json({"-fsingle", name}, recursive_->experiment);
+    EXPECT_EQ(fsingle.at("records").size(), 1u) << name;
+  }
+  const json gprofngs = er_print_json({"-metrics", "e.totalcpu:name", "-filters", R"((FNAME("bottom_work") SOME IN STACK))",
+                                       "-functions"}, recursive_->experiment);
+  const double bottom = truth.at("lumen::test::bottom_work(double)").get<double>();
+  EXPECT_NEAR(total_of(gprofngs, "e.totalcpu"), bottom, sampling_tolerance(bottom, 0.01));
+
+  const ProcessResult unknown = run_process({er_print_path(), "-filters", "function == descent", "-functions",
+                                             recursive_->experiment.string()});
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_NE(unknown.err.find("no function named 'descent'"), std::string::npos) << unknown.err;
+  const ProcessResult later = run_process({er_print_path(), "-filters", "time >= 1000", "-functions",
+                                           recursive_->experiment.string()});
+  EXPECT_EQ(later.exit_code, 0) << later.err;
+  EXPECT_NE(later.err.find("the selection (filters 'time >= 1000') leaves none of the"), std::string::npos)
+      << later.err;
+}
+
 TEST_F(ErPrintViews, InlinedFunctionsBecomeTheirOwnFrames) {
   // burn_cpu (truth.h, static inline) is inlined into each spin function.
   const auto plain = rows_by_name(er_print_json({"-metrics", "e.totalcpu:i.totalcpu:name", "-functions"}, threads()));

@@ -153,6 +153,22 @@ TEST(NameStyle, ShortNamesDropTheParameters) {
   EXPECT_EQ(short_name("<static>@0x10 (libx.so)"), "<static>@0x10 (libx.so)");
 }
 
+TEST(NameStyle, UnscopedNamesDropNamespaceClassAndParameters) {
+  EXPECT_EQ(unscoped_name("shlib::lib_work(double)"), "lib_work");
+  EXPECT_EQ(unscoped_name("std::vector<a::b, std::allocator<a::b> >::push_back(a::b const&)"), "push_back");
+  EXPECT_EQ(unscoped_name("kernels::smooth"), "smooth");
+  EXPECT_EQ(unscoped_name("main"), "main");
+  EXPECT_EQ(unscoped_name("<static>@0x10"), "<static>@0x10");
+}
+
+// What a user types names a function as -source, -fsingle and -filters take it.
+TEST(NameStyle, AFunctionIsNamedWithOrWithoutItsScopeAndParameters) {
+  const Function f{"shlib::lib_work(double)", "_ZN5shlib8lib_workEd", 1, 0x1000, 16, "shlib::lib_work(double)"};
+  for (const char* name : {"shlib::lib_work(double)", "shlib::lib_work", "lib_work", "_ZN5shlib8lib_workEd"})
+    EXPECT_TRUE(is_named(f, name)) << name;
+  for (const char* name : {"lib_wor", "work", "shlib", "", "shlib::lib_work(int)"}) EXPECT_FALSE(is_named(f, name)) << name;
+}
+
 TEST(TextRendering, LongTitlesAreShownWhole) {
   ViewTable t;
   t.view = "functions";

@@ -227,10 +227,8 @@ StackFilter stack_filter(const EventSelection& selection, const ProgramStructure
   if (selection.functions.empty()) return {};
   return [names = selection.functions, &structure](std::span<const FunctionId> frames) {
     for (const std::string& name : names) {
-      const bool found = std::any_of(frames.begin(), frames.end(), [&](FunctionId f) {
-        const Function& fn = structure.function(f);
-        return fn.name == name || fn.long_name == name || fn.mangled_name == name || short_name(fn.long_name) == name;
-      });
+      const bool found =
+          std::any_of(frames.begin(), frames.end(), [&](FunctionId f) { return is_named(structure.function(f), name); });
       if (!found) return false;
     }
     return true;

@@ -83,6 +83,26 @@ std::string short_name(const std::string& name) {
   return name;
 }
 
+std::string unscoped_name(const std::string& name) {
+  const std::string shortened = short_name(name);
+  if (shortened.empty() || shortened[0] == '<') return shortened;
+  // The last "::" outside template arguments ("std::vector<a::b>::size").
+  size_t cut = 0;
+  int depth = 0;
+  for (size_t i = 0; i + 1 < shortened.size(); ++i) {
+    if (shortened[i] == '<') ++depth;
+    if (shortened[i] == '>' && depth > 0) --depth;
+    if (depth == 0 && shortened[i] == ':' && shortened[i + 1] == ':') cut = i + 2;
+  }
+  return shortened.substr(cut);
+}
+
+bool is_named(const Function& f, const std::string& name) {
+  if (name.empty()) return false;
+  return f.name == name || f.long_name == name || f.mangled_name == name || short_name(f.long_name) == name ||
+         unscoped_name(f.long_name) == name;
+}
+
 std::string ProgramStructure::styled(const Function& f) const {
   std::string name = f.long_name;
   switch (name_style_) {

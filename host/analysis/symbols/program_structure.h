@@ -53,6 +53,14 @@ struct LoadObject {
 
 // "ns::f(int) const" -> "ns::f".
 std::string short_name(const std::string& demangled);
+// "ns::C<int>::f(int) const" -> "f": the name without its scope (namespace,
+// class, Fortran module) or parameters.
+std::string unscoped_name(const std::string& demangled);
+
+// Whether `name`, as a user types it (-source, -fsingle, -filters), names
+// `f`: as shown, demangled with or without parameters, mangled, or without
+// its scope ("lib_work" for shlib::lib_work, "smooth" for kernels::smooth).
+bool is_named(const Function& f, const std::string& name);
 
 class ProgramStructure {
  public:

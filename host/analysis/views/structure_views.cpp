@@ -109,11 +109,8 @@ std::vector<FunctionId> ordered_functions(const StackProfile& profile, const Pro
 std::vector<FunctionId> functions_named(const StackProfile& profile, const ProgramStructure& structure,
                                         const std::string& name) {
   std::vector<FunctionId> found;
-  for (const auto& [id, metrics] : profile.functions().nodes()) {
-    const Function& f = structure.function(id);
-    if (f.name == name || f.long_name == name || f.mangled_name == name || short_name(f.long_name) == name)
-      found.push_back(id);
-  }
+  for (const auto& [id, metrics] : profile.functions().nodes())
+    if (is_named(structure.function(id), name)) found.push_back(id);
   std::sort(found.begin(), found.end());
   return found;
 }

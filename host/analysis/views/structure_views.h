@@ -24,8 +24,8 @@ struct ViewRequest {
 std::vector<FunctionId> ordered_functions(const StackProfile& profile, const ProgramStructure& structure,
                                           const MetricRegistry& registry, const ViewRequest& request);
 
-// The functions whose name is `name`: the demangled name, that name without
-// its parameters, or the mangled name.
+// The functions with data that `name` names (is_named: demangled, with or
+// without parameters or scope, or mangled).
 std::vector<FunctionId> functions_named(const StackProfile& profile, const ProgramStructure& structure,
                                         const std::string& name);
 // The same, and with `which` (1-based, as gprofng's `#` argument: `source f
