@@ -528,3 +528,40 @@ TEST(ErPrintCpuSelect, EventsWithoutACpuAreNotPretendedToHaveOne) {
 
 }  // namespace
 }  // namespace lumen::test
+
+namespace lumen::test {
+namespace {
+
+// gfortran names a module procedure __MODULE_MOD_NAME: er_print shows it as
+// MODULE::NAME (gdb's form), and every command taking a function takes the
+// name shown, the procedure's own name, or the symbol.
+TEST(FortranNames, ModuleProceduresAreShownAndTakenByTheirNames) {
+  if (!std::filesystem::exists(target_dir() / "fortran_module_target")) GTEST_SKIP() << "built without gfortran";
+  TempDir dir;
+  const Collection c = collect(dir, {}, "fortran_module_target");
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const double truth = c.truth.at("functions").at("kernels::smooth").get<double>();
+  const auto rows = rows_by_name(er_print_json({"-metrics", "e.totalcpu:i.totalcpu:name", "-functions"}, c.experiment));
+  ASSERT_EQ(rows.count("kernels::smooth"), 1u);
+  EXPECT_EQ(rows.count("__kernels_MOD_smooth"), 0u);
+  EXPECT_NEAR(rows.at("kernels::smooth").at("i.totalcpu").get<double>(), truth, sampling_tolerance(truth, 0.01));
+  for (const char* name : {"smooth", "kernels::smooth", "__kernels_MOD_smooth"}) {
+    const json single = er_print_json({"-fsingle", name}, c.experiment);
+    ASSERT_EQ(single.at("records").size(), 1u) << name;
+    EXPECT_EQ(single.at("records").at(0).at("name"), "kernels::smooth");
+    EXPECT_EQ(single.at("records").at(0).at("mangled_name"), "__kernels_MOD_smooth");
+    // Its lines and instructions hold its samples.
+    for (const auto& [view, kind] : {std::pair{"-source", "line"}, std::pair{"-disasm", "instruction"}}) {
+      const json annotated = er_print_json({"-metrics", "e.totalcpu:name", view, name}, c.experiment);
+      double sum = 0;
+      for (const json& row : annotated.at("rows"))
+        if (row.at("kind") == kind) sum += value(row, "e.totalcpu");
+      EXPECT_NEAR(sum, rows.at("kernels::smooth").at("e.totalcpu").get<double>(), 1e-6) << view << " " << name;
+    }
+  }
+  const auto mangled = rows_by_name(er_print_json({"-name", "mangled", "-functions"}, c.experiment));
+  EXPECT_EQ(mangled.count("__kernels_MOD_smooth"), 1u);
+}
+
+}  // namespace
+}  // namespace lumen::test

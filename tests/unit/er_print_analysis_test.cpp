@@ -153,6 +153,14 @@ TEST(NameStyle, ShortNamesDropTheParameters) {
   EXPECT_EQ(short_name("<static>@0x10 (libx.so)"), "<static>@0x10 (libx.so)");
 }
 
+TEST(NameStyle, GfortranModuleProceduresAreDemangled) {
+  EXPECT_EQ(demangle("__kernels_MOD_smooth"), "kernels::smooth");
+  EXPECT_EQ(demangle("__my_mod_MOD_step_2"), "my_mod::step_2");
+  EXPECT_EQ(demangle("_ZN5shlib8lib_workEd"), "shlib::lib_work(double)");
+  for (const char* plain : {"__libc_start_main", "__gmon_start__", "__x_MOD_", "___MOD_f", "MAIN__"})
+    EXPECT_EQ(demangle(plain), plain);
+}
+
 TEST(NameStyle, UnscopedNamesDropNamespaceClassAndParameters) {
   EXPECT_EQ(unscoped_name("shlib::lib_work(double)"), "lib_work");
   EXPECT_EQ(unscoped_name("std::vector<a::b, std::allocator<a::b> >::push_back(a::b const&)"), "push_back");

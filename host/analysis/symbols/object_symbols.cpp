@@ -258,6 +258,15 @@ int ObjectSymbols::machine() const {
 }
 
 std::string demangle(const std::string& name) {
+  // gfortran names a module procedure __MODULE_MOD_PROCEDURE (Fortran names
+  // are lower case, so "_MOD_" is the separator); shown as gdb does,
+  // module::procedure.
+  if (name.rfind("__", 0) == 0) {
+    const size_t separator = name.find("_MOD_", 2);
+    if (separator != std::string::npos && separator > 2 && separator + 5 < name.size())
+      return name.substr(2, separator - 2) + "::" + name.substr(separator + 5);
+    return name;
+  }
   if (name.rfind("_Z", 0) != 0) return name;
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> plain(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);

@@ -92,7 +92,8 @@ class ObjectSymbols {
   mutable std::map<std::pair<const char*, const char*>, std::string> source_files_;
 };
 
-// "_ZN3foo3barEv" -> "foo::bar()"; other names unchanged.
+// "_ZN3foo3barEv" -> "foo::bar()", gfortran's "__kernels_MOD_smooth" ->
+// "kernels::smooth"; other names unchanged.
 std::string demangle(const std::string& name);
 
 }  // namespace lumen::analysis
