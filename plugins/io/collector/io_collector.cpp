@@ -6,9 +6,12 @@
 // the table does not know, such as one inherited or opened before collection
 // started) gives it a file id and writes an IoFile record with its name;
 // every call then carries the id. Names come from the path the program gave
-// when it is absolute, else from readlink(/proc/self/fd/N).
+// when it is absolute, else from readlink(/proc/self/fd/N); an open that
+// failed has no descriptor, and is named by its path, joined to the working
+// directory or to the directory descriptor it was relative to.
 #include <fcntl.h>
 #include <lumen/collector_support.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -62,6 +65,29 @@ uint32_t file_from_proc(int fd) {
   const ssize_t length = readlink(link, name, sizeof name);
   if (length <= 0) return 0;
   return new_file(name, static_cast<size_t>(length));
+}
+
+// The file a failed open asked for: `path`, made absolute from `directory`
+// (AT_FDCWD: the working directory) when it is relative. As given when the
+// directory cannot be named.
+uint32_t file_asked_for(int directory, const char* path) {
+  if (path == nullptr) return 0;
+  const size_t path_length = std::strlen(path);
+  if (path[0] == '/') return new_file(path, path_length);
+  char name[kMaxName];
+  ssize_t length;
+  if (directory == AT_FDCWD) {
+    // The system call, not getcwd(): it neither allocates nor takes a lock.
+    length = syscall(SYS_getcwd, name, sizeof name) - 1;  // counted with its terminator
+  } else {
+    char link[64];
+    std::snprintf(link, sizeof link, "/proc/self/fd/%d", directory);
+    length = readlink(link, name, sizeof name);
+  }
+  if (length <= 0 || static_cast<size_t>(length) + 1 + path_length > sizeof name) return new_file(path, path_length);
+  name[length] = '/';
+  std::memcpy(name + length + 1, path, path_length);
+  return new_file(name, static_cast<size_t>(length) + 1 + path_length);
 }
 
 // The file behind `fd`, naming it now if the table does not know it.
@@ -153,7 +179,8 @@ __attribute__((noinline)) void io_record(uint16_t call, int fd, uint64_t start_n
   errno = saved_errno;
 }
 
-__attribute__((noinline)) void io_record_open(uint16_t call, const char* path, uint64_t start_ns, int64_t result) {
+__attribute__((noinline)) void io_record_open(uint16_t call, int directory, const char* path, uint64_t start_ns,
+                                              int64_t result) {
   const int saved_errno = errno;
   const uint64_t end_ns = io_now();
   const int fd = static_cast<int>(result);
@@ -165,6 +192,8 @@ __attribute__((noinline)) void io_record_open(uint16_t call, const char* path, u
       const bool absolute = path != nullptr && path[0] == '/';
       file = absolute ? new_file(path, std::strlen(path)) : file_from_proc(fd);
       if (tracked(fd)) g_file_of[fd].store(file, std::memory_order_release);
+    } else {
+      file = file_asked_for(directory, path);
     }
     write_call(call, fd, file, start_ns, end_ns, result, saved_errno);
   } else if (tracked(fd)) {

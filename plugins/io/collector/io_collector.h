@@ -4,8 +4,8 @@
  * Every function here keeps errno as the traced call left it. None may be
  * called from a signal handler the plugin installs (it installs none); they
  * are async-signal-safe all the same (atomics, the runtime's signal-safe
- * services and readlink only), because a program may call read() or write()
- * from its own signal handler. */
+ * services, readlink and the getcwd system call only), because a program may
+ * call read() or write() from its own signal handler. */
 #ifndef LUMEN_IO_COLLECTOR_H
 #define LUMEN_IO_COLLECTOR_H
 
@@ -27,8 +27,9 @@ uint64_t io_now(void);
  * `start_ns`. */
 void io_record(uint16_t call, int fd, uint64_t start_ns, int64_t result);
 
-/* open/openat/creat returned `result` (a descriptor or -1) for `path`. */
-void io_record_open(uint16_t call, const char* path, uint64_t start_ns, int64_t result);
+/* open/openat/creat returned `result` (a descriptor or -1) for `path`,
+ * relative to `directory` (AT_FDCWD but for openat). */
+void io_record_open(uint16_t call, int directory, const char* path, uint64_t start_ns, int64_t result);
 
 /* dup and friends: `result` (when >= 0) now refers to what `old_fd` does. */
 void io_record_dup(uint16_t call, int old_fd, uint64_t start_ns, int64_t result);

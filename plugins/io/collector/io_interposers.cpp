@@ -44,11 +44,11 @@ auto traced(Call call, int fd, Invoke invoke) {
 }
 
 template <typename Invoke>
-int traced_open(Call call, const char* path, Invoke invoke) {
+int traced_open(Call call, int directory, const char* path, Invoke invoke) {
   if (!io_tracing()) return invoke();
   const uint64_t start = io_now();
   const int fd = invoke();
-  io_record_open(id(call), path, start, fd);
+  io_record_open(id(call), directory, path, start, fd);
   return fd;
 }
 
@@ -107,15 +107,15 @@ RealFunction<FcntlFn> r_fcntl{"fcntl", "GLIBC_2.2.5"};
 RealFunction<FcntlFn> r_fcntl64{"fcntl64", "GLIBC_2.28"};
 
 int open_with(RealFunction<OpenFn>& real, const char* path, int flags, mode_t mode) {
-  return traced_open(Call::kOpen, path, [&] { return real.get()(path, flags, mode); });
+  return traced_open(Call::kOpen, AT_FDCWD, path, [&] { return real.get()(path, flags, mode); });
 }
 
 int openat_with(RealFunction<OpenatFn>& real, int directory, const char* path, int flags, mode_t mode) {
-  return traced_open(Call::kOpenat, path, [&] { return real.get()(directory, path, flags, mode); });
+  return traced_open(Call::kOpenat, directory, path, [&] { return real.get()(directory, path, flags, mode); });
 }
 
 int creat_with(RealFunction<CreatFn>& real, const char* path, mode_t mode) {
-  return traced_open(Call::kCreat, path, [&] { return real.get()(path, mode); });
+  return traced_open(Call::kCreat, AT_FDCWD, path, [&] { return real.get()(path, mode); });
 }
 
 // fcntl's third argument is an int, a long or a pointer by command; it is

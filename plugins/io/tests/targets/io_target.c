@@ -7,7 +7,9 @@
  *   io_target DIR TRUTH.json
  *
  * The truth file is written with stdio, which the plugin does not trace;
- * the checks are per file and per function anyway, so it would not matter. */
+ * the checks are per file and per function anyway, so it would not matter.
+ * A relative path is opened from the working directory, which the truth
+ * names (it must hold no missing-relative.dat). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -32,9 +34,13 @@ typedef struct tally {
 } tally;
 
 static char directory[4096];
-static tally files[4] = {{.name = "alpha.dat"}, {.name = "beta.dat"}, {.name = "gamma.dat"}, {.name = "delta.dat"}};
-static tally functions[5] = {{.name = "write_alpha"}, {.name = "read_alpha"}, {.name = "write_beta"},
-                             {.name = "write_gamma"}, {.name = "write_delta"}};
+/* The last three are never there: opening them fails. */
+enum { FILES = 7, FUNCTIONS = 6, RELATIVE_MISSING = 6 };
+static tally files[FILES] = {{.name = "alpha.dat"},   {.name = "beta.dat"},       {.name = "gamma.dat"},
+                             {.name = "delta.dat"},   {.name = "missing.dat"},    {.name = "missing-at.dat"},
+                             {.name = "missing-relative.dat"}};
+static tally functions[FUNCTIONS] = {{.name = "write_alpha"}, {.name = "read_alpha"},  {.name = "write_beta"},
+                                     {.name = "write_gamma"}, {.name = "write_delta"}, {.name = "open_missing"}};
 static pthread_mutex_t tally_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static long long now_ns(void) {
@@ -151,6 +157,15 @@ NOINLINE void write_gamma(void) {
   close_directory(dir);
 }
 
+/* Opens that fail, named by the path asked for: absolute, relative to a
+ * directory descriptor, and relative to the working directory. */
+NOINLINE void open_missing(int dir) {
+  tally* fn = &functions[5];
+  CALL(&files[4], fn, OTHER, open(path_of(files[4].name), O_RDONLY));
+  CALL(&files[5], fn, OTHER, openat(dir, files[5].name, O_RDONLY));
+  CALL(&files[RELATIVE_MISSING], fn, OTHER, open(files[RELATIVE_MISSING].name, O_RDONLY));
+}
+
 /* another thread's file */
 NOINLINE void write_delta(void) {
   tally* f = &files[3];
@@ -190,6 +205,9 @@ int main(int argc, char** argv) {
   read_alpha();
   write_beta();
   write_gamma();
+  const int dir = open(directory, O_RDONLY | O_DIRECTORY);
+  open_missing(dir);
+  close(dir);
   pthread_join(thread, NULL);
 
   FILE* out = fopen(argv[2], "w");
@@ -198,9 +216,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   fprintf(out, "{\"files\": {\n");
-  for (int i = 0; i < 4; ++i) write_tally(out, &files[i], path_of(files[i].name), i == 3);
+  char relative[8192];
+  if (getcwd(relative, sizeof relative) == NULL) return 2;
+  strncat(relative, "/", sizeof relative - strlen(relative) - 1);
+  strncat(relative, files[RELATIVE_MISSING].name, sizeof relative - strlen(relative) - 1);
+  for (int i = 0; i < FILES; ++i)
+    write_tally(out, &files[i], i == RELATIVE_MISSING ? relative : path_of(files[i].name), i == FILES - 1);
   fprintf(out, "}, \"functions\": {\n");
-  for (int i = 0; i < 5; ++i) write_tally(out, &functions[i], functions[i].name, i == 4);
+  for (int i = 0; i < FUNCTIONS; ++i) write_tally(out, &functions[i], functions[i].name, i == FUNCTIONS - 1);
   fprintf(out, "}}\n");
   fclose(out);
   printf("io_target done\n");
