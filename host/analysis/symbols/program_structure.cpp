@@ -55,17 +55,19 @@ FunctionId ProgramStructure::intern_function(ObjectId object, uint64_t start, ui
   if (found != function_ids_.end()) return found->second;
   const FunctionId id = static_cast<FunctionId>(functions_.size());
   std::string name;
+  std::string symbol = mangled;
   if (mangled.empty()) {
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "<static>@0x%llx", static_cast<unsigned long long>(start));
-    name = std::string(buffer) + " (" + objects_[object].name + ")";
+    name = buffer;
+    symbol = name + " (" + objects_[object].name + ")";
   } else {
     // Versioned dynamic symbols read "name@@GLIBC_2.34": show the name; a
     // PLT stub keeps its "@plt".
     const bool plt = mangled.size() > 4 && mangled.compare(mangled.size() - 4, 4, "@plt") == 0;
     name = plt ? demangle(mangled.substr(0, mangled.size() - 4)) + "@plt" : demangle(mangled.substr(0, mangled.find('@')));
   }
-  functions_.push_back({name, mangled.empty() ? name : mangled, object, start, size, name});
+  functions_.push_back({name, symbol, object, start, size, name});
   functions_.back().name = styled(functions_.back());
   function_ids_.emplace(key, id);
   return id;
@@ -103,15 +105,19 @@ bool is_named(const Function& f, const std::string& name) {
          unscoped_name(f.long_name) == name;
 }
 
-std::string ProgramStructure::styled(const Function& f) const {
+std::string ProgramStructure::styled(const Function& f, bool beside_object) const {
   std::string name = f.long_name;
+  const bool by_address = f.long_name.rfind("<static>@", 0) == 0;
   switch (name_style_) {
     case NameStyle::Long: break;
     case NameStyle::Short: name = short_name(f.long_name); break;
     case NameStyle::Mangled:
-      if (f.long_name.rfind("<static>", 0) != 0) name = f.mangled_name.substr(0, f.mangled_name.find('@'));
+      if (!by_address) name = f.mangled_name.substr(0, f.mangled_name.find('@'));
       break;
   }
+  // A function named by its address says which object's it is, but not
+  // where its object is shown beside it.
+  if (by_address && !beside_object && f.object != kNoObject) name += " (" + objects_[f.object].name + ")";
   if (object_names_shown_ && f.object != kNoObject) name += " [<" + objects_[f.object].name + ">]";
   return name;
 }

@@ -112,6 +112,10 @@ class ProgramStructure {
   const ObjectSymbols* symbols(ObjectId id) const { return symbols_[id].get(); }
 
   const Function& function(FunctionId id) const { return functions_[id]; }
+  // Its name where its load object is shown beside it (a stack's frame, a
+  // disassembly's heading): a function named by its address is
+  // "<static>@0x1f0", its name in lists "<static>@0x1f0 (libx.so)".
+  std::string name_beside_object(FunctionId id) const { return styled(functions_[id], true); }
   const LoadObject& object(ObjectId id) const { return objects_[id]; }
   size_t function_count() const { return functions_.size(); }
   size_t object_count() const { return objects_.size(); }
@@ -121,7 +125,7 @@ class ProgramStructure {
   ObjectId object_for(const std::string& path, const std::string& symbol_file = "");
   FunctionId intern_function(ObjectId object, uint64_t start, uint64_t size, const std::string& mangled);
 
-  std::string styled(const Function& f) const;
+  std::string styled(const Function& f, bool beside_object = false) const;
   std::map<std::pair<ObjectId, std::string>, FunctionId> inline_ids_;
   std::unordered_map<const MappedObject*, std::unordered_map<uint64_t, std::vector<FunctionId>>> inline_cache_;
 

@@ -294,7 +294,7 @@ ViewTable annotated_disassembly(const CodeProfile& code, const StackProfile& pro
     const ObjectSymbols* symbols = structure.symbols(f.object);
     heading_at = table.rows.size();
     ViewRow heading;
-    heading.name = "Function: " + f.name + " (" + structure.object(f.object).name + ")";
+    heading.name = "Function: " + structure.name_beside_object(id) + " (" + structure.object(f.object).name + ")";
     heading.values.assign(table.columns.size(), 0.0);
     heading.fields = {{"kind", "function"}, {"address", hex(f.start)}, {"line", ""}};
     table.rows.push_back(std::move(heading));

@@ -193,7 +193,7 @@ std::vector<StackFrame> frames_of(ViewRun& run, const Experiment* experiment, ui
   for (size_t i = 0; i < pcs.size(); ++i) {
     const bool is_return = i > 0 || (flags & LUMEN_STACK_LEAF_IS_RETURN) != 0;
     const FunctionId f = run.structure->function_at(map, epoch, pcs[i], is_return);
-    frames.push_back({run.structure->function(f).name, run.structure->object(run.structure->function(f).object).name});
+    frames.push_back({run.structure->name_beside_object(f), run.structure->object(run.structure->function(f).object).name});
   }
   return frames;
 }

@@ -394,6 +394,42 @@ TEST(HeapCpp, NewAndDeleteAreCountedUnderTheirCallers) {
   EXPECT_TRUE(saw_operator_new);
 }
 
+// ---- a function without a name ----
+
+// A function of a stripped library is named by its address and library
+// (<static>@0xOFF (libheap_stripped_library.so)) where functions are listed,
+// and by its address alone where its library is shown beside it (a stack's
+// frame): the library is named once.
+TEST(HeapStripped, AFunctionNamedByItsAddressNamesItsLibraryOnce) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-H", "on"}, heap_target("heap_stripped_target"));
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const json& truth = c.truth.at("functions").at("allocate_unnamed");
+  const std::string library = "libheap_stripped_library.so";
+  std::string listed;
+  for (const auto& [name, values] : heap_rows(c.experiment))
+    if (name.rfind("<static>@0x", 0) == 0) {
+      EXPECT_TRUE(listed.empty()) << "one unnamed function: " << listed << ", " << name;
+      listed = name;
+      expect_function_equals_truth({{name, values}}, name, truth, "i.");
+    }
+  EXPECT_TRUE(listed.ends_with(" (" + library + ")")) << listed;
+  const std::string address = listed.substr(0, listed.find(' '));
+
+  const json leaks = er_print_json({"-leaks"}, c.experiment);
+  const json& row = leaks.at("tables").at(0).at("rows").at(0);
+  EXPECT_EQ(row.at("values").at("bytes").get<double>(), truth.at("leaked_bytes").get<double>());
+  ASSERT_GE(row.at("stack").size(), 2u) << row.dump();
+  EXPECT_EQ(row.at("stack").at(0).at("function"), address);
+  EXPECT_EQ(row.at("stack").at(0).at("load_object"), library);
+  EXPECT_EQ(row.at("stack").at(1).at("function"), "stripped_leak");
+
+  const ProcessResult text = run_process({(bin_dir() / "er_print").string(), "-leaks", c.experiment.string()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find(address + " (" + library + ")\n"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find(library + ") (" + library + ")"), std::string::npos) << text.out;
+}
+
 // ---- a signal handler and a fork child ----
 
 TEST(HeapSignalFork, HandlerAndForkChildAllocationsAreExact) {
