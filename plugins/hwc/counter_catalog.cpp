@@ -56,9 +56,9 @@ const std::vector<NamedCounter> kNamedCounters = {
     {"major-faults", "Major Page Faults", "PERF_COUNT_SW_PAGE_FAULTS_MAJ", PERF_TYPE_SOFTWARE,
      PERF_COUNT_SW_PAGE_FAULTS_MAJ, nullptr, 11, "events", 0},
     {"context-switches", "Context Switches", "PERF_COUNT_SW_CONTEXT_SWITCHES", PERF_TYPE_SOFTWARE,
-     PERF_COUNT_SW_CONTEXT_SWITCHES, nullptr, 101, "events", 0},
+     PERF_COUNT_SW_CONTEXT_SWITCHES, nullptr, 101, "events", kCountedInKernel},
     {"cpu-migrations", "CPU Migrations", "PERF_COUNT_SW_CPU_MIGRATIONS", PERF_TYPE_SOFTWARE,
-     PERF_COUNT_SW_CPU_MIGRATIONS, nullptr, 11, "events", 0},
+     PERF_COUNT_SW_CPU_MIGRATIONS, nullptr, 11, "events", kCountedInKernel},
 };
 
 bool is_interval_word(const std::string& word) {

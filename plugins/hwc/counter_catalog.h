@@ -16,6 +16,11 @@ enum CounterFlags : uint32_t {
   kCountsCycles = 2u,         // shown as time too, at the CPU's clock rate
   kCountsInstructions = 4u,   // with cycles: CPI and IPC
   kCountsNanoseconds = 8u,    // its count is time (task-clock)
+  // The kernel counts it inside its own code (the scheduler's switch or
+  // migration of the thread), never in the program's: a counter excluding
+  // the kernel counts none. The thread's stack when it runs again says
+  // what led there.
+  kCountedInKernel = 16u,
 };
 
 // A counter with a name of its own: an Oracle-style alias of a generic

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sysfs_event.h"
+#include "trap_overflow.h"
 
 namespace lumen::hwc {
 
@@ -154,6 +155,17 @@ std::string encode_counter(const CounterRequest& request, EncodedCounter* encode
     if (named->perf_type != UINT32_MAX) {
       encoded->attr = base_attr(named->perf_type, named->perf_config, request.interval);
       encoded->event = named->event;
+      if (named->flags & kCountedInKernel) {
+        // Excluding the kernel counts none of them; their overflows reach the
+        // thread when it runs again (trap_overflow.h).
+        if (const std::string obstacle = trap_overflow_obstacle(); !obstacle.empty())
+          return "the counter " + request.name + " (" + named->title + ") is counted in the kernel's scheduler: " +
+                 obstacle;
+        encoded->counted_in_kernel = true;
+        encoded->attr.exclude_kernel = 0;
+        encoded->attr.sigtrap = 1;
+        encoded->attr.remove_on_exec = 1;  // which sigtrap requires
+      }
       return "";
     }
     bool hardware = true, uncore = false;
@@ -207,6 +219,9 @@ std::string counter_obstacle(const EncodedCounter& counter) {
   if (counter.hardware && (error == ENOENT || error == EOPNOTSUPP || error == ENODEV))
     message += "; this machine has no hardware PMU (as in many virtual machines and containers), but the "
                "software events (task-clock, page-faults, ...) work: collect -h lists them";
+  else if ((error == EACCES || error == EPERM) && counter.counted_in_kernel)
+    message += "; the kernel counts it in its own code (the scheduler), which only a user with CAP_PERFMON may "
+               "count where /proc/sys/kernel/perf_event_paranoid is above 1";
   else if (error == EACCES || error == EPERM)
     message += "; /proc/sys/kernel/perf_event_paranoid forbids it";
   if (counter.counting_error != 0)

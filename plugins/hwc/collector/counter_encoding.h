@@ -17,9 +17,13 @@ namespace lumen::hwc {
 struct EncodedCounter {
   std::string name;      // as requested
   std::string event;     // what it stands for, for messages and listings
-  perf_event_attr attr;  // sample_period = the interval; disabled, user space only
+  perf_event_attr attr;  // sample_period = the interval; disabled, user space only (but counted_in_kernel)
   uint64_t interval = 0; // counts per recorded event
   bool hardware = false;
+  // Counted where the kernel switches or moves the thread (context-switches,
+  // cpu-migrations): opened with the kernel included (or it counts nothing),
+  // its overflows signalled by perf's sigtrap (trap_overflow.h).
+  bool counted_in_kernel = false;
   // A PMU that cannot sample (msr, power, cstate, uncore_*): counted, polled,
   // and recorded without a stack (collector_not_program_related). Its attr
   // has no sample period, and no exclude bits where the PMU refuses them.

@@ -16,6 +16,11 @@
 // kernel counts such an event only per CPU, it is counted once per process
 // on each CPU and polled by a CLOCK_MONOTONIC timer of the process; its
 // records carry the polling thread's id, which means nothing.
+//
+// A counter the kernel counts in its scheduler (context-switches,
+// cpu-migrations) overflows as the thread leaves the CPU: its overflows come
+// as perf's SIGTRAP when the thread runs again, never waking it
+// (trap_overflow.h).
 #include <fcntl.h>
 #include <lumen/collector_plugin.h>
 #include <signal.h>
@@ -24,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -37,6 +43,7 @@
 #include "counter_listing.h"
 #include "cpu_wide_counters.h"
 #include "host_hooks.h"
+#include "trap_overflow.h"
 
 namespace lumen::hwc {
 namespace {
@@ -51,6 +58,7 @@ bool g_polled[kMaxCounters];  // not program related: counted and polled, never 
 bool g_any_polled = false;     // per thread
 bool g_cpu_wide[kMaxCounters];  // polled, and counted per CPU rather than per thread
 bool g_any_cpu_wide = false;
+bool g_trapped[kMaxCounters];   // overflows signalled by SIGTRAP (counted in the kernel)
 
 // The poll timers' signal values, telling their expiries from overflows.
 constexpr int kPollCookie = 0x4c4e5052;
@@ -181,6 +189,39 @@ void on_poll(ThreadCounters* slot) {
   slot->in_handler.store(false, std::memory_order_release);
 }
 
+// [signal-safe] Records counter `index`'s increment since its previous
+// record with the stack of `ucontext`: an overflow of the calling thread.
+void record_overflow(ThreadCounters* slot, int index, void* ucontext) {
+  if (g_runtime->now_ns() - slot->handled_ns < kMinOverflowGapNs) {
+    g_throttled.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  slot->in_handler.store(true, std::memory_order_seq_cst);
+  if (slot->state.load(std::memory_order_seq_cst) == kLive && g_running.load(std::memory_order_acquire)) {
+    uint64_t value = 0;
+    if (read(slot->fds[index], &value, sizeof value) == static_cast<ssize_t>(sizeof value) &&
+        value > slot->last[index]) {
+      const uint64_t increment = value - slot->last[index];
+      slot->last[index] = value;
+      write_overflow(g_runtime->capture_stack(ucontext, 0), increment, slot->tid, static_cast<uint32_t>(index), 0);
+    }
+    slot->handled_ns = g_runtime->now_ns();
+  }
+  slot->in_handler.store(false, std::memory_order_release);
+}
+
+// [signal-safe] SIGTRAP: ours when perf sent it for one of our counters
+// (TRAP_PERF with our cookie); any other goes on to the program.
+int on_trap(int, siginfo_t* info, void* ucontext) {
+  if (info->si_code != TRAP_PERF) return 0;
+  const uint64_t data = trap_perf_data(info);
+  const uint64_t index = data & kTrapIndexMask;
+  if ((data & ~kTrapIndexMask) != kTrapCookie || index >= g_counter_count || !g_trapped[index]) return 0;
+  if (ThreadCounters* slot = t_slot; slot != nullptr && slot->fds[index] >= 0)
+    record_overflow(slot, static_cast<int>(index), ucontext);
+  return 1;
+}
+
 int on_overflow(int, siginfo_t* info, void* ucontext) {
   if (info->si_code == SI_TIMER && info->si_value.sival_int == kPollCookie) {
     // A late expiry after the thread's counters closed is still ours.
@@ -198,22 +239,7 @@ int on_overflow(int, siginfo_t* info, void* ucontext) {
     for (uint32_t i = 0; i < g_counter_count; ++i)
       if (slot->fds[i] == info->si_fd) index = static_cast<int>(i);
   if (index < 0) return fd_was_ours(info->si_fd) ? 1 : 0;
-  if (g_runtime->now_ns() - slot->handled_ns < kMinOverflowGapNs) {
-    g_throttled.fetch_add(1, std::memory_order_relaxed);
-    return 1;
-  }
-  slot->in_handler.store(true, std::memory_order_seq_cst);
-  if (slot->state.load(std::memory_order_seq_cst) == kLive && g_running.load(std::memory_order_acquire)) {
-    uint64_t value = 0;
-    if (read(slot->fds[index], &value, sizeof value) == static_cast<ssize_t>(sizeof value) &&
-        value > slot->last[index]) {
-      const uint64_t increment = value - slot->last[index];
-      slot->last[index] = value;
-      write_overflow(g_runtime->capture_stack(ucontext, 0), increment, slot->tid, static_cast<uint32_t>(index), 0);
-    }
-    slot->handled_ns = g_runtime->now_ns();
-  }
-  slot->in_handler.store(false, std::memory_order_release);
+  record_overflow(slot, index, ucontext);
   return 1;
 }
 
@@ -290,7 +316,7 @@ void thread_begin() {
       g_runtime->count_drop();
       continue;
     }
-    if (g_polled[i]) {
+    if (g_polled[i] || g_trapped[i]) {
       slot->fds[i] = fd;
       continue;
     }
@@ -371,6 +397,8 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
     g_cpu_wide[i] = counters[i].not_program_related && !counters[i].cpus.empty();
     g_polled[i] = counters[i].not_program_related && !g_cpu_wide[i];
     g_any_polled = g_any_polled || g_polled[i];
+    g_trapped[i] = counters[i].counted_in_kernel;
+    g_attrs[i].sig_data = kTrapCookie | i;
     g_any_cpu_wide = g_any_cpu_wide || g_cpu_wide[i];
     settings.intervals[i] = counters[i].interval;
   }
@@ -392,6 +420,11 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
     if (runtime->claim_signal(candidate, on_overflow) == 0) g_signal = candidate;
   if (g_signal == 0) {
     std::snprintf(error, error_size, "no realtime signal could be claimed for counter overflows");
+    return 1;
+  }
+  if (std::find(g_trapped, g_trapped + g_counter_count, true) != g_trapped + g_counter_count &&
+      runtime->claim_signal(SIGTRAP, on_trap) != 0) {
+    std::snprintf(error, error_size, "SIGTRAP could not be claimed for the overflows of the counters the kernel counts");
     return 1;
   }
   for (uint32_t i = 0; i < g_counter_count; ++i)

@@ -10,9 +10,11 @@
 #include <gtest/gtest.h>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "lumen_commands.h"
@@ -47,20 +49,31 @@ Collection collect_with_steal(const TempDir& dir, const std::vector<std::string>
 }
 
 // Why perf_event_open of PERF_COUNT_HW_CPU_CYCLES fails here, or "".
-std::string no_pmu_reason() {
+// A disabled counter of the calling thread, as the kernel defines it.
+perf_event_attr counter_attr(uint32_t type, uint64_t config) {
   perf_event_attr attr{};
   attr.size = sizeof attr;
-  attr.type = PERF_TYPE_HARDWARE;
-  attr.config = PERF_COUNT_HW_CPU_CYCLES;
+  attr.type = type;
+  attr.config = config;
   attr.disabled = 1;
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
+  return attr;
+}
+
+// Why perf_event_open refuses `attr` (named `what`), or "".
+std::string open_refused(const perf_event_attr& attr, const std::string& what) {
   const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0));
   if (fd >= 0) {
     close(fd);
     return "";
   }
-  return std::string("perf_event_open(PERF_COUNT_HW_CPU_CYCLES): ") + std::strerror(errno);
+  return "perf_event_open(" + what + "): " + std::strerror(errno);
+}
+
+std::string no_pmu_reason() {
+  perf_event_attr attr = counter_attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  return open_refused(attr, "PERF_COUNT_HW_CPU_CYCLES");
 }
 
 double row_value(const std::map<std::string, json>& rows, const std::string& function, const std::string& key) {
@@ -96,6 +109,43 @@ TEST(HwcProfiling, CountsAfterTheLastOverflowGoToCollectorFinalCounters) {
   EXPECT_EQ(row_value(rows, "touch_fresh_pages", "e.page-faults"), 0);
   EXPECT_GE(row_value(rows, "collector_final_counters", "e.page-faults"), truth);
   EXPECT_EQ(row_value(rows, "collector_final_counters", "e.page-faults"), row_value(rows, "<Total>", "e.page-faults"));
+}
+
+// Why the kernel cannot sample context switches with perf's synchronous
+// signal here (what collect -h context-switches needs), or "".
+std::string no_context_switch_traps() {
+  utsname name{};
+  int major = 0, minor = 0;
+  if (uname(&name) != 0 || std::sscanf(name.release, "%d.%d", &major, &minor) != 2) return "uname";
+  if (major < 6 || (major == 6 && minor < 1)) return std::string("Linux ") + name.release + " is older than 6.1";
+  perf_event_attr attr = counter_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES);
+  attr.sample_period = 1;
+  attr.sigtrap = 1;
+  attr.remove_on_exec = 1;
+  return open_refused(attr, "PERF_COUNT_SW_CONTEXT_SWITCHES, sigtrap");
+}
+
+// The kernel counts a context switch as the thread leaves the CPU: each one
+// is recorded with the stack that led there, as many as the thread's own
+// rusage counts, and no sleep of the program is cut short by the signal
+// that records it. Where the kernel cannot, collect says why.
+TEST(HwcProfiling, ContextSwitchesMatchTheTargetsOwnCount) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-p", "off", "-h", "context-switches,1"}, hwc_target(), {"switches", "300"});
+  if (const std::string why = no_context_switch_traps(); !why.empty()) {
+    EXPECT_NE(c.run.err.find("context-switches"), std::string::npos) << why << ": " << c.run.err;
+    return;
+  }
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const double truth = c.truth.at("context_switches").get<double>();
+  EXPECT_GE(truth, 300) << "every sleep leaves the CPU";
+  EXPECT_EQ(c.truth.at("interrupted").get<double>(), 0) << "a sleep was cut short";
+  const auto rows = rows_by_name(
+      er_print_json({"-metrics", "e.context-switches:i.context-switches:name", "-functions"}, c.experiment));
+  // Each switch is recorded on its own (one event an overflow); one before
+  // the function may be counted with its first.
+  EXPECT_NEAR(row_value(rows, "sleep_often", "i.context-switches"), truth, 2);
+  EXPECT_GE(row_value(rows, "<Total>", "i.context-switches"), truth);
 }
 
 TEST(HwcProfiling, TaskClockMatchesTheTargetsOwnCpuTime) {

@@ -10,6 +10,11 @@
  *       truth: the sum of the CPU times the threads measured around it, and
  *       the whole process's CPU time so far (process_cpu_seconds) and at
  *       main's entry (process_cpu_at_main_seconds).
+ *   hwc_target switches COUNT
+ *       sleep_often() sleeps 200 us COUNT times (each sleep leaves the CPU);
+ *       truth: the thread's context switches around it, voluntary and
+ *       involuntary (getrusage ru_nvcsw + ru_nivcsw), and how many sleeps a
+ *       signal cut short (none, unless something signals the sleeping thread).
  *   hwc_target fork PARENT_MS CHILD_MS
  *       forks a child that burns CHILD_MS in forked_child_work() (through
  *       burn_cpu) and exits; then the parent burns PARENT_MS in burn_cpu();
@@ -70,6 +75,32 @@ __attribute__((noinline)) static double burn_cpu(double seconds) {
   return now - start;
 }
 
+static long thread_context_switches(void) {
+  struct rusage usage;
+  getrusage(RUSAGE_THREAD, &usage);
+  return usage.ru_nvcsw + usage.ru_nivcsw;
+}
+
+static long g_interrupted_sleeps;
+
+__attribute__((noinline)) static long sleep_often(long count) {
+  const struct timespec pause = {0, 200000};
+  const long before = thread_context_switches();
+  for (long i = 0; i < count; ++i)
+    if (nanosleep(&pause, NULL) != 0) ++g_interrupted_sleeps;
+  return thread_context_switches() - before;
+}
+
+static int report_switches(long sleeps) {
+  char json[200];
+  const long switches = sleep_often(sleeps);
+  snprintf(json, sizeof json,
+           "{\"function\": \"sleep_often\", \"sleeps\": %ld, \"context_switches\": %ld, \"interrupted\": %ld}\n",
+           sleeps, switches, g_interrupted_sleeps);
+  write_truth(json);
+  return 0;
+}
+
 __attribute__((noinline)) static double forked_child_work(double seconds) { return burn_cpu(seconds) + 0.0; }
 
 static double g_burn_seconds;
@@ -113,6 +144,7 @@ int main(int argc, char** argv) {
     write_truth(json);
     return 0;
   }
+  if (argc == 3 && strcmp(argv[1], "switches") == 0) return report_switches(atol(argv[2]));
   if (argc == 4 && strcmp(argv[1], "fork") == 0) {
     int channel[2];
     if (pipe(channel) != 0) return 1;
@@ -132,6 +164,7 @@ int main(int argc, char** argv) {
     write_truth(json);
     return 0;
   }
-  fprintf(stderr, "usage: hwc_target faults PAGES | burn MILLISECONDS [THREADS] | fork PARENT_MS CHILD_MS\n");
+  fprintf(stderr,
+          "usage: hwc_target faults PAGES | burn MILLISECONDS [THREADS] | switches COUNT | fork PARENT_MS CHILD_MS\n");
   return 2;
 }
