@@ -34,6 +34,13 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
   if (kind == lumen::clock::kSplitSampleRecord && bytes >= sizeof(ClockSplitSample)) {
     ClockSplitSample sample;
     std::memcpy(&sample, payload, sizeof sample);
+    // An event's values are signed 64-bit nanoseconds: times whose sum
+    // does not fit are no sample's.
+    if (sample.user_ns > INT64_MAX || sample.system_ns > INT64_MAX - sample.user_ns) {
+      std::snprintf(error, error_size, "clock sample of %llu ns user and %llu ns system CPU time, more than a sample holds",
+                    static_cast<unsigned long long>(sample.user_ns), static_cast<unsigned long long>(sample.system_ns));
+      return 1;
+    }
     const int64_t user = static_cast<int64_t>(sample.user_ns), system = static_cast<int64_t>(sample.system_ns);
     const int64_t values[] = {user + system, user, system};
     lumen_emit_event(sink, sample.time_ns, sample.stack_id, sample.thread_id, sample.cpu, values);
