@@ -268,6 +268,15 @@ static inline void lumen_emit_event(const lumen_event_sink* sink, uint64_t time_
   sink->emit(sink->context, &event);
 }
 
+/* total + value, held at the nearest end of int64_t instead of
+ * overflowing: views and decoders add up values read from records, and a
+ * damaged record's may be anything. */
+static inline int64_t lumen_saturating_add(int64_t total, int64_t value) {
+  int64_t sum;
+  if (__builtin_add_overflow(total, value, &sum)) return value > 0 ? INT64_MAX : INT64_MIN;
+  return sum;
+}
+
 /* What decode() returns for a record kind the plugin does not read (none of
  * its collector's): an error naming the kind, which the reader places at
  * the record's file and offset. Skipping it instead would leave its

@@ -56,14 +56,14 @@ void visit(void* arg, uint16_t kind, const void* payload, uint16_t bytes, uint32
   ClassTotals& t = s->classes[c];
   const auto duration = static_cast<int64_t>(call.duration_ns);
   ++t.calls;
-  t.time_ns += duration;
+  t.time_ns = lumen_saturating_add(t.time_ns, duration);
   t.longest_ns = std::max(t.longest_ns, duration);
   if (c != kReads && c != kWrites) return;
-  t.bytes += call.result;
+  t.bytes = lumen_saturating_add(t.bytes, call.result);
   t.smallest = t.smallest < 0 ? call.result : std::min(t.smallest, call.result);
   t.largest = std::max(t.largest, call.result);
   size_t range = 0;
-  while (call.result >= kRanges[range].below) ++range;
+  while (range + 1 < std::size(kRanges) && call.result >= kRanges[range].below) ++range;
   ++s->sizes[range][c == kReads ? 0 : 1];
 }
 

@@ -25,7 +25,7 @@ namespace {
 struct Totals {
   int64_t values[kMetricCount] = {};
   void add(const int64_t* other) {
-    for (size_t i = 0; i < kMetricCount; ++i) values[i] += other[i];
+    for (size_t i = 0; i < kMetricCount; ++i) values[i] = lumen_saturating_add(values[i], other[i]);
   }
 };
 
@@ -117,10 +117,13 @@ struct Row {
 // the same order.
 void sort_rows(std::vector<Row>& rows) {
   const auto time = [](const Row& r) {
-    return r.totals.values[kReadTime] + r.totals.values[kWriteTime] + r.totals.values[kOtherTime] +
-           r.totals.values[kErrorTime];
+    const int64_t* v = r.totals.values;
+    return lumen_saturating_add(lumen_saturating_add(v[kReadTime], v[kWriteTime]),
+                                lumen_saturating_add(v[kOtherTime], v[kErrorTime]));
   };
-  const auto bytes = [](const Row& r) { return r.totals.values[kReadBytes] + r.totals.values[kWriteBytes]; };
+  const auto bytes = [](const Row& r) {
+    return lumen_saturating_add(r.totals.values[kReadBytes], r.totals.values[kWriteBytes]);
+  };
   std::sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
     if (time(a) != time(b)) return time(a) > time(b);
     if (bytes(a) != bytes(b)) return bytes(a) > bytes(b);

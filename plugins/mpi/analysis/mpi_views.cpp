@@ -42,20 +42,20 @@ struct Totals {
 
   void add(const MpiCall& call) {
     calls += 1;
-    time_ns += static_cast<int64_t>(call.exit_ns - call.enter_ns);
+    time_ns = lumen_saturating_add(time_ns, static_cast<int64_t>(call.exit_ns - call.enter_ns));
     sends += call.sends;
-    bytes_sent += static_cast<int64_t>(call.bytes_sent);
+    bytes_sent = lumen_saturating_add(bytes_sent, static_cast<int64_t>(call.bytes_sent));
     receives += call.receives;
-    bytes_received += static_cast<int64_t>(call.bytes_received);
+    bytes_received = lumen_saturating_add(bytes_received, static_cast<int64_t>(call.bytes_received));
     other += call.sends + call.receives == 0 ? 1 : 0;
   }
   void add(const Totals& t) {
     calls += t.calls;
-    time_ns += t.time_ns;
+    time_ns = lumen_saturating_add(time_ns, t.time_ns);
     sends += t.sends;
-    bytes_sent += t.bytes_sent;
+    bytes_sent = lumen_saturating_add(bytes_sent, t.bytes_sent);
     receives += t.receives;
-    bytes_received += t.bytes_received;
+    bytes_received = lumen_saturating_add(bytes_received, t.bytes_received);
     other += t.other;
   }
 };
@@ -132,7 +132,7 @@ void add_message(Part& p, const MpiMessage& m, uint32_t thread_id) {
   if (!selected(p, m.time_ns, thread_id)) return;
   MessageTotals& t = m.direction == kMessageSent ? p.a.sent[{m.rank, m.peer}] : p.a.received[{m.peer, m.rank}];
   t.count += 1;
-  t.bytes += static_cast<int64_t>(m.bytes);
+  t.bytes = lumen_saturating_add(t.bytes, static_cast<int64_t>(m.bytes));
 }
 
 void* begin_part(void* arg, const lumen_record_part* part) {
@@ -226,12 +226,12 @@ void merge(Aggregate& a, const Aggregate& part, int32_t rank) {
   for (const auto& [pair, t] : part.sent) {
     MessageTotals& into = a.sent[{resolved(pair.first), pair.second}];
     into.count += t.count;
-    into.bytes += t.bytes;
+    into.bytes = lumen_saturating_add(into.bytes, t.bytes);
   }
   for (const auto& [pair, t] : part.received) {
     MessageTotals& into = a.received[{pair.first, resolved(pair.second)}];
     into.count += t.count;
-    into.bytes += t.bytes;
+    into.bytes = lumen_saturating_add(into.bytes, t.bytes);
   }
   for (const auto& [r, info] : part.names) a.names[r] = info;
   a.processes += part.processes;
@@ -414,7 +414,7 @@ int run_messages(const lumen_view_host* host, char* error, size_t error_size) {
     int64_t count = 0, bytes = 0;
     for (const auto& [pair, totals] : a.sent) {
       count += totals.count;
-      bytes += totals.bytes;
+      bytes = lumen_saturating_add(bytes, totals.bytes);
     }
     host->summary(host->context, "messages_sent", "Messages sent", static_cast<double>(count), LUMEN_UNIT_COUNT);
     host->summary(host->context, "bytes_sent", "Bytes sent", static_cast<double>(bytes), LUMEN_UNIT_BYTES);

@@ -90,14 +90,14 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
       else if (const char* symbol = aggregate->host->data_symbol(aggregate->host->context, wait.object))
         object.symbol = symbol;
     }
-    object.wait_ns += waited;
+    object.wait_ns = lumen_saturating_add(object.wait_ns, waited);
     object.count += 1;
     object.longest_ns = std::max(object.longest_ns, waited);
     StackTotal& stack = object.stacks[wait.stack_id];
     stack.stack_id = wait.stack_id;
-    stack.wait_ns += waited;
+    stack.wait_ns = lumen_saturating_add(stack.wait_ns, waited);
     stack.count += 1;
-    aggregate->wait_ns += waited;
+    aggregate->wait_ns = lumen_saturating_add(aggregate->wait_ns, waited);
     aggregate->count += 1;
   } catch (const std::exception& e) {
     aggregate->problem = e.what();
