@@ -84,6 +84,13 @@ int decode_allocation(uint16_t kind, const void* payload, uint16_t bytes, const 
     return 1;
   }
   const AllocationEstimate estimate = estimate_allocation(sample.size, sample.interval);
+  // An event counts in int64_t: no object is that large.
+  if (!(estimate.bytes < 0x1p63)) {
+    std::snprintf(error, error_size,
+                  "JAVA_CLASSES allocation sample of %llu bytes stands for more bytes than an event counts",
+                  static_cast<unsigned long long>(sample.size));
+    return 1;
+  }
   int64_t values[kAllocationMetrics] = {};
   const uint64_t seed = sample.time_ns ^ (uint64_t(sample.thread_id) << 32) ^ sample.stack_id;
   values[kAllocatedBytes] = dithered(estimate.bytes, seed);

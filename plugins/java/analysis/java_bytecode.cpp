@@ -62,9 +62,9 @@ std::string switch_text(CodeReader& in, int32_t bci, bool table) {
   for (int64_t i = 0; i < cases && !in.short_read(); ++i) {
     const int64_t match = table ? low + i : in.signed_bytes(4);
     const int32_t offset = in.signed_bytes(4);
-    text += std::to_string(match) + ": " + std::to_string(bci + offset) + ", ";
+    text += std::to_string(match) + ": " + std::to_string(int64_t{bci} + offset) + ", ";
   }
-  return text + "default: " + std::to_string(bci + fallback) + "}";
+  return text + "default: " + std::to_string(int64_t{bci} + fallback) + "}";
 }
 
 std::string operands_text(OperandShape shape, CodeReader& in, int32_t bci) {
@@ -80,8 +80,8 @@ std::string operands_text(OperandShape shape, CodeReader& in, int32_t bci) {
       const uint32_t local = in.unsigned_bytes(1);
       return " " + std::to_string(local) + ", " + std::to_string(in.signed_bytes(1));
     }
-    case Branch: return " " + std::to_string(bci + in.signed_bytes(2));
-    case WideBranch: return " " + std::to_string(bci + in.signed_bytes(4));
+    case Branch: return " " + std::to_string(int64_t{bci} + in.signed_bytes(2));
+    case WideBranch: return " " + std::to_string(int64_t{bci} + in.signed_bytes(4));
     case InvokeInterface: {
       const uint32_t index = in.unsigned_bytes(2);
       const uint32_t count = in.unsigned_bytes(1);

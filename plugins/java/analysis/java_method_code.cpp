@@ -37,7 +37,7 @@ void describe_method_code(const void* payload, size_t bytes, const lumen_event_s
   const char* table = texts + method.class_bytes + method.name_bytes + method.source_bytes;
   // JVMTI gives the line table in bytecode order as a rule, not a promise.
   std::vector<LineEntry> entries(method.line_count);
-  std::memcpy(entries.data(), table, entries.size() * sizeof(LineEntry));
+  if (!entries.empty()) std::memcpy(entries.data(), table, entries.size() * sizeof(LineEntry));
   std::stable_sort(entries.begin(), entries.end(), [](const LineEntry& a, const LineEntry& b) { return a.bci < b.bci; });
   std::vector<lumen_code_line> lines;
   lines.reserve(entries.size());
