@@ -124,10 +124,12 @@ class ProfileBuilder {
       pb::Mapping* m = profile_.add_mapping();
       m->set_id(it->second);
       m->set_filename(strings_.index(lo.path.empty() ? lo.name : lo.path));
+      // As the archive recorded it, else from what the analysis read (the
+      // vDSO's from the experiment's copy, whose path names no file).
       const auto recorded = recorded_build_ids_.find(lo.path);
       const std::string build_id = recorded != recorded_build_ids_.end() ? recorded->second
-                                   : lo.path.empty()                    ? std::string()
-                                                                        : analysis::read_build_id(lo.path);
+                                   : lo.file.empty()                    ? std::string()
+                                                                        : analysis::read_build_id(lo.file);
       m->set_build_id(strings_.index(build_id));
       m->set_has_functions(true);
       m->set_has_filenames(true);

@@ -115,6 +115,90 @@ TEST_F(ErPrintExport, FoldedTotalsPerLeafAreTheExclusiveMetric) {
   }
 }
 
+// The build id `readelf -n` finds in `file`, "" when none.
+std::string readelf_build_id(const fs::path& file) {
+  const ProcessResult r = run_process({"readelf", "-n", file.string()});
+  const size_t at = r.out.find("Build ID: ");
+  if (at == std::string::npos) return "";
+  return r.out.substr(at + 10, r.out.find_first_of(" \n", at + 10) - at - 10);
+}
+
+// Checks that every location of a function of a load object in the pprof
+// export of `experiment` (`metrics` exported) carries that object's mapping, named by the
+// object's path with the build id the file holds (the vDSO's: the
+// experiment's copy, vdso.so), and that functions of no object (artificial
+// ones) have none, as go tool pprof -raw reads the profile. Returns the
+// objects checked.
+std::set<std::string> expect_locations_mapped(const fs::path& experiment, const std::string& metrics,
+                                              const fs::path& work) {
+  const fs::path file = work / (experiment.stem().string() + ".pb.gz");
+  const ProcessResult exported = run_process(
+      {(bin_dir() / "er_print").string(), "-metrics", metrics, "-export", "pprof", file.string(), experiment.string()});
+  EXPECT_EQ(exported.exit_code, 0) << exported.err;
+  const ProcessResult raw = run_process({"go", "tool", "pprof", "-raw", file.string()},
+                                        {{"HOME", work.string()}, {"GOCACHE", (work / "gocache").string()}}, "", 120);
+  EXPECT_EQ(raw.exit_code, 0) << raw.err;
+  // "Locations" lines: "  N: 0xADDR [M=K] FUNCTION FILE:LINE s=START";
+  // "Mappings" lines: "K: 0xSTART/0xLIMIT/0xOFFSET FILE [BUILDID] [FN]...".
+  std::map<std::string, std::string> mapping_of;  // function -> mapping id ("" for none)
+  std::map<std::string, std::pair<std::string, std::string>> mappings;  // id -> (file, build id)
+  std::istringstream in(raw.out);
+  std::string section;
+  for (std::string line; std::getline(in, line);) {
+    if (line == "Locations" || line == "Mappings") {
+      section = line;
+      continue;
+    }
+    std::istringstream words(line);
+    std::vector<std::string> w;
+    for (std::string word; words >> word;) w.push_back(word);
+    if (section == "Locations" && w.size() >= 4 && w[0].back() == ':' && w[1].rfind("0x", 0) == 0) {
+      const bool mapped = w[2].rfind("M=", 0) == 0;
+      std::string name;
+      for (size_t i = mapped ? 3 : 2; i + 2 < w.size(); ++i) name += (name.empty() ? "" : " ") + w[i];
+      mapping_of[name] = mapped ? w[2].substr(2) : "";
+    } else if (section == "Mappings" && w.size() >= 3 && w[0].back() == ':') {
+      mappings[w[0].substr(0, w[0].size() - 1)] = {w[2], w.size() > 3 && w[3][0] != '[' ? w[3] : ""};
+    }
+  }
+  std::set<std::string> objects;
+  size_t checked = 0;
+  const json view = er_print_json({"-metrics", metrics, "-functions"}, experiment);
+  for (const json& row : view.at("rows")) {
+    const std::string name = row.at("name"), object = row.at("load_object");
+    if (!mapping_of.count(name)) continue;  // on no stack with a value exported
+    ++checked;
+    SCOPED_TRACE(name + " of " + object);
+    if (object.empty() || object == "<Unknown>") {
+      EXPECT_EQ(mapping_of.at(name), "");
+      continue;
+    }
+    EXPECT_TRUE(mappings.count(mapping_of.at(name))) << raw.out;
+    if (!mappings.count(mapping_of.at(name))) continue;
+    const auto& [path, build_id] = mappings.at(mapping_of.at(name));
+    EXPECT_EQ(fs::path(path).filename().string(), object);
+    const bool vdso = object == "linux-vdso.so.1";
+    EXPECT_EQ(build_id, readelf_build_id(vdso ? experiment / "vdso.so" : fs::path(path)));
+    EXPECT_NE(build_id, "");
+    objects.insert(object);
+  }
+  EXPECT_GT(checked, 5u) << raw.out;
+  return objects;
+}
+
+TEST_F(ErPrintExport, PprofLocationsCarryTheirLoadObjectsMapping) {
+  if (run_process({"sh", "-c", "command -v go"}).exit_code != 0)
+    GTEST_SKIP() << "go (Debian golang-go) is not installed: the pprof export is not read back";
+  const std::set<std::string> objects =
+      expect_locations_mapped(experiment(), "e.totalcpu:e.sync:e.heapallocbytes:name", dir_->path());
+  EXPECT_TRUE(objects.count("threads_target") && objects.count("libc.so.6"));
+  // Time in the vDSO, which has a build id though its path names no file.
+  TempDir dir;
+  const Collection vdso = collect(dir, {"-p", "on"}, "vdso_target");
+  ASSERT_EQ(vdso.run.exit_code, 0) << vdso.run.err;
+  EXPECT_TRUE(expect_locations_mapped(vdso.experiment, "e.totalcpu:name", dir.path()).count("linux-vdso.so.1"));
+}
+
 TEST_F(ErPrintExport, PprofReadsBackWithTheSameTotals) {
   const ProcessResult which = run_process({"sh", "-c", "command -v go"});
   if (which.exit_code != 0) GTEST_SKIP() << "go (Debian golang-go) is not installed: the pprof export is not read back";

@@ -10,7 +10,7 @@
 namespace lumen::analysis {
 
 ProgramStructure::ProgramStructure() {
-  objects_.push_back({"<Unknown>", "<Unknown>"});
+  objects_.push_back({"<Unknown>", "<Unknown>", ""});
   symbols_.push_back(nullptr);
   for (const char* special : {"<Total>", "<Unknown>", "<Truncated-stack>"})
     functions_.push_back({special, special, kNoObject, 0, 0, special});
@@ -24,8 +24,8 @@ ObjectId ProgramStructure::object_for(const std::string& path, const std::string
   if (found != object_ids_.end()) return found->second;
   const ObjectId id = static_cast<ObjectId>(objects_.size());
   std::string name = std::filesystem::path(path).filename().string();
-  objects_.push_back({path, name.empty() ? path : name});
   const std::string& file = symbol_file.empty() ? path : symbol_file;
+  objects_.push_back({path, name.empty() ? path : name, file});
   // The path comes from an experiment: only a regular file is opened (a
   // FIFO would block, a device never end).
   const bool readable = is_regular_file(file, Symlinks::Follow);

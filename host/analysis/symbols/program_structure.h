@@ -49,6 +49,7 @@ struct CodeAddress {
 struct LoadObject {
   std::string path;
   std::string name;            // file name only
+  std::string file;            // where its contents are read: `path`, an archived copy, the experiment's vdso.so
 };
 
 // "ns::f(int) const" -> "ns::f".
