@@ -189,10 +189,11 @@ uint64_t intern_frames(void* const* frames, int count, int first, uint32_t flags
   const lumen_frame_provider provider = g_frame_provider.load(std::memory_order_acquire);
   if (ucontext != nullptr && provider != nullptr) {
     uint64_t provided[LUMEN_MAX_STACK_DEPTH];
+    uint32_t provided_flags = flags;
     const int n = provider(ucontext, pcs, static_cast<int>(depth), frames_in_objects(pcs, depth), provided,
-                           static_cast<int>(LUMEN_MAX_STACK_DEPTH));
+                           static_cast<int>(LUMEN_MAX_STACK_DEPTH), &provided_flags);
     if (n == 0) return LUMEN_NO_STACK;
-    if (n > 0) return stack_table_intern(provided, static_cast<uint32_t>(n), flags);
+    if (n > 0) return stack_table_intern(provided, static_cast<uint32_t>(n), provided_flags);
   }
   if (depth == 0) return LUMEN_NO_STACK;
   return stack_table_intern(pcs, depth, flags);

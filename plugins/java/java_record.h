@@ -29,6 +29,9 @@ inline constexpr uint64_t kJvmSystemBase = kJavaFrameTag;
 inline constexpr uint64_t kNoJavaStackBase = kJavaFrameTag | kMethodSpan;
 inline constexpr const char* kJvmSystemName = "<JVM-System>";
 inline constexpr const char* kNoJavaStackName = "<no Java callstack recorded>";
+// Slot 2: a method without a jmethodID (its class never went through the
+// agent), which no function describes: analysis shows it as <Unknown>.
+inline constexpr uint64_t kUnnamedMethodFrame = kJavaFrameTag | (2 * kMethodSpan) | uint64_t(kBciBias);
 // A JIT-compiled method's machine code is the function "METHOD [compiled]".
 inline constexpr const char* kCompiledSuffix = " [compiled]";
 

@@ -52,11 +52,15 @@ typedef int (*lumen_signal_handler)(int signal, siginfo_t* info, void* ucontext)
  * object's code (the first that does not is typically generated code: a
  * JIT's or an interpreter's). It writes the stack to record into `frames`
  * (leaf first, at most `capacity`) and returns its depth; 0 records no
- * stack; -1 keeps the native frames as they are. A frame it adds is any
+ * stack; -1 keeps the native frames as they are. `stack_flags` holds the
+ * native stack's LUMEN_STACK_* flags (LUMEN_STACK_TRUNCATED: the native
+ * frames were cut at LUMEN_MAX_STACK_DEPTH); the provider says whether the
+ * stack it wrote is cut, setting or clearing LUMEN_STACK_TRUNCATED, so that
+ * analysis ends a cut stack with <Truncated-stack>. A frame it adds is any
  * 64-bit word the plugin describes to analysis (see docs/architecture.md,
  * "Frames of managed code"). */
 typedef int (*lumen_frame_provider)(void* ucontext, const uint64_t* native, int native_count,
-                                    int native_in_objects, uint64_t* frames, int capacity);
+                                    int native_in_objects, uint64_t* frames, int capacity, uint32_t* stack_flags);
 
 /* One file of a batch of /proc reads (lumen_runtime.read_task_files): the
  * caller fills in tid, name, buffer and size; the runtime sets `bytes`. */

@@ -99,8 +99,10 @@ extern "C" {
  *    unwinding read is unchanged.
  * 13: lumen_runtime.thread_created_ns: when the calling thread's creator
  *    asked for it, so a plugin counts a new thread's kernel counters (zero
- *    at its clone) from there without reading them when it begins. */
-#define LUMEN_PLUGIN_ABI_VERSION 13u
+ *    at its clone) from there without reading them when it begins.
+ * 14: lumen_frame_provider's stack_flags: a provider says whether the stack
+ *    it wrote is cut (a Java stack deeper than the frames kept). */
+#define LUMEN_PLUGIN_ABI_VERSION 14u
 
 /* What a plugin's factory functions (and an interposer's definitions) are
  * marked with: plugins are built with hidden visibility, so only these are

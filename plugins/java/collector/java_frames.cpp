@@ -37,9 +37,9 @@ constexpr int kReasonCount = sizeof kReasons / sizeof kReasons[0];
 std::atomic<uint64_t> g_unwalked[kReasonCount + 1];
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "counted in handlers");
 
-// A method without a jmethodID (its class never went through the agent):
-// a frame no function describes, which analysis shows as <Unknown>.
-constexpr uint64_t kUnnamedMethodFrame = kJavaFrameTag | (2 * kMethodSpan) | uint64_t(kBciBias);
+// The most frames a recorded stack holds: those of a Java stack deeper
+// than that are cut at its outer end, and say so.
+constexpr int kMaxFrames = int{LUMEN_MAX_STACK_DEPTH};
 
 int copy_native(const uint64_t* native, int count, uint64_t* frames, int capacity) {
   const int n = count < capacity ? count : capacity;
@@ -66,16 +66,32 @@ void java_frames_set_thread_env(JNIEnv* env) { t_env = env; }
 
 namespace {
 // Java frames the thread took itself (JVMTI's GetStackTrace in an event
-// callback) for the stack it captures next.
+// callback) for the stack it captures next, and whether they were cut.
 __attribute__((tls_model("initial-exec"))) thread_local const uint64_t* t_taken_frames;
 __attribute__((tls_model("initial-exec"))) thread_local int t_taken_count;
+__attribute__((tls_model("initial-exec"))) thread_local bool t_taken_cut;
+
+void set_cut(uint32_t* flags, bool cut) {
+  *flags = cut ? (*flags | LUMEN_STACK_TRUNCATED) : (*flags & ~uint32_t{LUMEN_STACK_TRUNCATED});
+}
+
+// The native frames up to `capacity` - 1 and the root after them; cut when
+// the native frames were, or do not fit.
+int native_under_root(const uint64_t* native, int native_count, uint64_t root, uint64_t* frames, int capacity,
+                      uint32_t* flags) {
+  const int n = copy_native(native, native_count, frames, capacity - 1);
+  frames[n] = root | uint64_t(kBciBias);
+  if (n < native_count) set_cut(flags, true);
+  return n + 1;
+}
 }  // namespace
 
-uint64_t capture_with_java_frames(const lumen_runtime* runtime, const uint64_t* java_frames, int count) {
+uint64_t capture_with_java_frames(const lumen_runtime* runtime, const uint64_t* java_frames, int count, bool cut) {
   ucontext_t here;
   if (getcontext(&here) != 0) return LUMEN_NO_STACK;
   t_taken_frames = java_frames;
   t_taken_count = count;
+  t_taken_cut = cut;
   const uint64_t stack = runtime->capture_stack(&here, 0);
   t_taken_count = 0;
   t_taken_frames = nullptr;
@@ -83,43 +99,45 @@ uint64_t capture_with_java_frames(const lumen_runtime* runtime, const uint64_t* 
 }
 
 int provide_java_frames(void* ucontext, const uint64_t* native, int native_count, int native_in_objects,
-                        uint64_t* frames, int capacity) {
+                        uint64_t* frames, int capacity, uint32_t* flags) {
   if (t_taken_count > 0) {
     // The native frames are the JVM's and the agent's event machinery.
     const int n = t_taken_count < capacity ? t_taken_count : capacity;
     for (int i = 0; i < n; ++i) frames[i] = t_taken_frames[i];
+    set_cut(flags, t_taken_cut || n < t_taken_count);
     return n;
   }
   const AsyncGetCallTrace walker = g_walker.load(std::memory_order_acquire);
   if (walker == nullptr || capacity < 2) return -1;
+  if (capacity > kMaxFrames) capacity = kMaxFrames;
   JNIEnv* const env = t_env;
-  if (env == nullptr) {
-    const int n = copy_native(native, native_count, frames, capacity - 1);
-    frames[n] = kJvmSystemBase | uint64_t(kBciBias);
-    return n + 1;
-  }
-  constexpr int kMaxJavaFrames = 192;
-  CallFrame java[kMaxJavaFrames];
-  CallTrace trace{env, 0, java};
+  if (env == nullptr) return native_under_root(native, native_count, kJvmSystemBase, frames, capacity, flags);
   // The native frames in loaded objects, and the generated code they were
   // called from (or the leaf in it): a compiled method's code, which
   // machine mode shows at its instructions; further native frames of
-  // generated code are the Java frames' own.
-  const int native_kept = native_in_objects < native_count ? native_in_objects + 1 : native_count;
+  // generated code are the Java frames' own. At least one Java frame fits.
+  int native_kept = native_in_objects < native_count ? native_in_objects + 1 : native_count;
+  if (native_kept > capacity - 1) native_kept = capacity - 1;
   const int room = capacity - native_kept;
-  walker(&trace, room < kMaxJavaFrames ? (room > 1 ? room : 1) : kMaxJavaFrames, ucontext);
+  // One frame more than there is room for tells a stack that is cut from
+  // one that fits exactly.
+  CallFrame java[kMaxFrames + 1];
+  CallTrace trace{env, 0, java};
+  walker(&trace, room + 1, ucontext);
   if (trace.frame_count <= 0) {
     const int reason = -trace.frame_count < kReasonCount ? -trace.frame_count : kReasonCount;
     g_unwalked[reason].fetch_add(1, std::memory_order_relaxed);
-    const int n = copy_native(native, native_count, frames, capacity - 1);
-    frames[n] = kNoJavaStackBase | uint64_t(kBciBias);
-    return n + 1;
+    return native_under_root(native, native_count, kNoJavaStackBase, frames, capacity, flags);
   }
-  int n = copy_native(native, native_kept, frames, capacity - 1);
-  for (int i = 0; i < trace.frame_count && n < capacity; ++i) {
+  int n = copy_native(native, native_kept, frames, native_kept);
+  const int java_kept = trace.frame_count < room ? trace.frame_count : room;
+  for (int i = 0; i < java_kept; ++i) {
     const auto method = reinterpret_cast<uint64_t>(java[i].method);
     frames[n++] = method_encodable(method) ? java_frame(method, java[i].bci) : kUnnamedMethodFrame;
   }
+  // The native frames beyond those kept are the Java frames' own: whether
+  // they were cut does not matter, whether the Java frames were does.
+  set_cut(flags, trace.frame_count > room);
   return n;
 }
 
