@@ -78,6 +78,13 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
   return 0;
 }
 
+// A JVM's own thread is named as it ends: the JVM ends its concurrent GC
+// threads and others before the process ends.
+void thread_end() {
+  const AgentContext& context = agent_context();
+  if (context.runtime != nullptr) name_ending_jvm_thread(context, context.runtime->thread_id());
+}
+
 void stop() {
   AgentContext& context = agent_context();
   if (context.runtime == nullptr) return;
@@ -127,6 +134,7 @@ const lumen_collector_descriptor kPlugin = {
              "-j on|off|heap|PATH  Java profiling (on by default for a JVM; heap: Java allocations sampled too; PATH: "
              "the JDK scripts run)"},
     .start = start,
+    .thread_end = thread_end,
     .stop = stop,
     .host_hooks = &kHooks,
 };

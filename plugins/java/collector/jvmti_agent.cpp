@@ -142,14 +142,31 @@ void describe_class(jvmtiEnv* jvmti, jclass klass) {
   jvmti->Deallocate(reinterpret_cast<unsigned char*>(methods));
 }
 
-void write_thread_name(jvmtiEnv* jvmti, jthread thread) {
-  const AgentContext& context = agent_context();
-  note_java_thread(context.runtime->thread_id());
+// A thread's Java name, in full ("" when JVMTI gives none).
+std::string java_thread_name(jvmtiEnv* jvmti, jthread thread) {
   jvmtiThreadInfo info{};
-  if (jvmti->GetThreadInfo(thread, &info) != JVMTI_ERROR_NONE) return;
+  if (jvmti->GetThreadInfo(thread, &info) != JVMTI_ERROR_NONE) return {};
   const std::string name = info.name ? info.name : "";
   if (info.name != nullptr) jvmti->Deallocate(reinterpret_cast<unsigned char*>(info.name));
-  write_thread_record(context, context.runtime->thread_id(), name, 0);
+  return name;
+}
+
+void write_thread_name(jvmtiEnv* jvmti, jthread thread) {
+  const AgentContext& context = agent_context();
+  name_java_thread(context, context.runtime->thread_id(), java_thread_name(jvmti, thread));
+}
+
+// The Java threads alive at VMInit, the JVM's own started before it
+// (Reference Handler, Finalizer, ...), which no ThreadStart announces.
+void name_threads_alive(jvmtiEnv* jvmti, JNIEnv* env, jthread current) {
+  jint count = 0;
+  jthread* threads = nullptr;
+  if (jvmti->GetAllThreads(&count, &threads) != JVMTI_ERROR_NONE) return;
+  std::vector<std::string> names;
+  for (jint i = 0; i < count; ++i)
+    if (!env->IsSameObject(threads[i], current)) names.push_back(java_thread_name(jvmti, threads[i]));
+  jvmti->Deallocate(reinterpret_cast<unsigned char*>(threads));
+  name_threads_started_before(agent_context(), names);
 }
 
 void JNICALL on_class_prepare(jvmtiEnv* jvmti, JNIEnv*, jthread, jclass klass) {
@@ -207,6 +224,7 @@ void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
   const TraceGuard guard(agent_context().runtime);
   if (!guard) return;
   write_thread_name(jvmti, thread);
+  name_threads_alive(jvmti, env, thread);
   java_census_vm_started();
   jint class_count = 0;
   jclass* classes = nullptr;
@@ -222,10 +240,14 @@ void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
   jvmti->GenerateEvents(JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
 }
 
-// The JVM's end: which sampled objects are still reachable (-j heap).
+// The JVM's end: its own threads named while they are all alive (it ends
+// some before the process does), and which sampled objects are still
+// reachable (-j heap).
 void JNICALL on_vm_death(jvmtiEnv* jvmti, JNIEnv*) {
   const TraceGuard guard(agent_context().runtime);
-  if (!guard || !agent_context().sample_allocations) return;
+  if (!guard) return;
+  write_jvm_system_threads(agent_context());
+  if (!agent_context().sample_allocations) return;
   java_allocations_disable(jvmti);
   java_census_take(jvmti);
 }

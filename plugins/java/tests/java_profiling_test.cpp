@@ -134,6 +134,58 @@ TEST(JavaProfiling, JvmHousekeepingThreadsAreUnderJvmSystem) {
   EXPECT_LE(system_cpu, jvm_system + 1e-6) << threads.dump();
 }
 
+// The name a thread alive at JavaHotMethods' end should have, by what the
+// program saw: its main thread "main"; a Java thread its Java name in full
+// (the system keeps its first 15 bytes, which name one Java thread only);
+// the JVM's own threads, which Java does not show, the system's name,
+// marked as the system's. Empty for the launcher's first thread and the
+// collector's own threads (lumen-...), which are not the program's.
+std::string expected_thread_name(const nlohmann::json& truth, const std::string& tid, const std::string& comm,
+                                 uint32_t pid) {
+  if (tid == truth.at("main_thread").get<std::string>()) return "main";
+  if (std::stoul(tid) == pid || comm.rfind("lumen-", 0) == 0) return "";
+  std::string java;
+  int matches = 0;
+  for (const auto& name : truth.at("java_threads")) {
+    const std::string full = name.get<std::string>();
+    if (full.substr(0, 15) == comm) {
+      java = full;
+      ++matches;
+    }
+  }
+  return matches == 1 ? java : comm + ", system";
+}
+
+// Every thread of the JVM is named as JVMTI names it in full, the JVM's
+// own as the system names them, whether it started before the agent's
+// VMInit (Reference Handler, Signal Dispatcher) or ended before the
+// process did (the JVM ends its concurrent GC threads and its periodic
+// task thread first); the main thread keeps "main" when the launcher
+// attaches it again as DestroyJavaVM to end the JVM.
+class JavaThreadNames : public JavaHotMethodsSuite {};
+
+TEST_F(JavaThreadNames, ThreadsAreNamedInFullAsTheJvmNamesThem) {
+  ASSERT_EQ(run_->run.exit_code, 0) << run_->run.err;
+  const nlohmann::json threads = er_print_json({"-thread_list"}, run_->experiment);
+  std::map<std::string, std::string> listed;  // tid -> name in the list
+  uint32_t pid = UINT32_MAX;
+  for (const auto& row : threads.at("rows")) {
+    listed[row.at("tid").get<std::string>()] = row.at("name").get<std::string>();
+    if (row.at("thread").get<std::string>() == "1") pid = std::stoul(row.at("tid").get<std::string>());
+  }
+  int checked = 0;
+  for (const auto& [tid, comm] : run_->truth.at("system_threads").items()) {
+    const std::string expected = expected_thread_name(run_->truth, tid, comm.get<std::string>(), pid);
+    if (expected.empty()) continue;
+    ASSERT_TRUE(listed.count(tid)) << "thread " << tid << " (" << expected << ") not listed: " << threads.dump();
+    const std::string& name = listed[tid];
+    EXPECT_EQ(name.substr(name.find(' ', 7) + 1), "(" + expected + ")") << tid;
+    ++checked;
+  }
+  // main, Reference Handler, Signal Dispatcher, ..., GC and compiler threads.
+  EXPECT_GE(checked, 12) << threads.dump();
+}
+
 TEST(JavaProfiling, JvmStartedByAShellScript) {
   TempDir dir;
   const JavaRun r = collect_java(dir, {"-j", "on", "-p", "on"}, {"/bin/sh", JAVA_TEST_SCRIPT}, {"300"});

@@ -1,8 +1,14 @@
 // A self-timed Java program: hot methods on several threads (JIT-compiled
 // while it runs), a deep recursion, and a JNI native method burning CPU in
 // C. Every method measures its own thread CPU time with ThreadMXBean and the
-// totals are written, as JSON, to the file named by LUMEN_TEST_TRUTH.
+// totals are written, as JSON, to the file named by LUMEN_TEST_TRUTH, with
+// the names of the threads alive at the end.
 import java.io.FileWriter;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -55,6 +61,36 @@ public class JavaHotMethods {
     betaNs.addAndGet(beta);
   }
 
+  static String quoted(String text) {
+    return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+
+  // The threads alive now: the Java names of those Java shows, and every
+  // thread of the process by its kernel id with the name the system knows
+  // it by (/proc/self/task/TID/comm: the JVM's own threads, which Java does
+  // not show, and the first 15 bytes of a Java thread's name); and the
+  // calling thread's kernel id.
+  static String threadsJson() throws IOException {
+    StringBuilder json = new StringBuilder("\"java_threads\": [");
+    String separator = "";
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      json.append(separator).append(quoted(t.getName()));
+      separator = ", ";
+    }
+    json.append("], \"system_threads\": {");
+    separator = "";
+    try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Paths.get("/proc/self/task"))) {
+      for (Path task : tasks) {
+        String comm = Files.readString(task.resolve("comm")).trim();
+        json.append(separator).append(quoted(task.getFileName().toString())).append(": ").append(quoted(comm));
+        separator = ", ";
+      }
+    }
+    // The calling (main) thread's kernel id: /proc/thread-self is its task.
+    String self = Paths.get("/proc/thread-self").toRealPath().getFileName().toString();
+    return json.append("}, \"main_thread\": ").append(quoted(self)).toString();
+  }
+
   public static void main(String[] args) throws Exception {
     System.load(args[0]);
     final long shareNs = Long.parseLong(args.length > 1 ? args[1] : "600") * 1_000_000L;
@@ -74,8 +110,8 @@ public class JavaHotMethods {
     if (truth != null) {
       try (FileWriter out = new FileWriter(truth)) {
         out.write(String.format("{\"JavaHotMethods.spinBeta(long)\": %.6f, \"JavaHotMethods.descend(int, long)\": %.6f,"
-                + " \"JavaHotMethods.burnInC(long)\": %.6f, \"spin_alpha_outside_recursion\": %.6f}%n",
-            betaNs.get() / 1e9, recursionNs.get() / 1e9, nativeNs.get() / 1e9, alphaNs.get() / 1e9));
+                + " \"JavaHotMethods.burnInC(long)\": %.6f, \"spin_alpha_outside_recursion\": %.6f, %s}%n",
+            betaNs.get() / 1e9, recursionNs.get() / 1e9, nativeNs.get() / 1e9, alphaNs.get() / 1e9, threadsJson()));
       }
     }
     if (args.length > 2 && args[2].equals("crash")) burnInC(-1);
