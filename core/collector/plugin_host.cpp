@@ -4,6 +4,8 @@
 
 #include <dlfcn.h>
 
+#include <cstddef>
+
 #include <vector>
 
 #include "blocked_stack.h"
@@ -129,7 +131,15 @@ uint64_t runtime_capture_stack_of_blocked(uint64_t pc, uint64_t sp, uint64_t bp,
 const volatile uint64_t* runtime_latest_stack_of_thread() {
   static_assert(sizeof(std::atomic<uint64_t>) == sizeof(uint64_t) && std::atomic<uint64_t>::is_always_lock_free,
                 "read by another thread as a plain 64-bit word");
-  return reinterpret_cast<const volatile uint64_t*>(&current_thread().latest_stack);
+  return reinterpret_cast<const volatile uint64_t*>(&current_thread().latest.stack);
+}
+const volatile lumen_latest_stacks* runtime_latest_stacks_of_thread() {
+  using Latest = ThreadState::LatestStacks;
+  static_assert(sizeof(Latest) == sizeof(lumen_latest_stacks) && offsetof(Latest, stack) == offsetof(lumen_latest_stacks, stack) &&
+                    offsetof(Latest, sample_ns) == offsetof(lumen_latest_stacks, sample_ns) &&
+                    offsetof(Latest, sample_stack) == offsetof(lumen_latest_stacks, sample_stack),
+                "read by another thread as lumen_latest_stacks");
+  return reinterpret_cast<const volatile lumen_latest_stacks*>(&current_thread().latest);
 }
 
 // A plugin thread's start, in a slot of its own: neither the creator nor
@@ -201,6 +211,7 @@ const lumen_runtime kRuntime = {
     .latest_now_of_thread = runtime_latest_now_of_thread,
     .capture_stack_reusing = runtime_capture_stack_reusing,
     .thread_created_ns = runtime_thread_created_ns,
+    .latest_stacks_of_thread = runtime_latest_stacks_of_thread,
 };
 
 void log_failure(const std::string& plugin, const std::string& message) {

@@ -218,7 +218,8 @@ void restart_in_forked_child(const std::string& lineage) {
   log_start(lineage);
   stack_table_reset();
   task_file_reader_after_fork();
-  current_thread().latest_stack.store(LUMEN_NO_STACK, std::memory_order_relaxed);  // the parent's table's
+  current_thread().latest.stack.store(LUMEN_NO_STACK, std::memory_order_relaxed);  // the parent's table's
+  current_thread().latest.sample_stack.store(LUMEN_NO_STACK, std::memory_order_relaxed);
   current_thread().created_ns = 0;  // the child's thread was made by fork, before collection began here
   loadobject_tracker_start(g_loadobjects_stream);
   save_vdso_image(directory);

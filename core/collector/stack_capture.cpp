@@ -23,6 +23,7 @@
 #include "runtime_fds.h"
 #include "stack_table.h"
 #include "thread_state.h"
+#include "tsc_clock.h"
 
 // The generic (remote) library's entry, for where its code lies.
 extern "C" int _Ux86_64_init_remote(unw_cursor_t*, unw_addr_space_t, void*);
@@ -201,8 +202,22 @@ uint64_t intern_frames(void* const* frames, int count, int first, uint32_t flags
 
 // Keeps the calling thread's latest stack for an off-CPU sampler.
 uint64_t remembered(uint64_t stack) {
-  if (stack != LUMEN_NO_STACK) current_thread().latest_stack.store(stack, std::memory_order_relaxed);
+  if (stack != LUMEN_NO_STACK) current_thread().latest.stack.store(stack, std::memory_order_relaxed);
   return stack;
+}
+
+// The same for a stack a profiling signal interrupted: also the thread's
+// latest sample of its running code, stamped. The time is stored before
+// the stack, both by this thread; a reader racing the two stores (a window
+// of nanoseconds in a sampling interval) may pair a stack with the
+// previous sample's time.
+uint64_t remembered_sample(uint64_t stack) {
+  if (stack == LUMEN_NO_STACK) return stack;
+  ThreadState::LatestStacks& latest = current_thread().latest;
+  latest.sample_ns.store(tsc_now_ns(), std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_release);
+  latest.sample_stack.store(stack, std::memory_order_relaxed);
+  return remembered(stack);
 }
 
 // The slow path for a signal: libunwind steps from the handler's context.
@@ -347,7 +362,7 @@ __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
   // libunwind's first unw_backtrace, which sets up its trace cache under a
   // pthread_once: unw_backtrace here would wait on that once for ever.
   // Stepping a cursor from the signal's context takes no such once.
-  if (interrupted_collector_work) return remembered(capture_from_context(ucontext, true));
+  if (interrupted_collector_work) return remembered_sample(capture_from_context(ucontext, true));
   void* frames[LUMEN_MAX_STACK_DEPTH + 16];
   const int count = unw_backtrace(frames, static_cast<int>(std::size(frames)));
   if (ucontext == nullptr) {
@@ -364,8 +379,8 @@ __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
   const auto interrupted = static_cast<uint64_t>(static_cast<ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_RIP]);
   for (int i = 0; i < count; ++i)
     if (reinterpret_cast<uint64_t>(frames[i]) == interrupted)
-      return remembered(intern_frames(frames, count, i, 0, interrupted_collector_work, ucontext));
-  return remembered(capture_from_context(ucontext, interrupted_collector_work));
+      return remembered_sample(intern_frames(frames, count, i, 0, interrupted_collector_work, ucontext));
+  return remembered_sample(capture_from_context(ucontext, interrupted_collector_work));
 }
 
 uint64_t intern_traced_call_frames(const uint64_t* pcs, int count, int first) {

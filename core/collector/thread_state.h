@@ -46,10 +46,15 @@ struct ThreadState {
   // The program's cancelability state when the plugins' re-entry guard
   // (lumen_runtime.enter) disabled it; restored by leave.
   int cancel_state_to_restore = PTHREAD_CANCEL_ENABLE;
-  // The id of the latest stack captured on this thread (LUMEN_NO_STACK
-  // before the first): where an off-CPU sampler charges time the thread
-  // spent runnable, when nothing else says where it was.
-  std::atomic<uint64_t> latest_stack{~uint64_t{0}};
+  // Where an off-CPU sampler charges time the thread spent runnable
+  // (lumen_latest_stacks, read as three words by another thread): the id
+  // of the latest stack captured on it, and the latest sample of its
+  // running code (a capture from a profiling signal) with its time.
+  struct LatestStacks {
+    std::atomic<uint64_t> stack{~uint64_t{0}};
+    std::atomic<uint64_t> sample_ns{0};
+    std::atomic<uint64_t> sample_stack{~uint64_t{0}};
+  } latest;
   // When its creator called pthread_create through the runtime while
   // collecting (lumen_runtime.thread_created_ns); 0 otherwise.
   uint64_t created_ns = 0;

@@ -25,7 +25,10 @@ enum class Blocked : uint8_t {
 // the `total` metric only). Their sum is the interval's wall time but for
 // what the kernel had not yet counted at its end (a wait still going on),
 // which a later interval of the thread carries. A stack may be
-// LUMEN_NO_STACK: analysis then names an artificial function.
+// LUMEN_NO_STACK: analysis then names an artificial function. Each stack
+// counts at the time it describes the thread (the blocked stack when it
+// was seen, the wait's stack when it was sampled): 0 is time_ns. The two
+// times were added in format 1.1; a record of 1.0 ends before them.
 struct StateInterval {
   uint64_t time_ns;
   uint64_t cpu_ns;
@@ -37,8 +40,11 @@ struct StateInterval {
   uint32_t thread_id;
   Blocked blocked;
   uint8_t reserved[3];
+  uint64_t blocked_stack_ns;
+  uint64_t wait_stack_ns;
 };
-static_assert(sizeof(StateInterval) == 64, "record layout");
+static_assert(sizeof(StateInterval) == 80, "record layout");
+inline constexpr uint16_t kIntervalBytes10 = 64;  // a StateInterval of format 1.0
 
 // One thread's own figures over the time it was watched (from its
 // thread_begin, or the start of collection, to its end), from its

@@ -344,7 +344,8 @@ TEST(DamagedExperiment, AnotherFormatVersionIsRefusedByEveryReader) {
     }
   };
   for (const unsigned major : {0u, LUMEN_FORMAT_MAJOR + 1}) {
-    const std::string found = "written in experiment format " + std::to_string(major) + ".0";
+    const std::string found =
+        "written in experiment format " + std::to_string(major) + "." + std::to_string(LUMEN_FORMAT_MINOR);
     const std::string name = std::to_string(major) + ".er";
     const HandBuiltExperiment header = build_experiment(dir.path(), "header" + name, 3, "", "/bin/true");
     std::ifstream in(header.path / "header.yaml");

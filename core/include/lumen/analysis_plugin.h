@@ -431,13 +431,38 @@ typedef struct lumen_configuration {
  * taken at time_ns on their thread) to `inside_metric` when the sample
  * falls in one of its thread's intervals and to `outside_metric` otherwise,
  * on the sample's own stack: inside + outside is the sampled metric's
- * total. Both are metrics of this plugin that its decoder leaves at zero. */
+ * total. Both are metrics of this plugin that its decoder leaves at zero.
+ * A plugin may declare several splits (interval_split_count): of several
+ * sampled metrics into one pair, say. Added in ABI version 14: an
+ * `outside_metric` of LUMEN_NO_METRIC counts the samples outside in none
+ * of this plugin's metrics; `span_name`, when set, adds this plugin's spans
+ * of that name (lumen_span) to the intervals. */
+#define LUMEN_NO_METRIC ((size_t)-1)
 typedef struct lumen_interval_split {
   size_t duration_metric;     /* index in this plugin's metrics */
   const char* sampled_metric; /* keyword, e.g. "user" */
   size_t inside_metric;       /* index in this plugin's metrics */
-  size_t outside_metric;      /* index in this plugin's metrics */
+  size_t outside_metric;      /* index in this plugin's metrics, or LUMEN_NO_METRIC */
+  const char* span_name;      /* NULL: no spans */
 } lumen_interval_split;
+
+/* A metric of this plugin counting, among other time, a quantity another
+ * plugin samples with stacks (Total Thread Time counts the time on a CPU,
+ * which clock profiling samples): this plugin's events carry that part in
+ * `part_metric` as well. In every experiment where `sampled_metric` was
+ * recorded, the views built on stacks (functions, callers and callees,
+ * lines, instructions, threads) count as that part, on each thread with
+ * samples of it, the samples' values on their own stacks, in `metric` and
+ * `part_metric` alike, in place of this plugin's: the part lies where the
+ * samples do, and `metric` holds at least the sampled quantity in every
+ * row. A thread never sampled keeps this plugin's own part, and views of
+ * events one by one (index objects, exports) keep it everywhere. Added in
+ * ABI version 14. */
+typedef struct lumen_sampled_part {
+  size_t metric;              /* index in this plugin's metrics */
+  size_t part_metric;         /* index in this plugin's metrics */
+  const char* sampled_metric; /* keyword of another plugin's metric, e.g. "totalcpu" */
+} lumen_sampled_part;
 
 /* Fields are set with designated initializers; a field added in a later ABI
  * version is appended, so a NULL one is one the plugin does not use. */
@@ -539,6 +564,13 @@ typedef struct lumen_analysis_descriptor {
   int (*process_figures)(uint16_t kind, const void* payload, uint16_t payload_bytes,
                          void (*figure)(void* context, const char* metric, const char* title, double amount),
                          void* context);
+
+  /* ---- appended in ABI version 14 ---- */
+
+  /* A metric whose part another plugin samples on stacks (lumen_sampled_part). May be NULL. */
+  const struct lumen_sampled_part* sampled_part;
+  /* How many splits interval_split points to; 0 is one (when it is set). */
+  size_t interval_split_count;
 } lumen_analysis_descriptor;
 
 typedef const lumen_analysis_descriptor* (*lumen_analysis_factory)(void);

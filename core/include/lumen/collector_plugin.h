@@ -38,6 +38,20 @@ extern "C" {
 
 typedef int lumen_stream; /* a data file opened for writing; < 0: none */
 
+/* A thread's latest stacks, kept by the runtime for off-CPU samplers
+ * (lumen_runtime.latest_stacks_of_thread). `stack` is the latest captured
+ * on the thread by any plugin (a traced call's, a sample's); `sample_stack`
+ * the latest captured from a profiling signal's context (clock or counter
+ * overflow profiling: where the thread's own code was running), and
+ * `sample_ns` its now_ns() time. LUMEN_NO_STACK (sample_ns 0) before the
+ * first. A reading racing a sample may pair its stack with the previous
+ * sample's time. Added in ABI version 14. */
+typedef struct lumen_latest_stacks {
+  uint64_t stack;
+  uint64_t sample_ns;
+  uint64_t sample_stack;
+} lumen_latest_stacks;
+
 /* A plugin's handler for a signal the runtime dispatches. Returns 1 when the
  * signal was the plugin's own (e.g. its timer's), 0 to pass it on to the
  * handler the target installed, exactly as if the collector were absent. */
@@ -284,6 +298,13 @@ typedef struct lumen_runtime {
    * other thread (the main thread, a forked child's, one created before
    * collection began). */
   uint64_t (*thread_created_ns)(void);
+
+  /* ---- appended in ABI version 14 ---- */
+
+  /* [signal-safe] Where the calling thread's latest stacks are kept
+   * (lumen_latest_stacks), until its thread_end returns: another thread
+   * (an off-CPU sampler) may read the three words at once. */
+  const volatile struct lumen_latest_stacks* (*latest_stacks_of_thread)(void);
 } lumen_runtime;
 
 /* Services a collector half offers to collect itself, in collect's process

@@ -101,8 +101,15 @@ extern "C" {
  *    asked for it, so a plugin counts a new thread's kernel counters (zero
  *    at its clone) from there without reading them when it begins.
  * 14: lumen_frame_provider's stack_flags: a provider says whether the stack
- *    it wrote is cut (a Java stack deeper than the frames kept). */
-#define LUMEN_PLUGIN_ABI_VERSION 14u
+ *    it wrote is cut (a Java stack deeper than the frames kept).
+ * 15: lumen_runtime.latest_stacks_of_thread (lumen_latest_stacks): a
+ *    thread's latest sample of its running code and its time, besides its
+ *    latest captured stack; lumen_analysis_descriptor.sampled_part
+ *    (lumen_sampled_part): a metric that counts a quantity another plugin
+ *    samples places that part at the samples; interval_split_count and
+ *    lumen_interval_split.span_name, LUMEN_NO_METRIC: several splits, by
+ *    spans too, with no metric for the samples outside. */
+#define LUMEN_PLUGIN_ABI_VERSION 15u
 
 /* What a plugin's factory functions (and an interposer's definitions) are
  * marked with: plugins are built with hidden visibility, so only these are

@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 #define LUMEN_FORMAT_MAJOR 1u
-#define LUMEN_FORMAT_MINOR 0u
+#define LUMEN_FORMAT_MINOR 1u  /* 1: the states plugin's intervals say when each stack describes the thread */
 
 #define LUMEN_BLOCK_MAGIC 0x424d554cu /* "LUMB" little-endian */
 #define LUMEN_BLOCK_BYTES (64u * 1024u)

@@ -1,9 +1,11 @@
 // Metrics a plugin defines by splitting another plugin's samples by the
-// intervals its own events cover on each thread (analysis_plugin.h,
-// lumen_analysis_descriptor.interval_split): MPI's mpiwait and mpiwork are clock
-// samples inside and outside MPI calls. A sample's value goes to one of the
-// two metrics on the sample's own stack, so both are attributed like any
-// other metric, and inside + outside equals the sampled total.
+// intervals its own events (and spans) cover on each thread
+// (analysis_plugin.h, lumen_analysis_descriptor.interval_split): MPI's
+// mpiwait and mpiwork are clock samples inside and outside MPI calls. A
+// sample's value goes to one of the two metrics on the sample's own stack,
+// so both are attributed like any other metric, and inside + outside
+// equals the sampled total (one of them may be none: OpenMP Wait counts the
+// off-CPU states inside waits, and nothing of those outside).
 #pragma once
 
 #include <cstdint>
@@ -37,10 +39,15 @@ class IntervalSplits {
  private:
   using Intervals = std::vector<std::pair<uint64_t, uint64_t>>;  // [begin, end], sorted, disjoint
 
+  static constexpr size_t kNone = SIZE_MAX;     // no metric for the samples outside
+  static constexpr size_t kBad = SIZE_MAX - 1;  // a declaration out of range
+
   struct Split {
-    size_t sampled;  // registry indices
+    size_t sampled;  // registry indices (outside: kNone for none)
     size_t inside;
     size_t outside;
+    size_t duration_metric;  // the plugin's own index
+    const char* span_name;   // nullptr: no spans
     std::unordered_map<uint32_t, Intervals> by_thread;
   };
 

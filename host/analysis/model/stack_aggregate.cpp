@@ -7,6 +7,7 @@
 
 #include "analysis_threads.h"
 #include "progress.h"
+#include "sampled_parts.h"
 
 namespace lumen::analysis {
 
@@ -85,7 +86,8 @@ struct Part {
 }  // namespace
 
 StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& experiments, size_t metric_count,
-                                const EventFilter& filter, const IntervalSplits& splits, const StackShaper& shaper,
+                                const EventFilter& filter, const IntervalSplits& splits,
+                                const SampledParts& sampled_parts, const StackShaper& shaper,
                                 const ProfileObserver* observer) {
   // `observe` only for the one-pass aggregate (its rows are the profile's).
   auto visitor = [&](StackAggregate& into, size_t e, const ProfileObserver* observe) {
@@ -165,6 +167,7 @@ StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& 
     // What needed the whole file (leaks), from the parts' states merged.
     experiment.finish_parts(*step.file, states, visitor(total, step.experiment, nullptr));
   }
+  sampled_parts.place(total);
   total.finish();
   return total;
 }

@@ -16,6 +16,8 @@
 
 namespace lumen::analysis {
 
+class SampledParts;
+
 // Selects events before aggregation; empty accepts all. Called from several
 // threads at once: it must only read.
 using EventFilter = std::function<bool(size_t experiment_index, const lumen_event&)>;
@@ -74,6 +76,13 @@ class StackAggregate {
   void merge(const StackAggregate& part, const PartIdMap& ids);
   // Sums the entries into rows; after the last add or merge.
   void finish();
+  // Calls visit(experiment, thread, values) for each entry, whose values
+  // it may change; before finish().
+  template <typename Visit>
+  void for_each_entry(Visit&& visit) {
+    for (size_t s = 0; s < entry_keys_.size(); ++s)
+      visit(entry_keys_[s].experiment, entry_keys_[s].thread, entry_values_.data() + s * metric_count_);
+  }
 
   size_t metric_count() const { return metric_count_; }
   const std::vector<StackKey>& keys() const { return keys_; }
@@ -140,8 +149,10 @@ class StackAggregate {
 // files that allow it decoded on analysis_threads() threads unless an
 // observer watches. Progress is shown on a terminal when this takes long
 // (progress.h).
+// Each sampled part (sampled_parts.h) is placed at its samples.
 StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& experiments, size_t metric_count,
-                                const EventFilter& filter, const IntervalSplits& splits, const StackShaper& shaper,
+                                const EventFilter& filter, const IntervalSplits& splits,
+                                const SampledParts& sampled_parts, const StackShaper& shaper,
                                 const ProfileObserver* observer = nullptr);
 
 }  // namespace lumen::analysis

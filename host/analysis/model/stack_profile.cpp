@@ -4,6 +4,7 @@
 
 #include "interval_split.h"
 #include "progress.h"
+#include "sampled_parts.h"
 #include "stack_aggregate.h"
 
 namespace lumen::analysis {
@@ -17,8 +18,10 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
       objects_(registry.size(), kTotalObjectNode) {
   const size_t metric_count = metric_count_;
   const IntervalSplits splits(experiments, registry);
+  const SampledParts sampled_parts(experiments, registry);
   StackShaper& shaper = *shaper_;
-  const StackAggregate aggregate = aggregate_events(experiments, metric_count, filter, splits, shaper, observer);
+  const StackAggregate aggregate =
+      aggregate_events(experiments, metric_count, filter, splits, sampled_parts, shaper, observer);
   events_read_ = aggregate.events_read;
   events_with_cpu_ = aggregate.events_with_cpu;
   const std::vector<StackKey>& keys = aggregate.keys();

@@ -2,12 +2,14 @@
 // lock, a critical section) or implies (a thread's wait at the end of a
 // region, a worker's idle time between regions), less the explicit tasks
 // its thread ran meanwhile, becomes events whose omptwait is their wall
-// time. Through the descriptor's interval split, the clock samples inside
-// those intervals of their thread are ompwait and the others ompwork; under
-// an OMPT runtime (libomp), a sample no wait of the trace covers is
-// decided by the thread's state the runtime reported at that very sample
-// (omp_states.h): a wait or idle makes it ompwait. Regions and tasks are
-// read by the views, and drawn on timelines as spans (omp_spans.h).
+// time. Through the descriptor's interval splits, the clock samples inside
+// those intervals of their thread are ompwait and the others ompwork, and
+// the off-CPU states inside them ompwait, as is a wait for a CPU inside a
+// region's span (omp_spans.h); under an OMPT runtime (libomp), a sample no
+// wait of the trace covers is decided by the thread's state the runtime
+// reported at that very sample (omp_states.h): a wait or idle makes it
+// ompwait. Regions and tasks are read by the views, and drawn on timelines
+// as spans.
 #include <lumen/analysis_plugin.h>
 
 #include <cstdio>
@@ -38,7 +40,8 @@ const lumen_metric_def kMetrics[] = {
      "CPU time doing work, serial or parallel, user code or the OpenMP runtime's (clock samples outside waits)",
      LUMEN_FLAVOR_INCLUSIVE},
     {"ompwait", "OpenMP Wait", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
-     "CPU time waiting in the OpenMP runtime (clock samples inside waits; small unless OMP_WAIT_POLICY=active)",
+     "Time waiting in the OpenMP runtime, on a CPU or not (clock samples and, with the off-CPU states, time "
+     "blocked or waiting for a CPU inside waits), and time a thread working in a parallel region waited for a CPU",
      LUMEN_FLAVOR_INCLUSIVE},
     // The intervals whose clock samples are ompwait: the trace's waits, and
     // under an OMPT runtime the state windows (omp_states.h) outside them
@@ -49,7 +52,21 @@ const lumen_metric_def kMetrics[] = {
      0, 1},
 };
 
-const lumen_interval_split kIntervalSplit = {3 /* ompwaitspan */, "totalcpu", 2 /* ompwait */, 1 /* ompwork */};
+enum Metric { kTracedWait, kWork, kWait, kWaitSpan };
+
+// Clock profiling's CPU time inside waits is ompwait, outside ompwork. As
+// Oracle defines OpenMP Wait, the off-CPU states (states plugin) inside
+// waits are ompwait too, whether the thread sleeps or waits for a CPU, and
+// so is a thread's wait for a CPU while it works in a parallel region (its
+// span of the region).
+const lumen_interval_split kIntervalSplits[] = {
+    {kWaitSpan, "totalcpu", kWait, kWork, nullptr},
+    {kWaitSpan, "lock", kWait, LUMEN_NO_METRIC, nullptr},
+    {kWaitSpan, "sleep", kWait, LUMEN_NO_METRIC, nullptr},
+    {kWaitSpan, "datapfault", kWait, LUMEN_NO_METRIC, nullptr},
+    {kWaitSpan, "textpfault", kWait, LUMEN_NO_METRIC, nullptr},
+    {kWaitSpan, "wait", kWait, LUMEN_NO_METRIC, kRegionSpanName},
+};
 
 void emit_wait(const OmpWait& wait, const lumen_event_sink* sink) {
   const int64_t duration = static_cast<int64_t>(wait.end_ns - wait.begin_ns);
@@ -104,7 +121,7 @@ int decoder_end(void* state, const lumen_event_sink* sink, char*, size_t) {
   const std::vector<OmpWait> implied = trace->outside_explicit_tasks(trace->implied_waits());
   for (const OmpWait& wait : recorded) emit_wait(wait, sink);
   for (const OmpWait& wait : implied) emit_wait(wait, sink);
-  const std::vector<StateWindow> untraced = untraced_windows(state_windows(*trace), recorded, implied);
+  const std::vector<StateWindow> untraced = untraced_windows(state_windows(*trace), TraceWaits(recorded, implied));
   for (const StateWindow& window : untraced) emit_untraced_wait(window, sink);
   declare_stitches(*trace, recorded, implied, untraced, sink);
   emit_region_spans(*trace, sink);
@@ -123,9 +140,10 @@ const lumen_analysis_descriptor kPlugin = {
     .decoder_end = decoder_end,
     .views = kOmpViews,
     .view_count = kOmpViewCount,
-    .interval_split = &kIntervalSplit,
+    .interval_split = kIntervalSplits,
     .fold_stack = fold_stack,
     .declares_stitches = 1,
+    .interval_split_count = std::size(kIntervalSplits),
 };
 
 }  // namespace

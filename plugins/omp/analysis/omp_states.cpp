@@ -63,35 +63,47 @@ std::vector<StateWindow> state_windows(const OmpTrace& trace) {
   return windows;
 }
 
-std::vector<StateWindow> untraced_windows(const std::vector<StateWindow>& windows,
-                                          const std::vector<OmpWait>& recorded, const std::vector<OmpWait>& implied) {
-  // Per thread: the waits' begins in order, and the latest end of the
-  // waits up to each, so that one binary search tells whether a time is
-  // covered and where the next wait begins.
-  struct Waits {
-    std::vector<std::pair<uint64_t, uint64_t>> intervals;  // by begin
-    std::vector<uint64_t> latest_end;
-  };
-  std::unordered_map<uint32_t, Waits> waits;
+TraceWaits::TraceWaits(const std::vector<OmpWait>& recorded, const std::vector<OmpWait>& implied) {
   for (const auto* list : {&recorded, &implied})
-    for (const OmpWait& wait : *list) waits[wait.thread_id].intervals.emplace_back(wait.begin_ns, wait.end_ns);
-  for (auto& [thread, w] : waits) {
-    std::sort(w.intervals.begin(), w.intervals.end());
-    uint64_t latest = 0;
-    for (const auto& interval : w.intervals) w.latest_end.push_back(latest = std::max(latest, interval.second));
+    for (const OmpWait& wait : *list) by_thread_[wait.thread_id].by_begin.push_back(&wait);
+  for (auto& [thread, waits] : by_thread_) {
+    std::sort(waits.by_begin.begin(), waits.by_begin.end(),
+              [](const OmpWait* a, const OmpWait* b) { return a->begin_ns < b->begin_ns; });
+    const OmpWait* latest = nullptr;
+    for (const OmpWait* wait : waits.by_begin) {
+      if (latest == nullptr || wait->end_ns >= latest->end_ns) latest = wait;
+      waits.latest_ending.push_back(latest);
+    }
   }
+}
+
+const OmpWait* TraceWaits::covering(uint32_t thread, uint64_t time_ns) const {
+  const auto found = by_thread_.find(thread);
+  if (found == by_thread_.end()) return nullptr;
+  const Waits& waits = found->second;
+  const auto after = std::upper_bound(waits.by_begin.begin(), waits.by_begin.end(), time_ns,
+                                      [](uint64_t time, const OmpWait* wait) { return time < wait->begin_ns; });
+  const size_t before = static_cast<size_t>(after - waits.by_begin.begin());
+  if (before == 0) return nullptr;
+  const OmpWait* latest = waits.latest_ending[before - 1];
+  return latest->end_ns >= time_ns ? latest : nullptr;
+}
+
+uint64_t TraceWaits::next_begin(uint32_t thread, uint64_t time_ns) const {
+  const auto found = by_thread_.find(thread);
+  if (found == by_thread_.end()) return UINT64_MAX;
+  const Waits& waits = found->second;
+  const auto after = std::upper_bound(waits.by_begin.begin(), waits.by_begin.end(), time_ns,
+                                      [](uint64_t time, const OmpWait* wait) { return time < wait->begin_ns; });
+  return after == waits.by_begin.end() ? UINT64_MAX : (*after)->begin_ns;
+}
+
+std::vector<StateWindow> untraced_windows(const std::vector<StateWindow>& windows, const TraceWaits& waits) {
   std::vector<StateWindow> untraced;
   for (StateWindow window : windows) {
     if (state_meaning(window.state).function == nullptr) continue;
-    const auto found = waits.find(window.thread_id);
-    if (found != waits.end()) {
-      const Waits& w = found->second;
-      const auto next = std::upper_bound(w.intervals.begin(), w.intervals.end(),
-                                         std::make_pair(window.begin_ns, UINT64_MAX));
-      const size_t before = static_cast<size_t>(next - w.intervals.begin());
-      if (before > 0 && w.latest_end[before - 1] >= window.begin_ns) continue;  // the trace decides
-      if (next != w.intervals.end()) window.end_ns = std::min(window.end_ns, next->first);
-    }
+    if (waits.covering(window.thread_id, window.begin_ns) != nullptr) continue;  // the trace decides
+    window.end_ns = std::min(window.end_ns, waits.next_begin(window.thread_id, window.begin_ns));
     if (window.end_ns > window.begin_ns) untraced.push_back(window);
   }
   return untraced;

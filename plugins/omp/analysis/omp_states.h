@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "omp_trace.h"
@@ -43,14 +44,33 @@ struct StateWindow {
 // Every state record's window, by thread and time.
 std::vector<StateWindow> state_windows(const OmpTrace& trace);
 
+// The trace's waits (`recorded` and `implied`, closed intervals [begin,
+// end] of their thread), per thread: which covers a time, and when the
+// next begins.
+class TraceWaits {
+ public:
+  TraceWaits(const std::vector<OmpWait>& recorded, const std::vector<OmpWait>& implied);
+  // The wait covering `time_ns` on `thread` (of several, the one ending
+  // last); nullptr when none does.
+  const OmpWait* covering(uint32_t thread, uint64_t time_ns) const;
+  // The begin of the thread's first wait beginning after `time_ns`;
+  // UINT64_MAX when none does.
+  uint64_t next_begin(uint32_t thread, uint64_t time_ns) const;
+
+ private:
+  struct Waits {
+    std::vector<const OmpWait*> by_begin;
+    std::vector<const OmpWait*> latest_ending;  // of by_begin[0..i]
+  };
+  std::unordered_map<uint32_t, Waits> by_thread_;
+};
+
 // The windows whose sample the state decides, by thread and time: those
 // not plain work (StateMeaning.function set) whose sample no wait of the
-// trace (`recorded` and `implied`, closed intervals [begin, end] of their
-// thread) covers, each cut short where the thread's next wait begins, so
+// trace covers, each cut short where the thread's next wait begins, so
 // that a sample is never claimed by both. Where a wait covers the sample,
 // its kind beats the state's: LLVM libomp 14 says wait_lock in a critical
 // section and wait_barrier_implicit for a worker idle between regions.
-std::vector<StateWindow> untraced_windows(const std::vector<StateWindow>& windows,
-                                          const std::vector<OmpWait>& recorded, const std::vector<OmpWait>& implied);
+std::vector<StateWindow> untraced_windows(const std::vector<StateWindow>& windows, const TraceWaits& waits);
 
 }  // namespace lumen::omp

@@ -159,7 +159,7 @@ TEST(OmpStates, TheTraceDecidesTheSamplesItsWaitsCover) {
   add_state(region.trace, 5000, 11, kIdle);
   add_state(region.trace, 6000, 11, kWorkParallel);
   const std::vector<StateWindow> untraced =
-      untraced_windows(state_windows(region.trace), region.recorded, region.trace.implied_waits());
+      untraced_windows(state_windows(region.trace), TraceWaits(region.recorded, region.trace.implied_waits()));
   ASSERT_EQ(untraced.size(), 3u);
   // The master's lock wait runs to its next state; its overhead past the end.
   EXPECT_EQ(untraced[0].thread_id, 10u);
@@ -182,7 +182,7 @@ TEST(OmpStates, AWindowTheStateDecidesEndsWhereTheTracesNextWaitBegins) {
   add_state(region.trace, 15000, 11, kWaitLock);
   add_state(region.trace, 700000, 11, kWorkParallel);
   const std::vector<StateWindow> untraced =
-      untraced_windows(state_windows(region.trace), region.recorded, region.trace.implied_waits());
+      untraced_windows(state_windows(region.trace), TraceWaits(region.recorded, region.trace.implied_waits()));
   ASSERT_EQ(untraced.size(), 1u);
   EXPECT_EQ(untraced[0].begin_ns, 15000u);
   EXPECT_EQ(untraced[0].end_ns, 20000u);
@@ -194,7 +194,8 @@ TEST(OmpStates, ViewModesShowTheStatesFunctionWhereTheTraceHasNone) {
   add_state(region.trace, 12000, 10, kWaitLock);  // outside any wait of the trace
   add_state(region.trace, 200000, 10, kOverhead);
   const std::vector<OmpWait> implied = region.trace.implied_waits();
-  const std::vector<StateWindow> untraced = untraced_windows(state_windows(region.trace), region.recorded, implied);
+  const std::vector<StateWindow> untraced =
+      untraced_windows(state_windows(region.trace), TraceWaits(region.recorded, implied));
   Recorded recorded;
   lumen_event_sink sink{};
   sink.context = &recorded;

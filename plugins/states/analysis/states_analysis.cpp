@@ -1,9 +1,11 @@
 // Off-CPU states on the host: each interval of a thread becomes up to three
 // events: its blocked time on the stack it was blocked on (in the metric of
-// its state), its wait for a CPU, and its time on a CPU (`total` only), so
-// that `total` of a thread is its wall time and, per function, the states'
-// time there plus the on-CPU time charged to the thread's latest
-// CPU-sampled stack.
+// its state), its wait for a CPU, and its time on a CPU (`total` and
+// `oncpu`), each at the time its stack describes the thread, so that
+// `total` of a thread is its wall time. Where clock profiling sampled the
+// thread, the views built on stacks take its samples as the time on a CPU
+// (sampled_part): per function, `total` is the states' time there plus the
+// CPU time sampled there.
 #include <lumen/analysis_plugin.h>
 
 #include <array>
@@ -22,7 +24,7 @@ using lumen::states::ThreadFigures;
 constexpr uint32_t kAllFlavors = LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED;
 
 // gprofng's keywords and titles.
-enum Metric { kWait, kLock, kSleep, kDataFault, kTextFault, kStop, kTotal, kMetricCount };
+enum Metric { kWait, kLock, kSleep, kDataFault, kTextFault, kStop, kTotal, kOnCpu, kMetricCount };
 const lumen_metric_def kMetrics[] = {
     {"wait", "CPU Wait Time", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
      "time runnable but waiting for a CPU (schedstat's run delay)"},
@@ -37,6 +39,10 @@ const lumen_metric_def kMetrics[] = {
     {"stop", "Stopped Time", LUMEN_UNIT_NANOSECONDS, kAllFlavors, "time stopped by job control or a tracer"},
     {"total", "Total Thread Time", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
      "wall time of the thread while it existed: on a CPU, waiting for one, or blocked"},
+    {"oncpu", "On-CPU Thread Time", LUMEN_UNIT_NANOSECONDS, kAllFlavors,
+     "Total Thread Time's time on a CPU: clock profiling's samples where it sampled the thread, else the kernel's "
+     "count (schedstat)",
+     0, 1},
 };
 static_assert(std::size(kMetrics) == kMetricCount, "one definition per metric");
 
@@ -64,12 +70,14 @@ uint64_t stack_or(const lumen_event_sink* sink, uint64_t stack, const char* arti
   return stack != LUMEN_NO_STACK ? stack : sink->artificial_stack(sink->context, artificial);
 }
 
-void emit(const lumen_event_sink* sink, const StateInterval& r, uint64_t stack, int metric, uint64_t ns) {
+// `ns` of `metric` (and of total) on `stack`, at `at_ns` (0: the interval's end).
+void emit(const lumen_event_sink* sink, const StateInterval& r, uint64_t stack, uint64_t at_ns, int metric,
+          uint64_t ns) {
   if (ns == 0) return;
   int64_t values[kMetricCount] = {};
-  if (metric != kTotal) values[metric] = static_cast<int64_t>(ns);
+  values[metric] = static_cast<int64_t>(ns);
   values[kTotal] = static_cast<int64_t>(ns);
-  lumen_emit_event(sink, r.time_ns, stack, r.thread_id, -1, values);
+  lumen_emit_event(sink, at_ns != 0 ? at_ns : r.time_ns, stack, r.thread_id, -1, values);
 }
 
 bool is_thread_figures(uint16_t kind, uint16_t bytes) {
@@ -79,20 +87,21 @@ bool is_thread_figures(uint16_t kind, uint16_t bytes) {
 int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lumen_event_sink* sink, char* error,
            size_t error_size) {
   if (is_thread_figures(kind, bytes)) return 0;  // figures for -statistics, no events
-  if (kind != lumen::states::kIntervalRecord || bytes < sizeof(StateInterval)) {
+  if (kind != lumen::states::kIntervalRecord || bytes < lumen::states::kIntervalBytes10) {
     std::snprintf(error, error_size, "states record of kind %u and %u bytes is not an interval", kind, bytes);
     return 1;
   }
-  StateInterval r;
-  std::memcpy(&r, payload, sizeof r);
+  StateInterval r{};  // format 1.0's has no stack times: each stack at the interval's end
+  std::memcpy(&r, payload, bytes < sizeof r ? bytes : sizeof r);
   constexpr uint64_t kDay = 86'400'000'000'000;  // more in one interval is no reading of a clock
   if (r.blocked_ns > kDay || r.wait_ns > kDay || r.cpu_ns > kDay) {
     std::snprintf(error, error_size, "states interval of thread %u claims more than a day", r.thread_id);
     return 1;
   }
-  emit(sink, r, stack_or(sink, r.blocked_stack, "<Blocked, no stack>"), metric_of(r.blocked), r.blocked_ns);
-  emit(sink, r, stack_or(sink, r.wait_stack, "<Waiting for a CPU, no stack>"), kWait, r.wait_ns);
-  emit(sink, r, stack_or(sink, r.cpu_stack, "<On a CPU, no stack>"), kTotal, r.cpu_ns);
+  emit(sink, r, stack_or(sink, r.blocked_stack, "<Blocked, no stack>"), r.blocked_stack_ns, metric_of(r.blocked),
+       r.blocked_ns);
+  emit(sink, r, stack_or(sink, r.wait_stack, "<Waiting for a CPU, no stack>"), r.wait_stack_ns, kWait, r.wait_ns);
+  emit(sink, r, stack_or(sink, r.cpu_stack, "<On a CPU, no stack>"), 0, kOnCpu, r.cpu_ns);
   return 0;
 }
 
@@ -117,6 +126,9 @@ int configure(const lumen_experiment_facts* experiment, lumen_configuration* con
   return 0;
 }
 
+// Clock profiling samples the time on a CPU with its stacks.
+const lumen_sampled_part kSampledCpu = {kTotal, kOnCpu, "totalcpu"};
+
 const lumen_analysis_descriptor kPlugin = {
     .abi_version = LUMEN_PLUGIN_ABI_VERSION,
     .name = "states",
@@ -128,6 +140,7 @@ const lumen_analysis_descriptor kPlugin = {
     .configure = configure,
     .decodes_in_parts = 1,  // each interval is its own events
     .process_figures = process_figures,
+    .sampled_part = &kSampledCpu,
 };
 
 }  // namespace

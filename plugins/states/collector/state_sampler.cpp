@@ -5,6 +5,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "../states_record.h"
@@ -27,29 +28,29 @@ Blocked fault_kind(uint64_t pc) {
   return Blocked::kDataFault;
 }
 
-// The thread's latest captured stack id (a word in its TLS), when it was
-// read along with its stack bytes: one system call for both.
-struct LatestWord {
-  const volatile uint64_t* at = nullptr;  // nullptr: not to be read
-  uint64_t id = kNoStack;
+// The thread's latest stacks (words in its TLS), when they were read along
+// with its stack bytes: one system call for both.
+struct LatestWords {
+  const volatile lumen_latest_stacks* at = nullptr;  // nullptr: not to be read
+  lumen_latest_stacks stacks{kNoStack, 0, kNoStack};
   bool read = false;
 };
 
 // A hash of [sp, end) of this process's memory; 0 when it cannot be read.
-// Reads `latest`'s word in the same call, when it is not read yet.
-uint64_t stack_hash(uint64_t sp, uint64_t end, LatestWord* latest) {
+// Reads `latest`'s words in the same call, when they are not read yet.
+uint64_t stack_hash(uint64_t sp, uint64_t end, LatestWords* latest) {
   static unsigned char bytes[64 * 1024];
   if (end <= sp || end - sp > sizeof bytes) return 0;
-  uint64_t id = kNoStack;
-  const bool with_word = latest != nullptr && latest->at != nullptr && !latest->read;
-  iovec local[2] = {{bytes, end - sp}, {&id, sizeof id}};
+  lumen_latest_stacks words{kNoStack, 0, kNoStack};
+  const bool with_words = latest != nullptr && latest->at != nullptr && !latest->read;
+  iovec local[2] = {{bytes, end - sp}, {&words, sizeof words}};
   iovec remote[2] = {{reinterpret_cast<void*>(sp), end - sp},
-                     {const_cast<uint64_t*>(with_word ? latest->at : nullptr), sizeof id}};
+                     {const_cast<lumen_latest_stacks*>(with_words ? latest->at : nullptr), sizeof words}};
   // A partial read stops at the first range it cannot read: the stack's
-  // bytes come first, the word only after them.
-  const ssize_t n = process_vm_readv(self_pid(), local, with_word ? 2 : 1, remote, with_word ? 2 : 1, 0);
+  // bytes come first, the words only after them.
+  const ssize_t n = process_vm_readv(self_pid(), local, with_words ? 2 : 1, remote, with_words ? 2 : 1, 0);
   if (n < static_cast<ssize_t>(end - sp)) return 0;
-  if (with_word && n == static_cast<ssize_t>(end - sp + sizeof id)) latest->id = id, latest->read = true;
+  if (with_words && n == static_cast<ssize_t>(end - sp + sizeof words)) latest->stacks = words, latest->read = true;
   uint64_t hash = 0xcbf29ce484222325u;  // FNV-1a over 64-bit words
   uint64_t i = 0;
   for (; i + 8 <= end - sp; i += 8) {
@@ -64,7 +65,7 @@ uint64_t stack_hash(uint64_t sp, uint64_t end, LatestWord* latest) {
 // The blocked thread's stack: the one unwound last time when its registers
 // and the stack bytes that unwinding read are unchanged (a thread blocking
 // again where it blocked before), else unwound anew.
-uint64_t stack_of(const lumen_runtime& runtime, History& h, const Whereabouts& where, LatestWord* latest) {
+uint64_t stack_of(const lumen_runtime& runtime, History& h, const Whereabouts& where, LatestWords* latest) {
   if (h.unwound_end != 0 && where.pc == h.unwound_pc && where.sp == h.unwound_sp &&
       stack_hash(where.sp, h.unwound_end, latest) == h.unwound_hash)
     return h.unwound_stack;
@@ -86,7 +87,7 @@ struct Observation {
 // Where the thread is now. Its stack counts only when its counters did not
 // move while it was read (it stayed off the CPU throughout).
 Observation observe(const lumen_runtime& runtime, History& h, const ThreadReading& reading, const TaskFiles& files,
-                    LatestWord* latest) {
+                    LatestWords* latest) {
   Observation seen;
   char state = '?';
   if (!files.state(&state)) return seen;
@@ -116,16 +117,16 @@ Observation observe(const lumen_runtime& runtime, History& h, const ThreadReadin
   return seen;
 }
 
-// The thread's latest captured stack id, read with a checked copy: the word
-// lives in the thread's TLS, which a thread that ended without thread_end
-// (a raw exit system call) no longer has.
-uint64_t latest_stack(const ThreadSlot& slot) {
-  uint64_t id = kNoStack;
-  if (slot.latest_stack == nullptr) return id;
-  iovec local{&id, sizeof id};
-  iovec remote{const_cast<uint64_t*>(slot.latest_stack), sizeof id};
-  if (process_vm_readv(self_pid(), &local, 1, &remote, 1, 0) != sizeof id) return kNoStack;
-  return id;
+// The thread's latest stacks, read with a checked copy: the words live in
+// the thread's TLS, which a thread that ended without thread_end (a raw
+// exit system call) no longer has.
+lumen_latest_stacks latest_stacks(const ThreadSlot& slot) {
+  lumen_latest_stacks words{kNoStack, 0, kNoStack};
+  if (slot.latest_stacks == nullptr) return words;
+  iovec local{&words, sizeof words};
+  iovec remote{const_cast<lumen_latest_stacks*>(slot.latest_stacks), sizeof words};
+  if (process_vm_readv(self_pid(), &local, 1, &remote, 1, 0) != sizeof words) return {kNoStack, 0, kNoStack};
+  return words;
 }
 
 // Intervals of a thread blocked throughout in the same place (it has not
@@ -144,7 +145,8 @@ void write_pending(const lumen_runtime& runtime, lumen_stream stream, History& h
 // nothing else in either).
 void emit(const lumen_runtime& runtime, lumen_stream stream, History& h, const StateInterval& interval, bool final) {
   const bool merges = blocked_throughout(interval) && h.pending.blocked_ns > 0 &&
-                      interval.blocked == h.pending.blocked && interval.blocked_stack == h.pending.blocked_stack;
+                      interval.blocked == h.pending.blocked && interval.blocked_stack == h.pending.blocked_stack &&
+                      interval.blocked_stack_ns == 0 && h.pending.blocked_stack_ns == 0;
   if (merges) {
     h.pending.blocked_ns += interval.blocked_ns;
     h.pending.time_ns = interval.time_ns;
@@ -158,6 +160,47 @@ void emit(const lumen_runtime& runtime, lumen_stream stream, History& h, const S
     }
   }
   if (final || h.pending.time_ns - h.pending_since_ns >= kMergedSpanNs) write_pending(runtime, stream, h);
+}
+
+// A held wait as an interval of its own, on `stack`, at its interval's
+// middle: when it happened, which decides the state of the program it
+// counts in (an OpenMP barrier's wait, a task's).
+void write_held_wait(const lumen_runtime& runtime, lumen_stream stream, History& h, const HeldWait& held,
+                     uint64_t stack) {
+  StateInterval wait{};
+  wait.time_ns = held.reading_ns;
+  wait.thread_id = h.tid;
+  wait.wait_ns = held.wait_ns;
+  wait.wait_stack = stack;
+  wait.wait_stack_ns = held.at_ns;
+  wait.blocked_stack = wait.cpu_stack = kNoStack;
+  emit(runtime, stream, h, wait, false);
+}
+
+// Holds a preempted thread's wait for its next sample; when too many are
+// held, the oldest goes to the latest sample (it is nearer them).
+void hold_wait(const lumen_runtime& runtime, lumen_stream stream, History& h, const HeldWait& wait) {
+  if (wait.wait_ns == 0) return;
+  if (h.held_count == History::kHeldWaits) {
+    write_held_wait(runtime, stream, h, h.held[0], h.latest.sample_stack);
+    std::copy(h.held + 1, h.held + h.held_count, h.held);
+    --h.held_count;
+  }
+  h.held[h.held_count++] = wait;
+}
+
+// Gives each held wait to the sample nearer its time: the thread's
+// previous one (h.latest) or `now`'s, when it is a newer one.
+void release_held_waits(const lumen_runtime& runtime, lumen_stream stream, History& h,
+                        const lumen_latest_stacks& now) {
+  const bool newer = now.sample_ns != h.latest.sample_ns && now.sample_stack != kNoStack;
+  const bool previous = h.latest.sample_stack != kNoStack && h.latest.sample_ns != 0;
+  const uint64_t boundary = !newer ? UINT64_MAX : previous ? h.latest.sample_ns / 2 + now.sample_ns / 2 : 0;
+  for (int i = 0; i < h.held_count; ++i) {
+    const uint64_t stack = h.held[i].at_ns < boundary ? h.latest.sample_stack : now.sample_stack;
+    write_held_wait(runtime, stream, h, h.held[i], stack);
+  }
+  h.held_count = 0;
 }
 
 }  // namespace
@@ -228,7 +271,7 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
   if (gone) {
     // Ended without thread_end (a raw exit): its last interval ends at the
     // last reading, and its TLS is not read again.
-    slot.latest_stack = nullptr;
+    slot.latest_stacks = nullptr;
     final = true;
     now_ns = h.last_ns;
   } else if (reading.counters_known) {
@@ -237,14 +280,14 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
     if (!files.counters(&now) && !final) return Reading::kUnread;
   }
   const bool ran = now.switches != h.counters.switches || now.cpu_ns != h.counters.cpu_ns;
-  LatestWord latest_word;  // read with the blocked thread's stack, if it is read
-  latest_word.at = slot.latest_stack;
+  LatestWords latest_words;  // read with the blocked thread's stack, if it is read
+  latest_words.at = slot.latest_stacks;
   Observation seen{h.blocked, h.blocked_stack, h.known};
   if (final) {
     seen = Observation{};  // an ending thread runs; collection's end comes from a running thread or a frozen one
     if (!ran && h.known) seen = Observation{h.blocked, h.blocked_stack, true};
   } else if (ran || !h.known) {
-    seen = observe(runtime, h, reading, files, &latest_word);
+    seen = observe(runtime, h, reading, files, &latest_words);
   }
 
   const int64_t wall = now_ns > h.last_ns ? static_cast<int64_t>(now_ns - h.last_ns) : 0;
@@ -272,9 +315,13 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
   interval.wait_ns = static_cast<uint64_t>(delay);
   interval.cpu_ns = static_cast<uint64_t>(cpu);
   // Blocked time belongs to the block seen now, or, when the thread is no
-  // longer blocked, to the one seen before (it woke in this interval).
-  interval.blocked = seen.blocked != Blocked::kNone ? seen.blocked : h.blocked;
-  interval.blocked_stack = seen.blocked != Blocked::kNone ? seen.stack : h.blocked_stack;
+  // longer blocked, to the one seen at the last reading (it woke in this
+  // interval), at that reading: each stack counts when it was seen, where
+  // what rewrites stacks by time (OpenMP's stitches) finds it in the same
+  // state of the program.
+  const bool blocked_now = seen.blocked != Blocked::kNone;
+  interval.blocked = blocked_now ? seen.blocked : h.blocked;
+  interval.blocked_stack = blocked_now ? seen.stack : h.blocked_stack;
   int64_t blocked = 0;
   if (interval.blocked != Blocked::kNone) {
     blocked = unexplained;
@@ -286,6 +333,7 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
   if (blocked > 0) {
     interval.blocked_ns = static_cast<uint64_t>(blocked);
     unexplained -= blocked;
+    if (!blocked_now && h.blocked != Blocked::kNone) interval.blocked_stack_ns = h.last_ns;
   } else {
     interval.blocked = Blocked::kNone;
   }
@@ -295,22 +343,45 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
   }
   h.carry_ns = unexplained;
   // A thread that has not run has captured no stack since.
-  const uint64_t latest = !(ran || final) || gone ? h.latest : latest_word.read ? latest_word.id : latest_stack(slot);
+  const lumen_latest_stacks latest_seen =
+      !(ran || final) || gone ? h.latest : latest_words.read ? latest_words.stacks : latest_stacks(slot);
+  const uint64_t latest = latest_seen.stack;
   // Waiting for a CPU: a thread woken from a block resumes where it
-  // blocked; one preempted where it last ran, which its latest captured
-  // stack (a CPU-time sample) tells best.
+  // blocked (seen at the last reading); one preempted where it last ran,
+  // which its latest sample of its running code tells (a CPU-time sample:
+  // the stacks an OpenMP runtime's callbacks capture are where it was, not
+  // where it ran), else its latest captured stack.
   const bool resumes_at_block = h.blocked != Blocked::kNone && h.blocked_stack != kNoStack;
+  const bool sampled = latest_seen.sample_stack != kNoStack && latest_seen.sample_ns != 0;
   if (stopped > 0) {
     StateInterval stop{};
     stop.time_ns = now_ns;
     stop.thread_id = slot.tid;
     stop.blocked = Blocked::kStopped;
     stop.blocked_ns = static_cast<uint64_t>(stopped);
-    stop.blocked_stack = h.blocked != Blocked::kNone ? h.blocked_stack : latest;
+    const bool was_blocked = h.blocked != Blocked::kNone;
+    stop.blocked_stack = was_blocked ? h.blocked_stack : sampled ? latest_seen.sample_stack : latest;
+    stop.blocked_stack_ns = was_blocked ? h.last_ns : sampled ? latest_seen.sample_ns : 0;
     stop.wait_stack = stop.cpu_stack = kNoStack;
     emit(runtime, stream, h, stop, false);
   }
-  interval.wait_stack = resumes_at_block ? h.blocked_stack : latest;
+  if (resumes_at_block) {
+    interval.wait_stack = h.blocked_stack;
+    interval.wait_stack_ns = h.last_ns;
+  } else if (sampled) {
+    // Preempted in this interval, somewhere: at its middle, where the
+    // thread ran its own code then, which the sample nearest that time
+    // tells, the thread's latest or its next (held until then).
+    const uint64_t middle = h.last_ns + static_cast<uint64_t>(wall) / 2;
+    hold_wait(runtime, stream, h, HeldWait{interval.wait_ns, middle, now_ns});
+    interval.wait_ns = 0;
+    interval.wait_stack = latest_seen.sample_stack;  // what was unplaced before the first stack
+    interval.wait_stack_ns = middle;
+    if (latest_seen.sample_ns != h.latest.sample_ns) release_held_waits(runtime, stream, h, latest_seen);
+  } else {
+    interval.wait_stack = latest;
+  }
+  if (final) release_held_waits(runtime, stream, h, latest_seen);
   interval.cpu_stack = latest;
   // Before the thread's first captured stack, where it waited and ran is
   // not known yet: that time waits for the first stack (or the last interval).
@@ -338,7 +409,7 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
   h.blocked_stack = seen.stack;
   h.known = seen.known;
   h.clock_ns = clock;
-  h.latest = latest;
+  h.latest = latest_seen;
   h.sampled = true;
   return gone ? Reading::kGone : Reading::kRead;
 }

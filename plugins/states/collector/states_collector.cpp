@@ -252,7 +252,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
 
 void thread_begin() {
   if (!g_running.load(std::memory_order_acquire)) return;
-  t_slot = claim_slot(g_runtime->thread_id(), g_runtime->now_ns(), g_runtime->latest_stack_of_thread());
+  t_slot = claim_slot(g_runtime->thread_id(), g_runtime->now_ns(), g_runtime->latest_stacks_of_thread());
   if (t_slot == nullptr) {
     g_runtime->count_drop();
     return;

@@ -15,7 +15,7 @@ std::atomic<int> g_high_water{0};  // slots at and above are untouched
 
 }  // namespace
 
-ThreadSlot* claim_slot(uint32_t tid, uint64_t now_ns, const volatile uint64_t* latest_stack) {
+ThreadSlot* claim_slot(uint32_t tid, uint64_t now_ns, const volatile lumen_latest_stacks* latest_stacks) {
   for (int i = 0; i < kMaxThreads; ++i) {
     int expected = kFree;
     // kReading here keeps the sampler out until the slot is filled.
@@ -28,7 +28,7 @@ ThreadSlot* claim_slot(uint32_t tid, uint64_t now_ns, const volatile uint64_t* l
     slot.clock_seen_tick = 0;
     slot.clock_weighed_tick = 0;
     slot.quiet_marked = false;
-    slot.latest_stack = latest_stack;
+    slot.latest_stacks = latest_stacks;
     slot.history = History{};
     slot.history.last_ns = now_ns;
     int high = g_high_water.load(std::memory_order_relaxed);

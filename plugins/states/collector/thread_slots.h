@@ -8,6 +8,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include <lumen/collector_plugin.h>
+
 #include "../states_record.h"
 #include "task_files.h"
 
@@ -23,6 +25,15 @@ enum Phase : int {
   // until the holder lets go: its thread ending, or stop.
   kReadingAwaited = 5,
   kEndingAwaited = 6,
+};
+
+// A preempted thread's run delay in one interval, held until the thread's
+// next sample (state_sampler.cpp): `at_ns` is the interval's middle, which
+// the nearer sample takes.
+struct HeldWait {
+  uint64_t wait_ns;
+  uint64_t at_ns;
+  uint64_t reading_ns;
 };
 
 // What the sampler saw at the end of the thread's previous interval.
@@ -55,10 +66,16 @@ struct History {
   // thread (clock profiling's first sample): charged to the first one.
   uint64_t unplaced_wait_ns = 0;
   uint64_t unplaced_cpu_ns = 0;
+  // Run delay of intervals since its latest sample, each to go to the
+  // nearer of that sample and the next (older ones go to the latest: it is
+  // nearer them).
+  static constexpr int kHeldWaits = 8;
+  HeldWait held[kHeldWaits];
+  int held_count = 0;
   // The thread's CPU-time clock at the last reading: unchanged, it has not
-  // run since (and its latest captured stack is still `latest`).
+  // run since (and its latest stacks are still `latest`).
   uint64_t clock_ns = 0;
-  uint64_t latest = ~uint64_t{0};
+  lumen_latest_stacks latest{~uint64_t{0}, 0, ~uint64_t{0}};
   Blocked blocked = Blocked::kNone;
   uint64_t blocked_stack = ~uint64_t{0};
   bool known = false;  // blocked and blocked_stack describe last_ns
@@ -95,7 +112,7 @@ struct ThreadSlot {
   uint64_t clock_weighed_tick = 0;
   int64_t quiet_mark = 0;
   bool quiet_marked = false;
-  const volatile uint64_t* latest_stack = nullptr;
+  const volatile lumen_latest_stacks* latest_stacks = nullptr;  // in the thread's TLS
   History history;
 };
 
@@ -111,7 +128,7 @@ void release_slot(ThreadSlot& slot, int phase);
 // (kReading or kEnding); returns the phase it then has.
 int await_slot(ThreadSlot& slot, int held);
 
-ThreadSlot* claim_slot(uint32_t tid, uint64_t now_ns, const volatile uint64_t* latest_stack);
+ThreadSlot* claim_slot(uint32_t tid, uint64_t now_ns, const volatile lumen_latest_stacks* latest_stacks);
 void publish_slot(ThreadSlot& slot);
 
 // Slots [0, slot_count()) may be in use.
