@@ -300,6 +300,15 @@ typedef struct lumen_frame_name {
   const char* load_object;
 } lumen_frame_name;
 
+/* A frame's source line (lumen_view_host.stack_lines_at): `file` as the
+ * debug information names it, valid until the view returns; NULL (line 0)
+ * where it has none. Added in ABI version 14. */
+typedef struct lumen_frame_line {
+  const char* file;
+  int32_t line;
+  int32_t reserved;
+} lumen_frame_line;
+
 /* A part of lumen_view_host.for_each_record_in_parts (added in ABI version 9). */
 typedef struct lumen_record_part {
   size_t index;        /* parts are numbered in file order from 0 */
@@ -379,6 +388,14 @@ typedef struct lumen_view_host {
    * failure is reported as `message` with the record's file and offset
    * (when several parts fail, the first in the file). */
   void (*record_failed)(void* context, const char* message);
+
+  /* ---- appended in ABI version 14 ---- */
+
+  /* The source line of each frame of a stack as resolved at `time_ns`,
+   * leaf first, where stack_frames_at names its function: a return
+   * address at the line of its call. Returns how many were written. */
+  size_t (*stack_lines_at)(void* context, uint64_t stack_id, uint64_t time_ns, lumen_frame_line* lines,
+                           size_t max_lines);
 } lumen_view_host;
 
 

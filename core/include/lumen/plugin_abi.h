@@ -108,7 +108,9 @@ extern "C" {
  *    (lumen_sampled_part): a metric that counts a quantity another plugin
  *    samples places that part at the samples; interval_split_count and
  *    lumen_interval_split.span_name, LUMEN_NO_METRIC: several splits, by
- *    spans too, with no metric for the samples outside. */
+ *    spans too, with no metric for the samples outside;
+ *    lumen_view_host.stack_lines_at (lumen_frame_line): a view places a
+ *    stack's frames at their source lines. */
 #define LUMEN_PLUGIN_ABI_VERSION 15u
 
 /* What a plugin's factory functions (and an interposer's definitions) are

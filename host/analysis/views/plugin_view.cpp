@@ -6,6 +6,7 @@
 #include <exception>
 #include <functional>
 #include <optional>
+#include <set>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -44,6 +45,7 @@ struct ViewRun {
   Record summary;
   std::vector<ViewTable> tables;
   std::vector<std::string> names;  // storage behind lumen_frame_name pointers
+  std::set<std::string> line_files;  // behind lumen_frame_line pointers, until the view returns
 };
 
 // Thrown out of a record visitor to stop reading after record_failed.
@@ -228,6 +230,28 @@ size_t stack_frames_at(void* context, uint64_t stack_id, uint64_t time_ns, lumen
                      out, max);
 }
 
+size_t stack_lines_at(void* context, uint64_t stack_id, uint64_t time_ns, lumen_frame_line* out, size_t max) {
+  const auto& scope = *static_cast<RecordScope*>(context);
+  const Experiment* experiment = scope.experiment;
+  if (experiment == nullptr || stack_id == LUMEN_NO_STACK) return 0;
+  ViewRun& run = *scope.run;
+  const auto pcs = experiment->stacks().pcs(stack_id);
+  const uint32_t flags = experiment->stacks().flags(stack_id);
+  const LoadObjectMap& map = experiment->loadobjects();
+  const uint32_t epoch = map.epoch_at(time_ns);
+  size_t n = 0;
+  for (; n < pcs.size() && n < max; ++n) {
+    out[n] = {nullptr, 0, 0};
+    const bool is_return = n > 0 || (flags & LUMEN_STACK_LEAF_IS_RETURN) != 0;
+    const auto code = run.structure->code_address(map, epoch, pcs[n], is_return);
+    const ObjectSymbols* symbols = code ? run.structure->symbols(code->object) : nullptr;
+    const auto line = symbols != nullptr ? symbols->source_line(code->address) : std::nullopt;
+    if (!line) continue;
+    out[n] = {run.line_files.insert(line->file).first->c_str(), line->line, 0};
+  }
+  return n;
+}
+
 const char* data_symbol(void* context, uint64_t address) {
   const auto& scope = *static_cast<RecordScope*>(context);
   if (scope.experiment == nullptr) return nullptr;
@@ -300,6 +324,7 @@ Document run_plugin_view(const lumen_view_def& view, const std::string& plugin,
   host.table_row_frames = table_row_frames;
   host.for_each_record_in_parts = for_each_record_in_parts;
   host.record_failed = record_failed;
+  host.stack_lines_at = stack_lines_at;
   char error[512] = "";
   const int failed = view.run(&host, error, sizeof error);
   if (const auto& record = record_failure(run)) throw std::runtime_error(std::string(view.command) + ": " + *record);

@@ -109,4 +109,10 @@ std::vector<StateWindow> untraced_windows(const std::vector<StateWindow>& window
   return untraced;
 }
 
+StateClass decided_class(const OmpState& state, const TraceWaits& waits) {
+  if (const OmpWait* wait = waits.covering(state.thread_id, state.time_ns))
+    return wait->kind == static_cast<uint16_t>(WaitKind::kIdle) ? StateClass::kIdle : StateClass::kWait;
+  return state_meaning(state.state).state_class;
+}
+
 }  // namespace lumen::omp

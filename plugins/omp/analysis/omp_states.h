@@ -73,4 +73,9 @@ class TraceWaits {
 // section and wait_barrier_implicit for a worker idle between regions.
 std::vector<StateWindow> untraced_windows(const std::vector<StateWindow>& windows, const TraceWaits& waits);
 
+// What the analysis makes of the sample of a state record (the metrics,
+// the view modes): the kind of the trace's wait covering it (idle or a
+// wait), else the state's own class.
+StateClass decided_class(const OmpState& state, const TraceWaits& waits);
+
 }  // namespace lumen::omp

@@ -1,20 +1,24 @@
 // er_print's OpenMP views, from the trace of every experiment loaded:
-//   -omp_preg  per parallel region's call site (Oracle's OMP_preg index
-//              object): instances, team size, wall time, the team's work
-//              (its implicit tasks), its wait at the region's end, and the
-//              imbalance (the longest task less the mean task)
-//   -omp_task  per explicit task's creation site (Oracle's OMP_task):
-//              tasks, their run time, the longest, creation to start
+//   -omp_preg  per parallel construct, at its source line (Oracle's
+//              OMP_preg index object): instances, team size, wall time,
+//              the team's work (its implicit tasks), its wait at the
+//              region's end, and the imbalance (the longest task less the
+//              mean task)
+//   -omp_task  per task construct (Oracle's OMP_task): tasks, their run
+//              time, the longest, creation to start
 //   -omp_states under an OMPT runtime, clock-signal deliveries by the
-//              thread's OpenMP state at each (one per clock sample)
+//              thread's OpenMP state at each (one per clock sample), and
+//              by what the analysis made of them: work, overhead, wait,
+//              idle, as the metrics and the view modes count them
 // Times are the trace's wall times. A region counts when its encountering
 // thread and end time are in er_print's selection, a task when the thread
-// that ran it and its end are; both are decided, and call sites resolved,
+// that ran it and its end are; both are decided, and constructs resolved,
 // while their experiment's records are visited.
 #include <lumen/analysis_plugin.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iterator>
 #include <map>
@@ -32,9 +36,11 @@
 namespace lumen::omp {
 namespace {
 
-// A call site: the frames of the stack of a region's start or a task's
-// creation, resolved while its experiment's records were visited (stack
-// ids and the selection are an experiment's own: MPI ranks, descendants).
+// A construct (a parallel region's, a task's): where the program's code
+// reached the runtime, named by its function and source line, with the
+// frames of the first stack that reached it, resolved while its
+// experiment's records were visited (stack ids and the selection are an
+// experiment's own: MPI ranks, descendants).
 struct Site {
   std::string name;
   std::vector<std::pair<std::string, std::string>> frames;  // function, load object
@@ -45,40 +51,58 @@ struct Collected {
   OmpTrace trace;
   bool damaged = false;
   std::vector<Site> sites;
-  std::map<std::string, size_t> site_by_frames;
+  std::map<std::string, size_t> site_by_key;
   std::unordered_map<uint64_t, size_t> region_site;  // selected regions by id
   std::unordered_map<uint64_t, size_t> task_site;    // selected explicit tasks by id
 };
 
-// A call site as user mode shows it: the runtime's frames left out (an
-// OMPT runtime's callbacks capture stacks inside it, libgomp's interposers
-// do not), and named after the program's function, the first frame that is
-// not a body the compiler outlined (clang's .omp_outlined. has no name of
-// the function holding it), else the first frame of the program's.
+std::string file_name(const char* path) {
+  const char* slash = std::strrchr(path, '/');
+  return slash != nullptr ? slash + 1 : path;
+}
+
+// The construct a stack reached: its first frame of the program's (the
+// runtime's frames left out: an OMPT runtime's callbacks capture stacks
+// inside it, libgomp's interposers do not) holds the construct, at the
+// line of its call into the runtime, which compilers place at the
+// construct's directive. Named "function, line N in "file"" as -lines
+// names a line, after the program's function: the first frame that is not
+// a body the compiler outlined (clang's .omp_outlined. has no name of the
+// function holding it), else the first frame of the program's. A frame
+// without a line makes its function the construct.
 size_t site_of(Collected& c, uint64_t stack_id, uint64_t time_ns) {
   Site site;
+  std::string key;
   if (stack_id == LUMEN_NO_STACK) {
-    site.name = "<no call stack recorded>";
+    site.name = key = "<no call stack recorded>";
   } else {
     lumen_frame_name frames[64];
+    lumen_frame_line lines[64] = {};
     const size_t count = c.host->stack_frames_at(c.host->context, stack_id, time_ns, frames, std::size(frames));
-    std::string first_runtime_frame;
+    if (c.host->stack_lines_at != nullptr) c.host->stack_lines_at(c.host->context, stack_id, time_ns, lines, count);
+    std::string first_runtime_frame, function;
+    const lumen_frame_line* line = nullptr;
     for (size_t i = 0; i < count; ++i) {
-      const std::string function = frames[i].function ? frames[i].function : "";
+      const std::string name = frames[i].function ? frames[i].function : "";
       if (is_runtime_object(frames[i].load_object)) {
-        if (first_runtime_frame.empty()) first_runtime_frame = function;
+        if (first_runtime_frame.empty()) first_runtime_frame = name;
         continue;
       }
-      site.frames.emplace_back(function, frames[i].load_object ? frames[i].load_object : "");
-      if (site.name.empty() && !is_outlined_function(frames[i].function)) site.name = function;
+      if (site.frames.empty()) line = &lines[i];
+      site.frames.emplace_back(name, frames[i].load_object ? frames[i].load_object : "");
+      if (function.empty() && !is_outlined_function(frames[i].function)) function = name;
     }
-    if (site.name.empty() && !site.frames.empty()) site.name = site.frames.front().first;
-    if (site.name.empty()) site.name = count == 0 ? "<Unknown>" : first_runtime_frame;
+    if (function.empty() && !site.frames.empty()) function = site.frames.front().first;
+    if (function.empty()) function = count == 0 ? "<Unknown>" : first_runtime_frame;
+    site.name = function;
+    if (line != nullptr && line->file != nullptr && line->line > 0) {
+      site.name += ", line " + std::to_string(line->line) + " in \"" + file_name(line->file) + "\"";
+      key = std::string(line->file) + ':' + std::to_string(line->line) + '\n' + function;
+    } else {
+      key = function + '\n' + (site.frames.empty() ? "" : site.frames.front().second);
+    }
   }
-  std::string key;
-  for (const auto& [function, object] : site.frames) key += function + '\n' + object + '\n';
-  if (site.frames.empty()) key = site.name;
-  const auto [found, added] = c.site_by_frames.emplace(key, c.sites.size());
+  const auto [found, added] = c.site_by_key.emplace(key, c.sites.size());
   if (added) c.sites.push_back(std::move(site));
   return found->second;
 }
@@ -90,7 +114,11 @@ void visit(void* arg, uint16_t kind, const void* payload, uint16_t bytes, uint32
     return;
   }
   const lumen_view_host* host = c->host;
-  if (is_region_record(kind)) {
+  if (kind == kWaitRecord && bytes >= sizeof(OmpWait)) {
+    OmpWait wait;
+    std::memcpy(&wait, payload, sizeof wait);
+    if (wait.end_ns >= wait.begin_ns) c->trace.waits.push_back(wait);  // what the decoder emits
+  } else if (is_region_record(kind)) {
     const OmpRegion& region = c->trace.regions.back();
     if (host->selected(host->context, region.end_ns, region.thread_id))
       c->region_site[region.region_id] = site_of(*c, region.call_stack_id, region.begin_ns);
@@ -149,7 +177,7 @@ const lumen_view_column kRegionColumns[] = {
 void show_regions(const lumen_view_host* host, const Collected& c) {
   std::unordered_map<uint64_t, std::vector<const OmpTask*>> tasks_of;
   for (const OmpTask& task : c.trace.tasks) tasks_of[task.region_id].push_back(&task);
-  // One row per call site: the encountering call's stack.
+  // One row per construct: where the encountering call's stack reached the runtime.
   std::map<size_t, SiteTotals> sites;
   double regions = 0;
   for (const OmpRegion& region : c.trace.regions) {
@@ -175,12 +203,13 @@ void show_regions(const lumen_view_host* host, const Collected& c) {
     site.imbalance_ns += longest - sum / team;
   }
   host->summary(host->context, "regions", "Parallel regions", regions, LUMEN_UNIT_COUNT);
-  host->summary(host->context, "call_sites", "Call sites", static_cast<double>(sites.size()), LUMEN_UNIT_COUNT);
+  host->summary(host->context, "constructs", "Parallel constructs", static_cast<double>(sites.size()),
+                LUMEN_UNIT_COUNT);
   std::vector<const SiteTotals*> rows;
   for (const auto& [key, site] : sites) rows.push_back(&site);
   std::sort(rows.begin(), rows.end(), [](const SiteTotals* a, const SiteTotals* b) { return a->work_ns > b->work_ns; });
   if (host->row_limit != 0 && rows.size() > host->row_limit) rows.resize(host->row_limit);
-  host->table_begin(host->context, "OpenMP parallel regions (OMP_preg), by call site", kRegionColumns,
+  host->table_begin(host->context, "OpenMP parallel regions (OMP_preg), by construct", kRegionColumns,
                     std::size(kRegionColumns));
   for (const SiteTotals* site : rows) {
     const double values[] = {site->instances, site->max_team, site->wall_ns,
@@ -220,12 +249,12 @@ void show_tasks(const lumen_view_host* host, const Collected& c) {
     if (task.begin_ns > task.create_ns) site.delay_ns += static_cast<double>(task.begin_ns - task.create_ns);
   }
   host->summary(host->context, "tasks", "Explicit tasks", tasks, LUMEN_UNIT_COUNT);
-  host->summary(host->context, "call_sites", "Creation sites", static_cast<double>(sites.size()), LUMEN_UNIT_COUNT);
+  host->summary(host->context, "constructs", "Task constructs", static_cast<double>(sites.size()), LUMEN_UNIT_COUNT);
   std::vector<const TaskSite*> rows;
   for (const auto& [key, site] : sites) rows.push_back(&site);
   std::sort(rows.begin(), rows.end(), [](const TaskSite* a, const TaskSite* b) { return a->wall_ns > b->wall_ns; });
   if (host->row_limit != 0 && rows.size() > host->row_limit) rows.resize(host->row_limit);
-  host->table_begin(host->context, "OpenMP explicit tasks (OMP_task), by creation site", kTaskColumns,
+  host->table_begin(host->context, "OpenMP explicit tasks (OMP_task), by construct", kTaskColumns,
                     std::size(kTaskColumns));
   for (const TaskSite* site : rows) {
     const double values[] = {site->count, site->wall_ns, site->longest_ns, site->delay_ns};
@@ -236,14 +265,18 @@ void show_tasks(const lumen_view_host* host, const Collected& c) {
 const lumen_view_column kStateColumns[] = {{"samples", "Clock samples", LUMEN_UNIT_COUNT}};
 
 // Clock samples by the state the OMPT runtime reported at each (one state
-// record per delivery of the clock's signal), and by what the state makes
-// of them. Empty under libgomp, which has no OMPT.
+// record per delivery of the clock's signal), and by what the analysis
+// makes of them (decided_class: the trace's waits first, as the metrics and
+// view modes count them). Empty under libgomp, which has no OMPT.
 void show_states(const lumen_view_host* host, const Collected& c) {
+  const std::vector<OmpWait> recorded = c.trace.outside_explicit_tasks(c.trace.waits);
+  const std::vector<OmpWait> implied = c.trace.outside_explicit_tasks(c.trace.implied_waits());
+  const TraceWaits waits(recorded, implied);
   std::map<uint32_t, double> by_state;
   double by_class[4] = {};
   for (const OmpState& state : c.trace.states) {
     by_state[state.state] += 1;
-    by_class[static_cast<int>(state_meaning(state.state).state_class)] += 1;
+    by_class[static_cast<int>(decided_class(state, waits))] += 1;
   }
   host->summary(host->context, "work", "Samples in work", by_class[static_cast<int>(StateClass::kWork)],
                 LUMEN_UNIT_COUNT);
@@ -276,11 +309,11 @@ int run_tasks(const lumen_view_host* host, char* error, size_t error_size) {
 
 const lumen_view_def kOmpViews[] = {
     {"omp_preg",
-     "per OpenMP parallel region call site (OMP_preg): instances, team, wall time, work, end-barrier wait, "
-     "imbalance (longest minus mean task)",
+     "per OpenMP parallel construct, at its source line (OMP_preg): instances, team, wall time, work, end-barrier "
+     "wait, imbalance (longest minus mean task)",
      run_regions},
     {"omp_task",
-     "per OpenMP explicit task creation site (OMP_task): tasks, run time, longest, creation to start",
+     "per OpenMP task construct, at its source line (OMP_task): tasks, run time, longest, creation to start",
      run_tasks},
     {"omp_states",
      "clock samples by the thread's OpenMP state an OMPT runtime (LLVM libomp) reported at each: work, overhead, "

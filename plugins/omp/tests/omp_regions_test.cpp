@@ -9,7 +9,9 @@
 //     CPU is the clock's samples, its wait for a CPU goes with the sample
 //     nearest it);
 //   * OpenMP Wait is the time waiting, on a CPU or not, as Oracle defines
-//     it, and a thread's wait for a CPU while it works in a region.
+//     it, and a thread's wait for a CPU while it works in a region;
+//   * -omp_preg lists the two regions of one function apart, at their
+//     constructs' lines.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -130,8 +132,56 @@ TEST_P(OmpOversubscribed, OpenMPWaitIsTheTimeWaitingOnACpuOrNot) {
   EXPECT_NEAR(value(rows, "<Total>", "e.ompwait"), everything, thread_time_tolerance(everything));
 }
 
+// The two regions of two_regions are two rows, each at its construct's
+// line, each with its own imbalance as the program measured it.
+TEST_P(OmpOversubscribed, RegionsAreListedByConstruct) {
+  const json view = er_print_json({"-omp_preg"}, run_->experiment);
+  ASSERT_EQ(view.at("tables").size(), 1u) << view.dump();
+  const auto rows = rows_by_name(view.at("tables")[0]);
+  const json& t = run_->truth;
+  EXPECT_EQ(view.at("summary").at("constructs").get<double>(), 2.0) << view.dump();
+  const double rounds = t.at("rounds").get<double>();
+  const int lines[] = {t.at("line_a").get<int>(), t.at("line_b").get<int>()};
+  for (int r = 0; r < 2; ++r) {
+    const std::string name = "two_regions, line " + std::to_string(lines[r]) + " in \"omp_regions_target.c\"";
+    ASSERT_TRUE(rows.count(name)) << name << " in " << view.dump();
+    const json& row = rows.at(name);
+    EXPECT_EQ(row.at("count").get<double>(), rounds) << name;
+    EXPECT_EQ(row.at("team").get<double>(), std::stod(kThreads)) << name;
+    // Task and body begin and end microseconds apart, on a loaded machine
+    // sometimes a preemption apart.
+    const double imbalance = t.at("imbalance")[r].get<double>();
+    EXPECT_NEAR(row.at("imbalance").get<double>(), imbalance, 0.005 * rounds + 0.05 * imbalance) << name;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Runtimes, OmpOversubscribed, testing::ValuesIn(kBuilds),
                          [](const testing::TestParamInfo<OmpBuild>& info) { return std::string(info.param.name); });
+
+#ifdef LUMEN_OMP_REGIONS_CLANG_TARGET
+// -omp_states classes each sample as the function views do: a worker's
+// sample in the trace's idle time is idle (libomp says
+// wait_barrier_implicit there), and the waits' and idle samples are as
+// many as the CPU time of the waits' artificial functions says.
+TEST(OmpStatesOversubscribed, StatesViewCountsSamplesAsTheFunctionViews) {
+  TempDir dir;
+  const Collection run = collect(dir, {"-p", "on"}, LUMEN_OMP_REGIONS_CLANG_TARGET, {kThreads, kRounds});
+  ASSERT_EQ(run.run.exit_code, 0) << run.run.err;
+  const json states = er_print_json({"-omp_states"}, run.experiment);
+  const json& summary = states.at("summary");
+  const double work = summary.at("work").get<double>(), overhead = summary.at("overhead").get<double>();
+  const double wait = summary.at("wait").get<double>(), idle = summary.at("idle").get<double>();
+  const auto rows = rows_by_name(er_print_json({"-metrics", "e.totalcpu:name", "-functions"}, run.experiment));
+  const double idle_cpu = value(rows, "<OMP-idle>", "e.totalcpu");
+  const double total_cpu = value(rows, "<Total>", "e.totalcpu");
+  ASSERT_GT(idle_cpu, 0.0);
+  EXPECT_GT(idle, 0.0) << states.dump();
+  // Shares of the samples against shares of the CPU time: samples weigh
+  // what their thread ran since its previous one.
+  const double samples = work + overhead + wait + idle;
+  EXPECT_NEAR(idle / samples, idle_cpu / total_cpu, 0.1 + 0.3 * idle_cpu / total_cpu) << states.dump();
+}
+#endif
 
 }  // namespace
 }  // namespace lumen::test

@@ -113,7 +113,7 @@ TEST(OmpTaskloop, TasksOfEachTaskloopByCreationSite) {
   ASSERT_FALSE(run.truth.is_null());
   const json view = er_print_json({"-omp_task"}, run.experiment);
   ASSERT_EQ(view.at("tables").size(), 1u) << view.dump();
-  const auto sites = rows_by_name(view.at("tables")[0]);
+  const auto sites = rows_by_construct_function(view.at("tables")[0]);
   const auto functions = rows_by_name(er_print_json(
       {"-viewmode", "user", "-metrics", "i.totalcpu:i.ompwork:i.ompwait:name", "-functions"}, run.experiment));
   double tasks = 0;

@@ -23,6 +23,15 @@ inline bool any_row_contains(const std::map<std::string, nlohmann::json>& rows, 
   return false;
 }
 
+// -omp_preg's and -omp_task's rows by the function holding each construct:
+// a row named "f, line N in "file"" is f's (a function holding several
+// constructs keeps the first).
+inline std::map<std::string, nlohmann::json> rows_by_construct_function(const nlohmann::json& table) {
+  std::map<std::string, nlohmann::json> rows;
+  for (auto& [name, row] : rows_by_name(table)) rows.emplace(name.substr(0, name.find(", line ")), row);
+  return rows;
+}
+
 // A test target as one OpenMP runtime's compiler built it.
 struct OmpBuild {
   const char* name;  // the test's suffix: libgomp, libomp

@@ -110,13 +110,14 @@ TEST_P(OmpTracing, WorkAndWaitMatchTheProgramsOwnTimes) {
   EXPECT_GT(value(rows, "<OMP-idle>", "e.omptwait"), 0.0);
 }
 
-TEST_P(OmpTracing, ParallelRegionsByCallSite) {
+TEST_P(OmpTracing, ParallelRegionsByConstruct) {
   const json view = er_print_json({"-omp_preg"}, run_->experiment);
   const std::string text = view.dump();
   ASSERT_EQ(view.at("tables").size(), 1u) << text;
-  const auto rows = rows_by_name(view.at("tables")[0]);
+  const auto rows = rows_by_construct_function(view.at("tables")[0]);
   EXPECT_EQ(view.at("summary").at("regions").get<double>(), 4.0);
-  // Four regions, one per function holding one.
+  EXPECT_EQ(view.at("summary").at("constructs").get<double>(), 4.0);
+  // Four regions, one per function holding one, at its construct's line.
   for (const char* site : {"imbalanced_region", "barrier_region", "lock_region", "critical_region"}) {
     ASSERT_TRUE(rows.count(site)) << site << " in " << text;
     EXPECT_EQ(rows.at(site).at("count").get<double>(), 1.0) << site;
@@ -125,7 +126,7 @@ TEST_P(OmpTracing, ParallelRegionsByCallSite) {
     // first, no frame of the runtime's (libomp's callbacks unwind from it).
     json stack;
     for (const json& row : view.at("tables")[0].at("rows"))
-      if (row.at("name") == site) stack = row.at("stack");
+      if (row.at("name").get<std::string>().rfind(std::string(site) + ", line ", 0) == 0) stack = row.at("stack");
     ASSERT_FALSE(stack.empty()) << site;
     EXPECT_EQ(stack[0].at("function").get<std::string>(), site);
     for (const json& frame : stack) {

@@ -94,11 +94,11 @@ TEST_P(OmpUnsampledRegions, EveryRecordedLockAndWaitContinuesThroughTheRegionsCa
     EXPECT_EQ(metric(caller.caller, std::string("a.") + key), metric(regions_function.row, std::string("i.") + key))
         << key << ": " << caller.row.dump();
 
-  // -omp_preg: one call site holding every region.
+  // -omp_preg: one construct holding every region.
   const json preg = er_print_json({"-omp_preg"}, run.experiment);
   ASSERT_EQ(preg.at("tables").size(), 1u) << preg.dump();
   EXPECT_EQ(preg.at("summary").at("regions").get<double>(), regions);
-  const auto sites = rows_by_name(preg.at("tables")[0]);
+  const auto sites = rows_by_construct_function(preg.at("tables")[0]);
   ASSERT_EQ(sites.size(), 1u) << preg.dump();
   ASSERT_TRUE(sites.count("allocating_regions")) << preg.dump();
   EXPECT_EQ(sites.at("allocating_regions").at("count").get<double>(), regions);
