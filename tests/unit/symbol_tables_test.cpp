@@ -5,7 +5,8 @@
 // over the object, in an object built by gcc (with .debug_aranges) and by
 // clang (without), in libc (with its debug file where one is installed)
 // and in this test's own executable (thousands of C++ symbols, aliases
-// among them).
+// among them). Inline chains are those of symbolizers that read DWARF with
+// code of their own (addr2line, llvm-symbolizer).
 #include <dlfcn.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
@@ -19,7 +20,9 @@
 #include <vector>
 
 #include "object_symbols.h"
+#include "program_structure.h"
 #include "regular_file.h"
+#include "test_support.h"
 
 namespace lumen::test {
 namespace {
@@ -46,9 +49,10 @@ std::string describe(const std::optional<SourceLine>& line) {
   return line ? line->file + ":" + std::to_string(line->line) : "none";
 }
 
-std::string describe(const std::vector<std::string>& chain) {
+std::string describe(const std::vector<analysis::InlinedCall>& chain) {
   std::string text;
-  for (const std::string& name : chain) text += name + " < ";
+  for (const analysis::InlinedCall& call : chain)
+    text += call.name + " (" + call.defining_file + ") at " + describe(std::optional(call.call_site)) + " < ";
   return text.empty() ? "none" : text;
 }
 
@@ -227,6 +231,119 @@ TEST(SymbolTables, SameAsLibdwflInThisExecutable) {
   ASSERT_TRUE(symbols.opened());
   const Compared& compared = symbols.everywhere("/proc/self/exe", 800, 800);
   EXPECT_GT(compared.names.size(), 500u);
+}
+
+// Symbolizers with DWARF readers of their own (not libdw), asked for the
+// inline chain in GNU's form: binutils' addr2line, and llvm-symbolizer.
+// addr2line 2.40 reads no DW_AT_ranges given by index (DWARF 5's rnglistx,
+// which clang gives inlined instances), so clang's objects are compared
+// with llvm-symbolizer.
+struct Symbolizer {
+  std::string program;
+  std::string options;  // before the object's path
+};
+const Symbolizer kAddr2line{LUMEN_TEST_ADDR2LINE, " -a -i -f -e "};
+const Symbolizer kLlvmSymbolizer{LUMEN_TEST_LLVM_SYMBOLIZER, " --output-style=GNU -a -i -f --no-demangle --obj="};
+
+// Per address of `addresses` of `path`, each level's function (innermost
+// first, the function holding them last) and its place: the address's
+// line, then each call site. Names as DWARF has them (not demangled).
+std::vector<std::vector<std::pair<std::string, std::string>>> symbolizer_chains(const Symbolizer& symbolizer,
+                                                                                const std::string& path,
+                                                                                const std::vector<uint64_t>& addresses) {
+  TempDir dir;
+  std::string input;
+  for (const uint64_t address : addresses) input += hex(address) + "\n";
+  const auto list = write_text(dir / "addresses", input);
+  const std::string command = symbolizer.program + symbolizer.options + "'" + path + "' < '" + list.string() + "'";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::vector<std::vector<std::pair<std::string, std::string>>> chains;
+  if (pipe == nullptr) return chains;
+  char buffer[8192];
+  std::vector<std::string> lines;
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) {
+    std::string line = buffer;
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    lines.push_back(line);
+  }
+  pclose(pipe);
+  for (size_t i = 0; i < lines.size();) {
+    if (lines[i].rfind("0x", 0) == 0) {
+      chains.emplace_back();
+      ++i;
+      continue;
+    }
+    if (chains.empty() || i + 1 >= lines.size()) break;
+    std::string place = lines[i + 1];
+    place = place.substr(0, place.find(" (discriminator"));
+    chains.back().emplace_back(lines[i], place);
+    i += 2;
+  }
+  return chains;
+}
+
+// A function's name without its scope and parameters: "fixture::middle(int)"
+// and "middle" are both "middle". addr2line names a function DWARF gives
+// no linkage name by a name of its own making ("_ZN7fixtureL6middleEi" for
+// a static function whose DWARF name is "middle").
+std::string base_name(const std::string& name) { return analysis::unscoped_name(analysis::demangle(name)); }
+
+// "dir/file.c:12" with the path made normal.
+std::string normal_place(const std::string& file, int line) {
+  return std::filesystem::path(file).lexically_normal().string() + ":" + std::to_string(line);
+}
+std::string normal_place(const std::string& place) {
+  const size_t colon = place.rfind(':');
+  if (colon == std::string::npos || place.compare(0, 2, "??") == 0) return place;
+  return normal_place(place.substr(0, colon), std::atoi(place.c_str() + colon + 1));
+}
+
+// Every inlined instance enclosing an address, with its call site: the
+// chains the symbolizer gives are the other symbolizer's, at addresses
+// spread over the object's code and at every function's entry.
+void same_chains_as(const Symbolizer& symbolizer, const std::string& path) {
+  ObjectSymbols symbols(path);
+  ASSERT_TRUE(symbols.opened());
+  const Boundaries object = boundaries_of(path);
+  std::vector<uint64_t> addresses = spread(object.code, 20000);
+  addresses.insert(addresses.end(), object.function_starts.begin(), object.function_starts.end());
+  const auto expected = symbolizer_chains(symbolizer, path, addresses);
+  ASSERT_EQ(expected.size(), addresses.size()) << symbolizer.program;
+  size_t deepest = 0, compared = 0;
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    const auto chain = symbols.inline_chain(addresses[i]);
+    // The last level is the function holding the others; each instance's
+    // call site is where the level after it is placed. addr2line names
+    // the innermost level by the symbol holding the address when DWARF
+    // gives that level no linkage name: that name is not compared.
+    std::string ours, theirs;
+    for (size_t k = 0; k < chain.size(); ++k) {
+      const bool named = k > 0 || chain[k].name.rfind("_Z", 0) == 0;
+      ours += (named ? base_name(chain[k].name) : "-") + " at " +
+              (chain[k].call_site.line > 0 ? normal_place(chain[k].call_site.file, chain[k].call_site.line) : "?") + "; ";
+      if (k + 1 < expected[i].size())
+        theirs += (named ? base_name(expected[i][k].first) : "-") + " at " + normal_place(expected[i][k + 1].second) + "; ";
+    }
+    EXPECT_EQ(ours, theirs) << "at " << hex(addresses[i]);
+    // No more and no fewer levels (one where there is no function).
+    EXPECT_EQ(chain.size() + 1, std::max<size_t>(expected[i].size(), 1)) << "at " << hex(addresses[i]);
+    deepest = std::max(deepest, chain.size());
+    compared += expected[i].size() > 1 || expected[i].at(0).second.rfind("??", 0) != 0;
+  }
+  EXPECT_GT(compared, 200u);
+  EXPECT_GE(deepest, 3u);  // outer < middle < innermost, inlined into one another
+}
+
+TEST(SymbolTables, InlineChainsAreAddr2linesInAnObjectByGcc) {
+  if (kAddr2line.program.empty()) GTEST_SKIP() << "no addr2line (binutils) to compare with";
+  same_chains_as(kAddr2line, LUMEN_TEST_SYMBOLS_FIXTURE);
+}
+
+TEST(SymbolTables, InlineChainsAreLlvmSymbolizersInObjectsByGccAndClang) {
+  if (kLlvmSymbolizer.program.empty()) GTEST_SKIP() << "no llvm-symbolizer to compare with";
+  same_chains_as(kLlvmSymbolizer, LUMEN_TEST_SYMBOLS_FIXTURE);
+  if (std::string(LUMEN_TEST_SYMBOLS_FIXTURE_CLANG).empty()) GTEST_SKIP() << "no clang++ to build the fixture with";
+  same_chains_as(kLlvmSymbolizer, LUMEN_TEST_SYMBOLS_FIXTURE_CLANG);
 }
 
 TEST(SymbolTables, SameAsLibdwflAtTheEndsOfTheAddressSpace) {

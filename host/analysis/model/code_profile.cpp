@@ -38,9 +38,13 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
   struct Placed {
     AddressKey address;
     const LineKey* line;
-    FunctionId function;
+    FunctionId function;       // whose code the address is
+    FunctionId line_function;  // whose line it is: the innermost function inlined there
     bool exclusive;
+    bool line_only = false;  // a call site of inlined code: its line, not the address
   };
+  std::set<LineKey> call_site_lines;  // where Placed points for call sites
+  const std::vector<InlinedFrame> no_chain;
   std::vector<ShapedFrame> frames;
   std::vector<Placed> placed;
   std::vector<size_t> next_shown;  // per frame: the index of the next shown frame outward (frames.size(): none)
@@ -105,23 +109,36 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
         function = shown->function;
         leaf = false;
       }
-      placed.push_back({position->address, position->line, function, exclusive});
+      // Inlined code: its line is the innermost inlined function's, and
+      // each function it was inlined into holds it at its call site.
+      const std::vector<InlinedFrame>& chain =
+          position->described ? no_chain : structure.inlined_at(map, stack.epoch, frame.pc, frame.is_return);
+      placed.push_back({position->address, position->line, function, chain.empty() ? function : chain.front().function,
+                        exclusive});
+      for (size_t k = 0; k < chain.size(); ++k) {
+        if (chain[k].call_site.line <= 0) continue;
+        const FunctionId caller = k + 1 < chain.size() ? chain[k + 1].function : function;
+        const LineKey* site = &*call_site_lines.insert(LineKey{chain[k].call_site.file, chain[k].call_site.line}).first;
+        placed.push_back({position->address, site, function, caller, false, true});
+      }
     }
     const auto values = profile.values(s);
     seen_addresses.clear();
     seen_lines.clear();
     for (const Placed& p : placed) {
-      CodeMetrics& at = addresses_[p.address];
-      at.function = p.function;
-      if (p.exclusive) add(at.exclusive, values);
-      if (std::find(seen_addresses.begin(), seen_addresses.end(), p.address) == seen_addresses.end()) {
-        seen_addresses.push_back(p.address);
-        add(at.inclusive, values);
+      if (!p.line_only) {
+        CodeMetrics& at = addresses_[p.address];
+        at.function = p.function;
+        if (p.exclusive) add(at.exclusive, values);
+        if (std::find(seen_addresses.begin(), seen_addresses.end(), p.address) == seen_addresses.end()) {
+          seen_addresses.push_back(p.address);
+          add(at.inclusive, values);
+        }
       }
       const LineKey* line_key = p.line;
       if (line_key == nullptr) continue;
       CodeMetrics& line = lines_[*line_key];
-      if (line.function == kUnknownFunction) line.function = p.function;
+      if (line.function == kUnknownFunction) line.function = p.line_function;
       if (p.exclusive) add(line.exclusive, values);
       if (std::find(seen_lines.begin(), seen_lines.end(), *line_key) == seen_lines.end()) {
         seen_lines.push_back(*line_key);

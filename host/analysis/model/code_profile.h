@@ -3,9 +3,11 @@
 // it, placed at its object and file address (return addresses moved back
 // into their call), and that address at its source line. Exclusive goes to
 // the leaf; inclusive once to each distinct address (and line) on the
-// stack. Frames the mode hides count only where they are code of the next
-// shown frame's source file (an outlined OpenMP body in user mode);
-// artificial functions hold their time at no line. Code no loaded object
+// stack. Inlined code is at the line of the innermost function inlined
+// there, and each function it was inlined into holds its inclusive metrics
+// at the line of the call. Frames the mode hides count only where they are
+// code of the next shown frame's source file (an outlined OpenMP body in
+// user mode); artificial functions hold their time at no line. Code no loaded object
 // holds is placed at the lines its decoder described (a Java method's
 // bytecode index at its line), at the function's own object.
 #pragma once

@@ -136,8 +136,8 @@ bool StackShaper::append_recorded(const Experiment& experiment, uint32_t epoch, 
   for (size_t i = 0; i < pcs.size(); ++i) {
     const bool is_return = i > 0 || (flags & LUMEN_STACK_LEAF_IS_RETURN) != 0;
     if (inline_frames_)
-      for (const FunctionId f : structure_.inlined_at(experiment.loadobjects(), epoch, pcs[i], is_return))
-        out.push_back({.function = f, .pc = pcs[i], .is_return = is_return, .code = true, .inlined = true});
+      for (const InlinedFrame& inlined : structure_.inlined_at(experiment.loadobjects(), epoch, pcs[i], is_return))
+        out.push_back({.function = inlined.function, .pc = pcs[i], .is_return = is_return, .code = true, .inlined = true});
     out.push_back({.function = structure_.function_at(experiment.loadobjects(), epoch, pcs[i], is_return),
                    .pc = pcs[i],
                    .is_return = is_return,

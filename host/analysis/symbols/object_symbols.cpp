@@ -193,22 +193,54 @@ std::vector<std::string> ObjectSymbols::names_at(uint64_t start) const {
   return names;
 }
 
+namespace {
+
+// Each function symbol the module defines (in its symbol table, or its
+// debug file's): its name, symbol and value.
+template <typename Visit>
+void for_each_defined_function(Dwfl_Module* module, Visit visit) {
+  const int count = dwfl_module_getsymtab(module);
+  for (int i = 1; i < count; ++i) {
+    GElf_Sym symbol;
+    GElf_Addr value = 0;
+    const char* name = dwfl_module_getsym_info(module, i, &symbol, &value, nullptr, nullptr, nullptr);
+    if (name == nullptr || *name == '\0' || GELF_ST_TYPE(symbol.st_info) != STT_FUNC || symbol.st_shndx == SHN_UNDEF)
+      continue;
+    visit(name, symbol, value);
+  }
+}
+
+// "f@@VERSION" (a versioned name in a symbol table) is the function f.
+std::string unversioned(const char* name) {
+  const std::string text = name;
+  return text.substr(0, text.find('@'));
+}
+
+}  // namespace
+
+std::optional<SymbolHit> ObjectSymbols::function_named(const std::string& name) const {
+  if (module_ == nullptr) return std::nullopt;
+  if (!by_name_) {
+    by_name_.emplace();
+    for_each_defined_function(module_, [&](const char* found, const GElf_Sym& symbol, GElf_Addr value) {
+      const auto [it, inserted] = by_name_->try_emplace(unversioned(found), SymbolHit{found, value, symbol.st_size, true});
+      // The same symbol in .symtab and .dynsym is one function; two at
+      // different addresses (static functions of one name) are not.
+      if (!inserted && it->second && it->second->start != value) it->second.reset();
+    });
+  }
+  const auto it = by_name_->find(name);
+  return it == by_name_->end() ? std::nullopt : it->second;
+}
+
 std::optional<uint64_t> ObjectSymbols::exported_function(const std::string& name) const {
   if (module_ == nullptr) return std::nullopt;
   if (!exported_) {
     exported_.emplace();
-    const int count = dwfl_module_getsymtab(module_);
-    for (int i = 1; i < count; ++i) {
-      GElf_Sym symbol;
-      GElf_Addr value = 0;
-      const char* found = dwfl_module_getsym_info(module_, i, &symbol, &value, nullptr, nullptr, nullptr);
+    for_each_defined_function(module_, [&](const char* found, const GElf_Sym& symbol, GElf_Addr value) {
       const int binding = GELF_ST_BIND(symbol.st_info);
-      if (found == nullptr || *found == '\0' || GELF_ST_TYPE(symbol.st_info) != STT_FUNC ||
-          symbol.st_shndx == SHN_UNDEF || (binding != STB_GLOBAL && binding != STB_WEAK))
-        continue;
-      // A versioned name ("f@@VERSION" in a symbol table) is the function f.
-      exported_->try_emplace(std::string(found).substr(0, std::string(found).find('@')), value);
-    }
+      if (binding == STB_GLOBAL || binding == STB_WEAK) exported_->try_emplace(unversioned(found), value);
+    });
   }
   const auto it = exported_->find(name);
   return it == exported_->end() ? std::nullopt : std::optional<uint64_t>(it->second);
@@ -239,14 +271,45 @@ std::vector<uint8_t> ObjectSymbols::code_bytes(uint64_t address, uint64_t size) 
   return bytes;
 }
 
-std::vector<std::string> ObjectSymbols::inline_chain(uint64_t address) const {
+std::vector<InlinedCall> ObjectSymbols::inline_chain(uint64_t address) const {
   if (module_ == nullptr) return {};
   Dwarf_Die cu;
   uint64_t bias = 0;
   if (!compile_unit_at(module_, unit_ranges_, address, &cu, &bias)) return {};
-  if (lookups_ == Lookups::Libdwfl) return inline_chain_from_libdw(cu, address - bias);
-  if (!inline_chains_) inline_chains_ = std::make_unique<InlineChains>();
-  return inline_chains_->at(cu, address - bias);
+  if (!inline_chains_ && lookups_ == Lookups::Tables) inline_chains_ = std::make_unique<InlineChains>();
+  const InlineChain chain =
+      lookups_ == Lookups::Libdwfl ? inline_chain_by_walk(cu, address - bias) : inline_chains_->at(cu, address - bias);
+  std::vector<InlinedCall> calls;
+  calls.reserve(chain.size());
+  for (const InlinedInstance& instance : chain) {
+    InlinedCall call{instance.name, {}, ""};
+    if (instance.call_file != nullptr && instance.call_line > 0)
+      call.call_site = {source_file(instance.call_file, instance.compile_dir), instance.call_line};
+    if (instance.decl_file != nullptr) call.defining_file = source_file(instance.decl_file, instance.compile_dir);
+    calls.push_back(std::move(call));
+  }
+  // A function DWARF gives no file (a lambda's call operator) is in the
+  // file of its lines: where it inlined the next level in, or the
+  // address's own line.
+  for (size_t k = 0; k < calls.size(); ++k)
+    if (calls[k].defining_file.empty()) {
+      if (k > 0) calls[k].defining_file = calls[k - 1].call_site.file;
+      else if (const auto line = source_line(address)) calls[k].defining_file = line->file;
+    }
+  return calls;
+}
+
+std::optional<std::string> ObjectSymbols::defining_file(uint64_t address) const {
+  if (module_ == nullptr) return std::nullopt;
+  Dwarf_Die cu;
+  uint64_t bias = 0;
+  if (!compile_unit_at(module_, unit_ranges_, address, &cu, &bias)) return std::nullopt;
+  if (!inline_chains_ && lookups_ == Lookups::Tables) inline_chains_ = std::make_unique<InlineChains>();
+  const char* file = lookups_ == Lookups::Libdwfl ? defining_file_by_walk(cu, address - bias)
+                                                  : inline_chains_->defining_file(cu, address - bias);
+  if (file == nullptr) return std::nullopt;
+  Dwarf_Attribute attribute;
+  return source_file(file, dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attribute)));
 }
 
 int ObjectSymbols::machine() const {

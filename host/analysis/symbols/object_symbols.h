@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <compare>
 #include <map>
 #include <memory>
 #include <optional>
@@ -32,6 +33,17 @@ struct SymbolHit {
 struct SourceLine {
   std::string file;  // as DWARF names it (absolute or relative to the compile directory)
   int line = 0;
+  auto operator<=>(const SourceLine&) const = default;
+};
+
+// A function inlined at an address: its name as the symbol table would
+// have it (the linkage name where DWARF has one), where its caller
+// inlined it, and the file holding its definition (where DWARF names none,
+// that of its lines here; "" when unknown).
+struct InlinedCall {
+  std::string name;
+  SourceLine call_site;  // line 0 when DWARF does not say
+  std::string defining_file;
 };
 
 // A compile unit's address range, for objects without .debug_aranges
@@ -44,8 +56,9 @@ struct CompileUnitRange {
 
 // How addresses are looked up: in tables read once per object (sorted
 // symbols, each compile unit's scopes, source paths made whole), or by
-// asking libdwfl and libdw every time, which reads every symbol and every
-// DIE before the address: the reference the tables are tested against.
+// asking libdwfl and libdw every time (and walking the unit's DIEs to the
+// address for its scopes), which reads every symbol and every DIE before
+// the address: the reference the tables are tested against.
 enum class Lookups { Tables, Libdwfl };
 
 class ObjectSymbols {
@@ -61,16 +74,22 @@ class ObjectSymbols {
   std::optional<SourceLine> source_line(uint64_t address) const;
   // Every function symbol whose value is `start` (aliases), sorted.
   std::vector<std::string> names_at(uint64_t start) const;
+  // The one function symbol named `name` (the version after '@' aside);
+  // nullopt when none or several are.
+  std::optional<SymbolHit> function_named(const std::string& name) const;
   // The address of the function this object defines and exports as
   // `name` (a global or weak symbol), if any.
   std::optional<uint64_t> exported_function(const std::string& name) const;
   // Up to `size` bytes of the object's code at `address`; fewer at the end
   // of its section, none when no loaded section holds it.
   std::vector<uint8_t> code_bytes(uint64_t address, uint64_t size) const;
-  // The functions inlined at `address` (DWARF inlined subroutines), the
-  // innermost first, without the function that holds them; as the symbol
-  // table would name them (the linkage name where DWARF has one).
-  std::vector<std::string> inline_chain(uint64_t address) const;
+  // The functions inlined at `address` (DWARF inlined subroutines, each
+  // instance enclosing the innermost), the innermost first, without the
+  // function that holds them.
+  std::vector<InlinedCall> inline_chain(uint64_t address) const;
+  // The source file holding the definition of the function (not inlined)
+  // whose code holds `address`: DW_AT_decl_file of its subprogram.
+  std::optional<std::string> defining_file(uint64_t address) const;
   // The object's ELF machine (EM_X86_64, ...), 0 when unknown.
   int machine() const;
 
@@ -81,6 +100,7 @@ class ObjectSymbols {
   Dwfl* dwfl_ = nullptr;
   Dwfl_Module* module_ = nullptr;
   mutable std::optional<std::unordered_map<std::string, uint64_t>> exported_;  // read at the first lookup
+  mutable std::optional<std::unordered_map<std::string, std::optional<SymbolHit>>> by_name_;  // nullopt: several
   mutable std::optional<std::vector<CompileUnitRange>> unit_ranges_;          // read at the first miss
   // Read at the first lookup of each kind; each says what bounds it.
   mutable std::unique_ptr<PltStubs> plt_stubs_;

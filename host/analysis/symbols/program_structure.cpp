@@ -13,7 +13,7 @@ ProgramStructure::ProgramStructure() {
   objects_.push_back({"<Unknown>", "<Unknown>", ""});
   symbols_.push_back(nullptr);
   for (const char* special : {"<Total>", "<Unknown>", "<Truncated-stack>"})
-    functions_.push_back({special, special, kNoObject, 0, 0, special});
+    functions_.push_back({special, special, kNoObject, 0, 0, special, false, ""});
 }
 
 // The load object er_print shows generated functions in.
@@ -67,7 +67,7 @@ FunctionId ProgramStructure::intern_function(ObjectId object, uint64_t start, ui
     const bool plt = mangled.size() > 4 && mangled.compare(mangled.size() - 4, 4, "@plt") == 0;
     name = plt ? demangle(mangled.substr(0, mangled.size() - 4)) + "@plt" : demangle(mangled.substr(0, mangled.find('@')));
   }
-  functions_.push_back({name, symbol, object, start, size, name});
+  functions_.push_back({name, symbol, object, start, size, name, false, ""});
   functions_.back().name = styled(functions_.back());
   function_ids_.emplace(key, id);
   return id;
@@ -161,28 +161,51 @@ std::optional<CodeAddress> ProgramStructure::code_address(const LoadObjectMap& m
   return CodeAddress{object_for(mapped->path, mapped->symbol_file), pc - mapped->load_bias - (is_return_address ? 1 : 0)};
 }
 
-std::vector<FunctionId> ProgramStructure::inlined_at(const LoadObjectMap& map, uint32_t epoch, uint64_t pc,
-                                                     bool is_return_address) {
+FunctionId ProgramStructure::inlined_function(ObjectId object, const InlinedCall& call) {
+  auto [it, inserted] = inline_ids_.try_emplace({object, call.name}, kUnknownFunction);
+  if (!inserted) return it->second;
+  // The function's out-of-line copy, where the object has one, is the same
+  // function: its time inlined and called add up in one row.
+  if (const auto copy = symbols_[object]->function_named(call.name))
+    return it->second = intern_function(object, copy->start, copy->size, copy->name);
+  it->second = static_cast<FunctionId>(functions_.size());
+  const std::string plain = demangle(call.name);
+  functions_.push_back({plain, call.name, object, 0, 0, plain, true, call.defining_file});
+  functions_.back().name = styled(functions_.back());
+  return it->second;
+}
+
+const std::vector<InlinedFrame>& ProgramStructure::inlined_at(const LoadObjectMap& map, uint32_t epoch, uint64_t pc,
+                                                              bool is_return_address) {
   const MappedObject* mapped = map.find(pc, epoch);
-  if (mapped == nullptr) return {};
+  if (mapped == nullptr) return inline_chains_[0];
   const uint64_t key = pc ^ (is_return_address ? 1ull << 63 : 0);
   auto& cache = inline_cache_[mapped];
-  if (const auto hit = cache.find(key); hit != cache.end()) return hit->second;
+  if (const auto hit = cache.find(key); hit != cache.end()) return inline_chains_[hit->second];
   const ObjectId object = object_for(mapped->path, mapped->symbol_file);
-  std::vector<FunctionId> chain;
-  if (symbols_[object] != nullptr) {
-    for (const std::string& mangled : symbols_[object]->inline_chain(pc - mapped->load_bias - (is_return_address ? 1 : 0))) {
-      auto [it, inserted] = inline_ids_.try_emplace({object, mangled}, static_cast<FunctionId>(functions_.size()));
-      if (inserted) {
-        const std::string plain = demangle(mangled);
-        functions_.push_back({plain, mangled, object, 0, 0, plain});
-        functions_.back().name = styled(functions_.back());
-      }
-      chain.push_back(it->second);
-    }
+  std::vector<InlinedFrame> chain;
+  if (symbols_[object] != nullptr)
+    for (const InlinedCall& call :
+         symbols_[object]->inline_chain(pc - mapped->load_bias - (is_return_address ? 1 : 0)))
+      chain.push_back({inlined_function(object, call), call.call_site});
+  uint32_t id = 0;
+  if (!chain.empty()) {
+    const auto [found, inserted] = inline_chain_ids_.try_emplace(chain, static_cast<uint32_t>(inline_chains_.size()));
+    if (inserted) inline_chains_.push_back(std::move(chain));
+    id = found->second;
   }
-  cache.emplace(key, chain);
-  return chain;
+  cache.emplace(key, id);
+  return inline_chains_[id];
+}
+
+std::optional<std::string> ProgramStructure::source_file_of(FunctionId id) const {
+  const Function& f = functions_[id];
+  if (f.inlined_only) return f.defining_file.empty() ? std::nullopt : std::optional<std::string>(f.defining_file);
+  const ObjectSymbols* symbols = id > kTruncatedFunction ? symbols_[f.object].get() : nullptr;
+  if (symbols == nullptr) return std::nullopt;
+  if (auto file = symbols->defining_file(f.start)) return file;
+  if (const auto line = symbols->source_line(f.start)) return line->file;
+  return std::nullopt;
 }
 
 std::pair<FunctionId, uint64_t> ProgramStructure::traced_function(const LoadObjectMap& map, uint32_t epoch,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -37,6 +38,15 @@ struct Function {
   uint64_t start = 0;          // file address of its entry
   uint64_t size = 0;           // bytes of code; 0 when unknown
   std::string long_name;       // demangled, with parameters
+  bool inlined_only = false;   // known only as code inlined into others: no start, no size
+  std::string defining_file;   // inlined_only: the source file holding its definition ("" unknown)
+};
+
+// A function inlined at a PC, and where the function around it inlined it.
+struct InlinedFrame {
+  FunctionId function = kUnknownFunction;
+  SourceLine call_site;  // line 0 when DWARF does not say
+  auto operator<=>(const InlinedFrame&) const = default;
 };
 
 // A PC as the analysis places it: the object and the file address of the
@@ -94,9 +104,16 @@ class ProgramStructure {
   // The object and file address of `pc`; nullopt when no object held it.
   std::optional<CodeAddress> code_address(const LoadObjectMap& map, uint32_t epoch, uint64_t pc,
                                           bool is_return_address);
-  // The functions inlined at `pc` (innermost first), each its own function
-  // of the object; empty without DWARF inline information.
-  std::vector<FunctionId> inlined_at(const LoadObjectMap& map, uint32_t epoch, uint64_t pc, bool is_return_address);
+  // The functions inlined at `pc`, innermost first, each instance that
+  // encloses the innermost; empty without DWARF inline information. An
+  // inlined function is the function of the object's symbol of its name
+  // where there is one (its out-of-line copy), else a function of its own.
+  // Valid while this structure is.
+  const std::vector<InlinedFrame>& inlined_at(const LoadObjectMap& map, uint32_t epoch, uint64_t pc,
+                                              bool is_return_address);
+  // The source file holding the definition of `function` (DWARF's
+  // DW_AT_decl_file), else that of its first instruction's line.
+  std::optional<std::string> source_file_of(FunctionId function) const;
   // Renames every function (and those found later) in `style`.
   void set_name_style(NameStyle style);
   NameStyle name_style() const { return name_style_; }
@@ -127,8 +144,13 @@ class ProgramStructure {
   FunctionId intern_function(ObjectId object, uint64_t start, uint64_t size, const std::string& mangled);
 
   std::string styled(const Function& f, bool beside_object = false) const;
+  FunctionId inlined_function(ObjectId object, const InlinedCall& call);
   std::map<std::pair<ObjectId, std::string>, FunctionId> inline_ids_;
-  std::unordered_map<const MappedObject*, std::unordered_map<uint64_t, std::vector<FunctionId>>> inline_cache_;
+  // Chains interned (every PC of an inlined instance has the same one);
+  // [0] is the empty chain. A deque: references to chains stay valid.
+  std::deque<std::vector<InlinedFrame>> inline_chains_{1};
+  std::map<std::vector<InlinedFrame>, uint32_t> inline_chain_ids_;
+  std::unordered_map<const MappedObject*, std::unordered_map<uint64_t, uint32_t>> inline_cache_;
 
   NameStyle name_style_ = NameStyle::Long;
   bool object_names_shown_ = false;

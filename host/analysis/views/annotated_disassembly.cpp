@@ -93,20 +93,17 @@ void add_outside_headings(ViewTable& table, size_t heading, SourceText& sources,
   }
 }
 
-// The functions the target stands for: by name, or those whose entry lies
-// in a source file of that name.
+// The functions the target stands for: by name, or those defined in a
+// source file of that name.
 std::vector<FunctionId> functions_for(const std::string& target, size_t which, const StackProfile& profile,
                                       const ProgramStructure& structure) {
-  std::vector<FunctionId> ids = functions_named(profile, structure, target, which);
+  std::vector<FunctionId> ids = annotated_functions_named(profile, structure, target, which);
   if (!ids.empty() || which != 0) return ids;
   for (const auto& [id, metrics] : profile.functions().nodes()) {
-    if (id <= kTruncatedFunction) continue;
-    const Function& f = structure.function(id);
-    const ObjectSymbols* symbols = structure.symbols(f.object);
-    if (symbols == nullptr) continue;
-    const auto line = symbols->source_line(f.start);
-    if (!line) continue;
-    const std::string& file = line->file;
+    if (id <= kTruncatedFunction || structure.function(id).inlined_only) continue;
+    const auto defined_in = structure.source_file_of(id);
+    if (!defined_in) continue;
+    const std::string& file = *defined_in;
     if (file == target || (file.size() > target.size() && file.compare(file.size() - target.size(), target.size(), target) == 0 &&
                            file[file.size() - target.size() - 1] == '/'))
       ids.push_back(id);
@@ -189,10 +186,14 @@ void add_machine_rows(ViewTable& table, const MachineCode& machine_code, const C
     const cs_insn& insn = insns[i];
     if (const auto key = machine_code.line_of ? machine_code.line_of(insn.address) : std::nullopt) {
       if (!current || *current != *key) {
+        // A line of another file than the last (code inlined from a
+        // header, and back) names its file.
+        const bool same_file = current && current->file == key->file;
         current = *key;
         const auto metrics = code.lines().find(*key);
         ViewRow row;
-        row.name = "<line " + std::to_string(key->line) + "> " + sources.line(key->file, key->line);
+        row.name = "<line " + std::to_string(key->line) + (same_file ? "" : " in " + key->file) + "> " +
+                   sources.line(key->file, key->line);
         const Values* e = metrics == code.lines().end() ? nullptr : &metrics->second.exclusive;
         const Values* in = metrics == code.lines().end() ? nullptr : &metrics->second.inclusive;
         row.values = row_values(request.metrics, registry, e, in, code.total());
@@ -311,6 +312,17 @@ ViewTable annotated_disassembly(const CodeProfile& code, const StackProfile& pro
       continue;
     }
     if (symbols == nullptr) continue;
+    if (f.inlined_only) {
+      // No instruction is its own: its code is in the functions it was
+      // inlined into.
+      ViewRow row;
+      row.name = "<inlined only: its instructions are in the functions that inlined it; -inline on -callers-callees names them>";
+      row.values.assign(table.columns.size(), 0.0);
+      row.fields = {{"kind", "instruction"}, {"address", ""}, {"line", ""}};
+      row.marker = "   ";
+      table.rows.push_back(std::move(row));
+      continue;
+    }
     // The function's extent: its symbol's size, else as far as data reaches.
     uint64_t size = f.size;
     if (size == 0) {

@@ -9,21 +9,21 @@ namespace lumen::analysis {
 
 namespace {
 
-// The DWARF file names the target stands for: the source file of a function
-// of that name (as DWARF or the code's decoder names it), or the recorded
+// The DWARF file names the target stands for: the source file defining a
+// function of that name (as DWARF or the code's decoder names it; a
+// function inlined only has the name -inline on shows), or the recorded
 // files that are, or end with, the target.
 std::vector<std::string> files_for(const std::string& target, size_t which, const CodeProfile& code,
                                    const StackProfile& profile, const ProgramStructure& structure) {
   std::vector<std::string> files;
-  for (const FunctionId id : functions_named(profile, structure, target, which)) {
-    const Function& f = structure.function(id);
+  for (const FunctionId id : annotated_functions_named(profile, structure, target, which)) {
     if (const DescribedCode* described = code.described(id)) {
       if (!described->source_file.empty()) files.push_back(described->source_file);  // a Java method's .java file
       continue;
     }
-    const ObjectSymbols* symbols = id > kTruncatedFunction ? structure.symbols(f.object) : nullptr;
-    if (symbols == nullptr) continue;
-    if (const auto line = symbols->source_line(f.start)) files.push_back(line->file);
+    // The file of its definition: the lines of its own code and of the
+    // calls it inlined, not those of what it inlined (a header's).
+    if (auto file = structure.source_file_of(id)) files.push_back(std::move(*file));
   }
   if (files.empty() && which == 0) {
     for (const auto& [key, metrics] : code.lines()) {

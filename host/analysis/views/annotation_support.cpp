@@ -31,6 +31,15 @@ SortKey annotation_sort(const ViewRequest& request) {
   return key;
 }
 
+std::vector<FunctionId> annotated_functions_named(const StackProfile& profile, const ProgramStructure& structure,
+                                                  const std::string& name, size_t which) {
+  std::vector<FunctionId> found = functions_named(profile, structure, name);
+  if (found.empty())
+    for (FunctionId id = kTruncatedFunction + 1; id < structure.function_count(); ++id)
+      if (structure.function(id).inlined_only && is_named(structure.function(id), name)) found.push_back(id);
+  return nth_named(std::move(found), name, which);
+}
+
 void mark_hot_rows(ViewTable& table, size_t begin, const std::vector<double>& heat, double threshold_percent) {
   const double hottest = heat.empty() ? 0 : *std::max_element(heat.begin(), heat.end());
   if (hottest <= 0) return;

@@ -117,7 +117,10 @@ std::vector<FunctionId> functions_named(const StackProfile& profile, const Progr
 
 std::vector<FunctionId> functions_named(const StackProfile& profile, const ProgramStructure& structure,
                                         const std::string& name, size_t which) {
-  std::vector<FunctionId> found = functions_named(profile, structure, name);
+  return nth_named(functions_named(profile, structure, name), name, which);
+}
+
+std::vector<FunctionId> nth_named(std::vector<FunctionId> found, const std::string& name, size_t which) {
   if (which == 0) return found;
   if (which > found.size())
     throw std::runtime_error("'" + std::to_string(which) + "': " + std::to_string(found.size()) +

@@ -33,6 +33,8 @@ std::vector<FunctionId> functions_named(const StackProfile& profile, const Progr
 // when there is no such one. `which` 0: all.
 std::vector<FunctionId> functions_named(const StackProfile& profile, const ProgramStructure& structure,
                                         const std::string& name, size_t which);
+// Of `found`, all (`which` 0) or the `which`th, as above.
+std::vector<FunctionId> nth_named(std::vector<FunctionId> found, const std::string& name, size_t which);
 
 ViewTable functions_view(const StackProfile& profile, const ProgramStructure& structure, const MetricRegistry& registry,
                          const ViewRequest& request);

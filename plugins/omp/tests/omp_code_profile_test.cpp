@@ -2,9 +2,9 @@
 // in the other modes) in machine mode is what it was before view modes
 // reached the code-level views: every recorded PC of each unique stack,
 // exclusive at a leaf the program ran, inclusive once per distinct address
-// and line. The reference below is that placement, kept here to compare
-// with; with inline frames on too, since inlined functions add frames of
-// the PCs they share.
+// and line, the call sites of inlined code holding it too. The reference
+// below is that placement, kept here to compare with; with inline frames
+// on too, since inlined functions add frames of the PCs they share.
 #include <gtest/gtest.h>
 #include <lumen/record_format.h>
 #include <stdlib.h>
@@ -56,17 +56,25 @@ RecordedCode recorded_code(const StackProfile& profile, const std::vector<std::u
         seen_addresses.push_back(key);
         add(at.inclusive, profile.values(s));
       }
+      // The PC's line is the innermost inlined function's; each function
+      // it was inlined into holds it at the call's line.
+      const auto& chain = structure.inlined_at(experiment.loadobjects(), stack.epoch, pcs[i], is_return);
+      const auto place = [&](const LineKey& line_key, FunctionId function, bool exclusive) {
+        CodeMetrics& in_line = code.lines[line_key];
+        if (in_line.function == kUnknownFunction) in_line.function = function;
+        if (exclusive) add(in_line.exclusive, profile.values(s));
+        if (std::find(seen_lines.begin(), seen_lines.end(), line_key) == seen_lines.end()) {
+          seen_lines.push_back(line_key);
+          add(in_line.inclusive, profile.values(s));
+        }
+      };
       const ObjectSymbols* symbols = structure.symbols(address->object);
       const auto line = symbols != nullptr ? symbols->source_line(address->address) : std::nullopt;
-      if (!line) continue;
-      const LineKey line_key{line->file, line->line};
-      CodeMetrics& in_line = code.lines[line_key];
-      if (in_line.function == kUnknownFunction) in_line.function = at.function;
-      if (i == 0 && leaf_recorded) add(in_line.exclusive, profile.values(s));
-      if (std::find(seen_lines.begin(), seen_lines.end(), line_key) == seen_lines.end()) {
-        seen_lines.push_back(line_key);
-        add(in_line.inclusive, profile.values(s));
-      }
+      if (line) place({line->file, line->line}, chain.empty() ? at.function : chain.front().function, i == 0 && leaf_recorded);
+      for (size_t k = 0; k < chain.size(); ++k)
+        if (chain[k].call_site.line > 0)
+          place({chain[k].call_site.file, chain[k].call_site.line},
+                k + 1 < chain.size() ? chain[k + 1].function : at.function, false);
     }
   }
   return code;
