@@ -6,6 +6,16 @@
  *
  *   io_target DIR TRUTH.json
  *
+ * Each call is timed from outside with CLOCK_MONOTONIC, the time summed by
+ * the kind the plugin files it under (a read or write that returned bytes,
+ * any other call, a failure), with the thread's run delay across it (time
+ * runnable but off a CPU, which lands outside the plugin's own timing when
+ * it falls in its bookkeeping), read from /proc/thread-self/schedstat by
+ * system calls the plugin does not trace, and how many were the first traced
+ * call of their thread (which takes the thread's first run of the data file
+ * besides). One read waits 30 ms for a pipe another thread writes into: a
+ * call whose time is far above what the collector spends around it.
+ *
  * The truth file is written with stdio, which the plugin does not trace;
  * the checks are per file and per function anyway, so it would not matter.
  * A relative path is opened from the working directory, which the truth
@@ -18,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,16 +42,23 @@ typedef struct tally {
   const char* name;
   long long read_bytes, write_bytes, read_count, write_count, other_count, error_count;
   long long outer_ns; /* time around the calls, measured here */
+  /* outer_ns by the kind the plugin files a call under */
+  long long read_ns, write_ns, other_ns, error_ns;
+  long long delay_ns; /* the thread's run delay across the calls */
+  long long first_calls; /* calls that were the first traced call of their thread */
 } tally;
 
 static char directory[4096];
-/* The last three are never there: opening them fails. */
-enum { FILES = 7, FUNCTIONS = 6, RELATIVE_MISSING = 6 };
+/* Three are never there: opening them fails. The last is a pipe, named as
+ * the kernel names it. */
+enum { FILES = 8, FUNCTIONS = 8, RELATIVE_MISSING = 6, PIPE = 7 };
 static tally files[FILES] = {{.name = "alpha.dat"},   {.name = "beta.dat"},       {.name = "gamma.dat"},
                              {.name = "delta.dat"},   {.name = "missing.dat"},    {.name = "missing-at.dat"},
-                             {.name = "missing-relative.dat"}};
+                             {.name = "missing-relative.dat"}, {.name = "pipe"}};
 static tally functions[FUNCTIONS] = {{.name = "write_alpha"}, {.name = "read_alpha"},  {.name = "write_beta"},
-                                     {.name = "write_gamma"}, {.name = "write_delta"}, {.name = "open_missing"}};
+                                     {.name = "write_gamma"}, {.name = "write_delta"}, {.name = "open_missing"},
+                                     {.name = "read_pipe"},   {.name = "write_pipe"}};
+static char pipe_name[256];
 static pthread_mutex_t tally_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static long long now_ns(void) {
@@ -49,27 +67,52 @@ static long long now_ns(void) {
   return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-static void count(tally* file, tally* function, int kind, long long result, long long outer_ns) {
+/* This thread's run delay so far in ns (0 where the kernel keeps none),
+ * by raw system calls on a descriptor of its own, so that reading it is no
+ * traced call. */
+static long long run_delay_ns(void) {
+  static __thread int schedstat = -1;
+  if (schedstat < 0) schedstat = (int)syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+  if (schedstat < 0) return 0;
+  char text[128];
+  const long n = syscall(SYS_pread64, schedstat, text, sizeof text - 1, 0);
+  if (n <= 0) return 0;
+  text[n] = '\0';
+  unsigned long long on_cpu = 0, delay = 0;
+  if (sscanf(text, "%llu %llu", &on_cpu, &delay) != 2) return 0;
+  return (long long)delay;
+}
+
+static void count(tally* file, tally* function, int kind, long long result, long long outer_ns, long long delay_ns,
+                  int first) {
   pthread_mutex_lock(&tally_lock);
   tally* both[2] = {file, function};
   for (int i = 0; i < 2; ++i) {
     tally* t = both[i];
     t->outer_ns += outer_ns;
-    if (result < 0) ++t->error_count;
-    else if (kind == READ) t->read_bytes += result, ++t->read_count;
-    else if (kind == WRITE) t->write_bytes += result, ++t->write_count;
-    else ++t->other_count;
+    t->delay_ns += delay_ns;
+    t->first_calls += first;
+    if (result < 0) ++t->error_count, t->error_ns += outer_ns;
+    else if (kind == READ) t->read_bytes += result, ++t->read_count, t->read_ns += outer_ns;
+    else if (kind == WRITE) t->write_bytes += result, ++t->write_count, t->write_ns += outer_ns;
+    else ++t->other_count, t->other_ns += outer_ns;
   }
   pthread_mutex_unlock(&tally_lock);
 }
 
+static __thread int traced_before; /* this thread made a traced call */
+
 /* Runs one call, timing it from outside, and tallies what it returned. */
-#define CALL(file, function, kind, expression)                  \
-  ({                                                            \
-    const long long call_start = now_ns();                      \
-    const long long call_result = (long long)(expression);      \
-    count(file, function, kind, call_result, now_ns() - call_start); \
-    call_result;                                                \
+#define CALL(file, function, kind, expression)                                                        \
+  ({                                                                                                  \
+    const int first_call = !traced_before;                                                            \
+    traced_before = 1;                                                                                \
+    const long long delay_start = run_delay_ns();                                                     \
+    const long long call_start = now_ns();                                                            \
+    const long long call_result = (long long)(expression);                                            \
+    const long long call_ns = now_ns() - call_start;                                                  \
+    count(file, function, kind, call_result, call_ns, run_delay_ns() - delay_start, first_call); \
+    call_result;                                                                                      \
   })
 
 static char* path_of(const char* name) {
@@ -181,12 +224,46 @@ static void* delta_thread(void* unused) {
   return NULL;
 }
 
+/* A pipe, which the plugin names on first use: the reader waits 30 ms for
+ * what the writer, on a thread of its own, writes after a sleep. */
+static int pipe_ends[2];
+
+NOINLINE void write_pipe(void) {
+  const struct timespec pause = {0, 30 * 1000 * 1000};
+  nanosleep(&pause, NULL);
+  CALL(&files[PIPE], &functions[7], WRITE, write(pipe_ends[1], "ping", 4));
+  CALL(&files[PIPE], &functions[7], OTHER, close(pipe_ends[1]));
+}
+
+static void* pipe_thread(void* unused) {
+  (void)unused;
+  write_pipe();
+  return NULL;
+}
+
+NOINLINE int read_pipe(void) {
+  if (pipe(pipe_ends) != 0) return -1;
+  char link[64];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", pipe_ends[0]);
+  const long length = syscall(SYS_readlink, link, pipe_name, sizeof pipe_name - 1);
+  if (length <= 0) return -1;
+  pipe_name[length] = '\0';
+  pthread_t writer;
+  pthread_create(&writer, NULL, pipe_thread, NULL);
+  char message[8];
+  CALL(&files[PIPE], &functions[6], READ, read(pipe_ends[0], message, sizeof message));
+  pthread_join(writer, NULL);
+  CALL(&files[PIPE], &functions[6], OTHER, close(pipe_ends[0]));
+  return 0;
+}
+
 static void write_tally(FILE* out, const tally* t, const char* name, int last) {
   fprintf(out,
           "  \"%s\": {\"ioreadbytes\": %lld, \"iowritebytes\": %lld, \"ioreadcnt\": %lld, \"iowritecnt\": %lld, "
-          "\"ioothercnt\": %lld, \"ioerrorcnt\": %lld, \"outer_ns\": %lld}%s\n",
+          "\"ioothercnt\": %lld, \"ioerrorcnt\": %lld, \"outer_ns\": %lld, \"ioreadtime_ns\": %lld, "
+          "\"iowritetime_ns\": %lld, \"ioothertime_ns\": %lld, \"ioerrortime_ns\": %lld, \"delay_ns\": %lld, \"first_calls\": %lld}%s\n",
           name, t->read_bytes, t->write_bytes, t->read_count, t->write_count, t->other_count, t->error_count,
-          t->outer_ns, last ? "" : ",");
+          t->outer_ns, t->read_ns, t->write_ns, t->other_ns, t->error_ns, t->delay_ns, t->first_calls, last ? "" : ",");
 }
 
 int main(int argc, char** argv) {
@@ -209,6 +286,10 @@ int main(int argc, char** argv) {
   open_missing(dir);
   close(dir);
   pthread_join(thread, NULL);
+  if (read_pipe() != 0) {
+    perror("pipe");
+    return 2;
+  }
 
   FILE* out = fopen(argv[2], "w");
   if (out == NULL) {
@@ -221,7 +302,8 @@ int main(int argc, char** argv) {
   strncat(relative, "/", sizeof relative - strlen(relative) - 1);
   strncat(relative, files[RELATIVE_MISSING].name, sizeof relative - strlen(relative) - 1);
   for (int i = 0; i < FILES; ++i)
-    write_tally(out, &files[i], i == RELATIVE_MISSING ? relative : path_of(files[i].name), i == FILES - 1);
+    write_tally(out, &files[i], i == RELATIVE_MISSING ? relative : i == PIPE ? pipe_name : path_of(files[i].name),
+                i == FILES - 1);
   fprintf(out, "}, \"functions\": {\n");
   for (int i = 0; i < FUNCTIONS; ++i) write_tally(out, &functions[i], functions[i].name, i == FUNCTIONS - 1);
   fprintf(out, "}}\n");
