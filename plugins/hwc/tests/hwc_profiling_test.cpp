@@ -1,6 +1,6 @@
 // Hardware counter profiling end to end, with the kernel's software events
-// (every Linux machine has them): hwc_target measures its own page faults
-// and CPU time, and er_print's counter metrics per function are compared
+// (every Linux machine has them): hwc_target measures its own page faults,
+// CPU time, context switches and moves between CPUs, and er_print's counter metrics per function are compared
 // with that truth, within what overflow sampling can promise (one overflow
 // interval: the increment of the first overflow inside a function includes
 // counts from before it, and the counts after its last overflow land on the
@@ -76,6 +76,12 @@ std::string no_pmu_reason() {
   return open_refused(attr, "PERF_COUNT_HW_CPU_CYCLES");
 }
 
+// The page faults touch_fresh_pages took, as its thread's rusage counts
+// them: minor and major, both of which page-faults counts.
+double faults_of(const json& truth) {
+  return truth.at("minor_faults").get<double>() + truth.at("major_faults").get<double>();
+}
+
 double row_value(const std::map<std::string, json>& rows, const std::string& function, const std::string& key) {
   const auto row = rows.find(function);
   return row == rows.end() ? 0.0 : row->second.at(key).get<double>();
@@ -87,15 +93,18 @@ TEST(HwcProfiling, PageFaultOverflowsMatchTheTargetsOwnFaultCount) {
   const Collection c = collect(dir, {"-p", "off", "-h", "page-faults," + std::to_string(kInterval)}, hwc_target(),
                                {"faults", "20011"});
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
-  const double truth = c.truth.at("minor_faults").get<double>();
+  const double truth = faults_of(c.truth);
   ASSERT_GE(truth, 20011) << "every fresh page faults once";
   const auto rows = rows_by_name(
       er_print_json({"-metrics", "e.page-faults:i.page-faults:name", "-functions"}, c.experiment));
   const double in_function = row_value(rows, "touch_fresh_pages", "e.page-faults");
   EXPECT_NEAR(in_function, truth, kInterval + 0.01 * truth);
   // Nothing is lost: every fault the thread took is on some stack, or on
-  // collector_final_counters for those after the last overflow.
-  EXPECT_GE(row_value(rows, "<Total>", "i.page-faults"), truth);
+  // collector_final_counters for those after the last overflow; but for
+  // the major faults of the collector's own records of the overflows
+  // (pages of its data file: 15 at 200 overflows, none without), which
+  // the counter was not seen to count.
+  EXPECT_GE(row_value(rows, "<Total>", "i.page-faults"), truth - c.truth.at("major_faults").get<double>());
   EXPECT_NEAR(row_value(rows, "main", "i.page-faults"), truth, kInterval + 0.01 * truth);
 }
 
@@ -104,7 +113,7 @@ TEST(HwcProfiling, CountsAfterTheLastOverflowGoToCollectorFinalCounters) {
   // An interval far above what the target does: no overflow at all.
   const Collection c = collect(dir, {"-p", "off", "-h", "page-faults,100000000"}, hwc_target(), {"faults", "503"});
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
-  const double truth = c.truth.at("minor_faults").get<double>();
+  const double truth = faults_of(c.truth);
   const auto rows = rows_by_name(er_print_json({"-metrics", "e.page-faults:name", "-functions"}, c.experiment));
   EXPECT_EQ(row_value(rows, "touch_fresh_pages", "e.page-faults"), 0);
   EXPECT_GE(row_value(rows, "collector_final_counters", "e.page-faults"), truth);
@@ -146,6 +155,31 @@ TEST(HwcProfiling, ContextSwitchesMatchTheTargetsOwnCount) {
   // the function may be counted with its first.
   EXPECT_NEAR(row_value(rows, "sleep_often", "i.context-switches"), truth, 2);
   EXPECT_GE(row_value(rows, "<Total>", "i.context-switches"), truth);
+}
+
+// The kernel counts a migration as it moves the thread to another CPU:
+// migrate_often pins itself to each CPU in turn, and each move it saw
+// (sched_getcpu before and after) is recorded with the stack that made it.
+TEST(HwcProfiling, CpuMigrationsMatchTheTargetsOwnCount) {
+  TempDir dir;
+  constexpr int kPins = 301;
+  const Collection c =
+      collect(dir, {"-p", "off", "-h", "cpu-migrations,1"}, hwc_target(), {"migrate", std::to_string(kPins)});
+  if (const std::string why = no_context_switch_traps(); !why.empty()) {
+    EXPECT_NE(c.run.err.find("cpu-migrations"), std::string::npos) << why << ": " << c.run.err;
+    return;
+  }
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  if (c.truth.at("cpus").get<int>() < 2) GTEST_SKIP() << "the target may use one CPU only: nothing can move it";
+  const double truth = c.truth.at("moves").get<double>();
+  EXPECT_GE(truth, kPins - 1) << "each pin but perhaps the first moves the thread";
+  const auto rows = rows_by_name(
+      er_print_json({"-metrics", "e.cpu-migrations:i.cpu-migrations:name", "-functions"}, c.experiment));
+  // One event an overflow; before the first pin the thread is free to
+  // move, and a move there and back between two sched_getcpu calls is
+  // counted by the kernel and not seen: allow two.
+  EXPECT_NEAR(row_value(rows, "migrate_often", "i.cpu-migrations"), truth, 2);
+  EXPECT_GE(row_value(rows, "<Total>", "i.cpu-migrations"), truth);
 }
 
 TEST(HwcProfiling, TaskClockMatchesTheTargetsOwnCpuTime) {
@@ -248,7 +282,7 @@ TEST(HwcProfiling, TwoSoftwareCountersInOneRun) {
   const Collection c =
       collect(dir, {"-p", "off", "-h", "task-clock,hi,page-faults,100"}, hwc_target(), {"faults", "10007"});
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
-  const double truth = c.truth.at("minor_faults").get<double>();
+  const double truth = faults_of(c.truth);
   const auto rows = rows_by_name(
       er_print_json({"-metrics", "e.page-faults:e.task-clock:name", "-functions"}, c.experiment));
   EXPECT_NEAR(row_value(rows, "touch_fresh_pages", "e.page-faults"), truth, 100 + 0.01 * truth);
@@ -302,7 +336,7 @@ TEST(HwcProfiling, WhatRemainsIsCollectedBesideACounterLeftOut) {
                                hwc_target(), {"faults", "20011"});
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
   EXPECT_EQ(occurrences(c.run.err, kCyclesLeftOut), 1u) << c.run.err;
-  const double truth = c.truth.at("minor_faults").get<double>();
+  const double truth = faults_of(c.truth);
   const auto rows = rows_by_name(er_print_json({"-metrics", "e.page-faults:name", "-functions"}, c.experiment));
   EXPECT_NEAR(row_value(rows, "touch_fresh_pages", "e.page-faults"), truth, kInterval + 0.01 * truth);
   const json header = er_print_json({"-header"}, c.experiment).at("experiments").at(0);

@@ -3,7 +3,8 @@
  *
  *   hwc_target faults PAGES
  *       touch_fresh_pages() writes one byte to each of PAGES fresh anonymous
- *       pages; truth: the thread's minor-fault delta around it (getrusage).
+ *       pages; truth: the thread's minor- and major-fault deltas around it
+ *       (getrusage ru_minflt, ru_majflt).
  *   hwc_target burn MILLISECONDS [THREADS]
  *       burn_cpu() computes on each of THREADS threads (default 1: the main
  *       thread alone) until that thread's CPU clock advanced by MILLISECONDS;
@@ -15,12 +16,19 @@
  *       truth: the thread's context switches around it, voluntary and
  *       involuntary (getrusage ru_nvcsw + ru_nivcsw), and how many sleeps a
  *       signal cut short (none, unless something signals the sleeping thread).
+ *   hwc_target migrate COUNT
+ *       migrate_often() pins the thread to each CPU it may use in turn, COUNT
+ *       times, computing a little on each; pinned, only its own affinity
+ *       moves it. truth: how many times the CPU it found itself on
+ *       (sched_getcpu, read before and after each move) changed, and the
+ *       CPUs it may use (fewer than 2: it cannot move).
  *   hwc_target fork PARENT_MS CHILD_MS
  *       forks a child that burns CHILD_MS in forked_child_work() (through
  *       burn_cpu) and exits; then the parent burns PARENT_MS in burn_cpu();
  *       truth: each one's measured CPU time (the child's through a pipe). */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,10 +47,10 @@ static void write_truth(const char* json) {
   fclose(out);
 }
 
-static long thread_minor_faults(void) {
+static struct rusage thread_usage(void) {
   struct rusage usage;
   getrusage(RUSAGE_THREAD, &usage);
-  return usage.ru_minflt;
+  return usage;
 }
 
 static double cpu_seconds(clockid_t clock) {
@@ -53,15 +61,20 @@ static double cpu_seconds(clockid_t clock) {
 
 static double thread_cpu_seconds(void) { return cpu_seconds(CLOCK_THREAD_CPUTIME_ID); }
 
+static long g_major_faults;
+
+/* The thread's minor faults while it touched the pages; g_major_faults its
+ * major ones. */
 __attribute__((noinline)) static long touch_fresh_pages(long pages) {
   const long page = sysconf(_SC_PAGESIZE);
   char* memory = mmap(NULL, (size_t)(pages * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (memory == MAP_FAILED) return -1;
-  const long before = thread_minor_faults();
+  const struct rusage before = thread_usage();
   for (long i = 0; i < pages; ++i) ((volatile char*)memory)[i * page] = (char)i;
-  const long faults = thread_minor_faults() - before;
+  const struct rusage after = thread_usage();
   munmap(memory, (size_t)(pages * page));
-  return faults;
+  g_major_faults = after.ru_majflt - before.ru_majflt;
+  return after.ru_minflt - before.ru_minflt;
 }
 
 __attribute__((noinline)) static double burn_cpu(double seconds) {
@@ -101,6 +114,42 @@ static int report_switches(long sleeps) {
   return 0;
 }
 
+static volatile double g_sink;
+
+/* Pins the thread to each CPU of `allowed` in turn, `count` times; returns
+ * how many times the CPU it runs on changed, as sched_getcpu saw it. */
+__attribute__((noinline)) static long migrate_often(long count, const cpu_set_t* allowed) {
+  int cpus[CPU_SETSIZE];
+  int n = 0;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, allowed)) cpus[n++] = c;
+  long moves = 0;
+  int on = sched_getcpu();
+  for (long i = 0; i < count; ++i) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpus[i % n], &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0) return -1;
+    for (int k = 0; k < 1000; ++k) g_sink = g_sink * 1.0000001 + 1e-9;
+    const int now = sched_getcpu();
+    if (now != on) ++moves;
+    on = now;
+  }
+  sched_setaffinity(0, sizeof *allowed, allowed);
+  return moves;
+}
+
+static int report_migrations(long count) {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return 1;
+  const long moves = CPU_COUNT(&allowed) < 2 ? 0 : migrate_often(count, &allowed);
+  char json[200];
+  snprintf(json, sizeof json, "{\"function\": \"migrate_often\", \"moves\": %ld, \"cpus\": %d}\n", moves,
+           CPU_COUNT(&allowed));
+  write_truth(json);
+  return moves < 0;
+}
+
 __attribute__((noinline)) static double forked_child_work(double seconds) { return burn_cpu(seconds) + 0.0; }
 
 static double g_burn_seconds;
@@ -116,8 +165,9 @@ int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "faults") == 0) {
     const long pages = atol(argv[2]);
     const long faults = touch_fresh_pages(pages);
-    snprintf(json, sizeof json, "{\"function\": \"touch_fresh_pages\", \"pages\": %ld, \"minor_faults\": %ld}\n",
-             pages, faults);
+    snprintf(json, sizeof json,
+             "{\"function\": \"touch_fresh_pages\", \"pages\": %ld, \"minor_faults\": %ld, \"major_faults\": %ld}\n",
+             pages, faults, g_major_faults);
     write_truth(json);
     return faults < 0;
   }
@@ -145,6 +195,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc == 3 && strcmp(argv[1], "switches") == 0) return report_switches(atol(argv[2]));
+  if (argc == 3 && strcmp(argv[1], "migrate") == 0) return report_migrations(atol(argv[2]));
   if (argc == 4 && strcmp(argv[1], "fork") == 0) {
     int channel[2];
     if (pipe(channel) != 0) return 1;
@@ -165,6 +216,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   fprintf(stderr,
-          "usage: hwc_target faults PAGES | burn MILLISECONDS [THREADS] | switches COUNT | fork PARENT_MS CHILD_MS\n");
+          "usage: hwc_target faults PAGES | burn MILLISECONDS [THREADS] | switches COUNT | migrate COUNT | "
+          "fork PARENT_MS CHILD_MS\n");
   return 2;
 }
