@@ -57,7 +57,7 @@ std::vector<Flag> make_table() {
        [](R r, V v) { parse_window(v, r.runtime); }},
       {{"-L"}, "MB", "stop recording when the experiment reaches MB megabytes (the target runs on)",
        [](R r, V v) { r.runtime.size_limit_bytes = parse_size_limit(v); }},
-      {{"-A"}, "on|off|copy", "archive the load objects' names and build-ids (copy: the files too; default on)",
+      {{"-A"}, "on|off|copy", "copy the load objects the data touched into the experiment (copy: the same; default on)",
        [](R r, V v) { r.runtime.archive = parse_archive_mode(v); }},
       {{"--plugin"}, "DIR", "load and use the plugin in DIR (DIR/collector.so, DIR/analysis.so); repeatable",
        [](R r, V v) { r.plugin_paths.push_back(v); }},

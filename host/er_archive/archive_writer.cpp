@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <set>
@@ -25,6 +26,7 @@ namespace lumen::archive {
 
 namespace fs = std::filesystem;
 using analysis::ArchivedObject;
+using analysis::RecordedFile;
 
 namespace {
 
@@ -49,24 +51,35 @@ std::unordered_set<uint64_t> recorded_pcs(const fs::path& experiment) {
   return pcs;
 }
 
-std::set<std::string> touched_objects(const fs::path& experiment) {
+// Each load object a recorded stack touched, by path, with what the runtime
+// recorded of its file (of its first mapping).
+std::map<std::string, RecordedFile> touched_objects(const fs::path& experiment) {
   analysis::LoadObjectMap map;
   map.load(experiment / LUMEN_LOADOBJECTS_FILE);
-  std::set<std::string> touched;
+  std::map<std::string, RecordedFile> touched;
   const auto pcs = recorded_pcs(experiment);
   for (const analysis::MappedObject& object : map.objects()) {
     if (object.path.empty() || object.path[0] != '/' || touched.count(object.path)) continue;
     for (const uint64_t pc : pcs)
       if (pc >= object.start && pc < object.end) {
-        touched.insert(object.path);
+        touched.emplace(object.path, object.recorded);
         break;
       }
   }
   return touched;
 }
 
-std::string copy_name(const std::string& path, const std::string& build_id) {
-  return fs::path(path).filename().string() + "." + (build_id.empty() ? std::string("no-build-id") : build_id.substr(0, 16));
+std::string hash_hex(uint64_t hash) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
+// Copies are named by what tells one build from another: a file rebuilt
+// at the same path is another copy.
+std::string copy_name(const std::string& path, const RecordedFile& file) {
+  return fs::path(path).filename().string() + "." +
+         (file.build_id.empty() ? hash_hex(file.content_hash) : file.build_id.substr(0, 16));
 }
 
 using Fd = analysis::FileDescriptor;
@@ -106,7 +119,11 @@ void write_index(int directory, const fs::path& shown, const std::map<std::strin
   out << YAML::BeginMap << YAML::Key << "objects" << YAML::Value << YAML::BeginSeq;
   for (const auto& [path, object] : objects) {
     out << YAML::Flow << YAML::BeginMap << YAML::Key << "path" << YAML::Value << path;
-    out << YAML::Key << "build_id" << YAML::Value << object.build_id;
+    out << YAML::Key << "build_id" << YAML::Value << object.file.build_id;
+    out << YAML::Key << "size" << YAML::Value << object.file.size;
+    out << YAML::Key << "mtime_ns" << YAML::Value << object.file.mtime_ns;
+    if (object.file.content_hash != 0)
+      out << YAML::Key << "content_hash" << YAML::Value << hash_hex(object.file.content_hash);
     if (!object.copy.empty())
       out << YAML::Key << "copy" << YAML::Value << object.copy.lexically_relative(archive_directory).string();
     out << YAML::EndMap;
@@ -153,30 +170,39 @@ int open_archive_directory(const fs::path& experiment) {
 ArchiveReport archive_one(const fs::path& experiment, bool copy_files, const fs::path& shared) {
   // The data blocks' versions are checked as they are read; the header's here.
   if (fs::exists(fs::symlink_status(experiment / metadata::kHeaderFile))) analysis::read_experiment_header(experiment);
-  ArchiveReport report{experiment, 0, 0, {}};
+  ArchiveReport report{experiment, 0, 0, {}, {}};
   const fs::path directory = experiment / analysis::kArchiveDirectory;
   const Fd directory_fd(open_archive_directory(experiment));
   std::map<std::string, ArchivedObject> objects = analysis::read_archive_index(experiment);
-  for (const std::string& path : touched_objects(experiment)) {
-    const bool on_disk = analysis::is_regular_file(path, analysis::Symlinks::Follow);
+  for (const auto& [path, recorded] : touched_objects(experiment)) {
     auto [entry, added] = objects.try_emplace(path);
     ArchivedObject& object = entry->second;
-    if (added) object.build_id = on_disk ? analysis::read_build_id(path) : "";
-    if (!on_disk) {
-      if (object.copy.empty()) report.missing.push_back(path);
+    if (!object.copy.empty()) continue;
+    // The file there now, compared with what the runtime recorded (with an
+    // entry of an earlier archiving, what that found).
+    const RecordedFile expected = added ? recorded : object.file;
+    const RecordedFile now = analysis::examine_file(path, expected.build_id.empty());
+    if (!now.known()) {
+      if (added) object.file = recorded;
+      report.missing.push_back(path);
       continue;
     }
-    // Copy only the file the experiment was recorded with.
-    const bool same_file = object.build_id.empty() ? added : analysis::read_build_id(path) == object.build_id;
-    if (copy_files && object.copy.empty() && same_file && !shared.empty() &&
-        fs::exists(shared / copy_name(path, object.build_id))) {
-      object.copy = fs::absolute(shared / copy_name(path, object.build_id));
-    } else if (copy_files && object.copy.empty() && same_file) {
-      const fs::path copy = directory / copy_name(path, object.build_id);
-      copy_object(path, directory_fd.get(), copy_name(path, object.build_id), copy);
-      object.copy = fs::absolute(copy);
-      ++report.copied;
+    if (expected.known() && !analysis::same_file(now, expected)) {
+      if (added) object.file = recorded;
+      report.changed.push_back(path);
+      continue;
     }
+    object.file = now;
+    if (!copy_files) continue;
+    const std::string name = copy_name(path, now);
+    if (!shared.empty() && fs::exists(shared / name)) {
+      object.copy = fs::absolute(shared / name);
+      continue;
+    }
+    const fs::path copy = directory / name;
+    copy_object(path, directory_fd.get(), name, copy);
+    object.copy = fs::absolute(copy);
+    ++report.copied;
   }
   write_index(directory_fd.get(), directory / analysis::kArchiveIndex, objects, fs::absolute(directory));
   report.objects = objects.size();

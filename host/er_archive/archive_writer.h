@@ -1,6 +1,7 @@
-// Writing an experiment's archives/ (see host/analysis/archive_index.h for
-// what a reader does with it): every load object that a recorded stack
-// touched, with its path and build-id, and in copy mode the file itself.
+// Writing an experiment's archives/ (see host/experiment/archive_index.h
+// for what a reader does with it): every load object that a recorded stack
+// touched, with its path, build-id, size and time, and in copy mode the
+// file itself, only while it is the file the runtime recorded mapped.
 // collect calls this after the target ended (-A on|copy); er_archive any
 // time later.
 #pragma once
@@ -16,12 +17,13 @@ struct ArchiveReport {
   size_t objects = 0;               // listed in the index
   size_t copied = 0;                // files copied now
   std::vector<std::string> missing; // touched objects no longer on disk
+  std::vector<std::string> changed; // touched objects whose file changed since they were mapped
 };
 
 // Archives `experiment` and, when `descendants`, every sub-experiment in it.
 // Descendants refer to the founder's copies rather than copying a file
-// again. Entries already in an index are kept as they are (their build-id is the
-// one the experiment was recorded with); copies are added in copy mode.
+// again. Entries already in an index keep what they recorded (a later
+// archiving compares the file with it); copies are added in copy mode.
 // Throws std::runtime_error when the directory is not an experiment or the
 // index cannot be written.
 std::vector<ArchiveReport> write_archives(const std::filesystem::path& experiment, bool copy_files,

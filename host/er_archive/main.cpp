@@ -64,6 +64,10 @@ int main(int argc, char** argv) {
         for (const std::string& missing : report.missing)
           std::cerr << "er_archive: " << report.experiment.string() << ": " << missing
                     << " is gone and was not archived before; its functions will not be named\n";
+        for (const std::string& changed : report.changed)
+          std::cerr << "er_archive: " << report.experiment.string() << ": " << changed
+                    << " changed since it was recorded and was not archived before; its code will be shown as "
+                       "<unknown>\n";
       }
     } catch (const std::exception& e) {
       std::cerr << "er_archive: " << e.what() << "\n";

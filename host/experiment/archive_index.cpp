@@ -5,9 +5,12 @@
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cerrno>
+#include <cstdlib>
 #include <iostream>
 #include <mutex>
 #include <set>
@@ -19,6 +22,17 @@ namespace lumen::analysis {
 
 namespace fs = std::filesystem;
 
+std::string hex_bytes(const void* bytes, size_t size) {
+  static const char digits[] = "0123456789abcdef";
+  std::string hex;
+  for (size_t i = 0; i < size; ++i) {
+    const auto byte = static_cast<const unsigned char*>(bytes)[i];
+    hex += digits[byte >> 4];
+    hex += digits[byte & 15];
+  }
+  return hex;
+}
+
 std::string read_build_id(const fs::path& file) {
   // Only a regular file is read: the path comes from an experiment.
   const FileDescriptor opened = try_open_regular_file(file, Symlinks::Follow);
@@ -29,15 +43,45 @@ std::string read_build_id(const fs::path& file) {
   if (Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
     const void* bytes = nullptr;
     const ssize_t length = dwelf_elf_gnu_build_id(elf, &bytes);
-    static const char digits[] = "0123456789abcdef";
-    for (ssize_t i = 0; i < length; ++i) {
-      const auto byte = static_cast<const unsigned char*>(bytes)[i];
-      hex += digits[byte >> 4];
-      hex += digits[byte & 15];
-    }
+    if (length > 0) hex = hex_bytes(bytes, static_cast<size_t>(length));
     elf_end(elf);
   }
   return hex;
+}
+
+uint64_t file_content_hash(const fs::path& file) {
+  const FileDescriptor opened = try_open_regular_file(file, Symlinks::Follow);
+  if (opened.get() < 0) return 0;
+  uint64_t hash = 0xcbf29ce484222325ull;
+  unsigned char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = read(opened.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return 0;
+    if (n == 0) break;
+    for (ssize_t i = 0; i < n; ++i) hash = (hash ^ buffer[i]) * 0x100000001b3ull;
+  }
+  return hash == 0 ? 1 : hash;
+}
+
+RecordedFile examine_file(const fs::path& path, bool with_hash) {
+  RecordedFile now;
+  struct stat st;
+  if (!is_regular_file(path, Symlinks::Follow) || stat(path.c_str(), &st) != 0) return now;
+  now.build_id = read_build_id(path);
+  now.size = static_cast<uint64_t>(st.st_size);
+  now.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  if (with_hash) now.content_hash = file_content_hash(path);
+  return now;
+}
+
+bool same_file(const RecordedFile& now, const RecordedFile& recorded) {
+  if (!recorded.build_id.empty()) return now.build_id == recorded.build_id;
+  if (!now.build_id.empty()) return false;
+  if (now.size != recorded.size) return false;
+  // Copied without its time, or touched: the same bytes are the same file.
+  if (now.content_hash != 0 && recorded.content_hash != 0) return now.content_hash == recorded.content_hash;
+  return now.mtime_ns == recorded.mtime_ns;
 }
 
 // Whether `file` lies inside the founder of `experiment`: the outermost of
@@ -66,7 +110,13 @@ std::map<std::string, ArchivedObject> read_archive_index(const fs::path& experim
     const YAML::Node root = YAML::Load(text);
     for (const YAML::Node& entry : root["objects"]) {
       ArchivedObject object;
-      object.build_id = entry["build_id"].as<std::string>("");
+      object.file.build_id = entry["build_id"].as<std::string>("");
+      object.file.size = entry["size"].as<uint64_t>(0);
+      object.file.mtime_ns = entry["mtime_ns"].as<int64_t>(0);
+      const std::string hash = entry["content_hash"].as<std::string>("0");
+      char* end = nullptr;
+      object.file.content_hash = std::strtoull(hash.c_str(), &end, 16);
+      if (hash.empty() || *end != '\0') throw FormatError(index.string() + ": content_hash '" + hash + "' is not hex");
       // A copy is a file of an archives/ directory (a descendant's entries
       // name the founder's); anything else the index names is not read.
       if (const std::string copy = entry["copy"].as<std::string>(""); !copy.empty()) {
@@ -83,22 +133,33 @@ std::map<std::string, ArchivedObject> read_archive_index(const fs::path& experim
   return archive;
 }
 
-std::string symbol_file_for(const std::string& path, const std::map<std::string, ArchivedObject>& archive) {
+SymbolFile symbol_file_for(const std::string& path, const RecordedFile& recorded,
+                           const std::map<std::string, ArchivedObject>& archive) {
   const auto entry = archive.find(path);
-  if (entry == archive.end()) return path;
-  const ArchivedObject& archived = entry->second;
-  const bool copied = !archived.copy.empty() && is_regular_file(archived.copy, Symlinks::Refuse);
-  if (!is_regular_file(path, Symlinks::Follow)) return copied ? archived.copy.string() : path;
-  if (archived.build_id.empty() || read_build_id(path) == archived.build_id) return path;
-  if (copied) return archived.copy.string();
+  if (entry != archive.end() && !entry->second.copy.empty() && is_regular_file(entry->second.copy, Symlinks::Refuse))
+    return {entry->second.copy.string(), ""};
+  // What the file must be: the runtime's record where there is one (the
+  // archive's is taken from the file later), with the archive's content hash.
+  RecordedFile expected = recorded.known() || entry == archive.end() ? recorded : entry->second.file;
+  if (entry != archive.end() && expected.build_id.empty() && expected.size == entry->second.file.size)
+    expected.content_hash = entry->second.file.content_hash;
+  if (!expected.known() || !is_regular_file(path, Symlinks::Follow)) return {path, ""};
+  const RecordedFile now = examine_file(path, expected.content_hash != 0);
+  if (same_file(now, expected)) return {path, ""};
   static std::mutex mutex;
   static std::set<std::string> warned;
   const std::lock_guard lock(mutex);
-  if (warned.insert(path).second)
-    std::cerr << "er_print: warning: " << path << " was rebuilt since the experiment was recorded (build-id "
-              << read_build_id(path) << ", recorded " << archived.build_id
-              << ") and the experiment has no copy of it (collect -A copy); its function names may be wrong\n";
-  return path;
+  if (warned.insert(path).second) {
+    std::cerr << "er_print: warning: " << path << " changed since the experiment was recorded (";
+    if (!expected.build_id.empty())
+      std::cerr << "build-id " << (now.build_id.empty() ? "none" : now.build_id) << ", recorded " << expected.build_id;
+    else
+      std::cerr << now.size << " bytes, recorded " << expected.size << (now.size == expected.size ? ", another time or content" : "");
+    std::cerr << ") and the experiment has no copy of it: its code is shown as <unknown> ("
+              << fs::path(path).filename().string()
+              << ", changed since recording); collect -A on keeps a copy\n";
+  }
+  return {"", "changed since recording"};
 }
 
 }  // namespace lumen::analysis

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "archive_index.h"
 #include "data_file_reader.h"
 #include "format_error.h"
+#include "loadobject_identity.h"
 
 namespace lumen::analysis {
 
@@ -16,6 +18,7 @@ void LoadObjectMap::load(const std::filesystem::path& file) {
   struct Change {
     lumen_loadobject_record header;
     std::string path;
+    RecordedFile recorded;
   };
   std::vector<Change> changes;
   read_data_file(file, [&](const RawRecord& r) {
@@ -30,6 +33,13 @@ void LoadObjectMap::load(const std::filesystem::path& file) {
     if (sizeof change.header + change.header.path_bytes > r.payload_bytes)
       throw FormatError(file.string(), r.offset, "load-object record does not hold its path");
     change.path.assign(static_cast<const char*>(r.payload) + sizeof change.header, change.header.path_bytes);
+    const size_t identity_at = sizeof change.header + change.header.path_bytes;
+    if (const auto identity = metadata::read_loadobject_identity(static_cast<const char*>(r.payload) + identity_at,
+                                                                 r.payload_bytes - identity_at)) {
+      change.recorded.build_id = hex_bytes(identity->build_id, identity->build_id_bytes);
+      change.recorded.size = identity->file_size;
+      change.recorded.mtime_ns = identity->mtime_ns;
+    }
     changes.push_back(std::move(change));
   });
   std::stable_sort(changes.begin(), changes.end(),
@@ -40,7 +50,7 @@ void LoadObjectMap::load(const std::filesystem::path& file) {
     if (h.time_ns != first_time_ && (change_times_.empty() || change_times_.back() != h.time_ns))
       change_times_.push_back(h.time_ns);
     if (h.event == LUMEN_LOADOBJECT_MAPPED) {
-      objects_.push_back({c.path, h.load_bias, h.start, h.end, h.time_ns, UINT64_MAX, c.path});
+      objects_.push_back({c.path, h.load_bias, h.start, h.end, h.time_ns, UINT64_MAX, c.path, c.recorded, ""});
     } else {
       for (MappedObject& o : objects_)
         if (o.unloaded_ns == UINT64_MAX && o.start == h.start && o.path == c.path) o.unloaded_ns = h.time_ns;
@@ -72,13 +82,23 @@ const DynamicFunction* LoadObjectMap::find_dynamic(uint64_t pc) const {
 
 void LoadObjectMap::use_archive(const std::filesystem::path& experiment) {
   const auto archive = read_archive_index(experiment);
-  if (archive.empty()) return;
-  for (MappedObject& o : objects_) o.symbol_file = symbol_file_for(o.path, archive);
+  // A library loaded again and again is examined once.
+  std::map<std::pair<std::string, std::string>, SymbolFile> chosen;
+  for (MappedObject& o : objects_) {
+    const auto key = std::make_pair(o.path, o.recorded.build_id + "/" + std::to_string(o.recorded.mtime_ns));
+    auto found = chosen.find(key);
+    if (found == chosen.end()) found = chosen.emplace(key, symbol_file_for(o.path, o.recorded, archive)).first;
+    o.symbol_file = found->second.file;
+    o.unnamed_because = found->second.unnamed_because;
+  }
 }
 
 void LoadObjectMap::use_copy(const std::string& object_path, const std::filesystem::path& copy) {
   for (MappedObject& o : objects_)
-    if (o.path == object_path) o.symbol_file = copy.string();
+    if (o.path == object_path) {
+      o.symbol_file = copy.string();
+      o.unnamed_because.clear();
+    }
 }
 
 uint32_t LoadObjectMap::epoch_before_last(uint64_t time_ns) const {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "archive_index.h"
+
 namespace lumen::analysis {
 
 struct MappedObject {
@@ -18,7 +20,10 @@ struct MappedObject {
   uint64_t end = 0;
   uint64_t loaded_ns = 0;
   uint64_t unloaded_ns = UINT64_MAX;
-  std::string symbol_file;  // where to read its symbols: `path` or its archived copy
+  std::string symbol_file;  // where to read its symbols: `path` or its archived copy; empty: nowhere
+  RecordedFile recorded;  // by the runtime; unknown in older experiments
+  // Why its code cannot be named ("changed since recording"); empty when it can.
+  std::string unnamed_because;
 };
 
 struct RawRecord;
@@ -36,8 +41,10 @@ class LoadObjectMap {
  public:
   void load(const std::filesystem::path& file);
 
-  // Reads each object's symbols from its archived copy where the original
-  // is gone or was rebuilt (archives/ of `experiment`).
+  // Chooses where each object's symbols are read (archive_index.h's
+  // symbol_file_for): its archived copy in archives/ of `experiment` when
+  // there is one, else the file at its path if it is still the one recorded;
+  // an object with neither is left unnamed, saying why.
   void use_archive(const std::filesystem::path& experiment);
 
   // Reads the symbols of every object recorded as `object_path` from `copy`

@@ -49,7 +49,7 @@ class ProfileBuilder {
     profile_.set_default_sample_type(strings_.index(input.registry.metrics().at(input.metrics.front()).keyword));
     for (const auto& experiment : input.experiments)
       for (const auto& [path, archived] : analysis::read_archive_index(experiment->path()))
-        if (!archived.build_id.empty()) recorded_build_ids_.emplace(path, archived.build_id);
+        if (!archived.file.build_id.empty()) recorded_build_ids_.emplace(path, archived.file.build_id);
   }
 
   // pprof takes the first mapping for the program ("File:" in its reports):

@@ -125,7 +125,7 @@ void read_experiment(const fs::path& experiment) {
   } catch (const FormatError&) {
   }
   try {
-    for (const auto& [path, archived] : read_archive_index(experiment)) (void)symbol_file_for(path, {{path, archived}});
+    for (const auto& [path, archived] : read_archive_index(experiment)) (void)symbol_file_for(path, {}, {{path, archived}});
   } catch (const FormatError&) {
   }
 }

@@ -10,7 +10,7 @@
 namespace lumen::analysis {
 
 ProgramStructure::ProgramStructure() {
-  objects_.push_back({"<Unknown>", "<Unknown>", ""});
+  objects_.push_back({"<Unknown>", "<Unknown>", "", "", 0});
   symbols_.push_back(nullptr);
   for (const char* special : {"<Total>", "<Unknown>", "<Truncated-stack>"})
     functions_.push_back({special, special, kNoObject, 0, 0, special, false, ""});
@@ -19,13 +19,29 @@ ProgramStructure::ProgramStructure() {
 // The load object er_print shows generated functions in.
 const char* const kDynamicCodeObject = "<dynamic code>";
 
+ObjectId ProgramStructure::object_for(const MappedObject& mapped) {
+  const auto found = object_ids_.find(mapped.path);
+  if (found != object_ids_.end()) return found->second;
+  if (mapped.unnamed_because.empty()) {
+    const ObjectId id = object_for(mapped.path, mapped.symbol_file);
+    objects_[id].built_ns = mapped.recorded.mtime_ns;
+    return id;
+  }
+  const ObjectId id = static_cast<ObjectId>(objects_.size());
+  const std::string name = std::filesystem::path(mapped.path).filename().string();
+  objects_.push_back({mapped.path, name.empty() ? mapped.path : name, "", mapped.unnamed_because, mapped.recorded.mtime_ns});
+  symbols_.push_back(nullptr);
+  object_ids_.emplace(mapped.path, id);
+  return id;
+}
+
 ObjectId ProgramStructure::object_for(const std::string& path, const std::string& symbol_file) {
   const auto found = object_ids_.find(path);
   if (found != object_ids_.end()) return found->second;
   const ObjectId id = static_cast<ObjectId>(objects_.size());
   std::string name = std::filesystem::path(path).filename().string();
   const std::string& file = symbol_file.empty() ? path : symbol_file;
-  objects_.push_back({path, name.empty() ? path : name, file});
+  objects_.push_back({path, name.empty() ? path : name, file, "", 0});
   // The path comes from an experiment: only a regular file is opened (a
   // FIFO would block, a device never end).
   const bool readable = is_regular_file(file, Symlinks::Follow);
@@ -56,7 +72,10 @@ FunctionId ProgramStructure::intern_function(ObjectId object, uint64_t start, ui
   const FunctionId id = static_cast<FunctionId>(functions_.size());
   std::string name;
   std::string symbol = mangled;
-  if (mangled.empty()) {
+  if (mangled.empty() && !objects_[object].unnamed_because.empty()) {
+    // Its file is another program's now: no address of it means anything.
+    name = symbol = "<unknown> (" + objects_[object].name + ", " + objects_[object].unnamed_because + ")";
+  } else if (mangled.empty()) {
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "<static>@0x%llx", static_cast<unsigned long long>(start));
     name = buffer;
@@ -147,7 +166,7 @@ FunctionId ProgramStructure::artificial_function(const std::string& name) {
 std::optional<std::string> ProgramStructure::data_symbol(const LoadObjectMap& map, uint64_t address) {
   const MappedObject* mapped = map.find(address, map.latest_epoch());
   if (mapped == nullptr) return std::nullopt;
-  const ObjectId object = object_for(mapped->path, mapped->symbol_file);
+  const ObjectId object = object_for(*mapped);
   if (symbols_[object] == nullptr) return std::nullopt;
   const auto hit = symbols_[object]->lookup(address - mapped->load_bias);
   if (!hit || !hit->from_symbol_table) return std::nullopt;
@@ -158,7 +177,7 @@ std::optional<CodeAddress> ProgramStructure::code_address(const LoadObjectMap& m
                                                           bool is_return_address) {
   const MappedObject* mapped = map.find(pc, epoch);
   if (mapped == nullptr) return std::nullopt;
-  return CodeAddress{object_for(mapped->path, mapped->symbol_file), pc - mapped->load_bias - (is_return_address ? 1 : 0)};
+  return CodeAddress{object_for(*mapped), pc - mapped->load_bias - (is_return_address ? 1 : 0)};
 }
 
 FunctionId ProgramStructure::inlined_function(ObjectId object, const InlinedCall& call) {
@@ -182,7 +201,7 @@ const std::vector<InlinedFrame>& ProgramStructure::inlined_at(const LoadObjectMa
   const uint64_t key = pc ^ (is_return_address ? 1ull << 63 : 0);
   auto& cache = inline_cache_[mapped];
   if (const auto hit = cache.find(key); hit != cache.end()) return inline_chains_[hit->second];
-  const ObjectId object = object_for(mapped->path, mapped->symbol_file);
+  const ObjectId object = object_for(*mapped);
   std::vector<InlinedFrame> chain;
   if (symbols_[object] != nullptr)
     for (const InlinedCall& call :
@@ -215,7 +234,7 @@ std::pair<FunctionId, uint64_t> ProgramStructure::traced_function(const LoadObje
   std::pair<FunctionId, uint64_t> found{artificial_function(name), 0};
   for (const MappedObject& mapped : map.objects()) {
     if (map.find(mapped.start, epoch) != &mapped) continue;  // not mapped then
-    const ObjectSymbols* symbols = symbols_[object_for(mapped.path, mapped.symbol_file)].get();
+    const ObjectSymbols* symbols = symbols_[object_for(mapped)].get();
     if (symbols == nullptr) continue;
     const auto address = symbols->exported_function(name);
     // The collector's objects (its runtime, every plugin's collector half)
@@ -250,7 +269,7 @@ FunctionId ProgramStructure::function_at(const LoadObjectMap& map, uint32_t epoc
   auto& cache = pc_cache_[mapped];
   const uint64_t key = pc ^ (is_return_address ? 1ull << 63 : 0);
   if (const auto hit = cache.find(key); hit != cache.end()) return hit->second;
-  const ObjectId object = object_for(mapped->path, mapped->symbol_file);
+  const ObjectId object = object_for(*mapped);
   const uint64_t address = pc - mapped->load_bias - (is_return_address ? 1 : 0);
   FunctionId id = kUnknownFunction;
   if (symbols_[object] != nullptr) {

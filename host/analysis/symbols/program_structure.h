@@ -60,6 +60,8 @@ struct LoadObject {
   std::string path;
   std::string name;            // file name only
   std::string file;            // where its contents are read: `path`, an archived copy, the experiment's vdso.so
+  std::string unnamed_because; // why its code has no names ("changed since recording"); empty when it has
+  int64_t built_ns = 0;        // its file's modification time when recorded; 0: unknown
 };
 
 // "ns::f(int) const" -> "ns::f".
@@ -141,6 +143,9 @@ class ProgramStructure {
  private:
   // `symbol_file`: where its symbols are read (an archived copy); `path` when empty.
   ObjectId object_for(const std::string& path, const std::string& symbol_file = "");
+  // The mapped object's, read where the map chose (none, saying why, when
+  // its file changed since recording and was not archived).
+  ObjectId object_for(const MappedObject& mapped);
   FunctionId intern_function(ObjectId object, uint64_t start, uint64_t size, const std::string& mangled);
 
   std::string styled(const Function& f, bool beside_object = false) const;

@@ -1,4 +1,8 @@
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <ctime>
+#include <map>
 #include <stdexcept>
 
 #include "annotated_code.h"
@@ -12,9 +16,12 @@ namespace {
 // The DWARF file names the target stands for: the source file defining a
 // function of that name (as DWARF or the code's decoder names it; a
 // function inlined only has the name -inline on shows), or the recorded
-// files that are, or end with, the target.
+// files that are, or end with, the target. `built_ns`: for a file of a
+// function's definition, the time its object's file was modified when
+// recorded (the latest of several).
 std::vector<std::string> files_for(const std::string& target, size_t which, const CodeProfile& code,
-                                   const StackProfile& profile, const ProgramStructure& structure) {
+                                   const StackProfile& profile, const ProgramStructure& structure,
+                                   std::map<std::string, int64_t>& built_ns) {
   std::vector<std::string> files;
   for (const FunctionId id : annotated_functions_named(profile, structure, target, which)) {
     if (const DescribedCode* described = code.described(id)) {
@@ -23,7 +30,11 @@ std::vector<std::string> files_for(const std::string& target, size_t which, cons
     }
     // The file of its definition: the lines of its own code and of the
     // calls it inlined, not those of what it inlined (a header's).
-    if (auto file = structure.source_file_of(id)) files.push_back(std::move(*file));
+    if (auto file = structure.source_file_of(id)) {
+      const Function& f = structure.function(id);
+      if (f.object != kNoObject) built_ns[*file] = std::max(built_ns[*file], structure.object(f.object).built_ns);
+      files.push_back(std::move(*file));
+    }
   }
   if (files.empty() && which == 0) {
     for (const auto& [key, metrics] : code.lines()) {
@@ -50,6 +61,30 @@ std::string source_file_heading(const FoundSource& found, const std::vector<std:
   return found.outside ? "Source file: " + found.real.string() + found_outside_notice(roots) : "Source file: " + found.path.string();
 }
 
+namespace {
+
+std::string local_time(int64_t ns) {
+  const time_t seconds = static_cast<time_t>(ns / 1000000000);
+  struct tm local;
+  char text[32];
+  localtime_r(&seconds, &local);
+  strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &local);
+  return text;
+}
+
+// A source modified after the object built from it was (as recorded) may
+// not be the text that code was compiled from: said in its heading.
+std::string changed_source_notice(const std::filesystem::path& source, int64_t built_ns) {
+  struct stat st;
+  if (built_ns == 0 || stat(source.c_str(), &st) != 0) return "";
+  const int64_t modified_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  if (modified_ns <= built_ns) return "";
+  return " (changed since the program was built: modified " + local_time(modified_ns) + ", the program " +
+         local_time(built_ns) + "; its lines may not match the recorded code)";
+}
+
+}  // namespace
+
 void mark_outside_rows(ViewTable& table, const std::vector<size_t>& outside) {
   if (outside.empty()) return;
   for (size_t r = 0; r < table.rows.size(); ++r)
@@ -59,7 +94,8 @@ void mark_outside_rows(ViewTable& table, const std::vector<size_t>& outside) {
 ViewTable annotated_source(const CodeProfile& code, const StackProfile& profile, const ProgramStructure& structure,
                            const MetricRegistry& registry, const ViewRequest& request,
                            const AnnotationRequest& annotation) {
-  const std::vector<std::string> files = files_for(annotation.target, annotation.which, code, profile, structure);
+  std::map<std::string, int64_t> built_ns;
+  const std::vector<std::string> files = files_for(annotation.target, annotation.which, code, profile, structure, built_ns);
   if (files.empty())
     throw std::runtime_error("'" + annotation.target +
                              "' is neither a function with data nor a source file of one (see -functions, -lines)");
@@ -74,7 +110,8 @@ ViewTable annotated_source(const CodeProfile& code, const StackProfile& profile,
     const auto first = code.lines().lower_bound(LineKey{file, 0});
     for (auto it = first; it != code.lines().end() && it->first.file == file; ++it) last_line = std::max(last_line, it->first.line);
     ViewRow heading;
-    heading.name = found ? source_file_heading(*found, roots) : "Source file: " + file + " (not found; -setpath, -addpath or -pathmap tell where it is)";
+    heading.name = found ? source_file_heading(*found, roots) + changed_source_notice(found->path, built_ns[file])
+                         : "Source file: " + file + " (not found; -setpath, -addpath or -pathmap tell where it is)";
     heading.values.assign(table.columns.size(), 0.0);
     heading.fields = {{"kind", "file"}, {"line", ""}};
     if (found && found->outside) outside.push_back(table.rows.size());
