@@ -100,6 +100,8 @@ void archive_experiment(const fs::path& experiment, ArchiveMode mode) {
       for (const std::string& changed : report.changed)
         std::cerr << "collect: " << changed
                   << " changed while the program ran and was not archived; its code will be shown as <unknown>\n";
+      for (const std::string& unreadable : report.unreadable)
+        std::cerr << "collect: " << unreadable << " could not be read and was not copied\n";
     }
   } catch (const std::exception& e) {
     std::cerr << "collect: archiving " << experiment.string() << " failed: " << e.what() << "\n";

@@ -170,7 +170,7 @@ int open_archive_directory(const fs::path& experiment) {
 ArchiveReport archive_one(const fs::path& experiment, bool copy_files, const fs::path& shared) {
   // The data blocks' versions are checked as they are read; the header's here.
   if (fs::exists(fs::symlink_status(experiment / metadata::kHeaderFile))) analysis::read_experiment_header(experiment);
-  ArchiveReport report{experiment, 0, 0, {}, {}};
+  ArchiveReport report{experiment, 0, 0, {}, {}, {}};
   const fs::path directory = experiment / analysis::kArchiveDirectory;
   const Fd directory_fd(open_archive_directory(experiment));
   std::map<std::string, ArchivedObject> objects = analysis::read_archive_index(experiment);
@@ -184,7 +184,7 @@ ArchiveReport archive_one(const fs::path& experiment, bool copy_files, const fs:
     const RecordedFile now = analysis::examine_file(path, expected.build_id.empty());
     if (!now.known()) {
       if (added) object.file = recorded;
-      report.missing.push_back(path);
+      (analysis::is_regular_file(path, analysis::Symlinks::Follow) ? report.unreadable : report.missing).push_back(path);
       continue;
     }
     if (expected.known() && !analysis::same_file(now, expected)) {
@@ -200,7 +200,13 @@ ArchiveReport archive_one(const fs::path& experiment, bool copy_files, const fs:
       continue;
     }
     const fs::path copy = directory / name;
-    copy_object(path, directory_fd.get(), name, copy);
+    try {
+      copy_object(path, directory_fd.get(), name, copy);
+    } catch (const std::runtime_error& e) {
+      // The others' copies and the index are still written.
+      report.unreadable.push_back(path + " (" + e.what() + ")");
+      continue;
+    }
     object.copy = fs::absolute(copy);
     ++report.copied;
   }

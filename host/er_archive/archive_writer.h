@@ -18,6 +18,7 @@ struct ArchiveReport {
   size_t copied = 0;                // files copied now
   std::vector<std::string> missing; // touched objects no longer on disk
   std::vector<std::string> changed; // touched objects whose file changed since they were mapped
+  std::vector<std::string> unreadable; // touched objects whose file could not be read or copied
 };
 
 // Archives `experiment` and, when `descendants`, every sub-experiment in it.

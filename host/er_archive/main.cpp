@@ -68,6 +68,9 @@ int main(int argc, char** argv) {
           std::cerr << "er_archive: " << report.experiment.string() << ": " << changed
                     << " changed since it was recorded and was not archived before; its code will be shown as "
                        "<unknown>\n";
+        for (const std::string& unreadable : report.unreadable)
+          std::cerr << "er_archive: " << report.experiment.string() << ": " << unreadable
+                    << " could not be read and was not copied\n";
       }
     } catch (const std::exception& e) {
       std::cerr << "er_archive: " << e.what() << "\n";

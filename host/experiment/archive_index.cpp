@@ -66,8 +66,11 @@ uint64_t file_content_hash(const fs::path& file) {
 
 RecordedFile examine_file(const fs::path& path, bool with_hash) {
   RecordedFile now;
+  // A file that cannot be read (gone, or not readable by us) is not known:
+  // it cannot be told from the recorded one.
+  const FileDescriptor opened = try_open_regular_file(path, Symlinks::Follow);
   struct stat st;
-  if (!is_regular_file(path, Symlinks::Follow) || stat(path.c_str(), &st) != 0) return now;
+  if (opened.get() < 0 || fstat(opened.get(), &st) != 0) return now;
   now.build_id = read_build_id(path);
   now.size = static_cast<uint64_t>(st.st_size);
   now.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
@@ -143,9 +146,10 @@ SymbolFile symbol_file_for(const std::string& path, const RecordedFile& recorded
   RecordedFile expected = recorded.known() || entry == archive.end() ? recorded : entry->second.file;
   if (entry != archive.end() && expected.build_id.empty() && expected.size == entry->second.file.size)
     expected.content_hash = entry->second.file.content_hash;
-  if (!expected.known() || !is_regular_file(path, Symlinks::Follow)) return {path, ""};
+  if (!expected.known()) return {path, ""};
   const RecordedFile now = examine_file(path, expected.content_hash != 0);
-  if (same_file(now, expected)) return {path, ""};
+  // One that cannot be read is said so by its reader.
+  if (!now.known() || same_file(now, expected)) return {path, ""};
   static std::mutex mutex;
   static std::set<std::string> warned;
   const std::lock_guard lock(mutex);

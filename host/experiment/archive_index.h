@@ -42,8 +42,8 @@ std::string read_build_id(const std::filesystem::path& file);
 // be read. Tells a file without a build-id from another.
 uint64_t file_content_hash(const std::filesystem::path& file);
 
-// What the file at `path` is now (its build-id, or size, time and, when
-// `with_hash`, content hash); unknown when it is no regular file.
+// What the file at `path` is now (its build-id, size, time and, when
+// `with_hash`, content hash); unknown when it is no regular file we may read.
 RecordedFile examine_file(const std::filesystem::path& path, bool with_hash);
 
 // Whether `now` (examine_file's) is the file `recorded` describes: the same

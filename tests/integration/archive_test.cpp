@@ -6,6 +6,7 @@
 
 #include <set>
 
+#include "archive_index.h"
 #include "lumen_commands.h"
 
 namespace lumen::test {
@@ -92,6 +93,25 @@ TEST(Archives, ErArchiveAfterwardsMakesTheExperimentOutliveTheProgram) {
   EXPECT_NE(archived.out.find("copied"), std::string::npos) << archived.out;
   fs::remove(program);
   EXPECT_EQ(spin_functions(er_print_functions(experiment)), names);
+}
+
+// One object that cannot be copied (here a directory where its copy's
+// temporary goes) is named; the others are copied and the index written.
+TEST(Archives, AnObjectThatCannotBeCopiedLeavesTheOthersArchived) {
+  TempDir dir;
+  const fs::path program = private_program(dir, "threads_target");
+  ASSERT_EQ(collect_program(dir, {"-A", "off"}, program).exit_code, 0);
+  const fs::path experiment = dir.path() / "run.er";
+  const std::string copy_name = "app." + analysis::read_build_id(program).substr(0, 16);
+  fs::create_directories(experiment / "archives" / ("." + copy_name + ".tmp") / "kept");
+  const ProcessResult archived = run_process({(bin_dir() / "er_archive").string(), experiment.string()});
+  EXPECT_EQ(archived.exit_code, 0) << archived.err;
+  EXPECT_NE(archived.err.find(program.string() + " (cannot remove the old temporary of"), std::string::npos)
+      << archived.err;
+  EXPECT_NE(archived.err.find("could not be read and was not copied"), std::string::npos) << archived.err;
+  EXPECT_NE(archived.out.find("1 copied"), std::string::npos) << archived.out;  // libc
+  EXPECT_TRUE(fs::exists(experiment / "archives" / "index.yaml"));
+  EXPECT_FALSE(fs::exists(experiment / "archives" / copy_name));
 }
 
 TEST(Archives, ErArchiveRefusesWhatIsNotAnExperiment) {
