@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace lumen::java {
 
@@ -32,8 +33,12 @@ inline constexpr const char* kNoJavaStackName = "<no Java callstack recorded>";
 // Slot 2: a method without a jmethodID (its class never went through the
 // agent), which no function describes: analysis shows it as <Unknown>.
 inline constexpr uint64_t kUnnamedMethodFrame = kJavaFrameTag | (2 * kMethodSpan) | uint64_t(kBciBias);
-// A JIT-compiled method's machine code is the function "METHOD [compiled]".
-inline constexpr const char* kCompiledSuffix = " [compiled]";
+// The machine code of a method's Nth JIT-compiled version is the function
+// "METHOD [compiled N]".
+inline constexpr const char* kCompiledSuffix = " [compiled ";
+inline std::string compiled_name(const std::string& method, int version) {
+  return method + kCompiledSuffix + std::to_string(version) + "]";
+}
 
 inline bool method_encodable(uint64_t method_id) {
   return method_id != 0 && (method_id & 7u) == 0 && method_id < kMaxMethodId;

@@ -20,6 +20,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -186,6 +188,36 @@ void JNICALL on_thread_start(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
 
 void JNICALL on_thread_end(jvmtiEnv*, JNIEnv*, jthread) { java_frames_set_thread_env(nullptr); }
 
+// Each compiled version of a method (a tier, an OSR compilation, a
+// recompilation) is numbered in the order the JIT installed it, so that
+// machine mode shows them apart: "App.hot(int) [compiled 2]". Code
+// GenerateEvents reports again at VMInit keeps its number.
+class CompiledVersions {
+ public:
+  int number(jmethodID method, const void* code) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const auto known = live_.find(code);
+    if (known != live_.end() && known->second.first == method) return known->second.second;
+    const int number = ++count_[method];
+    live_[code] = {method, number};
+    return number;
+  }
+  void unloaded(const void* code) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    live_.erase(code);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<jmethodID, int> count_;
+  std::map<const void*, std::pair<jmethodID, int>> live_;
+};
+// Never destroyed: the JVM's threads may report code while the process exits.
+CompiledVersions& compiled_versions() {
+  static auto* versions = new CompiledVersions;
+  return *versions;
+}
+
 void JNICALL on_compiled_method_load(jvmtiEnv* jvmti, jmethodID method, jint code_size, const void* code_addr,
                                      jint map_length, const jvmtiAddrLocationMap* map, const void*) {
   const AgentContext& context = agent_context();
@@ -194,8 +226,8 @@ void JNICALL on_compiled_method_load(jvmtiEnv* jvmti, jmethodID method, jint cod
   // Named apart from the method's own function (its Java frames), which a
   // view of native frames may show beside it.
   if (g_func_load != nullptr)
-    g_func_load((qualified_name(jvmti, method) + kCompiledSuffix).c_str(), code_addr,
-                static_cast<unsigned long>(code_size));
+    g_func_load(compiled_name(qualified_name(jvmti, method), compiled_versions().number(method, code_addr)).c_str(),
+                code_addr, static_cast<unsigned long>(code_size));
   const auto id = reinterpret_cast<uint64_t>(method);
   const CompiledCode record{context.runtime->now_ns(), method_encodable(id) ? method_base(id) : 0,
                             reinterpret_cast<uint64_t>(code_addr), static_cast<uint64_t>(code_size)};
@@ -208,6 +240,7 @@ void JNICALL on_compiled_method_unload(jvmtiEnv*, jmethodID method, const void* 
   const TraceGuard guard(context.runtime);
   if (!guard) return;
   if (g_func_unload != nullptr) g_func_unload(code_addr);
+  compiled_versions().unloaded(code_addr);
   const auto id = reinterpret_cast<uint64_t>(method);
   const CompiledCode record{context.runtime->now_ns(), method_encodable(id) ? method_base(id) : 0,
                             reinterpret_cast<uint64_t>(code_addr), 0};

@@ -31,7 +31,7 @@ const std::vector<lumen_view_frame> kJavaThread = {{0x7f1000000000, "JVM_ArrayCo
                                                    {kMethodA, "App.burnInC(long)", "<dynamic code>"},
                                                    {kMethodB, "App.main(java.lang.String[])", "<dynamic code>"}};
 // A sample in a compiled method's code: the code, then its Java frames.
-const std::vector<lumen_view_frame> kInCompiledCode = {{0x7f4000000040, "App.spin(long) [compiled]", "<dynamic code>"},
+const std::vector<lumen_view_frame> kInCompiledCode = {{0x7f4000000040, "App.spin(long) [compiled 1]", "<dynamic code>"},
                                                        {kMethodA, "App.spin(long)", "<dynamic code>"},
                                                        {kMethodB, "App.main(java.lang.String[])", "<dynamic code>"}};
 // A compiler thread: native frames under <JVM-System>.
@@ -51,7 +51,7 @@ const std::vector<lumen_view_frame> kUnwalked = {{0x7f1000002000, "SafepointSync
 const std::vector<lumen_view_frame> kBlockedJavaThread = {
     {0x7f3000001000, "pthread_cond_wait", "libc.so.6"},
     {0x7f1000003000, "ObjectMonitor::wait", "libjvm.so"},
-    {0x7f4000000000, "App.spin(long) [compiled]", "<dynamic code>"},
+    {0x7f4000000000, "App.spin(long) [compiled 1]", "<dynamic code>"},
     {0x7f4000100000, "Interpreter", "<dynamic code>"}};
 const std::vector<lumen_view_frame> kBlockedGcThread = {{0x7f3000001000, "pthread_cond_wait", "libc.so.6"},
                                                         {0x7f1000004000, "GCTaskThread::run", "libjvm.so"},
@@ -98,7 +98,7 @@ TEST(JavaViewModes, UserModeRootsStacksUnwoundFromOutsideTheThread) {
   EXPECT_EQ(folded(LUMEN_VIEW_USER, kLauncherThread), (std::vector<std::string>{"pthread_join", "JavaMain"}));
   // Expert mode shows the compiled method's code, not the JVM's.
   EXPECT_EQ(folded(LUMEN_VIEW_EXPERT, kBlockedJavaThread),
-            (std::vector<std::string>{"pthread_cond_wait", "App.spin(long) [compiled]", "Interpreter"}));
+            (std::vector<std::string>{"pthread_cond_wait", "App.spin(long) [compiled 1]", "Interpreter"}));
 }
 
 // The compiled code's own frame shows in machine mode only: in the others
@@ -109,7 +109,7 @@ TEST(JavaViewModes, CompiledCodeUnderJavaFramesShowsInMachineModeOnly) {
   EXPECT_EQ(folded(LUMEN_VIEW_EXPERT, kInCompiledCode),
             (std::vector<std::string>{"App.spin(long)", "App.main(java.lang.String[])"}));
   EXPECT_EQ(folded(LUMEN_VIEW_MACHINE, kInCompiledCode),
-            (std::vector<std::string>{"App.spin(long) [compiled]", "App.spin(long)", "App.main(java.lang.String[])"}));
+            (std::vector<std::string>{"App.spin(long) [compiled 1]", "App.spin(long)", "App.main(java.lang.String[])"}));
 }
 
 // A root is one artificial function whether the stack recorded it or not,
