@@ -12,7 +12,7 @@ inline constexpr const char* kDataFile = "synctrace";
 inline constexpr uint16_t kWaitRecord = 1;      // SyncWait
 inline constexpr uint16_t kSettingsRecord = 2;  // SyncSettings, once per process at start
 // A wait on a managed runtime's monitor (a Java object's), recorded by that
-// runtime's plugin: SyncWait, then the monitor's class name (the rest of
+// runtime's plugin: SyncWait, then the monitor's name (the rest of
 // the record). Its stack is the runtime's frames, the waiting method first.
 inline constexpr uint16_t kMonitorWaitRecord = 3;
 
@@ -24,7 +24,7 @@ enum class ObjectKind : uint16_t {
   kSemaphore = 4,
   kBarrier = 5,
   kJoin = 6,
-  kJavaMonitor = 7,  // a Java object's monitor; SyncWait.object: a hash of its class name
+  kJavaMonitor = 7,  // a Java object's monitor; SyncWait.object: a hash of its name
 };
 
 // Which call waited. Stable numbers: they are stored.

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -42,7 +43,21 @@ std::string monitor_class(jvmtiEnv* jvmti, JNIEnv* env, jobject object) {
   return name;
 }
 
-// FNV-1a: the class's name stands for the monitor's identity.
+// "java.lang.Object@1b6d3586": the class and the identity hash code, as
+// Object.toString shows an object. The object moves in the heap; its
+// identity hash code stays, so it tells the monitors of one class apart.
+std::string monitor_name(jvmtiEnv* jvmti, JNIEnv* env, jobject object) {
+  std::string name = monitor_class(jvmti, env, object);
+  jint hash = 0;
+  if (jvmti->GetObjectHashCode(object, &hash) == JVMTI_ERROR_NONE) {
+    char text[16];
+    std::snprintf(text, sizeof text, "@%x", static_cast<unsigned>(hash));
+    name += text;
+  }
+  return name;
+}
+
+// FNV-1a: the monitor's name stands for its identity.
 uint64_t name_hash(const std::string& name) {
   uint64_t hash = 1469598103934665603ull;
   for (const unsigned char c : name) hash = (hash ^ c) * 1099511628211ull;
@@ -56,19 +71,19 @@ void record(jvmtiEnv* jvmti, JNIEnv* env, jobject object, uint64_t request_ns, s
   if (threshold < 0 || request_ns == 0 || grant_ns - request_ns <= uint64_t(threshold)) return;
   const TraceGuard guard(context.runtime);
   if (!guard) return;
-  const std::string klass = monitor_class(jvmti, env, object);
+  const std::string monitor = monitor_name(jvmti, env, object);
   sync::SyncWait wait{};
   wait.request_ns = request_ns;
   wait.grant_ns = grant_ns;
-  wait.object = name_hash(klass);
+  wait.object = name_hash(monitor);
   wait.stack_id = capture_java_stack(jvmti);
   wait.thread_id = context.runtime->thread_id();
   wait.object_kind = static_cast<uint16_t>(sync::ObjectKind::kJavaMonitor);
   wait.call = static_cast<uint16_t>(call);
-  const size_t name_bytes = std::min<size_t>(klass.size(), 1024);
+  const size_t name_bytes = std::min<size_t>(monitor.size(), 1024);
   std::vector<char> payload(sizeof wait + name_bytes);
   std::memcpy(payload.data(), &wait, sizeof wait);
-  std::memcpy(payload.data() + sizeof wait, klass.data(), name_bytes);
+  std::memcpy(payload.data() + sizeof wait, monitor.data(), name_bytes);
   context.runtime->write_record(g_sync_stream, sync::kMonitorWaitRecord, payload.data(),
                                 static_cast<uint16_t>(payload.size()));
 }
