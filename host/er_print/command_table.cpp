@@ -46,11 +46,12 @@ void print_help(Session& s, const std::vector<std::string>&) {
       line(c.name + (c.arguments.empty() ? "" : " " + c.arguments), c.help);
 }
 
-AnnotationRequest annotation(Session& s, const std::vector<std::string>& a) {
+// `threshold`: the source's (sthresh) or the disassembly's (dthresh).
+AnnotationRequest annotation(Session& s, const std::vector<std::string>& a, double threshold) {
   AnnotationRequest request;
   request.target = a[0];
   if (a.size() > 1) request.which = function_number(a[1]);
-  request.threshold_percent = s.threshold();
+  request.threshold_percent = threshold;
   request.paths = &s.source_paths();
   for (const auto& e : s.experiments()) request.experiment_dirs.push_back(e->path());
   return request;
@@ -187,7 +188,7 @@ const std::vector<Command>& command_table() {
        "annotated source: each line with its metrics, hot lines marked ## (#: which of several functions of that "
        "name)",
        view([](Session& s, const auto& a) {
-         const AnnotationRequest request = annotation(s, a);
+         const AnnotationRequest request = annotation(s, a, s.threshold());
          return render(code_side_by_side(s,
                                          [&](const CodeProfile& code, const StackProfile& p) {
                                            return annotated_source(code, p, s.structure(), s.registry(),
@@ -199,7 +200,7 @@ const std::vector<Command>& command_table() {
       {"disasm", 1, "FUNC|FILE [#]",
        "annotated disassembly with source lines interleaved (#: which of several functions of that name)",
        view([](Session& s, const auto& a) {
-         const AnnotationRequest request = annotation(s, a);
+         const AnnotationRequest request = annotation(s, a, s.disasm_threshold());
          return render(code_side_by_side(s,
                                          [&](const CodeProfile& code, const StackProfile& p) {
                                            return annotated_disassembly(code, p, s.structure(), s.registry(),

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <ostream>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <utility>
 
@@ -47,9 +48,14 @@ void Session::set_descendants(const std::string& mode) {
     throw CommandError("en_desc: '" + mode.substr(1) + "' is not a regular expression: " + e.what());
   }
   descendants_ = mode;
+  // Only those that came with their founder: a descendant opened by its
+  // own path is what the user asked for.
+  std::set<std::filesystem::path> founders;
+  for (const auto& e : experiments_) founders.insert(e->path());
   const size_t before = experiments_.size();
   std::erase_if(experiments_, [&](const std::unique_ptr<Experiment>& e) {
-    return !e->header()["lineage"].as<std::string>("").empty() && !descendant_wanted(mode, *e);
+    return founders.count(e->path().parent_path()) != 0 && !e->header()["lineage"].as<std::string>("").empty() &&
+           !descendant_wanted(mode, *e);
   });
   if (experiments_.size() != before) selection_changed();
 }
