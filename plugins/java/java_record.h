@@ -33,6 +33,9 @@ inline constexpr const char* kNoJavaStackName = "<no Java callstack recorded>";
 // Slot 2: a method without a jmethodID (its class never went through the
 // agent), which no function describes: analysis shows it as <Unknown>.
 inline constexpr uint64_t kUnnamedMethodFrame = kJavaFrameTag | (2 * kMethodSpan) | uint64_t(kBciBias);
+// A bridge method (javac's, for a covariant override or an erased generic
+// one) is named apart from the method it calls, whose name it has.
+inline constexpr const char* kBridgeSuffix = " [bridge]";
 // The machine code of a method's Nth JIT-compiled version is the function
 // "METHOD [compiled N]".
 inline constexpr const char* kCompiledSuffix = " [compiled ";

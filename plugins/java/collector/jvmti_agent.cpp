@@ -66,11 +66,15 @@ std::string class_name(jvmtiEnv* jvmti, jclass klass) {
   return java_type_name(signature.str());
 }
 
-// "indexOf(int)"
+// "indexOf(int)"; a bridge method, which has the name and parameters of
+// the method it calls and another return type, "make(long) [bridge]".
 std::string method_name(jvmtiEnv* jvmti, jmethodID method) {
   JvmtiText name(jvmti), signature(jvmti);
   if (jvmti->GetMethodName(method, name.out(), signature.out(), nullptr) != JVMTI_ERROR_NONE) return "<unknown method>";
-  return name.str() + java_parameter_list(signature.str());
+  constexpr jint kAccBridge = 0x0040;  // JVM specification, table 4.6-A
+  jint modifiers = 0;
+  const bool bridge = jvmti->GetMethodModifiers(method, &modifiers) == JVMTI_ERROR_NONE && (modifiers & kAccBridge);
+  return name.str() + java_parameter_list(signature.str()) + (bridge ? kBridgeSuffix : "");
 }
 
 std::string qualified_name(jvmtiEnv* jvmti, jmethodID method) {

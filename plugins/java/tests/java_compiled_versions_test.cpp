@@ -53,8 +53,6 @@ TEST(JavaCompiledVersions, EachCompiledVersionIsARowOfItsOwnName) {
     EXPECT_LE(number, compilations) << name << "; the JVM listed " << compilations << ":\n" << r.run.out;
     versions[number] += row.at("values").at("e.totalcpu").get<double>();
   }
-  // (Of the JDK's classes, a bridge method and the one it bridges differ
-  // by return type alone, which Java's names leave out.)
   for (const auto& [name, times] : rows) {
     if (name.rfind("JavaCompiledVersions.", 0) == 0) {
       EXPECT_EQ(times, 1) << name << " is " << times << " rows";
