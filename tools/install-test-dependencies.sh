@@ -13,6 +13,9 @@ packages=(
   golang-go                              # go tool pprof: reads er_print -export pprof back
   chromium chromium-driver               # er_html's report in a real browser, headless
   python3-selenium                       # drives the browser from the report's tests
+  nodejs                                 # with npm: speedscope (MIT), the app a test opens its export in
   man-db                                 # man -l renders the manual pages in tests/docs (groff, col)
 )
+# Node.js from elsewhere (NodeSource) brings its own npm and conflicts with Debian's.
+command -v npm >/dev/null || packages+=(npm)
 "$(dirname "$0")/install-packages.sh" "${packages[@]}"
