@@ -9,12 +9,16 @@ threads_target (four threads, each burning CPU in a function of its own):
     on the thread's CPU stacks, whose Self is the function's exclusive and
     whose Total its inclusive Total CPU Time in er_print -thread_select;
   - a function's Self summed over the profiles is its exclusive Total CPU
-    Time in er_print -functions.
+    Time in er_print -functions;
+  - the folded export, opened in the same app, is one profile whose
+    Sandwich table has each function's exclusive and inclusive Total CPU
+    Time in -functions, in nanoseconds.
 
 speedscope (MIT) is installed from npm at a pinned version into the test's
 work directory and served, with the exported file, on 127.0.0.1; headless
 Chromium opens index.html#profileURL=<the file>. speedscope shows times
 rounded ("150.45ms", "1.20s"); each is compared within half its last digit.
+The folded lines' values have no unit, and speedscope shows them whole.
 
 Exits 77 (skipped) when chromium, chromedriver, selenium, node or npm are
 missing. Usage: speedscope_app_test.py BIN_DIR TARGET_DIR
@@ -54,6 +58,15 @@ def check_shown(text, seconds, what):
     check(abs(value - seconds) <= half_digit + 1e-9, f"{what}: speedscope shows {text!r}, er_print {seconds} s")
 
 
+def check_shown_nanoseconds(text, seconds, what):
+    """A unitless weight, shown whole with the locale's digit grouping."""
+    digits = re.sub(r"\D", "", text.split(" (")[0])
+    check(digits != "", f"a weight as speedscope shows it: {text!r}")
+    # er_print's JSON numbers carry 9 significant digits.
+    check(abs(int(digits) / 1e9 - seconds) <= 1e-8 * max(1, seconds) + 1e-9,
+          f"{what}: speedscope shows {text!r} ns, er_print {seconds} s")
+
+
 # What the app draws, read from its DOM: tables by their columns' headings,
 # the profile's title by its "(n/N)".
 TITLE = """[...document.querySelectorAll('span')].find(s => /^\\(\\d+\\/\\d+\\)$/.test(s.textContent))"""
@@ -64,8 +77,9 @@ SANDWICH = f"""const head = [...document.querySelectorAll('th')].find(th => th.t
 if (!head) return null;
 const list = head.closest('table').nextElementSibling;  // its rows, drawn only where they are in view
 const rows = [...list.querySelectorAll('tr')];
-return {{title: {TITLE}.parentElement.textContent,
-        height: parseFloat(list.firstElementChild.style.height), rowHeight: rows.length ? rows[0].offsetHeight : 0,
+if (!rows.length) return null;  // not drawn yet
+return {{title: {TITLE}?.parentElement.textContent,
+        height: parseFloat(list.firstElementChild.style.height), rowHeight: rows[0].offsetHeight,
         rows: rows.map(tr => [...tr.cells].map(td => td.textContent))}};"""
 
 
@@ -118,13 +132,12 @@ def show_profile(driver, index, count):
     def drawn(d):
         table = d.execute_script(SANDWICH)
         return table if table and f"({index + 1}/{count})" in table["title"] else None
-    return WebDriverWait(driver, LOADED_SECONDS).until(drawn)
+    return WebDriverWait(driver, LOADED_SECONDS).until(drawn, f"profile {index + 1}'s Sandwich table drawn")
 
 
-def check_sandwich(sandwich, name, functions):
-    """The table of one profile against er_print's functions of its thread;
+def check_sandwich(sandwich, name, functions, check_value=check_shown):
+    """The table of one profile against er_print's functions (of its thread);
     returns the Self shown of each function with exclusive time."""
-    check(sandwich["title"].startswith(name), f"profile {name} shown: {sandwich['title']!r}")
     check(sandwich["rowHeight"] > 0 and len(sandwich["rows"]) == round(sandwich["height"] / sandwich["rowHeight"]),
           f"every row of {name}'s table is drawn: {sandwich}")
     shown = {function: (total, own) for total, own, function in sandwich["rows"]}
@@ -134,8 +147,8 @@ def check_sandwich(sandwich, name, functions):
     selves = {}
     for function, values in on_cpu.items():
         total, own = shown[function]
-        check_shown(own, values["e.totalcpu"], f"{name}: {function}'s Self")
-        check_shown(total, values["i.totalcpu"], f"{name}: {function}'s Total")
+        check_value(own, values["e.totalcpu"], f"{name}: {function}'s Self")
+        check_value(total, values["i.totalcpu"], f"{name}: {function}'s Total")
         if values["e.totalcpu"] > 0:
             selves[function] = own
     return selves
@@ -150,8 +163,8 @@ def main():
         run([os.path.join(bin_dir, "collect"), "-d", work, "-o", "threads.er", "-p", "on",
              os.path.join(target_dir, "threads_target"), "0.5"], cwd=work)
         experiment = os.path.join(work, "threads.er")
-        run([er_print, "-metrics", "e.totalcpu:name", "-export", "speedscope",
-             os.path.join(work, "threads.speedscope.json"), experiment])
+        for export, file in (("speedscope", "threads.speedscope.json"), ("folded", "threads.folded")):
+            run([er_print, "-metrics", "e.totalcpu:name", "-export", export, os.path.join(work, file), experiment])
 
         def er_json(*args):
             return json.loads(run([er_print, "--format=json", *args, experiment]).stdout)
@@ -165,22 +178,33 @@ def main():
             from selenium.webdriver.support.ui import WebDriverWait
             base = f"http://127.0.0.1:{server.server_address[1]}/"
             driver.get(f"{base}{app}#profileURL={base}threads.speedscope.json&view=sandwich")
-            WebDriverWait(driver, LOADED_SECONDS).until(lambda d: d.execute_script(SANDWICH))
+            WebDriverWait(driver, LOADED_SECONDS).until(lambda d: d.execute_script(SANDWICH), "the export opened")
             profiles = read_profiles(driver, threads)
             seen = {}
+            metrics = ("-metrics", "e.totalcpu:i.totalcpu:name", "-functions")
             for index, (name, thread, _) in enumerate(profiles):
-                functions = er_json("-thread_select", thread["thread"], "-metrics", "e.totalcpu:i.totalcpu:name",
-                                    "-functions")["rows"]
-                for function, own in check_sandwich(show_profile(driver, index, len(profiles)), name, functions).items():
+                sandwich = show_profile(driver, index, len(profiles))
+                check(sandwich["title"].startswith(name), f"profile {name} shown: {sandwich['title']!r}")
+                functions = er_json("-thread_select", thread["thread"], *metrics)["rows"]
+                for function, own in check_sandwich(sandwich, name, functions).items():
                     seen.setdefault(function, []).append(own)
             # Summed over the profiles, each function's Self is its exclusive time in the experiment.
-            for row in er_json("-metrics", "e.totalcpu:name", "-functions")["rows"]:
+            functions = er_json(*metrics)["rows"]
+            for row in functions:
                 function, want = row["name"], row["values"]["e.totalcpu"]
                 if function != "<Total>" and want > 0:
                     check(function in seen, f"{function} ({want} s) in no profile")
                     value, half_digits = (sum(v) for v in zip(*map(shown_seconds, seen[function])))
                     check(abs(value - want) <= half_digits + 1e-9,
                           f"{function}'s Self in all profiles {seen[function]}, er_print {want} s")
+
+            # The folded lines: one profile of every thread, in nanoseconds.
+            driver.get("about:blank")  # the app reads its hash once, as it loads
+            driver.get(f"{base}{app}#profileURL={base}threads.folded&view=sandwich")
+            folded = WebDriverWait(driver, LOADED_SECONDS).until(lambda d: d.execute_script(SANDWICH),
+                                                                 "the folded lines opened")
+            check(folded["title"] is None, f"the folded lines are one profile: {folded['title']!r}")
+            folded_selves = check_sandwich(folded, "threads.folded", functions, check_shown_nanoseconds)
             errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
             check(not errors, f"console errors: {errors}")
         finally:
@@ -188,7 +212,9 @@ def main():
             server.shutdown()
     totals = {thread["name"]: total for _, thread, total in profiles}
     selves = {f: "+".join(t.split()[0] for t in times) for f, times in seen.items()}
-    print(f"speedscope {SPEEDSCOPE.split('@')[1]}: profiles' totals {totals}; Self {selves}; as er_print says")
+    folded_selves = {f: t.split()[0] for f, t in folded_selves.items()}
+    print(f"speedscope {SPEEDSCOPE.split('@')[1]}: profiles' totals {totals}; Self {selves}; "
+          f"folded Self {folded_selves}; as er_print says")
 
 
 if __name__ == "__main__":
