@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "report_data.h"
+#include "metric_sum.h"
 
 namespace lumen::er_html {
 
@@ -30,7 +31,7 @@ nlohmann::json stack_table(const analysis::StackProfile& profile, const analysis
     }
     auto& sum = merged[root_first];
     if (sum.empty()) sum.assign(metrics.size(), 0);
-    for (size_t m = 0; m < metrics.size(); ++m) sum[m] += values[metrics[m]];
+    for (size_t m = 0; m < metrics.size(); ++m) analysis::add_saturating(sum[m], values[metrics[m]]);
   }
   nlohmann::json table = nlohmann::json::array();
   for (const auto& [frames, values] : merged) table.push_back({{"f", frames}, {"v", values}});

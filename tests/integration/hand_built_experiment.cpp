@@ -14,7 +14,7 @@ namespace lumen::test {
 namespace fs = std::filesystem;
 
 HandBuiltExperiment build_experiment(const fs::path& dir, const std::string& name, int samples,
-                                     const std::string& extra_plugins, const std::string& object) {
+                                     const std::string& extra_plugins, const std::string& object, uint64_t sample_ns) {
   HandBuiltExperiment e{dir / name, 0};
   fs::create_directories(e.path);
   if (!object.empty()) {
@@ -30,9 +30,9 @@ HandBuiltExperiment build_experiment(const fs::path& dir, const std::string& nam
   std::vector<Record> records;
   for (int i = 0; i < samples; ++i) {
     const clock::ClockSplitSample sample{1'000'000'000ull + static_cast<uint64_t>(i) * 10'000'000ull,
-                                         object.empty() ? LUMEN_NO_STACK : 1, 10'000'000ull, 0, 4242, 0};
+                                         object.empty() ? LUMEN_NO_STACK : 1, sample_ns, 0, 4242, 0};
     records.push_back({clock::kSplitSampleRecord, bytes_of(sample)});
-    e.cpu_seconds += 0.01;
+    e.cpu_seconds += static_cast<double>(sample_ns) / 1e9;
   }
   std::ofstream(e.path / clock::kDataFile, std::ios::binary) << make_block(4242, records);
   std::ofstream(e.path / "header.yaml") << "format: {major: " << LUMEN_FORMAT_MAJOR << ", minor: " << LUMEN_FORMAT_MINOR

@@ -21,9 +21,11 @@ struct HandBuiltExperiment {
 // 4242) in the `profile` data file, and a header planning the clock plugin
 // plus `extra_plugins` lines (YAML, indented under `plugins:`). With
 // `object`, the samples' stack is one PC inside that load object, mapped
-// at 0x400000 (so analysis and er_archive look the object up).
+// at 0x400000 (so analysis and er_archive look the object up). Each
+// sample is `sample_ns` of user CPU time.
 HandBuiltExperiment build_experiment(const std::filesystem::path& dir, const std::string& name, int samples,
-                                     const std::string& extra_plugins = "", const std::string& object = "");
+                                     const std::string& extra_plugins = "", const std::string& object = "",
+                                     uint64_t sample_ns = 10'000'000);
 
 // The size of each block of the hand-built data files.
 inline constexpr uint64_t kBlockBytes = 64 * 1024;

@@ -8,10 +8,12 @@
 #include <sys/stat.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 
 #include "archive_index.h"
 #include "hand_built_experiment.h"
@@ -109,6 +111,34 @@ TEST(HostileExperiment, EscapeSequencesNeverReachTheTerminal) {
     // The object is gone: the warning names it, escaped.
     EXPECT_CONTAINS(r.err, "lib\\x1b]52;c;cHduZWQ=\\x07.so cannot be read");
   }
+}
+
+// Metric values are signed 64-bit: samples whose sum passes INT64_MAX
+// nanoseconds (only a crafted or damaged file holds them) are held at the
+// largest figure in every view, never wrapped into a negative one.
+TEST(HostileExperiment, SumsPastTheLargestValueAreHeldNotWrapped) {
+  TempDir dir;
+  const uint64_t each = 4'000'000'000'000'000'000ull;  // three make 1.2e19 ns
+  const HandBuiltExperiment e = build_experiment(dir.path(), "huge.er", 3, "", "", each);
+  const double largest = static_cast<double>(INT64_MAX) / 1e9;
+  for (const char* view : {"-functions", "-calltree", "-objects", "-thread_list"}) {
+    const ProcessResult r = run_tool("er_print", {"--format=json", view, e.path.string()});
+    ASSERT_EQ(r.exit_code, 0) << view << ": " << r.err;
+    const nlohmann::json table = nlohmann::json::parse(r.out);
+    size_t values = 0;
+    for (const auto& row : table.at("rows"))
+      for (const auto& [metric, value] : row.at("values").items()) {
+        if (!value.is_number()) continue;
+        ++values;
+        EXPECT_GE(value.get<double>(), 0) << view << " " << metric << ": " << row.dump();
+        const bool percent = metric.find('%') != std::string::npos;
+        EXPECT_LE(value.get<double>(), percent ? 100.0 + 1e-6 : largest + 1e-3)
+            << view << " " << metric << ": " << row.dump();
+      }
+    EXPECT_GT(values, 0u) << view << ": " << r.out;
+  }
+  const ProcessResult functions = run_tool("er_print", {"--format=json", "-functions", e.path.string()});
+  EXPECT_NEAR(total_user_seconds(functions), largest, 1e-3) << functions.out;
 }
 
 // A plugin directory the user names is loaded; one that is not a plugin is

@@ -277,6 +277,13 @@ static inline int64_t lumen_saturating_add(int64_t total, int64_t value) {
   return sum;
 }
 
+/* An unsigned figure read from a record (bytes, a duration) as a metric
+ * value: one above INT64_MAX, which only a damaged or crafted record
+ * holds, is held at INT64_MAX rather than read as a negative. */
+static inline int64_t lumen_value_of(uint64_t figure) {
+  return figure > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)figure;
+}
+
 /* What decode() returns for a record kind the plugin does not read (none of
  * its collector's): an error naming the kind, which the reader places at
  * the record's file and offset. Skipping it instead would leave its

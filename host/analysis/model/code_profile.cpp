@@ -4,6 +4,7 @@
 #include <set>
 
 #include "progress.h"
+#include "metric_sum.h"
 
 namespace lumen::analysis {
 
@@ -11,7 +12,7 @@ namespace {
 
 void add(Values& into, std::span<const int64_t> values) {
   if (into.empty()) into.assign(values.size(), 0);
-  for (size_t m = 0; m < values.size(); ++m) into[m] += values[m];
+  add_values(into.data(), values.data(), values.size());
 }
 
 }  // namespace

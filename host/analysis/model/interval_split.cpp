@@ -1,4 +1,5 @@
 #include "interval_split.h"
+#include "metric_sum.h"
 
 #include <algorithm>
 #include <cstring>
@@ -104,7 +105,7 @@ void IntervalSplits::add_shares(size_t experiment, const DataFile& file, const l
     const auto thread = split.by_thread.find(event.thread_id);
     const bool inside = thread != split.by_thread.end() && covers(thread->second, event.time_ns);
     const size_t metric = inside ? split.inside : split.outside;
-    if (metric != kNone) row[metric] += value;
+    if (metric != kNone) add_saturating(row[metric], value);
   }
 }
 

@@ -1,4 +1,5 @@
 #include "metric_engine.h"
+#include "metric_sum.h"
 
 #include <algorithm>
 
@@ -21,7 +22,7 @@ MetricEngine::NodeMetrics& MetricEngine::node_for(NodeId id) {
 
 void MetricEngine::add_to(Values& into, std::span<const int64_t> values) const {
   if (into.empty()) into.assign(metric_count_, 0);
-  for (size_t m = 0; m < metric_count_; ++m) into[m] += values[m];
+  add_values(into.data(), values.data(), metric_count_);
 }
 
 void MetricEngine::add_stack(std::span<const NodeId> frames, std::span<const int64_t> values) {

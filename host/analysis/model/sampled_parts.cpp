@@ -1,4 +1,5 @@
 #include "sampled_parts.h"
+#include "metric_sum.h"
 
 #include <algorithm>
 #include <set>
@@ -40,7 +41,7 @@ void SampledParts::place(StackAggregate& aggregate) const {
   aggregate.for_each_entry([&](uint32_t experiment, uint32_t thread, int64_t* values) {
     for (const Part& part : by_experiment_[experiment]) {
       if (!sampled_threads.count({experiment, part.sampled, thread})) continue;
-      values[part.metric] += values[part.sampled] - values[part.part];
+      add_saturating(values[part.metric], saturating_difference(values[part.sampled], values[part.part]));
       values[part.part] = values[part.sampled];
     }
   });

@@ -8,6 +8,7 @@
 #include "analysis_threads.h"
 #include "progress.h"
 #include "sampled_parts.h"
+#include "metric_sum.h"
 
 namespace lumen::analysis {
 
@@ -43,7 +44,7 @@ void StackAggregate::merge(const StackAggregate& part, const PartIdMap& ids) {
     const size_t here = entry_of(key, part.entry_keys_[s].thread);
     entry_events_[here] += part.entry_events_[s];
     int64_t* values = entry_values_.data() + here * metric_count_;
-    for (size_t m = 0; m < metric_count_; ++m) values[m] += part.share_values(s)[m];
+    add_values(values, part.share_values(s), metric_count_);
   }
 }
 
@@ -66,7 +67,7 @@ void StackAggregate::finish() {
     const size_t r = row_slots[at] - 1;
     row_of_entry_[s] = static_cast<uint32_t>(r);
     int64_t* row = values_.data() + r * metric_count_;
-    for (size_t m = 0; m < metric_count_; ++m) row[m] += share_values(s)[m];
+    add_values(row, share_values(s), metric_count_);
   }
 }
 

@@ -13,6 +13,7 @@
 #include "experiment.h"
 #include "interval_split.h"
 #include "view_mode.h"
+#include "metric_sum.h"
 
 namespace lumen::analysis {
 
@@ -67,7 +68,7 @@ class StackAggregate {
     ++entry_events_[s];
     int64_t* values = entry_values_.data() + s * metric_count_;
     const size_t* index = file.metric_index.data();
-    for (size_t m = 0, n = file.metric_index.size(); m < n; ++m) values[index[m]] += event.values[m];
+    for (size_t m = 0, n = file.metric_index.size(); m < n; ++m) add_saturating(values[index[m]], event.values[m]);
     if (!splits.none_in(experiment)) splits.add_shares(experiment, file, event, values);
     return s;
   }

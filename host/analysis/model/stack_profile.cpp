@@ -6,6 +6,7 @@
 #include "progress.h"
 #include "sampled_parts.h"
 #include "stack_aggregate.h"
+#include "metric_sum.h"
 
 namespace lumen::analysis {
 
@@ -65,7 +66,7 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
     if (totals.values.empty()) totals.values.assign(metric_count, 0);
     totals.events += events;
     events_ += events;
-    for (size_t m = 0; m < metric_count; ++m) totals.values[m] += share[m];
+    add_values(totals.values.data(), share.data(), metric_count);
     stack_threads_.push_back({stack_of_row[r], static_cast<uint32_t>(thread_key & 0xffffffffu), events});
     stack_thread_values_.insert(stack_thread_values_.end(), share.begin(), share.end());
   }

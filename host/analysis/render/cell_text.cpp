@@ -36,8 +36,18 @@ std::string text_number(double value, const Quantity& quantity) {
 
 std::string data_number(double value, const Quantity& quantity) {
   char buffer[64];
-  std::snprintf(buffer, sizeof buffer, fractional(quantity) ? "%.9g" : "%.0f", value);
-  return buffer;
+  if (quantity.percent || quantity.unit != LUMEN_UNIT_NANOSECONDS) {
+    std::snprintf(buffer, sizeof buffer, fractional(quantity) ? "%.9g" : "%.0f", value);
+    return buffer;
+  }
+  // Seconds to the nanosecond, whatever their size: nine significant
+  // digits held a day's CPU time to the millisecond only.
+  std::snprintf(buffer, sizeof buffer, "%.9f", value);
+  std::string text = buffer;
+  if (text.find_first_of("0123456789") == std::string::npos) return text;  // inf, nan
+  text.erase(text.find_last_not_of('0') + 1);
+  if (text.back() == '.') text.pop_back();
+  return text;
 }
 
 std::string csv_field(const std::string& text) {

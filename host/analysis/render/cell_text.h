@@ -24,7 +24,8 @@ const char* unit_word(lumen_metric_unit unit);
 // Text: seconds and ratios with 3 decimals, percentages with 2, counts and
 // bytes whole.
 std::string text_number(double value, const Quantity& quantity);
-// CSV and JSON: 9 significant digits, counts and bytes whole.
+// CSV and JSON: seconds to the nanosecond, other fractions to 9
+// significant digits, counts and bytes whole.
 std::string data_number(double value, const Quantity& quantity);
 
 // RFC 4180: a field holding a comma, a double quote, CR or LF is enclosed in

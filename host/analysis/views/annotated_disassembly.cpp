@@ -14,6 +14,7 @@
 #include "annotation_support.h"
 #include "hex_text.h"
 #include "metric_cells.h"
+#include "metric_sum.h"
 
 namespace lumen::analysis {
 
@@ -141,8 +142,8 @@ void add_described_rows(ViewTable& table, const DescribedCode& described, const 
     const auto end = code.addresses().lower_bound({f.object, next});
     for (auto it = code.addresses().lower_bound({f.object, address}); it != end; ++it)
       for (size_t m = 0; m < exclusive.size(); ++m) {
-        if (!it->second.exclusive.empty()) exclusive[m] += it->second.exclusive[m];
-        if (!it->second.inclusive.empty()) inclusive[m] += it->second.inclusive[m];
+        if (!it->second.exclusive.empty()) add_saturating(exclusive[m], it->second.exclusive[m]);
+        if (!it->second.inclusive.empty()) add_saturating(inclusive[m], it->second.inclusive[m]);
       }
     ViewRow row;
     row.name = text;
@@ -209,8 +210,8 @@ void add_machine_rows(ViewTable& table, const MachineCode& machine_code, const C
     const auto end = code.addresses().lower_bound({object, insn.address + insn.size});
     for (auto it = code.addresses().lower_bound({object, insn.address}); it != end; ++it)
       for (size_t m = 0; m < exclusive.size(); ++m) {
-        if (!it->second.exclusive.empty()) exclusive[m] += it->second.exclusive[m];
-        if (!it->second.inclusive.empty()) inclusive[m] += it->second.inclusive[m];
+        if (!it->second.exclusive.empty()) add_saturating(exclusive[m], it->second.exclusive[m]);
+        if (!it->second.inclusive.empty()) add_saturating(inclusive[m], it->second.inclusive[m]);
       }
     ViewRow row;
     row.name = hex(insn.address) + ":  " + insn.mnemonic + (insn.op_str[0] ? std::string(" ") + insn.op_str : "");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "metric_cells.h"
+#include "metric_sum.h"
 
 namespace lumen::analysis {
 
@@ -58,7 +59,7 @@ class CallTree {
   }
   void add(std::vector<int64_t>& flat, uint32_t node, std::span<const int64_t> values) {
     int64_t* into = flat.data() + size_t{node} * metrics_;
-    for (size_t m = 0; m < values.size() && m < metrics_; ++m) into[m] += values[m];
+    add_values(into, values.data(), std::min(values.size(), metrics_));
   }
   Values slice(const std::vector<int64_t>& flat, uint32_t node) const {
     const auto first = flat.begin() + static_cast<std::ptrdiff_t>(size_t{node} * metrics_);

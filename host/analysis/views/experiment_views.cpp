@@ -8,6 +8,7 @@
 #include "experiment_metadata.h"
 #include "hex_text.h"
 #include "metric_cells.h"
+#include "metric_sum.h"
 
 namespace lumen::analysis {
 
@@ -163,7 +164,7 @@ Values experiment_totals(const StackProfile& profile, uint32_t experiment, uint6
   for (const auto& [key, share] : profile.threads()) {
     if (key.first != experiment) continue;
     *events += share.events;
-    for (size_t m = 0; m < totals.size(); ++m) totals[m] += share.values[m];
+    add_values(totals.data(), share.values.data(), totals.size());
   }
   return totals;
 }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "metric_cells.h"
+#include "metric_sum.h"
 
 namespace lumen::analysis {
 
@@ -26,7 +27,7 @@ std::pair<std::string, size_t> split_numbered(const std::string& entry) {
 
 void add(Values& into, std::span<const int64_t> values) {
   if (into.empty()) into.assign(values.size(), 0);
-  for (size_t m = 0; m < values.size(); ++m) into[m] += values[m];
+  add_values(into.data(), values.data(), values.size());
 }
 
 ViewTable section(const std::string& title, const MetricRegistry& registry, const ViewRequest& request) {

@@ -5,6 +5,7 @@
 
 #include "interval_split.h"
 #include "metric_cells.h"
+#include "metric_sum.h"
 
 namespace lumen::analysis {
 
@@ -47,12 +48,12 @@ ViewTable index_object_view(const IndexObjectType& type, const std::vector<std::
       tokens.experiment = static_cast<int64_t>(e + 1);
       Values& row = groups[{per_experiment ? e + 1 : 0, type.expression.evaluate(tokens)}];
       if (row.empty()) row.assign(metric_count, 0);
-      for (size_t m = 0; m < file.metric_index.size(); ++m) row[file.metric_index[m]] += event.values[m];
+      for (size_t m = 0; m < file.metric_index.size(); ++m) add_saturating(row[file.metric_index[m]], event.values[m]);
       splits.add_shares(e, file, event, row.data());
     });
   }
   for (const auto& [key, values] : groups)
-    for (size_t m = 0; m < metric_count; ++m) total[m] += values[m];
+    add_values(total.data(), values.data(), metric_count);
 
   ViewTable table;
   table.view = "indxobj";

@@ -46,7 +46,7 @@ const lumen_metric_def kMetrics[] = {
 void emit(const lumen_event_sink* sink, const HeapOp& op, Metric count, Metric bytes) {
   int64_t values[std::size(kMetrics)] = {};
   values[count] = 1;
-  values[bytes] = static_cast<int64_t>(op.size);
+  values[bytes] = lumen_value_of(op.size);
   // The allocation function is its event's leaf (its stack starts at its caller).
   const auto allocator = static_cast<size_t>(op.allocator);
   const uint64_t stack = allocator < std::size(kAllocatorNames)
@@ -64,8 +64,8 @@ struct InUseLevel {
   const lumen_event_sink* sink;
   const std::vector<HeapOp>* ops;
   int64_t in_use = 0;
-  void allocated(size_t i) { change(i, static_cast<int64_t>((*ops)[i].size)); }
-  void released(size_t allocation, size_t by) { change(by, -static_cast<int64_t>((*ops)[allocation].size)); }
+  void allocated(size_t i) { change(i, lumen_value_of((*ops)[i].size)); }
+  void released(size_t allocation, size_t by) { change(by, -lumen_value_of((*ops)[allocation].size)); }
   void unmatched(size_t) {}
   void change(size_t at, int64_t bytes) {
     in_use += bytes;

@@ -115,7 +115,7 @@ class HeapStatistics final : public HeapVisitor {
     if (before_highest(op)) {
       exact_in_use_ += op.size;
       exact_live_ += 1;
-      change(exact_by_group_, op.group, 1, static_cast<int64_t>(op.size));
+      change(exact_by_group_, op.group, 1, lumen_value_of(op.size));
       if (op.raised_highest && op.highest == highest_) exact_time_ = op.time_ns;
     }
     if (!op.selected) return;
@@ -130,7 +130,7 @@ class HeapStatistics final : public HeapVisitor {
     if (!new_peak) settle_peak();
     in_use_ += op.size;
     live_ += 1;
-    change_group(op.group, 1, static_cast<int64_t>(op.size));
+    change_group(op.group, 1, lumen_value_of(op.size));
     if (new_peak) {
       current_.peak_bytes = in_use_;
       current_.peak_live = live_;
@@ -143,13 +143,13 @@ class HeapStatistics final : public HeapVisitor {
     if (before_highest(by) && before_highest(allocation)) {
       exact_in_use_ -= allocation.size;
       exact_live_ -= 1;
-      change(exact_by_group_, allocation.group, -1, -static_cast<int64_t>(allocation.size));
+      change(exact_by_group_, allocation.group, -1, -lumen_value_of(allocation.size));
     }
     if (!allocation.selected) return;
     settle_peak();
     in_use_ -= allocation.size;
     live_ -= 1;
-    change_group(allocation.group, -1, -static_cast<int64_t>(allocation.size));
+    change_group(allocation.group, -1, -lumen_value_of(allocation.size));
     if (!by.allocation) frees_ += 1;
   }
   void unmatched(const HeapOp& op) override {

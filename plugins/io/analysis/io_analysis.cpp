@@ -83,7 +83,7 @@ const lumen_view_column kColumns[kMetricCount] = {
 
 CallTotals totals_of(const IoCall& call) {
   CallTotals totals{};
-  const auto duration = static_cast<int64_t>(call.duration_ns);
+  const auto duration = lumen_value_of(call.duration_ns);
   if (call.error != 0 || call.result < 0) {
     totals.values[kErrorCount] = 1;
     totals.values[kErrorTime] = duration;

@@ -54,7 +54,7 @@ void visit(void* arg, uint16_t kind, const void* payload, uint16_t bytes, uint32
   const Class c = failed ? kErrors : call_kind == CallClass::kRead ? kReads : call_kind == CallClass::kWrite ? kWrites
                                                                                                            : kOthers;
   ClassTotals& t = s->classes[c];
-  const auto duration = static_cast<int64_t>(call.duration_ns);
+  const auto duration = lumen_value_of(call.duration_ns);
   ++t.calls;
   t.time_ns = lumen_saturating_add(t.time_ns, duration);
   t.longest_ns = std::max(t.longest_ns, duration);

@@ -87,11 +87,11 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
     return 1;
   }
   int64_t values[std::size(kMetrics)] = {};  // mpiwork and mpiwait stay 0: the split fills them
-  values[0] = static_cast<int64_t>(call.exit_ns - call.enter_ns);
+  values[0] = lumen_value_of(call.exit_ns - call.enter_ns);
   values[1] = call.sends;
-  values[2] = static_cast<int64_t>(call.bytes_sent);
+  values[2] = lumen_value_of(call.bytes_sent);
   values[3] = call.receives;
-  values[4] = static_cast<int64_t>(call.bytes_received);
+  values[4] = lumen_value_of(call.bytes_received);
   values[5] = call.sends + call.receives == 0 ? 1 : 0;
   // The MPI function is its event's leaf (its stack starts at its caller).
   lumen_emit_event(sink, call.exit_ns, lumen_traced_call_stack(sink, call.stack_id, function_name(call.function)),

@@ -42,11 +42,11 @@ struct Totals {
 
   void add(const MpiCall& call) {
     calls += 1;
-    time_ns = lumen_saturating_add(time_ns, static_cast<int64_t>(call.exit_ns - call.enter_ns));
+    time_ns = lumen_saturating_add(time_ns, lumen_value_of(call.exit_ns - call.enter_ns));
     sends += call.sends;
-    bytes_sent = lumen_saturating_add(bytes_sent, static_cast<int64_t>(call.bytes_sent));
+    bytes_sent = lumen_saturating_add(bytes_sent, lumen_value_of(call.bytes_sent));
     receives += call.receives;
-    bytes_received = lumen_saturating_add(bytes_received, static_cast<int64_t>(call.bytes_received));
+    bytes_received = lumen_saturating_add(bytes_received, lumen_value_of(call.bytes_received));
     other += call.sends + call.receives == 0 ? 1 : 0;
   }
   void add(const Totals& t) {
@@ -132,7 +132,7 @@ void add_message(Part& p, const MpiMessage& m, uint32_t thread_id) {
   if (!selected(p, m.time_ns, thread_id)) return;
   MessageTotals& t = m.direction == kMessageSent ? p.a.sent[{m.rank, m.peer}] : p.a.received[{m.peer, m.rank}];
   t.count += 1;
-  t.bytes = lumen_saturating_add(t.bytes, static_cast<int64_t>(m.bytes));
+  t.bytes = lumen_saturating_add(t.bytes, lumen_value_of(m.bytes));
 }
 
 void* begin_part(void* arg, const lumen_record_part* part) {

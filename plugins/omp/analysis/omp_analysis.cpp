@@ -69,7 +69,7 @@ const lumen_interval_split kIntervalSplits[] = {
 };
 
 void emit_wait(const OmpWait& wait, const lumen_event_sink* sink) {
-  const int64_t duration = static_cast<int64_t>(wait.end_ns - wait.begin_ns);
+  const int64_t duration = lumen_value_of(wait.end_ns - wait.begin_ns);
   const int64_t values[std::size(kMetrics)] = {duration, 0, 0, duration};
   const uint64_t stack = wait.stack_id != LUMEN_NO_STACK ? wait.stack_id
                                                          : sink->artificial_stack(sink->context,
@@ -84,7 +84,7 @@ void emit_untraced_wait(const StateWindow& window, const lumen_event_sink* sink)
   const StateMeaning meaning = state_meaning(window.state);
   if (!is_wait(meaning.state_class)) return;
   const uint64_t last = window.end_ns - 1;
-  const int64_t values[std::size(kMetrics)] = {0, 0, 0, static_cast<int64_t>(last - window.begin_ns)};
+  const int64_t values[std::size(kMetrics)] = {0, 0, 0, lumen_value_of(last - window.begin_ns)};
   lumen_emit_event(sink, last, sink->artificial_stack(sink->context, meaning.function), window.thread_id, -1, values);
 }
 

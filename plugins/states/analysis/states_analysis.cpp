@@ -75,8 +75,8 @@ void emit(const lumen_event_sink* sink, const StateInterval& r, uint64_t stack, 
           uint64_t ns) {
   if (ns == 0) return;
   int64_t values[kMetricCount] = {};
-  values[metric] = static_cast<int64_t>(ns);
-  values[kTotal] = static_cast<int64_t>(ns);
+  values[metric] = lumen_value_of(ns);
+  values[kTotal] = lumen_value_of(ns);
   lumen_emit_event(sink, at_ns != 0 ? at_ns : r.time_ns, stack, r.thread_id, -1, values);
 }
 

@@ -48,7 +48,7 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
                   static_cast<unsigned long long>(wait.grant_ns), static_cast<unsigned long long>(wait.request_ns));
     return 1;
   }
-  const int64_t values[] = {static_cast<int64_t>(wait.grant_ns - wait.request_ns), 1};
+  const int64_t values[] = {lumen_value_of(wait.grant_ns - wait.request_ns), 1};
   // The traced call is its event's leaf (its stack starts at its caller).
   const char* call = call_name(wait.call);
   const uint64_t stack = call != nullptr ? lumen_traced_call_stack(sink, wait.stack_id, call) : wait.stack_id;

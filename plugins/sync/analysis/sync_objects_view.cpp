@@ -75,7 +75,7 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
     }
     SyncWait wait;
     std::memcpy(&wait, payload, sizeof wait);
-    const int64_t waited = wait.grant_ns >= wait.request_ns ? static_cast<int64_t>(wait.grant_ns - wait.request_ns) : 0;
+    const int64_t waited = wait.grant_ns >= wait.request_ns ? lumen_value_of(wait.grant_ns - wait.request_ns) : 0;
     const uint32_t process = aggregate->processes == 0 ? 0 : aggregate->processes - 1;
     auto [it, inserted] = aggregate->objects.try_emplace({process, wait.object, wait.object_kind});
     ObjectTotal& object = it->second;
@@ -107,7 +107,8 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
 std::string object_name(const ObjectTotal& object, bool several_processes) {
   char text[96];
   std::snprintf(text, sizeof text, "%s 0x%" PRIx64, object_kind_name(object.kind), object.address);
-  // A Java monitor moves with its object: it is named by its class alone.
+  // A Java monitor moves with its object: it is named by its class and
+  // identity hash code (its symbol), not by an address.
   std::string name = object.kind == static_cast<uint16_t>(ObjectKind::kJavaMonitor) ? object_kind_name(object.kind) : text;
   if (!object.symbol.empty()) name += " " + object.symbol;
   if (several_processes) name = "[" + std::to_string(object.process + 1) + "] " + name;
