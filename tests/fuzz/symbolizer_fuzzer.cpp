@@ -95,7 +95,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (named++ < 4) g_sink = symbols.names_at(hit->start).size();
     }
     if (const auto line = symbols.source_line(address)) g_sink = line->file.size() + static_cast<size_t>(line->line);
-    for (const std::string& inlined : symbols.inline_chain(address)) g_sink = lumen::analysis::demangle(inlined).size();
+    for (const auto& inlined : symbols.inline_chain(address))
+      g_sink = lumen::analysis::demangle(inlined.name).size() + inlined.call_site.file.size() + inlined.defining_file.size();
     g_sink = symbols.code_bytes(address, 16).size();
   }
   g_sink = symbols.exported_function("main").value_or(0);

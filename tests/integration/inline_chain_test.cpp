@@ -104,7 +104,9 @@ TEST_F(InlineChains, EveryLevelIsAFrameAsAddr2lineGivesIt) {
     }
     EXPECT_EQ(level, 0u) << "the call tree stops at " << rows[at].at("name") << ", above " << expected[level - 1];
     found = level == 0;
-    if (found) EXPECT_GE(value(rows[at], "e.totalcpu"), most - 1e-9);
+    if (found) {
+      EXPECT_GE(value(rows[at], "e.totalcpu"), most - 1e-9);
+    }
   }
   EXPECT_TRUE(found);
 }
