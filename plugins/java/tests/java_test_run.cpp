@@ -25,6 +25,12 @@ double row_value(const std::map<std::string, nlohmann::json>& rows, const std::s
   return row == rows.end() ? 0.0 : row->second.at(metric).get<double>();
 }
 
+double unwalked_cpu(const std::map<std::string, nlohmann::json>& rows) {
+  const double unwalked = row_value(rows, "<no Java callstack recorded>", "i.totalcpu");
+  EXPECT_LE(unwalked, 0.02 * row_value(rows, "<Total>", "i.totalcpu")) << "Java stacks not walked";
+  return unwalked;
+}
+
 TempDir* JavaHotMethodsSuite::dir_ = nullptr;
 JavaRun* JavaHotMethodsSuite::run_ = nullptr;
 
