@@ -310,8 +310,8 @@ def check_objects(json_of):
 
 
 def check_summaries(json_of):
-    """psummary rows are the hot PCs: they add up to <Total>, and a
-    function's PCs to the function."""
+    """psummary and lsummary rows are the hot PCs and lines: they add up to
+    <Total>, and a function's PCs to the function."""
     functions = by_name(rows_of(json_of("-metrics", "e.totalcpu", "-limit", "0", "-functions")))
     total = value(functions["<Total>"], "e.totalcpu")
     for command in ("-psummary", "-lsummary", "-pcs"):
@@ -323,9 +323,8 @@ def check_summaries(json_of):
             rows = [{"name": r["name"], "value": r["e.totalcpu"]} for r in records]
         check(rows and rows[0]["name"] == "<Total>" and close(rows[0]["value"], total),
               f"{command}: <Total> is the functions' {total}: {rows[:1]}")
-        if command != "-lsummary":
-            check(close(sum(r["value"] for r in rows[1:]), total, len(rows)),
-                  f"{command}: the rows add up to <Total> {total}")
+        check(close(sum(r["value"] for r in rows[1:]), total, len(rows)),
+              f"{command}: the rows add up to <Total> {total}")
         if command != "-lsummary":
             for function in ("spin_a", "spin_b", "spin_main"):
                 own = sum(r["value"] for r in rows if r["name"].startswith(function + " + "))

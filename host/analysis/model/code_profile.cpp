@@ -31,6 +31,7 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
     return cached->second ? &*cached->second : nullptr;
   };
   std::set<LineKey> described_lines;  // the lines of described code, where Position points
+  std::set<LineKey> unlined;          // each function's code without line information
   struct Position {
     AddressKey address;
     const LineKey* line;  // nullptr: none
@@ -137,7 +138,10 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
         }
       }
       const LineKey* line_key = p.line;
-      if (line_key == nullptr) continue;
+      if (line_key == nullptr) {
+        if (p.line_only) continue;
+        line_key = &*unlined.insert(LineKey{"", 0, p.line_function}).first;
+      }
       CodeMetrics& line = lines_[*line_key];
       if (line.function == kUnknownFunction) line.function = p.line_function;
       if (p.exclusive) add(line.exclusive, values);

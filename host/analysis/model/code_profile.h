@@ -7,7 +7,9 @@
 // there, and each function it was inlined into holds its inclusive metrics
 // at the line of the call. Frames the mode hides count only where they are
 // code of the next shown frame's source file (an outlined OpenMP body in
-// user mode); artificial functions hold their time at no line. Code no loaded object
+// user mode); artificial functions hold their time at no line. Code with no
+// line information holds it at its function's line of no file, so that the
+// lines add up to the total as the instructions do. Code no loaded object
 // holds is placed at the lines its decoder described (a Java method's
 // bytecode index at its line), at the function's own object.
 #pragma once
@@ -30,6 +32,8 @@ struct CodeMetrics {
 struct LineKey {
   std::string file;  // as DWARF names it
   int line = 0;
+  // Code without line information: no file, line 0, its function's.
+  FunctionId function_without_lines = kUnknownFunction;
   auto operator<=>(const LineKey&) const = default;
 };
 

@@ -66,11 +66,13 @@ ViewTable lines_view(const CodeProfile& code, const ProgramStructure& structure,
     const LineKey& key = item->first;
     ViewRow row;
     const Function& f = structure.function(item->second.function);
-    row.name = f.name + ", line " + std::to_string(key.line) + " in \"" +
-               std::filesystem::path(key.file).filename().string() + "\"";
+    // As gprofng names the code of a function that has no line numbers.
+    row.name = key.file.empty() ? "<Function: " + f.name + ", instructions without line numbers>"
+                                : f.name + ", line " + std::to_string(key.line) + " in \"" +
+                                      std::filesystem::path(key.file).filename().string() + "\"";
     row.load_object = structure.object(f.object).name;
     row.values = row_values(request.metrics, registry, &item->second.exclusive, &item->second.inclusive, code.total());
-    row.fields = {{"file", key.file}, {"line", std::to_string(key.line)}};
+    row.fields = {{"file", key.file}, {"line", key.file.empty() ? "" : std::to_string(key.line)}};
     table.rows.push_back(std::move(row));
   }
   return table;

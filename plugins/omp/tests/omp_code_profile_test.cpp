@@ -70,7 +70,10 @@ RecordedCode recorded_code(const StackProfile& profile, const std::vector<std::u
       };
       const ObjectSymbols* symbols = structure.symbols(address->object);
       const auto line = symbols != nullptr ? symbols->source_line(address->address) : std::nullopt;
-      if (line) place({line->file, line->line}, chain.empty() ? at.function : chain.front().function, i == 0 && leaf_recorded);
+      const FunctionId line_function = chain.empty() ? at.function : chain.front().function;
+      // Code without line information is at its function's line of no file.
+      if (line) place({line->file, line->line}, line_function, i == 0 && leaf_recorded);
+      else place({"", 0, line_function}, line_function, i == 0 && leaf_recorded);
       for (size_t k = 0; k < chain.size(); ++k)
         if (chain[k].call_site.line > 0)
           place({chain[k].call_site.file, chain[k].call_site.line},
