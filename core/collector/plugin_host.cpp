@@ -15,9 +15,9 @@
 #include "loadobject_tracker.h"
 #include "runtime_state.h"
 #include "recording_control.h"
-#include "runtime_fds.h"
 #include "reusable_capture.h"
 #include "runtime_thread.h"
+#include "sdk_compatibility.h"
 #include "sample_thread.h"
 #include "signal_chain.h"
 #include "stack_capture.h"
@@ -32,7 +32,7 @@ namespace {
 
 struct StartedPlugin {
   void* library;  // never closed: see started()
-  const lumen_collector_descriptor* descriptor;
+  lumen_collector_descriptor descriptor;  // as this runtime knows it (read_sized)
 };
 
 // Function-local so they exist before the runtime's constructor runs, and
@@ -119,19 +119,12 @@ int runtime_set_frame_provider(lumen_frame_provider provider) {
 int runtime_run_periodic(uint64_t period_ns, void (*tick)()) {
   return plugin_periodic_start(static_cast<long long>(period_ns), tick) ? 0 : -1;
 }
-int runtime_adopt_fd(int fd) { return adopt_runtime_fd(fd); }
-void runtime_close_fd(int fd) { close_runtime_fd(fd); }
 uint64_t runtime_capture_stack_of_blocked(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t* stack_end) {
   if (paused()) {
     *stack_end = 0;
     return LUMEN_NO_STACK;
   }
   return capture_blocked_stack(pc, sp, bp, stack_end);
-}
-const volatile uint64_t* runtime_latest_stack_of_thread() {
-  static_assert(sizeof(std::atomic<uint64_t>) == sizeof(uint64_t) && std::atomic<uint64_t>::is_always_lock_free,
-                "read by another thread as a plain 64-bit word");
-  return reinterpret_cast<const volatile uint64_t*>(&current_thread().latest.stack);
 }
 const volatile lumen_latest_stacks* runtime_latest_stacks_of_thread() {
   using Latest = ThreadState::LatestStacks;
@@ -184,35 +177,63 @@ int runtime_start_thread(void* (*body)(void*), void* argument) {
   return -1;  // as many starting at once as slots: the plugin is told
 }
 
-const lumen_runtime kRuntime = {
+const lumen_recording_service kRecording = {
+    .size = sizeof(lumen_recording_service),
     .open_stream = runtime_open_stream,
     .write_record = runtime_write_record,
-    .capture_stack = runtime_capture_stack,
-    .now_ns = runtime_now_ns,
-    .thread_id = runtime_thread_id,
     .count_drop = count_dropped_record,
     .log_note = runtime_log_note,
+};
+const lumen_stack_service kStacks = {
+    .size = sizeof(lumen_stack_service),
+    .capture_stack = runtime_capture_stack,
+    .capture_stack_reusing = runtime_capture_stack_reusing,
+    .capture_stack_of_blocked = runtime_capture_stack_of_blocked,
+    .latest_stacks_of_thread = runtime_latest_stacks_of_thread,
+    .set_frame_provider = runtime_set_frame_provider,
+};
+const lumen_time_service kTime = {
+    .size = sizeof(lumen_time_service),
+    .now_ns = runtime_now_ns,
+    .latest_now_of_thread = runtime_latest_now_of_thread,
+    .map_change_ns = loadobject_latest_change_ns,
+};
+const lumen_thread_service kThreads = {
+    .size = sizeof(lumen_thread_service),
+    .thread_id = runtime_thread_id,
+    .thread_created_ns = runtime_thread_created_ns,
+    .collector_thread_ids = collector_thread_ids,
+    .read_task_files = read_task_files,
+};
+const lumen_signal_service kSignals = {
+    .size = sizeof(lumen_signal_service),
+    .claim_signal = claim_signal,
+    .observe_signal = observe_signal,
+};
+const lumen_work_service kWork = {
+    .size = sizeof(lumen_work_service),
+    .run_periodic = runtime_run_periodic,
+    .start_thread = runtime_start_thread,
+};
+const lumen_guard_service kGuard = {
+    .size = sizeof(lumen_guard_service),
+    .collecting = runtime_collecting,
     .enter = runtime_enter,
     .leave = runtime_leave,
-    .collecting = runtime_collecting,
-    .claim_signal = claim_signal,
-    .set_frame_provider = runtime_set_frame_provider,
-    .run_periodic = runtime_run_periodic,
-    .adopt_fd = runtime_adopt_fd,
-    .close_fd = runtime_close_fd,
-    .capture_stack_of_blocked = runtime_capture_stack_of_blocked,
-    .latest_stack_of_thread = runtime_latest_stack_of_thread,
-    .read_task_file = read_task_file,
-    .observe_signal = observe_signal,
-    .start_thread = runtime_start_thread,
-    .read_task_files = read_task_files,
-    .map_change_ns = loadobject_latest_change_ns,
-    .collector_thread_ids = collector_thread_ids,
-    .latest_now_of_thread = runtime_latest_now_of_thread,
-    .capture_stack_reusing = runtime_capture_stack_reusing,
-    .thread_created_ns = runtime_thread_created_ns,
-    .latest_stacks_of_thread = runtime_latest_stacks_of_thread,
 };
+const lumen_runtime kRuntime = {
+    .size = sizeof(lumen_runtime),
+    .sdk_major = LUMEN_SDK_VERSION_MAJOR,
+    .sdk_minor = LUMEN_SDK_VERSION_MINOR,
+    .recording = &kRecording,
+    .stacks = &kStacks,
+    .time = &kTime,
+    .threads = &kThreads,
+    .signals = &kSignals,
+    .work = &kWork,
+    .guard = &kGuard,
+};
+
 
 void log_failure(const std::string& plugin, const std::string& message) {
   experiment_log_event(metadata::log_event::kPluginFailed, "plugin: " + yaml_quoted(plugin) + ", message: " + yaml_quoted(message));
@@ -249,11 +270,21 @@ void plugins_start(const metadata::CollectionPlan& plan, const std::string& dire
       log_failure(planned.name, path + " has no " LUMEN_COLLECTOR_FACTORY " factory");
       continue;
     }
-    const lumen_collector_descriptor* descriptor = factory();
-    if (descriptor == nullptr || descriptor->abi_version != LUMEN_PLUGIN_ABI_VERSION) {
-      log_failure(planned.name, path + " was built for plugin ABI " +
-                                    std::to_string(descriptor ? descriptor->abi_version : 0) + ", the runtime speaks " +
-                                    std::to_string(LUMEN_PLUGIN_ABI_VERSION));
+    const lumen_collector_descriptor* given = factory();
+    if (given == nullptr) {
+      log_failure(planned.name, path + ": its factory returned nothing");
+      continue;
+    }
+    if (const std::string refusal =
+            metadata::sdk_refusal(planned.name + " (" + path + ")", {given->sdk_major, given->sdk_minor});
+        !refusal.empty()) {
+      log_failure(planned.name, refusal);
+      continue;
+    }
+    const lumen_collector_descriptor descriptor_read = metadata::read_sized(*given);
+    const lumen_collector_descriptor* descriptor = &descriptor_read;
+    if (descriptor->start == nullptr) {
+      log_failure(planned.name, path + " has no start function");
       continue;
     }
     // Code of the collector half is left out of the target's stacks.
@@ -268,7 +299,7 @@ void plugins_start(const metadata::CollectionPlan& plan, const std::string& dire
     experiment_log_event(metadata::log_event::kPluginStarted, "plugin: " + yaml_quoted(descriptor->name) +
                          ", version: " + yaml_quoted(descriptor->version) + ", time_ns: " +
                          std::to_string(monotonic_ns()));
-    started().push_back({library, descriptor});
+    started().push_back({library, *descriptor});
   }
 }
 
@@ -276,22 +307,22 @@ void plugins_set_directory(const std::string& directory) { experiment_directory(
 
 void plugins_thread_begin() {
   for (const StartedPlugin& p : started())
-    if (p.descriptor->thread_begin) p.descriptor->thread_begin();
+    if (p.descriptor.thread_begin) p.descriptor.thread_begin();
 }
 
 void plugins_thread_end() {
   for (const StartedPlugin& p : started())
-    if (p.descriptor->thread_end) p.descriptor->thread_end();
+    if (p.descriptor.thread_end) p.descriptor.thread_end();
 }
 
 void plugins_fork_child() {
   for (const StartedPlugin& p : started())
-    if (p.descriptor->fork_child) p.descriptor->fork_child();
+    if (p.descriptor.fork_child) p.descriptor.fork_child();
 }
 
 void plugins_stop() {
   for (const StartedPlugin& p : started())
-    if (p.descriptor->stop) p.descriptor->stop();
+    if (p.descriptor.stop) p.descriptor.stop();
 }
 
 }  // namespace lumen::collector

@@ -57,7 +57,7 @@ bool sample_thread_start(long long period_ns, void (*tick)());
 void sample_thread_stop();
 void sample_thread_after_fork();
 
-// Plugins' periodic threads (lumen_runtime.run_periodic), at most a few per
+// Plugins' periodic threads (lumen_work_service.run_periodic), at most a few per
 // process. Stopped before plugins stop; restarted in a collected child.
 bool plugin_periodic_start(long long period_ns, void (*tick)());
 void plugin_periodic_stop_all();

@@ -11,10 +11,10 @@
 
 namespace lumen::collector {
 
-// Not signal-safe. See lumen_runtime::claim_signal.
+// Not signal-safe. See lumen_signal_service::claim_signal.
 int claim_signal(int signal, lumen_signal_handler handler);
 
-// Not signal-safe. See lumen_runtime::observe_signal.
+// Not signal-safe. See lumen_signal_service::observe_signal.
 int observe_signal(int signal, lumen_signal_handler observer);
 
 // [signal-safe] Whether `signal` is claimed by a plugin.

@@ -15,11 +15,11 @@
 
 namespace lumen::collector {
 
-// Not signal-safe. lumen_runtime::read_task_file: /proc/self/task/TID/NAME,
+// Not signal-safe. One file of read_task_files: /proc/self/task/TID/NAME,
 // or /proc/self/NAME for tid 0, into `buffer`; the bytes read or -1.
 long read_task_file(uint32_t tid, const char* name, char* buffer, size_t size);
 
-// Not signal-safe. lumen_runtime::read_task_files: each file as
+// Not signal-safe. lumen_thread_service::read_task_files: each file as
 // read_task_file reads it, all in one request of the reading thread (or a
 // few, for more files than a request holds); returns how many were read.
 size_t read_task_files(lumen_task_file* files, size_t count);

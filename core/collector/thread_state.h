@@ -44,7 +44,7 @@ struct ThreadState {
   bool finished = false;     // thread_end ran: further writes are dropped
   int interposer_depth = 0;  // >0 while the runtime itself is on the stack
   // The program's cancelability state when the plugins' re-entry guard
-  // (lumen_runtime.enter) disabled it; restored by leave.
+  // (lumen_guard_service.enter) disabled it; restored by leave.
   int cancel_state_to_restore = PTHREAD_CANCEL_ENABLE;
   // Where an off-CPU sampler charges time the thread spent runnable
   // (lumen_latest_stacks, read as three words by another thread): the id
@@ -56,7 +56,7 @@ struct ThreadState {
     std::atomic<uint64_t> sample_stack{~uint64_t{0}};
   } latest;
   // When its creator called pthread_create through the runtime while
-  // collecting (lumen_runtime.thread_created_ns); 0 otherwise.
+  // collecting (lumen_thread_service.thread_created_ns); 0 otherwise.
   uint64_t created_ns = 0;
   ThreadBlock blocks[kMaxStreams];
 };

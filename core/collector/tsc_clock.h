@@ -1,4 +1,4 @@
-// The runtime's time stamps (lumen_runtime.now_ns): CLOCK_MONOTONIC
+// The runtime's time stamps (lumen_time_service.now_ns): CLOCK_MONOTONIC
 // nanoseconds, the experiment's time base, read from the processor's
 // time-stamp counter. Through a virtual machine's kvm-clock vDSO one
 // clock_gettime costs 25-50 ns, a stamp from the TSC about 11 ns, and a

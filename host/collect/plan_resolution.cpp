@@ -47,8 +47,8 @@ namespace {
 // What a directory offers: from its manifest, or by loading both halves.
 InstalledPlugin describe_directory(const host::PluginDirectory& dir) {
   if (auto manifest = host::read_plugin_manifest(dir)) {
-    InstalledPlugin plugin{dir, {dir.collector_path(), {}, manifest->collector()},
-                           {dir.analysis_path(), {}, manifest->analysis()}, manifest, nullptr};
+    InstalledPlugin plugin{dir, {dir.collector_path(), {}, manifest->collector(), nullptr},
+                           {dir.analysis_path(), {}, manifest->analysis(), nullptr}, manifest, nullptr};
     return plugin;
   }
   std::cerr << "collect: note: plugin directory " << dir.directory.string() << " has no " << host::kManifestFile

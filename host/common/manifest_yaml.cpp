@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "plugin_manifest.h"
+#include "sdk_compatibility.h"
 
 namespace lumen::host {
 
@@ -43,7 +44,8 @@ std::string manifest_text(const ManifestData& m) {
   out << YAML::Comment("Generated from collector.so and analysis.so by lumen-describe-plugin; do not edit.");
   out << YAML::BeginMap;
   out << YAML::Key << "manifest" << YAML::Value << 1;
-  out << YAML::Key << "abi_version" << YAML::Value << m.abi_version;
+  out << YAML::Key << "sdk_major" << YAML::Value << m.sdk_major;
+  out << YAML::Key << "sdk_minor" << YAML::Value << m.sdk_minor;
   out << YAML::Key << "name" << YAML::Value << YAML::DoubleQuoted << m.name;
   out << YAML::Key << "data_file" << YAML::Value << YAML::DoubleQuoted << m.data_file;
 
@@ -137,12 +139,11 @@ class ManifestReader {
   ManifestData read_root(const YAML::Node& root) const {
     ManifestData m;
     if (number<int>(root, "manifest") != 1) fail(root["manifest"], "manifest format version other than 1");
-    m.abi_version = number<uint32_t>(root, "abi_version");
-    if (m.abi_version != LUMEN_PLUGIN_ABI_VERSION)
-      fail(root["abi_version"], "the plugin was built for plugin ABI version " + std::to_string(m.abi_version) +
-                                    ", this lumen speaks version " + std::to_string(LUMEN_PLUGIN_ABI_VERSION) +
-                                    "; rebuild it against this lumen's SDK");
+    m.sdk_major = number<uint32_t>(root, "sdk_major");
+    m.sdk_minor = number<uint32_t>(root, "sdk_minor");
     m.name = word(root, "name", true);
+    if (const std::string refusal = metadata::sdk_refusal(m.name, {m.sdk_major, m.sdk_minor}); !refusal.empty())
+      fail(root[m.sdk_major != LUMEN_SDK_VERSION_MAJOR ? "sdk_major" : "sdk_minor"], refusal);
     m.data_file = word(root, "data_file", true);
     read_collector(section(root, "collector"), m.collector);
     read_analysis(section(root, "analysis"), m.analysis);

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <iostream>
 
+#include "sdk_compatibility.h"
+
 namespace lumen::host {
 
 namespace fs = std::filesystem;
@@ -12,7 +14,7 @@ namespace fs = std::filesystem;
 namespace {
 
 template <typename Descriptor>
-const Descriptor* load_descriptor(boost::dll::shared_library& library, const fs::path& path, const char* factory) {
+const Descriptor* given_descriptor(boost::dll::shared_library& library, const fs::path& path, const char* factory) {
   try {
     library.load(path.string(), boost::dll::load_mode::rtld_lazy | boost::dll::load_mode::rtld_local);
   } catch (const std::exception& e) {
@@ -22,26 +24,41 @@ const Descriptor* load_descriptor(boost::dll::shared_library& library, const fs:
     throw PluginError("plugin " + path.string() + " has no factory function '" + factory + "'");
   const Descriptor* descriptor = library.get<const Descriptor*()>(factory)();
   if (descriptor == nullptr) throw PluginError("plugin " + path.string() + ": its factory returned nothing");
-  if (descriptor->abi_version != LUMEN_PLUGIN_ABI_VERSION)
-    throw PluginError("plugin " + path.string() + " was built for plugin ABI version " +
-                      std::to_string(descriptor->abi_version) + ", this lumen speaks version " +
-                      std::to_string(LUMEN_PLUGIN_ABI_VERSION) + "; rebuild it against this lumen's SDK");
+  if (const std::string refusal = metadata::sdk_refusal(path.string(), {descriptor->sdk_major, descriptor->sdk_minor});
+      !refusal.empty())
+    throw PluginError(refusal);
   return descriptor;
 }
+
+struct CollectorRead {
+  lumen_collector_descriptor descriptor;
+  lumen_collector_hooks hooks;
+};
 
 }  // namespace
 
 CollectorHalf load_collector_half(const fs::path& path) {
   CollectorHalf half;
   half.path = path;
-  half.descriptor = load_descriptor<lumen_collector_descriptor>(half.library, path, LUMEN_COLLECTOR_FACTORY);
+  const auto* given = given_descriptor<lumen_collector_descriptor>(half.library, path, LUMEN_COLLECTOR_FACTORY);
+  auto read = std::make_shared<CollectorRead>();
+  read->descriptor = metadata::read_sized(*given);
+  if (read->descriptor.host_hooks != nullptr) {
+    read->hooks = metadata::read_sized(*read->descriptor.host_hooks);
+    read->descriptor.host_hooks = &read->hooks;
+  }
+  half.descriptor = &read->descriptor;
+  half.read = std::move(read);
   return half;
 }
 
 AnalysisHalf load_analysis_half(const fs::path& path) {
   AnalysisHalf half;
   half.path = path;
-  half.descriptor = load_descriptor<lumen_analysis_descriptor>(half.library, path, LUMEN_ANALYSIS_FACTORY);
+  const auto* given = given_descriptor<lumen_analysis_descriptor>(half.library, path, LUMEN_ANALYSIS_FACTORY);
+  auto read = std::make_shared<lumen_analysis_descriptor>(metadata::read_sized(*given));
+  half.descriptor = read.get();
+  half.read = std::move(read);
   return half;
 }
 

@@ -9,7 +9,7 @@
 // a directory an experiment records: analysis tools load no code an
 // experiment names.
 // Both halves are opened with Boost.DLL and their descriptors checked
-// (factory present, ABI version, same name and data file, no two plugins
+// (factory present, SDK version, same name and data file, no two plugins
 // claiming one name, data file or metric keyword) before anything relies on
 // them; every refusal names the files concerned.
 #pragma once
@@ -31,20 +31,25 @@ struct PluginError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A loaded half's descriptor is this lumen's reading of the plugin's
+// (sdk_compatibility.h): the members the plugin's size covers, the rest
+// absent; its host hooks likewise.
 struct CollectorHalf {
   std::filesystem::path path;
   boost::dll::shared_library library;
   const lumen_collector_descriptor* descriptor = nullptr;
+  std::shared_ptr<const void> read;  // what descriptor points to
 };
 
 struct AnalysisHalf {
   std::filesystem::path path;
   boost::dll::shared_library library;
   const lumen_analysis_descriptor* descriptor = nullptr;
+  std::shared_ptr<const void> read;  // what descriptor points to
 };
 
-// Throw PluginError naming the file when the factory is missing or the ABI
-// version differs.
+// Throw PluginError naming the file when the factory is missing or the SDK
+// version is not one this lumen loads (sdk_refusal).
 CollectorHalf load_collector_half(const std::filesystem::path& path);
 AnalysisHalf load_analysis_half(const std::filesystem::path& path);
 

@@ -56,7 +56,11 @@ ManifestData describe_plugin(const lumen_collector_descriptor& collector, const 
                         text(collector.data_file) + "', analysis.so is '" + text(analysis.name) + "' reading '" +
                         text(analysis.data_file) + "'");
   ManifestData data;
-  data.abi_version = collector.abi_version;
+  if (collector.sdk_major != analysis.sdk_major)
+    throw ManifestError("the halves were built against lumen SDK " + std::to_string(collector.sdk_major) + ".x and " +
+                        std::to_string(analysis.sdk_major) + ".x");
+  data.sdk_major = collector.sdk_major;
+  data.sdk_minor = std::max(collector.sdk_minor, analysis.sdk_minor);  // the newer half's needs
   data.name = text(collector.name);
   data.data_file = text(collector.data_file);
   data.collector = describe_collector(collector);
@@ -114,7 +118,9 @@ DescribedPlugin::DescribedPlugin(ManifestData data, std::filesystem::path file)
   for (const OptionSpec& o : c.options)
     options_.push_back({o.name.c_str(), o.kind, o.default_value.c_str(), o.min, o.max, o.bare_unit_ns, o.help.c_str()});
   for (const AliasSpec& a : c.aliases) aliases_.push_back({a.word.c_str(), a.value.c_str()});
-  collector_.abi_version = data_.abi_version;
+  collector_.size = sizeof collector_;
+  collector_.sdk_major = static_cast<uint16_t>(data_.sdk_major);
+  collector_.sdk_minor = static_cast<uint16_t>(data_.sdk_minor);
   collector_.name = data_.name.c_str();
   collector_.version = c.version.c_str();
   collector_.data_file = data_.data_file.c_str();
@@ -131,7 +137,9 @@ DescribedPlugin::DescribedPlugin(ManifestData data, std::filesystem::path file)
     derived_.push_back(
         {m.keyword.c_str(), m.title.c_str(), m.numerator.c_str(), m.denominator.c_str(), m.description.c_str()});
   for (const ViewSpec& v : a.views) views_.push_back({v.command.c_str(), v.help.c_str(), nullptr});
-  analysis_.abi_version = data_.abi_version;
+  analysis_.size = sizeof analysis_;
+  analysis_.sdk_major = static_cast<uint16_t>(data_.sdk_major);
+  analysis_.sdk_minor = static_cast<uint16_t>(data_.sdk_minor);
   analysis_.name = data_.name.c_str();
   analysis_.version = a.version.c_str();
   analysis_.data_file = data_.data_file.c_str();

@@ -83,7 +83,8 @@ struct AnalysisSpec {
 };
 
 struct ManifestData {
-  uint32_t abi_version = LUMEN_PLUGIN_ABI_VERSION;
+  uint32_t sdk_major = LUMEN_SDK_VERSION_MAJOR;  // the SDK the plugin was built against
+  uint32_t sdk_minor = LUMEN_SDK_VERSION_MINOR;
   std::string name, data_file;
   CollectorSpec collector;
   AnalysisSpec analysis;
@@ -97,7 +98,8 @@ AnalysisSpec describe_analysis(const lumen_analysis_descriptor& analysis);
 
 // The manifest's text (YAML), and reading it back. read_manifest throws
 // ManifestError naming the file and line of the first problem (not YAML, a
-// missing or mistyped key, a value of the wrong kind, another ABI version).
+// missing or mistyped key, a value of the wrong kind, an SDK version this
+// lumen does not load).
 std::string manifest_text(const ManifestData& manifest);
 ManifestData read_manifest(const std::filesystem::path& file);
 

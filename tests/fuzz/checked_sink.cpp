@@ -30,8 +30,17 @@ size_t read_string(const char* text, bool may_be_null, const char* what) {
 
 CheckedSink::CheckedSink(size_t metric_count, bool timeline) : metric_count_(metric_count) {
   totals_.sums.assign(metric_count, 0);
-  sink_ = lumen_event_sink{this,         emit,         artificial_stack, stitch,       traced_call_stack, name_thread,
-                           timeline ? span : nullptr, timeline ? level : nullptr, describe_code, record_thread};
+  sink_ = lumen_event_sink{.size = sizeof(lumen_event_sink),
+                           .context = this,
+                           .emit = emit,
+                           .artificial_stack = artificial_stack,
+                           .traced_call_stack = traced_call_stack,
+                           .record_thread = record_thread,
+                           .stitch = stitch,
+                           .name_thread = name_thread,
+                           .span = timeline ? span : nullptr,
+                           .level = timeline ? level : nullptr,
+                           .describe_code = describe_code};
 }
 
 void CheckedSink::emit(void* context, const lumen_event* event) {

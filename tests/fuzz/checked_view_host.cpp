@@ -144,20 +144,20 @@ PayloadCopy::~PayloadCopy() { std::free(buffer_); }
 void run_checked_view(const lumen_view_def& view, const DecoderInput& input, const std::vector<size_t>& part_starts) {
   ViewRun run{&input, &part_starts, static_cast<uint32_t>(std::strtoul(input.fact("unselected", "0"), nullptr, 10))};
   Scope top{&run, 0, input.records.size()};
-  const lumen_view_host host{.context = &top,
+  const lumen_view_host host{.size = sizeof(lumen_view_host),
+                             .context = &top,
                              .for_each_record = for_each_record,
-                             .stack_frames = stack_frames,
+                             .for_each_record_in_parts = for_each_record_in_parts,
+                             .record_failed = record_failed,
+                             .selected = selected,
+                             .map_epoch = map_epoch,
+                             .stack_frames_at = stack_frames_at,
                              .data_symbol = data_symbol,
                              .summary = summary,
                              .table_begin = table_begin,
                              .table_row = table_row,
-                             .row_limit = std::strtoul(input.fact("limit", "0"), nullptr, 10),
-                             .selected = selected,
-                             .map_epoch = map_epoch,
-                             .stack_frames_at = stack_frames_at,
                              .table_row_frames = table_row_frames,
-                             .for_each_record_in_parts = for_each_record_in_parts,
-                             .record_failed = record_failed};
+                             .row_limit = std::strtoul(input.fact("limit", "0"), nullptr, 10)};
   char error[512] = "";
   if (view.run(&host, error, sizeof error) != 0 && std::memchr(error, 0, sizeof error) == nullptr) {
     std::fprintf(stderr, "decoder fuzzer: view %s left its error unterminated\n", view.command);

@@ -200,7 +200,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const lumen_analysis_descriptor& d = *plugin->descriptor;
 
   // The configuration er_print builds from the descriptor and configure.
-  lumen_configuration configuration{d.metrics, d.metric_count, d.derived_metrics, d.derived_metric_count, nullptr};
+  lumen_configuration configuration{sizeof(lumen_configuration), d.metrics, d.metric_count, d.derived_metrics,
+                                    d.derived_metric_count, nullptr};
   if (d.configure != nullptr) {
     std::vector<lumen_option_value> options;
     for (const auto& [key, value] : input.options) options.push_back({key.c_str(), value.c_str()});
@@ -212,11 +213,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     std::vector<const char*> recorded;
     for (const std::string& name : recorded_names) recorded.push_back(name.c_str());
-    const lumen_experiment_facts facts{"test.1.er",
+    const lumen_experiment_facts facts{sizeof(lumen_experiment_facts),
+                                       "test.1.er",
                                        std::strtod(input.fact("clock_mhz", "0"), nullptr),
-                                       static_cast<uint32_t>(std::strtoul(input.fact("cpus", "0"), nullptr, 10)),
-                                       std::strtoull(input.fact("start_wall_ns", "0"), nullptr, 10),
-                                       std::strtoull(input.fact("start_monotonic_ns", "0"), nullptr, 10),
                                        options.data(),
                                        options.size(),
                                        recorded.data(),

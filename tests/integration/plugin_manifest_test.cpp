@@ -23,7 +23,8 @@ namespace fs = std::filesystem;
 // A manifest any plugin could carry: a flag, an option, a metric and a view.
 std::string manifest_for(const std::string& name, const std::string& flag) {
   return "manifest: 1\n"
-         "abi_version: " + std::to_string(LUMEN_PLUGIN_ABI_VERSION) + "\n"
+         "sdk_major: " + std::to_string(LUMEN_SDK_VERSION_MAJOR) + "\n"
+         "sdk_minor: " + std::to_string(LUMEN_SDK_VERSION_MINOR) + "\n"
          "name: " + name + "\n"
          "data_file: " + name + "data\n"
          "collector:\n"
@@ -44,7 +45,7 @@ std::string manifest_for(const std::string& name, const std::string& flag) {
 
 // LUMEN_PLUGIN_PATH with three plugins nothing needs: one whose halves run
 // code when opened (a constructor that leaves a marker file), one whose
-// halves are not ELF at all, and one whose manifest is malformed on line 4.
+// halves are not ELF at all, and one whose manifest is malformed on line 5.
 struct BrokenPluginPath {
   fs::path root, marker, malformed_manifest;
   std::map<std::string, std::string> env;
@@ -62,8 +63,9 @@ struct BrokenPluginPath {
     }
     std::ofstream(root / "planted" / "manifest.yaml") << manifest_for("planted", "Z");
     std::ofstream(root / "notelf" / "manifest.yaml") << manifest_for("notelf", "Q");
-    std::ofstream(malformed_manifest) << "manifest: 1\nabi_version: " << LUMEN_PLUGIN_ABI_VERSION
-                                  << "\nname: malformed\ndata_file: [not, a, name]\n";
+    std::ofstream(malformed_manifest) << "manifest: 1\nsdk_major: " << LUMEN_SDK_VERSION_MAJOR
+                                      << "\nsdk_minor: " << LUMEN_SDK_VERSION_MINOR
+                                      << "\nname: malformed\ndata_file: [not, a, name]\n";
     env = {{"LUMEN_PLUGIN_PATH", root.string()}, {"LUMEN_TEST_PLANTED_MARKER", marker.string()}};
   }
 };
@@ -83,7 +85,7 @@ TEST(PluginManifest, PluginsNoRunNeedsAreNeverOpened) {
   const BrokenPluginPath path(dir);
   const ProcessResult collected = collect_with(dir, path, {"-p", "on"});
   ASSERT_EQ(collected.exit_code, 0) << collected.err;
-  EXPECT_CONTAINS(collected.err, path.malformed_manifest.string() + ":4: 'data_file' is not a single value");
+  EXPECT_CONTAINS(collected.err, path.malformed_manifest.string() + ":5: 'data_file' is not a single value");
   EXPECT_CONTAINS(collected.err, "the plugin in " + (path.root / "malformed").string() + " is skipped");
   EXPECT_FALSE(fs::exists(path.marker)) << "collect opened a plugin it did not plan";
 
@@ -91,7 +93,7 @@ TEST(PluginManifest, PluginsNoRunNeedsAreNeverOpened) {
   const ProcessResult functions =
       run_process({(bin_dir() / "er_print").string(), "--format=json", "-functions", experiment.string()}, path.env);
   ASSERT_EQ(functions.exit_code, 0) << functions.err;
-  EXPECT_CONTAINS(functions.err, path.malformed_manifest.string() + ":4:");
+  EXPECT_CONTAINS(functions.err, path.malformed_manifest.string() + ":5:");
   EXPECT_CONTAINS(functions.out, "spin_b");
   EXPECT_FALSE(fs::exists(path.marker)) << "er_print opened a plugin the experiment did not record";
 

@@ -3,9 +3,12 @@
 // (install_and_build_example.cmake); these tests use only what is there: the
 // installed commands, and the plugin the example built.
 #include <gtest/gtest.h>
+#include <lumen/plugin_abi.h>
 
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "process_runner.h"
@@ -18,6 +21,8 @@ namespace fs = std::filesystem;
 const fs::path kSdkDir = LUMEN_TEST_SDK_DIR;
 const fs::path kPrefix = kSdkDir / "prefix";
 const fs::path kExampleBuild = kSdkDir / "example-build";
+// The example built against the frozen SDK 1.0 headers (tests/sdk/frozen-1.0).
+const fs::path kExampleBuild10 = kSdkDir / "example-build-1.0";
 const fs::path kFsyncPlugin = kExampleBuild / "lumen-plugins" / "fsync";
 const fs::path kFixtures = LUMEN_TEST_FIXTURE_DIR;
 
@@ -33,17 +38,19 @@ struct FsyncRun {
   ProcessResult run;
 };
 
-// Runs the example's fsync_target under the installed collect, with the
-// collect arguments given, writing its files and truth into `dir`.
+// Runs the example's fsync_target (of `example_build`) under the installed
+// collect, with the collect arguments given, writing its files and truth
+// into `dir`.
 FsyncRun collect_fsync(const TempDir& dir, const std::vector<std::string>& collect_args,
-                 const std::map<std::string, std::string>& env = {}) {
+                       const std::map<std::string, std::string>& env = {},
+                       const fs::path& example_build = kExampleBuild) {
   FsyncRun r;
   r.experiment = dir.path() / "fsync.er";
   const fs::path files = dir.path() / "files";
   fs::create_directories(files);
   std::vector<std::string> argv{collect_path(), "-o", "fsync.er", "-d", dir.path().string()};
   argv.insert(argv.end(), collect_args.begin(), collect_args.end());
-  for (const std::string& a : {(kExampleBuild / "fsync_target").string(), files.string(),
+  for (const std::string& a : {(example_build / "fsync_target").string(), files.string(),
                                (dir.path() / "truth.json").string()})
     argv.push_back(a);
   r.run = run_process(argv, env);
@@ -56,9 +63,10 @@ FsyncRun collect_fsync(const TempDir& dir, const std::vector<std::string>& colle
 // example's analysis half is named with --plugin, unless the test gives a
 // LUMEN_PLUGIN_PATH of its own.
 nlohmann::json er_print_json(const std::vector<std::string>& args, const fs::path& experiment,
-                             const std::map<std::string, std::string>& env = {}) {
+                             const std::map<std::string, std::string>& env = {},
+                             const fs::path& plugin = kFsyncPlugin) {
   std::vector<std::string> argv{er_print_path(), "--format=json"};
-  if (env.count("LUMEN_PLUGIN_PATH") == 0) argv.insert(argv.end(), {"--plugin", kFsyncPlugin.string()});
+  if (env.count("LUMEN_PLUGIN_PATH") == 0) argv.insert(argv.end(), {"--plugin", plugin.string()});
   argv.insert(argv.end(), args.begin(), args.end());
   argv.push_back(experiment.string());
   const ProcessResult r = run_process(argv, env);
@@ -143,33 +151,46 @@ TEST(Installation, InstalledCommandsUseTheInstalledPlugins) {
 
 // ---- the example's figures equal the target's own ----
 
-class FsyncTracing : public ::testing::Test {
+// Each test runs for the example as built against this tree's SDK headers
+// and as built against the frozen 1.0 headers, with this tree's commands.
+class FsyncTracing : public ::testing::TestWithParam<fs::path> {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new TempDir;
-    run_ = new FsyncRun(collect_fsync(*dir_, {"--plugin", kFsyncPlugin.string()}));
-  }
-  static void TearDownTestSuite() {
-    delete run_;
-    delete dir_;
-  }
+  struct Collected {
+    TempDir dir;
+    FsyncRun run;
+  };
+  static void TearDownTestSuite() { runs_.clear(); }
   void SetUp() override {
+    std::unique_ptr<Collected>& collected = runs_[GetParam()];
+    if (collected == nullptr) {  // once per build, for all its tests
+      collected = std::make_unique<Collected>();
+      collected->run = collect_fsync(collected->dir, {"--plugin", plugin().string()}, {}, GetParam());
+    }
+    run_ = &collected->run;
     ASSERT_EQ(run_->run.exit_code, 0) << run_->run.err;
     ASSERT_TRUE(run_->truth.contains("files")) << run_->run.err;
   }
-  static TempDir* dir_;
-  static FsyncRun* run_;
+  fs::path plugin() const { return GetParam() / "lumen-plugins" / "fsync"; }
+  nlohmann::json er_print(const std::vector<std::string>& args) const {
+    return er_print_json(args, run_->experiment, {}, plugin());
+  }
+  static std::map<fs::path, std::unique_ptr<Collected>> runs_;
+  const FsyncRun* run_ = nullptr;
 };
-TempDir* FsyncTracing::dir_ = nullptr;
-FsyncRun* FsyncTracing::run_ = nullptr;
+std::map<fs::path, std::unique_ptr<FsyncTracing::Collected>> FsyncTracing::runs_;
 
-TEST_F(FsyncTracing, TargetRunsUnchanged) {
+INSTANTIATE_TEST_SUITE_P(SdkHeaders, FsyncTracing, ::testing::Values(kExampleBuild, kExampleBuild10),
+                         [](const ::testing::TestParamInfo<fs::path>& info) {
+                           return info.param == kExampleBuild ? std::string("ThisTree") : std::string("Frozen1_0");
+                         });
+
+TEST_P(FsyncTracing, TargetRunsUnchanged) {
   EXPECT_EQ(run_->run.out, "fsync_target done\n");
   EXPECT_TRUE(fs::exists(run_->experiment / "fsynctrace"));
 }
 
-TEST_F(FsyncTracing, CallsByFileEqualTheTargetsCounts) {
-  const auto rows = table_rows(er_print_json({"-fsyncs"}, run_->experiment));
+TEST_P(FsyncTracing, CallsByFileEqualTheTargetsCounts) {
+  const auto rows = table_rows(er_print({"-fsyncs"}));
   EXPECT_EQ(rows.size(), run_->truth.at("files").size());
   for (const auto& [file, truth] : run_->truth.at("files").items()) {
     ASSERT_EQ(rows.count(file), 1u) << file;
@@ -182,9 +203,8 @@ TEST_F(FsyncTracing, CallsByFileEqualTheTargetsCounts) {
   }
 }
 
-TEST_F(FsyncTracing, FunctionsViewAttributesTheMetricsThroughTheCore) {
-  const nlohmann::json view = er_print_json({"-metrics", "e.fsynccnt:i.fsynccnt:i.fsynctime:name", "-functions"},
-                                            run_->experiment);
+TEST_P(FsyncTracing, FunctionsViewAttributesTheMetricsThroughTheCore) {
+  const nlohmann::json view = er_print({"-metrics", "e.fsynccnt:i.fsynccnt:i.fsynctime:name", "-functions"});
   std::map<std::string, nlohmann::json> rows;
   for (const auto& row : view.at("rows")) rows[row.at("name").get<std::string>()] = row.at("values");
   long long calls = 0;
@@ -202,8 +222,8 @@ TEST_F(FsyncTracing, FunctionsViewAttributesTheMetricsThroughTheCore) {
 
 // What the plugin declares for the default metric list: the count, and the
 // time inclusive only.
-TEST_F(FsyncTracing, DefaultMetricsAreWhatThePluginDeclares) {
-  const nlohmann::json view = er_print_json({"-functions"}, run_->experiment);
+TEST_P(FsyncTracing, DefaultMetricsAreWhatThePluginDeclares) {
+  const nlohmann::json view = er_print({"-functions"});
   std::vector<std::string> specs;
   for (const auto& metric : view.at("metrics")) specs.push_back(metric.at("spec").get<std::string>());
   // Clock profiling ran too (collect's default): its Total CPU Time sorts.
@@ -211,10 +231,10 @@ TEST_F(FsyncTracing, DefaultMetricsAreWhatThePluginDeclares) {
                                              "i.fsynccnt", "i.fsynctime"}));
 }
 
-TEST_F(FsyncTracing, HeaderRecordsWherePluginCameFrom) {
+TEST_P(FsyncTracing, HeaderRecordsWherePluginCameFrom) {
   std::ifstream in(run_->experiment / "header.yaml");
   const std::string header((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_CONTAINS(header, "directory: " + fs::canonical(kFsyncPlugin).string());
+  EXPECT_CONTAINS(header, "directory: " + fs::canonical(plugin()).string());
 }
 
 // ---- discovery ----
@@ -311,13 +331,15 @@ ProcessResult list_with_path(const fs::path& root) {
   return run_process({collect_path(), "--list-plugins"}, {{"LUMEN_PLUGIN_PATH", root.string()}});
 }
 
-TEST(Discovery, WrongAbiVersionNamesTheFile) {
+TEST(Discovery, APluginNeedingANewerSdkMinorIsNamedWithBothMinors) {
   TempDir dir;
-  plugin_directory(dir.path(), "future", LUMEN_TEST_WRONG_ABI_PLUGIN, LUMEN_TEST_WRONG_ABI_PLUGIN);
+  plugin_directory(dir.path(), "future", LUMEN_TEST_NEWER_MINOR_PLUGIN, LUMEN_TEST_NEWER_MINOR_PLUGIN);
   const ProcessResult r = list_with_path(dir.path());
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_CONTAINS(r.err, "plugin " + (dir.path() / "future" / "collector.so").string() +
-                             " was built for plugin ABI version");
+  const std::string needed = std::to_string(LUMEN_SDK_VERSION_MINOR + 1);
+  EXPECT_CONTAINS(r.err, "plugin " + (dir.path() / "future" / "collector.so").string() + " needs lumen SDK 1." +
+                             needed + " (minor version " + needed + "); this lumen offers SDK 1." +
+                             std::to_string(LUMEN_SDK_VERSION_MINOR));
 }
 
 TEST(Discovery, MissingFactoryNamesTheFile) {

@@ -1,10 +1,14 @@
 // Resolving a collection plan from a profile and -p flags against the real
-// clock plugin from the build tree; and loading plugin halves.
+// clock plugin from the build tree; loading plugin halves, and the SDK
+// version rule they are loaded by.
 #include <gtest/gtest.h>
+#include <lumen/analysis_plugin.h>
 
 #include <csignal>
+#include <cstddef>
 
 #include "plan_resolution.h"
+#include "sdk_compatibility.h"
 #include "test_support.h"
 
 namespace lumen::test {
@@ -241,11 +245,97 @@ TEST(PluginCatalog, FileThatIsNotASharedObjectIsNamed) {
   EXPECT_CONTAINS(missing, "cannot load plugin " + (dir / "absent.so").string());
 }
 
-TEST(PluginCatalog, OtherAbiVersionIsRefused) {
-  const std::string message = plugin_error([] { host::load_collector_half(LUMEN_TEST_WRONG_ABI_PLUGIN); });
-  EXPECT_CONTAINS(message, std::string("plugin ") + LUMEN_TEST_WRONG_ABI_PLUGIN);
-  EXPECT_CONTAINS(message, "built for plugin ABI version " + std::to_string(LUMEN_PLUGIN_ABI_VERSION + 998));
-  EXPECT_CONTAINS(message, "this lumen speaks version " + std::to_string(LUMEN_PLUGIN_ABI_VERSION));
+// ---- the SDK version rule: same major, the plugin's minor at most ours ----
+
+TEST(SdkVersionRule, AnOlderOrEqualMinorOfTheSameMajorLoads) {
+  EXPECT_EQ(metadata::sdk_refusal("p", {1, 0}, {1, 3}), "");
+  EXPECT_EQ(metadata::sdk_refusal("p", {1, 3}, {1, 3}), "");
+}
+
+TEST(SdkVersionRule, ANewerMinorIsRefusedNamingThePluginAndBothMinors) {
+  EXPECT_EQ(metadata::sdk_refusal("heap (/x/collector.so)", {1, 4}, {1, 3}),
+            "plugin heap (/x/collector.so) needs lumen SDK 1.4 (minor version 4); this lumen offers SDK 1.3 "
+            "(minor version 3): use a newer lumen, or build the plugin against this SDK");
+}
+
+TEST(SdkVersionRule, AnotherMajorIsRefusedEitherWay) {
+  EXPECT_EQ(metadata::sdk_refusal("p", {2, 0}, {1, 3}),
+            "plugin p was built against lumen SDK 2.0, of major version 2; this lumen offers SDK 1.3: rebuild the "
+            "plugin against this lumen's SDK");
+  EXPECT_NE(metadata::sdk_refusal("p", {0, 9}, {1, 3}), "");
+}
+
+// What a host hands a plugin is read the same way from the plugin's side:
+// a member past the struct's size, or NULL, is absent, and the helpers do
+// not call it.
+TEST(SdkVersionRule, APluginAsksWhetherAHostHasAMember) {
+  struct Drawn {
+    int spans = 0;
+  } drawn;
+  lumen_event_sink sink{};
+  sink.size = sizeof sink;
+  sink.context = &drawn;
+  sink.span = [](void* context, const lumen_span*) { ++static_cast<Drawn*>(context)->spans; };
+  EXPECT_TRUE(LUMEN_PROVIDES(&sink, span));
+  EXPECT_FALSE(LUMEN_PROVIDES(&sink, level));
+  lumen_emit_span(&sink, "region", 1, 10, 20, LUMEN_NO_STACK);
+  lumen_emit_level(&sink, "bytes", LUMEN_UNIT_BYTES, 10, 1);  // absent: not called
+  EXPECT_EQ(drawn.spans, 1);
+  sink.size = offsetof(lumen_event_sink, span);  // a host of a minor before span
+  EXPECT_FALSE(LUMEN_PROVIDES(&sink, span));
+  lumen_emit_span(&sink, "region", 1, 10, 20, LUMEN_NO_STACK);
+  EXPECT_EQ(drawn.spans, 1);
+  const lumen_event_sink* none = nullptr;
+  EXPECT_FALSE(LUMEN_PROVIDES(none, emit));
+}
+
+TEST(PluginCatalog, APluginNeedingANewerMinorIsRefusedByName) {
+  const std::string minor = std::to_string(LUMEN_SDK_VERSION_MINOR);
+  const std::string needed = std::to_string(LUMEN_SDK_VERSION_MINOR + 1);
+  for (auto load : {+[] { host::load_collector_half(LUMEN_TEST_NEWER_MINOR_PLUGIN); },
+                    +[] { host::load_analysis_half(LUMEN_TEST_NEWER_MINOR_PLUGIN); }}) {
+    const std::string message = plugin_error(load);
+    EXPECT_CONTAINS(message, std::string("plugin ") + LUMEN_TEST_NEWER_MINOR_PLUGIN + " needs lumen SDK 1." + needed);
+    EXPECT_CONTAINS(message, "(minor version " + needed + "); this lumen offers SDK 1." + minor + " (minor version " +
+                                 minor + ")");
+  }
+}
+
+TEST(PluginCatalog, APluginOfAnotherMajorIsRefusedByName) {
+  const std::string message = plugin_error([] { host::load_analysis_half(LUMEN_TEST_OTHER_MAJOR_PLUGIN); });
+  EXPECT_CONTAINS(message, std::string("plugin ") + LUMEN_TEST_OTHER_MAJOR_PLUGIN + " was built against lumen SDK " +
+                               std::to_string(LUMEN_SDK_VERSION_MAJOR + 1) + ".0");
+  EXPECT_CONTAINS(message, "this lumen offers SDK " + std::to_string(LUMEN_SDK_VERSION_MAJOR) + ".");
+}
+
+// A descriptor whose size ends before members this lumen knows (an older
+// minor's) loads; what lies past its size is absent, whatever it holds.
+TEST(PluginCatalog, MembersPastASmallerDescriptorsSizeAreAbsent) {
+  const host::AnalysisHalf analysis = host::load_analysis_half(LUMEN_TEST_SMALLER_DESCRIPTOR_PLUGIN);
+  EXPECT_STREQ(analysis.descriptor->name, "older");
+  EXPECT_EQ(analysis.descriptor->sdk_minor, 0u);
+  EXPECT_NE(analysis.descriptor->decode, nullptr);
+  EXPECT_EQ(analysis.descriptor->decodes_in_parts, 1);
+  EXPECT_EQ(analysis.descriptor->views, nullptr);
+  EXPECT_EQ(analysis.descriptor->view_count, 0u);
+  EXPECT_EQ(analysis.descriptor->fold_stack, nullptr);
+  EXPECT_EQ(analysis.descriptor->interval_split_count, 0u);
+  EXPECT_EQ(host::describe_analysis(*analysis.descriptor).views.size(), 0u);
+
+  const host::CollectorHalf collector = host::load_collector_half(LUMEN_TEST_SMALLER_DESCRIPTOR_PLUGIN);
+  EXPECT_NE(collector.descriptor->start, nullptr);
+  EXPECT_EQ(collector.descriptor->fork_child, nullptr);
+  EXPECT_EQ(collector.descriptor->host_hooks, nullptr);
+  EXPECT_TRUE(host::describe_collector(*collector.descriptor).host_hooks.empty());
+}
+
+TEST(PluginCatalog, HooksAreReadAtTheirOwnSize) {
+  const host::CollectorHalf collector = host::load_collector_half(LUMEN_TEST_SMALLER_HOOKS_PLUGIN);
+  EXPECT_NE(collector.descriptor->fork_child, nullptr);
+  ASSERT_NE(collector.descriptor->host_hooks, nullptr);
+  EXPECT_NE(collector.descriptor->host_hooks->check, nullptr);
+  EXPECT_EQ(collector.descriptor->host_hooks->describe_values, nullptr);
+  EXPECT_EQ(host::describe_collector(*collector.descriptor).host_hooks, std::vector<std::string>{"check"});
 }
 
 TEST(PluginCatalog, FactoryReturningNothing) {

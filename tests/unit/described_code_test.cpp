@@ -11,6 +11,7 @@ namespace {
 lumen_code_description description(uint64_t start, uint64_t end, const char* file,
                                    const std::vector<lumen_code_line>& lines) {
   lumen_code_description code{};
+  code.size = sizeof code;
   code.start = start;
   code.end = end;
   code.source_file = file;

@@ -89,27 +89,41 @@ std::string problem_in(const std::string& text) {
   return "";
 }
 
-const std::string kAbi = std::to_string(LUMEN_PLUGIN_ABI_VERSION);
-const std::string kHead = "manifest: 1\nabi_version: " + kAbi + "\nname: x\ndata_file: xdata\n";
+const std::string kMajor = std::to_string(LUMEN_SDK_VERSION_MAJOR);
+const std::string kMinor = std::to_string(LUMEN_SDK_VERSION_MINOR);
+const std::string kSdk = "sdk_major: " + kMajor + "\nsdk_minor: " + kMinor + "\n";
+const std::string kHead = "manifest: 1\n" + kSdk + "name: x\ndata_file: xdata\n";
 
 TEST(PluginManifest, AMalformedManifestIsNamedByFileAndLine) {
   EXPECT_EQ(problem_in("manifest: 1\nname: [unclosed\n"), ":3: end of sequence flow not found");
   EXPECT_EQ(problem_in("- a list\n"),
             ":1: a manifest is a map of keys (manifest, name, data_file, collector, analysis)");
-  EXPECT_EQ(problem_in("manifest: 1\nabi_version: " + kAbi + "\nname: x\ndata_file: [a, b]\n"),
-            ":4: 'data_file' is not a single value");
-  EXPECT_EQ(problem_in("manifest: 1\nabi_version: 99\nname: x\n"),
-            ":2: the plugin was built for plugin ABI version 99, this lumen speaks version " + kAbi +
-                "; rebuild it against this lumen's SDK");
+  EXPECT_EQ(problem_in("manifest: 1\n" + kSdk + "name: x\ndata_file: [a, b]\n"),
+            ":5: 'data_file' is not a single value");
   EXPECT_EQ(problem_in(kHead + "collector:\n  options:\n    - {name: a, kind: colour}\n"
                        "analysis: {}\n"),
-            ":7: 'kind' is not one of the known words: 'colour'");
+            ":8: 'kind' is not one of the known words: 'colour'");
   EXPECT_EQ(problem_in(kHead + "collector: {}\nanalysis:\n  metrics:\n"
                        "    - {keyword: k, unit: count, flavors: many}\n"),
-            ":8: 'flavors' is not a number: 'many'");
+            ":9: 'flavors' is not a number: 'many'");
   EXPECT_EQ(problem_in(kHead + "collector:\n  host_hooks: [check, launch]\nanalysis: {}\n"),
-            ":6: unknown host hook 'launch' (check, describe_values, leave_out)");
+            ":7: unknown host hook 'launch' (check, describe_values, leave_out)");
   EXPECT_EQ(problem_in(kHead + "analysis: {}\n"), ":1: no 'collector'");
+}
+
+// The manifest says which SDK its plugin was built against; the loaders'
+// rule applies to it, naming the plugin.
+TEST(PluginManifest, TheSdkVersionRuleAppliesToTheManifest) {
+  const std::string newer = std::to_string(LUMEN_SDK_VERSION_MINOR + 1);
+  EXPECT_EQ(problem_in("manifest: 1\nsdk_major: " + kMajor + "\nsdk_minor: " + newer + "\nname: x\n"),
+            ":3: plugin x needs lumen SDK " + kMajor + "." + newer + " (minor version " + newer +
+                "); this lumen offers SDK " + kMajor + "." + kMinor + " (minor version " + kMinor +
+                "): use a newer lumen, or build the plugin against this SDK");
+  const std::string other = std::to_string(LUMEN_SDK_VERSION_MAJOR + 1);
+  EXPECT_EQ(problem_in("manifest: 1\nsdk_major: " + other + "\nsdk_minor: 0\nname: x\n"),
+            ":2: plugin x was built against lumen SDK " + other + ".0, of major version " + other +
+                "; this lumen offers SDK " + kMajor + "." + kMinor + ": rebuild the plugin against this lumen's SDK");
+  EXPECT_EQ(problem_in("manifest: 1\nabi_version: 15\nname: x\n"), ":1: no 'sdk_major'");
 }
 
 }  // namespace

@@ -40,48 +40,58 @@ struct lumen_stitch;
 struct lumen_span;
 struct lumen_code_description;
 
+/* What a decoder hands its events to. Given by the reader (er_print, an
+ * export, a test); a sized struct (plugin_abi.h): the members below
+ * `artificial_stack` may be absent where a reader has no use for them, and
+ * the lumen_* helpers below ask before calling them. */
 typedef struct lumen_event_sink {
+  uint32_t size;
   void* context;
+  /* ---- events ---- */
   void (*emit)(void* context, const lumen_event* event);
   /* A stack id standing for a one-frame stack of the artificial function
    * `function` (e.g. "collector_final_counters": counts no recorded stack
    * explains), to put in lumen_event.stack_id. The same name gives the same
-   * id within an experiment. Added in ABI version 2. */
+   * id within an experiment. */
   uint64_t (*artificial_stack)(void* context, const char* function);
-  /* Declares a stitch (below): how the stacks of events of its thread in
-   * its time are shown in some view modes. Added in ABI version 6. */
-  void (*stitch)(void* context, const struct lumen_stitch* stitch);
   /* A stack id standing for `stack_id` with a call of `function` as its
    * leaf: a tracing plugin's event shows the traced call itself (malloc,
    * pthread_mutex_lock, MPI_Send) as the leaf, its interposer never. er_print
    * places it at the definition the program's call reached: the first
    * loaded object, other than the collector's, that defines `function`
-   * (else an artificial function of that name). Added in ABI version 6. */
+   * (else an artificial function of that name). Use
+   * lumen_traced_call_stack. */
   uint64_t (*traced_call_stack)(void* context, uint64_t stack_id, const char* function);
+  /* While decode() runs: the kernel thread id of the thread that wrote the
+   * record being decoded (its block's), so that a record need not carry it
+   * (the MPI plugin's compact call records do not). */
+  uint32_t (*record_thread)(void* context);
+  /* ---- view modes ---- */
+  /* Declares a stitch (below): how the stacks of events of its thread in
+   * its time are shown in some view modes (the OpenMP plugin's regions).
+   * The descriptor's declares_stitches must be set. */
+  void (*stitch)(void* context, const struct lumen_stitch* stitch);
+  /* ---- threads ---- */
   /* Names kernel thread `thread_id` (e.g. its Java name); `role` says
    * whether it is the program's or a runtime's own housekeeping thread (a
-   * JVM's GC, compiler and VM threads). -thread_list shows them. Added in
-   * ABI version 7. */
+   * JVM's GC, compiler and VM threads). -thread_list shows them. Use
+   * lumen_name_thread. */
   void (*name_thread)(void* context, uint32_t thread_id, const char* name, int role);
-  /* Timelines (added in ABI version 7): what a timeline draws beside the
-   * events and no metric counts. A span is an interval of one thread's
-   * time (an OpenMP parallel region as each thread of its team was in
-   * it); a level is a quantity of the whole process from time_ns on (heap
-   * bytes in use), `name` naming the quantity. Names are static strings or
-   * ones valid while the plugin is loaded. Either may be NULL when the
-   * reader draws no timeline: use lumen_emit_span and lumen_emit_level. */
+  /* ---- timelines ----
+   * What a timeline draws beside the events and no metric counts. A span is
+   * an interval of one thread's time (an OpenMP parallel region as each
+   * thread of its team was in it); a level is a quantity of the whole
+   * process from time_ns on (heap bytes in use), `name` naming the
+   * quantity. Names are static strings or ones valid while the plugin is
+   * loaded. Absent where the reader draws no timeline: use lumen_emit_span
+   * and lumen_emit_level. */
   void (*span)(void* context, const struct lumen_span* span);
   void (*level)(void* context, const char* name, lumen_metric_unit unit, uint64_t time_ns, int64_t value);
-  /* ---- appended in ABI version 9 ---- */
-  /* Describes the source of generated code (lumen_code_description). May
-   * be NULL when the reader places no code at lines: use
+  /* ---- generated code ---- */
+  /* Describes the source of generated code (lumen_code_description).
+   * Absent where the reader places no code at lines: use
    * lumen_describe_code. */
   void (*describe_code)(void* context, const struct lumen_code_description* code);
-  /* ---- appended in ABI version 11 ---- */
-  /* While decode() runs: the kernel thread id of the thread that wrote the
-   * record being decoded (its block's), so that a record need not carry
-   * it. */
-  uint32_t (*record_thread)(void* context);
 } lumen_event_sink;
 
 #define LUMEN_THREAD_PROGRAM 0
@@ -89,12 +99,12 @@ typedef struct lumen_event_sink {
 
 /* Names a thread where er_print offers it. */
 static inline void lumen_name_thread(const lumen_event_sink* sink, uint32_t thread_id, const char* name, int role) {
-  if (sink->name_thread != NULL) sink->name_thread(sink->context, thread_id, name, role);
+  if (LUMEN_PROVIDES(sink, name_thread)) sink->name_thread(sink->context, thread_id, name, role);
 }
 
 /* An interval of a thread's time on a timeline. `stack_id` is where it
  * was entered (LUMEN_NO_STACK: unknown); a timeline names the span by
- * `name` and that stack's leaf function. Added in ABI version 7. */
+ * `name` and that stack's leaf function. */
 typedef struct lumen_span {
   uint32_t thread_id;
   uint32_t reserved;
@@ -107,7 +117,7 @@ typedef struct lumen_span {
 static inline void lumen_emit_span(const lumen_event_sink* sink, const char* name, uint32_t thread_id,
                                    uint64_t begin_ns, uint64_t end_ns, uint64_t stack_id) {
   lumen_span span;
-  if (sink->span == NULL) return;
+  if (!LUMEN_PROVIDES(sink, span)) return;
   span.thread_id = thread_id;
   span.reserved = 0;
   span.begin_ns = begin_ns;
@@ -119,10 +129,10 @@ static inline void lumen_emit_span(const lumen_event_sink* sink, const char* nam
 
 static inline void lumen_emit_level(const lumen_event_sink* sink, const char* name, lumen_metric_unit unit,
                                     uint64_t time_ns, int64_t value) {
-  if (sink->level != NULL) sink->level(sink->context, name, unit, time_ns, value);
+  if (LUMEN_PROVIDES(sink, level)) sink->level(sink->context, name, unit, time_ns, value);
 }
 
-/* ---- the source of generated code (added in ABI version 9) ----
+/* ---- the source of generated code ----
  *
  * Code no loaded object holds (a managed runtime's methods, described to
  * the load-object map as dynamic code: bit 63 set) has no debug
@@ -132,7 +142,7 @@ static inline void lumen_emit_level(const lumen_event_sink* sink, const char* na
  * (line 0: no line), and (optionally) its instructions as text. -lines,
  * -source and -disasm then place such frames at their lines and
  * instructions. A later description of the same start replaces an earlier
- * one. */
+ * one. lumen_code_description is sized: set `size` to its sizeof. */
 typedef struct lumen_code_line {
   uint64_t address;
   int32_t line;
@@ -145,6 +155,8 @@ typedef struct lumen_code_instruction {
 } lumen_code_instruction;
 
 typedef struct lumen_code_description {
+  uint32_t size;
+  uint32_t reserved;
   uint64_t start;
   uint64_t end;
   /* Where er_print looks for the file under its source paths (-setpath,
@@ -162,7 +174,6 @@ typedef struct lumen_code_description {
    * None (0): -disasm shows the function's lines only. */
   const struct lumen_code_instruction* instructions;
   size_t instruction_count;
-  /* ---- appended in ABI version 10 ---- */
   /* Machine code at [start, end) (a JIT-compiled method's), of ELF
    * machine `machine` (EM_X86_64): the first machine_code_bytes of it, as
    * the decoder's record holds them (untrusted: er_print only disassembles
@@ -176,18 +187,18 @@ typedef struct lumen_code_description {
 } lumen_code_description;
 
 static inline void lumen_describe_code(const lumen_event_sink* sink, const lumen_code_description* code) {
-  if (sink->describe_code != NULL) sink->describe_code(sink->context, code);
+  if (LUMEN_PROVIDES(sink, describe_code)) sink->describe_code(sink->context, code);
 }
 
 /* The stack id of an event of the traced call `function` captured at
  * `stack_id`: traced_call_stack where er_print offers it. */
 static inline uint64_t lumen_traced_call_stack(const lumen_event_sink* sink, uint64_t stack_id,
                                                const char* function) {
-  if (sink->traced_call_stack == NULL || stack_id == LUMEN_NO_STACK) return stack_id;
+  if (!LUMEN_PROVIDES(sink, traced_call_stack) || stack_id == LUMEN_NO_STACK) return stack_id;
   return sink->traced_call_stack(sink->context, stack_id, function);
 }
 
-/* ---- view modes (added in ABI version 6) ----
+/* ---- view modes ----
  *
  * er_print shows stacks in one of three modes (-viewmode): user, the
  * program as its author wrote it (the default); expert, with the code a
@@ -309,14 +320,14 @@ typedef struct lumen_frame_name {
 
 /* A frame's source line (lumen_view_host.stack_lines_at): `file` as the
  * debug information names it, valid until the view returns; NULL (line 0)
- * where it has none. Added in ABI version 14. */
+ * where it has none. */
 typedef struct lumen_frame_line {
   const char* file;
   int32_t line;
   int32_t reserved;
 } lumen_frame_line;
 
-/* A part of lumen_view_host.for_each_record_in_parts (added in ABI version 9). */
+/* A part of lumen_view_host.for_each_record_in_parts. */
 typedef struct lumen_record_part {
   size_t index;        /* parts are numbered in file order from 0 */
   size_t experiment;   /* the experiment it belongs to, in reading order */
@@ -333,50 +344,12 @@ typedef struct lumen_record_part {
  * any number of tables (each row may carry a stack, printed under it) and
  * summary lines; er_print renders them as text, CSV or JSON. */
 typedef struct lumen_view_host {
+  uint32_t size;
   void* context;
+  /* ---- reading the records ---- */
   void (*for_each_record)(void* context, void (*visit)(void* arg, uint16_t kind, const void* payload,
                                                        uint16_t payload_bytes, uint32_t thread_id),
                           void* arg);
-  /* The frames of a stack, leaf first; returns how many were written. */
-  size_t (*stack_frames)(void* context, uint64_t stack_id, lumen_frame_name* frames, size_t max_frames);
-  /* The data symbol (global or static variable) holding `address` in the
-   * target, or NULL. */
-  const char* (*data_symbol)(void* context, uint64_t address);
-  void (*summary)(void* context, const char* key, const char* label, double value, lumen_metric_unit unit);
-  void (*table_begin)(void* context, const char* title, const lumen_view_column* columns, size_t column_count);
-  /* `stack_id` is LUMEN_NO_STACK for a row without a stack. */
-  void (*table_row)(void* context, const char* name, const double* values, uint64_t stack_id);
-  /* The row limit the user asked for (-limit), 0 for none. */
-  size_t row_limit;
-  /* Whether something that happened at `time_ns` on kernel thread
-   * `thread_id`, in the experiment whose record is being visited, is in the
-   * user's selection (-rank_select, -thread_select, -sample_select, the
-   * time and thread clauses of -filters); a view counts only what is, so it
-   * shows the events the function views count. Records carry no CPU, so
-   * -cpu_select does not apply (er_print says so), and a function filter
-   * is refused by name. Added in ABI version 3. */
-  int (*selected)(void* context, uint64_t time_ns, uint32_t thread_id);
-
-  /* ---- added in ABI version 5 ---- */
-
-  /* A library unloaded with dlclose leaves its addresses to the next one
-   * loaded there, so a stack resolves against the load objects mapped when
-   * its event happened (as the function views do). The load-object map of
-   * the experiment whose record is being visited changes only at loads and
-   * unloads; map_epoch numbers its states, so equal (stack id, epoch) pairs
-   * resolve to equal frames and a view may resolve each pair once. */
-  uint32_t (*map_epoch)(void* context, uint64_t time_ns);
-  /* The frames of a stack as resolved at `time_ns`, leaf first (stack_frames
-   * resolves with the final map). */
-  size_t (*stack_frames_at)(void* context, uint64_t stack_id, uint64_t time_ns, lumen_frame_name* frames,
-                            size_t max_frames);
-  /* A row whose stack the view resolved itself (frames from
-   * stack_frames_at, copied: they need stay valid only during the call). */
-  void (*table_row_frames)(void* context, const char* name, const double* values, const lumen_frame_name* frames,
-                           size_t frame_count);
-
-  /* ---- appended in ABI version 9 ---- */
-
   /* The records for_each_record visits, in parts: runs of whole blocks of
    * one data file. begin_part(arg, part) is called for every part, in file
    * order, on the view's thread, before any record is read, and returns the
@@ -395,14 +368,48 @@ typedef struct lumen_view_host {
    * failure is reported as `message` with the record's file and offset
    * (when several parts fail, the first in the file). */
   void (*record_failed)(void* context, const char* message);
+  /* Whether something that happened at `time_ns` on kernel thread
+   * `thread_id`, in the experiment whose record is being visited, is in the
+   * user's selection (-rank_select, -thread_select, -sample_select, the
+   * time and thread clauses of -filters); a view counts only what is, so it
+   * shows the events the function views count. Records carry no CPU, so
+   * -cpu_select does not apply (er_print says so), and a function filter
+   * is refused by name. */
+  int (*selected)(void* context, uint64_t time_ns, uint32_t thread_id);
 
-  /* ---- appended in ABI version 14 ---- */
-
+  /* ---- resolving stacks and addresses ---- */
+  /* A library unloaded with dlclose leaves its addresses to the next one
+   * loaded there, so a stack resolves against the load objects mapped when
+   * its event happened (as the function views do). The load-object map of
+   * the experiment whose record is being visited changes only at loads and
+   * unloads; map_epoch numbers its states, so equal (stack id, epoch) pairs
+   * resolve to equal frames and a view may resolve each pair once. */
+  uint32_t (*map_epoch)(void* context, uint64_t time_ns);
+  /* The frames of a stack as resolved at `time_ns`, leaf first; returns
+   * how many were written. */
+  size_t (*stack_frames_at)(void* context, uint64_t stack_id, uint64_t time_ns, lumen_frame_name* frames,
+                            size_t max_frames);
   /* The source line of each frame of a stack as resolved at `time_ns`,
    * leaf first, where stack_frames_at names its function: a return
    * address at the line of its call. Returns how many were written. */
   size_t (*stack_lines_at)(void* context, uint64_t stack_id, uint64_t time_ns, lumen_frame_line* lines,
                            size_t max_lines);
+  /* The data symbol (global or static variable) holding `address` in the
+   * target, or NULL. */
+  const char* (*data_symbol)(void* context, uint64_t address);
+
+  /* ---- output ---- */
+  void (*summary)(void* context, const char* key, const char* label, double value, lumen_metric_unit unit);
+  void (*table_begin)(void* context, const char* title, const lumen_view_column* columns, size_t column_count);
+  /* A row under the stack `stack_id`, which er_print resolves with the
+   * final load-object map; LUMEN_NO_STACK for a row without a stack. */
+  void (*table_row)(void* context, const char* name, const double* values, uint64_t stack_id);
+  /* A row whose stack the view resolved itself (frames from
+   * stack_frames_at, copied: they need stay valid only during the call). */
+  void (*table_row_frames)(void* context, const char* name, const double* values, const lumen_frame_name* frames,
+                           size_t frame_count);
+  /* The row limit the user asked for (-limit), 0 for none. */
+  size_t row_limit;
 } lumen_view_host;
 
 
@@ -416,15 +423,12 @@ typedef struct lumen_view_def {
 /* What er_print knows of one experiment, from its header, for configure:
  * a plugin never reads the experiment's files itself. */
 typedef struct lumen_experiment_facts {
+  uint32_t size;
   const char* directory;       /* the experiment, for messages */
   double clock_mhz;            /* the CPU's clock rate collect recorded; 0: unknown */
-  uint32_t cpus;               /* CPUs of the machine it ran on; 0: unknown */
-  uint64_t start_wall_ns;      /* collection start, ns since the Epoch */
-  uint64_t start_monotonic_ns; /* the same instant on the records' clock */
   /* The canonical options this plugin collected with, as recorded. */
   const lumen_option_value* options;
   size_t option_count;
-  /* ---- appended in ABI version 8 ---- */
   /* The plugins whose data files this experiment holds (this one among
    * them), by name: a metric that details another plugin's (one state of
    * clock profiling's time) may be hidden by default only where that
@@ -439,6 +443,7 @@ typedef struct lumen_experiment_facts {
  * while the plugin is loaded (a plugin may hand out one configuration for
  * experiments with equal options). */
 typedef struct lumen_configuration {
+  uint32_t size; /* er_print's; configure may set any member it covers */
   const lumen_metric_def* metrics;
   size_t metric_count;
   const lumen_derived_metric_def* derived_metrics;
@@ -457,10 +462,10 @@ typedef struct lumen_configuration {
  * on the sample's own stack: inside + outside is the sampled metric's
  * total. Both are metrics of this plugin that its decoder leaves at zero.
  * A plugin may declare several splits (interval_split_count): of several
- * sampled metrics into one pair, say. Added in ABI version 14: an
- * `outside_metric` of LUMEN_NO_METRIC counts the samples outside in none
- * of this plugin's metrics; `span_name`, when set, adds this plugin's spans
- * of that name (lumen_span) to the intervals. */
+ * sampled metrics into one pair, say. An `outside_metric` of
+ * LUMEN_NO_METRIC counts the samples outside in none of this plugin's
+ * metrics; `span_name`, when set, adds this plugin's spans of that name
+ * (lumen_span) to the intervals. */
 #define LUMEN_NO_METRIC ((size_t)-1)
 typedef struct lumen_interval_split {
   size_t duration_metric;     /* index in this plugin's metrics */
@@ -480,25 +485,46 @@ typedef struct lumen_interval_split {
  * `part_metric` alike, in place of this plugin's: the part lies where the
  * samples do, and `metric` holds at least the sampled quantity in every
  * row. A thread never sampled keeps this plugin's own part, and views of
- * events one by one (index objects, exports) keep it everywhere. Added in
- * ABI version 14. */
+ * events one by one (index objects, exports) keep it everywhere. */
 typedef struct lumen_sampled_part {
   size_t metric;              /* index in this plugin's metrics */
   size_t part_metric;         /* index in this plugin's metrics */
   const char* sampled_metric; /* keyword of another plugin's metric, e.g. "totalcpu" */
 } lumen_sampled_part;
 
-/* Fields are set with designated initializers; a field added in a later ABI
- * version is appended, so a NULL one is one the plugin does not use. */
+/* Set with designated initializers, LUMEN_SDK_HEAD(lumen_analysis_descriptor)
+ * first; a NULL (0) member is one the plugin does not use. Members used by
+ * one plugin today (declares_stitches, decoder_merge, process_figures,
+ * sampled_part) are here because what they ask of er_print, reading the
+ * whole experiment, no plugin can do on its own. */
 typedef struct lumen_analysis_descriptor {
-  uint32_t abi_version; /* LUMEN_PLUGIN_ABI_VERSION */
-  const char* name;     /* equal to the collector half's name */
+  uint32_t size;      /* LUMEN_SDK_HEAD: sizeof as the plugin was built */
+  uint16_t sdk_major; /* LUMEN_SDK_VERSION_MAJOR it was built against */
+  uint16_t sdk_minor; /* LUMEN_SDK_VERSION_MINOR it was built against */
+  const char* name;   /* equal to the collector half's name */
   const char* version;
   const char* data_file;
+
+  /* ---- metrics ---- */
   /* The metrics of every experiment, unless configure says otherwise. */
   const lumen_metric_def* metrics;
   size_t metric_count;
+  /* Metrics er_print computes per row as the ratio of two others
+   * (lumen_derived_metric_def), shown beside the plugin's metrics; an
+   * operand no experiment of the session declares is an error naming it.
+   * configure may replace them per experiment. */
+  const lumen_derived_metric_def* derived_metrics;
+  size_t derived_metric_count;
+  /* For a plugin whose metrics depend on how it collected (one metric per
+   * hardware counter): declares one experiment's metrics from its facts.
+   * er_print calls it once per experiment that recorded the plugin, before
+   * reading its data file; experiments configured differently are analysed
+   * together (a metric keyword shared by two configurations is one metric).
+   * Returns 0, or non-zero with a message in `error`. May be NULL. */
+  int (*configure)(const lumen_experiment_facts* experiment, lumen_configuration* configuration, char* error,
+                   size_t error_size);
 
+  /* ---- decoding ---- */
   /* Decoding one data file: begin() returns the decoder's state (NULL is a
    * valid state) from the configuration's decoder_context; decode() is
    * called for every record in file order (blocks of different threads
@@ -514,41 +540,6 @@ typedef struct lumen_analysis_descriptor {
   int (*decode)(void* state, uint16_t kind, const void* payload, uint16_t payload_bytes,
                 const lumen_event_sink* sink, char* error, size_t error_size);
   int (*decoder_end)(void* state, const lumen_event_sink* sink, char* error, size_t error_size);
-
-  const lumen_view_def* views;
-  size_t view_count;
-
-  /* ---- added in ABI version 4 ---- */
-
-  /* For a plugin whose metrics depend on how it collected (one metric per
-   * hardware counter): declares one experiment's metrics from its facts.
-   * er_print calls it once per experiment that recorded the plugin, before
-   * reading its data file; experiments configured differently are analysed
-   * together (a metric keyword shared by two configurations is one metric).
-   * Returns 0, or non-zero with a message in `error`. May be NULL. */
-  int (*configure)(const lumen_experiment_facts* experiment, lumen_configuration* configuration, char* error,
-                   size_t error_size);
-  /* Splitting another plugin's samples by this plugin's intervals. May be
-   * NULL. */
-  const lumen_interval_split* interval_split;
-  /* Metrics er_print computes per row as the ratio of two others
-   * (lumen_derived_metric_def), shown beside the plugin's metrics; an
-   * operand no experiment of the session declares is an error naming it.
-   * configure may replace them per experiment. */
-  const lumen_derived_metric_def* derived_metrics;
-  size_t derived_metric_count;
-
-  /* ---- added in ABI version 6 ---- */
-
-  /* How this plugin's frames show in each view mode (see lumen_view_mode).
-   * May be NULL. */
-  lumen_fold_stack fold_stack;
-  /* Non-zero when the decoder declares stitches (sink->stitch): er_print
-   * decodes this plugin's data file first in the modes that need them. */
-  int declares_stitches;
-
-  /* ---- added in ABI version 8 ---- */
-
   /* Non-zero when decode keeps nothing across records (no decoder_end, no
    * stitches, no pairing of records, nothing shared changed by decode; a
    * state from decoder_begin that decode only reads is fine): er_print may
@@ -557,13 +548,9 @@ typedef struct lumen_analysis_descriptor {
    * and merge the parts in file order. The sink's calls stay in order
    * within a part; the ids artificial_stack and traced_call_stack return
    * and the names name_thread gives are made the file's as if decoded in
-   * one pass. Zero (the default): one pass over the file on one thread.
-   * A decoder with decoder_end (or one that pairs records) needs
-   * decoder_merge as well (added in ABI version 9). */
+   * one pass. Zero: one pass over the file on one thread. A decoder with
+   * decoder_end (or one that pairs records) needs decoder_merge as well. */
   int decodes_in_parts;
-
-  /* ---- appended in ABI version 9 ---- */
-
   /* Lets a decoder that keeps state across records (decoder_end emits what
    * needs the whole file) be decoded in parts too, with decodes_in_parts
    * set: each part's state decodes its records (what decode emits is
@@ -574,7 +561,26 @@ typedef struct lumen_analysis_descriptor {
    * once, on the merged state, for the whole file. Returns 0, or non-zero
    * with a message in `error`. May be NULL. */
   int (*decoder_merge)(void* state, void* later, char* error, size_t error_size);
+  /* Non-zero when the decoder declares stitches (sink->stitch): er_print
+   * decodes this plugin's data file first in the modes that need them. */
+  int declares_stitches;
 
+  /* ---- views ---- */
+  const lumen_view_def* views;
+  size_t view_count;
+  /* How this plugin's frames show in each view mode (see lumen_view_mode).
+   * May be NULL. */
+  lumen_fold_stack fold_stack;
+
+  /* ---- other plugins' samples ---- */
+  /* Splitting another plugin's samples by this plugin's intervals
+   * (lumen_interval_split): interval_split_count of them. May be NULL. */
+  const lumen_interval_split* interval_splits;
+  size_t interval_split_count;
+  /* A metric whose part another plugin samples on stacks (lumen_sampled_part). May be NULL. */
+  const struct lumen_sampled_part* sampled_part;
+
+  /* ---- the process's own figures ---- */
   /* The process's own figures (the kernel's counts, not samples) that some
    * of this plugin's metrics may be compared with: -statistics and
    * -overview show each beside its metric's <Total>, as they show the
@@ -588,13 +594,6 @@ typedef struct lumen_analysis_descriptor {
   int (*process_figures)(uint16_t kind, const void* payload, uint16_t payload_bytes,
                          void (*figure)(void* context, const char* metric, const char* title, double amount),
                          void* context);
-
-  /* ---- appended in ABI version 14 ---- */
-
-  /* A metric whose part another plugin samples on stacks (lumen_sampled_part). May be NULL. */
-  const struct lumen_sampled_part* sampled_part;
-  /* How many splits interval_split points to; 0 is one (when it is set). */
-  size_t interval_split_count;
 } lumen_analysis_descriptor;
 
 typedef const lumen_analysis_descriptor* (*lumen_analysis_factory)(void);

@@ -39,13 +39,13 @@ extern "C" {
 typedef int lumen_stream; /* a data file opened for writing; < 0: none */
 
 /* A thread's latest stacks, kept by the runtime for off-CPU samplers
- * (lumen_runtime.latest_stacks_of_thread). `stack` is the latest captured
+ * (lumen_stack_service.latest_stacks_of_thread). `stack` is the latest captured
  * on the thread by any plugin (a traced call's, a sample's); `sample_stack`
  * the latest captured from a profiling signal's context (clock or counter
  * overflow profiling: where the thread's own code was running), and
  * `sample_ns` its now_ns() time. LUMEN_NO_STACK (sample_ns 0) before the
  * first. A reading racing a sample may pair its stack with the previous
- * sample's time. Added in ABI version 14. */
+ * sample's time. */
 typedef struct lumen_latest_stacks {
   uint64_t stack;
   uint64_t sample_ns;
@@ -76,7 +76,7 @@ typedef int (*lumen_signal_handler)(int signal, siginfo_t* info, void* ucontext)
 typedef int (*lumen_frame_provider)(void* ucontext, const uint64_t* native, int native_count,
                                     int native_in_objects, uint64_t* frames, int capacity, uint32_t* stack_flags);
 
-/* One file of a batch of /proc reads (lumen_runtime.read_task_files): the
+/* One file of a batch of /proc reads (lumen_thread_service.read_task_files): the
  * caller fills in tid, name, buffer and size; the runtime sets `bytes`. */
 typedef struct lumen_task_file {
   uint32_t tid;     /* 0: the process's own /proc/self/NAME; LUMEN_TASK_READER:
@@ -89,12 +89,11 @@ typedef struct lumen_task_file {
 
 /* lumen_task_file.tid naming the runtime's reading thread itself: a caller
  * that waits for it learns how much of the wait was that thread's work and
- * its wait for a CPU (ABI 10; an older runtime reads nothing for it:
- * `bytes` -1). */
+ * its wait for a CPU. */
 #define LUMEN_TASK_READER 0xffffffffu
 
-/* What lumen_runtime.capture_stack_reusing keeps between calls from one
- * call site on one thread (ABI 12): what the unwinding read (registers,
+/* What lumen_stack_service.capture_stack_reusing keeps between calls from one
+ * call site on one thread: what the unwinding read (registers,
  * stack words) and the stack it gave. The caller zero-fills it once and
  * never writes it again; one per call site per thread, never shared. Its
  * size, fixed: a header and the registers of x86-64 (216 bytes) and the
@@ -108,171 +107,39 @@ typedef struct lumen_capture_cache {
   uint64_t opaque[LUMEN_CAPTURE_CACHE_WORDS];
 } lumen_capture_cache;
 
-/* What the runtime provides to an event source. */
-typedef struct lumen_runtime {
+/* The runtime's services, grouped by concern. Each group is a sized struct
+ * (see plugin_abi.h); every group and member below is present in lumen 1.0
+ * on every platform it runs on, unless its comment says it may be absent
+ * (then ask with LUMEN_PROVIDES). */
+
+/* The experiment's data files and log. */
+typedef struct lumen_recording_service {
+  uint32_t size;
   /* Opens (or creates) a data file of the experiment. Not signal-safe. */
   lumen_stream (*open_stream)(const char* data_file_name);
-
   /* [signal-safe] Appends one record to the calling thread's block of the
    * stream. Never blocks: when the thread's writer is busy (the handler
    * interrupted a write on the same thread) or the disk refuses, the record
-   * is dropped, counted, and 0 is returned; 1 on success. */
-  int (*write_record)(lumen_stream stream, uint16_t kind, const void* payload,
-                      uint16_t payload_bytes);
+   * is dropped, counted, and 0 is returned; 1 on success. While recording
+   * is paused nothing is written (0, not a drop). */
+  int (*write_record)(lumen_stream stream, uint16_t kind, const void* payload, uint16_t payload_bytes);
+  /* [signal-safe] Counts a dropped event under the plugin's name; the count
+   * is reported in the experiment log at the end. */
+  void (*count_drop)(void);
+  /* Writes a line to the experiment log ("note" entries). Not signal-safe. */
+  void (*log_note)(const char* text);
+} lumen_recording_service;
 
+/* Call stacks, interned in the experiment's stack table (ids). */
+typedef struct lumen_stack_service {
+  uint32_t size;
   /* [signal-safe] Captures the calling thread's stack and returns its id in
    * the experiment's stack table. With `ucontext` (a signal handler's third
    * argument) the stack starts at the interrupted instruction; without, at
    * the caller of the function calling capture_stack, skipping `skip` more
-   * frames. Returns LUMEN_NO_STACK when nothing could be captured. */
+   * frames. Returns LUMEN_NO_STACK when nothing could be captured, or while
+   * recording is paused. */
   uint64_t (*capture_stack)(void* ucontext, int skip);
-
-  /* [signal-safe] CLOCK_MONOTONIC in nanoseconds: the experiment's time base,
-   * read from the TSC where it is invariant (some 11 ns, where clock_gettime
-   * takes 25-50 in a virtual machine), within tens of nanoseconds of
-   * clock_gettime; a thread's readings never go back. */
-  uint64_t (*now_ns)(void);
-
-  /* [signal-safe] The kernel thread id of the calling thread. */
-  uint32_t (*thread_id)(void);
-
-  /* [signal-safe] Counts a dropped event under the plugin's name; the count
-   * is reported in the experiment log at the end. */
-  void (*count_drop)(void);
-
-  /* Writes a line to the experiment log ("note" entries). Not signal-safe. */
-  void (*log_note)(const char* text);
-
-  /* [signal-safe] Re-entry guard for interposers. enter() returns 1 when the
-   * calling thread was not already inside the collector (the caller may
-   * record, and must call leave() after), 0 when it was (the runtime or
-   * another interposer is on this thread's stack: forward without recording,
-   * and do not call leave()). The runtime holds the guard while it runs its
-   * own code, so its allocations and locks are never traced. */
-  int (*enter)(void);
-  void (*leave)(void);
-
-  /* [signal-safe] 1 while this process is being collected. */
-  int (*collecting)(void);
-
-  /* Not signal-safe. Routes `signal` to `handler` first. Several handlers
-   * may share a signal (each is asked in turn until one takes it). The
-   * target keeps its own handler for that signal (its sigaction/signal
-   * calls are recorded, not applied, and it runs whenever no handler takes
-   * the signal), and it cannot block the signal. Returns 0, or -1 when the
-   * signal cannot be claimed. */
-  int (*claim_signal)(int signal, lumen_signal_handler handler);
-
-  /* ---- appended in ABI version 5 ---- */
-
-  /* Not signal-safe. Installs the process's one frame provider (NULL
-   * removes it). Returns 0, or -1 when another plugin's is installed. */
-  int (*set_frame_provider)(lumen_frame_provider provider);
-
-  /* ---- appended in ABI version 6 ---- */
-
-  /* Not signal-safe. Calls `tick` every `period_ns` of CLOCK_MONOTONIC on a
-   * collector thread of its own, with every signal blocked, which the
-   * program never sees (no thread_begin runs there, its system calls are
-   * not traced). Periodic work that is not CPU-time sampling belongs there:
-   * a signal cuts the program's sleeps short. The runtime stops the thread
-   * (after a tick in progress) before the plugin's stop, and starts it anew
-   * in a collected forked child after fork_child and thread_begin. Returns 0,
-   * or -1 when no thread could be started. */
-  int (*run_periodic)(uint64_t period_ns, void (*tick)(void));
-
-  /* Not signal-safe. Moves a descriptor the plugin opened out of the
-   * program's range (at or above the soft RLIMIT_NOFILE, close-on-exec) and
-   * protects it from the program's close; returns its new number.
-   * close_fd closes one for good. */
-  int (*adopt_fd)(int fd);
-  void (*close_fd)(int fd);
-
-  /* Not signal-safe; from one thread at a time (the plugin's periodic
-   * thread). The stack of another thread of the process, blocked in the
-   * kernel, unwound from its registers (`pc`, `sp` as
-   * /proc/self/task/TID/syscall gives them; `bp` or 0) without signalling
-   * it: every memory read is checked, so a stack changed or unmapped
-   * meanwhile gives a wrong or short stack, never a fault. The caller
-   * discards it if the thread ran meanwhile. Returns the stack's id, or
-   * LUMEN_NO_STACK. `stack_end` receives the end of the stack memory the
-   * unwinding read, [sp, *stack_end) (0 when over 64 KiB): the same pc and
-   * sp over the same bytes there give the same stack, so a caller may keep
-   * a hash of them and reuse the id rather than unwind again. */
-  uint64_t (*capture_stack_of_blocked)(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t* stack_end);
-
-  /* [signal-safe] Where the calling thread's latest captured stack id is
-   * kept (any plugin's capture on that thread updates it; LUMEN_NO_STACK
-   * before the first). Another thread may read it (an atomic 64-bit load)
-   * until this thread's thread_end returns. */
-  const volatile uint64_t* (*latest_stack_of_thread)(void);
-
-  /* ---- appended in ABI version 8 ---- */
-
-  /* Not signal-safe. Reads /proc/self/task/TID/NAME (`tid` 0: the
-   * process's own /proc/self/NAME) into `buffer`, at most `size` bytes,
-   * returning the bytes read or -1. The file is opened on a runtime thread
-   * with a descriptor table of its own, so the read never takes a number
-   * from the program's range, not even for a moment: a program opening
-   * descriptors up to its limit, or counting on which number comes next,
-   * sees what it would see without the collector. */
-  long (*read_task_file)(uint32_t tid, const char* name, char* buffer, size_t size);
-
-  /* Not signal-safe. Has `observer` run on every delivery of `signal`
-   * (a claimed one, such as clock profiling's SIGPROF), before the handlers
-   * that claimed it, on the thread it was delivered to; its return value is
-   * ignored, so it never takes the signal from them. Observers annotate
-   * another plugin's samples (the OpenMP plugin records the thread's OMPT
-   * state at each clock sample). Returns 0, or -1 when no slot is left. */
-  int (*observe_signal)(int signal, lumen_signal_handler observer);
-
-  /* Not signal-safe. Starts a detached thread of the runtime's own running
-   * body(argument), for a plugin's background work that is not periodic
-   * (a compressor fed by the program's threads): every signal blocked from
-   * its first instruction, nothing it calls traced, no thread_begin, and
-   * named in the experiment log as the collector's, so analysis leaves it
-   * out of the program's threads. The runtime does not join it: body
-   * returns when the plugin tells it to (in stop, and fork_child in a
-   * child, where the thread does not exist). Returns 0, or -1 when no
-   * thread could be started. */
-  int (*start_thread)(void* (*body)(void*), void* argument);
-
-  /* ---- appended in ABI version 9 ---- */
-
-  /* Not signal-safe. read_task_file for each of `count` files, in order,
-   * in one request of the runtime's reading thread (each file is a round
-   * trip between two threads otherwise: a sampler reading every thread's
-   * files at a tick asks once). Sets each file's `bytes`; returns how many
-   * were read. */
-  size_t (*read_task_files)(lumen_task_file* files, size_t count);
-  /* [signal-safe] The word holding the CLOCK_MONOTONIC time of the latest
-   * change the runtime recorded in the load-object map (0: none yet),
-   * stored before the call that made the change returns. A plugin that
-   * stamps its events with a clock of its own (cheaper, coarser) keeps
-   * each event after the map change it follows by never stamping earlier
-   * than this, so its stacks resolve against the objects of their time. */
-  const volatile uint64_t* (*map_change_ns)(void);
-
-  /* ---- appended in ABI version 11 ---- */
-
-  /* [signal-safe] Copies the thread ids of the collector's own threads
-   * alive now (the runtime's periodic threads, its /proc reading thread,
-   * threads of start_thread), at most `capacity`, and returns how many.
-   * A sampler weighing the process's CPU-time clock against its threads'
-   * subtracts theirs. */
-  size_t (*collector_thread_ids)(uint32_t* tids, size_t capacity);
-
-  /* ---- appended in ABI version 12 ---- */
-
-  /* [signal-safe] Where the calling thread's latest now_ns() reading is
-   * kept (0 before the first), for that thread only. A plugin that stamps
-   * its events with a cheaper, coarser clock of its own never stamps an
-   * event earlier than this: an event then never precedes, on its thread,
-   * an event another plugin stamped with now_ns() before it (an OpenMP
-   * task's begin, a lock's grant), and lands inside the intervals that
-   * event opened. */
-  const volatile uint64_t* (*latest_now_of_thread)(void);
-
   /* Not signal-safe (never from a signal handler, never two calls on one
    * `cache` at once). capture_stack(NULL, skip) for a call site reached
    * over and over: the same stack id, interned the same way, and the
@@ -287,9 +154,63 @@ typedef struct lumen_runtime {
    * that is not this thread's stack, is unwound every time. LUMEN_NO_STACK
    * inside the collector already, or while recording is paused. */
   uint64_t (*capture_stack_reusing)(lumen_capture_cache* cache, int skip);
+  /* Not signal-safe; from one thread at a time (an off-CPU sampler's
+   * periodic thread). The stack of another thread of the process, blocked
+   * in the kernel, unwound from its registers (`pc`, `sp` as
+   * /proc/self/task/TID/syscall gives them; `bp` or 0) without signalling
+   * it: every memory read is checked, so a stack changed or unmapped
+   * meanwhile gives a wrong or short stack, never a fault. The caller
+   * discards it if the thread ran meanwhile. Returns the stack's id, or
+   * LUMEN_NO_STACK. `stack_end` receives the end of the stack memory the
+   * unwinding read, [sp, *stack_end) (0 when over 64 KiB): the same pc and
+   * sp over the same bytes there give the same stack, so a caller may keep
+   * a hash of them and reuse the id rather than unwind again. Kept in the
+   * runtime though one plugin (states) calls it: only the runtime's unwinder
+   * knows the load objects and the collector's own frames to leave out. */
+  uint64_t (*capture_stack_of_blocked)(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t* stack_end);
+  /* [signal-safe] Where the calling thread's latest stacks are kept
+   * (lumen_latest_stacks), until its thread_end returns: another thread
+   * (an off-CPU sampler) may read the three words at once. */
+  const volatile struct lumen_latest_stacks* (*latest_stacks_of_thread)(void);
+  /* Not signal-safe. Installs the process's one frame provider (NULL
+   * removes it). Returns 0, or -1 when another plugin's is installed. Kept
+   * though one plugin (java) installs one: every capture_stack of every
+   * plugin calls it. */
+  int (*set_frame_provider)(lumen_frame_provider provider);
+} lumen_stack_service;
 
-  /* ---- appended in ABI version 13 ---- */
+/* The experiment's clock. */
+typedef struct lumen_time_service {
+  uint32_t size;
+  /* [signal-safe] CLOCK_MONOTONIC in nanoseconds: the experiment's time base,
+   * read from the TSC where it is invariant (some 11 ns, where clock_gettime
+   * takes 25-50 in a virtual machine), within tens of nanoseconds of
+   * clock_gettime; a thread's readings never go back. */
+  uint64_t (*now_ns)(void);
+  /* The two floors of a plugin that stamps its events with a cheaper,
+   * coarser clock of its own, so that its events keep their order against
+   * everything the runtime stamps (heap tracing's clock uses both).
+   *
+   * [signal-safe] Where the calling thread's latest now_ns() reading is
+   * kept (0 before the first), for that thread only: never stamping an
+   * event earlier than this, an event never precedes, on its thread, an
+   * event another plugin stamped with now_ns() before it (an OpenMP task's
+   * begin, a lock's grant), and lands inside the intervals that event
+   * opened. */
+  const volatile uint64_t* (*latest_now_of_thread)(void);
+  /* [signal-safe] The word holding the time of the latest change the
+   * runtime recorded in the load-object map (0: none yet), stored before
+   * the call that made the change returns: never stamping earlier than
+   * this, an event follows the map change it follows, so its stack
+   * resolves against the objects of its time. */
+  const volatile uint64_t* (*map_change_ns)(void);
+} lumen_time_service;
 
+/* The program's threads and the collector's own. */
+typedef struct lumen_thread_service {
+  uint32_t size;
+  /* [signal-safe] The kernel thread id of the calling thread. */
+  uint32_t (*thread_id)(void);
   /* [signal-safe] For a thread the program created with pthread_create
    * while collecting, the CLOCK_MONOTONIC time (now_ns) at which its
    * creator called it, read just before the runtime called the real
@@ -298,19 +219,99 @@ typedef struct lumen_runtime {
    * other thread (the main thread, a forked child's, one created before
    * collection began). */
   uint64_t (*thread_created_ns)(void);
+  /* [signal-safe] Copies the thread ids of the collector's own threads
+   * alive now (the runtime's periodic threads, its /proc reading thread,
+   * threads of start_thread), at most `capacity`, and returns how many.
+   * A sampler weighing the process's CPU-time clock against its threads'
+   * subtracts theirs. */
+  size_t (*collector_thread_ids)(uint32_t* tids, size_t capacity);
+  /* Not signal-safe. Reads each of `count` files /proc/self/task/TID/NAME
+   * (lumen_task_file), in order, in one request of the runtime's reading
+   * thread, and returns how many were read. The files are opened on that
+   * thread, with a descriptor table of its own, so a read never takes a
+   * number from the program's range, not even for a moment: a program
+   * opening descriptors up to its limit, or counting on which number comes
+   * next, sees what it would see without the collector. */
+  size_t (*read_task_files)(lumen_task_file* files, size_t count);
+} lumen_thread_service;
 
-  /* ---- appended in ABI version 14 ---- */
+/* Signals the runtime dispatches. */
+typedef struct lumen_signal_service {
+  uint32_t size;
+  /* Not signal-safe. Routes `signal` to `handler` first. Several handlers
+   * may share a signal (each is asked in turn until one takes it). The
+   * target keeps its own handler for that signal (its sigaction/signal
+   * calls are recorded, not applied, and it runs whenever no handler takes
+   * the signal), and it cannot block the signal. Returns 0, or -1 when the
+   * signal cannot be claimed. */
+  int (*claim_signal)(int signal, lumen_signal_handler handler);
+  /* Not signal-safe. Has `observer` run on every delivery of `signal`
+   * (a claimed one, such as clock profiling's SIGPROF), before the handlers
+   * that claimed it, on the thread it was delivered to; its return value is
+   * ignored, so it never takes the signal from them. Observers annotate
+   * another plugin's samples (the OpenMP plugin records the thread's OMPT
+   * state at each clock sample). Returns 0, or -1 when no slot is left. */
+  int (*observe_signal)(int signal, lumen_signal_handler observer);
+} lumen_signal_service;
 
-  /* [signal-safe] Where the calling thread's latest stacks are kept
-   * (lumen_latest_stacks), until its thread_end returns: another thread
-   * (an off-CPU sampler) may read the three words at once. */
-  const volatile struct lumen_latest_stacks* (*latest_stacks_of_thread)(void);
+/* Work on collector threads the program never sees: every signal blocked
+ * there, nothing they call traced, no thread_begin, named in the
+ * experiment log as the collector's (analysis leaves them out of the
+ * program's threads). */
+typedef struct lumen_work_service {
+  uint32_t size;
+  /* Not signal-safe. Calls `tick` every `period_ns` of CLOCK_MONOTONIC on a
+   * thread of its own. Periodic work that is not CPU-time sampling belongs
+   * there: a signal cuts the program's sleeps short. The runtime stops the
+   * thread (after a tick in progress) before the plugin's stop, and starts
+   * it anew in a collected forked child after fork_child and thread_begin.
+   * Returns 0, or -1 when no thread could be started. */
+  int (*run_periodic)(uint64_t period_ns, void (*tick)(void));
+  /* Not signal-safe. Starts a detached thread running body(argument), for
+   * background work that is not periodic (a compressor fed by the
+   * program's threads). The runtime does not join it: body returns when the
+   * plugin tells it to (in stop, and fork_child in a child, where the
+   * thread does not exist). Returns 0, or -1 when no thread could be
+   * started. */
+  int (*start_thread)(void* (*body)(void*), void* argument);
+} lumen_work_service;
+
+/* The re-entry guard of interposers (lumen::TraceGuard wraps it). */
+typedef struct lumen_guard_service {
+  uint32_t size;
+  /* [signal-safe] 1 while this process is being collected. */
+  int (*collecting)(void);
+  /* [signal-safe] enter() returns 1 when the calling thread was not already
+   * inside the collector (the caller may record, and must call leave()
+   * after), 0 when it was (the runtime or another interposer is on this
+   * thread's stack: forward without recording, and do not call leave()).
+   * The runtime holds the guard while it runs its own code, so its
+   * allocations and locks are never traced; a thread's collection ends with
+   * its thread_end (enter() returns 0 after). */
+  int (*enter)(void);
+  void (*leave)(void);
+} lumen_guard_service;
+
+/* What the runtime provides to an event source: start() receives it, and it
+ * stays valid until the process ends. */
+typedef struct lumen_runtime {
+  uint32_t size;
+  uint16_t sdk_major; /* the SDK this runtime offers */
+  uint16_t sdk_minor;
+  const lumen_recording_service* recording;
+  const lumen_stack_service* stacks;
+  const lumen_time_service* time;
+  const lumen_thread_service* threads;
+  const lumen_signal_service* signals;
+  const lumen_work_service* work;
+  const lumen_guard_service* guard;
 } lumen_runtime;
 
 /* Services a collector half offers to collect itself, in collect's process
  * before the target starts (never in the target). A descriptor without them
  * (host_hooks NULL) is treated as if every hook were NULL. */
 typedef struct lumen_collector_hooks {
+  uint32_t size; /* sizeof(lumen_collector_hooks) as the plugin was built */
   /* Checks the plugin's canonical options against this machine (e.g. that
    * the PMU can count the requested hardware counters together). Returns 0,
    * or non-zero with a message in `error`: collect then refuses to start the
@@ -342,10 +343,12 @@ typedef struct lumen_collector_hooks {
  *                 collected (collecting() says so: it writes into its own
  *                 sub-experiment), thread_begin on that thread
  *   stop          once, when collection ends (exit, collector_terminate_expt)
- * Fields are set with designated initializers; a field added in a later ABI
- * version is appended, so a NULL one is one the plugin does not use. */
+ * Set with designated initializers, LUMEN_SDK_HEAD(lumen_collector_descriptor)
+ * first; a NULL member is one the plugin does not use. */
 typedef struct lumen_collector_descriptor {
-  uint32_t abi_version;       /* LUMEN_PLUGIN_ABI_VERSION */
+  uint32_t size;              /* LUMEN_SDK_HEAD: sizeof as the plugin was built */
+  uint16_t sdk_major;         /* LUMEN_SDK_VERSION_MAJOR it was built against */
+  uint16_t sdk_minor;         /* LUMEN_SDK_VERSION_MINOR it was built against */
   const char* name;           /* unique, e.g. "clock" */
   const char* version;        /* the plugin's own version string */
   const char* data_file;      /* e.g. "profile" */
@@ -364,8 +367,6 @@ typedef struct lumen_collector_descriptor {
   void (*thread_end)(void);
   /* Stops recording; called at process exit or collection end. */
   void (*stop)(void);
-
-  /* ---- added in ABI version 4 ---- */
 
   /* In a forked child, right after fork: what the plugin holds of the
    * parent's threads (timers are not inherited, counters and per-thread

@@ -90,9 +90,10 @@ class RealFunction {
 class TraceGuard {
  public:
   explicit TraceGuard(const lumen_runtime* runtime) noexcept
-      : runtime_(runtime), active_(runtime != nullptr && runtime->collecting() != 0 && runtime->enter() != 0) {}
+      : runtime_(runtime),
+        active_(runtime != nullptr && runtime->guard->collecting() != 0 && runtime->guard->enter() != 0) {}
   ~TraceGuard() {
-    if (active_) runtime_->leave();
+    if (active_) runtime_->guard->leave();
   }
   TraceGuard(const TraceGuard&) = delete;
   TraceGuard& operator=(const TraceGuard&) = delete;

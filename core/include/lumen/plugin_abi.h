@@ -1,12 +1,12 @@
-/* lumen plugin ABI: what every plugin shared object exports.
+/* lumen plugin SDK 1.0: what every plugin shared object exports.
  *
  * The SDK is these headers (installed as include/lumen/) and the CMake
  * package lumenConfig.cmake with lumen_add_plugin(); docs/plugins.md walks
  * through building one out of tree.
- *   plugin_abi.h        descriptors' common parts: options, collect flags,
- *                       metrics, the ABI version
- *   collector_plugin.h  the collector half and the runtime's services
- *                       (which of them a signal handler may call)
+ *   plugin_abi.h        the SDK version, the size rule, and what both
+ *                       descriptors share: options, collect flags, metrics
+ *   collector_plugin.h  the collector half and the runtime's services,
+ *                       grouped by concern (which a signal handler may call)
  *   analysis_plugin.h   the analysis half: decoding records into events,
  *                       metrics, er_print views
  *   record_format.h     the data-file format records are stored in
@@ -17,13 +17,27 @@
  * A plugin is a directory holding two shared objects:
  *   collector.so  exports  const lumen_collector_descriptor* lumen_collector_plugin(void);
  *   analysis.so   exports  const lumen_analysis_descriptor*  lumen_analysis_plugin(void);
- * Both descriptors carry the plugin's name, its data file's name and
- * LUMEN_PLUGIN_ABI_VERSION as it was when the plugin was built. The loader
- * refuses a descriptor whose abi_version differs from its own, naming the file.
  *
- * ABI rule: any change to a struct in this directory that moves a field or
- * changes a signature bumps LUMEN_PLUGIN_ABI_VERSION. Fields are only ever
- * appended in a new version.
+ * Build once, load in every 1.x. Each descriptor begins with LUMEN_SDK_HEAD:
+ * its own size and the SDK version the plugin was built against. A lumen
+ * offering SDK M.n loads a plugin built against M.m when m <= n, and refuses
+ * one built against another major or a newer minor, naming the plugin, the
+ * version it needs and the one it offers.
+ *
+ * How the structs grow within a major version:
+ *  * a struct that begins with `uint32_t size` grows only at its end; its
+ *    producer sets `size` to sizeof the struct as it was built. The reader
+ *    reads only the members `size` covers and treats the rest as absent
+ *    (NULL, 0). The host does this for what plugins hand it (descriptors,
+ *    hooks, code descriptions); a plugin asks with LUMEN_PROVIDES for what
+ *    the host hands it (runtime services, sinks, view hosts).
+ *  * every other struct here (array elements, values passed by pointer to
+ *    a call) keeps its layout for all of 1.x: what a later minor adds to it
+ *    comes as a new member of a sized struct, a new function taking a new
+ *    type.
+ *  * a member of a sized struct may also be NULL where a host cannot
+ *    provide it (a reader that draws no timeline has no `span`); the
+ *    header says which.
  */
 #ifndef LUMEN_PLUGIN_ABI_H
 #define LUMEN_PLUGIN_ABI_H
@@ -35,83 +49,23 @@
 extern "C" {
 #endif
 
-/* 2: lumen_event_sink.artificial_stack.
- * 3: lumen_collector_hooks.leave_out; lumen_view_host.selected.
- * 4: what was looked up by name is a descriptor field (host_hooks,
- *    configure, interval_split, derived_metrics); fork_child; configure
- *    returns one experiment's metrics (lumen_configuration) and receives its
- *    header facts (lumen_experiment_facts); decoder_begin takes the
- *    configuration's decoder context; lumen_event.values points to the
- *    decoder's values (no cap on a plugin's metric count).
- * 5: lumen_view_host.map_epoch, stack_frames_at and table_row_frames: a
- *    view resolves each stack with the load objects of its event's time;
- *    lumen_runtime.set_frame_provider (frames of a managed runtime, such as
- *    Java's, in captured stacks).
- * 6: view modes: lumen_event_sink.stitch (lumen_stitch) and the analysis
- *    descriptor's fold_stack and declares_stitches;
- *    lumen_event_sink.traced_call_stack (the traced call as the leaf);
- *    lumen_runtime.run_periodic, adopt_fd, close_fd,
- *    capture_stack_of_blocked and latest_stack_of_thread: sampling threads
- *    that are off the CPU without signalling them.
- * 7: lumen_event_sink.name_thread: a thread's name, and whether it is a
- *    runtime's own housekeeping thread; and
- *    timelines: lumen_event_sink.span (lumen_span) and level: intervals
- *    and quantities over time that exports and reports draw and no metric
- *    counts.
- * 8: lumen_runtime.read_task_file: a thread's /proc file read without a
- *    descriptor in the program's table; lumen_metric_def.default_flavors
- *    and hidden_by_default: what er_print shows when no metric list is
- *    given, and lumen_experiment_facts.recorded_plugins, so configure may
- *    hide a metric by what else recorded; lumen_analysis_descriptor.
- *    decodes_in_parts: a decoder that keeps nothing across records, so
- *    er_print may decode parts of its file on several threads;
- *    lumen_runtime.observe_signal: a plugin annotates another's samples;
- *    lumen_runtime.start_thread: a plugin's background thread, the
- *    runtime's own.
- * 9: lumen_analysis_descriptor.decoder_merge: a decoder that keeps state
- *    across records (leaks) decoded in parts too, its parts' states merged;
- *    lumen_view_host.for_each_record_in_parts (lumen_record_part) and
- *    record_failed: views read in parts on several threads, and a record a
- *    view cannot read is reported with its file and offset;
- *    lumen_runtime.read_task_files (lumen_task_file): several /proc files
- *    read in one request of the runtime's reading thread;
- *    lumen_analysis_descriptor.process_figures: the process's own figures
- *    that -statistics and -overview compare a plugin's metrics with;
- *    lumen_event_sink.describe_code (lumen_code_description): a decoder
- *    gives the source file and lines of generated code (a managed
- *    runtime's methods), so code-level views place its frames;
- *    lumen_runtime.map_change_ns: the time of the latest load-object map
- *    change, for plugins that stamp events with a clock of their own.
- * 10: lumen_code_description.machine_code, machine_code_bytes and machine:
- *    a decoder gives generated machine code's bytes (a JIT-compiled
- *    method's), which -disasm disassembles at their addresses;
- *    lumen_task_file.tid LUMEN_TASK_READER: the runtime's reading thread's
- *    own /proc/thread-self files.
- * 11: lumen_event_sink.record_thread: the thread that wrote the record a
- *    decoder is decoding (the MPI plugin's compact call record leaves it
- *    out); lumen_runtime.collector_thread_ids: the collector's own threads
- *    alive now (the states sampler subtracts their CPU time from the
- *    process's CPU-time clock).
- * 12: lumen_runtime.latest_now_of_thread: the calling thread's latest
- *    now_ns() reading, which a plugin's coarser clock never stamps before;
- *    lumen_runtime.capture_stack_reusing (lumen_capture_cache): a call
- *    site's stack reused, without unwinding, while everything the last
- *    unwinding read is unchanged.
- * 13: lumen_runtime.thread_created_ns: when the calling thread's creator
- *    asked for it, so a plugin counts a new thread's kernel counters (zero
- *    at its clone) from there without reading them when it begins.
- * 14: lumen_frame_provider's stack_flags: a provider says whether the stack
- *    it wrote is cut (a Java stack deeper than the frames kept).
- * 15: lumen_runtime.latest_stacks_of_thread (lumen_latest_stacks): a
- *    thread's latest sample of its running code and its time, besides its
- *    latest captured stack; lumen_analysis_descriptor.sampled_part
- *    (lumen_sampled_part): a metric that counts a quantity another plugin
- *    samples places that part at the samples; interval_split_count and
- *    lumen_interval_split.span_name, LUMEN_NO_METRIC: several splits, by
- *    spans too, with no metric for the samples outside;
- *    lumen_view_host.stack_lines_at (lumen_frame_line): a view places a
- *    stack's frames at their source lines. */
-#define LUMEN_PLUGIN_ABI_VERSION 15u
+/* The SDK version a plugin is built against: the only place it is set. */
+#define LUMEN_SDK_VERSION_MAJOR 1u
+#define LUMEN_SDK_VERSION_MINOR 0u
+
+/* The first members of each descriptor, set with LUMEN_SDK_HEAD(type) in
+ * its designated initializer; every major version keeps them first. */
+#define LUMEN_SDK_HEAD(type) \
+  .size = (uint32_t)sizeof(type), .sdk_major = LUMEN_SDK_VERSION_MAJOR, .sdk_minor = LUMEN_SDK_VERSION_MINOR
+
+/* [signal-safe] Whether the sized struct `table` (a pointer, NULL for
+ * absent) has member `member` set: its `size` covers the member and the
+ * member is not NULL. A plugin asks before calling what a host may lack. */
+#define LUMEN_PROVIDES(table, member)                                                               \
+  ((table) != NULL &&                                                                               \
+   (table)->size >= (size_t)((const char*)&(table)->member - (const char*)(table)) + sizeof((table)->member) && \
+   (table)->member != NULL)
+
 
 /* What a plugin's factory functions (and an interposer's definitions) are
  * marked with: plugins are built with hidden visibility, so only these are
@@ -204,7 +158,6 @@ typedef struct lumen_metric_def {
   lumen_metric_unit unit;
   uint32_t flavors;      /* LUMEN_FLAVOR_* bits                        */
   const char* description;
-  /* ---- appended in ABI version 8 ---- */
   /* The flavors er_print's default metric list shows (0: all of
    * `flavors`): a count that only makes sense inclusive, such as a heap
    * allocation count, shows inclusive only. */

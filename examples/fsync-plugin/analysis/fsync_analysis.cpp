@@ -103,7 +103,7 @@ const lumen_view_def kViews[] = {
 };
 
 const lumen_analysis_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_analysis_descriptor),
     .name = "fsync",
     .version = "1.0",
     .data_file = kDataFile,

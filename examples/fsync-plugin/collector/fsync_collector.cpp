@@ -47,7 +47,7 @@ void link_of(int fd, char (&link)[32]) {
 void record(Call call, int fd, uint64_t start_ns, int result) {
   const lumen::ErrnoKept errno_kept;
   const int error = errno;
-  const uint64_t end_ns = g_runtime->now_ns();
+  const uint64_t end_ns = g_runtime->time->now_ns();
   // Not inside the collector already (its own syncs are not traced).
   const lumen::TraceGuard guard(g_runtime);
   if (!guard) return;
@@ -62,18 +62,19 @@ void record(Call call, int fd, uint64_t start_ns, int result) {
   r.call.duration_ns = end_ns > start_ns ? end_ns - start_ns : 0;
   // The stack starts at the program's call: the frames of this object are
   // left out by the runtime.
-  r.call.stack_id = g_runtime->capture_stack(nullptr, 0);
-  r.call.thread_id = g_runtime->thread_id();
+  r.call.stack_id = g_runtime->stacks->capture_stack(nullptr, 0);
+  r.call.thread_id = g_runtime->threads->thread_id();
   r.call.result = result;
   r.call.call = static_cast<uint16_t>(call);
   r.call.error = result < 0 ? static_cast<uint16_t>(error) : 0;
   r.call.name_bytes = length > 0 ? static_cast<uint32_t>(length) : 0;
-  g_runtime->write_record(g_stream, kSyncRecord, &r, static_cast<uint16_t>(sizeof r.call + r.call.name_bytes));
+  g_runtime->recording->write_record(g_stream, kSyncRecord, &r,
+                                     static_cast<uint16_t>(sizeof r.call + r.call.name_bytes));
 }
 
 int traced(Call call, lumen::RealFunction<int(int)>& real, int fd) {
   if (!g_tracing.load(std::memory_order_acquire)) return real.get()(fd);
-  const uint64_t start = g_runtime->now_ns();
+  const uint64_t start = g_runtime->time->now_ns();
   const int result = real.get()(fd);
   record(call, fd, start, result);
   return result;
@@ -81,7 +82,7 @@ int traced(Call call, lumen::RealFunction<int(int)>& real, int fd) {
 
 int start(const lumen_runtime* runtime, const lumen_option_value*, size_t, char* error, size_t error_size) {
   g_runtime = runtime;
-  g_stream = runtime->open_stream(kDataFile);
+  g_stream = runtime->recording->open_stream(kDataFile);
   if (g_stream < 0) {
     std::snprintf(error, error_size, "cannot create the data file '%s'", kDataFile);
     return 1;
@@ -95,7 +96,7 @@ void stop() { g_tracing.store(0, std::memory_order_release); }
 const lumen_flag_alias kFlagAliases[] = {{"on", ""}};
 
 const lumen_collector_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_collector_descriptor),
     .name = "fsync",
     .version = "1.0",
     .data_file = kDataFile,

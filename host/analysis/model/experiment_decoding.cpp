@@ -8,6 +8,7 @@
 #include "data_file_reader.h"
 #include "experiment.h"
 #include "format_error.h"
+#include "sdk_compatibility.h"
 
 namespace lumen::analysis {
 
@@ -37,42 +38,40 @@ struct SinkContext {
 };
 
 lumen_event_sink make_sink(SinkContext& context) {
-  lumen_event_sink sink{&context,
-                          [](void* opaque, const lumen_event* event) {
-                            auto* c = static_cast<SinkContext*>(opaque);
-                            (*c->visit)(*c->file, *event);
-                          },
-                          [](void* opaque, const char* function) -> uint64_t {
-                            auto& names = static_cast<SinkContext*>(opaque)->ids->artificial;
-                            auto found = std::find(names.begin(), names.end(), function);
-                            if (found == names.end()) found = names.insert(names.end(), function);
-                            return kArtificialStackBase + static_cast<uint64_t>(found - names.begin());
-                          },
-                          [](void* opaque, const lumen_stitch* stitch) {
-                            auto* c = static_cast<SinkContext*>(opaque);
-                            if (c->stitched != nullptr && stitch != nullptr) (*c->stitched)(*c->file, *stitch);
-                          },
-                          [](void* opaque, uint64_t stack_id, const char* function) -> uint64_t {
-                            StackIdTables& t = *static_cast<SinkContext*>(opaque)->ids;
-                            if (function == nullptr || is_artificial_stack(stack_id) ||
-                                is_traced_call_stack(stack_id))
-                              return stack_id;
-                            const auto [it, inserted] = t.traced_index.try_emplace(
-                                std::make_pair(stack_id, std::string(function)),
-                                kTracedCallStackBase + t.traced_count(t.owner));
-                            if (inserted) t.add_traced(stack_id, function);
-                            return it->second;
-                          },
-                          [](void* opaque, uint32_t thread_id, const char* name, int role) {
-                            if (name == nullptr) return;
-                            static_cast<SinkContext*>(opaque)->ids->name_thread(
-                                thread_id, {std::string(name).substr(0, 256), role == LUMEN_THREAD_RUNTIME_SYSTEM});
-                          },
-                          // span, level, describe_code and record_thread: set below
-                          nullptr, nullptr, nullptr, nullptr};
+  lumen_event_sink sink{};
+  sink.size = sizeof sink;
+  sink.context = &context;
+  sink.emit = [](void* opaque, const lumen_event* event) {
+    auto* c = static_cast<SinkContext*>(opaque);
+    (*c->visit)(*c->file, *event);
+  };
+  sink.artificial_stack = [](void* opaque, const char* function) -> uint64_t {
+    auto& names = static_cast<SinkContext*>(opaque)->ids->artificial;
+    auto found = std::find(names.begin(), names.end(), function);
+    if (found == names.end()) found = names.insert(names.end(), function);
+    return kArtificialStackBase + static_cast<uint64_t>(found - names.begin());
+  };
+  sink.traced_call_stack = [](void* opaque, uint64_t stack_id, const char* function) -> uint64_t {
+    StackIdTables& t = *static_cast<SinkContext*>(opaque)->ids;
+    if (function == nullptr || is_artificial_stack(stack_id) || is_traced_call_stack(stack_id)) return stack_id;
+    const auto [it, inserted] = t.traced_index.try_emplace(std::make_pair(stack_id, std::string(function)),
+                                                           kTracedCallStackBase + t.traced_count(t.owner));
+    if (inserted) t.add_traced(stack_id, function);
+    return it->second;
+  };
+  sink.stitch = [](void* opaque, const lumen_stitch* stitch) {
+    auto* c = static_cast<SinkContext*>(opaque);
+    if (c->stitched != nullptr && stitch != nullptr) (*c->stitched)(*c->file, *stitch);
+  };
+  sink.name_thread = [](void* opaque, uint32_t thread_id, const char* name, int role) {
+    if (name == nullptr) return;
+    static_cast<SinkContext*>(opaque)->ids->name_thread(
+        thread_id, {std::string(name).substr(0, 256), role == LUMEN_THREAD_RUNTIME_SYSTEM});
+  };
+  // A description as this lumen knows it: the members its size covers.
   sink.describe_code = [](void* opaque, const lumen_code_description* code) {
     if (code == nullptr) return;
-    if (auto copy = DescribedCodeTable::copy_of(*code))
+    if (auto copy = DescribedCodeTable::copy_of(metadata::read_sized(*code)))
       static_cast<SinkContext*>(opaque)->ids->describe_code(std::move(*copy));
   };
   sink.record_thread = [](void* opaque) { return static_cast<SinkContext*>(opaque)->record_thread; };

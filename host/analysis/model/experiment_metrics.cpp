@@ -20,7 +20,8 @@ namespace {
 lumen_configuration configure_plugin(const host::AnalysisHalf& half, const Experiment& experiment,
                                      const YAML::Node& options) {
   const lumen_analysis_descriptor& d = *half.descriptor;
-  lumen_configuration configuration{d.metrics, d.metric_count, d.derived_metrics, d.derived_metric_count, nullptr};
+  lumen_configuration configuration{sizeof(lumen_configuration), d.metrics, d.metric_count, d.derived_metrics,
+                                    d.derived_metric_count, nullptr};
   if (d.configure == nullptr) return configuration;
   std::vector<std::pair<std::string, std::string>> texts;
   if (options && options.IsMap())
@@ -30,11 +31,9 @@ lumen_configuration configure_plugin(const host::AnalysisHalf& half, const Exper
   std::vector<const char*> plugins;
   for (const DataFile& file : experiment.data_files()) plugins.push_back(file.plugin.c_str());
   const YAML::Node& header = experiment.header();
-  const lumen_experiment_facts facts{experiment.path().c_str(),
+  const lumen_experiment_facts facts{sizeof(lumen_experiment_facts),
+                                     experiment.path().c_str(),
                                      header[metadata::header::kClockMhz].as<double>(0),
-                                     header[metadata::header::kCpus].as<uint32_t>(0),
-                                     header[metadata::header::kStartWallNs].as<uint64_t>(0),
-                                     header[metadata::header::kStartMonotonicNs].as<uint64_t>(0),
                                      values.data(),
                                      values.size(),
                                      plugins.data(),

@@ -25,8 +25,8 @@ void merge(std::vector<std::pair<uint64_t, uint64_t>>& intervals) {
 
 // The splits a plugin declares.
 std::span<const lumen_interval_split> declared_splits(const lumen_analysis_descriptor& descriptor) {
-  if (descriptor.interval_split == nullptr) return {};
-  return {descriptor.interval_split, std::max<size_t>(descriptor.interval_split_count, 1)};
+  if (descriptor.interval_splits == nullptr) return {};
+  return {descriptor.interval_splits, descriptor.interval_split_count};
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Metrics a plugin defines by splitting another plugin's samples by the
 // intervals its own events (and spans) cover on each thread
-// (analysis_plugin.h, lumen_analysis_descriptor.interval_split): MPI's
+// (analysis_plugin.h, lumen_analysis_descriptor.interval_splits): MPI's
 // mpiwait and mpiwork are clock samples inside and outside MPI calls. A
 // sample's value goes to one of the two metrics on the sample's own stack,
 // so both are attributed like any other metric, and inside + outside

@@ -212,11 +212,6 @@ size_t frame_names(ViewRun* run, const std::vector<StackFrame>& frames, lumen_fr
   return n;
 }
 
-size_t stack_frames(void* context, uint64_t stack_id, lumen_frame_name* out, size_t max) {
-  const auto& scope = *static_cast<RecordScope*>(context);
-  return frame_names(scope.run, frames_of(*scope.run, scope.experiment, stack_id), out, max);
-}
-
 uint32_t map_epoch(void* context, uint64_t time_ns) {
   const auto& scope = *static_cast<const RecordScope*>(context);
   return scope.experiment == nullptr ? 0 : scope.experiment->loadobjects().epoch_at(time_ns);
@@ -310,9 +305,9 @@ Document run_plugin_view(const lumen_view_def& view, const std::string& plugin,
   run.selection = selection;
   run.top.run = &run;
   lumen_view_host host{};
+  host.size = sizeof host;
   host.context = &run.top;
   host.for_each_record = for_each_record;
-  host.stack_frames = stack_frames;
   host.data_symbol = data_symbol;
   host.summary = summary;
   host.table_begin = table_begin;

@@ -52,7 +52,7 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
 }
 
 const lumen_analysis_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_analysis_descriptor),
     .name = "clock",
     .version = "1.1",
     .data_file = lumen::clock::kDataFile,

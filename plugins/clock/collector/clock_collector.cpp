@@ -111,14 +111,14 @@ int on_profiling_signal(int, siginfo_t* info, void* ucontext) {
   if (!t_timer.armed) return 1;
   if (g_running.load(std::memory_order_acquire)) {
     ClockSplitSample sample;
-    sample.time_ns = g_runtime->now_ns();
-    sample.stack_id = g_runtime->capture_stack(ucontext, 0);
+    sample.time_ns = g_runtime->time->now_ns();
+    sample.stack_id = g_runtime->stacks->capture_stack(ucontext, 0);
     const uint64_t timer_ns = static_cast<uint64_t>(g_interval_ns) * (1u + static_cast<uint32_t>(info->si_overrun));
     split_cpu_time(timer_ns, &sample.user_ns, &sample.system_ns);
-    sample.thread_id = g_runtime->thread_id();
+    sample.thread_id = g_runtime->threads->thread_id();
     sample.cpu = sched_getcpu();
     // The tail's sample-to-be: the last one written (none while paused).
-    if (g_runtime->write_record(g_stream, lumen::clock::kSplitSampleRecord, &sample, sizeof sample) != 0) {
+    if (g_runtime->recording->write_record(g_stream, lumen::clock::kSplitSampleRecord, &sample, sizeof sample) != 0) {
       t_times.last_time_ns = sample.time_ns, t_times.last_stack = sample.stack_id, t_times.last_cpu = sample.cpu;
       t_times.sampled = true;
     }
@@ -145,21 +145,21 @@ void record_tail() {
   t_times.user_ns = user_now, t_times.system_ns = system_now;
   tail.time_ns = t_times.last_time_ns;
   tail.stack_id = t_times.last_stack;
-  tail.thread_id = g_runtime->thread_id();
+  tail.thread_id = g_runtime->threads->thread_id();
   tail.cpu = t_times.last_cpu;
-  g_runtime->write_record(g_stream, lumen::clock::kSplitSampleRecord, &tail, sizeof tail);
+  g_runtime->recording->write_record(g_stream, lumen::clock::kSplitSampleRecord, &tail, sizeof tail);
 }
 
 int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
           size_t error_size) {
   g_runtime = runtime;
   if (const char* interval = lumen_option(options, count, "interval", nullptr)) g_interval_ns = std::atoll(interval);
-  g_stream = runtime->open_stream(lumen::clock::kDataFile);
+  g_stream = runtime->recording->open_stream(lumen::clock::kDataFile);
   if (g_stream < 0) {
     std::snprintf(error, error_size, "cannot create the data file '%s'", lumen::clock::kDataFile);
     return 1;
   }
-  if (runtime->claim_signal(SIGPROF, on_profiling_signal) != 0) {
+  if (runtime->signals->claim_signal(SIGPROF, on_profiling_signal) != 0) {
     std::snprintf(error, error_size, "SIGPROF is already used by another plugin");
     return 1;
   }
@@ -169,7 +169,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
   std::snprintf(note, sizeof note,
                 "clock: each thread sampled every %lld %s of its CPU time, split into user and system time by its rusage",
                 static_cast<long long>(whole_ms ? g_interval_ns / 1'000'000 : g_interval_ns / 1000), whole_ms ? "ms" : "µs");
-  runtime->log_note(note);
+  runtime->recording->log_note(note);
   g_running.store(true, std::memory_order_release);
   return 0;
 }
@@ -181,9 +181,9 @@ void thread_begin() {
   event.sigev_notify = SIGEV_THREAD_ID;
   event.sigev_signo = SIGPROF;
   event.sigev_value.sival_int = kTimerCookie;
-  event._sigev_un._tid = static_cast<pid_t>(g_runtime->thread_id());
+  event._sigev_un._tid = static_cast<pid_t>(g_runtime->threads->thread_id());
   if (timer_create(CLOCK_THREAD_CPUTIME_ID, &event, &t_timer.id) != 0) {
-    g_runtime->count_drop();
+    g_runtime->recording->count_drop();
     return;
   }
   t_timer.armed = true;
@@ -225,7 +225,7 @@ const lumen_option_def kOptions[] = {
 const lumen_flag_alias kFlagAliases[] = {{"on", "10ms"}, {"hi", "1ms"}, {"lo", "100ms"}};
 
 const lumen_collector_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_collector_descriptor),
     .name = "clock",
     .version = "1.1",
     .data_file = lumen::clock::kDataFile,

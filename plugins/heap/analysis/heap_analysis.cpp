@@ -147,7 +147,7 @@ const lumen_view_def kViews[] = {
 };
 
 const lumen_analysis_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_analysis_descriptor),
     .name = "heap",
     .version = "1.0",
     .data_file = kDataFile,
@@ -156,10 +156,10 @@ const lumen_analysis_descriptor kPlugin = {
     .decoder_begin = decoder_begin,
     .decode = decode,
     .decoder_end = decoder_end,
-    .views = kViews,
-    .view_count = std::size(kViews),
     .decodes_in_parts = 1,
     .decoder_merge = decoder_merge,
+    .views = kViews,
+    .view_count = std::size(kViews),
 };
 
 }  // namespace

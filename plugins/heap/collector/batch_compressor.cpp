@@ -118,7 +118,8 @@ size_t compress_batches(const uint8_t* from, size_t bytes, uint32_t batch_count)
 }
 
 void write_compressed(size_t size) {
-  g_runtime->write_record(g_stream, kPairedCompactRecord, g_record, static_cast<uint16_t>(sizeof(HeapCompressed) + size));
+  g_runtime->recording->write_record(g_stream, kPairedCompactRecord, g_record,
+                                     static_cast<uint16_t>(sizeof(HeapCompressed) + size));
 }
 
 // The bytes of the first `count` gathered batches at `from`.
@@ -140,7 +141,7 @@ void compress_or_split(const uint8_t* from, size_t bytes, uint32_t batch_count) 
   const size_t size = compress_batches(from, bytes, batch_count);
   if (size != 0 && size <= kMaxCompressedBytes) return write_compressed(size);
   if (batch_count == 1) {
-    g_runtime->write_record(g_stream, kPairedBatchRecord, from + 2, static_cast<uint16_t>(bytes - 2));
+    g_runtime->recording->write_record(g_stream, kPairedBatchRecord, from + 2, static_cast<uint16_t>(bytes - 2));
     return;
   }
   const size_t half = batch_bytes(from, batch_count / 2);
@@ -198,7 +199,7 @@ bool gather(bool waiting_for_claimed) {
       if (waiting_since == 0) waiting_since = monotonic_ns();
       if (g_abandoned.load(std::memory_order_acquire) == g_ring->dequeue_at + 1 ||
           monotonic_ns() - waiting_since > kClaimedWaitNs) {
-        g_runtime->count_drop();
+        g_runtime->recording->count_drop();
         g_ring->dequeue_at += 1;
         waiting_since = 0;
         continue;
@@ -242,7 +243,7 @@ void* run(void*) {
 bool create_thread() {
   g_stop.store(0, std::memory_order_release);
   g_done.store(0, std::memory_order_release);
-  const bool created = g_runtime->start_thread(run, nullptr) == 0;
+  const bool created = g_runtime->work->start_thread(run, nullptr) == 0;
   if (!created) g_done.store(1, std::memory_order_release);
   return created;
 }

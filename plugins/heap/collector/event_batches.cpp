@@ -77,7 +77,7 @@ Slot* claim_slot() {
         found = &slot;
     });
     if (found != nullptr) {
-      found->thread_id = g_runtime->thread_id();
+      found->thread_id = g_runtime->threads->thread_id();
       found->used = 0;
       found->count = 0;
       return found;
@@ -102,7 +102,7 @@ void write_batch(Slot& slot) {
   const uint8_t phase = t_phase;
   t_phase = kInWrite;
   if (!compressor_offer(slot.data, static_cast<uint16_t>(slot.used)))
-    g_runtime->write_record(g_stream, kPairedBatchRecord, slot.data, static_cast<uint16_t>(slot.used));
+    g_runtime->recording->write_record(g_stream, kPairedBatchRecord, slot.data, static_cast<uint16_t>(slot.used));
   slot.used = 0;
   slot.count = 0;
   t_phase = phase;
@@ -143,12 +143,12 @@ uint64_t mark_floor(const PairedEvent& event, uint32_t thread_id) {
 bool batch_append(const PairedEvent& event, Appended& appended) noexcept {
   Slot* slot = t_slot;
   if (slot == nullptr && (slot = t_slot = claim_slot()) == nullptr) {
-    g_runtime->count_drop();
+    g_runtime->recording->count_drop();
     return false;
   }
   if (slot->busy.exchange(kAppending, std::memory_order_acquire) == kClosed) {
     slot->busy.store(kClosed, std::memory_order_release);
-    g_runtime->count_drop();  // collection stopped while this event was under way
+    g_runtime->recording->count_drop();  // collection stopped while this event was under way
     return false;
   }
   t_phase = kInAppend;

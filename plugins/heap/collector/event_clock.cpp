@@ -27,8 +27,8 @@ uint64_t read_ns(clockid_t clock) {
 }  // namespace
 
 void event_clock_start(const lumen_runtime* runtime, uint64_t start_ns) noexcept {
-  g_map_change = runtime->map_change_ns != nullptr ? runtime->map_change_ns() : nullptr;
-  g_latest_now_of_thread = runtime->latest_now_of_thread;
+  g_map_change = runtime->time->map_change_ns != nullptr ? runtime->time->map_change_ns() : nullptr;
+  g_latest_now_of_thread = runtime->time->latest_now_of_thread;
   g_start_ns = start_ns;
   t_events = 0;
   t_tick = 0;

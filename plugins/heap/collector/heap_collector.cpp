@@ -59,7 +59,7 @@ void record_allocation(const TraceGuard&, Allocator allocator, const void* addre
   event.type = EventType::kAlloc;
   event.allocator = allocator;
   event.size = size;
-  event.stack_id = g_runtime->capture_stack(nullptr, 0);
+  event.stack_id = g_runtime->stacks->capture_stack(nullptr, 0);
   Appended appended;
   if (batch_append(event, appended)) make_live(appended, address, is_mapping(allocator), size);
 }
@@ -85,7 +85,7 @@ void record_reallocation(const TraceGuard&, Allocator allocator, bool frees, con
   event.frees = frees;
   event.freed = freed;
   event.size = size;
-  event.stack_id = g_runtime->capture_stack(nullptr, 0);
+  event.stack_id = g_runtime->stacks->capture_stack(nullptr, 0);
   Appended appended;
   if (batch_append(event, appended)) make_live(appended, address, is_mapping(allocator), size);
 }
@@ -104,10 +104,10 @@ namespace {
 
 // Every event of the process is stamped after its start.
 bool write_start_record() {
-  const HeapStart record{g_runtime->now_ns(), static_cast<uint32_t>(getpid()), 0};
+  const HeapStart record{g_runtime->time->now_ns(), static_cast<uint32_t>(getpid()), 0};
   event_clock_start(g_runtime, record.time_ns);
   g_start_ns = record.time_ns;
-  return g_runtime->write_record(g_stream, kStartRecord, &record, sizeof record) != 0;
+  return g_runtime->recording->write_record(g_stream, kStartRecord, &record, sizeof record) != 0;
 }
 
 // The batches hold the parent's events, which the parent writes. A followed
@@ -117,8 +117,8 @@ void fork_child() {
   if (!detail::g_running.load(std::memory_order_acquire)) return;
   batches_forget_after_fork();
   live_forget_after_fork();
-  if (g_runtime->collecting() != 0) live_start();
-  if (g_runtime->collecting() == 0) {
+  if (g_runtime->guard->collecting() != 0) live_start();
+  if (g_runtime->guard->collecting() == 0) {
     compressor_forget_after_fork();
     return;
   }
@@ -131,10 +131,10 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
   const bool enabled = std::strcmp(lumen_option(options, count, "enable", "1"), "1") == 0;
   g_runtime = runtime;
   if (!enabled) {
-    runtime->log_note("heap tracing is planned with enable=off: allocations are forwarded, not traced");
+    runtime->recording->log_note("heap tracing is planned with enable=off: allocations are forwarded, not traced");
     return 0;
   }
-  g_stream = runtime->open_stream(kDataFile);
+  g_stream = runtime->recording->open_stream(kDataFile);
   if (g_stream < 0) {
     std::snprintf(error, error_size, "cannot create the data file '%s'", kDataFile);
     return 1;
@@ -150,7 +150,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
   // Before tracing begins: the thread's own stack and TLS are not traced.
   const int level = std::atoi(lumen_option(options, count, "compress", "1"));
   if (level > 0 && !compressor_start(runtime, g_stream, level))
-    runtime->log_note("heap: the compression thread could not start; batches are written uncompressed");
+    runtime->recording->log_note("heap: the compression thread could not start; batches are written uncompressed");
   detail::g_running.store(true, std::memory_order_release);
   return 0;
 }
@@ -176,7 +176,7 @@ const lumen_option_def kOptions[] = {
 const lumen_flag_alias kFlagAliases[] = {{"on", "on"}};
 
 const lumen_collector_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_collector_descriptor),
     .name = "heap",
     .version = "1.0",
     .data_file = kDataFile,

@@ -90,13 +90,13 @@ int decode(void* state, uint16_t kind, const void* payload, uint16_t bytes, cons
 
 // Metrics come from configure(); an experiment without it would have none.
 const lumen_analysis_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_analysis_descriptor),
     .name = "hwc",
     .version = "1.0",
     .data_file = kDataFile,
+    .configure = configure,
     .decoder_begin = decoder_begin,
     .decode = decode,
-    .configure = configure,
     .decodes_in_parts = 1,  // each overflow is one event; the state is the configuration, only read
 };
 

@@ -61,6 +61,7 @@ void describe_values(void (*line)(void*, const char*), void* context) { list_cou
 
 }  // namespace
 
-const lumen_collector_hooks kHostHooks = {.check = check, .describe_values = describe_values, .leave_out = leave_out};
+const lumen_collector_hooks kHostHooks = {
+    .size = sizeof(lumen_collector_hooks), .check = check, .describe_values = describe_values, .leave_out = leave_out};
 
 }  // namespace lumen::hwc

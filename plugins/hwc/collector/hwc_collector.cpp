@@ -114,13 +114,13 @@ bool fd_was_ours(int fd) {
 // [signal-safe]
 void write_overflow(uint64_t stack_id, uint64_t count, uint32_t tid, uint32_t counter, uint16_t flags) {
   CounterOverflow record{};
-  record.time_ns = g_runtime->now_ns();
+  record.time_ns = g_runtime->time->now_ns();
   record.stack_id = stack_id;
   record.count = count;
   record.thread_id = tid;
   record.counter = static_cast<uint16_t>(counter);
   record.flags = flags;
-  g_runtime->write_record(g_stream, kOverflowRecord, &record, sizeof record);
+  g_runtime->recording->write_record(g_stream, kOverflowRecord, &record, sizeof record);
 }
 
 // [signal-safe] One kNotProgramRelated record per full interval counter
@@ -151,7 +151,7 @@ void on_cpu_wide_poll() {
     for (uint32_t i = 0; i < g_counter_count; ++i) {
       uint64_t value = 0;
       if (g_cpu_wide[i] && read_cpu_wide(i, &value))
-        record_full_intervals(&g_cpu_wide_last[i], g_runtime->thread_id(), i, value);
+        record_full_intervals(&g_cpu_wide_last[i], g_runtime->threads->thread_id(), i, value);
     }
   g_cpu_wide_busy.store(false, std::memory_order_release);
 }
@@ -161,7 +161,7 @@ void close_cpu_wide_counters() {
   if (g_cpu_wide_timer_armed) timer_delete(g_cpu_wide_timer);
   g_cpu_wide_timer_armed = false;
   while (g_cpu_wide_busy.exchange(true, std::memory_order_acquire)) sched_yield();
-  const uint32_t tid = g_runtime->thread_id();
+  const uint32_t tid = g_runtime->threads->thread_id();
   for (uint32_t i = 0; i < g_counter_count; ++i) {
     uint64_t value = 0;
     if (!g_cpu_wide[i]) continue;
@@ -192,7 +192,7 @@ void on_poll(ThreadCounters* slot) {
 // [signal-safe] Records counter `index`'s increment since its previous
 // record with the stack of `ucontext`: an overflow of the calling thread.
 void record_overflow(ThreadCounters* slot, int index, void* ucontext) {
-  if (g_runtime->now_ns() - slot->handled_ns < kMinOverflowGapNs) {
+  if (g_runtime->time->now_ns() - slot->handled_ns < kMinOverflowGapNs) {
     g_throttled.fetch_add(1, std::memory_order_relaxed);
     return;
   }
@@ -203,9 +203,10 @@ void record_overflow(ThreadCounters* slot, int index, void* ucontext) {
         value > slot->last[index]) {
       const uint64_t increment = value - slot->last[index];
       slot->last[index] = value;
-      write_overflow(g_runtime->capture_stack(ucontext, 0), increment, slot->tid, static_cast<uint32_t>(index), 0);
+      write_overflow(g_runtime->stacks->capture_stack(ucontext, 0), increment, slot->tid, static_cast<uint32_t>(index),
+                     0);
     }
-    slot->handled_ns = g_runtime->now_ns();
+    slot->handled_ns = g_runtime->time->now_ns();
   }
   slot->in_handler.store(false, std::memory_order_release);
 }
@@ -284,7 +285,7 @@ void arm_poll_timer(ThreadCounters* slot) {
   event.sigev_value.sival_int = kPollCookie;
   event._sigev_un._tid = static_cast<pid_t>(slot->tid);
   if (timer_create(CLOCK_THREAD_CPUTIME_ID, &event, &slot->poll_timer) != 0) {
-    g_runtime->count_drop();
+    g_runtime->recording->count_drop();
     return;
   }
   slot->poll_armed = true;
@@ -298,10 +299,10 @@ void thread_begin() {
   if (!g_running.load(std::memory_order_acquire) || t_slot != nullptr) return;
   ThreadCounters* slot = claim_slot();
   if (slot == nullptr) {
-    g_runtime->count_drop();
+    g_runtime->recording->count_drop();
     return;
   }
-  slot->tid = g_runtime->thread_id();
+  slot->tid = g_runtime->threads->thread_id();
   slot->in_handler.store(false, std::memory_order_relaxed);
   slot->poll_armed = false;
   slot->handled_ns = 0;
@@ -313,7 +314,7 @@ void thread_begin() {
     if (g_cpu_wide[i]) continue;
     const int fd = open_counter(g_attrs[i], -1);
     if (fd < 0) {
-      g_runtime->count_drop();
+      g_runtime->recording->count_drop();
       continue;
     }
     if (g_polled[i] || g_trapped[i]) {
@@ -325,7 +326,7 @@ void thread_begin() {
     if (fcntl(fd, F_SETSIG, g_signal) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
         fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0) {
       close(fd);
-      g_runtime->count_drop();
+      g_runtime->recording->count_drop();
       continue;
     }
     slot->fds[i] = fd;
@@ -357,13 +358,13 @@ void prepare_polling(const EncodedCounter& counter, uint32_t index, const lumen_
     if (const std::string problem = open_cpu_wide(index, counter.attr, counter.cpus); !problem.empty()) {
       how += ", but it cannot be opened (" + problem + "): it counts nothing";
       g_cpu_wide[index] = false;
-      runtime->count_drop();
+      runtime->recording->count_drop();
     }
   }
   const std::string note = "hwc: " + counter.name + " (" + counter.event + ") cannot sample: " + how +
                            "; one record per " + std::to_string(counter.interval) +
                            " events under collector_not_program_related";
-  runtime->log_note(note.c_str());
+  runtime->recording->log_note(note.c_str());
 }
 
 // A CLOCK_MONOTONIC timer of the process, polling the per-CPU counters.
@@ -409,7 +410,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
     return 1;
   }
   g_slots = static_cast<ThreadCounters*>(table);
-  g_stream = runtime->open_stream(kDataFile);
+  g_stream = runtime->recording->open_stream(kDataFile);
   if (g_stream < 0) {
     std::snprintf(error, error_size, "cannot create the data file '%s'", kDataFile);
     return 1;
@@ -417,13 +418,13 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
   // A realtime signal queues (a standard one would merge overflows); glibc
   // keeps the first few for itself.
   for (int candidate = SIGRTMIN + 6; candidate <= SIGRTMAX && g_signal == 0; ++candidate)
-    if (runtime->claim_signal(candidate, on_overflow) == 0) g_signal = candidate;
+    if (runtime->signals->claim_signal(candidate, on_overflow) == 0) g_signal = candidate;
   if (g_signal == 0) {
     std::snprintf(error, error_size, "no realtime signal could be claimed for counter overflows");
     return 1;
   }
   if (std::find(g_trapped, g_trapped + g_counter_count, true) != g_trapped + g_counter_count &&
-      runtime->claim_signal(SIGTRAP, on_trap) != 0) {
+      runtime->signals->claim_signal(SIGTRAP, on_trap) != 0) {
     std::snprintf(error, error_size, "SIGTRAP could not be claimed for the overflows of the counters the kernel counts");
     return 1;
   }
@@ -435,7 +436,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
       if (g_cpu_wide[i]) close_cpu_wide(i);
     return 1;
   }
-  runtime->write_record(g_stream, kSettingsRecord, &settings, sizeof settings);
+  runtime->recording->write_record(g_stream, kSettingsRecord, &settings, sizeof settings);
   g_running.store(true, std::memory_order_release);
   return 0;
 }
@@ -469,7 +470,7 @@ void stop() {
                              std::to_string(kMinOverflowGapNs / 1000) +
                              " us of the thread's previous one and were not unwound; their counts went with the "
                              "next recorded overflow";
-    g_runtime->log_note(note.c_str());
+    g_runtime->recording->log_note(note.c_str());
   }
   if (g_any_cpu_wide) close_cpu_wide_counters();
   // Threads still running at the end: their counts since the last overflow.
@@ -486,7 +487,7 @@ const lumen_option_def kOptions[] = {
 const lumen_flag_alias kFlagAliases[] = {{"on", "cycles,on,insts,on"}, {"auto", "cycles,on,insts,on"}};
 
 const lumen_collector_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_collector_descriptor),
     .name = "hwc",
     .version = "1.0",
     .data_file = kDataFile,

@@ -55,7 +55,7 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
 }
 
 const lumen_analysis_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_analysis_descriptor),
     .name = "io",
     .version = "1.0",
     .data_file = kDataFile,

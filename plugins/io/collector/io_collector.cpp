@@ -53,7 +53,7 @@ uint32_t new_file(const char* name, size_t length) {
   record.header.file = file;
   record.header.name_bytes = static_cast<uint32_t>(length);
   std::memcpy(record.name, name, length);
-  g_runtime->write_record(g_stream, kFileRecord, &record, static_cast<uint16_t>(sizeof(IoFile) + length));
+  g_runtime->recording->write_record(g_stream, kFileRecord, &record, static_cast<uint16_t>(sizeof(IoFile) + length));
   return file;
 }
 
@@ -110,13 +110,13 @@ void write_call(uint16_t call, int fd, uint32_t file, uint64_t start_ns, uint64_
   record.result = result;
   // The stack starts at the program's call to read() & co.: the frames of
   // this object are left out by the runtime.
-  record.stack_id = g_runtime->capture_stack(nullptr, 0);
-  record.thread_id = g_runtime->thread_id();
+  record.stack_id = g_runtime->stacks->capture_stack(nullptr, 0);
+  record.thread_id = g_runtime->threads->thread_id();
   record.fd = fd;
   record.file = file;
   record.call = call;
   record.error = result < 0 ? static_cast<uint16_t>(error) : 0;
-  g_runtime->write_record(g_stream, kCallRecord, &record, sizeof record);
+  g_runtime->recording->write_record(g_stream, kCallRecord, &record, sizeof record);
 }
 
 // The runtime's re-entry guard for one record: false when the calling
@@ -127,13 +127,13 @@ struct Recording : lumen::TraceGuard {
 
 int start(const lumen_runtime* runtime, const lumen_option_value*, size_t, char* error, size_t error_size) {
   g_runtime = runtime;
-  g_stream = runtime->open_stream(kDataFile);
+  g_stream = runtime->recording->open_stream(kDataFile);
   if (g_stream < 0) {
     std::snprintf(error, error_size, "cannot create the data file '%s'", kDataFile);
     return 1;
   }
   const IoStart begin{static_cast<uint32_t>(getpid()), 0};
-  runtime->write_record(g_stream, kStartRecord, &begin, sizeof begin);
+  runtime->recording->write_record(g_stream, kStartRecord, &begin, sizeof begin);
   g_tracing.store(1, std::memory_order_release);
   return 0;
 }
@@ -143,7 +143,7 @@ void stop() { g_tracing.store(0, std::memory_order_release); }
 const lumen_flag_alias kFlagAliases[] = {{"on", ""}};
 
 const lumen_collector_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_collector_descriptor),
     .name = "io",
     .version = "1.0",
     .data_file = kDataFile,
@@ -170,7 +170,7 @@ int io_tracing(void) {
   return thread_records ? 1 : 0;
 }
 
-uint64_t io_now(void) { return g_runtime->now_ns(); }
+uint64_t io_now(void) { return g_runtime->time->now_ns(); }
 
 __attribute__((noinline)) void io_record(uint16_t call, int fd, uint64_t start_ns, int64_t result) {
   const int saved_errno = errno;

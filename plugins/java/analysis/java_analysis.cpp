@@ -98,16 +98,16 @@ const lumen_view_def kViews[] = {
 };
 
 const lumen_analysis_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_analysis_descriptor),
     .name = "java",
     .version = "1.0",
     .data_file = kDataFile,
+    .configure = configure,
     .decode = decode,
+    .decodes_in_parts = 1,  // each record is checked alone; thread names go through the sink
     .views = kViews,
     .view_count = std::size(kViews),
-    .configure = configure,
     .fold_stack = lumen::java::fold_stack,
-    .decodes_in_parts = 1,  // each record is checked alone; thread names go through the sink
 };
 
 }  // namespace

@@ -53,6 +53,7 @@ int describe_machine_code(const void* payload, size_t bytes, const lumen_event_s
   for (size_t i = 0; i < texts.size(); ++i) notes.push_back({note_addresses[i], texts[i].c_str()});
   const std::string path = java_source_path(klass, source);
   lumen_code_description description{};
+  description.size = sizeof description;
   description.start = code.code_start;
   description.end = code.code_start + code.code_size;
   description.source_file = path.empty() ? nullptr : path.c_str();

@@ -64,6 +64,7 @@ void describe_method_code(const void* payload, size_t bytes, const lumen_event_s
       instructions.push_back({java_frame_address(method.frame_base, instruction.bci), instruction.text.c_str()});
   const std::string path = java_source_path(klass, source);
   lumen_code_description code{};
+  code.size = sizeof code;
   code.start = method.frame_base;
   code.end = method.frame_base + kMethodSpan;
   code.source_file = path.empty() ? nullptr : path.c_str();

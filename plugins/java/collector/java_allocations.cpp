@@ -36,12 +36,14 @@ bool java_allocations_init(jvmtiEnv* jvmti, uint32_t interval) {
   jvmtiCapabilities sampled{};
   sampled.can_generate_sampled_object_alloc_events = 1;
   if (jvmti->AddCapabilities(&sampled) != JVMTI_ERROR_NONE) {
-    runtime->log_note("java: this JVM does not sample allocations (SampledObjectAlloc needs JDK 11 or later); "
-                      "Java allocations are not recorded");
+    runtime->recording->log_note(
+        "java: this JVM does not sample allocations (SampledObjectAlloc needs JDK 11 or later); "
+        "Java allocations are not recorded");
     return false;
   }
   if (jvmti->SetHeapSamplingInterval(static_cast<jint>(interval)) != JVMTI_ERROR_NONE) {
-    runtime->log_note("java: the JVM refused the allocation sampling interval; Java allocations are not recorded");
+    runtime->recording->log_note(
+        "java: the JVM refused the allocation sampling interval; Java allocations are not recorded");
     return false;
   }
   g_interval = interval;
@@ -50,8 +52,9 @@ bool java_allocations_init(jvmtiEnv* jvmti, uint32_t interval) {
 
 void java_allocations_enable(jvmtiEnv* jvmti) {
   if (jvmti->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, nullptr) != JVMTI_ERROR_NONE)
-    agent_context().runtime->log_note("java: the JVM refused SampledObjectAlloc events; Java allocations are not "
-                                      "recorded");
+    agent_context().runtime->recording->log_note(
+        "java: the JVM refused SampledObjectAlloc events; Java allocations are not "
+        "recorded");
 }
 
 void java_allocations_disable(jvmtiEnv* jvmti) {
@@ -64,11 +67,11 @@ void JNICALL on_sampled_object_alloc(jvmtiEnv* jvmti, JNIEnv*, jthread, jobject 
   if (!guard) return;
   const std::string name = allocated_class(jvmti, klass);
   JavaAllocation sample{};
-  sample.time_ns = context.runtime->now_ns();
+  sample.time_ns = context.runtime->time->now_ns();
   sample.stack_id = capture_java_stack(jvmti);
   sample.size = static_cast<uint64_t>(size > 0 ? size : 0);
   sample.interval = g_interval;
-  sample.thread_id = context.runtime->thread_id();
+  sample.thread_id = context.runtime->threads->thread_id();
   sample.class_bytes = static_cast<uint16_t>(std::min<size_t>(name.size(), 1024));
   // Tagged, the object's fate at the JVM's end is known (java_census.h).
   const uint64_t tag = java_census_track(jvmti, object);
@@ -77,7 +80,7 @@ void JNICALL on_sampled_object_alloc(jvmtiEnv* jvmti, JNIEnv*, jthread, jobject 
   std::memcpy(record.data(), &tag, tag_bytes);
   std::memcpy(record.data() + tag_bytes, &sample, sizeof sample);
   std::memcpy(record.data() + tag_bytes + sizeof sample, name.data(), sample.class_bytes);
-  context.runtime->write_record(context.classes, tag != 0 ? kTrackedAllocationRecord : kAllocationRecord,
+  context.runtime->recording->write_record(context.classes, tag != 0 ? kTrackedAllocationRecord : kAllocationRecord,
                                 record.data(), static_cast<uint16_t>(record.size()));
 }
 

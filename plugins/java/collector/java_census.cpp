@@ -37,7 +37,9 @@ jint JNICALL visit_tagged(jlong, jlong, jlong* tag_ptr, jint, void* user_data) {
 // The JVM's options as the launcher and the environment give them.
 std::string jvm_options(const lumen_runtime& runtime) {
   std::vector<char> cmdline(1 << 16);
-  const long n = runtime.read_task_file(0, "cmdline", cmdline.data(), cmdline.size() - 1);
+  lumen_task_file file{0, "cmdline", cmdline.data(), cmdline.size() - 1, -1};
+  runtime.threads->read_task_files(&file, 1);
+  const long n = file.bytes;
   std::string text(cmdline.data(), n > 0 ? static_cast<size_t>(n) : 0);
   std::replace(text.begin(), text.end(), '\0', ' ');
   for (const char* name : {"JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"})
@@ -52,17 +54,19 @@ bool java_census_init(jvmtiEnv* jvmti) {
   const std::string options = jvm_options(*runtime);
   for (const char* collector : {"+UseZGC", "+UseShenandoahGC", "+UseEpsilonGC"})
     if (options.find(collector) != std::string::npos) {
-      runtime->log_note((std::string("java: no census of live Java objects at the JVM's end under -XX:") + collector +
-                         " (its collector cannot be made to collect then); -leaks cannot tell Java leaks")
-                            .c_str());
+      runtime->recording->log_note((std::string("java: no census of live Java objects at the JVM's end under -XX:") +
+                                    collector +
+                                    " (its collector cannot be made to collect then); -leaks cannot tell Java leaks")
+                                       .c_str());
       return false;
     }
   jvmtiCapabilities census{};
   census.can_tag_objects = 1;
   census.can_generate_garbage_collection_events = 1;
   if (jvmti->AddCapabilities(&census) != JVMTI_ERROR_NONE) {
-    runtime->log_note("java: the JVM cannot tag objects; no census of live Java objects at its end, so -leaks "
-                      "cannot tell Java leaks");
+    runtime->recording->log_note(
+        "java: the JVM cannot tag objects; no census of live Java objects at its end, so -leaks "
+        "cannot tell Java leaks");
     return false;
   }
   g_census = true;
@@ -86,7 +90,7 @@ void java_census_vm_started() {
   // chosen.
   if (has_thread_named(context, {"ZDriver", "ZDirector", "Shenandoah"})) {
     g_census = false;
-    context.runtime->log_note("java: no census of live Java objects at the JVM's end: its collector (ZGC or "
+    context.runtime->recording->log_note("java: no census of live Java objects at the JVM's end: its collector (ZGC or "
                               "Shenandoah) cannot collect then; -leaks cannot tell Java leaks");
   }
 }
@@ -95,7 +99,7 @@ void java_census_take(jvmtiEnv* jvmti) {
   if (!g_census) return;
   const AgentContext& context = agent_context();
   JavaCensus census{};
-  census.time_ns = context.runtime->now_ns();
+  census.time_ns = context.runtime->time->now_ns();
   census.tracked = g_next_tag.load(std::memory_order_relaxed) - 1;
   // A full collection frees every tracked object nothing references; its
   // tag leaves the tag map with it.
@@ -109,7 +113,8 @@ void java_census_take(jvmtiEnv* jvmti) {
   jvmtiHeapCallbacks callbacks{};
   callbacks.heap_iteration_callback = visit_tagged;
   if (jvmti->IterateThroughHeap(JVMTI_HEAP_FILTER_UNTAGGED, nullptr, &callbacks, &live) != JVMTI_ERROR_NONE) {
-    context.runtime->log_note("java: the JVM refused to walk its heap; no census of live Java objects at its end");
+    context.runtime->recording->log_note(
+        "java: the JVM refused to walk its heap; no census of live Java objects at its end");
     return;
   }
   // Tags in records of at most kTagsPerRecord, then the census itself.
@@ -120,11 +125,11 @@ void java_census_take(jvmtiEnv* jvmti) {
     record.resize(sizeof header + header.count * sizeof(uint64_t));
     std::memcpy(record.data(), &header, sizeof header);
     std::memcpy(record.data() + sizeof header, live.tags.data() + first, header.count * sizeof(uint64_t));
-    context.runtime->write_record(context.classes, kLiveObjectsRecord, record.data(),
+    context.runtime->recording->write_record(context.classes, kLiveObjectsRecord, record.data(),
                                   static_cast<uint16_t>(record.size()));
   }
   census.live = live.count;
-  context.runtime->write_record(context.classes, kCensusRecord, &census, sizeof census);
+  context.runtime->recording->write_record(context.classes, kCensusRecord, &census, sizeof census);
 }
 
 }  // namespace lumen::java

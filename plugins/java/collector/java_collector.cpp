@@ -62,7 +62,7 @@ void put_jdk_first(const std::string& jdk) {
 int start(const lumen_runtime* runtime, const lumen_option_value* options, size_t count, char* error,
           size_t error_size) {
   AgentContext& context = agent_context();
-  context.classes = runtime->open_stream(kDataFile);
+  context.classes = runtime->recording->open_stream(kDataFile);
   if (context.classes < 0) {
     std::snprintf(error, error_size, "cannot create the data file '%s'", kDataFile);
     return 1;
@@ -82,7 +82,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
 // threads and others before the process ends.
 void thread_end() {
   const AgentContext& context = agent_context();
-  if (context.runtime != nullptr) name_ending_jvm_thread(context, context.runtime->thread_id());
+  if (context.runtime != nullptr) name_ending_jvm_thread(context, context.runtime->threads->thread_id());
 }
 
 void stop() {
@@ -119,10 +119,10 @@ const lumen_option_def kOptions[] = {
 
 const lumen_flag_alias kFlagAliases[] = {{"on", ""}, {"heap", "heap=on"}};
 
-const lumen_collector_hooks kHooks = {.check = check};
+const lumen_collector_hooks kHooks = {.size = sizeof(lumen_collector_hooks), .check = check};
 
 const lumen_collector_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_collector_descriptor),
     .name = "java",
     .version = "1.0",
     .data_file = kDataFile,

@@ -92,7 +92,7 @@ uint64_t capture_with_java_frames(const lumen_runtime* runtime, const uint64_t* 
   t_taken_frames = java_frames;
   t_taken_count = count;
   t_taken_cut = cut;
-  const uint64_t stack = runtime->capture_stack(&here, 0);
+  const uint64_t stack = runtime->stacks->capture_stack(&here, 0);
   t_taken_count = 0;
   t_taken_frames = nullptr;
   return stack;
@@ -154,7 +154,8 @@ void java_frames_report(const lumen_runtime* runtime) {
     text += part;
   }
   if (total == 0) return;
-  runtime->log_note(("java: " + std::to_string(total) + " Java call stacks could not be walked (" + text + ")").c_str());
+  runtime->recording->log_note(
+      ("java: " + std::to_string(total) + " Java call stacks could not be walked (" + text + ")").c_str());
 }
 
 }  // namespace lumen::java

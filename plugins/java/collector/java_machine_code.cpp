@@ -113,7 +113,7 @@ void write_machine_code(const AgentContext& context, jvmtiEnv* jvmti, jmethodID 
   if (!claim(recorded)) {
     g_skipped_methods.fetch_add(1, std::memory_order_relaxed);
     if (!g_limit_noted.exchange(true))
-      context.runtime->log_note(("java: the machine code of compiled methods reached the limit of " +
+      context.runtime->recording->log_note(("java: the machine code of compiled methods reached the limit of " +
                                  std::to_string(g_limit.load()) +
                                  " bytes (option code_limit); later methods' code is not recorded, and -disasm "
                                  "shows no instructions for them")
@@ -121,7 +121,7 @@ void write_machine_code(const AgentContext& context, jvmtiEnv* jvmti, jmethodID 
     return;
   }
   const auto id = reinterpret_cast<uint64_t>(method);
-  header.time_ns = context.runtime->now_ns();
+  header.time_ns = context.runtime->time->now_ns();
   header.frame_base = method_encodable(id) ? method_base(id) : 0;
   header.code_start = start;
   header.code_size = static_cast<uint32_t>(code_size);
@@ -141,7 +141,7 @@ void write_machine_code(const AgentContext& context, jvmtiEnv* jvmti, jmethodID 
   put(entries.data(), entries.size() * sizeof(PcMapEntry));
   // The JIT installed this code and keeps it while the event is posted.
   put(code_addr, recorded);
-  if (context.runtime->write_record(context.classes, kMachineCodeRecord, record.data(),
+  if (context.runtime->recording->write_record(context.classes, kMachineCodeRecord, record.data(),
                                     static_cast<uint16_t>(record.size())) == 0) {
     g_recorded_bytes.fetch_sub(recorded, std::memory_order_relaxed);  // dropped, and counted as such by the runtime
     return;
@@ -157,7 +157,7 @@ void java_machine_code_report(const lumen_runtime* runtime) {
                      std::to_string(g_recorded_bytes.load()) + " bytes)";
   if (cut > 0) note += "; " + std::to_string(cut) + " of them longer than a record holds, recorded in part";
   if (skipped > 0) note += "; " + std::to_string(skipped) + " more past the limit (option code_limit) not recorded";
-  runtime->log_note(note.c_str());
+  runtime->recording->log_note(note.c_str());
 }
 
 }  // namespace lumen::java

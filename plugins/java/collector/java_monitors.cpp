@@ -66,7 +66,7 @@ uint64_t name_hash(const std::string& name) {
 
 void record(jvmtiEnv* jvmti, JNIEnv* env, jobject object, uint64_t request_ns, sync::Call call) {
   const AgentContext& context = agent_context();
-  const uint64_t grant_ns = context.runtime->now_ns();
+  const uint64_t grant_ns = context.runtime->time->now_ns();
   const int64_t threshold = g_threshold();
   if (threshold < 0 || request_ns == 0 || grant_ns - request_ns <= uint64_t(threshold)) return;
   const TraceGuard guard(context.runtime);
@@ -77,14 +77,14 @@ void record(jvmtiEnv* jvmti, JNIEnv* env, jobject object, uint64_t request_ns, s
   wait.grant_ns = grant_ns;
   wait.object = name_hash(monitor);
   wait.stack_id = capture_java_stack(jvmti);
-  wait.thread_id = context.runtime->thread_id();
+  wait.thread_id = context.runtime->threads->thread_id();
   wait.object_kind = static_cast<uint16_t>(sync::ObjectKind::kJavaMonitor);
   wait.call = static_cast<uint16_t>(call);
   const size_t name_bytes = std::min<size_t>(monitor.size(), 1024);
   std::vector<char> payload(sizeof wait + name_bytes);
   std::memcpy(payload.data(), &wait, sizeof wait);
   std::memcpy(payload.data() + sizeof wait, monitor.data(), name_bytes);
-  context.runtime->write_record(g_sync_stream, sync::kMonitorWaitRecord, payload.data(),
+  context.runtime->recording->write_record(g_sync_stream, sync::kMonitorWaitRecord, payload.data(),
                                 static_cast<uint16_t>(payload.size()));
 }
 
@@ -92,7 +92,7 @@ void record(jvmtiEnv* jvmti, JNIEnv* env, jobject object, uint64_t request_ns, s
 // mutexes: the sync plugin leaves those waits out while this one lasts.
 uint64_t begin_wait() {
   g_recorded_elsewhere(+1);
-  return agent_context().runtime->now_ns();
+  return agent_context().runtime->time->now_ns();
 }
 
 uint64_t end_wait(uint64_t* began) {
@@ -117,7 +117,7 @@ bool java_monitors_init() {
   g_recorded_elsewhere = reinterpret_cast<RecordedElsewhereFn>(dlsym(sync, "lumen_sync_recorded_elsewhere"));
   dlclose(sync);  // the runtime's own reference keeps it loaded
   if (g_threshold == nullptr || g_recorded_elsewhere == nullptr) return false;
-  g_sync_stream = agent_context().runtime->open_stream(sync::kDataFile);
+  g_sync_stream = agent_context().runtime->recording->open_stream(sync::kDataFile);
   return g_sync_stream >= 0;
 }
 

@@ -37,7 +37,9 @@ bool g_jvm_started = false;
 // Read through the runtime: no descriptor of the program's table is taken.
 std::string thread_comm(const lumen_runtime& runtime, uint32_t tid) {
   char text[64] = {};
-  const long n = runtime.read_task_file(tid, "comm", text, sizeof text - 1);
+  lumen_task_file file{tid, "comm", text, sizeof text - 1, -1};
+  runtime.threads->read_task_files(&file, 1);
+  const long n = file.bytes;
   if (n <= 0) return {};
   std::string name(text, static_cast<size_t>(n));
   while (!name.empty() && name.back() == '\n') name.pop_back();
@@ -66,12 +68,13 @@ bool claim_system_name(uint32_t tid) {
 }  // namespace
 
 void write_thread_record(const AgentContext& context, uint32_t tid, const std::string& name, uint16_t flags) {
-  JavaThread header{context.runtime->now_ns(), tid, static_cast<uint16_t>(std::min<size_t>(name.size(), 1024)),
+  JavaThread header{context.runtime->time->now_ns(), tid, static_cast<uint16_t>(std::min<size_t>(name.size(), 1024)),
                     flags};
   std::vector<char> record(sizeof header + header.name_bytes);
   std::memcpy(record.data(), &header, sizeof header);
   std::memcpy(record.data() + sizeof header, name.data(), header.name_bytes);
-  context.runtime->write_record(context.classes, kThreadRecord, record.data(), static_cast<uint16_t>(record.size()));
+  context.runtime->recording->write_record(context.classes, kThreadRecord, record.data(),
+                                           static_cast<uint16_t>(record.size()));
 }
 
 void name_java_thread(const AgentContext& context, uint32_t tid, const std::string& name) {

@@ -98,7 +98,7 @@ void write_method(const AgentContext& context, jvmtiEnv* jvmti, jmethodID method
   unsigned char* code = nullptr;
   if (jvmti->GetBytecodes(method, &code_length, &code) != JVMTI_ERROR_NONE) code_length = 0;
   JavaMethod header{};
-  header.time_ns = context.runtime->now_ns();
+  header.time_ns = context.runtime->time->now_ns();
   header.frame_base = method_base(id);
   header.class_bytes = static_cast<uint16_t>(std::min<size_t>(klass.size(), 4096));
   header.name_bytes = static_cast<uint16_t>(std::min<size_t>(name.size(), 4096));
@@ -131,7 +131,8 @@ void write_method(const AgentContext& context, jvmtiEnv* jvmti, jmethodID method
     std::memcpy(at + sizeof tail, code, tail.recorded_bytes);
   }
   if (code != nullptr) jvmti->Deallocate(code);
-  context.runtime->write_record(context.classes, kMethodRecord, record.data(), static_cast<uint16_t>(record.size()));
+  context.runtime->recording->write_record(context.classes, kMethodRecord, record.data(),
+                                           static_cast<uint16_t>(record.size()));
 }
 
 // Describing a class's methods also makes their jmethodIDs, without which
@@ -159,7 +160,7 @@ std::string java_thread_name(jvmtiEnv* jvmti, jthread thread) {
 
 void write_thread_name(jvmtiEnv* jvmti, jthread thread) {
   const AgentContext& context = agent_context();
-  name_java_thread(context, context.runtime->thread_id(), java_thread_name(jvmti, thread));
+  name_java_thread(context, context.runtime->threads->thread_id(), java_thread_name(jvmti, thread));
 }
 
 // The Java threads alive at VMInit, the JVM's own started before it
@@ -233,9 +234,9 @@ void JNICALL on_compiled_method_load(jvmtiEnv* jvmti, jmethodID method, jint cod
     g_func_load(compiled_name(qualified_name(jvmti, method), compiled_versions().number(method, code_addr)).c_str(),
                 code_addr, static_cast<unsigned long>(code_size));
   const auto id = reinterpret_cast<uint64_t>(method);
-  const CompiledCode record{context.runtime->now_ns(), method_encodable(id) ? method_base(id) : 0,
+  const CompiledCode record{context.runtime->time->now_ns(), method_encodable(id) ? method_base(id) : 0,
                             reinterpret_cast<uint64_t>(code_addr), static_cast<uint64_t>(code_size)};
-  context.runtime->write_record(context.classes, kCompiledRecord, &record, sizeof record);
+  context.runtime->recording->write_record(context.classes, kCompiledRecord, &record, sizeof record);
   write_machine_code(context, jvmti, method, code_addr, code_size, map_length, map);
 }
 
@@ -246,9 +247,9 @@ void JNICALL on_compiled_method_unload(jvmtiEnv*, jmethodID method, const void* 
   if (g_func_unload != nullptr) g_func_unload(code_addr);
   compiled_versions().unloaded(code_addr);
   const auto id = reinterpret_cast<uint64_t>(method);
-  const CompiledCode record{context.runtime->now_ns(), method_encodable(id) ? method_base(id) : 0,
+  const CompiledCode record{context.runtime->time->now_ns(), method_encodable(id) ? method_base(id) : 0,
                             reinterpret_cast<uint64_t>(code_addr), 0};
-  context.runtime->write_record(context.classes, kCompiledRecord, &record, sizeof record);
+  context.runtime->recording->write_record(context.classes, kCompiledRecord, &record, sizeof record);
 }
 
 void JNICALL on_dynamic_code(jvmtiEnv*, const char* name, const void* address, jint length) {
@@ -291,10 +292,10 @@ void JNICALL on_vm_death(jvmtiEnv* jvmti, JNIEnv*) {
 
 jint start_agent(JavaVM* vm) {
   AgentContext& context = agent_context();
-  if (context.runtime == nullptr || context.runtime->collecting() == 0) return JNI_OK;
+  if (context.runtime == nullptr || context.runtime->guard->collecting() == 0) return JNI_OK;
   jvmtiEnv* jvmti = nullptr;
   if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_1_2) != JNI_OK || jvmti == nullptr) {
-    context.runtime->log_note("java: the JVM offers no JVMTI 1.2 environment; Java is not profiled");
+    context.runtime->recording->log_note("java: the JVM offers no JVMTI 1.2 environment; Java is not profiled");
     return JNI_OK;
   }
   g_func_load = reinterpret_cast<FuncLoad>(dlsym(RTLD_DEFAULT, "lumen_api_func_load"));
@@ -310,7 +311,8 @@ jint start_agent(JavaVM* vm) {
   capabilities.can_get_line_numbers = 1;
   capabilities.can_get_bytecodes = 1;
   if (jvmti->AddCapabilities(&capabilities) != JVMTI_ERROR_NONE)
-    context.runtime->log_note("java: the JVM refused the capabilities for compiled code, line numbers and bytecode");
+    context.runtime->recording->log_note(
+        "java: the JVM refused the capabilities for compiled code, line numbers and bytecode");
   // Java monitors as sync waits, when the process traces synchronization.
   jvmtiCapabilities monitors{};
   monitors.can_generate_monitor_events = 1;
@@ -347,11 +349,14 @@ jint start_agent(JavaVM* vm) {
     jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
   // Any function of libjvm tells where it is.
   if (!java_frames_init(reinterpret_cast<const void*>(vm->functions->GetEnv))) {
-    context.runtime->log_note("java: this JVM has no AsyncGetCallTrace; stacks are recorded without Java frames");
+    context.runtime->recording->log_note(
+        "java: this JVM has no AsyncGetCallTrace; stacks are recorded without Java frames");
     return JNI_OK;
   }
-  if (context.runtime->set_frame_provider == nullptr || context.runtime->set_frame_provider(provide_java_frames) != 0)
-    context.runtime->log_note("java: another frame provider is installed; stacks are recorded without Java frames");
+  if (context.runtime->stacks->set_frame_provider == nullptr ||
+      context.runtime->stacks->set_frame_provider(provide_java_frames) != 0)
+    context.runtime->recording->log_note(
+        "java: another frame provider is installed; stacks are recorded without Java frames");
   return JNI_OK;
 }
 

@@ -49,6 +49,7 @@ TEST(JavaAllocationEstimate, WholeNumberEventsSumToTheEstimateWithoutRoundingBia
   constexpr uint32_t kInterval = 32768;
   Sums sums;
   lumen_event_sink sink{};
+  sink.size = sizeof sink;
   sink.context = &sums;
   sink.emit = add_event;
   const char klass[] = "long[]";
@@ -73,6 +74,7 @@ TEST(JavaAllocationEstimate, WholeNumberEventsSumToTheEstimateWithoutRoundingBia
 
 TEST(JavaAllocationEstimate, ARecordCutShortIsRefused) {
   lumen_event_sink sink{};
+  sink.size = sizeof sink;
   const JavaAllocation sample{1, 2, 24, 1024, 3, 50};  // names 50 bytes it does not hold
   char error[128] = {};
   EXPECT_NE(decode_allocation(kAllocationRecord, &sample, sizeof sample, &sink, error, sizeof error), 0);

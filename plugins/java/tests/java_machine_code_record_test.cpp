@@ -65,6 +65,7 @@ std::vector<char> record(std::vector<PcMapEntry> map, uint32_t code_size = 40) {
 
 int describe(const std::vector<char>& bytes, Described& described, std::string& error) {
   lumen_event_sink sink{};
+  sink.size = sizeof sink;
   sink.context = &described;
   sink.describe_code = keep;
   char message[256] = "";

@@ -60,6 +60,7 @@ TEST(JavaMethodCode, LineTableIsPlacedAtTheMethodsFrameWords) {
   record.insert(record.end(), entries, entries + table.size() * sizeof(LineEntry));
   Described described;
   lumen_event_sink sink{};
+  sink.size = sizeof sink;
   sink.context = &described;
   sink.describe_code = keep;
   describe_method_code(record.data(), record.size(), &sink);

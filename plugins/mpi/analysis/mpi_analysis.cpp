@@ -100,17 +100,18 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
 }
 
 const lumen_analysis_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_analysis_descriptor),
     .name = "mpi",
     .version = "1.0",
     .data_file = kDataFile,
     .metrics = kMetrics,
     .metric_count = std::size(kMetrics),
     .decode = decode,
+    .decodes_in_parts = 1,  // each call record carries its messages; other records are for the views
     .views = kMpiViews,
     .view_count = kMpiViewCount,
-    .interval_split = &kIntervalSplit,
-    .decodes_in_parts = 1,  // each call record carries its messages; other records are for the views
+    .interval_splits = &kIntervalSplit,
+    .interval_split_count = 1,
 };
 
 }  // namespace

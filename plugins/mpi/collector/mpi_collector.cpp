@@ -88,16 +88,16 @@ void print_message(const char* text) {
 void mark_incomplete() {
   if (g_incomplete.exchange(true, std::memory_order_acq_rel)) return;
   const uint64_t recorded = g_recorded_bytes.load(std::memory_order_relaxed);
-  MpiIncomplete incomplete{g_runtime->now_ns(), g_settings.max_flushes, recorded};
+  MpiIncomplete incomplete{g_runtime->time->now_ns(), g_settings.max_flushes, recorded};
   // Past the budget on purpose: the reader must learn that the trace stops here.
-  g_runtime->write_record(g_stream, kIncompleteRecord, &incomplete, sizeof incomplete);
+  g_runtime->recording->write_record(g_stream, kIncompleteRecord, &incomplete, sizeof incomplete);
   char note[256];
   std::snprintf(note, sizeof note,
                 "mpi: trace incomplete: rank %d filled VT_MAX_FLUSHES=%llu buffers of VT_BUFFER_SIZE=%llu bytes; "
                 "later MPI calls are not recorded",
                 g_rank.load(std::memory_order_relaxed), static_cast<unsigned long long>(g_settings.max_flushes),
                 static_cast<unsigned long long>(g_settings.buffer_bytes));
-  g_runtime->log_note(note);
+  g_runtime->recording->log_note(note);
   if (g_settings.verbose >= 1) {
     char line[320];
     std::snprintf(line, sizeof line, "lumen: %s\n", note);
@@ -117,7 +117,7 @@ bool write_budgeted(uint16_t kind, const void* payload, uint16_t bytes, uint64_t
       return false;
     }
   }
-  return g_runtime->write_record(g_stream, kind, payload, bytes) != 0;
+  return g_runtime->recording->write_record(g_stream, kind, payload, bytes) != 0;
 }
 
 // The rank a parallel job's launcher gave this process, or -1.
@@ -146,7 +146,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
   }
   const MpiLibrary library = mpi_library();
   if (library == MpiLibrary::kNone) {
-    runtime->log_note("mpi: no MPI library in this process (a launcher or daemon): nothing to trace");
+    runtime->recording->log_note("mpi: no MPI library in this process (a launcher or daemon): nothing to trace");
     return 0;
   }
   if (library == MpiLibrary::kOther) {
@@ -158,7 +158,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
     print_message(line);
     return 1;
   }
-  g_stream = runtime->open_stream(kDataFile);
+  g_stream = runtime->recording->open_stream(kDataFile);
   if (g_stream < 0) {
     std::snprintf(error, error_size, "cannot create the data file '%s'", kDataFile);
     return 1;
@@ -190,7 +190,7 @@ const lumen_option_def kOptions[] = {
 const lumen_flag_alias kFlagAliases[] = {{"on", "1"}};
 
 const lumen_collector_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_collector_descriptor),
     .name = "mpi",
     .version = "1.0",
     .data_file = kDataFile,
@@ -207,20 +207,20 @@ const lumen_collector_descriptor kPlugin = {
 
 }  // namespace
 
-uint64_t now_ns() { return g_runtime->now_ns(); }
+uint64_t now_ns() { return g_runtime->time->now_ns(); }
 
 int32_t world_rank() { return g_rank.load(std::memory_order_relaxed); }
 
 bool open_call(CallState& state, Function function) {
   if (!g_active.load(std::memory_order_acquire) || t_depth != 0) return false;
-  if (g_incomplete.load(std::memory_order_relaxed) || !g_runtime->collecting()) return false;
+  if (g_incomplete.load(std::memory_order_relaxed) || !g_runtime->guard->collecting()) return false;
   ++t_depth;
   state.call.function = static_cast<uint16_t>(function);
   state.call.rank = g_rank.load(std::memory_order_relaxed);
   state.call.peer = -1;
   state.call.tag = -1;
   state.call.stack_id = LUMEN_NO_STACK;
-  state.call.enter_ns = g_runtime->now_ns();
+  state.call.enter_ns = g_runtime->time->now_ns();
   return true;
 }
 
@@ -237,7 +237,7 @@ void write_call(CallState& state) {
     write_budgeted(kCompactCallRecord, packed, pack(call, state.messages, state.message_count, packed), full);
     return;
   }
-  call.thread_id = g_runtime->thread_id();  // the compact record's reader takes the block's
+  call.thread_id = g_runtime->threads->thread_id();  // the compact record's reader takes the block's
   for (int i = 0; i < state.message_count; ++i) {
     state.messages[i].time_ns = call.exit_ns;
     write_budgeted(kMessageRecord, &state.messages[i], sizeof state.messages[i]);
@@ -254,7 +254,8 @@ __attribute__((noinline)) static void finish_and_write(CallState& state) {
   if (state.call.rank < 0) state.call.rank = g_rank.load(std::memory_order_relaxed);
   if (g_settings.stacks) {
     lumen_capture_cache* site = call_site(state.call.function);
-    state.call.stack_id = site != nullptr ? g_runtime->capture_stack_reusing(site, 0) : g_runtime->capture_stack(nullptr, 0);
+    state.call.stack_id = site != nullptr ? g_runtime->stacks->capture_stack_reusing(site, 0)
+                                          : g_runtime->stacks->capture_stack(nullptr, 0);
   }
   write_call(state);
   state.written = true;
@@ -262,7 +263,7 @@ __attribute__((noinline)) static void finish_and_write(CallState& state) {
 
 void close_call(CallState& state, const TraceGuard& guard) {
   if (!state.written) {
-    state.call.exit_ns = g_runtime->now_ns();
+    state.call.exit_ns = g_runtime->time->now_ns();
     if (guard) finish_and_write(state);
   }
   --t_depth;
@@ -302,7 +303,7 @@ void add_message(CallState& state, uint16_t direction, uint64_t bytes, int32_t p
     return;
   }
   // More than a packed record holds: these go out now, the call in full.
-  const uint64_t now = g_runtime->now_ns();
+  const uint64_t now = g_runtime->time->now_ns();
   for (int i = 0; i < state.message_count; ++i) {
     state.messages[i].time_ns = now;
     write_budgeted(kMessageRecord, &state.messages[i], sizeof state.messages[i]);
@@ -321,7 +322,7 @@ void set_process(int32_t rank, int32_t world_size, uint32_t thread_level, const 
   } record{};
   const size_t library_bytes = std::min<size_t>(std::strlen(library), 256);
   const size_t host_bytes = std::min<size_t>(std::strlen(host), 256);
-  record.process.time_ns = g_runtime->now_ns();
+  record.process.time_ns = g_runtime->time->now_ns();
   record.process.rank = rank;
   record.process.world_size = world_size;
   record.process.library_bytes = static_cast<uint16_t>(library_bytes);
@@ -333,7 +334,7 @@ void set_process(int32_t rank, int32_t world_size, uint32_t thread_level, const 
   char note[640];
   std::snprintf(note, sizeof note, "mpi: rank %d of %d on %.*s, %.*s", rank, world_size, static_cast<int>(host_bytes),
                 host, static_cast<int>(library_bytes), library);
-  g_runtime->log_note(note);
+  g_runtime->recording->log_note(note);
   if (g_settings.verbose >= 2) {
     char line[700];
     std::snprintf(line, sizeof line, "lumen: %s\n", note);

@@ -129,7 +129,7 @@ int decoder_end(void* state, const lumen_event_sink* sink, char*, size_t) {
 }
 
 const lumen_analysis_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_analysis_descriptor),
     .name = "omp",
     .version = "1.0",
     .data_file = kDataFile,
@@ -138,11 +138,11 @@ const lumen_analysis_descriptor kPlugin = {
     .decoder_begin = decoder_begin,
     .decode = decode,
     .decoder_end = decoder_end,
+    .declares_stitches = 1,
     .views = kOmpViews,
     .view_count = kOmpViewCount,
-    .interval_split = kIntervalSplits,
     .fold_stack = fold_stack,
-    .declares_stitches = 1,
+    .interval_splits = kIntervalSplits,
     .interval_split_count = std::size(kIntervalSplits),
 };
 

@@ -50,7 +50,7 @@ void record_task(uint64_t region_id, uint64_t begin_ns, uint32_t thread_num) {
   ErrnoKept errno_kept;
   TraceGuard guard(runtime);
   if (!guard) return;
-  write_task(guard, OmpTask{region_id, begin_ns, runtime->now_ns(), runtime->thread_id(), thread_num});
+  write_task(guard, OmpTask{region_id, begin_ns, runtime->time->now_ns(), runtime->threads->thread_id(), thread_num});
 }
 
 void run_implicit_task(void* argument) {
@@ -61,11 +61,11 @@ void run_implicit_task(void* argument) {
   set_current_region(region->region_id);
   region->team_size.fetch_add(1, std::memory_order_relaxed);
   const uint32_t thread_num = static_cast<uint32_t>(real_omp_get_thread_num.get()());
-  const uint64_t begin = runtime->now_ns();
+  const uint64_t begin = runtime->time->now_ns();
   region->body(region->data);
   if (thread_num == 0) {
     region->task_begin_ns = begin;
-    region->task_end_ns = runtime->now_ns();
+    region->task_end_ns = runtime->time->now_ns();
   } else {
     record_task(region->region_id, begin, thread_num);
   }
@@ -89,12 +89,12 @@ Result traced_region(Body body, void* data, unsigned num_threads, StartRegion st
   if (runtime == nullptr) return start_region(body, data);
   RegionContext context{reduction_descriptor, body, data, next_region_id(), {0}, 0, 0};
   const uint64_t stack = program_stack(runtime, site_cache(Site::kGompRegion));
-  const uint64_t begin = runtime->now_ns();
+  const uint64_t begin = runtime->time->now_ns();
   auto record = [&] {
     record_region(runtime, context,
                   OmpRegion{context.region_id, current_region(), stack, reinterpret_cast<uint64_t>(body), begin,
-                            runtime->now_ns(), runtime->thread_id(), context.team_size.load(std::memory_order_relaxed),
-                            num_threads, 0});
+                            runtime->time->now_ns(), runtime->threads->thread_id(),
+                            context.team_size.load(std::memory_order_relaxed), num_threads, 0});
   };
   if constexpr (std::is_void_v<Result>) {
     start_region(run_implicit_task, &context);
@@ -112,14 +112,14 @@ auto traced_wait(WaitKind kind, const void* object, Call call) {
   const lumen_runtime* runtime = interposing_runtime();
   if (runtime == nullptr) return call();
   const uint64_t stack = program_stack(runtime);
-  const uint64_t begin = runtime->now_ns();
+  const uint64_t begin = runtime->time->now_ns();
   auto record = [&] {
     ErrnoKept errno_kept;
     TraceGuard guard(runtime);
     if (!guard) return;
-    const uint64_t end = runtime->now_ns();
+    const uint64_t end = runtime->time->now_ns();
     write_wait(guard, OmpWait{current_region(), begin, end, stack,
-                              reinterpret_cast<uint64_t>(object), runtime->thread_id(),
+                              reinterpret_cast<uint64_t>(object), runtime->threads->thread_id(),
                               static_cast<uint16_t>(kind), 0});
   };
   if constexpr (std::is_void_v<decltype(call())>) {
@@ -174,7 +174,7 @@ __attribute__((noinline)) uint64_t program_stack(const lumen_runtime* runtime, l
   ErrnoKept errno_kept;
   TraceGuard guard(runtime);
   if (!guard) return LUMEN_NO_STACK;
-  return site != nullptr ? runtime->capture_stack_reusing(site, 0) : runtime->capture_stack(nullptr, 0);
+  return site != nullptr ? runtime->stacks->capture_stack_reusing(site, 0) : runtime->stacks->capture_stack(nullptr, 0);
 }
 
 void resolve_runtime_functions() {

@@ -55,7 +55,7 @@ void run_taskloop_task(void* block) {
   // The chunk's bounds, where libgomp wrote them.
   std::memcpy(data, block, std::min<size_t>(2 * sizeof(uint64_t), header->data_size));
   const lumen_runtime* runtime = recording_runtime();
-  const uint64_t begin = runtime != nullptr ? runtime->now_ns() : 0;
+  const uint64_t begin = runtime != nullptr ? runtime->time->now_ns() : 0;
   header->body(data);
   // Undeferred without a cpyfn, libgomp runs the program's body on the
   // program's own data: what the body wrote there stays written.
@@ -64,9 +64,10 @@ void run_taskloop_task(void* block) {
   ErrnoKept errno_kept;
   TraceGuard guard(runtime);
   if (!guard) return;
-  write_explicit_task(guard, OmpExplicitTask{next_task_id(), header->region_id, header->create_stack_id,
-                                             reinterpret_cast<uint64_t>(header->body), header->create_ns, begin,
-                                             runtime->now_ns(), header->creating_thread_id, runtime->thread_id()});
+  write_explicit_task(
+      guard, OmpExplicitTask{next_task_id(), header->region_id, header->create_stack_id,
+                             reinterpret_cast<uint64_t>(header->body), header->create_ns, begin,
+                             runtime->time->now_ns(), header->creating_thread_id, runtime->threads->thread_id()});
 }
 
 // libgomp's copy of the block for each task, when the program has a cpyfn.
@@ -93,13 +94,13 @@ void traced_taskloop(RealFunction<TaskloopStart<Bound>>& real, Body body, void* 
   const long offset = (header_end + align - 1) / align * align;
   const long size = offset + arg_size;
   const uint64_t stack = program_stack(runtime);
-  const uint64_t begin = runtime->now_ns();
+  const uint64_t begin = runtime->time->now_ns();
   // On this thread's stack: libgomp copies it into every task before it
   // returns (and waits for the tasks unless nogroup).
   const auto address = reinterpret_cast<uintptr_t>(alloca(static_cast<size_t>(size + align)));
   char* block = reinterpret_cast<char*>((address + align - 1) / align * align);
   std::memcpy(block, data, std::min<size_t>(kPrefix, static_cast<size_t>(arg_size)));
-  *header_of(block) = LoopHeader{body, copy, data, block, current_region(), stack, begin, runtime->thread_id(),
+  *header_of(block) = LoopHeader{body, copy, data, block, current_region(), stack, begin, runtime->threads->thread_id(),
                                  static_cast<uint32_t>(offset), static_cast<uint64_t>(arg_size)};
   if (copy == nullptr) std::memcpy(block + offset, data, static_cast<size_t>(arg_size));
   real.get()(run_taskloop_task, block, copy != nullptr ? copy_taskloop_block : nullptr, size, align, flags, num_tasks,
@@ -108,7 +109,7 @@ void traced_taskloop(RealFunction<TaskloopStart<Bound>>& real, Body body, void* 
   ErrnoKept errno_kept;
   TraceGuard guard(runtime);
   if (guard)
-    write_wait(guard, OmpWait{current_region(), begin, runtime->now_ns(), stack, 0, runtime->thread_id(),
+    write_wait(guard, OmpWait{current_region(), begin, runtime->time->now_ns(), stack, 0, runtime->threads->thread_id(),
                               static_cast<uint16_t>(WaitKind::kTaskwait), 0});
 }
 

@@ -40,14 +40,15 @@ void run_explicit_task(void* block) {
   void* data = static_cast<char*>(block) + header->data_offset;
   const lumen_runtime* runtime = recording_runtime();
   if (runtime == nullptr) return header->body(data);
-  const uint64_t begin = runtime->now_ns();
+  const uint64_t begin = runtime->time->now_ns();
   header->body(data);
   ErrnoKept errno_kept;
   TraceGuard guard(runtime);
   if (!guard) return;
-  write_explicit_task(guard, OmpExplicitTask{header->task_id, header->region_id, header->create_stack_id,
-                                             reinterpret_cast<uint64_t>(header->body), header->create_ns, begin,
-                                             runtime->now_ns(), header->creating_thread_id, runtime->thread_id()});
+  write_explicit_task(
+      guard, OmpExplicitTask{header->task_id, header->region_id, header->create_stack_id,
+                             reinterpret_cast<uint64_t>(header->body), header->create_ns, begin,
+                             runtime->time->now_ns(), header->creating_thread_id, runtime->threads->thread_id()});
 }
 
 // libgomp's copy of a deferred task's block, when the program has a cpyfn.
@@ -82,8 +83,8 @@ LUMEN_EXPORT void GOMP_task(void (*body)(void*), void* data, void (*copy)(void*,
   char* block = reinterpret_cast<char*>((address + align - 1) / align * align);
   auto* header = reinterpret_cast<TaskHeader*>(block);
   const uint64_t stack = program_stack(runtime, site_cache(Site::kGompTask));
-  *header = TaskHeader{body, copy, data, next_task_id(), current_region(), stack, runtime->now_ns(),
-                       runtime->thread_id(), static_cast<uint32_t>(offset)};
+  *header = TaskHeader{body, copy, data, next_task_id(), current_region(), stack, runtime->time->now_ns(),
+                       runtime->threads->thread_id(), static_cast<uint32_t>(offset)};
   // libgomp runs an undeferred task without a cpyfn on `data` itself; with
   // one, it always copies (through copy_explicit_task).
   if (copy == nullptr && arg_size > 0) std::memcpy(block + offset, data, static_cast<size_t>(arg_size));

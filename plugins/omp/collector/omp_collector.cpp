@@ -68,7 +68,7 @@ WaitPolicy wait_policy_of(const char* value) {
 }
 
 int start(const lumen_runtime* runtime, const lumen_option_value*, size_t, char* error, size_t error_size) {
-  g_stream = runtime->open_stream(kDataFile);
+  g_stream = runtime->recording->open_stream(kDataFile);
   if (g_stream < 0) {
     std::snprintf(error, error_size, "cannot open %s", kDataFile);
     return 1;
@@ -80,11 +80,11 @@ int start(const lumen_runtime* runtime, const lumen_option_value*, size_t, char*
   const char* policy = std::getenv("OMP_WAIT_POLICY");
   process.wait_policy = static_cast<uint32_t>(wait_policy_of(policy));
   if (const char* threads = std::getenv("OMP_NUM_THREADS")) process.max_threads = std::strtoul(threads, nullptr, 10);
-  runtime->write_record(g_stream, kProcessRecord, &process, sizeof process);
+  runtime->recording->write_record(g_stream, kProcessRecord, &process, sizeof process);
   char note[160];
   std::snprintf(note, sizeof note, "OpenMP: %s, OMP_WAIT_POLICY=%s", runtime_name(process.runtime),
                 policy != nullptr ? policy : "unset (the runtime's default)");
-  runtime->log_note(note);
+  runtime->recording->log_note(note);
   g_recording_runtime.store(runtime, std::memory_order_release);
   observe_clock_samples(runtime);
   return 0;
@@ -95,8 +95,8 @@ void thread_end() { release_site_caches(); }
 void stop() {
   const lumen_runtime* runtime = g_recording_runtime.load(std::memory_order_acquire);
   if (runtime == nullptr) return;
-  const OmpProcessEnd end{runtime->now_ns()};
-  runtime->write_record(g_stream, kProcessEndRecord, &end, sizeof end);
+  const OmpProcessEnd end{runtime->time->now_ns()};
+  runtime->recording->write_record(g_stream, kProcessEndRecord, &end, sizeof end);
   g_recording_runtime.store(nullptr, std::memory_order_release);
 }
 
@@ -119,7 +119,7 @@ const lumen_option_def kOptions[] = {
 const lumen_flag_alias kFlagAliases[] = {{"on", "on"}};
 
 const lumen_collector_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_collector_descriptor),
     .name = "omp",
     .version = "1.0",
     .data_file = kDataFile,
@@ -171,7 +171,7 @@ void set_current_region(uint64_t region_id) { t_current_region = region_id; }
 
 void write_region(const TraceGuard&, const OmpRegion& region) {
   if (const lumen_runtime* runtime = recording_runtime())
-    runtime->write_record(g_stream, kRegionRecord, &region, sizeof region);
+    runtime->recording->write_record(g_stream, kRegionRecord, &region, sizeof region);
 }
 
 // The record's short form (omp_short_records.h) when its values fit.
@@ -181,9 +181,9 @@ void write_short_or_long(uint16_t short_kind, uint16_t long_kind, const Long& re
   if (runtime == nullptr) return;
   Short short_form;
   if (shorten(record, &short_form))
-    runtime->write_record(g_stream, short_kind, &short_form, sizeof short_form);
+    runtime->recording->write_record(g_stream, short_kind, &short_form, sizeof short_form);
   else
-    runtime->write_record(g_stream, long_kind, &record, sizeof record);
+    runtime->recording->write_record(g_stream, long_kind, &record, sizeof record);
 }
 
 void write_task(const TraceGuard&, const OmpTask& task) {
@@ -208,12 +208,12 @@ void write_region_with_task(const TraceGuard& guard, const OmpRegion& region, ui
 
 void write_explicit_task(const TraceGuard&, const OmpExplicitTask& task) {
   if (const lumen_runtime* runtime = recording_runtime())
-    runtime->write_record(g_stream, kExplicitTaskRecord, &task, sizeof task);
+    runtime->recording->write_record(g_stream, kExplicitTaskRecord, &task, sizeof task);
 }
 
 void write_state(const OmpState& state) {
   if (const lumen_runtime* runtime = recording_runtime())
-    runtime->write_record(g_stream, kStateRecord, &state, sizeof state);
+    runtime->recording->write_record(g_stream, kStateRecord, &state, sizeof state);
 }
 
 #ifndef LUMEN_OMP_TOOLS_HEADER
@@ -222,7 +222,7 @@ void observe_clock_samples(const lumen_runtime*) {}
 
 void write_wait(const TraceGuard&, const OmpWait& wait) {
   if (const lumen_runtime* runtime = recording_runtime())
-    runtime->write_record(g_stream, kWaitRecord, &wait, sizeof wait);
+    runtime->recording->write_record(g_stream, kWaitRecord, &wait, sizeof wait);
 }
 
 }  // namespace lumen::omp

@@ -108,11 +108,11 @@ int observe_clock_signal(int, siginfo_t* info, void*) {
   ompt_wait_id_t wait_id = 0;
   state.state = static_cast<uint32_t>(get_state(&wait_id));
   state.wait_id = wait_id;
-  state.thread_id = runtime->thread_id();
+  state.thread_id = runtime->threads->thread_id();
   // Read last, so that the sample's own time follows it closely: the
   // analysis shows the state's artificial function at the sample through a
   // short stretch after this time (omp_view_modes.cpp).
-  state.time_ns = runtime->now_ns();
+  state.time_ns = runtime->time->now_ns();
   write_state(state);
   return 0;
 }
@@ -146,7 +146,8 @@ void write_task_now(const lumen_runtime* runtime, const OpenTask& task) {
   ErrnoKept errno_kept;
   TraceGuard guard(runtime);
   if (guard)
-    write_task(guard, OmpTask{task.region_id, task.begin_ns, runtime->now_ns(), runtime->thread_id(), task.thread_num});
+    write_task(guard, OmpTask{task.region_id, task.begin_ns, runtime->time->now_ns(), runtime->threads->thread_id(),
+                              task.thread_num});
 }
 
 // Ends the thread's task: the encountering thread's is kept in its open
@@ -156,7 +157,7 @@ void end_task(const lumen_runtime* runtime, const OpenTask& task) {
   if (task.in_region) {
     OpenRegion* region = t_state.regions.top();
     if (region != nullptr && region->id == task.region_id) {
-      region->task_end_ns = runtime->now_ns();
+      region->task_end_ns = runtime->time->now_ns();
       return;
     }
   }
@@ -170,7 +171,7 @@ void write_region_now(const lumen_runtime* runtime, const OpenRegion& open) {
   TraceGuard guard(runtime);
   if (!guard) return;
   const OmpRegion region{open.id,        open.parent,  open.stack,          g_body_caller, open.begin_ns,
-                         runtime->now_ns(), runtime->thread_id(), open.team, open.requested, 0};
+                         runtime->time->now_ns(), runtime->threads->thread_id(), open.team, open.requested, 0};
   write_region_with_task(guard, region, open.task_begin_ns, open.task_end_ns);
 }
 
@@ -181,7 +182,8 @@ void on_parallel_begin(ompt_data_t* encountering_task, const ompt_frame_t* frame
     parallel_data->value = next_region_id();
     if (OpenRegion* region = t_state.regions.push()) {
       const uint64_t stack = callback_stack(runtime, site_cache(Site::kOmptRegion));
-      *region = OpenRegion{parallel_data->value, current_region(), stack, runtime->now_ns(), codeptr, requested, 0, 0, 0};
+      *region = OpenRegion{
+          parallel_data->value, current_region(), stack, runtime->time->now_ns(), codeptr, requested, 0, 0, 0};
     }
   }
   chain<ompt_callback_parallel_begin_t>(ompt_callback_parallel_begin, encountering_task, frame, parallel_data,
@@ -212,7 +214,7 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
       const uint64_t region_id = parallel_data != nullptr ? parallel_data->value : 0;
       OpenRegion* region = t_state.regions.top();
       const void* codeptr = nullptr;
-      const uint64_t begin = runtime != nullptr ? runtime->now_ns() : 0;
+      const uint64_t begin = runtime != nullptr ? runtime->time->now_ns() : 0;
       const bool in_region = index == 0 && region != nullptr && region->id == region_id && region_id != 0;
       if (in_region) {
         region->team = actual_parallelism;
@@ -255,7 +257,7 @@ void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint
       // An implied wait is pushed only to pair its end: no time or stack.
       if (OpenWait* wait = t_state.waits.push())
         *wait = implied ? OpenWait{0, LUMEN_NO_STACK, 0, 0, true}
-                        : OpenWait{runtime->now_ns(), callback_stack(runtime), 0,
+                        : OpenWait{runtime->time->now_ns(), callback_stack(runtime), 0,
                                    static_cast<uint16_t>(sync_wait_kind(kind)), false};
     } else {
       OpenWait wait;
@@ -263,8 +265,8 @@ void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint
         ErrnoKept errno_kept;
         TraceGuard guard(runtime);
         if (guard)
-          write_wait(guard, OmpWait{current_region(), wait.begin_ns, runtime->now_ns(), wait.stack, 0,
-                                    runtime->thread_id(), wait.kind, 0});
+          write_wait(guard, OmpWait{current_region(), wait.begin_ns, runtime->time->now_ns(), wait.stack, 0,
+                                    runtime->threads->thread_id(), wait.kind, 0});
       }
     }
   }
@@ -289,8 +291,8 @@ void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impleme
   const lumen_runtime* runtime = recording_runtime();
   t_state.mutex_open = runtime != nullptr && mutex_wait_kind(kind, &wait_kind);
   if (t_state.mutex_open)
-    t_state.mutex = OpenWait{runtime->now_ns(), callback_stack(runtime), wait_id, static_cast<uint16_t>(wait_kind),
-                             false};
+    t_state.mutex =
+        OpenWait{runtime->time->now_ns(), callback_stack(runtime), wait_id, static_cast<uint16_t>(wait_kind), false};
   chain<ompt_callback_mutex_acquire_t>(ompt_callback_mutex_acquire, kind, hint, implementation, wait_id, codeptr);
 }
 
@@ -301,8 +303,8 @@ void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* co
     ErrnoKept errno_kept;
     TraceGuard guard(runtime);
     if (guard)
-      write_wait(guard, OmpWait{current_region(), t_state.mutex.begin_ns, runtime->now_ns(), t_state.mutex.stack,
-                                wait_id, runtime->thread_id(), t_state.mutex.kind, 0});
+      write_wait(guard, OmpWait{current_region(), t_state.mutex.begin_ns, runtime->time->now_ns(), t_state.mutex.stack,
+                                wait_id, runtime->threads->thread_id(), t_state.mutex.kind, 0});
   }
   chain<ompt_callback_mutex_t>(ompt_callback_mutex_acquired, kind, wait_id, codeptr);
 }
@@ -312,8 +314,9 @@ void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* co
 void observe_clock_samples(const lumen_runtime* runtime) {
   if (runtime == nullptr || g_get_state.load(std::memory_order_acquire) == nullptr || g_observing.exchange(true))
     return;
-  if (runtime->observe_signal(SIGPROF, observe_clock_signal) != 0)
-    runtime->log_note("OpenMP: no slot left to observe clock samples; samples are classified by the trace alone");
+  if (runtime->signals->observe_signal(SIGPROF, observe_clock_signal) != 0)
+    runtime->recording->log_note(
+        "OpenMP: no slot left to observe clock samples; samples are classified by the trace alone");
 }
 
 bool register_ompt_callbacks(ompt_function_lookup_t lookup, ompt_set_callback_t set_callback) {

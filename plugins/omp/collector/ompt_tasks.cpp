@@ -85,7 +85,7 @@ void write_completed(const lumen_runtime* runtime, TaskSlot* slot) {
   ErrnoKept errno_kept;
   TraceGuard guard(runtime);
   if (!guard) return;
-  slot->record.end_ns = runtime->now_ns();
+  slot->record.end_ns = runtime->time->now_ns();
   write_explicit_task(guard, slot->record);
 }
 
@@ -108,12 +108,12 @@ void on_task_create(ompt_data_t* encountering_task, const ompt_frame_t* encounte
   if (runtime != nullptr && new_task != nullptr && (flags & ompt_task_explicit) != 0) {
     if (TaskSlot* slot = claim_slot(new_task)) {
       const uint64_t stack = submission.return_address != nullptr ? submission.stack : callback_stack(runtime);
-      slot->record = OmpExplicitTask{next_task_id(), current_region(), stack, submission.entry, runtime->now_ns(),
-                                     0, 0, runtime->thread_id(), 0};
+      slot->record = OmpExplicitTask{next_task_id(), current_region(), stack, submission.entry, runtime->time->now_ns(),
+                                     0, 0, runtime->threads->thread_id(), 0};
       slot->started = false;
       new_task->value = static_cast<uint64_t>(slot - g_slots) + 1;
     } else {
-      runtime->count_drop();
+      runtime->recording->count_drop();
     }
   }
   if (ompt_callback_t next = chained_callback(ompt_callback_task_create))
@@ -131,8 +131,8 @@ void on_task_schedule(ompt_data_t* prior_task, ompt_task_status_t prior_status, 
     }
     if (TaskSlot* slot = slot_of(next_task); slot != nullptr && !slot->started) {
       slot->started = true;
-      slot->record.thread_id = runtime->thread_id();
-      slot->record.begin_ns = runtime->now_ns();
+      slot->record.thread_id = runtime->threads->thread_id();
+      slot->record.begin_ns = runtime->time->now_ns();
     }
   }
   if (ompt_callback_t next = chained_callback(ompt_callback_task_schedule))

@@ -39,7 +39,7 @@ void mark_plugin_event(ompt_callbacks_t event);
 // left out by the runtime), LUMEN_NO_STACK inside the collector already.
 inline uint64_t callback_stack(const lumen_runtime* runtime) {
   TraceGuard guard(runtime);
-  return guard ? runtime->capture_stack(nullptr, 0) : LUMEN_NO_STACK;
+  return guard ? runtime->stacks->capture_stack(nullptr, 0) : LUMEN_NO_STACK;
 }
 
 // The same stack, reused without unwinding while everything the last
@@ -49,7 +49,7 @@ inline uint64_t callback_stack(const lumen_runtime* runtime) {
 inline uint64_t callback_stack(const lumen_runtime* runtime, lumen_capture_cache* site) {
   TraceGuard guard(runtime);
   if (!guard) return LUMEN_NO_STACK;
-  return site != nullptr ? runtime->capture_stack_reusing(site, 0) : runtime->capture_stack(nullptr, 0);
+  return site != nullptr ? runtime->stacks->capture_stack_reusing(site, 0) : runtime->stacks->capture_stack(nullptr, 0);
 }
 
 // Explicit tasks (ompt_tasks.cpp): the callbacks, and the real functions

@@ -198,6 +198,7 @@ TEST(OmpStates, ViewModesShowTheStatesFunctionWhereTheTraceHasNone) {
       untraced_windows(state_windows(region.trace), TraceWaits(region.recorded, implied));
   Recorded recorded;
   lumen_event_sink sink{};
+  sink.size = sizeof sink;
   sink.context = &recorded;
   sink.stitch = record_stitch;
   declare_stitches(region.trace, region.recorded, implied, untraced, &sink);

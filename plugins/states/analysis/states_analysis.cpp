@@ -130,17 +130,17 @@ int configure(const lumen_experiment_facts* experiment, lumen_configuration* con
 const lumen_sampled_part kSampledCpu = {kTotal, kOnCpu, "totalcpu"};
 
 const lumen_analysis_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_analysis_descriptor),
     .name = "states",
     .version = "1.0",
     .data_file = lumen::states::kDataFile,
     .metrics = kMetrics,
     .metric_count = std::size(kMetrics),
-    .decode = decode,
     .configure = configure,
+    .decode = decode,
     .decodes_in_parts = 1,  // each interval is its own events
-    .process_figures = process_figures,
     .sampled_part = &kSampledCpu,
+    .process_figures = process_figures,
 };
 
 }  // namespace

@@ -30,20 +30,22 @@ bool process_cpu_ns(uint64_t* ns) {
 
 void ProcessCpu::begin_tick(const lumen_runtime& runtime, uint64_t tick) {
   tick_ = tick;
-  started_ns_ = runtime.now_ns();
+  started_ns_ = runtime.time->now_ns();
   explained_ns_ = 0;
   total_before_ns_ = total_ns_;
   reliable_before_ = reliable_;
   uint32_t tids[kMaxCollectors];
-  collectors_ = runtime.collector_thread_ids != nullptr ? runtime.collector_thread_ids(tids, kMaxCollectors) : 0;
+  collectors_ = runtime.threads->collector_thread_ids != nullptr
+                    ? runtime.threads->collector_thread_ids(tids, kMaxCollectors)
+                    : 0;
 }
 
 void ProcessCpu::weigh(const lumen_runtime& runtime, uint32_t own) {
-  if (runtime.collector_thread_ids == nullptr) return;
+  if (runtime.threads->collector_thread_ids == nullptr) return;
   uint32_t tids[kMaxCollectors];
   uint64_t clocks[kMaxCollectors];
   bool read[kMaxCollectors];
-  size_t count = runtime.collector_thread_ids(tids, kMaxCollectors);
+  size_t count = runtime.threads->collector_thread_ids(tids, kMaxCollectors);
   // The sampling thread's own clock last, just before the process's.
   for (size_t i = 0; i + 1 < count; ++i)
     if (tids[i] == own) tids[i] = tids[count - 1], tids[count - 1] = own;
@@ -62,7 +64,7 @@ void ProcessCpu::weigh(const lumen_runtime& runtime, uint32_t own) {
   }
   uint64_t process = 0;
   const bool process_read = process_cpu_ns(&process);
-  const uint64_t ended_ns = runtime.now_ns();
+  const uint64_t ended_ns = runtime.time->now_ns();
   if (process_read && chained && process >= process_ns_) {
     total_ns_ += static_cast<int64_t>(process - process_ns_) - explained_ns_;
   } else {

@@ -49,7 +49,7 @@ class ProcessCpu {
   // The program's threads' clocks are read next, then weigh(): the clock
   // of each, with its CPU time since its reading at the last weighing when
   // it was read then (`explains`).
-  void sequence_begins(const lumen_runtime& runtime) { started_ns_ = runtime.now_ns(); }
+  void sequence_begins(const lumen_runtime& runtime) { started_ns_ = runtime.time->now_ns(); }
   void thread_read(bool explains, uint64_t ns) {
     if (explains) explained_ns_ += static_cast<int64_t>(ns);
   }

@@ -70,7 +70,7 @@ uint64_t stack_of(const lumen_runtime& runtime, History& h, const Whereabouts& w
       stack_hash(where.sp, h.unwound_end, latest) == h.unwound_hash)
     return h.unwound_stack;
   uint64_t end = 0;
-  const uint64_t stack = runtime.capture_stack_of_blocked(where.pc, where.sp, 0, &end);
+  const uint64_t stack = runtime.stacks->capture_stack_of_blocked(where.pc, where.sp, 0, &end);
   h.unwound_pc = where.pc, h.unwound_sp = where.sp, h.unwound_stack = stack;
   h.unwound_end = stack == kNoStack ? 0 : end;
   h.unwound_hash = h.unwound_end != 0 ? stack_hash(where.sp, end, latest) : 0;
@@ -137,7 +137,7 @@ constexpr uint64_t kMergedSpanNs = 100'000'000;
 bool blocked_throughout(const StateInterval& i) { return i.wait_ns == 0 && i.cpu_ns == 0 && i.blocked_ns > 0; }
 
 void write_pending(const lumen_runtime& runtime, lumen_stream stream, History& h) {
-  if (h.pending.blocked_ns > 0) runtime.write_record(stream, kIntervalRecord, &h.pending, sizeof h.pending);
+  if (h.pending.blocked_ns > 0) runtime.recording->write_record(stream, kIntervalRecord, &h.pending, sizeof h.pending);
   h.pending = StateInterval{};
 }
 
@@ -156,7 +156,7 @@ void emit(const lumen_runtime& runtime, lumen_stream stream, History& h, const S
       h.pending = interval;
       h.pending_since_ns = interval.time_ns - interval.blocked_ns;
     } else if (interval.blocked_ns + interval.wait_ns + interval.cpu_ns > 0) {
-      runtime.write_record(stream, kIntervalRecord, &interval, sizeof interval);
+      runtime.recording->write_record(stream, kIntervalRecord, &interval, sizeof interval);
     }
   }
   if (final || h.pending.time_ns - h.pending_since_ns >= kMergedSpanNs) write_pending(runtime, stream, h);
@@ -212,7 +212,7 @@ void begin_thread_history(const lumen_runtime& runtime, ThreadSlot& slot, uint64
   // the thread cannot end as if it had stayed on its CPU.
   uint64_t switches = 0, clock = 0;
   if (created_ns != 0 && created_ns <= h.last_ns && own_switches(&switches)) {
-    const uint64_t begin = runtime.now_ns();
+    const uint64_t begin = runtime.time->now_ns();
     if (thread_cpu_clock_ns(slot.tid, &clock)) {
       h.from_clone = true;
       h.begin_ns = begin, h.begin_clock_ns = clock, h.begin_switches = switches;
@@ -400,7 +400,7 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
     figures.cpu_ns = now.cpu_ns - h.first_counters.cpu_ns;
     figures.delay_ns = now.delay_ns - h.first_counters.delay_ns;
     figures.thread_id = slot.tid;
-    runtime.write_record(stream, kThreadRecord, &figures, sizeof figures);
+    runtime.recording->write_record(stream, kThreadRecord, &figures, sizeof figures);
   }
 
   h.last_ns = now_ns;

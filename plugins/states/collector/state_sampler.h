@@ -11,7 +11,7 @@ namespace lumen::states {
 
 // On the thread of `slot` as it begins: the start of its first interval.
 // A thread created while collecting (`created_ns` from
-// lumen_runtime.thread_created_ns, else 0) starts at its creator's call
+// lumen_thread_service.thread_created_ns, else 0) starts at its creator's call
 // with the zero counters of its clone, and nothing is read; any other (the
 // main thread, a forked child's: they ran before collection began here)
 // has its counters read now, a round trip to the runtime's reading thread.

@@ -98,15 +98,15 @@ void read_threads(ThreadSlot* const* slots, size_t count, bool final, uint64_t a
     slot.clock_seen_ns = clock;
     slot.clock_seen_tick = g_tick;
   }
-  if (weighs) g_cpu.weigh(*g_runtime, g_runtime->thread_id());
+  if (weighs) g_cpu.weigh(*g_runtime, g_runtime->threads->thread_id());
   size_t asked = count;
   if (first_of_tick && g_stops.ask_own(reads, files[count], files[count + 1])) {
-    tids[asked++] = g_runtime->thread_id();
+    tids[asked++] = g_runtime->threads->thread_id();
     tids[asked++] = LUMEN_TASK_READER;
   }
-  const uint64_t asked_at = g_runtime->now_ns();
+  const uint64_t asked_at = g_runtime->time->now_ns();
   read_task_files(*g_runtime, tids, files, asked);
-  g_stops.add_reader_wait(g_runtime->now_ns() - asked_at);
+  g_stops.add_reader_wait(g_runtime->time->now_ns() - asked_at);
   if (first_of_tick) g_stops.counted(files[count], files[count + 1]);
   for (size_t i = 0; i < count; ++i) {
     readings[i].stopped_total_ns = g_stops.stopped_total_ns();
@@ -145,13 +145,13 @@ uint64_t g_spared_total = 0;
 void end_tick(uint64_t due_idle, uint64_t spared) {
   g_due_idle_total += due_idle;
   g_spared_total += spared;
-  g_stops.end_tick(g_runtime->now_ns());
+  g_stops.end_tick(g_runtime->time->now_ns());
 }
 
 void tick() {
   if (!g_running.load(std::memory_order_acquire)) return;
   ++g_tick;
-  g_stops.begin_tick(g_runtime->now_ns());
+  g_stops.begin_tick(g_runtime->time->now_ns());
   g_cpu.begin_tick(*g_runtime, g_tick);
   const int count = slot_count();
   ThreadSlot* held[kBatchThreads] = {};
@@ -203,7 +203,7 @@ void tick() {
   read_threads(held, n, false, 0, outcomes, true, weighs);
   for (size_t k = 0; k < n; ++k) release_slot(*held[k], outcomes[k] == Reading::kGone ? kFree : kLive);
   // Then the idle ones due, unless the process's clock says none of them ran.
-  const uint64_t now = g_runtime->now_ns();
+  const uint64_t now = g_runtime->time->now_ns();
   for (int i = 0; i < count;) {
     n = 0;
     for (; i < count && n < kBatchThreads; ++i) {
@@ -228,11 +228,11 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
           size_t error_size) {
   g_runtime = runtime;
   if (std::strcmp(lumen_option(options, count, "enable", "1"), "1") != 0) {
-    runtime->log_note("states are planned with enable=off: CPU time only");
+    runtime->recording->log_note("states are planned with enable=off: CPU time only");
     return 0;
   }
   const long long interval = std::atoll(lumen_option(options, count, "interval", "10000000"));
-  g_stream = runtime->open_stream(kDataFile);
+  g_stream = runtime->recording->open_stream(kDataFile);
   if (g_stream < 0) {
     std::snprintf(error, error_size, "cannot create the data file '%s'", kDataFile);
     return 1;
@@ -242,7 +242,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
   if (g_max_idle_ticks < 1) g_max_idle_ticks = 1;
   if (g_max_idle_ticks > kMaxIdleTicks) g_max_idle_ticks = kMaxIdleTicks;
   g_running.store(true, std::memory_order_release);
-  if (runtime->run_periodic(static_cast<uint64_t>(interval), tick) != 0) {
+  if (runtime->work->run_periodic(static_cast<uint64_t>(interval), tick) != 0) {
     g_running.store(false, std::memory_order_release);
     std::snprintf(error, error_size, "cannot start the sampling thread");
     return 1;
@@ -252,21 +252,22 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
 
 void thread_begin() {
   if (!g_running.load(std::memory_order_acquire)) return;
-  t_slot = claim_slot(g_runtime->thread_id(), g_runtime->now_ns(), g_runtime->latest_stacks_of_thread());
+  t_slot = claim_slot(g_runtime->threads->thread_id(), g_runtime->time->now_ns(),
+                      g_runtime->stacks->latest_stacks_of_thread());
   if (t_slot == nullptr) {
-    g_runtime->count_drop();
+    g_runtime->recording->count_drop();
     return;
   }
-  begin_thread_history(*g_runtime, *t_slot, g_runtime->thread_created_ns());
+  begin_thread_history(*g_runtime, *t_slot, g_runtime->threads->thread_created_ns());
   t_slot->history.stopped_seen_ns = g_stops.stopped_total_ns();  // stops before it began are not its
   publish_slot(*t_slot);
   // An empty interval from the thread itself: analysis lists a thread by the
   // data blocks it wrote, and the sampler writes the others for it.
   StateInterval begins{};
-  begins.time_ns = g_runtime->now_ns();
+  begins.time_ns = g_runtime->time->now_ns();
   begins.thread_id = t_slot->tid;
   begins.blocked_stack = begins.wait_stack = begins.cpu_stack = LUMEN_NO_STACK;
-  g_runtime->write_record(g_stream, kIntervalRecord, &begins, sizeof begins);
+  g_runtime->recording->write_record(g_stream, kIntervalRecord, &begins, sizeof begins);
 }
 
 // Threads that ended, and those of them that knew their counters without a
@@ -292,13 +293,13 @@ void thread_end() {
   reading.stopped_total_ns = g_stops.stopped_total_ns();
   // Most threads end knowing their counters: no round trip to the
   // runtime's reading thread (a wake-up of a sleeping thread each).
-  uint64_t now = g_runtime->now_ns();
+  uint64_t now = g_runtime->time->now_ns();
   g_ended.fetch_add(1, std::memory_order_relaxed);
   if (counters_of_self(*slot, reading)) {
     g_ended_unread.fetch_add(1, std::memory_order_relaxed);
   } else {
     read_task_files(*g_runtime, &slot->tid, &files, 1);
-    now = g_runtime->now_ns();
+    now = g_runtime->time->now_ns();
   }
   sample_thread(*g_runtime, g_stream, *slot, now, true, reading, files);
   release_slot(*slot, kFree);
@@ -308,7 +309,7 @@ void thread_end() {
 // last interval, up to now.
 void stop() {
   if (!g_running.exchange(false, std::memory_order_acq_rel)) return;
-  const uint64_t now = g_runtime->now_ns();
+  const uint64_t now = g_runtime->time->now_ns();
   const int count = slot_count();
   ThreadSlot* held[kBatchThreads];
   Reading outcomes[kBatchThreads];
@@ -325,11 +326,11 @@ void stop() {
   char note[160];
   std::snprintf(note, sizeof note, "idle threads' readings spared by the process's CPU-time clock: %llu of %llu",
                 static_cast<unsigned long long>(g_spared_total), static_cast<unsigned long long>(g_due_idle_total));
-  g_runtime->log_note(note);
+  g_runtime->recording->log_note(note);
   std::snprintf(note, sizeof note, "threads that ended knowing their counters without reading them: %llu of %llu",
                 static_cast<unsigned long long>(g_ended_unread.load(std::memory_order_relaxed)),
                 static_cast<unsigned long long>(g_ended.load(std::memory_order_relaxed)));
-  g_runtime->log_note(note);
+  g_runtime->recording->log_note(note);
 }
 
 // The parent's threads and sampling thread are not the child's.
@@ -354,7 +355,7 @@ const lumen_option_def kOptions[] = {
 const lumen_flag_alias kFlagAliases[] = {{"on", "10ms"}, {"hi", "1ms"}, {"lo", "100ms"}};
 
 const lumen_collector_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_collector_descriptor),
     .name = "states",
     .version = "1.0",
     .data_file = kDataFile,

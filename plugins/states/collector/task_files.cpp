@@ -54,7 +54,7 @@ void read_task_files(const lumen_runtime& runtime, const uint32_t* tids, TaskFil
     }
   }
   if (asked == 0) return;
-  runtime.read_task_files(batch, asked);
+  runtime.threads->read_task_files(batch, asked);
   size_t next = 0;
   for (size_t i = 0; i < count && i < kBatchFiles; ++i) {
     TaskFiles& f = files[i];

@@ -1,5 +1,5 @@
 // A thread's files under /proc/self/task/TID, read through the runtime
-// (lumen_runtime.read_task_files): it opens them on a thread with a
+// (lumen_thread_service.read_task_files): it opens them on a thread with a
 // descriptor table of its own, so a reading never takes a descriptor number
 // from the program's range, not even for a moment. Each request is a round
 // trip to that thread, so the sampler asks for every thread's files of a

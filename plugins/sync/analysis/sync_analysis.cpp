@@ -57,16 +57,16 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
 }
 
 const lumen_analysis_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_analysis_descriptor),
     .name = "sync",
     .version = "1.0",
     .data_file = kDataFile,
     .metrics = kMetrics,
     .metric_count = std::size(kMetrics),
     .decode = decode,
+    .decodes_in_parts = 1,  // each wait is one event
     .views = &kSyncObjectsView,
     .view_count = 1,
-    .decodes_in_parts = 1,  // each wait is one event
 };
 
 }  // namespace

@@ -42,12 +42,12 @@ uint64_t measure_uncontended_pair_ps() {
   pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
   uint64_t best_ns = UINT64_MAX;
   for (int batch = 0; batch < kCalibrationBatches; ++batch) {
-    const uint64_t begin = g_runtime->now_ns();
+    const uint64_t begin = g_runtime->time->now_ns();
     for (uint32_t i = 0; i < kCalibrationPairs; ++i) {
       real_mutex_lock(&mutex);
       real_mutex_unlock(&mutex);
     }
-    const uint64_t elapsed = g_runtime->now_ns() - begin;
+    const uint64_t elapsed = g_runtime->time->now_ns() - begin;
     if (elapsed < best_ns) best_ns = elapsed;
   }
   return best_ns * 1000 / kCalibrationPairs;
@@ -63,7 +63,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
     return 1;
   }
   resolve_real_functions();
-  g_stream = runtime->open_stream(kDataFile);
+  g_stream = runtime->recording->open_stream(kDataFile);
   if (g_stream < 0) {
     std::snprintf(error, error_size, "cannot create the data file '%s'", kDataFile);
     return 1;
@@ -91,8 +91,8 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
       std::snprintf(note, sizeof note, "sync: threshold %llu ns, as given ('%s')",
                     static_cast<unsigned long long>(settings.threshold_ns), written);
   }
-  runtime->write_record(g_stream, kSettingsRecord, &settings, sizeof settings);
-  runtime->log_note(note);
+  runtime->recording->write_record(g_stream, kSettingsRecord, &settings, sizeof settings);
+  runtime->recording->log_note(note);
   g_threshold_ns.store(static_cast<int64_t>(settings.threshold_ns), std::memory_order_release);
   return 0;
 }
@@ -108,7 +108,7 @@ const lumen_option_def kOptions[] = {
 const lumen_flag_alias kFlagAliases[] = {{"on", "calibrate"}, {"all", "0"}};
 
 const lumen_collector_descriptor kPlugin = {
-    .abi_version = LUMEN_PLUGIN_ABI_VERSION,
+    LUMEN_SDK_HEAD(lumen_collector_descriptor),
     .name = "sync",
     .version = "1.0",
     .data_file = kDataFile,
@@ -126,7 +126,7 @@ const lumen_collector_descriptor kPlugin = {
 
 }  // namespace
 
-uint64_t now_ns() { return g_runtime->now_ns(); }
+uint64_t now_ns() { return g_runtime->time->now_ns(); }
 
 namespace {
 // Waits of this thread inside a wait another plugin records (a Java
@@ -146,12 +146,12 @@ __attribute__((noinline)) void record_wait(uint64_t request_ns, uint64_t grant_n
     wait.object = reinterpret_cast<uint64_t>(object);
     // The stack starts at the caller of pthread_mutex_lock & co.: the frames
     // between here and there are this object's, which the runtime leaves out.
-    wait.stack_id = g_runtime->capture_stack(nullptr, 0);
-    wait.thread_id = g_runtime->thread_id();
+    wait.stack_id = g_runtime->stacks->capture_stack(nullptr, 0);
+    wait.thread_id = g_runtime->threads->thread_id();
     wait.object_kind = static_cast<uint16_t>(kind);
     wait.call = static_cast<uint16_t>(call);
     wait.result = result;
-    g_runtime->write_record(g_stream, kWaitRecord, &wait, sizeof wait);
+    g_runtime->recording->write_record(g_stream, kWaitRecord, &wait, sizeof wait);
   }
 }
 

@@ -25,6 +25,6 @@ int check(const lumen_option_value* options, size_t count, char* error, size_t e
 
 }  // namespace
 
-const lumen_collector_hooks kHostHooks = {.check = check};
+const lumen_collector_hooks kHostHooks = {.size = sizeof(lumen_collector_hooks), .check = check};
 
 }  // namespace lumen::sync

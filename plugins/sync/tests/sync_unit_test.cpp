@@ -68,15 +68,23 @@ class SyncDecoder : public ::testing::Test {
   int decode(uint16_t kind, const void* payload, uint16_t bytes) {
     char error[256] = "";
     // An event's values are the decoder's own until emit returns: copied.
-    lumen_event_sink sink{this,
-                          [](void* context, const lumen_event* e) {
+    // The sync decoder names no artificial function, stitches nothing
+    // and reports no spans, levels, code or record threads.
+    lumen_event_sink sink{.size = sizeof(lumen_event_sink),
+                          .context = this,
+                          .emit = [](void* context, const lumen_event* e) {
                             auto* self = static_cast<SyncDecoder*>(context);
                             self->events_.push_back(*e);
                             self->values_.emplace_back(e->values, e->values + self->plugin_->metric_count);
                           },
-                          // The sync decoder names no artificial function, stitches nothing
-                          // and reports no spans, levels, code or record threads.
-                          nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+                          .artificial_stack = nullptr,
+                          .traced_call_stack = nullptr,
+                          .record_thread = nullptr,
+                          .stitch = nullptr,
+                          .name_thread = nullptr,
+                          .span = nullptr,
+                          .level = nullptr,
+                          .describe_code = nullptr};
     void* state = plugin_->decoder_begin ? plugin_->decoder_begin(nullptr) : nullptr;
     const int rc = plugin_->decode(state, kind, payload, bytes, &sink, error, sizeof error);
     if (plugin_->decoder_end) plugin_->decoder_end(state, &sink, error, sizeof error);
