@@ -20,13 +20,13 @@ using analysis::SpecError;
 
 const lumen_metric_def kClockMetrics[] = {
     {"user", "User CPU Time", LUMEN_UNIT_NANOSECONDS,
-     LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED, "CPU time"},
+     LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE | LUMEN_FLAVOR_ATTRIBUTED, "CPU time", 0, 0},
 };
 
 // "ecount" starts with a flavor letter; "leaks" is exclusive only.
 const lumen_metric_def kHeapMetrics[] = {
-    {"ecount", "Event Count", LUMEN_UNIT_COUNT, LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE, nullptr},
-    {"leaks", "Leaked Bytes", LUMEN_UNIT_BYTES, LUMEN_FLAVOR_EXCLUSIVE, "bytes never freed"},
+    {"ecount", "Event Count", LUMEN_UNIT_COUNT, LUMEN_FLAVOR_EXCLUSIVE | LUMEN_FLAVOR_INCLUSIVE, nullptr, 0, 0},
+    {"leaks", "Leaked Bytes", LUMEN_UNIT_BYTES, LUMEN_FLAVOR_EXCLUSIVE, "bytes never freed", 0, 0},
 };
 
 using Indices = std::vector<size_t>;
@@ -66,10 +66,10 @@ TEST_F(MetricSpec, RegistryKeepsDeclarationOrderAndAddsAPluginOnce) {
 
 TEST_F(MetricSpec, ConfigurationsOfOnePluginShareKeywordsAndAddTheirOwn) {
   // Two experiments of one plugin configured differently (hardware counters).
-  const lumen_metric_def first[] = {{"cycles", "Cycles", LUMEN_UNIT_COUNT, LUMEN_FLAVOR_EXCLUSIVE, nullptr},
-                                    {"insts", "Instructions", LUMEN_UNIT_COUNT, LUMEN_FLAVOR_EXCLUSIVE, nullptr}};
-  const lumen_metric_def second[] = {{"branches", "Branches", LUMEN_UNIT_COUNT, LUMEN_FLAVOR_EXCLUSIVE, nullptr},
-                                     {"cycles", "Cycles", LUMEN_UNIT_COUNT, LUMEN_FLAVOR_EXCLUSIVE, nullptr}};
+  const lumen_metric_def first[] = {{"cycles", "Cycles", LUMEN_UNIT_COUNT, LUMEN_FLAVOR_EXCLUSIVE, nullptr, 0, 0},
+                                    {"insts", "Instructions", LUMEN_UNIT_COUNT, LUMEN_FLAVOR_EXCLUSIVE, nullptr, 0, 0}};
+  const lumen_metric_def second[] = {{"branches", "Branches", LUMEN_UNIT_COUNT, LUMEN_FLAVOR_EXCLUSIVE, nullptr, 0, 0},
+                                     {"cycles", "Cycles", LUMEN_UNIT_COUNT, LUMEN_FLAVOR_EXCLUSIVE, nullptr, 0, 0}};
   EXPECT_EQ(registry_.add_plugin("hwc", first, std::size(first)), (Indices{3, 4}));
   EXPECT_EQ(registry_.add_plugin("hwc", second, std::size(second)), (Indices{5, 3}));
   EXPECT_EQ(registry_.size(), 6u);

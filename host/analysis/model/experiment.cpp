@@ -85,7 +85,7 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins)
                             "', which is not a file name of this experiment; it is left out.");
         continue;
       }
-      data_files_.push_back({name, data_file, half, entry.second["options"], {}, nullptr, UINT64_MAX});
+      data_files_.push_back({name, data_file, half, entry.second["options"], {}, nullptr, UINT64_MAX, {}});
     }
   }
   for (auto file = data_files_.begin(); file != data_files_.end();) {

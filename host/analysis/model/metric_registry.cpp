@@ -26,7 +26,7 @@ std::vector<size_t> MetricRegistry::add_plugin(const std::string& plugin, const 
     indices.push_back(metrics_.size());
     MetricDef def{keyword, metrics[i].title ? metrics[i].title : keyword,
                   metrics[i].description ? metrics[i].description : "", metrics[i].unit, metrics[i].flavors,
-                  std::nullopt};
+                  std::nullopt, {}};
     def.default_flavors = default_flavors;
     def.hidden_by_default = hidden;
     metrics_.push_back(std::move(def));
@@ -53,7 +53,7 @@ std::string MetricRegistry::add_derived(const std::string& plugin, const lumen_d
              "' / '" + (d.denominator ? d.denominator : "") + "', but these are not both metrics it can divide";
     MetricDef def{keyword, d.title ? d.title : keyword, d.description ? d.description : "", LUMEN_UNIT_RATIO,
                   metrics_[*numerator].flavors & metrics_[*denominator].flavors,
-                  std::make_pair(*numerator, *denominator)};
+                  std::make_pair(*numerator, *denominator), {}};
     def.default_flavors = def.flavors;
     metrics_.push_back(std::move(def));
     plugin_of_.push_back(plugin);

@@ -34,12 +34,12 @@ struct ViewRow {
   // Calltree: the depth of the node below the root (names are indented).
   int depth = 0;
   // Annotated source and disassembly: "##" on lines above the threshold.
-  std::string marker;
+  std::string marker{};
   // Further facts of the row (line number, address, source text), in order;
   // extra keys in JSON and CSV.
-  std::vector<std::pair<std::string, std::string>> fields;
+  std::vector<std::pair<std::string, std::string>> fields{};
   // A plugin's table: the call stack the row stands for, leaf first.
-  std::vector<StackFrame> stack;
+  std::vector<StackFrame> stack{};
 };
 
 struct ViewTable {

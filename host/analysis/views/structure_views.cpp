@@ -30,7 +30,9 @@ double cell(const MetricColumn& c, const MetricRegistry& registry, const MetricE
 
 ViewRow make_row(NodeId id, const NodeNaming& naming, const ViewRequest& request, const MetricRegistry& registry,
                  const MetricEngine& engine, const Values* attributed) {
-  ViewRow row{naming.name(id), naming.load_object(id), {}, {}, {}};
+  ViewRow row;
+  row.name = naming.name(id);
+  row.load_object = naming.load_object(id);
   const MetricEngine::NodeMetrics* node = engine.node(id);
   for (const MetricColumn& c : request.metrics.columns)
     row.values.push_back(cell(c, registry, engine, node, attributed));
