@@ -29,10 +29,11 @@ double row_value(const std::map<std::string, nlohmann::json>& rows, const std::s
 
 // The CPU time of the samples whose Java stack AsyncGetCallTrace could not
 // walk (<no Java callstack recorded> in user-mode `rows` of i.totalcpu),
-// which any method may lack: checked to be at most 2 % of <Total>. Eight
-// runs of JavaHotMethods had 0.14-0.68 % (1 to 5 samples of about 780, in
-// the JVM's calls from the interpreter at start); Oracle's manual calls
-// 5-10 % typical.
+// which any method may lack: checked to be at most 5 samples (50 ms) and
+// 2 % of <Total>. Eight runs of JavaHotMethods had 1 to 5 samples of about
+// 780 (0.14-0.68 %), in the JVM's calls from the interpreter at start,
+// which a short run has as many of (JavaDeepStacks: 3 of 130); Oracle's
+// manual calls 5-10 % typical.
 double unwalked_cpu(const std::map<std::string, nlohmann::json>& rows);
 
 // A suite of tests on one collection of JavaHotMethods (-j on -p on, 300 ms

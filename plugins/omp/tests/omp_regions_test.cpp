@@ -14,6 +14,7 @@
 //     constructs' lines.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <map>
 #include <string>
 
@@ -162,10 +163,15 @@ INSTANTIATE_TEST_SUITE_P(Runtimes, OmpOversubscribed, testing::ValuesIn(kBuilds)
 // -omp_states classes each sample as the function views do: a worker's
 // sample in the trace's idle time is idle (libomp says
 // wait_barrier_implicit there), and the waits' and idle samples are as
-// many as the CPU time of the waits' artificial functions says.
+// many as the CPU time of the waits' artificial functions says. The
+// workers spin while idle (OMP_WAIT_POLICY=active), so idle time is CPU
+// time a clock profile samples: by default libomp's idle workers yield,
+// and on a loaded machine the run may hold no idle sample at all.
 TEST(OmpStatesOversubscribed, StatesViewCountsSamplesAsTheFunctionViews) {
   TempDir dir;
+  setenv("OMP_WAIT_POLICY", "active", 1);
   const Collection run = collect(dir, {"-p", "on"}, LUMEN_OMP_REGIONS_CLANG_TARGET, {kThreads, kRounds});
+  unsetenv("OMP_WAIT_POLICY");
   ASSERT_EQ(run.run.exit_code, 0) << run.run.err;
   const json states = er_print_json({"-omp_states"}, run.experiment);
   const json& summary = states.at("summary");
