@@ -1,5 +1,6 @@
 #include "program_signal_view.h"
 #include "signal_chain.h"
+#include "thread_state.h"
 
 #include <dlfcn.h>
 #include <sys/syscall.h>
@@ -94,6 +95,7 @@ void run_target_handler(int signal, const struct sigaction& target, siginfo_t* i
   sigset_t kernel_before;
   syscall(SYS_rt_sigprocmask, SIG_BLOCK, &blocked, &kernel_before, _NSIG / 8);
   set_claimed_signals_blocked_by_target(claimed_before | claimed);
+  current_thread().program_handlers_run.fetch_add(1, std::memory_order_relaxed);
   if (target.sa_flags & SA_SIGINFO) {
     if (target.sa_sigaction != nullptr) target.sa_sigaction(signal, info, ucontext);
   } else {
@@ -130,6 +132,7 @@ void pass_to_target(int signal, siginfo_t* info, void* ucontext) {
 
 void dispatch(int signal, siginfo_t* info, void* ucontext) {
   const int saved_errno = errno;
+  current_thread().claimed_signals_handled.fetch_add(1, std::memory_order_relaxed);
   bool consumed = false;
   if (!redelivered(info)) consumed = collector_takes(signal, info, ucontext);
   errno = saved_errno;

@@ -114,7 +114,10 @@ double monotonic_seconds() {
 
 // The program waits for signals: one the collector takes as its own (its
 // timer's, while the thread waited with it unblocked) is not the
-// program's, and the wait goes on for what is left of its timeout.
+// program's, and the wait goes on for what is left of its timeout. So does
+// a wait the kernel ended with EINTR for a claimed signal that ran no
+// handler of the program's (the collector's sample, or one held for the
+// program and sent again), which without collect would not have come.
 int wait_for_program_signal(const sigset_t* set, siginfo_t* info, const struct timespec* timeout) {
   siginfo_t local;
   siginfo_t* out = info != nullptr ? info : &local;
@@ -123,13 +126,22 @@ int wait_for_program_signal(const sigset_t* set, siginfo_t* info, const struct t
   timespec left{};
   const timespec* wait_for = timeout;
   for (;;) {
+    ThreadState& thread = current_thread();
+    const uint32_t handled_before = thread.claimed_signals_handled.load(std::memory_order_relaxed);
+    const uint32_t program_handlers_before = thread.program_handlers_run.load(std::memory_order_relaxed);
     const int signal = real_sigtimedwait()(set, out, wait_for);
-    if (signal <= 0 || !signal_claimed(signal)) return signal;
-    const int saved_errno = errno;
-    release_unpending_holds();
-    const bool collectors = collector_takes(signal, out, nullptr);
-    errno = saved_errno;
-    if (!collectors) return signal;
+    const bool collectors_interruption =
+        signal < 0 && errno == EINTR &&
+        thread.claimed_signals_handled.load(std::memory_order_relaxed) != handled_before &&
+        thread.program_handlers_run.load(std::memory_order_relaxed) == program_handlers_before;
+    if (!collectors_interruption) {
+      if (signal <= 0 || !signal_claimed(signal)) return signal;
+      const int saved_errno = errno;
+      release_unpending_holds();
+      const bool collectors = collector_takes(signal, out, nullptr);
+      errno = saved_errno;
+      if (!collectors) return signal;
+    }
     if (timeout != nullptr) {
       const double remaining = deadline - monotonic_seconds();
       if (remaining <= 0) {
