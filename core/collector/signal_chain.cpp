@@ -132,7 +132,6 @@ void pass_to_target(int signal, siginfo_t* info, void* ucontext) {
 
 void dispatch(int signal, siginfo_t* info, void* ucontext) {
   const int saved_errno = errno;
-  current_thread().claimed_signals_handled.fetch_add(1, std::memory_order_relaxed);
   bool consumed = false;
   if (!redelivered(info)) consumed = collector_takes(signal, info, ucontext);
   errno = saved_errno;

@@ -106,6 +106,30 @@ int pending_for_program(sigset_t* set) {
   return static_cast<int>(syscall(SYS_rt_sigpending, set, _NSIG / 8));
 }
 
+// Whether a handler outside the signal chain could have ended a wait on the
+// calling thread for `set`: a signal outside it, not claimed, unblocked
+// here, whose disposition is a handler.
+bool unchained_handler_could_interrupt(const sigset_t* set) {
+  const lumen::ErrnoKept errno_kept;
+  uint64_t blocked = 0;
+  syscall(SYS_rt_sigprocmask, SIG_BLOCK, nullptr, &blocked, sizeof blocked);
+  for (int signal = 1; signal <= 64 && signal < NSIG; ++signal) {
+    if (signal == SIGKILL || signal == SIGSTOP || sigismember(set, signal) == 1 || signal_claimed(signal) ||
+        (blocked & signal_bit(signal)) != 0)
+      continue;
+    struct KernelSigaction {
+      uintptr_t handler;
+      unsigned long flags;
+      uintptr_t restorer;
+      uint64_t mask;
+    } action{};
+    if (syscall(SYS_rt_sigaction, signal, nullptr, &action, sizeof action.mask) != 0) continue;
+    if (action.handler != reinterpret_cast<uintptr_t>(SIG_DFL) && action.handler != reinterpret_cast<uintptr_t>(SIG_IGN))
+      return true;
+  }
+  return false;
+}
+
 double monotonic_seconds() {
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -115,9 +139,10 @@ double monotonic_seconds() {
 // The program waits for signals: one the collector takes as its own (its
 // timer's, while the thread waited with it unblocked) is not the
 // program's, and the wait goes on for what is left of its timeout. So does
-// a wait the kernel ended with EINTR for a claimed signal that ran no
-// handler of the program's (the collector's sample, or one held for the
-// program and sent again), which without collect would not have come.
+// a wait the kernel ended with EINTR when no handler of the program's can
+// have run: a process-directed signal the wait was woken for and another
+// thread took (the collector keeps claimed signals deliverable there, to
+// hold them for the program), or a sample of the collector's.
 int wait_for_program_signal(const sigset_t* set, siginfo_t* info, const struct timespec* timeout) {
   siginfo_t local;
   siginfo_t* out = info != nullptr ? info : &local;
@@ -127,13 +152,12 @@ int wait_for_program_signal(const sigset_t* set, siginfo_t* info, const struct t
   const timespec* wait_for = timeout;
   for (;;) {
     ThreadState& thread = current_thread();
-    const uint32_t handled_before = thread.claimed_signals_handled.load(std::memory_order_relaxed);
     const uint32_t program_handlers_before = thread.program_handlers_run.load(std::memory_order_relaxed);
     const int signal = real_sigtimedwait()(set, out, wait_for);
     const bool collectors_interruption =
         signal < 0 && errno == EINTR &&
-        thread.claimed_signals_handled.load(std::memory_order_relaxed) != handled_before &&
-        thread.program_handlers_run.load(std::memory_order_relaxed) == program_handlers_before;
+        thread.program_handlers_run.load(std::memory_order_relaxed) == program_handlers_before &&
+        !unchained_handler_could_interrupt(set);
     if (!collectors_interruption) {
       if (signal <= 0 || !signal_claimed(signal)) return signal;
       const int saved_errno = errno;

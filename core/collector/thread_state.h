@@ -58,11 +58,10 @@ struct ThreadState {
   // When its creator called pthread_create through the runtime while
   // collecting (lumen_thread_service.thread_created_ns); 0 otherwise.
   uint64_t created_ns = 0;
-  // How many claimed signals the chain has handled on the thread, and how
-  // many of the program's own handlers it ran for them: a wait that ends
-  // with EINTR after the first moved and the second did not was ended by
-  // the collector's handling alone, which the program must not see.
-  std::atomic<uint32_t> claimed_signals_handled{0};
+  // How many of the program's own handlers the signal chain ran on the
+  // thread (for claimed signals): a wait that ends with EINTR while it did
+  // not move, and no other handler could have run, was ended by the
+  // collector alone, which the program must not see.
   std::atomic<uint32_t> program_handlers_run{0};
   ThreadBlock blocks[kMaxStreams];
 };
