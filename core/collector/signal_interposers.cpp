@@ -114,8 +114,10 @@ bool unchained_handler_could_interrupt(const sigset_t* set) {
   uint64_t blocked = 0;
   syscall(SYS_rt_sigprocmask, SIG_BLOCK, nullptr, &blocked, sizeof blocked);
   for (int signal = 1; signal <= 64 && signal < NSIG; ++signal) {
-    if (signal == SIGKILL || signal == SIGSTOP || sigismember(set, signal) == 1 || signal_claimed(signal) ||
-        (blocked & signal_bit(signal)) != 0)
+    // The C library's own (SIGCANCEL, SIGSETXID: the first two real-time
+    // signals) have its handlers in every process, never the program's.
+    if (signal == SIGKILL || signal == SIGSTOP || signal == 32 || signal == 33 || sigismember(set, signal) == 1 ||
+        signal_claimed(signal) || (blocked & signal_bit(signal)) != 0)
       continue;
     struct KernelSigaction {
       uintptr_t handler;
