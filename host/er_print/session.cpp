@@ -57,7 +57,7 @@ void Session::set_descendants(const std::string& mode) {
     return founders.count(e->path().parent_path()) != 0 && !e->header()["lineage"].as<std::string>("").empty() &&
            !descendant_wanted(mode, *e);
   });
-  if (experiments_.size() != before) selection_changed();
+  if (experiments_.size() != before) experiments_changed();
 }
 
 void Session::drop_experiment(const std::string& id_or_path) {
@@ -72,7 +72,7 @@ void Session::drop_experiment(const std::string& id_or_path) {
     experiments_.erase(experiments_.begin() + static_cast<std::ptrdiff_t>(i));
     while (i < experiments_.size() && experiments_[i]->path().parent_path() == founder)
       experiments_.erase(experiments_.begin() + static_cast<std::ptrdiff_t>(i));
-    selection_changed();
+    experiments_changed();
     return;
   }
   throw CommandError("no open experiment is '" + id_or_path + "' (-exp_list gives their ids and paths)");
@@ -81,7 +81,7 @@ void Session::drop_experiment(const std::string& id_or_path) {
 void Session::drop_all_experiments() {
   experiments_.clear();
   registry_ = MetricRegistry();  // nothing refers to the metrics any more
-  selection_changed();
+  experiments_changed();
 }
 
 void Session::set_disasm_threshold(const std::string& percent) {
@@ -146,7 +146,7 @@ void Session::open_experiment(const std::string& path) {
       founder.add_warning("descendant " + descendant.filename().string() + " is left out: " + e.what());
     }
   }
-  selection_changed();
+  experiments_changed();
 }
 
 void Session::set_metrics(const std::string& spec) {
@@ -296,6 +296,36 @@ void Session::selection_changed() {
   each_.clear();
 }
 
+void Session::experiments_changed() {
+  selection_changed();
+  cells_.clear();
+  shapers_.clear();
+  profiled_once_ = false;
+}
+
+std::shared_ptr<StackShaper> Session::shaper(ViewMode mode, bool inline_frames) {
+  auto& kept = shapers_[{mode, inline_frames}];
+  if (!kept) kept = std::make_shared<StackShaper>(experiments_, structure_, mode, inline_frames);
+  return kept;
+}
+
+std::unique_ptr<StackProfile> Session::profile_from_cells(const EventFilter& only) {
+  // The first profile of a session is a pass over the files: a session
+  // asked for one selection only (er_print -functions) never pays for cells.
+  if (!EventCells::can_select({selects_, expression_}) || (cells_.empty() && !profiled_once_)) return nullptr;
+  bool stitched = false;
+  const std::shared_ptr<StackShaper> shaped = shaper(viewmode_, inline_frames_);
+  for (size_t e = 0; e < experiments_.size(); ++e) stitched = stitched || shaped->stitches_in(e);
+  std::unique_ptr<EventCells>& cells = cells_[stitched ? viewmode_ : ViewMode::User];
+  if (!cells || cells->metric_count() != registry_.size())
+    cells = std::make_unique<EventCells>(experiments_, registry_, *shaped);
+  const std::optional<StackAggregate> aggregate =
+      cells->select({selects_, expression_}, only, SampledParts(experiments_, registry_));
+  if (!aggregate) return nullptr;
+  return std::make_unique<StackProfile>(*aggregate, shaped, registry_, structure_, stack_filter(expression_, structure_),
+                                        visibility_.rewrite(structure_));
+}
+
 void Session::set_inline(const std::string& on_off) {
   if (on_off != "on" && on_off != "off") throw CommandError("inline takes on or off, not '" + on_off + "'");
   inline_frames_ = on_off == "on";
@@ -348,9 +378,12 @@ std::vector<const StackProfile*> Session::profiles_of_each() {
       const EventFilter only_k = [filter, k](size_t e, const lumen_event& event) {
         return e == k && (!filter || filter(e, event));
       };
-      each_.push_back(std::make_unique<StackProfile>(experiments_, registry_, structure_, only_k,
-                                               stack_filter(expression_, structure_), inline_frames_, viewmode_,
-                                               visibility_.rewrite(structure_)));
+      std::unique_ptr<StackProfile> of_k = profile_from_cells([k](size_t e, const lumen_event&) { return e == k; });
+      if (!of_k)
+        of_k = std::make_unique<StackProfile>(experiments_, registry_, structure_, only_k,
+                                              stack_filter(expression_, structure_), inline_frames_, viewmode_,
+                                              visibility_.rewrite(structure_));
+      each_.push_back(std::move(of_k));
     }
   }
   std::vector<const StackProfile*> list;
@@ -360,10 +393,15 @@ std::vector<const StackProfile*> Session::profiles_of_each() {
 
 const StackProfile& Session::profile() {
   if (!profile_) {
+    // An observer sees a pass over the files; otherwise the events decoded
+    // once are summed again, unless the selection splits what was summed.
     const analysis::ProfileObserver* observer = std::exchange(observer_, nullptr);
-    profile_ = std::make_unique<StackProfile>(experiments_, registry_, structure_, selection_filter(),
-                                              stack_filter(expression_, structure_), inline_frames_, viewmode_,
-                                              visibility_.rewrite(structure_), observer);
+    if (observer == nullptr) profile_ = profile_from_cells();
+    if (!profile_)
+      profile_ = std::make_unique<StackProfile>(experiments_, registry_, structure_, selection_filter(),
+                                                stack_filter(expression_, structure_), inline_frames_, viewmode_,
+                                                visibility_.rewrite(structure_), observer);
+    profiled_once_ = true;
     const bool cpu_selected = selects_.selects_cpus() || expression_.selects_cpus();
     if (cpu_selected && profile_->events_read() > 0 && profile_->events_with_cpu() == 0) {
       profile_.reset();

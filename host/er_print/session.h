@@ -6,12 +6,14 @@
 
 #include <fstream>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "code_profile.h"
+#include "event_cells.h"
 #include "compare_view.h"
 #include "event_selection.h"
 #include "experiment.h"
@@ -139,6 +141,12 @@ class Session {
 
  private:
   void selection_changed();
+  // The experiments open changed: what was decoded of them is forgotten.
+  void experiments_changed();
+  // The profile of the events `only` and the selection choose, summed from
+  // the cells (event_cells.h); null when the selection splits a cell.
+  std::unique_ptr<analysis::StackProfile> profile_from_cells(const analysis::EventFilter& only = {});
+  std::shared_ptr<analysis::StackShaper> shaper(analysis::ViewMode mode, bool inline_frames);
   // The selection left no event: says why (throws for a function filter
   // naming no function).
   void explain_empty_selection();
@@ -183,6 +191,12 @@ class Session {
   analysis::CompareMode compare_ = analysis::CompareMode::Off;
   bool inline_frames_ = false;
   std::vector<std::unique_ptr<analysis::StackProfile>> each_;
+  // The events decoded once: per view mode where a plugin stitches stacks
+  // (their chains differ by mode), else one for every mode; and the
+  // shapers of the stacks, by mode and inlining.
+  std::map<analysis::ViewMode, std::unique_ptr<analysis::EventCells>> cells_;
+  std::map<std::pair<analysis::ViewMode, bool>, std::shared_ptr<analysis::StackShaper>> shapers_;
+  bool profiled_once_ = false;  // since the experiments changed
 };
 
 template <typename Body>

@@ -32,6 +32,7 @@ class Parser {
     return node;
   }
   bool uses_cpu = false;
+  bool uses_time = false;
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
@@ -129,6 +130,7 @@ class Parser {
     node->op = "t";
     node->token = word;
     uses_cpu = uses_cpu || word == "CPUID";
+    uses_time = uses_time || word == "TSTAMP";
     return node;
   }
   int64_t number() {
@@ -195,6 +197,7 @@ EventExpression EventExpression::parse(const std::string& text) {
   Parser parser(text);
   expression.root_ = parser.parse();
   expression.uses_cpu_ = parser.uses_cpu;
+  expression.uses_time_ = parser.uses_time;
   return expression;
 }
 

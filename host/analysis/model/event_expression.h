@@ -33,6 +33,9 @@ class EventExpression {
   const std::string& text() const { return text_; }
   // Whether it reads the CPU (events without one are then all kept).
   bool uses_cpu() const { return uses_cpu_; }
+  // Whether it reads the time (TSTAMP): then it can select some of the
+  // events of one thread, CPU and sample and not others.
+  bool uses_time() const { return uses_time_; }
 
   struct Node;
 
@@ -40,6 +43,7 @@ class EventExpression {
   std::string text_;
   std::shared_ptr<const Node> root_;
   bool uses_cpu_ = false;
+  bool uses_time_ = false;
 };
 
 }  // namespace lumen::analysis

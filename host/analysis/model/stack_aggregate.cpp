@@ -32,6 +32,7 @@ size_t StackAggregate::new_entry(const EntryKey& k) {
   entry_keys_.push_back(k);
   entry_events_.push_back(0);
   entry_values_.resize(entry_values_.size() + metric_count_, 0);
+  if (cells_) entry_times_.emplace_back(UINT64_MAX, 0);
   return s;
 }
 
@@ -41,11 +42,22 @@ void StackAggregate::merge(const StackAggregate& part, const PartIdMap& ids) {
   for (size_t s = 0; s < part.entry_keys_.size(); ++s) {
     StackKey key = part.entry_keys_[s].stack_key();
     key.stack_id = ids(key.stack_id);
-    const size_t here = entry_of(key, part.entry_keys_[s].thread);
+    const size_t here = entry_of(key, part.entry_keys_[s].thread, part.entry_keys_[s].cell);
     entry_events_[here] += part.entry_events_[s];
     int64_t* values = entry_values_.data() + here * metric_count_;
     add_values(values, part.share_values(s), metric_count_);
+    if (cells_) {
+      auto& [first, last] = entry_times_[here];
+      first = std::min(first, part.entry_times_[s].first);
+      last = std::max(last, part.entry_times_[s].second);
+    }
   }
+}
+
+void StackAggregate::add_cell(const StackAggregate& cells, size_t s) {
+  const size_t here = entry_of(cells.entry_keys_[s].stack_key(), cells.entry_keys_[s].thread);
+  entry_events_[here] += cells.entry_events_[s];
+  add_values(entry_values_.data() + here * metric_count_, cells.share_values(s), metric_count_);
 }
 
 void StackAggregate::finish() {
@@ -57,7 +69,7 @@ void StackAggregate::finish() {
   values_.clear();
   for (size_t s = 0; s < entry_keys_.size(); ++s) {
     const StackKey key = entry_keys_[s].stack_key();
-    size_t at = hash_of({key.stack_id, key.experiment, key.epoch, key.chain, 0}) & mask;
+    size_t at = hash_of({key.stack_id, key.experiment, key.epoch, key.chain, 0, {}}) & mask;
     while (row_slots[at] != 0 && !(keys_[row_slots[at] - 1] == key)) at = (at + 1) & mask;
     if (row_slots[at] == 0) {
       keys_.push_back(key);
@@ -88,20 +100,21 @@ struct Part {
 
 StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& experiments, size_t metric_count,
                                 const EventFilter& filter, const IntervalSplits& splits,
-                                const SampledParts& sampled_parts, const StackShaper& shaper,
-                                const ProfileObserver* observer) {
+                                const SampledParts* sampled_parts, const StackShaper& shaper,
+                                const ProfileObserver* observer, const CellBinning* binning) {
   // `observe` only for the one-pass aggregate (its rows are the profile's).
   auto visitor = [&](StackAggregate& into, size_t e, const ProfileObserver* observe) {
     const Experiment& experiment = *experiments[e];
     const bool stitched = shaper.stitches_in(e);
-    return [&into, &experiment, &filter, &splits, &shaper, e, observe, stitched](const DataFile& file,
-                                                                       const lumen_event& event) {
+    return [&into, &experiment, &filter, &splits, &shaper, e, observe, stitched, binning](const DataFile& file,
+                                                                                const lumen_event& event) {
       ++into.events_read;
       if (event.cpu >= 0) ++into.events_with_cpu;
       if (filter && !filter(e, event)) return;
       const StackKey key{static_cast<uint32_t>(e), experiment.loadobjects().epoch_at(event.time_ns), event.stack_id,
                          stitched ? shaper.chain_at(e, event.thread_id, event.time_ns) : 0};
-      const size_t row = into.add(key, e, file, event, splits);
+      const CellKey cell = binning != nullptr ? binning->cell_of(experiment, event) : CellKey{};
+      const size_t row = into.add(key, cell, e, file, event, splits);
       if (observe != nullptr && observe->event) observe->event(e, file, event, static_cast<uint32_t>(row));
     };
   };
@@ -133,7 +146,7 @@ StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& 
       [&](size_t i) {
         Part& part = parts[i];
         try {
-          part.aggregate = std::make_unique<StackAggregate>(metric_count);
+          part.aggregate = std::make_unique<StackAggregate>(metric_count, binning != nullptr);
           experiments[part.experiment]->for_each_event_in_blocks(*part.file, part.first_block, part.end_block,
                                                                  visitor(*part.aggregate, part.experiment, nullptr),
                                                                  part.ids, &part.state);
@@ -143,7 +156,7 @@ StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& 
       },
       [&](size_t finished) { progress.update(finished, parts.size()); });
 
-  StackAggregate total(metric_count);
+  StackAggregate total(metric_count, binning != nullptr);
   for (const Step& step : steps) {
     const Experiment& experiment = *experiments[step.experiment];
     if (step.first_part == step.end_part && (observer != nullptr || !experiment.decodes_blocks_apart(*step.file))) {
@@ -168,7 +181,7 @@ StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& 
     // What needed the whole file (leaks), from the parts' states merged.
     experiment.finish_parts(*step.file, states, visitor(total, step.experiment, nullptr));
   }
-  sampled_parts.place(total);
+  if (sampled_parts != nullptr) sampled_parts->place(total);
   total.finish();
   return total;
 }

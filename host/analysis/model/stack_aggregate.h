@@ -1,11 +1,14 @@
 // Events aggregated per unique (experiment, load-object epoch, stack,
 // stitch chain): one row of metric values per key, and each row's share per
-// thread, both in the order their first event was read. The data files whose
+// thread, both in the order their first event was read. An aggregate of
+// cells (event_cells.h) keys each share by the events' sample and time bin
+// too, and keeps the times of its first and last event. The data files whose
 // decoders allow it are decoded in parts on several threads, each part into
 // an aggregate of its own, merged in file order: the result is the one a
 // single pass gives, whatever the number of threads.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -29,6 +32,14 @@ struct StackKey {
   uint64_t stack_id;
   uint32_t chain;  // the stitches covering the event (view_mode.h), 0: none
   bool operator==(const StackKey&) const = default;
+};
+
+// Where an event lies besides its stack and thread, in an aggregate of
+// cells; zero in any other.
+struct CellKey {
+  uint32_t sample = 0;
+  uint32_t bin = 0;
+  bool operator==(const CellKey&) const = default;
 };
 
 struct StackKeyHash {
@@ -57,15 +68,21 @@ struct ProfileObserver {
 // finish(). Entries and rows are numbered in the order of their first event.
 class StackAggregate {
  public:
-  explicit StackAggregate(size_t metric_count) : metric_count_(metric_count) {}
+  explicit StackAggregate(size_t metric_count, bool cells = false)
+      : metric_count_(metric_count), cells_(cells), recent_(cells ? kRecentSlots : 0) {}
 
   // One event of `file` (its values go to the registry's metrics through
   // the file's metric_index, and to the interval splits).
   // Returns the event's entry.
-  size_t add(const StackKey& key, size_t experiment, const DataFile& file, const lumen_event& event,
-             const IntervalSplits& splits) {
-    const size_t s = entry_of(key, event.thread_id);
+  size_t add(const StackKey& key, const CellKey& cell, size_t experiment, const DataFile& file,
+             const lumen_event& event, const IntervalSplits& splits) {
+    const size_t s = entry_of(key, event.thread_id, cell);
     ++entry_events_[s];
+    if (cells_) {
+      auto& [first, last] = entry_times_[s];
+      first = std::min(first, event.time_ns);
+      last = std::max(last, event.time_ns);
+    }
     int64_t* values = entry_values_.data() + s * metric_count_;
     const size_t* index = file.metric_index.data();
     for (size_t m = 0, n = file.metric_index.size(); m < n; ++m) add_saturating(values[index[m]], event.values[m]);
@@ -75,8 +92,18 @@ class StackAggregate {
   // Appends a part read after everything here, its stack ids made the
   // experiment's by `ids`.
   void merge(const StackAggregate& part, const PartIdMap& ids);
+  // Adds entry `s` of an aggregate of cells (its events and values) to
+  // this one's entry of the same stack and thread.
+  void add_cell(const StackAggregate& cells, size_t s);
   // Sums the entries into rows; after the last add or merge.
   void finish();
+  // Frees the index of entries by key, which only add and merge use (an
+  // aggregate of cells is read, never added to, once made).
+  void forget_index() {
+    std::vector<Slot>().swap(slots_);
+    std::vector<Slot>().swap(recent_);
+    cells_ = false;
+  }
   // Calls visit(experiment, thread, values) for each entry, whose values
   // it may change; before finish().
   template <typename Visit>
@@ -93,18 +120,25 @@ class StackAggregate {
   uint64_t share_key(size_t s) const { return uint64_t{row_of_entry_[s]} << 32 | entry_keys_[s].thread; }
   uint64_t share_events(size_t s) const { return entry_events_[s]; }
   const int64_t* share_values(size_t s) const { return entry_values_.data() + s * metric_count_; }
+  // An aggregate of cells: an entry's stack, thread and cell, and the times
+  // of its first and last event.
+  StackKey entry_stack(size_t s) const { return entry_keys_[s].stack_key(); }
+  uint32_t entry_thread(size_t s) const { return entry_keys_[s].thread; }
+  CellKey entry_cell(size_t s) const { return entry_keys_[s].cell; }
+  std::pair<uint64_t, uint64_t> entry_times(size_t s) const { return entry_times_[s]; }
 
   uint64_t events_read = 0;
   uint64_t events_with_cpu = 0;
 
  private:
-  // A StackKey and a thread, flat: 24 bytes.
+  // A StackKey, a thread and a cell, flat: 32 bytes.
   struct EntryKey {
     uint64_t stack_id;
     uint32_t experiment;
     uint32_t epoch;
     uint32_t chain;
     uint32_t thread;
+    CellKey cell;
     bool operator==(const EntryKey&) const = default;
     StackKey stack_key() const { return {experiment, epoch, stack_id, chain}; }
   };
@@ -119,41 +153,71 @@ class StackAggregate {
     uint64_t h = k.stack_id * 0x9e3779b97f4a7c15ull;
     h ^= (uint64_t{k.experiment} << 32 | k.epoch) * 0xc2b2ae3d27d4eb4full;
     h ^= (uint64_t{k.chain} << 32 | k.thread) * 0xff51afd7ed558ccdull;
+    h ^= (uint64_t{k.cell.sample} << 32 | k.cell.bin) * 0x9e3779b97f4a7c15ull;
     return static_cast<size_t>(h ^ (h >> 29));
   }
-  size_t entry_of(const StackKey& key, uint32_t thread) {
-    const EntryKey k{key.stack_id, key.experiment, key.epoch, key.chain, thread};
+  size_t entry_of(const StackKey& key, uint32_t thread, const CellKey& cell = {}) {
+    const EntryKey k{key.stack_id, key.experiment, key.epoch, key.chain, thread, cell};
+    const size_t hash = hash_of(k);
+    // Cells are many more than the stacks of one time bin, and events come
+    // about in time order: the cells of the bins at hand are looked up in a
+    // small table that stays in the cache, before the large one.
+    Slot* recent = cells_ ? &recent_[hash & (kRecentSlots - 1)] : nullptr;
+    if (recent != nullptr && recent->entry != 0 && recent->key == k) return recent->entry - 1;
+    size_t entry = SIZE_MAX;
     if (!slots_.empty()) {
       const size_t mask = slots_.size() - 1;
-      for (size_t at = hash_of(k) & mask; slots_[at].entry != 0; at = (at + 1) & mask)
-        if (slots_[at].key == k) return slots_[at].entry - 1;
+      for (size_t at = hash & mask; slots_[at].entry != 0; at = (at + 1) & mask)
+        if (slots_[at].key == k) {
+          entry = slots_[at].entry - 1;
+          break;
+        }
     }
-    return new_entry(k);
+    if (entry == SIZE_MAX) entry = new_entry(k);
+    if (recent != nullptr) *recent = {k, static_cast<uint32_t>(entry + 1)};
+    return entry;
   }
   size_t new_entry(const EntryKey& k);
   void grow_slots();
 
   size_t metric_count_;
+  bool cells_;
   // Entries by key: open addressing, a power of two of slots, at most half
   // full (no division, no node per entry).
   std::vector<Slot> slots_;
+  static constexpr size_t kRecentSlots = 4096;
+  std::vector<Slot> recent_;  // an aggregate of cells: kRecentSlots, direct-mapped
   std::vector<EntryKey> entry_keys_;
   std::vector<uint64_t> entry_events_;
   std::vector<int64_t> entry_values_;
+  std::vector<std::pair<uint64_t, uint64_t>> entry_times_;  // an aggregate of cells only
   // Made by finish().
   std::vector<uint32_t> row_of_entry_;
   std::vector<StackKey> keys_;
   std::vector<int64_t> values_;
 };
 
+// How an aggregate of cells places an event: its sample, and its time bin
+// (bin_ns wide from each experiment's start).
+struct CellBinning {
+  uint64_t bin_ns = 1;
+  CellKey cell_of(const Experiment& experiment, const lumen_event& event) const {
+    const uint64_t start = experiment.start_ns();
+    const uint64_t since = event.time_ns > start ? event.time_ns - start : 0;
+    return {experiment.samples().sample_at(event.time_ns),
+            static_cast<uint32_t>(std::min<uint64_t>(since / bin_ns, UINT32_MAX))};
+  }
+};
+
 // Every event of `experiments` that `filter` selects, aggregated; the data
 // files that allow it decoded on analysis_threads() threads unless an
 // observer watches. Progress is shown on a terminal when this takes long
 // (progress.h).
-// Each sampled part (sampled_parts.h) is placed at its samples.
+// Each sampled part (sampled_parts.h) is placed at its samples, when given.
+// With `binning`, an aggregate of cells.
 StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& experiments, size_t metric_count,
                                 const EventFilter& filter, const IntervalSplits& splits,
-                                const SampledParts& sampled_parts, const StackShaper& shaper,
-                                const ProfileObserver* observer = nullptr);
+                                const SampledParts* sampled_parts, const StackShaper& shaper,
+                                const ProfileObserver* observer = nullptr, const CellBinning* binning = nullptr);
 
 }  // namespace lumen::analysis

@@ -14,15 +14,30 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
                  ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter,
                  bool inline_frames, ViewMode mode, const FrameRewrite& rewrite, const ProfileObserver* observer)
     : metric_count_(registry.size()),
-      shaper_(std::make_unique<StackShaper>(experiments, structure, mode, inline_frames)),
+      shaper_(std::make_shared<StackShaper>(experiments, structure, mode, inline_frames)),
       functions_(registry.size(), kTotalFunction),
       objects_(registry.size(), kTotalObjectNode) {
-  const size_t metric_count = metric_count_;
   const IntervalSplits splits(experiments, registry);
   const SampledParts sampled_parts(experiments, registry);
-  StackShaper& shaper = *shaper_;
   const StackAggregate aggregate =
-      aggregate_events(experiments, metric_count, filter, splits, sampled_parts, shaper, observer);
+      aggregate_events(experiments, metric_count_, filter, splits, &sampled_parts, *shaper_, observer);
+  attribute(aggregate, structure, stack_filter, rewrite, observer != nullptr);
+}
+
+StackProfile::StackProfile(const StackAggregate& aggregate, std::shared_ptr<StackShaper> shaper,
+                           const MetricRegistry& registry, ProgramStructure& structure,
+                           const StackFilter& stack_filter, const FrameRewrite& rewrite)
+    : metric_count_(registry.size()),
+      shaper_(std::move(shaper)),
+      functions_(registry.size(), kTotalFunction),
+      objects_(registry.size(), kTotalObjectNode) {
+  attribute(aggregate, structure, stack_filter, rewrite, false);
+}
+
+void StackProfile::attribute(const StackAggregate& aggregate, ProgramStructure& structure,
+                             const StackFilter& stack_filter, const FrameRewrite& rewrite, bool observed) {
+  const size_t metric_count = metric_count_;
+  StackShaper& shaper = *shaper_;
   events_read_ = aggregate.events_read;
   events_with_cpu_ = aggregate.events_with_cpu;
   const std::vector<StackKey>& keys = aggregate.keys();
@@ -70,7 +85,7 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
     stack_threads_.push_back({stack_of_row[r], static_cast<uint32_t>(thread_key & 0xffffffffu), events});
     stack_thread_values_.insert(stack_thread_values_.end(), share.begin(), share.end());
   }
-  if (observer != nullptr) {
+  if (observed) {
     stack_of_entry_.resize(aggregate.thread_shares());
     for (size_t s = 0; s < aggregate.thread_shares(); ++s)
       stack_of_entry_[s] = stack_of_row[static_cast<size_t>(aggregate.share_key(s) >> 32)];

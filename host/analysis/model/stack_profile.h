@@ -59,6 +59,10 @@ class StackProfile {
           ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter = {},
           bool inline_frames = false, ViewMode mode = ViewMode::User, const FrameRewrite& rewrite = {},
           const ProfileObserver* observer = nullptr);
+  // The same profile from events summed already (event_cells.h), their
+  // chains those of `shaper`'s view mode.
+  StackProfile(const StackAggregate& aggregate, std::shared_ptr<StackShaper> shaper, const MetricRegistry& registry,
+               ProgramStructure& structure, const StackFilter& stack_filter = {}, const FrameRewrite& rewrite = {});
 
   // The unique stack (index into stacks()) an entry of the pass (what the
   // observer was given) became; kDroppedRow when the stack filter dropped it.
@@ -103,8 +107,12 @@ class StackProfile {
   }
 
  private:
+  // Attributes the aggregate's rows that pass the stack filter.
+  void attribute(const StackAggregate& aggregate, ProgramStructure& structure, const StackFilter& stack_filter,
+                 const FrameRewrite& rewrite, bool observed);
+
   size_t metric_count_;
-  std::unique_ptr<StackShaper> shaper_;
+  std::shared_ptr<StackShaper> shaper_;
   MetricEngine functions_;
   MetricEngine objects_;
   uint64_t events_ = 0;
