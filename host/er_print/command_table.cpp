@@ -19,6 +19,8 @@
 #include "side_by_side.h"
 #include "script.h"
 #include "structure_views.h"
+#include "timeline_view.h"
+#include "metric_cells.h"
 
 namespace lumen::er_print {
 
@@ -239,6 +241,16 @@ const std::vector<Command>& command_table() {
                                       if (comparing(s)) same_threads_side_by_side(threads);
                                       return threads;
                                     }),
+                       s.format());
+       })},
+      {"timeline", 0, "", "each thread's events by time bin, with the function leading each bin",
+       view([](Session& s, const auto&) {
+         const ViewRequest request = s.view_request();
+         const SortKey sort = request.sort;
+         const MetricRegistry& registry = s.registry();
+         const std::vector<TimelineBin> bins = s.timeline(
+             [&](const Values& values) { return sort_value_of(sort, registry, &values, &values); });
+         return render(timeline_view(s.experiments(), bins, s.timeline_bin_ns(), s.structure(), registry, request),
                        s.format());
        })},
       {"samples", 0, "", "each sample with the process figures across it",

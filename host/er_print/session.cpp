@@ -313,17 +313,39 @@ std::unique_ptr<StackProfile> Session::profile_from_cells(const EventFilter& onl
   // The first profile of a session is a pass over the files: a session
   // asked for one selection only (er_print -functions) never pays for cells.
   if (!EventCells::can_select({selects_, expression_}) || (cells_.empty() && !profiled_once_)) return nullptr;
+  const std::optional<StackAggregate> aggregate =
+      cells().select({selects_, expression_}, only, SampledParts(experiments_, registry_));
+  if (!aggregate) return nullptr;
+  return std::make_unique<StackProfile>(*aggregate, shaper(viewmode_, inline_frames_), registry_, structure_,
+                                        stack_filter(expression_, structure_), visibility_.rewrite(structure_));
+}
+
+EventCells& Session::cells() {
   bool stitched = false;
   const std::shared_ptr<StackShaper> shaped = shaper(viewmode_, inline_frames_);
   for (size_t e = 0; e < experiments_.size(); ++e) stitched = stitched || shaped->stitches_in(e);
   std::unique_ptr<EventCells>& cells = cells_[stitched ? viewmode_ : ViewMode::User];
   if (!cells || cells->metric_count() != registry_.size())
     cells = std::make_unique<EventCells>(experiments_, registry_, *shaped);
-  const std::optional<StackAggregate> aggregate =
-      cells->select({selects_, expression_}, only, SampledParts(experiments_, registry_));
-  if (!aggregate) return nullptr;
-  return std::make_unique<StackProfile>(*aggregate, shaped, registry_, structure_, stack_filter(expression_, structure_),
-                                        visibility_.rewrite(structure_));
+  return *cells;
+}
+
+uint64_t Session::timeline_bin_ns() { return cells().bin_ns(); }
+
+std::vector<TimelineBin> Session::timeline(const LeafRank& rank) {
+  if (!expression_.functions.empty())
+    throw CommandError("-timeline cannot apply the filter 'function == " + expression_.functions.front() +
+                       "' (its bins hold every stack of a thread); drop that clause with -filters");
+  if (!EventCells::can_select({selects_, expression_}))
+    throw CommandError("-timeline cannot choose events by CPU or by TSTAMP (its bins hold every CPU and time of a "
+                       "thread); use -cpu_select all and time bounds");
+  std::optional<std::vector<TimelineBin>> bins =
+      thread_timeline(cells(), {selects_, expression_}, SampledParts(experiments_, registry_),
+                      *shaper(viewmode_, inline_frames_), rank);
+  if (!bins)
+    throw CommandError("-timeline: a time bound of the selection lies inside a bin (" +
+                       std::to_string(cells().bin_ns() / 1000) + " us wide from each experiment's start)");
+  return std::move(*bins);
 }
 
 void Session::set_inline(const std::string& on_off) {

@@ -21,6 +21,7 @@
 #include "metric_registry.h"
 #include "object_visibility.h"
 #include "stack_profile.h"
+#include "thread_timeline.h"
 #include "terminal_text.h"
 #include "program_structure.h"
 #include "source_paths.h"
@@ -124,6 +125,10 @@ class Session {
   std::unique_ptr<analysis::StackProfile> profile_of(
       const std::vector<std::unique_ptr<analysis::Experiment>>& experiments, const analysis::EventFilter& filter);
   const analysis::CodeProfile& code_profile();
+  // Each thread's selected events by time bin, from the cells (made now if
+  // need be), the leaf of each ranked by `rank`; and the bins' width.
+  std::vector<analysis::TimelineBin> timeline(const analysis::LeafRank& rank);
+  uint64_t timeline_bin_ns();
   analysis::ViewRequest view_request() const;
   const analysis::ProgramStructure& structure() const { return structure_; }
   analysis::ProgramStructure& structure() { return structure_; }
@@ -147,6 +152,7 @@ class Session {
   // the cells (event_cells.h); null when the selection splits a cell.
   std::unique_ptr<analysis::StackProfile> profile_from_cells(const analysis::EventFilter& only = {});
   std::shared_ptr<analysis::StackShaper> shaper(analysis::ViewMode mode, bool inline_frames);
+  analysis::EventCells& cells();
   // The selection left no event: says why (throws for a function filter
   // naming no function).
   void explain_empty_selection();

@@ -11,6 +11,10 @@
 // stacks), opened together.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <map>
+
 #include "analysis_plugins.h"
 #include "event_cells.h"
 #include "event_selection.h"
@@ -142,6 +146,71 @@ TEST_F(EventCellsTest, ABoundThatSplitsACellOrAChoiceByCpuOrByTheTimeInAnExpress
   // With a sample every millisecond on each thread, a bound inside a bin
   // of at least a millisecond falls between two events of some cell.
   EXPECT_GT(split, 0u);
+}
+
+// -timeline: each thread's bins add up to its -thread_list figures; a
+// bin holds what -filters gives for its time on its thread; its function
+// is that selection's leading function.
+TEST_F(EventCellsTest, TheTimelineOfEachThreadAddsUpToItsThreadListAndEachBinToItsTime) {
+  const std::filesystem::path experiment = opened_.experiments.front()->path();
+  const std::vector<std::string> metrics{"-metrics", "e.totalcpu:e.heapalloccnt:e.heapallocbytes"};
+  auto with = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), metrics.begin(), metrics.end());
+    return er_print_json(args, experiment);
+  };
+  const nlohmann::json timeline = with({"-timeline"});
+  const nlohmann::json threads = with({"-thread_list"});
+  ASSERT_GT(timeline["rows"].size(), threads["rows"].size());
+  struct Sum {
+    uint64_t events = 0, bins = 0;
+    double cpu = 0, allocations = 0, bytes = 0;
+  };
+  std::map<std::string, Sum> by_thread;
+  for (const nlohmann::json& row : timeline["rows"]) {
+    Sum& sum = by_thread[row["thread"].get<std::string>()];
+    sum.events += std::stoull(row["events"].get<std::string>());
+    ++sum.bins;
+    sum.cpu += row["values"]["e.totalcpu"].get<double>();
+    sum.allocations += row["values"]["e.heapalloccnt"].get<double>();
+    sum.bytes += row["values"]["e.heapallocbytes"].get<double>();
+  }
+  for (const nlohmann::json& row : threads["rows"]) {
+    const std::string thread = row["thread"].get<std::string>();
+    SCOPED_TRACE("thread " + thread);
+    const Sum& sum = by_thread[thread];
+    EXPECT_EQ(sum.events, std::stoull(row["events"].get<std::string>()));
+    EXPECT_EQ(sum.allocations, row["values"]["e.heapalloccnt"].get<double>());
+    EXPECT_EQ(sum.bytes, row["values"]["e.heapallocbytes"].get<double>());
+    // Times are printed to the microsecond.
+    EXPECT_NEAR(sum.cpu, row["values"]["e.totalcpu"].get<double>(), 1e-6 * static_cast<double>(sum.bins + 1));
+  }
+
+  // The bin of most CPU time, against -filters over its time.
+  const nlohmann::json* busiest = nullptr;
+  for (const nlohmann::json& row : timeline["rows"])
+    if (busiest == nullptr || row["values"]["e.totalcpu"].get<double>() > (*busiest)["values"]["e.totalcpu"].get<double>())
+      busiest = &row;
+  ASSERT_NE(busiest, nullptr);
+  const std::string thread = (*busiest)["thread"].get<std::string>();
+  char window[96];
+  std::snprintf(window, sizeof window, "time in %s-%.9f", (*busiest)["start"].get<std::string>().c_str(),
+                std::stod((*busiest)["end"].get<std::string>()) - 1e-9);
+  SCOPED_TRACE(std::string(window) + " on thread " + thread);
+  const nlohmann::json alone = with({"-thread_select", thread, "-filters", window, "-thread_list"});
+  const nlohmann::json* same = nullptr;
+  for (const nlohmann::json& row : alone["rows"])
+    if (row["thread"] == thread) same = &row;
+  ASSERT_NE(same, nullptr);
+  EXPECT_EQ((*same)["events"], (*busiest)["events"]);
+  for (const char* metric : {"e.totalcpu", "e.heapalloccnt", "e.heapallocbytes"})
+    EXPECT_EQ((*same)["values"][metric], (*busiest)["values"][metric]) << metric;
+  const nlohmann::json functions =
+      with({"-thread_select", thread, "-filters", window, "-sort", "e.totalcpu", "-functions"});
+  ASSERT_GE(functions["rows"].size(), 2u);  // <Total> and the leading function
+  const nlohmann::json& lead = functions["rows"][1];
+  if (functions["rows"].size() == 2 ||
+      lead["values"]["e.totalcpu"].get<double>() > functions["rows"][2]["values"]["e.totalcpu"].get<double>())
+    EXPECT_EQ(lead["name"], (*busiest)["name"]);
 }
 
 }  // namespace

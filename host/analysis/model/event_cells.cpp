@@ -8,9 +8,9 @@ namespace lumen::analysis {
 
 namespace {
 
-// A timeline wants about this many bins over the longest experiment; a
-// bin is never narrower than a millisecond (a brush on a timeline is
-// coarser), so that a long run of samples is not a cell per event.
+// A timeline wants at most this many bins over the longest experiment; a
+// bin is whole milliseconds (a brush on a timeline is coarser), so that a
+// long run of samples is not a cell per event.
 constexpr uint64_t kBinsPerRun = 256;
 constexpr uint64_t kNarrowestBinNs = 1'000'000;
 
@@ -18,7 +18,9 @@ CellBinning binning_for(const std::vector<std::unique_ptr<Experiment>>& experime
   uint64_t longest = 0;
   for (const auto& e : experiments)
     if (e->samples().end_ns() > e->start_ns()) longest = std::max(longest, e->samples().end_ns() - e->start_ns());
-  return {std::max(kNarrowestBinNs, longest / kBinsPerRun + 1)};
+  // Whole milliseconds, so that a bin's bounds are round figures.
+  const uint64_t widest = longest / kBinsPerRun + 1;
+  return {std::max(kNarrowestBinNs, (widest + kNarrowestBinNs - 1) / kNarrowestBinNs * kNarrowestBinNs)};
 }
 
 }  // namespace
@@ -40,9 +42,20 @@ bool EventCells::can_select(const std::vector<EventSelection>& selections) {
 
 std::optional<StackAggregate> EventCells::select(const std::vector<EventSelection>& selections,
                                                  const EventFilter& only, const SampledParts& sampled_parts) const {
+  StackAggregate selected(cells_.metric_count());
+  selected.events_read = cells_.events_read;
+  selected.events_with_cpu = cells_.events_with_cpu;
+  if (!for_each_selected(selections, only, [&](size_t cell) { selected.add_cell(cells_, cell); })) return std::nullopt;
+  sampled_parts.place(selected);
+  selected.finish();
+  return selected;
+}
+
+bool EventCells::for_each_selected(const std::vector<EventSelection>& selections, const EventFilter& only,
+                                   const std::function<void(size_t cell)>& visit) const {
+  if (!can_select(selections)) return false;
   // The time bounds (inclusive, in seconds since each experiment's start)
   // apart; the rest reads what all of a cell's events share.
-  if (!can_select(selections)) return std::nullopt;
   std::optional<double> from_s, to_s;
   std::vector<EventFilter> filters;
   for (EventSelection s : selections) {
@@ -54,9 +67,7 @@ std::optional<StackAggregate> EventCells::select(const std::vector<EventSelectio
   }
   if (only) filters.push_back(only);
 
-  StackAggregate selected(cells_.metric_count());
-  selected.events_read = cells_.events_read;
-  selected.events_with_cpu = cells_.events_with_cpu;
+  std::vector<size_t> chosen;
   for (size_t s = 0; s < cells_.thread_shares(); ++s) {
     const StackKey key = cells_.entry_stack(s);
     const auto [first, last] = cells_.entry_times(s);
@@ -70,13 +81,12 @@ std::optional<StackAggregate> EventCells::select(const std::vector<EventSelectio
       const auto seconds = [start](uint64_t t) { return t >= start ? static_cast<double>(t - start) / 1e9 : 0.0; };
       const double from = seconds(first), to = seconds(last);
       if ((from_s && to < *from_s) || (to_s && from > *to_s)) continue;
-      if ((from_s && from < *from_s) || (to_s && to > *to_s)) return std::nullopt;
+      if ((from_s && from < *from_s) || (to_s && to > *to_s)) return false;
     }
-    selected.add_cell(cells_, s);
+    chosen.push_back(s);
   }
-  sampled_parts.place(selected);
-  selected.finish();
-  return selected;
+  for (const size_t s : chosen) visit(s);
+  return true;
 }
 
 }  // namespace lumen::analysis

@@ -9,6 +9,7 @@
 // time in an expression, needs that pass.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -38,6 +39,12 @@ class EventCells {
   // can_select says no.
   std::optional<StackAggregate> select(const std::vector<EventSelection>& selections, const EventFilter& only,
                                        const SampledParts& sampled_parts) const;
+  // The same choice, cell by cell in order: visit(cell) with `cell` an
+  // index for the accessors below. False, having visited nothing, when
+  // select would give nothing.
+  bool for_each_selected(const std::vector<EventSelection>& selections, const EventFilter& only,
+                         const std::function<void(size_t cell)>& visit) const;
+  const StackAggregate& aggregate() const { return cells_; }
 
   size_t metric_count() const { return cells_.metric_count(); }
   size_t cells() const { return cells_.thread_shares(); }

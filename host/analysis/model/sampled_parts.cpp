@@ -29,22 +29,4 @@ SampledParts::SampledParts(const std::vector<std::unique_ptr<Experiment>>& exper
   }
 }
 
-void SampledParts::place(StackAggregate& aggregate) const {
-  if (std::all_of(by_experiment_.begin(), by_experiment_.end(), [](const auto& parts) { return parts.empty(); }))
-    return;
-  // (experiment, sampled metric, thread) that have samples.
-  std::set<std::tuple<uint32_t, size_t, uint32_t>> sampled_threads;
-  aggregate.for_each_entry([&](uint32_t experiment, uint32_t thread, int64_t* values) {
-    for (const Part& part : by_experiment_[experiment])
-      if (values[part.sampled] != 0) sampled_threads.emplace(experiment, part.sampled, thread);
-  });
-  aggregate.for_each_entry([&](uint32_t experiment, uint32_t thread, int64_t* values) {
-    for (const Part& part : by_experiment_[experiment]) {
-      if (!sampled_threads.count({experiment, part.sampled, thread})) continue;
-      add_saturating(values[part.metric], saturating_difference(values[part.sampled], values[part.part]));
-      values[part.part] = values[part.sampled];
-    }
-  });
-}
-
 }  // namespace lumen::analysis

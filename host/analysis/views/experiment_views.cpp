@@ -12,13 +12,13 @@
 
 namespace lumen::analysis {
 
-namespace {
-
 std::string seconds_text(uint64_t ns) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3f", static_cast<double>(ns) / 1e9);
   return text;
 }
+
+namespace {
 
 // Seconds since the experiment's start of a time on the events' clock.
 std::string since_start(const Experiment& e, uint64_t ns) {
@@ -203,13 +203,7 @@ ViewTable thread_list_view(const Experiments& experiments, const StackProfile& p
   table.view = "thread_list";
   table.title = "Threads (number, kernel id, events selected, metric totals)";
   // A thread's share is one figure per metric: show each metric once.
-  MetricSelection once;
-  for (const MetricColumn& c : request.metrics.columns) {
-    MetricColumn column{Flavor::Exclusive, c.metric, c.percent};
-    bool seen = false;
-    for (const MetricColumn& o : once.columns) seen = seen || (o.metric == column.metric && o.percent == column.percent);
-    if (!seen) once.columns.push_back(column);
-  }
+  const MetricSelection once = exclusive_once(request.metrics);
   table.columns = columns_of(once, registry);
   table.name_position = table.columns.size();
   const Values& total = profile.functions().total();

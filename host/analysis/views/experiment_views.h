@@ -24,6 +24,9 @@ namespace lumen::analysis {
 
 using Experiments = std::vector<std::unique_ptr<Experiment>>;
 
+// Nanoseconds as seconds to the millisecond ("1.250").
+std::string seconds_text(uint64_t ns);
+
 ViewTable object_list_view(const Experiments& experiments, const StackProfile& profile, const ProgramStructure& structure);
 
 ViewTable thread_list_view(const Experiments& experiments, const StackProfile& profile, const MetricRegistry& registry,

@@ -45,4 +45,15 @@ std::string sort_title(const SortKey& key, const MetricRegistry& registry) {
   return flavor_word(key.flavor) + " " + registry.metrics()[key.metric].title;
 }
 
+MetricSelection exclusive_once(const MetricSelection& selection) {
+  MetricSelection once;
+  for (const MetricColumn& c : selection.columns) {
+    const MetricColumn column{Flavor::Exclusive, c.metric, c.percent};
+    bool seen = false;
+    for (const MetricColumn& o : once.columns) seen = seen || (o.metric == column.metric && o.percent == column.percent);
+    if (!seen) once.columns.push_back(column);
+  }
+  return once;
+}
+
 }  // namespace lumen::analysis

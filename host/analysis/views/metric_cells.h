@@ -14,6 +14,10 @@ namespace lumen::analysis {
 
 std::vector<ViewColumn> columns_of(const MetricSelection& selection, const MetricRegistry& registry);
 
+// Each metric of `selection` once, exclusive: for rows that are one share
+// of the events (a thread, a time bin), whose inclusive value is the same.
+MetricSelection exclusive_once(const MetricSelection& selection);
+
 // A value in the metric's display unit (seconds for time); a percent column
 // shows the share of `total`.
 double cell_value(const MetricColumn& column, const MetricRegistry& registry, const Values* exclusive,
