@@ -45,7 +45,7 @@ attributed metrics, callers and callees, load objects, as text, CSV or
 JSON. Each data type (clock profiling, heap, I/O, synchronization,
 hardware counters, MPI, OpenMP, Java) is a plugin chosen by a profile.
 
-This package holds the commands (collect, er_print, er_html, er_archive,
+This package holds the commands (collect, er_print, er_html, analyzer, er_archive,
 er_rm, er_mv, er_cp and er_otf2), the collector runtime, the plugins, the
 profiles, the manual pages and bash completion.")
 

@@ -17,5 +17,6 @@ packages=(
   libprotobuf-dev protobuf-compiler      # er_print -export pprof: profile.proto
   zlib1g-dev                             # er_print -export pprof: gzip
   libzstd-dev                            # heap tracing: compressed data files
+  libcpp-httplib-dev                     # analyzer: its HTTP server
 )
 "$(dirname "$0")/install-packages.sh" "${packages[@]}"

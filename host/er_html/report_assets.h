@@ -3,15 +3,11 @@
 #pragma once
 
 #include <span>
-#include <string_view>
+
+#include "embedded_asset.h"
 
 namespace lumen::er_html {
 
-struct ReportAsset {
-  const char* name;
-  std::string_view text;
-};
-
-std::span<const ReportAsset> report_assets();
+std::span<const EmbeddedAsset> report_assets();
 
 }  // namespace lumen::er_html

@@ -27,7 +27,7 @@ void write_report(const fs::path& directory, const nlohmann::json& data) {
   std::error_code ec;
   fs::create_directories(directory, ec);
   if (!fs::is_directory(directory)) throw std::runtime_error("cannot create the directory " + directory.string());
-  for (const ReportAsset& asset : report_assets()) write_file(directory / asset.name, "", asset.text);
+  for (const EmbeddedAsset& asset : report_assets()) write_file(directory / asset.name, "", asset.text);
   // "</" inside a string would end the script element early.
   std::string json = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   for (size_t at = 0; (at = json.find("</", at)) != std::string::npos; at += 3) json.replace(at, 2, "<\\/");

@@ -8,7 +8,7 @@ bin=$1 man_dir=$2
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-for command in collect er_print er_archive er_rm er_mv er_cp er_otf2; do
+for command in collect er_print er_archive er_rm er_mv er_cp er_otf2 analyzer; do
   page=$man_dir/$command.1
   [[ -f $page ]] || { fail "$command has no page $page"; continue; }
   warnings=$(MANWIDTH=80 man --warnings -l -Tutf8 "$page" 2>&1 >/dev/null)

@@ -1,0 +1,174 @@
+// The page: its state lives in the URL's hash (tab, function, and the
+// settings er_print applies: metrics, sort, view mode, filters, compare),
+// so a reload or a shared URL shows the same view. Each view is asked of
+// the server as an er_print command and drawn by render.js.
+"use strict";
+
+const SETTINGS = ["metrics", "sort", "viewmode", "filters", "compare", "threads"];
+
+// Each tab: the er_print commands it shows, from the state.
+const BUILTIN_TABS = [
+  { id: "overview", label: "Overview", commands: () => ["overview"] },
+  { id: "functions", label: "Functions", commands: () => ["functions"], clickNames: true },
+  { id: "callers", label: "Callers-Callees", commands: (s) => ["csingle " + quoted(s.fn)], needsFunction: true },
+  { id: "calltree", label: "Call Tree", commands: () => ["calltree"] },
+  { id: "source", label: "Source", commands: (s) => ["source " + quoted(s.fn)], needsFunction: true },
+  { id: "disasm", label: "Disassembly", commands: (s) => ["disasm " + quoted(s.fn)], needsFunction: true },
+  { id: "lines", label: "Lines", commands: () => ["lines"] },
+  { id: "pcs", label: "PCs", commands: () => ["pcs"] },
+  { id: "threads", label: "Threads", commands: () => ["thread_list"] },
+  { id: "experiments", label: "Experiments", commands: () => ["exp_list", "header"] },
+];
+
+let tabs = BUILTIN_TABS.slice();
+let session = null;
+let loading = 0;
+
+// One word for er_print's command line, whatever it holds: double quotes
+// around it, and a double quote inside given in single quotes.
+function quoted(word) {
+  return '"' + String(word).replace(/"/g, "\"'\"'\"") + '"';
+}
+
+function state() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const s = { tab: params.get("tab") || "overview", fn: params.get("fn") || "" };
+  for (const k of SETTINGS) s[k] = params.get(k) || "";
+  return s;
+}
+
+function go(changes) {
+  const s = Object.assign(state(), changes);
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(s)) if (v) params.set(k, v);
+  const hash = "#" + params.toString();
+  if (location.hash === hash) show();
+  else location.hash = hash;
+}
+
+async function ask(path) {
+  const response = await fetch(path, { credentials: "same-origin" });
+  const body = await response.json();
+  if (!response.ok) throw Object.assign(new Error(body.error || response.statusText), body);
+  return body;
+}
+
+function viewURL(command, s) {
+  const params = new URLSearchParams({ cmd: command });
+  for (const k of SETTINGS) if (s[k]) params.set(k, s[k]);
+  return "api/view?" + params.toString();
+}
+
+function drawTabs(s) {
+  const nav = document.getElementById("tabs");
+  nav.replaceChildren();
+  for (const tab of tabs) {
+    const button = Render.el("button", tab.id === s.tab ? "active" : "", tab.label);
+    button.type = "button";
+    button.dataset.tab = tab.id;
+    if (tab.help) button.title = tab.help;
+    button.addEventListener("click", () => go({ tab: tab.id }));
+    nav.append(button);
+  }
+}
+
+function fillControls(s) {
+  document.getElementById("viewmode").value = s.viewmode || "user";
+  document.getElementById("metrics").value = s.metrics || (session ? session.default_metrics : "");
+  document.getElementById("filters").value = s.filters;
+  document.getElementById("compare").value = s.compare;
+  document.getElementById("function").value = s.fn;
+}
+
+function clearErrors() {
+  for (const id of ["error-metrics", "error-filters", "error-other", "view-error"]) document.getElementById(id).textContent = "";
+  for (const id of ["metrics", "filters"]) document.getElementById(id).removeAttribute("aria-invalid");
+}
+
+function showError(error) {
+  const where = { metrics: "metrics", filters: "filters" }[error.setting];
+  if (where) {
+    document.getElementById("error-" + where).textContent = error.message;
+    document.getElementById(where).setAttribute("aria-invalid", "true");
+  } else if (error.setting) {
+    document.getElementById("error-other").textContent = error.setting + ": " + error.message;
+  } else {
+    document.getElementById("view-error").textContent = error.message;
+  }
+}
+
+// The hottest function other than <Total>: where function tabs start.
+async function hottestFunction(s) {
+  const functions = await ask(viewURL("functions", s));
+  const row = functions.view && functions.view.rows.find((r) => r.name !== "<Total>");
+  return row ? row.name : "";
+}
+
+async function show() {
+  const s = state();
+  const tab = tabs.find((t) => t.id === s.tab) || tabs[0];
+  drawTabs({ tab: tab.id });
+  fillControls(s);
+  clearErrors();
+  document.getElementById("function-bar").classList.toggle("hidden", !tab.needsFunction);
+  const ticket = ++loading;
+  const status = document.getElementById("status");
+  const target = document.getElementById("view");
+  const notes = document.getElementById("notes");
+  status.textContent = "loading\u2026";
+  try {
+    if (tab.needsFunction && !s.fn) {
+      const fn = await hottestFunction(s);
+      if (ticket !== loading) return;
+      if (fn) return go({ fn });
+    }
+    const answers = [];
+    for (const command of tab.commands(s)) answers.push(await ask(viewURL(command, s)));
+    if (ticket !== loading) return;
+    const ctx = {
+      clickNames: tab.clickNames,
+      sort: s.sort,
+      onSort: (sort) => go({ sort }),
+      onFunction: (fn) => go({ fn, tab: tab.needsFunction ? tab.id : "callers" }),
+      onCode: (fn, where) => go({ fn, tab: where }),
+    };
+    const parts = answers.map((a) => Render.view(a.view, ctx));
+    target.replaceChildren(...parts);
+    target.dataset.tab = tab.id;
+    notes.textContent = answers.map((a) => a.notes).join("");
+    status.textContent = "";
+  } catch (error) {
+    if (ticket !== loading) return;
+    target.replaceChildren();
+    target.dataset.tab = tab.id;
+    notes.textContent = "";
+    status.textContent = "";
+    showError(error);
+  }
+  document.body.dataset.loaded = String(ticket);
+}
+
+async function start() {
+  try {
+    session = await ask("api/session");
+    for (const v of session.plugin_views)
+      tabs.push({ id: "view-" + v.command, label: v.command, help: v.help + " [" + v.plugin + "]", commands: () => [v.command] });
+  } catch (error) {
+    showError(error);
+  }
+  document.getElementById("controls").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const metrics = document.getElementById("metrics").value.trim();
+    go({
+      viewmode: document.getElementById("viewmode").value === "user" ? "" : document.getElementById("viewmode").value,
+      metrics: session && metrics === session.default_metrics ? "" : metrics,
+      filters: document.getElementById("filters").value.trim(),
+      compare: document.getElementById("compare").value,
+    });
+  });
+  document.getElementById("function").addEventListener("change", (event) => go({ fn: event.target.value.trim() }));
+  window.addEventListener("hashchange", show);
+  show();
+}
+
+start();

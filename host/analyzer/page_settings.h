@@ -1,0 +1,43 @@
+// The page's settings, sent with every request so that a URL reproduces its
+// view whatever was asked before: each applies to the one session as
+// er_print's command of that name would; one left empty is er_print's
+// default. A setting that would make the profile be built again (filters,
+// threads) is applied only when it differs from the one in force.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "session.h"
+
+namespace lumen::analyzer {
+
+struct PageSettings {
+  std::string metrics;   // -metrics SPEC
+  std::string sort;      // -sort SPEC
+  std::string viewmode;  // -viewmode user|expert|machine
+  std::string filters;   // -filters EXPR
+  std::string compare;   // -compare on|off|delta|ratio
+  std::string threads;   // -thread_select LIST
+};
+
+// A setting the session refused: which one, and er_print's message.
+struct SettingError : er_print::CommandError {
+  SettingError(std::string setting, const std::string& message)
+      : er_print::CommandError(message), setting(std::move(setting)) {}
+  std::string setting;
+};
+
+class SettingsInForce {
+ public:
+  explicit SettingsInForce(er_print::Session& session) : session_(session) {}
+  // Throws SettingError.
+  void apply(const PageSettings& settings);
+
+ private:
+  er_print::Session& session_;
+  std::string filters_;  // as applied; the session starts with none
+  std::string threads_;
+};
+
+}  // namespace lumen::analyzer

@@ -1,0 +1,80 @@
+#include "view_service.h"
+
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "metric_spec.h"
+#include "offered_views.h"
+#include "script.h"
+
+namespace lumen::analyzer {
+
+namespace {
+
+// What the session writes to std::cerr while it lives (its notes on a
+// view: an empty selection, data missing), for the page.
+class CapturedNotes {
+ public:
+  CapturedNotes() : previous_(std::cerr.rdbuf(notes_.rdbuf())) {}
+  ~CapturedNotes() { std::cerr.rdbuf(previous_); }
+  std::string text() const { return notes_.str(); }
+
+ private:
+  std::ostringstream notes_;
+  std::streambuf* previous_;
+};
+
+std::string taken(std::ostringstream& output) {
+  std::string text = output.str();
+  output.str("");
+  output.clear();
+  return text;
+}
+
+}  // namespace
+
+ViewService::ViewService(er_print::Session& session, std::ostringstream& output)
+    : session_(session), output_(output), settings_(session) {
+  session_.set_format("json");
+}
+
+std::string ViewService::view(const std::string& command_line, const PageSettings& settings) {
+  CapturedNotes notes;
+  taken(output_);
+  std::string failed_setting;
+  try {
+    const std::vector<std::string> words = er_print::split_words(command_line);
+    const er_print::Command command = offered_view(words, session_.plugins());
+    try {
+      settings_.apply(settings);
+    } catch (const SettingError& e) {
+      failed_setting = e.setting;
+      throw;
+    }
+    command.run(session_, std::vector<std::string>(words.begin() + 1, words.end()));
+    session_.flush_views();
+  } catch (const std::exception& e) {
+    session_.flush_views();
+    taken(output_);
+    std::string message = e.what();
+    // A filter naming no function is found when the profile is built.
+    if (failed_setting.empty() && message.rfind("-filters", 0) == 0) failed_setting = "filters";
+    throw ViewError{message, failed_setting};
+  }
+  const std::string json = taken(output_);
+  return "{\"notes\": " + nlohmann::json(notes.text()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ",\n\"view\": " + (json.empty() ? "null" : json) + "}\n";
+}
+
+std::string ViewService::session_summary() {
+  nlohmann::json summary;
+  summary["experiments"] = nlohmann::json::array();
+  for (const auto& experiment : session_.experiments()) summary["experiments"].push_back(experiment->path().string());
+  summary["plugin_views"] = nlohmann::json::array();
+  for (const PluginView& view : plugin_views_with_data(session_))
+    summary["plugin_views"].push_back({{"command", view.command}, {"plugin", view.plugin}, {"help", view.help}});
+  summary["default_metrics"] = analysis::default_metric_spec(session_.registry());
+  return summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace lumen::analyzer

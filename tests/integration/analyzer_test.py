@@ -1,0 +1,402 @@
+#!/usr/bin/env python3
+"""The analyzer on real experiments: threads_target under clock profiling
+with states, heap, sync and I/O tracing, and markup_names_target (a function
+named as HTML markup), checked two ways:
+
+  http     plain HTTP from Python: requests without the token, with a foreign
+           Host or Origin, or not GET are refused (403); each view's JSON is
+           er_print -format json's under the same settings; commands that
+           write files or open paths are refused; a bad filter is a 400
+           naming the setting; source files are read only from the
+           experiments and the -setpath/-addpath directories
+  browser  the page in headless Chromium driven by Selenium: every tab loads
+           without console errors (a screenshot of each is kept in
+           ARTIFACTS); the Functions numbers are er_print's, under the
+           default settings and after changing view mode and filter; a bad
+           filter's error shows at the filter; clicking a function opens its
+           callers and callees; markup in names is shown as text
+
+Exits 77 (skipped) in browser mode when chromium, chromedriver or selenium
+are missing. Usage: analyzer_test.py http|browser BIN_DIR TARGET_DIR SOURCE_DIR ARTIFACTS
+"""
+import http.client
+import json
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+from er_test_support import check, run
+from headless_chromium import browser_or_skip
+
+MARKUP_FUNCTION = "<img src=x onerror=alert(1)>"
+
+
+def collect(bin_dir, target_dir, work, name, options, target, *args):
+    run([os.path.join(bin_dir, "collect"), "-d", work, "-o", name, *options, os.path.join(target_dir, target), *args],
+        cwd=work, env=dict(os.environ, HOME=work))
+    return os.path.join(work, name)
+
+
+def er_print_json(bin_dir, work, experiment, *args):
+    r = run([os.path.join(bin_dir, "er_print"), "--format=json", *args, experiment], cwd=work,
+            env=dict(os.environ, HOME=work))
+    return json.loads(r.stdout)
+
+
+def er_print_error(bin_dir, work, experiment, *args):
+    r = subprocess.run([os.path.join(bin_dir, "er_print"), "--format=json", *args, experiment], cwd=work,
+                       env=dict(os.environ, HOME=work), capture_output=True, text=True, timeout=120)
+    check(r.returncode != 0, f"er_print {args} fails")
+    return r.stderr.strip().removeprefix("er_print: ")
+
+
+class Analyzer:
+    """An analyzer serving `experiments` on a free port, its URL read from
+    its first line of output."""
+
+    def __init__(self, bin_dir, work, *arguments):
+        self.process = subprocess.Popen([os.path.join(bin_dir, "analyzer"), "--no-browser", "--port", "0", *arguments],
+                                        cwd=work, env=dict(os.environ, HOME=work), stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True, start_new_session=True)
+        ready, _, _ = select.select([self.process.stdout], [], [], 60)
+        line = self.process.stdout.readline() if ready else ""
+        if not line.startswith("analyzer: http://127.0.0.1:"):
+            self.process.kill()
+            sys.exit(f"FAILED: analyzer printed {line!r}, not its URL; stderr: {self.process.stderr.read()}")
+        self.url = line.split(" ", 1)[1].strip()
+        parts = urllib.parse.urlsplit(self.url)
+        self.port = parts.port
+        self.token = urllib.parse.parse_qs(parts.query)["token"][0]
+        check(len(self.token) == 32 and int(self.token, 16) >= 0, f"a 128-bit token: {self.token}")
+
+    def request(self, path, headers=None, method="GET", host=None):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        connection.putrequest(method, path, skip_host=True)
+        connection.putheader("Host", host or f"127.0.0.1:{self.port}")
+        for k, v in (headers or {}).items():
+            connection.putheader(k, v)
+        connection.endheaders()
+        response = connection.getresponse()
+        body = response.read().decode()
+        connection.close()
+        return response, body
+
+    def view(self, command, **settings):
+        query = urllib.parse.urlencode({"cmd": command, **settings})
+        response, body = self.request("/api/view?" + query, {"X-Lumen-Token": self.token})
+        return response.status, json.loads(body)
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        check(self.process.returncode == 0, f"analyzer ended with {self.process.returncode} on SIGTERM")
+
+
+def check_refusals(analyzer):
+    token = f"?token={analyzer.token}"
+    response, _ = analyzer.request("/" + token)
+    check(response.status == 200, f"the page with the token: {response.status}")
+    cookie = response.getheader("Set-Cookie", "")
+    check(cookie.startswith(f"lumen_analyzer_{analyzer.port}={analyzer.token};") and "HttpOnly" in cookie,
+          f"the page sets the token's cookie: {cookie}")
+    response, _ = analyzer.request("/", {"Cookie": cookie.split(";")[0]})
+    check(response.status == 200, f"the page with the cookie: {response.status}")
+    response, _ = analyzer.request("/", {"X-Lumen-Token": analyzer.token})
+    check(response.status == 200, f"the page with the token's header: {response.status}")
+    refused = {
+        "no token": ("/", {}, "GET", None),
+        "no token, API": ("/api/view?cmd=functions", {}, "GET", None),
+        "a wrong token": ("/?token=" + "0" * 32, {}, "GET", None),
+        "a foreign Host": ("/" + token, {}, "GET", f"attacker.example:{analyzer.port}"),
+        "another port in Host": ("/" + token, {}, "GET", f"127.0.0.1:{analyzer.port + 1}"),
+        "a foreign Origin": ("/api/view?cmd=functions&token=" + analyzer.token,
+                             {"Origin": "http://attacker.example"}, "GET", None),
+        "a null Origin": ("/" + token, {"Origin": "null"}, "GET", None),
+        "POST": ("/api/view?cmd=functions&token=" + analyzer.token, {"Content-Length": "0"}, "POST", None),
+        "PUT": ("/" + token, {"Content-Length": "0"}, "PUT", None),
+        "DELETE": ("/" + token, {}, "DELETE", None),
+    }
+    for what, (path, headers, method, host) in refused.items():
+        response, body = analyzer.request(path, headers, method, host)
+        check(response.status == 403, f"{what}: {response.status} {body!r}, not 403")
+    response, _ = analyzer.request("/" + token, {"Origin": f"http://localhost:{analyzer.port}"},
+                                   host=f"localhost:{analyzer.port}")
+    check(response.status == 200, f"as localhost, from its own page: {response.status}")
+    print(f"http: {len(refused)} kinds of request refused with 403")
+
+
+def check_views(bin_dir, work, analyzer, experiment):
+    # Each view is er_print's JSON under the same settings.
+    cases = [
+        ("functions", {}, ["-functions"]),
+        ("functions", {"viewmode": "machine"}, ["-viewmode", "machine", "-functions"]),
+        ("functions", {"filters": "thread in 2-3"}, ["-filters", "thread in 2-3", "-functions"]),
+        ("functions", {"metrics": "e.totalcpu:i.totalcpu:e.heapallocbytes:name", "sort": "i.totalcpu"},
+         ["-metrics", "e.totalcpu:i.totalcpu:e.heapallocbytes:name", "-sort", "i.totalcpu", "-functions"]),
+        ("functions", {}, ["-functions"]),  # the defaults again, after other settings
+        ("calltree", {}, ["-calltree"]),
+        ("csingle spin_b", {}, ["-csingle", "spin_b"]),
+        ("lines", {"viewmode": "expert"}, ["-viewmode", "expert", "-lines"]),
+        ("pcs", {}, ["-pcs"]),
+        ("thread_list", {"threads": "1,3"}, ["-thread_select", "1,3", "-thread_list"]),
+        ("overview", {}, ["-overview"]),
+        ("exp_list", {}, ["-exp_list"]),
+        ("metric_list", {}, ["-metric_list"]),
+        ("leaks", {}, ["-leaks"]),
+        ("heap", {}, ["-heap"]),
+        ("iostat", {}, ["-iostat"]),
+        ("syncobjects", {}, ["-syncobjects"]),
+    ]
+    for command, settings, flags in cases:
+        status, answer = analyzer.view(command, **settings)
+        check(status == 200, f"{command} {settings}: {status} {answer}")
+        want = er_print_json(bin_dir, work, experiment, *flags)
+        check(answer["view"] == want, f"{command} {settings} is er_print's {flags}:\n{str(answer['view'])[:1500]}\n"
+                                      f"vs\n{str(want)[:1500]}")
+    print(f"http: {len(cases)} views equal er_print's JSON")
+
+    # What writes files or opens paths is refused, and does nothing.
+    target = os.path.join(work, "written.txt")
+    for command in (f"outfile {target}", f"appendfile {target}", f"export folded {target}", f"open_exp {experiment}",
+                    f"add_exp {experiment}", f"script {target}", "setpath /", "addpath /", "pathmap / /tmp",
+                    "quit", "drop_exp 1"):
+        status, answer = analyzer.view(command)
+        check(status == 400 and "not offered" in answer["error"], f"{command}: {status} {answer}")
+        check(not os.path.exists(target), f"{command} wrote {target}")
+    status, answer = analyzer.view("functions")
+    check(status == 200 and answer["view"] == er_print_json(bin_dir, work, experiment, "-functions"),
+          "the session is as it was after the refusals")
+
+    # A bad filter: er_print's message, naming the setting, and the view
+    # after it is as before.
+    for bad in ("thread in zebra", "function == no_such_function"):
+        status, answer = analyzer.view("functions", filters=bad)
+        message = er_print_error(bin_dir, work, experiment, "-filters", bad, "-functions")
+        check(status == 400 and answer == {"error": message, "setting": "filters"}, f"filter {bad}: {status} {answer}")
+    status, answer = analyzer.view("functions", metrics="e.nosuchmetric")
+    check(status == 400 and answer.get("setting") == "metrics", f"a bad metric: {status} {answer}")
+    print("http: commands that write or open are refused; bad settings are 400s naming them")
+
+
+def source_heading(answer):
+    return next(r["name"] for r in answer["view"]["rows"] if r.get("kind") == "file")
+
+
+def check_sources(bin_dir, work, analyzer, experiment, source_dir):
+    # er_print reads the source where the debug information names it; the
+    # analyzer only under the experiment and the directories it was given.
+    want = er_print_json(bin_dir, work, experiment, "-source", "spin_a")
+    check("threads_target.c" in source_heading({"view": want}) and "not found" not in source_heading({"view": want}),
+          f"er_print finds the source: {source_heading({'view': want})}")
+    status, answer = analyzer.view("source spin_a")
+    check(status == 200 and "not found" in source_heading(answer), f"analyzer without -addpath: {source_heading(answer)}")
+    check(all(r["name"] == "" for r in answer["view"]["rows"] if r.get("kind") == "line"), "no source text is shown")
+    given = Analyzer(bin_dir, work, "-addpath", source_dir, experiment)
+    try:
+        status, answer = given.view("source spin_a")
+        check(status == 200 and answer["view"]["rows"] == want["rows"],
+              f"analyzer -addpath {source_dir} shows the source as er_print does: {source_heading(answer)}")
+        # The disassembly interleaves the same source lines.
+        status, answer = given.view("disasm spin_a")
+        check(status == 200 and answer["view"] == er_print_json(bin_dir, work, experiment, "-disasm", "spin_a"),
+              "analyzer -addpath's disassembly is er_print's")
+    finally:
+        given.stop()
+    # The experiment's own copy is read (an archived source).
+    archived = os.path.join(experiment, "threads_target.c")
+    with open(os.path.join(source_dir, "threads_target.c")) as f, open(archived, "w") as out:
+        out.write(f.read())
+    copy = Analyzer(bin_dir, work, experiment)
+    try:
+        status, answer = copy.view("source spin_a")
+        check(status == 200 and os.path.realpath(archived) in source_heading(answer),
+              f"the experiment's copy of the source is read: {source_heading(answer)}")
+    finally:
+        copy.stop()
+        os.remove(archived)
+    print("http: sources are read only from the experiment and the directories given")
+
+
+def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment, artifacts):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+    driver = browser_or_skip()
+    os.makedirs(artifacts, exist_ok=True)
+
+    def loaded_count():
+        return int(driver.execute_script("return document.body.dataset.loaded || '0'"))
+
+    def wait_after(before):
+        WebDriverWait(driver, 60).until(lambda d: loaded_count() > before)
+
+    def open_page(server, hash_part):
+        driver.get(server.url + "#" + hash_part)
+        WebDriverWait(driver, 60).until(lambda d: loaded_count() > 0 and
+                                        d.find_element(By.ID, "status").text == "")
+
+    def console_errors():
+        return [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+    def table_numbers():
+        return driver.execute_script(
+            "return Array.from(document.querySelectorAll('#view table.metric-table tr[data-name]')).map(r =>"
+            " [r.dataset.name, Object.fromEntries(Array.from(r.querySelectorAll('td[data-spec]')).map(c =>"
+            " [c.dataset.spec, parseFloat(c.dataset.value)]))])")
+
+    def same_numbers(want, what):
+        have = table_numbers()
+        check(len(have) == len(want["rows"]), f"{what}: {len(have)} rows, er_print has {len(want['rows'])}")
+        for (name, values), row in zip(have, want["rows"]):
+            check(name == row["name"] and values == row["values"], f"{what}: row {name} {values} vs {row}")
+
+    try:
+        open_page(analyzer, "tab=overview")
+        tabs = [b.get_attribute("data-tab") for b in driver.find_elements(By.CSS_SELECTOR, "#tabs button")]
+        for wanted in ("overview", "functions", "callers", "calltree", "source", "disasm", "lines", "pcs", "threads",
+                       "experiments", "view-leaks", "view-heap", "view-syncobjects", "view-iostat"):
+            check(wanted in tabs, f"a tab {wanted} among {tabs}")
+        for tab in tabs:
+            before = loaded_count()
+            driver.find_element(By.CSS_SELECTOR, f'#tabs button[data-tab="{tab}"]').click()
+            wait_after(before)
+            if driver.find_element(By.ID, "status").text:  # a function tab went on to the hottest function
+                WebDriverWait(driver, 60).until(lambda d: d.find_element(By.ID, "status").text == "")
+            check(driver.find_element(By.ID, "view").get_attribute("data-tab") == tab, f"tab {tab} shown")
+            error = driver.find_element(By.ID, "view-error").text
+            check(error == "", f"tab {tab}: {error}")
+            check(driver.find_elements(By.CSS_SELECTOR, "#view table, #view dl"), f"tab {tab} shows a table")
+            errors = console_errors()
+            check(not errors, f"tab {tab}: console errors {errors}")
+            driver.save_screenshot(os.path.join(artifacts, f"{tab}.png"))
+        print(f"browser: {len(tabs)} tabs load without console errors")
+
+        # The function table: every number is er_print's.
+        open_page(analyzer, "tab=functions")
+        same_numbers(er_print_json(bin_dir, work, experiment, "-functions"), "functions")
+        # View mode and filter from the controls: the numbers er_print gives with them.
+        Select(driver.find_element(By.ID, "viewmode")).select_by_value("machine")
+        driver.find_element(By.ID, "filters").send_keys("thread in 2-3")
+        before = loaded_count()
+        driver.find_element(By.ID, "apply").click()
+        wait_after(before)
+        same_numbers(er_print_json(bin_dir, work, experiment, "-viewmode", "machine", "-filters", "thread in 2-3",
+                                   "-functions"), "functions in machine mode, threads 2-3")
+        check("viewmode=machine" in driver.current_url and "filters=thread" in driver.current_url,
+              f"the URL holds the settings: {driver.current_url}")
+        driver.refresh()
+        WebDriverWait(driver, 60).until(lambda d: loaded_count() > 0 and d.find_element(By.ID, "status").text == "")
+        same_numbers(er_print_json(bin_dir, work, experiment, "-viewmode", "machine", "-filters", "thread in 2-3",
+                                   "-functions"), "functions after a reload")
+        driver.save_screenshot(os.path.join(artifacts, "functions-machine-filtered.png"))
+        # Sorting by a column's header.
+        driver.find_element(By.CSS_SELECTOR, "#view th[data-spec='i.totalcpu']").click()
+        WebDriverWait(driver, 60).until(lambda d: "sort=i.totalcpu" in d.current_url and
+                                        d.find_element(By.ID, "status").text == "")
+        same_numbers(er_print_json(bin_dir, work, experiment, "-viewmode", "machine", "-filters", "thread in 2-3",
+                                   "-sort", "i.totalcpu", "-functions"), "functions sorted by i.totalcpu")
+        check(not console_errors(), "no console errors after changing settings")
+
+        # A bad filter: its message at the filter.
+        open_page(analyzer, "tab=functions")
+        field = driver.find_element(By.ID, "filters")
+        field.clear()
+        field.send_keys("thread in zebra")
+        before = loaded_count()
+        driver.find_element(By.ID, "apply").click()
+        wait_after(before)
+        message = er_print_error(bin_dir, work, experiment, "-filters", "thread in zebra", "-functions")
+        shown = driver.find_element(By.ID, "error-filters").text
+        check(shown == message, f"the filter's error {shown!r}, er_print says {message!r}")
+        check(driver.find_element(By.ID, "filters").get_attribute("aria-invalid") == "true", "the filter is marked")
+        driver.save_screenshot(os.path.join(artifacts, "bad-filter.png"))
+        driver.get_log("browser")  # the 400 is logged as a failed load
+
+        # Clicking a function opens its callers and callees.
+        open_page(analyzer, "tab=functions")
+        before = loaded_count()
+        driver.find_element(By.LINK_TEXT, "spin_b").click()
+        wait_after(before)
+        check("tab=callers" in driver.current_url and "fn=spin_b" in driver.current_url, driver.current_url)
+        focus = driver.find_element(By.CSS_SELECTOR, "#view tr.focus")
+        check(focus.get_attribute("data-name") == "spin_b", "callers-callees of spin_b")
+        callers = [r.get_attribute("data-name") for r in driver.find_elements(By.CSS_SELECTOR, "#view tr.caller")]
+        want = er_print_json(bin_dir, work, experiment, "-csingle", "spin_b")["rows"][0]
+        check(callers == [c["name"] for c in want["callers"]], f"callers {callers} vs {want['callers']}")
+        before = loaded_count()
+        driver.find_element(By.PARTIAL_LINK_TEXT, "Source of spin_b").click()
+        wait_after(before)
+        check(driver.find_element(By.ID, "view").get_attribute("data-tab") == "source", "the source of spin_b")
+        # The call tree opens and closes.
+        open_page(analyzer, "tab=calltree")
+        rows = driver.find_elements(By.CSS_SELECTOR, "#view tr[data-depth]")
+        hidden = [r for r in rows if not r.is_displayed()]
+        toggle = next(r for r in rows if r.is_displayed() and r.find_elements(By.CSS_SELECTOR, ".toggle")
+                      and r.find_element(By.CSS_SELECTOR, ".toggle").text == "\u25B8")
+        toggle.find_element(By.CSS_SELECTOR, ".toggle").click()
+        check(len([r for r in rows if not r.is_displayed()]) < len(hidden), "a closed branch opens")
+        driver.save_screenshot(os.path.join(artifacts, "calltree-opened.png"))
+        check(not console_errors(), "no console errors")
+
+        # Markup in names is text.
+        open_page(markup, "tab=functions")
+        names = [r.get_attribute("data-name") for r in driver.find_elements(By.CSS_SELECTOR, "#view tr[data-name]")]
+        check(MARKUP_FUNCTION in names, f"the markup function is a row: {names}")
+        check(MARKUP_FUNCTION in driver.find_element(By.ID, "view").text, "its name is shown as written")
+        check(not driver.find_elements(By.CSS_SELECTOR, "#view img"), "no image element was made of it")
+        same_numbers(er_print_json(bin_dir, work, markup_experiment, "-functions"), "the markup target's functions")
+        driver.save_screenshot(os.path.join(artifacts, "markup-functions.png"))
+        open_page(markup, "tab=calltree")
+        check(MARKUP_FUNCTION in driver.execute_script("return document.getElementById('view').textContent"),
+              "the call tree names it as written")
+        check(not driver.find_elements(By.CSS_SELECTOR, "#view img"), "no image element in the call tree")
+        driver.save_screenshot(os.path.join(artifacts, "markup-calltree.png"))
+        before = loaded_count()
+        driver.find_element(By.CSS_SELECTOR, '#tabs button[data-tab="functions"]').click()
+        wait_after(before)
+        before = loaded_count()
+        driver.find_element(By.LINK_TEXT, MARKUP_FUNCTION).click()
+        wait_after(before)
+        check(driver.find_element(By.CSS_SELECTOR, "#view tr.focus").get_attribute("data-name") == MARKUP_FUNCTION,
+              "the markup function's callers and callees")
+        check(not driver.find_elements(By.CSS_SELECTOR, "#view img"), "no image element in callers-callees")
+        check(not console_errors(), "no console errors on the markup target")
+    finally:
+        driver.quit()
+    print(f"browser: every check passed; screenshots in {artifacts}")
+
+
+def main():
+    mode = sys.argv[1]
+    bin_dir, target_dir, source_dir, artifacts = (os.path.abspath(a) for a in sys.argv[2:6])
+    if mode == "browser":
+        browser_or_skip().quit()  # skip before collecting anything
+    with tempfile.TemporaryDirectory() as work:
+        experiment = collect(bin_dir, target_dir, work, "threads.er", ["-p", "on", "-H", "on", "-s", "on", "-i", "on"],
+                             "threads_target", "0.5")
+        markup_experiment = collect(bin_dir, target_dir, work, "markup.er", ["-p", "on"], "markup_names_target", "0.3")
+        analyzer = Analyzer(bin_dir, work, experiment)
+        markup = Analyzer(bin_dir, work, markup_experiment)
+        try:
+            if mode == "http":
+                check_refusals(analyzer)
+                check_views(bin_dir, work, analyzer, experiment)
+                check_sources(bin_dir, work, analyzer, experiment, source_dir)
+                status, answer = markup.view("functions")
+                check(status == 200 and MARKUP_FUNCTION in [r["name"] for r in answer["view"]["rows"]],
+                      f"the markup target's function is named as written: {answer}")
+            else:
+                check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment, artifacts)
+        finally:
+            analyzer.stop()
+            markup.stop()
+
+
+if __name__ == "__main__":
+    main()
