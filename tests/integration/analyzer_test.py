@@ -250,6 +250,15 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
             " [r.dataset.name, Object.fromEntries(Array.from(r.querySelectorAll('td[data-spec]')).map(c =>"
             " [c.dataset.spec, parseFloat(c.dataset.value)]))])")
 
+    def apply_field(field_id, text):
+        """Types `text` into the control `field_id` (in place of what it held) and applies it."""
+        field = driver.find_element(By.ID, field_id)
+        field.clear()
+        field.send_keys(text)
+        before = loaded_count()
+        driver.find_element(By.ID, "apply").click()
+        wait_after(before)
+
     def same_numbers(want, what):
         have = table_numbers()
         check(len(have) == len(want["rows"]), f"{what}: {len(have)} rows, er_print has {len(want['rows'])}")
@@ -282,10 +291,7 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
         same_numbers(er_print_json(bin_dir, work, experiment, "-functions"), "functions")
         # View mode and filter from the controls: the numbers er_print gives with them.
         Select(driver.find_element(By.ID, "viewmode")).select_by_value("machine")
-        driver.find_element(By.ID, "filters").send_keys("thread in 2-3")
-        before = loaded_count()
-        driver.find_element(By.ID, "apply").click()
-        wait_after(before)
+        apply_field("filters", "thread in 2-3")
         same_numbers(er_print_json(bin_dir, work, experiment, "-viewmode", "machine", "-filters", "thread in 2-3",
                                    "-functions"), "functions in machine mode, threads 2-3")
         check("viewmode=machine" in driver.current_url and "filters=thread" in driver.current_url,
@@ -301,22 +307,26 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
                                         d.find_element(By.ID, "status").text == "")
         same_numbers(er_print_json(bin_dir, work, experiment, "-viewmode", "machine", "-filters", "thread in 2-3",
                                    "-sort", "i.totalcpu", "-functions"), "functions sorted by i.totalcpu")
+        # A thread selection from its field.
+        apply_field("threads", "2")
+        same_numbers(er_print_json(bin_dir, work, experiment, "-viewmode", "machine", "-filters", "thread in 2-3",
+                                   "-sort", "i.totalcpu", "-thread_select", "2", "-functions"), "functions of thread 2")
         check(not console_errors(), "no console errors after changing settings")
 
         # A bad filter: its message at the filter.
         open_page(analyzer, "tab=functions")
-        field = driver.find_element(By.ID, "filters")
-        field.clear()
-        field.send_keys("thread in zebra")
-        before = loaded_count()
-        driver.find_element(By.ID, "apply").click()
-        wait_after(before)
+        apply_field("filters", "thread in zebra")
         message = er_print_error(bin_dir, work, experiment, "-filters", "thread in zebra", "-functions")
         shown = driver.find_element(By.ID, "error-filters").text
         check(shown == message, f"the filter's error {shown!r}, er_print says {message!r}")
         check(driver.find_element(By.ID, "filters").get_attribute("aria-invalid") == "true", "the filter is marked")
         driver.save_screenshot(os.path.join(artifacts, "bad-filter.png"))
-        driver.get_log("browser")  # the 400 is logged as a failed load
+        # A bad metric: its message at the metrics.
+        apply_field("metrics", "e.nosuchmetric")
+        message = er_print_error(bin_dir, work, experiment, "-metrics", "e.nosuchmetric", "-functions")
+        shown = driver.find_element(By.ID, "error-metrics").text
+        check(shown == message, f"the metrics' error {shown!r}, er_print says {message!r}")
+        driver.get_log("browser")  # the 400s are logged as failed loads
 
         # Clicking a function opens its callers and callees.
         open_page(analyzer, "tab=functions")

@@ -76,17 +76,19 @@ function fillControls(s) {
   document.getElementById("viewmode").value = s.viewmode || "user";
   document.getElementById("metrics").value = s.metrics || (session ? session.default_metrics : "");
   document.getElementById("filters").value = s.filters;
+  document.getElementById("threads").value = s.threads;
   document.getElementById("compare").value = s.compare;
   document.getElementById("function").value = s.fn;
 }
 
 function clearErrors() {
-  for (const id of ["error-metrics", "error-filters", "error-other", "view-error"]) document.getElementById(id).textContent = "";
-  for (const id of ["metrics", "filters"]) document.getElementById(id).removeAttribute("aria-invalid");
+  for (const id of ["error-metrics", "error-filters", "error-threads", "error-other", "view-error"])
+    document.getElementById(id).textContent = "";
+  for (const id of ["metrics", "filters", "threads"]) document.getElementById(id).removeAttribute("aria-invalid");
 }
 
 function showError(error) {
-  const where = { metrics: "metrics", filters: "filters" }[error.setting];
+  const where = { metrics: "metrics", filters: "filters", threads: "threads" }[error.setting];
   if (where) {
     document.getElementById("error-" + where).textContent = error.message;
     document.getElementById(where).setAttribute("aria-invalid", "true");
@@ -151,7 +153,8 @@ async function show() {
 async function start() {
   try {
     session = await ask("api/session");
-    for (const v of session.plugin_views)
+    // An alias of another view ("heapstat": the same as heap) needs no tab.
+    for (const v of session.plugin_views.filter((v) => !v.help.startsWith("the same as ")))
       tabs.push({ id: "view-" + v.command, label: v.command, help: v.help + " [" + v.plugin + "]", commands: () => [v.command] });
   } catch (error) {
     showError(error);
@@ -163,6 +166,7 @@ async function start() {
       viewmode: document.getElementById("viewmode").value === "user" ? "" : document.getElementById("viewmode").value,
       metrics: session && metrics === session.default_metrics ? "" : metrics,
       filters: document.getElementById("filters").value.trim(),
+      threads: document.getElementById("threads").value.trim(),
       compare: document.getElementById("compare").value,
     });
   });

@@ -22,7 +22,8 @@ const Render = (() => {
   }
 
   // The members of a row that are shown as columns of their own.
-  const ROW_MEMBERS = new Set(["name", "load_object", "values", "depth", "marker", "callers", "callees", "stack"]);
+  const ROW_MEMBERS = new Set(["name", "load_object", "values", "depth", "marker", "callers", "callees", "stack", "kind",
+    "line"]);
 
   function extraKeys(rows) {
     const keys = [];
@@ -65,6 +66,24 @@ const Render = (() => {
     }
   }
 
+  // A row's call stack (leaks, allocations, I/O by stack), leaf first, each
+  // frame a function that opens its callers and callees.
+  function stackDetails(stack, ctx) {
+    const details = el("details", "stack");
+    details.append(el("summary", "", "call stack (" + stack.length + " frames)"));
+    const list = el("ol");
+    for (const frame of stack) {
+      const item = el("li");
+      const a = el("a", "fn", frame.function);
+      if (ctx.onFunction) a.addEventListener("click", () => ctx.onFunction(frame.function));
+      item.append(a);
+      if (frame.load_object) item.append(el("span", "object", " " + frame.load_object));
+      list.append(item);
+    }
+    details.append(list);
+    return details;
+  }
+
   function nameCell(row, ctx, clickable) {
     const td = el("td", "name");
     const indent = row.depth ? "  ".repeat(row.depth) : "";
@@ -76,6 +95,7 @@ const Render = (() => {
     } else {
       td.textContent = indent + (row.marker ? row.marker + " " : "") + row.name;
     }
+    if (Array.isArray(row.stack) && row.stack.length) td.append(stackDetails(row.stack, ctx));
     return td;
   }
 
@@ -85,7 +105,9 @@ const Render = (() => {
     if (row.name === "<Total>") tr.classList.add("total");
     if (row.kind === "file") tr.classList.add("file");
     if (row.marker && row.marker.includes("#")) tr.classList.add("hot");
+    if (row.kind) tr.dataset.kind = row.kind;
     metricCells(tr, table, row);
+    if (ctx.lineColumn) tr.append(el("td", "num line", row.line));
     tr.append(nameCell(row, ctx, clickable));
     for (const key of keys) tr.append(el("td", "", row[key]));
     return tr;
@@ -93,6 +115,7 @@ const Render = (() => {
 
   function headerWithName(table, ctx, keys) {
     const head = metricHeader(table, ctx);
+    if (ctx.lineColumn) head.append(el("th", "", "Line"));
     head.append(el("th", "", "Name"));
     for (const key of keys) head.append(el("th", "", key));
     return head;
@@ -100,6 +123,8 @@ const Render = (() => {
 
   function flatTable(table, ctx) {
     const t = el("table", "metric-table");
+    // Source and disassembly: the line number in a column of its own.
+    ctx = Object.assign({}, ctx, { lineColumn: table.rows.some((r) => r.line !== undefined) });
     const keys = extraKeys(table.rows);
     t.append(headerWithName(table, ctx, keys));
     for (const row of table.rows) t.append(rowOf(table, row, ctx, keys, ctx.clickNames));
@@ -240,7 +265,11 @@ const Render = (() => {
         }
       } else if (Array.isArray(value)) {
         box.append(el("h3", "", key));
-        if (value.length && typeof value[0] === "object") box.append(recordsTable(value));
+        const wide = value.length && typeof value[0] === "object" && Object.keys(value[0]).length > 8;
+        if (wide) {
+          // A few records of many fields (header, overview): each its own list.
+          for (const record of value) box.append(members(record));
+        } else if (value.length && typeof value[0] === "object") box.append(recordsTable(value));
         else box.append(el("p", "", value.join(", ")));
       } else if (typeof value === "object" && value !== null) {
         box.append(el("h3", "", key));
