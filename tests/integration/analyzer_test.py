@@ -352,6 +352,19 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
         toggle.find_element(By.CSS_SELECTOR, ".toggle").click()
         check(len([r for r in rows if not r.is_displayed()]) < len(hidden), "a closed branch opens")
         driver.save_screenshot(os.path.join(artifacts, "calltree-opened.png"))
+        # The icicle above it: each node as wide as its share of the first
+        # inclusive metric, every one a node of er_print's call tree.
+        spec = driver.find_element(By.CSS_SELECTOR, "svg.icicle").get_attribute("data-metric")
+        nodes = driver.execute_script("return Array.from(document.querySelectorAll('svg.icicle g.node')).map(g =>"
+                                      " [g.dataset.name, parseFloat(g.dataset.value), parseFloat(g.dataset.width)])")
+        tree = er_print_json(bin_dir, work, experiment, "-calltree")["rows"]
+        total = tree[0]["values"][spec]
+        check(nodes[0] == ["<Total>", total, 1200], f"the icicle's root is <Total> across it: {nodes[0]}")
+        drawn = {(r["name"], r["values"][spec]) for r in tree}
+        for name, value, width in nodes:
+            check((name, value) in drawn, f"icicle node {name} {value} is a call tree node of er_print's")
+            check(abs(width - 1200 * value / total) < 1e-6, f"{name} is {width} wide for {value} of {total}")
+        check(len(nodes) >= 8, f"{len(nodes)} nodes drawn")
         check(not console_errors(), "no console errors")
 
         # Markup in names is text.
@@ -366,6 +379,8 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
         check(MARKUP_FUNCTION in driver.execute_script("return document.getElementById('view').textContent"),
               "the call tree names it as written")
         check(not driver.find_elements(By.CSS_SELECTOR, "#view img"), "no image element in the call tree")
+        icicle_names = [g.get_attribute("data-name") for g in driver.find_elements(By.CSS_SELECTOR, "svg.icicle g.node")]
+        check(MARKUP_FUNCTION in icicle_names, f"the icicle has the markup function: {icicle_names}")
         driver.save_screenshot(os.path.join(artifacts, "markup-calltree.png"))
         before = loaded_count()
         driver.find_element(By.CSS_SELECTOR, '#tabs button[data-tab="functions"]').click()

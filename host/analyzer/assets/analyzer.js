@@ -11,7 +11,7 @@ const BUILTIN_TABS = [
   { id: "overview", label: "Overview", commands: () => ["overview"] },
   { id: "functions", label: "Functions", commands: () => ["functions"], clickNames: true },
   { id: "callers", label: "Callers-Callees", commands: (s) => ["csingle " + quoted(s.fn)], needsFunction: true },
-  { id: "calltree", label: "Call Tree", commands: () => ["calltree"] },
+  { id: "calltree", label: "Call Tree", commands: () => ["calltree"], icicle: true },
   { id: "source", label: "Source", commands: (s) => ["source " + quoted(s.fn)], needsFunction: true },
   { id: "disasm", label: "Disassembly", commands: (s) => ["disasm " + quoted(s.fn)], needsFunction: true },
   { id: "lines", label: "Lines", commands: () => ["lines"] },
@@ -135,6 +135,8 @@ async function show() {
       onCode: (fn, where) => go({ fn, tab: where }),
     };
     const parts = answers.map((a) => Render.view(a.view, ctx));
+    const icicle = tab.icicle && answers[0].view && answers[0].view.rows ? Icicle.draw(answers[0].view, ctx) : null;
+    if (icicle) parts.unshift(icicle);
     target.replaceChildren(...parts);
     target.dataset.tab = tab.id;
     notes.textContent = answers.map((a) => a.notes).join("");
