@@ -63,6 +63,12 @@ struct Server::Impl {
 
 void Server::Impl::routes() {
   http.new_task_queue = [] { return new httplib::ThreadPool(4); };
+  // SO_REUSEADDR alone: httplib's default SO_REUSEPORT would let a second
+  // server bind the same port and take a share of the page's requests.
+  http.set_socket_options([](socket_t socket) {
+    const int yes = 1;
+    setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   http.set_pre_routing_handler([this](const httplib::Request& request, httplib::Response& response) {
     // Nothing the page loads comes from elsewhere, nor may it be framed.
     response.set_header("Content-Security-Policy",

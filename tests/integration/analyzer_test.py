@@ -132,6 +132,16 @@ def check_refusals(analyzer):
     print(f"http: {len(refused)} kinds of request refused with 403")
 
 
+def check_port_taken(bin_dir, work, analyzer, experiment):
+    # A second server on the same port fails rather than sharing it.
+    r = subprocess.run([os.path.join(bin_dir, "analyzer"), "--no-browser", "--port", str(analyzer.port), experiment],
+                       cwd=work, capture_output=True, text=True, timeout=60)
+    check(r.returncode == 2 and f"cannot listen on 127.0.0.1:{analyzer.port}" in r.stderr and r.stdout == "",
+          f"a second analyzer on port {analyzer.port}: {r.returncode} {r.stdout!r} {r.stderr!r}")
+    response, _ = analyzer.request("/?token=" + analyzer.token)
+    check(response.status == 200, "the first still answers")
+
+
 def check_views(bin_dir, work, analyzer, experiment):
     # Each view is er_print's JSON under the same settings.
     cases = [
@@ -411,6 +421,7 @@ def main():
         try:
             if mode == "http":
                 check_refusals(analyzer)
+                check_port_taken(bin_dir, work, analyzer, experiment)
                 check_views(bin_dir, work, analyzer, experiment)
                 check_sources(bin_dir, work, analyzer, experiment, source_dir)
                 status, answer = markup.view("functions")
