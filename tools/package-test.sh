@@ -44,9 +44,13 @@ expect() {  # expect DEB PATTERN...: each pattern matches a path in DEB
     grep -qE "^\./usr/$pattern\$" <<<"$listing" || { echo "package-test: $(basename "$deb") has no usr/$pattern" >&2; exit 1; }
   done
 }
-expect "$runtime_deb" bin/collect bin/er_print bin/er_html lib/lumen/liblumen_collector.so 'lib/libcollectorAPI\.so\.1' \
-  'lib/lumen/plugins/clock/(collector|analysis)\.so' lib/lumen/plugins/clock/manifest.yaml \
-  'share/lumen/profiles/.*\.yaml' 'share/man/man1/collect\.1(\.gz)?' share/bash-completion/completions/collect
+expect "$runtime_deb" bin/collect bin/er_print bin/er_html bin/analyzer lib/lumen/liblumen_collector.so \
+  'lib/libcollectorAPI\.so\.1' 'lib/lumen/plugins/clock/(collector|analysis)\.so' lib/lumen/plugins/clock/manifest.yaml \
+  'share/lumen/profiles/.*\.yaml' 'share/man/man1/collect\.1(\.gz)?' 'share/man/man1/analyzer\.1(\.gz)?' \
+  share/bash-completion/completions/collect
+# analyzer links cpp-httplib's shared library: the package must bring it.
+dpkg-deb -f "$runtime_deb" Depends | grep -q 'libcpp-httplib' ||
+  { echo "package-test: $(basename "$runtime_deb") does not depend on libcpp-httplib, which analyzer needs" >&2; exit 1; }
 expect "$dev_deb" include/lumen/plugin_abi.h include/collectorAPI.h lib/libcollectorAPI.so lib/cmake/lumen/lumenConfig.cmake \
   lib/cmake/lumen/lumenConfigVersion.cmake lib/cmake/lumen/LumenPlugin.cmake lib/lumen/lumen-describe-plugin
 if dpkg-deb -c "$runtime_deb" | grep -qE '\./usr/(include/|lib/cmake/|lib/libcollectorAPI\.so$)'; then

@@ -41,8 +41,10 @@ def collect(bin_dir, target_dir, work, name, options, target, *args):
     return os.path.join(work, name)
 
 
-def er_print_json(bin_dir, work, experiment, *args):
-    r = run([os.path.join(bin_dir, "er_print"), "--format=json", *args, experiment], cwd=work,
+def er_print_json(bin_dir, work, experiments, *args):
+    """er_print's JSON for `args` on one experiment or a list of them."""
+    experiments = [experiments] if isinstance(experiments, str) else experiments
+    r = run([os.path.join(bin_dir, "er_print"), "--format=json", *args, *experiments], cwd=work,
             env=dict(os.environ, HOME=work))
     return json.loads(r.stdout)
 
@@ -193,6 +195,23 @@ def check_views(bin_dir, work, analyzer, experiment):
     status, answer = analyzer.view("functions", metrics="e.nosuchmetric")
     check(status == 400 and answer.get("setting") == "metrics", f"a bad metric: {status} {answer}")
     print("http: commands that write or open are refused; bad settings are 400s naming them")
+
+
+def check_compare(bin_dir, work, experiment, markup_experiment):
+    # Two experiments side by side, as er_print -compare shows them.
+    both = Analyzer(bin_dir, work, experiment, markup_experiment)
+    try:
+        for mode in ("on", "delta", "ratio"):
+            for command in ("functions", "calltree", "thread_list"):
+                status, answer = both.view(command, compare=mode)
+                want = er_print_json(bin_dir, work, [experiment, markup_experiment], "-compare", mode, "-" + command)
+                check(status == 200 and answer["view"] == want, f"{command} with compare {mode} is er_print's")
+        status, answer = both.view("functions")
+        check(answer["view"] == er_print_json(bin_dir, work, [experiment, markup_experiment], "-functions"),
+              "compare off again: both experiments' functions together")
+    finally:
+        both.stop()
+    print("http: compare on, delta and ratio equal er_print's")
 
 
 def source_heading(answer):
@@ -424,6 +443,7 @@ def main():
                 check_port_taken(bin_dir, work, analyzer, experiment)
                 check_views(bin_dir, work, analyzer, experiment)
                 check_sources(bin_dir, work, analyzer, experiment, source_dir)
+                check_compare(bin_dir, work, experiment, markup_experiment)
                 status, answer = markup.view("functions")
                 check(status == 200 and MARKUP_FUNCTION in [r["name"] for r in answer["view"]["rows"]],
                       f"the markup target's function is named as written: {answer}")
