@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The analyzer on real experiments: threads_target under clock profiling
-with states, heap, sync and I/O tracing, and markup_names_target (a function
-named as HTML markup), checked two ways:
+with states, heap, sync and I/O tracing, omp_target under OpenMP tracing,
+and markup_names_target (a function named as HTML markup), checked two ways:
 
   http     plain HTTP from Python: requests without the token, with a foreign
            Host or Origin, or not GET are refused (403); each view's JSON is
@@ -17,7 +17,8 @@ named as HTML markup), checked two ways:
            callers and callees; markup in names is shown as text
 
 Exits 77 (skipped) in browser mode when chromium, chromedriver or selenium
-are missing. Usage: analyzer_test.py http|browser BIN_DIR TARGET_DIR SOURCE_DIR ARTIFACTS
+are missing.
+Usage: analyzer_test.py http|browser BIN_DIR TARGET_DIR SOURCE_DIR OMP_TARGET ARTIFACTS
 """
 import http.client
 import json
@@ -115,6 +116,8 @@ def check_refusals(analyzer):
     refused = {
         "no token": ("/", {}, "GET", None),
         "no token, API": ("/api/view?cmd=functions", {}, "GET", None),
+        "no token, a script": ("/assets/analyzer.js", {}, "GET", None),
+        "another port's cookie": ("/", {"Cookie": f"lumen_analyzer_{analyzer.port + 1}={analyzer.token}"}, "GET", None),
         "a wrong token": ("/?token=" + "0" * 32, {}, "GET", None),
         "a foreign Host": ("/" + token, {}, "GET", f"attacker.example:{analyzer.port}"),
         "another port in Host": ("/" + token, {}, "GET", f"127.0.0.1:{analyzer.port + 1}"),
@@ -212,6 +215,25 @@ def check_compare(bin_dir, work, experiment, markup_experiment):
     finally:
         both.stop()
     print("http: compare on, delta and ratio equal er_print's")
+
+
+def check_omp_views(bin_dir, work, omp_experiment):
+    # The OpenMP plugin's views and the stacks it folds are er_print's in
+    # each view mode. Each mode is asked of a server of its own: er_print's
+    # session itself answers a mode it returns to after machine mode on
+    # OpenMP stacks with other figures (-viewmode user -functions -viewmode
+    # machine -functions -viewmode user -functions), which is not the page's
+    # to check.
+    for mode in ("user", "expert", "machine"):
+        omp = Analyzer(bin_dir, work, omp_experiment)
+        try:
+            for command in ("omp_preg", "omp_task", "omp_states", "functions", "calltree"):
+                status, answer = omp.view(command, viewmode=mode)
+                want = er_print_json(bin_dir, work, omp_experiment, "-viewmode", mode, "-" + command)
+                check(status == 200 and answer["view"] == want, f"{command} in {mode} mode is er_print's")
+        finally:
+            omp.stop()
+    print("http: the OpenMP views equal er_print's in every view mode")
 
 
 def source_heading(answer):
@@ -426,15 +448,44 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
     print(f"browser: every check passed; screenshots in {artifacts}")
 
 
+def check_omp_tabs(bin_dir, work, omp_experiment, artifacts):
+    # Each tab of an OpenMP experiment, the plugin's among them, loads
+    # without console errors.
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    omp = Analyzer(bin_dir, work, omp_experiment)
+    driver = browser_or_skip()
+    try:
+        driver.get(omp.url + "#tab=overview")
+        WebDriverWait(driver, 60).until(lambda d: d.execute_script("return document.body.dataset.loaded || ''"))
+        tabs = [b.get_attribute("data-tab") for b in driver.find_elements(By.CSS_SELECTOR, "#tabs button")]
+        for wanted in ("view-omp_preg", "view-omp_task", "view-omp_states"):
+            check(wanted in tabs, f"a tab {wanted} among {tabs}")
+        for tab in tabs:
+            driver.find_element(By.CSS_SELECTOR, f'#tabs button[data-tab="{tab}"]').click()
+            WebDriverWait(driver, 60).until(lambda d: d.find_element(By.ID, "view").get_attribute("data-tab") == tab
+                                            and d.find_element(By.ID, "status").text == "")
+            check(driver.find_element(By.ID, "view-error").text == "", f"omp tab {tab}")
+            errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+            check(not errors, f"omp tab {tab}: console errors {errors}")
+            driver.save_screenshot(os.path.join(artifacts, f"omp-{tab}.png"))
+    finally:
+        driver.quit()
+        omp.stop()
+    print(f"browser: the OpenMP experiment's {len(tabs)} tabs load without console errors")
+
+
 def main():
     mode = sys.argv[1]
-    bin_dir, target_dir, source_dir, artifacts = (os.path.abspath(a) for a in sys.argv[2:6])
+    bin_dir, target_dir, source_dir, omp_target, artifacts = (os.path.abspath(a) for a in sys.argv[2:7])
     if mode == "browser":
         browser_or_skip().quit()  # skip before collecting anything
     with tempfile.TemporaryDirectory() as work:
         experiment = collect(bin_dir, target_dir, work, "threads.er", ["-p", "on", "-H", "on", "-s", "on", "-i", "on"],
                              "threads_target", "0.5")
         markup_experiment = collect(bin_dir, target_dir, work, "markup.er", ["-p", "on"], "markup_names_target", "0.3")
+        omp_experiment = collect(bin_dir, os.path.dirname(omp_target), work, "omp.er", ["-p", "on"],
+                                 os.path.basename(omp_target))
         analyzer = Analyzer(bin_dir, work, experiment)
         markup = Analyzer(bin_dir, work, markup_experiment)
         try:
@@ -444,11 +495,13 @@ def main():
                 check_views(bin_dir, work, analyzer, experiment)
                 check_sources(bin_dir, work, analyzer, experiment, source_dir)
                 check_compare(bin_dir, work, experiment, markup_experiment)
+                check_omp_views(bin_dir, work, omp_experiment)
                 status, answer = markup.view("functions")
                 check(status == 200 and MARKUP_FUNCTION in [r["name"] for r in answer["view"]["rows"]],
                       f"the markup target's function is named as written: {answer}")
             else:
                 check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment, artifacts)
+                check_omp_tabs(bin_dir, work, omp_experiment, artifacts)
         finally:
             analyzer.stop()
             markup.stop()
