@@ -200,6 +200,39 @@ def check_views(bin_dir, work, analyzer, experiment):
     print("http: commands that write or open are refused; bad settings are 400s naming them")
 
 
+def check_browser_launch(bin_dir, work, experiment):
+    # xdg-open is started with the URL where a desktop is named, and not
+    # with --no-browser or without one (an xdg-open of the test's own in PATH
+    # writes what it was given).
+    fake = os.path.join(work, "fake-bin")
+    os.makedirs(fake, exist_ok=True)
+    opened = os.path.join(work, "opened.txt")
+    with open(os.path.join(fake, "xdg-open"), "w") as f:
+        f.write(f"#!/bin/sh\necho \"$@\" >> {opened}\n")
+    os.chmod(os.path.join(fake, "xdg-open"), 0o755)
+    base = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    base["PATH"] = fake + os.pathsep + base.get("PATH", "")
+    for env, options, wanted in ((dict(base, DISPLAY=":99"), [], True),
+                                 (dict(base, WAYLAND_DISPLAY="wayland-9"), [], True),
+                                 (dict(base, DISPLAY=":99"), ["--no-browser"], False),
+                                 (base, [], False)):
+        if os.path.exists(opened):
+            os.remove(opened)
+        process = subprocess.Popen([os.path.join(bin_dir, "analyzer"), *options, "--port", "0", experiment], cwd=work,
+                                   env=env, stdout=subprocess.PIPE, text=True, start_new_session=True)
+        line = process.stdout.readline()
+        url = line.split(" ", 1)[1].strip() if line.startswith("analyzer: ") else line
+        deadline = time.monotonic() + 10
+        while wanted and not os.path.exists(opened) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.3 if not wanted else 0)
+        process.terminate()
+        process.wait(timeout=10)
+        given = open(opened).read().strip() if os.path.exists(opened) else None
+        check(given == (url if wanted else None), f"xdg-open given {given!r} with {options} (wanted {wanted}): {url}")
+    print("http: xdg-open opens the URL where a desktop is, and not with --no-browser or without one")
+
+
 def check_compare(bin_dir, work, experiment, markup_experiment):
     # Two experiments side by side, as er_print -compare shows them.
     both = Analyzer(bin_dir, work, experiment, markup_experiment)
@@ -495,6 +528,7 @@ def main():
                 check_views(bin_dir, work, analyzer, experiment)
                 check_sources(bin_dir, work, analyzer, experiment, source_dir)
                 check_compare(bin_dir, work, experiment, markup_experiment)
+                check_browser_launch(bin_dir, work, experiment)
                 check_omp_views(bin_dir, work, omp_experiment)
                 status, answer = markup.view("functions")
                 check(status == 200 and MARKUP_FUNCTION in [r["name"] for r in answer["view"]["rows"]],
