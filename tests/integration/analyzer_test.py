@@ -321,8 +321,13 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
         WebDriverWait(driver, 60).until(lambda d: loaded_count() > before)
 
     def open_page(server, hash_part):
+        # The same page with another hash is not loaded again: it draws the
+        # new state once more, which the marker left on it tells apart.
+        driver.execute_script("window.lumenTestMarker = true")
+        before = loaded_count()
         driver.get(server.url + "#" + hash_part)
-        WebDriverWait(driver, 60).until(lambda d: loaded_count() > 0 and
+        same_page = driver.execute_script("return window.lumenTestMarker === true")
+        WebDriverWait(driver, 60).until(lambda d: loaded_count() > (before if same_page else 0) and
                                         d.find_element(By.ID, "status").text == "")
 
     def console_errors():
@@ -396,6 +401,15 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
         same_numbers(er_print_json(bin_dir, work, experiment, "-viewmode", "machine", "-filters", "thread in 2-3",
                                    "-sort", "i.totalcpu", "-thread_select", "2", "-functions"), "functions of thread 2")
         check(not console_errors(), "no console errors after changing settings")
+
+        # A thread's number on the Threads tab selects it for the function table.
+        open_page(analyzer, "tab=threads")
+        before = loaded_count()
+        link = next(a for a in driver.find_elements(By.CSS_SELECTOR, "#view a.thread-link") if a.text == "3")
+        link.click()
+        wait_after(before)
+        check("tab=functions" in driver.current_url and "threads=3" in driver.current_url, driver.current_url)
+        same_numbers(er_print_json(bin_dir, work, experiment, "-thread_select", "3", "-functions"), "thread 3's functions")
 
         # A bad filter: its message at the filter.
         open_page(analyzer, "tab=functions")

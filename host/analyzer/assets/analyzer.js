@@ -133,6 +133,7 @@ async function show() {
       onSort: (sort) => go({ sort }),
       onFunction: (fn) => go({ fn, tab: tab.needsFunction ? tab.id : "callers" }),
       onCode: (fn, where) => go({ fn, tab: where }),
+      onThread: (thread) => go({ threads: thread, tab: "functions" }),
     };
     const parts = answers.map((a) => Render.view(a.view, ctx));
     const icicle = tab.icicle && answers[0].view && answers[0].view.rows ? Icicle.draw(answers[0].view, ctx) : null;

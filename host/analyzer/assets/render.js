@@ -109,7 +109,16 @@ const Render = (() => {
     metricCells(tr, table, row);
     if (ctx.lineColumn) tr.append(el("td", "num line", row.line));
     tr.append(nameCell(row, ctx, clickable));
-    for (const key of keys) tr.append(el("td", "", row[key]));
+    for (const key of keys) {
+      // A thread's number selects it (-thread_select) for the other tabs.
+      if (key === "thread" && ctx.onThread && row[key]) {
+        const td = el("td");
+        const a = el("a", "fn thread-link", row[key]);
+        a.addEventListener("click", () => ctx.onThread(row[key]));
+        td.append(a);
+        tr.append(td);
+      } else tr.append(el("td", "", row[key]));
+    }
     return tr;
   }
 
