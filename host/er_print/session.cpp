@@ -324,7 +324,8 @@ EventCells& Session::cells() {
   bool stitched = false;
   const std::shared_ptr<StackShaper> shaped = shaper(viewmode_, inline_frames_);
   for (size_t e = 0; e < experiments_.size(); ++e) stitched = stitched || shaped->stitches_in(e);
-  std::unique_ptr<EventCells>& cells = cells_[stitched ? viewmode_ : ViewMode::User];
+  // Cells of a mode no plugin stitches in hold no chain: any such mode's.
+  std::unique_ptr<EventCells>& cells = cells_[stitched ? std::optional<ViewMode>(viewmode_) : std::nullopt];
   if (!cells || cells->metric_count() != registry_.size())
     cells = std::make_unique<EventCells>(experiments_, registry_, *shaped);
   return *cells;

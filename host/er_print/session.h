@@ -197,10 +197,10 @@ class Session {
   analysis::CompareMode compare_ = analysis::CompareMode::Off;
   bool inline_frames_ = false;
   std::vector<std::unique_ptr<analysis::StackProfile>> each_;
-  // The events decoded once: per view mode where a plugin stitches stacks
-  // (their chains differ by mode), else one for every mode; and the
-  // shapers of the stacks, by mode and inlining.
-  std::map<analysis::ViewMode, std::unique_ptr<analysis::EventCells>> cells_;
+  // The events decoded once: per view mode in which a plugin stitches
+  // stacks (their chains differ by mode), and one (no mode) for the modes
+  // with none; and the shapers of the stacks, by mode and inlining.
+  std::map<std::optional<analysis::ViewMode>, std::unique_ptr<analysis::EventCells>> cells_;
   std::map<std::pair<analysis::ViewMode, bool>, std::shared_ptr<analysis::StackShaper>> shapers_;
   bool profiled_once_ = false;  // since the experiments changed
 };

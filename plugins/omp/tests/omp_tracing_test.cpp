@@ -237,6 +237,27 @@ double cell(const json& row, const std::string& metric) { return row.at("values"
 // encountering thread's where the body is a function of its own, as gcc
 // makes it), and the call in main the function's inclusive
 // time. The program splits the region's work 0.1 s / 0.4 s.
+// One session going from mode to mode and back shows each mode as a
+// session of that mode alone: machine mode stitches nothing, user mode
+// stitches the regions under their call sites.
+TEST_P(OmpTracing, EveryModeInOneSessionIsAsInASessionOfItsOwn) {
+  const std::vector<std::string> metrics{"-metrics", "e.totalcpu:i.totalcpu:i.ompwait:name"};
+  std::vector<std::string> modes_in_turn = metrics;
+  for (const char* mode : {"user", "machine", "user", "expert", "machine", "expert"})
+    modes_in_turn.insert(modes_in_turn.end(), {"-viewmode", mode, "-functions", "-calltree"});
+  const json views = er_print_json(modes_in_turn, run_->experiment);
+  ASSERT_EQ(views.at("views").size(), 12u);
+  size_t at = 0;
+  for (const char* mode : {"user", "machine", "user", "expert", "machine", "expert"}) {
+    std::vector<std::string> alone = metrics;
+    alone.insert(alone.end(), {"-viewmode", mode, "-functions", "-calltree"});
+    const json own = er_print_json(alone, run_->experiment);
+    EXPECT_EQ(views.at("views").at(at), own.at("views").at(0)) << mode << " functions, view " << at;
+    EXPECT_EQ(views.at("views").at(at + 1), own.at("views").at(1)) << mode << " calltree, view " << at + 1;
+    at += 2;
+  }
+}
+
 TEST_P(OmpTracing, UserModeSourceHoldsEveryThreadsWorkOnTheRegionsLines) {
   // clang writes no .debug_aranges: its lines are found all the same.
   const json lines = er_print_json({"-viewmode", "machine", "-lines"}, run_->experiment);
