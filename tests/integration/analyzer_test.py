@@ -308,6 +308,63 @@ def check_sources(bin_dir, work, analyzer, experiment, source_dir):
     print("http: sources are read only from the experiment and the directories given")
 
 
+def check_timeline(driver, open_page, loaded_count, wait_after, same_numbers, bin_dir, work, analyzer, experiment,
+                   artifacts):
+    """The Timeline tab: a box for each bin of er_print -timeline; a click shows the call tree er_print gives for
+    that thread and time; dragging across the axis filters every tab to the bins under it."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    open_page(analyzer, "tab=timeline")
+    want = er_print_json(bin_dir, work, experiment, "-timeline")["rows"]
+    drawn = driver.execute_script(
+        "return Array.from(document.querySelectorAll('svg.timeline rect.bin')).map(r => [r.dataset.name,"
+        " r.dataset.thread, r.dataset.start, r.dataset.end, r.dataset.events])")
+    check(drawn == [[r["name"], r["thread"], r["start"], r["end"], r["events"]] for r in want],
+          f"the timeline's {len(drawn)} bins are er_print's {len(want)}")
+    threads = {r["thread"] for r in want}
+    check(len(threads) >= 3, f"a lane for each thread: {threads}")
+    driver.save_screenshot(os.path.join(artifacts, "timeline.png"))
+    # The busiest bin's call tree.
+    spec = driver.find_element(By.CSS_SELECTOR, "svg.timeline").get_attribute("data-metric")
+    busiest = max(range(len(want)), key=lambda i: want[i]["values"][spec])
+    rects = driver.find_elements(By.CSS_SELECTOR, "svg.timeline rect.bin")
+    driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", rects[busiest])
+    WebDriverWait(driver, 60).until(
+        lambda d: d.find_element(By.ID, "timeline-details").get_attribute("data-loaded") == "true")
+    details = driver.find_element(By.ID, "timeline-details")
+    row = want[busiest]
+    window = details.get_attribute("data-filters")
+    check(details.get_attribute("data-thread") == row["thread"] and window.startswith("time in " + row["start"] + "-"),
+          f"the bin clicked is thread {row['thread']} from {row['start']}: {window}")
+    tree = er_print_json(bin_dir, work, experiment, "-thread_select", row["thread"], "-filters", window, "-calltree")
+    shown = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#timeline-details tr[data-name]')).map(r => [r.dataset.name,"
+        " Object.fromEntries(Array.from(r.querySelectorAll('td[data-spec]')).map(c => [c.dataset.spec,"
+        " parseFloat(c.dataset.value)]))])")
+    check(shown == [[r["name"], r["values"]] for r in tree["rows"]],
+          f"the bin's call tree is er_print's: {shown[:3]} vs {tree['rows'][:3]}")
+    check(row["name"] in [name for name, _ in shown], f"the bin's leading function {row['name']} is in its tree")
+    driver.save_screenshot(os.path.join(artifacts, "timeline-bin.png"))
+    # Dragging across the axis from a third to two thirds of the run.
+    overlay = driver.find_element(By.CSS_SELECTOR, "svg.timeline g.brush rect.overlay")
+    width = overlay.size["width"]
+    before = loaded_count()
+    ActionChains(driver).move_to_element_with_offset(overlay, int(-width / 6), 0).click_and_hold() \
+        .move_by_offset(int(width / 3), 0).release().perform()
+    wait_after(before)
+    WebDriverWait(driver, 60).until(lambda d: "filters=time" in d.current_url)
+    from urllib.parse import parse_qs, urlparse
+    filters = parse_qs(urlparse(driver.current_url).fragment)["filters"][0]
+    check(filters.startswith("time in "), f"the drag set a time filter: {filters}")
+    narrowed = er_print_json(bin_dir, work, experiment, "-filters", filters, "-timeline")["rows"]
+    check(0 < len(narrowed) < len(want), f"the time filter {filters} keeps {len(narrowed)} of {len(want)} bins")
+    open_page(analyzer, urlparse(driver.current_url).fragment.replace("tab=timeline", "tab=functions"))
+    same_numbers(er_print_json(bin_dir, work, experiment, "-filters", filters, "-functions"),
+                 f"functions under the dragged {filters}")
+    print(f"browser: the timeline draws er_print's {len(want)} bins, a bin's call tree and a dragged time filter")
+
+
 def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment, artifacts):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -358,7 +415,7 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
         open_page(analyzer, "tab=overview")
         tabs = [b.get_attribute("data-tab") for b in driver.find_elements(By.CSS_SELECTOR, "#tabs button")]
         for wanted in ("overview", "functions", "callers", "calltree", "source", "disasm", "lines", "pcs", "threads",
-                       "experiments", "view-leaks", "view-heap", "view-syncobjects", "view-iostat"):
+                       "timeline", "experiments", "view-leaks", "view-heap", "view-syncobjects", "view-iostat"):
             check(wanted in tabs, f"a tab {wanted} among {tabs}")
         for tab in tabs:
             before = loaded_count()
@@ -369,7 +426,8 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
             check(driver.find_element(By.ID, "view").get_attribute("data-tab") == tab, f"tab {tab} shown")
             error = driver.find_element(By.ID, "view-error").text
             check(error == "", f"tab {tab}: {error}")
-            check(driver.find_elements(By.CSS_SELECTOR, "#view table, #view dl"), f"tab {tab} shows a table")
+            check(driver.find_elements(By.CSS_SELECTOR, "#view table, #view dl, #view svg.timeline"),
+                  f"tab {tab} shows a table")
             errors = console_errors()
             check(not errors, f"tab {tab}: console errors {errors}")
             driver.save_screenshot(os.path.join(artifacts, f"{tab}.png"))
@@ -410,6 +468,9 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
         wait_after(before)
         check("tab=functions" in driver.current_url and "threads=3" in driver.current_url, driver.current_url)
         same_numbers(er_print_json(bin_dir, work, experiment, "-thread_select", "3", "-functions"), "thread 3's functions")
+
+        check_timeline(driver, open_page, loaded_count, wait_after, same_numbers, bin_dir, work, analyzer, experiment,
+                       artifacts)
 
         # A bad filter: its message at the filter.
         open_page(analyzer, "tab=functions")

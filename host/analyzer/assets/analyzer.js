@@ -17,6 +17,7 @@ const BUILTIN_TABS = [
   { id: "lines", label: "Lines", commands: () => ["lines"] },
   { id: "pcs", label: "PCs", commands: () => ["pcs"] },
   { id: "threads", label: "Threads", commands: () => ["thread_list"] },
+  { id: "timeline", label: "Timeline", commands: () => ["timeline"], timeline: true },
   { id: "experiments", label: "Experiments", commands: () => ["exp_list", "header"] },
 ];
 
@@ -134,8 +135,10 @@ async function show() {
       onFunction: (fn) => go({ fn, tab: tab.needsFunction ? tab.id : "callers" }),
       onCode: (fn, where) => go({ fn, tab: where }),
       onThread: (thread) => go({ threads: thread, tab: "functions" }),
+      onTimeRange: (filters) => go({ filters }),
+      onBin: (bin) => showBin(bin, s),
     };
-    const parts = answers.map((a) => Render.view(a.view, ctx));
+    const parts = tab.timeline ? [Timeline.draw(answers[0].view, ctx)] : answers.map((a) => Render.view(a.view, ctx));
     const icicle = tab.icicle && answers[0].view && answers[0].view.rows ? Icicle.draw(answers[0].view, ctx) : null;
     if (icicle) parts.unshift(icicle);
     target.replaceChildren(...parts);
@@ -151,6 +154,24 @@ async function show() {
     showError(error);
   }
   document.body.dataset.loaded = String(ticket);
+}
+
+// A timeline bin's call tree: its thread's events in its time, under the
+// page's other settings.
+async function showBin(bin, s) {
+  const details = document.getElementById("timeline-details");
+  details.replaceChildren(Render.el("p", "caption", `thread ${bin.thread}, ${bin.filters}: loading\u2026`));
+  details.dataset.thread = bin.thread;
+  details.dataset.filters = bin.filters;
+  delete details.dataset.loaded;
+  try {
+    const answer = await ask(viewURL("calltree", Object.assign({}, s, { threads: bin.thread, filters: bin.filters })));
+    const title = Render.el("p", "caption", `Call tree of thread ${bin.thread} in ${bin.filters} (led by ${bin.name})`);
+    details.replaceChildren(title, Render.view(answer.view, { onFunction: (fn) => go({ fn, tab: "callers" }) }));
+  } catch (error) {
+    details.replaceChildren(Render.el("p", "error", error.message));
+  }
+  details.dataset.loaded = "true";
 }
 
 async function start() {
