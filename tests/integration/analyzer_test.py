@@ -433,6 +433,13 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
             driver.save_screenshot(os.path.join(artifacts, f"{tab}.png"))
         print(f"browser: {len(tabs)} tabs load without console errors")
 
+        # The header's fields in er_print's words (its JSON "labels"), not its keys.
+        open_page(analyzer, "tab=experiments")
+        labels = er_print_json(bin_dir, work, experiment, "-header")["labels"]
+        shown = [dt.text for dt in driver.find_elements(By.CSS_SELECTOR, "#view dl.members dt")]
+        for key in ("command", "exit_code", "duration_s", "host"):
+            check(labels[key] in shown, f"the header shows {labels[key]!r} for {key}: {shown}")
+
         # The function table: every number is er_print's.
         open_page(analyzer, "tab=functions")
         same_numbers(er_print_json(bin_dir, work, experiment, "-functions"), "functions")

@@ -119,6 +119,26 @@ void json_document_members(std::ostringstream& out, const Document& document) {
     out << ", ";
     json_list(out, list);
   }
+  // What each field's key means, in the words the text form uses, for a
+  // reader that shows records to people (the analyzer's page).
+  std::vector<std::pair<std::string, std::string>> labels;
+  auto label = [&labels](const std::string& key, const std::string& text) {
+    if (text.empty() || text == key) return;
+    for (const auto& [k, v] : labels)
+      if (k == key) return;
+    labels.emplace_back(key, text);
+  };
+  for (const RecordList& list : document.lists) {
+    label(list.heading_key, list.heading_label);
+    for (const Record& r : list.records)
+      for (const RecordField& f : r.fields) label(f.key, f.label);
+  }
+  if (!labels.empty()) {
+    out << ", \"labels\": {";
+    for (size_t i = 0; i < labels.size(); ++i)
+      out << (i ? ", " : "") << json_string(labels[i].first) << ": " << json_string(labels[i].second);
+    out << "}";
+  }
   if (document.tables_member || !document.tables.empty()) {
     out << ", \"tables\": [";
     for (size_t t = 0; t < document.tables.size(); ++t) {

@@ -220,12 +220,20 @@ const Render = (() => {
     return flatTable(table, ctx);
   }
 
-  function recordsTable(records) {
+  // A field's words (the view's "labels", as er_print's text form says
+  // it), the key itself in its tooltip; the key where there are none.
+  function labelCell(tag, key, labels) {
+    const cell = el(tag, "", (labels && labels[key]) || key);
+    cell.title = key;
+    return cell;
+  }
+
+  function recordsTable(records, labels) {
     const t = el("table", "records");
     const keys = [];
     for (const r of records) for (const k of Object.keys(r)) if (!keys.includes(k)) keys.push(k);
     const head = el("tr");
-    for (const k of keys) head.append(el("th", "", k));
+    for (const k of keys) head.append(labelCell("th", k, labels));
     t.append(head);
     for (const r of records) {
       const tr = el("tr");
@@ -239,10 +247,10 @@ const Render = (() => {
     return t;
   }
 
-  function members(object) {
+  function members(object, labels) {
     const dl = el("dl", "members");
     for (const [k, v] of Object.entries(object)) {
-      dl.append(el("dt", "", k));
+      dl.append(labelCell("dt", k, labels));
       dl.append(el("dd", "", typeof v === "object" && v !== null ? JSON.stringify(v) : v));
     }
     return dl;
@@ -261,7 +269,7 @@ const Render = (() => {
     }
     if (json.metrics && json.rows) box.append(metricTable(json, ctx));
     for (const [key, value] of Object.entries(json)) {
-      if (["view", "metrics", "rows", "title", "data"].includes(key)) continue;
+      if (["view", "metrics", "rows", "title", "data", "labels"].includes(key)) continue;
       if (key === "sections") {
         for (const s of value) {
           box.append(el("h2", "", s.title || s.data));
@@ -277,14 +285,14 @@ const Render = (() => {
         const wide = value.length && typeof value[0] === "object" && Object.keys(value[0]).length > 8;
         if (wide) {
           // A few records of many fields (header, overview): each its own list.
-          for (const record of value) box.append(members(record));
-        } else if (value.length && typeof value[0] === "object") box.append(recordsTable(value));
+          for (const record of value) box.append(members(record, json.labels));
+        } else if (value.length && typeof value[0] === "object") box.append(recordsTable(value, json.labels));
         else box.append(el("p", "", value.join(", ")));
       } else if (typeof value === "object" && value !== null) {
         box.append(el("h3", "", key));
-        box.append(members(value));
+        box.append(members(value, json.labels));
       } else {
-        box.append(members({ [key]: value }));
+        box.append(members({ [key]: value }, json.labels));
       }
     }
     return box;
