@@ -434,7 +434,7 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
         print(f"browser: {len(tabs)} tabs load without console errors")
 
         # The header's fields in er_print's words (its JSON "labels"), not its keys.
-        open_page(analyzer, "tab=experiments")
+        open_page(analyzer, "tab=overview")
         labels = er_print_json(bin_dir, work, experiment, "-header")["labels"]
         shown = [dt.text for dt in driver.find_elements(By.CSS_SELECTOR, "#view dl.members dt")]
         for key in ("command", "exit_code", "duration_s", "host"):

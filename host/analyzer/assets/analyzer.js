@@ -8,7 +8,7 @@ const SETTINGS = ["metrics", "sort", "viewmode", "filters", "compare", "threads"
 
 // Each tab: the er_print commands it shows, from the state.
 const BUILTIN_TABS = [
-  { id: "overview", label: "Overview", commands: () => ["overview"] },
+  { id: "overview", label: "Overview", commands: () => ["header", "overview"] },
   { id: "functions", label: "Functions", commands: () => ["functions"], clickNames: true },
   { id: "callers", label: "Callers-Callees", commands: (s) => ["csingle " + quoted(s.fn)], needsFunction: true },
   { id: "calltree", label: "Call Tree", commands: () => ["calltree"], icicle: true },
@@ -18,7 +18,7 @@ const BUILTIN_TABS = [
   { id: "pcs", label: "PCs", commands: () => ["pcs"] },
   { id: "threads", label: "Threads", commands: () => ["thread_list"] },
   { id: "timeline", label: "Timeline", commands: () => ["timeline"], timeline: true },
-  { id: "experiments", label: "Experiments", commands: () => ["exp_list", "header"] },
+  { id: "experiments", label: "Experiments", commands: () => ["exp_list"] },
 ];
 
 let tabs = BUILTIN_TABS.slice();
