@@ -10,7 +10,7 @@ packages=(
   gfortran                               # the collector API's Fortran names, tested from a Fortran program
   clang libclang-rt-14-dev               # the experiment reader's libFuzzer target; libomp programs
   llvm                                   # llvm-symbolizer: inline chains are compared with its reading
-  heaptrack time                         # heap tracing benchmark: the tool compared with, and CPU times
+  heaptrack zstd time                    # heap tracing: the tool compared with (its data file read with zstd), CPU times
   golang-go                              # go tool pprof: reads er_print -export pprof back
   chromium chromium-driver               # er_html's report in a real browser, headless
   python3-selenium                       # drives the browser from the report's tests

@@ -4,9 +4,19 @@
 // (collector_variables.h: the experiment directory, the process it
 // started). Any other process that inherits the preload leaves collection
 // alone.
+#include <lumen/collector_plugin.h>
+
+#include <atomic>
+
 #include "runtime_state.h"
 
 namespace {
+
+std::atomic<bool> g_began{false};
+
+// First of this object's initializers (a priority runs before the unnumbered
+// ones): its static objects' allocations are the runtime's too.
+__attribute__((constructor(101))) void lumen_collector_begin() { g_began.store(true, std::memory_order_release); }
 
 __attribute__((constructor)) void lumen_collector_start() { lumen::collector::start_collection(); }
 __attribute__((destructor)) void lumen_collector_stop() {
@@ -16,3 +26,7 @@ __attribute__((destructor)) void lumen_collector_stop() {
 }
 
 }  // namespace
+
+// Read by preloaded collector halves from the process's first call on,
+// before this object's constructor: a plain flag, no state to set up.
+LUMEN_EXPORT int lumen_runtime_began(void) { return g_began.load(std::memory_order_acquire) ? 1 : 0; }

@@ -9,8 +9,9 @@
 //    batch's header says where its first one is in that count);
 //  * a free names the allocation it released: "the k-th latest allocation
 //    of this thread" (k >= 1), or another thread's (thread id, ordinal),
-//    or, for an address the collector did not see allocated (before
-//    collection, a foreign pointer, a double free), the address itself;
+//    or, for an address the collector did not see allocated (the
+//    parent's in a forked child, a foreign pointer, a double free), the
+//    address itself;
 //  * time is a mark: an event has the time of its thread's latest mark
 //    (the batch's base time, then each kMark). Marks are written at most
 //    kMarkGranularityNs apart while a thread has events, strictly increase

@@ -380,6 +380,17 @@ typedef struct lumen_collector_descriptor {
 
 typedef const lumen_collector_descriptor* (*lumen_collector_factory)(void);
 
+/* [signal-safe] Defined by the runtime (liblumen_collector.so), callable
+ * before any constructor of the process has run: non-zero once the
+ * runtime's constructor has begun. A collector half preloaded with the
+ * runtime sees the program's calls from the first one on, its libraries'
+ * constructors included; until this returns non-zero those are the
+ * program's own (from then until start() they are the runtime's setting
+ * up), so a half may keep what it sees before then and record it at
+ * start(). Reference it weakly (`#pragma weak lumen_runtime_began`): its
+ * address is NULL where the runtime is not loaded. */
+int lumen_runtime_began(void);
+
 #ifdef __cplusplus
 }
 #endif

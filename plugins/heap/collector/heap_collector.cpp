@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "batch_compressor.h"
+#include "before_start.h"
 #include "event_clock.h"
 #include "event_batches.h"
 #include "heap_collector.h"
@@ -36,62 +37,7 @@ using lumen::ErrnoKept;
 
 namespace {
 
-// Makes an appended allocation live. An entry it replaces was released
-// unseen (a MAP_FIXED mapping over another, a block freed where nothing is
-// traced): its release is recorded after the allocation.
-void make_live(const Appended& appended, const void* address, bool mapping, size_t size) {
-  LiveEntry replaced{};
-  const LiveEntry entry{live_key(address, mapping), appended.ordinal, size, appended.mark_ns, appended.thread_id, 0};
-  if (!live_insert(entry, replaced)) return;
-  PairedEvent release{};
-  release.type = mapping ? EventType::kUnmap : EventType::kFree;
-  release.frees = true;
-  release.freed = {true, replaced.thread_id, replaced.ordinal, replaced.mark_ns, replaced.size, 0};
-  Appended unused;
-  batch_append(release, unused);
-}
-
-}  // namespace
-
-void record_allocation(const TraceGuard&, Allocator allocator, const void* address, size_t size) noexcept {
-  const ErrnoKept errno_kept;
-  PairedEvent event{};
-  event.type = EventType::kAlloc;
-  event.allocator = allocator;
-  event.size = size;
-  event.stack_id = g_runtime->stacks->capture_stack(nullptr, 0);
-  Appended appended;
-  if (batch_append(event, appended)) make_live(appended, address, is_mapping(allocator), size);
-}
-
-Freed take_live(const TraceGuard&, const void* address, bool mapping) noexcept {
-  LiveEntry entry;
-  if (!live_remove(live_key(address, mapping), entry)) return {false, 0, 0, 0, 0, reinterpret_cast<uint64_t>(address)};
-  return {true, entry.thread_id, entry.ordinal, entry.mark_ns, entry.size, 0};
-}
-
-void restore_live(const TraceGuard&, const Freed& freed, const void* address, bool mapping) noexcept {
-  if (!freed.known) return;
-  LiveEntry replaced;
-  live_insert({live_key(address, mapping), freed.ordinal, freed.size, freed.mark_ns, freed.thread_id, 0}, replaced);
-}
-
-void record_reallocation(const TraceGuard&, Allocator allocator, bool frees, const Freed& freed, const void* address,
-                         size_t size) noexcept {
-  const ErrnoKept errno_kept;
-  PairedEvent event{};
-  event.type = EventType::kRealloc;
-  event.allocator = allocator;
-  event.frees = frees;
-  event.freed = freed;
-  event.size = size;
-  event.stack_id = g_runtime->stacks->capture_stack(nullptr, 0);
-  Appended appended;
-  if (batch_append(event, appended)) make_live(appended, address, is_mapping(allocator), size);
-}
-
-void record_free(const TraceGuard&, EventType type, const Freed& freed) noexcept {
-  const ErrnoKept errno_kept;
+void append_free(EventType type, const Freed& freed) noexcept {
   PairedEvent event{};
   event.type = type;
   event.frees = true;
@@ -100,7 +46,97 @@ void record_free(const TraceGuard&, EventType type, const Freed& freed) noexcept
   batch_append(event, unused);
 }
 
+// Makes an appended allocation live. An entry it replaces was released
+// unseen (a MAP_FIXED mapping over another, a block freed where nothing is
+// traced): its release is recorded after the allocation.
+void make_live(const Appended& appended, const void* address, bool mapping, size_t size) {
+  LiveEntry replaced{};
+  const LiveEntry entry{live_key(address, mapping), appended.ordinal, size, appended.mark_ns, appended.thread_id, 0};
+  if (!live_insert(entry, replaced)) return;
+  append_free(mapping ? EventType::kUnmap : EventType::kFree,
+              {true, replaced.thread_id, replaced.ordinal, replaced.mark_ns, replaced.size, 0});
+}
+
+Freed take(const void* address, bool mapping) noexcept {
+  LiveEntry entry;
+  if (!live_remove(live_key(address, mapping), entry)) return {false, 0, 0, 0, 0, reinterpret_cast<uint64_t>(address)};
+  return {true, entry.thread_id, entry.ordinal, entry.mark_ns, entry.size, 0};
+}
+
+// An allocation (kAlloc, or kRealloc that released `freed` when `frees`)
+// appended and made live.
+void append_allocation(EventType type, Allocator allocator, bool frees, const Freed& freed, const void* address,
+                       size_t size, uint64_t stack_id) noexcept {
+  PairedEvent event{};
+  event.type = type;
+  event.allocator = allocator;
+  event.frees = frees;
+  event.freed = freed;
+  event.size = size;
+  event.stack_id = stack_id;
+  Appended appended;
+  if (batch_append(event, appended)) make_live(appended, address, is_mapping(allocator), size);
+}
+
+}  // namespace
+
+// The recording functions capture the stack themselves and stay out of line:
+// the stack starts at the caller of the function that asks for it, so
+// inlined into the interposer it would lose the program's frame above.
+__attribute__((noinline)) void record_allocation(const TraceGuard&, Allocator allocator, const void* address, size_t size) noexcept {
+  const ErrnoKept errno_kept;
+  append_allocation(EventType::kAlloc, allocator, false, Freed{}, address, size,
+                    g_runtime->stacks->capture_stack(nullptr, 0));
+}
+
+Freed take_live(const TraceGuard&, const void* address, bool mapping) noexcept { return take(address, mapping); }
+
+void restore_live(const TraceGuard&, const Freed& freed, const void* address, bool mapping) noexcept {
+  if (!freed.known) return;
+  LiveEntry replaced;
+  live_insert({live_key(address, mapping), freed.ordinal, freed.size, freed.mark_ns, freed.thread_id, 0}, replaced);
+}
+
+__attribute__((noinline)) void record_reallocation(const TraceGuard&, Allocator allocator, bool frees,
+                                                   const Freed& freed, const void* address, size_t size) noexcept {
+  const ErrnoKept errno_kept;
+  append_allocation(EventType::kRealloc, allocator, frees, freed, address, size,
+                    g_runtime->stacks->capture_stack(nullptr, 0));
+}
+
+void record_free(const TraceGuard&, EventType type, const Freed& freed) noexcept {
+  const ErrnoKept errno_kept;
+  append_free(type, freed);
+}
+
 namespace {
+
+// A call kept before collection started, recorded as one made now, with no
+// stack. Only what it released of the kept calls counts: a free of a block
+// allocated before the interposers saw any call (the dynamic linker's) is
+// left out, as is a reallocation's release of one.
+void replay(const KeptCall& call) {
+  const bool mapping = call.type == EventType::kUnmap || is_mapping(call.allocator);
+  if (call.type == EventType::kFree || call.type == EventType::kUnmap) {
+    const Freed freed = take(call.address, mapping);
+    if (freed.known) append_free(call.type, freed);
+    return;
+  }
+  const Freed freed = call.frees ? take(call.old, mapping) : Freed{};
+  append_allocation(call.type, call.allocator, freed.known, freed, call.address, call.size, LUMEN_NO_STACK);
+}
+
+// The kept calls, before any interposer records (on this thread the
+// runtime's guard is held; no other thread records before g_running).
+void replay_before_start() {
+  const size_t lost = before_start_close(replay);
+  if (lost == 0) return;
+  char note[160];
+  std::snprintf(note, sizeof note,
+                "heap: %zu allocation calls made before collection started were not recorded (their table was full)",
+                lost);
+  g_runtime->recording->log_note(note);
+}
 
 // Every event of the process is stamped after its start.
 bool write_start_record() {
@@ -147,6 +183,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
   }
   batches_start(runtime, g_stream, g_start_ns);
   live_start();
+  replay_before_start();
   // Before tracing begins: the thread's own stack and TLS are not traced.
   const int level = std::atoi(lumen_option(options, count, "compress", "1"));
   if (level > 0 && !compressor_start(runtime, g_stream, level))

@@ -14,6 +14,7 @@
 #include <cstdarg>
 #include <cstring>
 
+#include "before_start.h"
 #include "heap_collector.h"
 #include "real_allocator.h"
 
@@ -23,12 +24,22 @@ namespace {
 
 constexpr size_t kMallocAlignment = 16;
 
+// A successful allocation: recorded under the guard, or kept when made
+// before collection started (before_start.h).
+void allocated(const TraceGuard& guard, Allocator allocator, const void* p, size_t size) noexcept {
+  if (guard) record_allocation(guard, allocator, p, size);
+  else if (before_start_open()) before_start_allocated(allocator, p, size);
+}
+
 // The address leaves the live table before the real call: a block handed
 // back can be handed out again to another thread at once, and that
 // allocation must find its address free in the table.
 void trace_free(void* pointer, void (*real_free)(void*)) noexcept {
   const TraceGuard guard;
-  if (!guard) return real_free(pointer);
+  if (!guard) {
+    if (before_start_open()) before_start_freed(pointer, false);
+    return real_free(pointer);
+  }
   const Freed freed = take_live(guard, pointer, false);
   real_free(pointer);
   record_free(guard, EventType::kFree, freed);
@@ -43,7 +54,18 @@ void* move_out_of_bootstrap(const RealAllocator& real, void* old, size_t size) n
   const size_t old_size = bootstrap_size(old);
   std::memcpy(fresh, old, old_size < size ? old_size : size);
   if (guard) record_reallocation(guard, Allocator::kRealloc, false, Freed{}, fresh, size);
+  else if (before_start_open()) before_start_allocated(Allocator::kRealloc, fresh, size);
   return fresh;
+}
+
+// Before collection started the old block's release is kept with the new
+// block, or as a free (realloc to 0 frees it); a failed call changed nothing.
+void* untraced_realloc(const RealAllocator& real, void* old, size_t size) noexcept {
+  void* p = real.realloc(old, size);
+  if (!before_start_open()) return p;
+  if (p != nullptr) before_start_allocated(Allocator::kRealloc, p, size, old != nullptr, old);
+  else if (old != nullptr && size == 0) before_start_freed(old, false);
+  return p;
 }
 
 }  // namespace
@@ -53,7 +75,7 @@ LUMEN_EXPORT void* malloc(size_t size) noexcept {
   if (real == nullptr) return bootstrap_allocate(size, kMallocAlignment);
   const TraceGuard guard;
   void* p = real->malloc(size);
-  if (guard && p != nullptr) record_allocation(guard, Allocator::kMalloc, p, size);
+  if (p != nullptr) allocated(guard, Allocator::kMalloc, p, size);
   return p;
 }
 
@@ -64,7 +86,7 @@ LUMEN_EXPORT void* calloc(size_t count, size_t size) noexcept {
   if (real == nullptr) return overflow ? nullptr : bootstrap_allocate(bytes, kMallocAlignment);
   const TraceGuard guard;
   void* p = real->calloc(count, size);
-  if (guard && p != nullptr) record_allocation(guard, Allocator::kCalloc, p, bytes);
+  if (p != nullptr) allocated(guard, Allocator::kCalloc, p, bytes);
   return p;
 }
 
@@ -77,7 +99,7 @@ LUMEN_EXPORT void* realloc(void* old, size_t size) noexcept {
   }
   if (bootstrap_owns(old)) return move_out_of_bootstrap(*real, old, size);
   const TraceGuard guard;
-  if (!guard) return real->realloc(old, size);
+  if (!guard) return untraced_realloc(*real, old, size);
   const Freed freed = old != nullptr ? take_live(guard, old, false) : Freed{};
   void* p = real->realloc(old, size);
   if (p != nullptr) record_reallocation(guard, Allocator::kRealloc, old != nullptr, freed, p, size);
@@ -99,7 +121,7 @@ LUMEN_EXPORT void* memalign(size_t alignment, size_t size) noexcept {
   if (real == nullptr) return bootstrap_allocate(size, alignment);
   const TraceGuard guard;
   void* p = real->memalign(alignment, size);
-  if (guard && p != nullptr) record_allocation(guard, Allocator::kMemalign, p, size);
+  if (p != nullptr) allocated(guard, Allocator::kMemalign, p, size);
   return p;
 }
 
@@ -114,7 +136,7 @@ LUMEN_EXPORT int posix_memalign(void** result, size_t alignment, size_t size) no
   }
   const TraceGuard guard;
   const int rc = real->posix_memalign(result, alignment, size);
-  if (guard && rc == 0) record_allocation(guard, Allocator::kPosixMemalign, *result, size);
+  if (rc == 0) allocated(guard, Allocator::kPosixMemalign, *result, size);
   return rc;
 }
 
@@ -123,7 +145,7 @@ LUMEN_EXPORT void* aligned_alloc(size_t alignment, size_t size) noexcept {
   if (real == nullptr) return bootstrap_allocate(size, alignment);
   const TraceGuard guard;
   void* p = real->aligned_alloc(alignment, size);
-  if (guard && p != nullptr) record_allocation(guard, Allocator::kAlignedAlloc, p, size);
+  if (p != nullptr) allocated(guard, Allocator::kAlignedAlloc, p, size);
   return p;
 }
 
@@ -132,7 +154,7 @@ LUMEN_EXPORT void* valloc(size_t size) noexcept {
   if (real == nullptr) return bootstrap_allocate(size, 4096);
   const TraceGuard guard;
   void* p = real->valloc(size);
-  if (guard && p != nullptr) record_allocation(guard, Allocator::kValloc, p, size);
+  if (p != nullptr) allocated(guard, Allocator::kValloc, p, size);
   return p;
 }
 
@@ -143,7 +165,7 @@ LUMEN_EXPORT void* pvalloc(size_t size) noexcept {
   if (real == nullptr) return bootstrap_allocate(size, 4096);
   const TraceGuard guard;
   void* p = real->pvalloc(size);
-  if (guard && p != nullptr) record_allocation(guard, Allocator::kPvalloc, p, size);
+  if (p != nullptr) allocated(guard, Allocator::kPvalloc, p, size);
   return p;
 }
 
@@ -153,7 +175,7 @@ void* trace_mmap(void* (*real_mmap)(void*, size_t, int, int, int, off_t), void* 
                  int protection, int flags, int fd, off_t offset) noexcept {
   const TraceGuard guard;
   void* p = real_mmap(address, length, protection, flags, fd, offset);
-  if (guard && p != MAP_FAILED) record_allocation(guard, Allocator::kMmap, p, length);
+  if (p != MAP_FAILED) allocated(guard, Allocator::kMmap, p, length);
   return p;
 }
 
@@ -177,7 +199,10 @@ LUMEN_EXPORT int munmap(void* address, size_t length) noexcept {
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return -1;
   const TraceGuard guard;
-  if (!guard) return real->munmap(address, length);
+  if (!guard) {
+    if (before_start_open()) before_start_freed(address, true);
+    return real->munmap(address, length);
+  }
   const Freed freed = take_live(guard, address, true);
   const int rc = real->munmap(address, length);
   if (rc == 0) record_free(guard, EventType::kUnmap, freed);
@@ -194,12 +219,16 @@ LUMEN_EXPORT void* mremap(void* old, size_t old_length, size_t length, int flags
   va_end(arguments);
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return MAP_FAILED;
-  const TraceGuard guard;
-  if (!guard) return real->mremap(old, old_length, length, flags, wanted);
   bool keeps_old = old_length == 0;
 #ifdef MREMAP_DONTUNMAP
   keeps_old = keeps_old || (flags & MREMAP_DONTUNMAP) != 0;
 #endif
+  const TraceGuard guard;
+  if (!guard) {
+    void* p = real->mremap(old, old_length, length, flags, wanted);
+    if (p != MAP_FAILED && before_start_open()) before_start_allocated(Allocator::kMremap, p, length, !keeps_old, old);
+    return p;
+  }
   const Freed freed = keeps_old ? Freed{} : take_live(guard, old, true);
   void* p = real->mremap(old, old_length, length, flags, wanted);
   if (p != MAP_FAILED) record_reallocation(guard, Allocator::kMremap, !keeps_old, freed, p, length);

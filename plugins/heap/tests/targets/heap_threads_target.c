@@ -4,8 +4,10 @@
  * thread than the allocation's), then allocates and frees 10000 more
  * (pool_churn), which get back addresses its neighbour allocated and this
  * thread freed. Pairing those by address is only right in time order.
+ * pthread_create's TLS vectors are counted too (heap_thread_vector.h).
  * Usage: heap_threads_target [threads] [blocks per thread] */
-#include "heap_truth.h"
+#define _GNU_SOURCE
+#include "heap_thread_vector.h"
 
 #define MAX_THREADS 16
 
@@ -70,6 +72,7 @@ int main(int argc, char** argv) {
   pthread_t threads[MAX_THREADS];
   for (int t = 0; t < thread_count; ++t) pthread_create(&threads[t], NULL, worker, (void*)(long)t);
   for (int t = 0; t < thread_count; ++t) pthread_join(threads[t], NULL);
+  heap_truth_thread_vectors(thread_count);
   heap_truth_write(NULL);
   say("threads_target done: %d threads x %d blocks\n", thread_count, blocks_per_thread);
   return 0;
