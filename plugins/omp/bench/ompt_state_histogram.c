@@ -3,7 +3,7 @@
  * thread on a per-thread CPU-time timer (1 ms, SIGPROF), reads the state in
  * the handler, and counts the states per phase of the program, thread and
  * whether a sync_region_wait or mutex_acquire..acquired interval was open.
- * docs/architecture.md ("OpenMP: which facts come from where") quotes it.
+ * plugins/omp/README.md ("Which facts come from where") quotes it.
  *
  *   clang -fopenmp=libomp -O1 -o ompt_state_histogram ompt_state_histogram.c
  *   OMP_WAIT_POLICY=active ./ompt_state_histogram */
