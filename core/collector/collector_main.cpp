@@ -6,6 +6,8 @@
 // alone.
 #include <lumen/collector_plugin.h>
 
+#include <dlfcn.h>
+
 #include <atomic>
 
 #include "runtime_state.h"
@@ -19,10 +21,23 @@ std::atomic<bool> g_began{false};
 __attribute__((constructor(101))) void lumen_collector_begin() { g_began.store(true, std::memory_order_release); }
 
 __attribute__((constructor)) void lumen_collector_start() { lumen::collector::start_collection(); }
+// At exit, while collection still runs: libstdc++ frees the emergency
+// exception pool its initializer allocated only when asked to, as valgrind
+// and heaptrack ask it. Without that, heap tracing would show the pool as
+// a leak of every program, a C program's too (there libstdc++ is loaded
+// for this runtime alone). Destructors run after the program's atexit
+// handlers and its own static objects' destructors.
+void free_libstdcxx_pool() {
+  using Freeres = void (*)();
+  if (const auto freeres = reinterpret_cast<Freeres>(dlsym(RTLD_DEFAULT, "_ZN9__gnu_cxx9__freeresEv"))) freeres();
+}
+
 __attribute__((destructor)) void lumen_collector_stop() {
   // An exit from inside a seccomp sandbox: a system call of the stop's
   // could kill the process as it ends (what was recorded is on disk).
-  if (!lumen::collector::sandboxed_here()) lumen::collector::stop_collection();
+  if (lumen::collector::sandboxed_here()) return;
+  free_libstdcxx_pool();
+  lumen::collector::stop_collection();
 }
 
 }  // namespace

@@ -88,7 +88,7 @@ TruthTotals operator+(TruthTotals a, const TruthTotals& b) {
 // The allocations made before collection started, which have no stack
 // (collector/before_start.h): the program's libraries' initializers, among
 // them libstdc++'s emergency exception pool, which every collected process
-// has (the runtime is C++), live all run.
+// has (the runtime is C++), live until exit.
 TruthTotals before_start(const fs::path& experiment) {
   TruthTotals t;
   const json allocs = er_print_json({"-allocs"}, experiment), leaks = er_print_json({"-leaks"}, experiment);
@@ -189,12 +189,14 @@ TEST_F(HeapAllocators, EveryFunctionEqualsItsOwnCounts) {
 // The early library's constructor ran before the runtime's (the dynamic
 // linker runs the program's libraries' first), and so did libstdc++'s,
 // which allocates its emergency exception pool: both blocks are counted,
-// with no stack, and main's free of the early block pairs with it.
+// with no stack; main's free of the early block pairs with it, and the
+// pool is freed at exit (libstdc++'s __freeres, as valgrind and heaptrack
+// ask for it): neither is a leak.
 TEST_F(HeapAllocators, AllocationsBeforeCollectionStartAreCounted) {
   const TruthTotals before = before_start(run_->experiment);
   EXPECT_EQ(before.allocations, 2.0);
-  EXPECT_EQ(before.leaks, 1.0) << "the pool, never freed";
-  EXPECT_EQ(before.bytes - before.leaked_bytes, 4321.0) << "the early library's block, freed by main";
+  EXPECT_EQ(before.leaks, 0.0) << "the pool is freed at exit";
+  EXPECT_GT(before.bytes, 4321.0) << "the early library's block and the pool";
   const json heap = er_print_json({"-heap"}, run_->experiment);
   EXPECT_EQ(heap.at("summary").at("unmatched_frees").get<double>(), 0.0);
   EXPECT_EQ(heap.at("summary").at("frees").get<double>(),
