@@ -10,6 +10,7 @@ packages=(
   gfortran                               # the collector API's Fortran names, tested from a Fortran program
   clang libclang-rt-14-dev               # the experiment reader's libFuzzer target; libomp programs
   llvm                                   # llvm-symbolizer: inline chains are compared with its reading
+  libc6-dbg                              # glibc's and ld.so's own names (allocate_dtv), which heap truths name
   heaptrack zstd time                    # heap tracing: the tool compared with (its data file read with zstd), CPU times
   golang-go                              # go tool pprof: reads er_print -export pprof back
   chromium chromium-driver               # er_html's report in a real browser, headless
