@@ -169,7 +169,9 @@ void record_waited_children(const std::string& founder_directory) {
   };
   std::map<pid_t, LastImage> last_images;
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(founder_directory, ec)) {
+  // increment(ec), not a range-for's ++, which throws on a read error.
+  for (std::filesystem::directory_iterator it(founder_directory, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::filesystem::directory_entry& entry = *it;
     if (entry.path().extension() != ".er") continue;
     const std::string header = read_text(entry.path() / metadata::kHeaderFile);
     const std::string pid_key = "\n" + std::string(key::kTargetPid) + ": ";

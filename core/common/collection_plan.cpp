@@ -1,5 +1,6 @@
 #include "collection_plan.h"
 
+#include <charconv>
 #include <istream>
 #include <ostream>
 #include <sstream>
@@ -35,9 +36,10 @@ bool decoded(const std::string& field, std::string& out) {
       continue;
     }
     if (i + 2 >= field.size()) return false;
-    const std::string hex = field.substr(i + 1, 2);
-    if (hex.find_first_not_of("0123456789ABCDEFabcdef") != std::string::npos) return false;
-    out += static_cast<char>(std::stoi(hex, nullptr, 16));
+    unsigned byte = 0;
+    const char* first = field.data() + i + 1;
+    if (std::from_chars(first, first + 2, byte, 16).ptr != first + 2) return false;
+    out += static_cast<char>(byte);
     i += 2;
   }
   return true;
@@ -55,14 +57,11 @@ struct Line {
   ~Line() { out << '\n'; }
 };
 
+// Read in the target too, where nothing may throw: from_chars, not stoll.
 bool to_number(const std::string& text, long long& value) {
-  if (text.empty() || text.find_first_not_of("-0123456789") != std::string::npos) return false;
-  try {
-    value = std::stoll(text);
-  } catch (const std::exception&) {
-    return false;
-  }
-  return true;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  return !text.empty() && error == std::errc{} && stop == end;
 }
 
 }  // namespace
