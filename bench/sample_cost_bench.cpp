@@ -32,14 +32,14 @@
 #include <vector>
 
 #include "plugins/clock/clock_record.h"
-#include "clock.h"
+#include "time/clock.h"
 #include "collection_plan.h"
-#include "samples.h"
-#include "stack_capture.h"
-#include "stack_table.h"
-#include "stream_writer.h"
-#include "thread_state.h"
-#include "tsc_clock.h"
+#include "periodic/sample_points.h"
+#include "stacks/stack_capture.h"
+#include "stacks/stack_table.h"
+#include "recording/stream_writer.h"
+#include "threads/program_thread_state.h"
+#include "time/tsc_clock.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// How far the runtime's TSC clock (core/collector/tsc_clock.h) strays from
+// How far the runtime's TSC clock (core/collector/time/tsc_clock.h) strays from
 // CLOCK_MONOTONIC: for SECONDS, stamps of the clock taken between two
 // clock_gettime readings, as a traced call would take them; prints the
 // largest distance of a stamp outside [before, after] and the clocks' cost.
@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "clock.h"
-#include "tsc_clock.h"
+#include "time/clock.h"
+#include "time/tsc_clock.h"
 
 using lumen::collector::monotonic_ns;
 using lumen::collector::tsc_now_ns;

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "data_file_reader.h"
-#include "stream_writer.h"
+#include "recording/stream_writer.h"
 
 namespace lumen::test {
 

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "object_snapshot.h"
+#include "stacks/object_snapshot.h"
 
 namespace lc = lumen::collector;
 

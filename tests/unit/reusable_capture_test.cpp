@@ -11,11 +11,11 @@
 #include <string>
 #include <thread>
 
-#include "object_snapshot.h"
-#include "reusable_capture.h"
-#include "stack_capture.h"
-#include "stack_table.h"
-#include "stream_writer.h"
+#include "stacks/object_snapshot.h"
+#include "stacks/reusable_capture.h"
+#include "stacks/stack_capture.h"
+#include "stacks/stack_table.h"
+#include "recording/stream_writer.h"
 #include "test_support.h"
 
 namespace lumen::test {

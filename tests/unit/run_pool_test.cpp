@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "data_file_support.h"
-#include "run_pool.h"
+#include "recording/run_pool.h"
 #include "test_support.h"
 
 namespace lumen::test {

@@ -11,7 +11,7 @@
 #include "format_error.h"
 #include "loadobject_map.h"
 #include "stack_store.h"
-#include "stack_table.h"
+#include "stacks/stack_table.h"
 #include "test_support.h"
 
 namespace lumen::test {

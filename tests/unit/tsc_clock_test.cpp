@@ -15,8 +15,8 @@
 
 #include <gtest/gtest.h>
 
-#include "clock.h"
-#include "tsc_clock.h"
+#include "time/clock.h"
+#include "time/tsc_clock.h"
 
 namespace lumen::collector {
 namespace {

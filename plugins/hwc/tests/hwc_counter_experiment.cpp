@@ -19,8 +19,8 @@
 
 #include "../hwc_record.h"
 #include "counter_ratio_truth.h"
-#include "stack_table.h"
-#include "stream_writer.h"
+#include "stacks/stack_table.h"
+#include "recording/stream_writer.h"
 
 // The functions the stacks name. Distinct bodies, so no two are folded into
 // one address.

@@ -18,7 +18,7 @@
 #include "metric_spec.h"
 #include "stack_profile.h"
 #include "program_structure.h"
-#include "stream_writer.h"
+#include "recording/stream_writer.h"
 
 namespace lumen::test {
 namespace {

@@ -1,0 +1,220 @@
+// Interposers the runtime itself needs: thread creation (to start and stop
+// per-thread sources), dlopen/dlclose (to keep the load-object map and the
+// object snapshot), and dl_iterate_phdr (the snapshot, for the runtime's own
+// unwinding; see object_snapshot.h).
+//
+// glibc exports these under two symbol versions (GLIBC_2.2.5 and, since 2.34,
+// GLIBC_2.34); a program binds whichever it was linked against, so each is
+// defined under both, and each forwards to the same version of the real one.
+#include <dlfcn.h>
+#include <sys/syscall.h>
+#include <link.h>
+#include <lumen/collector_support.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <iterator>
+#include <new>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "stacks/loadobject_tracker.h"
+#include "stacks/object_snapshot.h"
+#include "lifecycle/runtime_state.h"
+#include "signals/program_signal_view.h"
+#include "signals/signal_chain.h"
+#include "stacks/stack_capture.h"
+#include "threads/program_thread_state.h"
+#include "time/tsc_clock.h"
+
+namespace lumen::collector {
+namespace {
+
+using PthreadCreate = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+using Dlopen = void* (*)(const char*, int);
+using Dlclose = int (*)(void*);
+
+struct ThreadStart {
+  void* (*routine)(void*);
+  void* argument;
+  uint64_t claimed_signals_blocked;  // the mask the creator's code set, as a new thread inherits it
+  uint64_t created_ns;               // just before the real pthread_create: before the kernel made it
+  std::atomic<bool> taken{false};
+};
+
+// Starts in slots the new thread gives back once it copied its own: a free
+// on the new thread would give it a malloc arena of its own (64 MiB of the
+// program's address space) where the program's thread might never have
+// made one. Past the slots (that many threads starting at once), malloc.
+ThreadStart g_thread_starts[256];
+
+ThreadStart* take_thread_start() {
+  for (ThreadStart& slot : g_thread_starts) {
+    bool free_slot = false;
+    if (slot.taken.compare_exchange_strong(free_slot, true, std::memory_order_acq_rel)) return &slot;
+  }
+  const RuntimeGuard guard;
+  void* bytes = std::malloc(sizeof(ThreadStart));
+  return bytes != nullptr ? new (bytes) ThreadStart : nullptr;
+}
+
+bool in_slots(const ThreadStart* start) {
+  return start >= g_thread_starts && start < g_thread_starts + std::size(g_thread_starts);
+}
+
+void give_back(ThreadStart* start) {
+  if (in_slots(start)) {
+    start->taken.store(false, std::memory_order_release);
+    return;
+  }
+  const RuntimeGuard guard;
+  std::free(start);
+}
+
+// A thread's end is heard from a key's destructor, which glibc runs after
+// the thread's function returns and after pthread_exit alike. A cleanup
+// handler missed pthread_exit: glibc unwinds with libgcc_s, while the C++
+// cleanup object's personality routine reaches libunwind's _Unwind_*
+// functions (the collector's, bound first), and the handler never ran.
+pthread_key_t g_thread_end_key;
+bool g_thread_end_key_made = false;
+pthread_once_t g_thread_end_key_once = PTHREAD_ONCE_INIT;
+
+void thread_ends(void*) { runtime_thread_end(); }
+void make_thread_end_key() { g_thread_end_key_made = pthread_key_create(&g_thread_end_key, thread_ends) == 0; }
+
+void* thread_trampoline(void* opaque) {
+  auto* given = static_cast<ThreadStart*>(opaque);
+  void* (*const routine)(void*) = given->routine;
+  void* const argument = given->argument;
+  const uint64_t claimed_signals_blocked = given->claimed_signals_blocked;
+  const uint64_t created_ns = given->created_ns;
+  give_back(given);
+  set_claimed_signals_blocked_by_target(claimed_signals_blocked);
+  release_inherited_holds();
+  current_thread().created_ns = created_ns;
+  runtime_thread_begin();
+  // Any value but null has the destructor run.
+  if (g_thread_end_key_made && pthread_setspecific(g_thread_end_key, &g_thread_end_key) == 0)
+    return routine(argument);
+  void* result = nullptr;
+  pthread_cleanup_push(thread_ends, nullptr);
+  result = routine(argument);
+  pthread_cleanup_pop(1);
+  return result;
+}
+
+int create_thread(PthreadCreate real_create, pthread_t* thread, const pthread_attr_t* attr,
+                  void* (*routine)(void*), void* argument) {
+  if (real_create == nullptr) return EAGAIN;
+  if (!collecting()) return real_create(thread, attr, routine, argument);
+  pthread_once(&g_thread_end_key_once, make_thread_end_key);
+  ThreadStart* start = take_thread_start();
+  if (start == nullptr) return real_create(thread, attr, routine, argument);
+  // The program's view of the new thread's mask: its creator's, or the
+  // one the attributes give it.
+  uint64_t claimed_blocked = claimed_signals_blocked_by_target();
+  sigset_t attr_mask;
+  if (attr != nullptr && pthread_attr_getsigmask_np(attr, &attr_mask) == 0)
+    claimed_blocked = claimed_signals_in(&attr_mask);
+  start->routine = routine;
+  start->argument = argument;
+  start->claimed_signals_blocked = claimed_blocked;
+  start->created_ns = tsc_now_ns();
+  // The kernel blocks those for the new thread until its trampoline holds
+  // the program's view: a signal meanwhile waits, as it would have.
+  sigset_t during_clone = claimed_signal_set(claimed_blocked), creators;
+  syscall(SYS_rt_sigprocmask, SIG_BLOCK, &during_clone, &creators, _NSIG / 8);
+  const int rc = real_create(thread, attr, thread_trampoline, start);
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &creators, nullptr, _NSIG / 8);
+  if (rc != 0) give_back(start);
+  return rc;
+}
+
+// dlopen resolves a bare name with the *caller's* RPATH/RUNPATH. Calling the
+// real dlopen from here would make this library the caller, so first try the
+// directories the dynamic linker would search for the caller's object.
+void* open_as_caller(Dlopen real_open, const char* file, int mode, void* caller) {
+  if (real_open == nullptr) return nullptr;
+  if (file == nullptr || std::strchr(file, '/') != nullptr) return real_open(file, mode);
+  if (void* loaded = real_open(file, mode | RTLD_NOLOAD)) return loaded;
+  Dl_info info;
+  link_map* caller_map = nullptr;
+  if (dladdr1(caller, &info, reinterpret_cast<void**>(&caller_map), RTLD_DL_LINKMAP) != 0 && caller_map != nullptr) {
+    Dl_serinfo size;
+    if (dlinfo(caller_map, RTLD_DI_SERINFOSIZE, &size) == 0) {
+      auto* paths = static_cast<Dl_serinfo*>(std::malloc(size.dls_size));
+      if (paths != nullptr) {
+        *paths = size;
+        if (dlinfo(caller_map, RTLD_DI_SERINFOSIZE, paths) == 0 && dlinfo(caller_map, RTLD_DI_SERINFO, paths) == 0) {
+          for (unsigned i = 0; i < paths->dls_cnt; ++i) {
+            const std::string candidate = std::string(paths->dls_serpath[i].dls_name) + "/" + file;
+            if (access(candidate.c_str(), F_OK) != 0) continue;
+            if (void* handle = real_open(candidate.c_str(), mode)) {
+              std::free(paths);
+              return handle;
+            }
+          }
+        }
+        std::free(paths);
+      }
+    }
+  }
+  return real_open(file, mode);
+}
+
+void* traced_dlopen(Dlopen real_open, const char* file, int mode, void* caller) {
+  void* handle = open_as_caller(real_open, file, mode, caller);
+  if (handle != nullptr && collecting()) {
+    const RuntimeGuard guard;
+    object_snapshot_refresh();
+    loadobject_tracker_rescan();
+  }
+  return handle;
+}
+
+int traced_dlclose(Dlclose real_close, void* handle) {
+  if (real_close == nullptr) return -1;
+  const int rc = real_close(handle);
+  if (collecting()) {
+    const RuntimeGuard guard;
+    object_snapshot_refresh();
+    loadobject_tracker_rescan();
+  }
+  return rc;
+}
+
+}  // namespace
+}  // namespace lumen::collector
+
+using namespace lumen::collector;
+
+LUMEN_VERSIONED_INTERPOSER(lumen_pthread_create_2_34, int,
+                           (pthread_t* t, const pthread_attr_t* a, void* (*r)(void*), void* arg), pthread_create,
+                           "GLIBC_2.34", DEFAULT, create_thread(real, t, a, r, arg));
+LUMEN_VERSIONED_INTERPOSER(lumen_pthread_create_2_2_5, int,
+                           (pthread_t* t, const pthread_attr_t* a, void* (*r)(void*), void* arg), pthread_create,
+                           "GLIBC_2.2.5", COMPAT, create_thread(real, t, a, r, arg));
+LUMEN_VERSIONED_INTERPOSER(lumen_dlopen_2_34, void*, (const char* file, int mode), dlopen, "GLIBC_2.34", DEFAULT,
+                           traced_dlopen(real, file, mode, __builtin_return_address(0)));
+LUMEN_VERSIONED_INTERPOSER(lumen_dlopen_2_2_5, void*, (const char* file, int mode), dlopen, "GLIBC_2.2.5", COMPAT,
+                           traced_dlopen(real, file, mode, __builtin_return_address(0)));
+LUMEN_VERSIONED_INTERPOSER(lumen_dlclose_2_34, int, (void* handle), dlclose, "GLIBC_2.34", DEFAULT,
+                           traced_dlclose(real, handle));
+LUMEN_VERSIONED_INTERPOSER(lumen_dlclose_2_2_5, int, (void* handle), dlclose, "GLIBC_2.2.5", COMPAT,
+                           traced_dlclose(real, handle));
+
+extern "C" {
+
+// libunwind's lookups from inside capture_stack answer from the snapshot;
+// everyone else (the target, its own unwinders) gets the real list.
+LUMEN_EXPORT int lumen_dl_iterate_phdr(PhdrCallback callback, void* data) {
+  if (unwinding_now()) return object_snapshot_iterate(callback, data);
+  return real_dl_iterate_phdr(callback, data);
+}
+
+}  // extern "C"
+
+__asm__(".symver lumen_dl_iterate_phdr, dl_iterate_phdr@@GLIBC_2.2.5");

@@ -1,0 +1,303 @@
+#include "lifecycle/runtime_state.h"
+
+#include <lumen/record_format.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "stacks/blocked_stack.h"
+#include "time/clock.h"
+#include "threads/own_threads_alive.h"
+#include "lifecycle/collector_variables.h"
+#include "processes/descendant_header.h"
+#include "processes/descendants.h"
+#include "lifecycle/experiment_log.h"
+#include "processes/fork_safety.h"
+#include "stacks/loadobject_tracker.h"
+#include "lifecycle/plugin_host.h"
+#include "processes/process_ending.h"
+#include "processes/program_end.h"
+#include "stacks/reusable_capture.h"
+#include "recording/run_pool.h"
+#include "periodic/periodic_work.h"
+#include "collection_plan.h"
+#include "lifecycle/recording_control.h"
+#include "periodic/sample_points.h"
+#include "stacks/stack_capture.h"
+#include "stacks/stack_table.h"
+#include "recording/stream_writer.h"
+#include "procfs/task_file_reader.h"
+#include "threads/program_thread_state.h"
+#include "time/tsc_clock.h"
+#include "stacks/vdso_image.h"
+
+namespace lumen::collector {
+
+namespace {
+
+std::atomic<bool> g_collecting{false};
+std::atomic<bool> g_sandboxed{false};  // a thread entered seccomp: new threads are not collected
+std::atomic<bool> g_process_sandboxed{false};  // every thread is in a seccomp filter
+thread_local bool t_sandboxed = false;           // this thread entered seccomp
+int g_loadobjects_stream = -1;
+int g_samples_stream = -1;
+
+// Function-local so they exist before this library's constructor runs.
+metadata::CollectionPlan& plan() {
+  static auto* the_plan = new metadata::CollectionPlan;
+  return *the_plan;
+}
+std::string& founder_directory() {
+  static auto* directory = new std::string;
+  return *directory;
+}
+
+// The line's start is built before any handler may need it; the handler
+// that reaches the limit adds when (digits by hand: no stdio in a handler)
+// and writes it with one write().
+char g_size_limit_line[160];
+size_t g_size_limit_line_bytes = 0;
+void log_size_limit_reached() {
+  char line[sizeof g_size_limit_line + 32];
+  std::memcpy(line, g_size_limit_line, g_size_limit_line_bytes);
+  size_t at = g_size_limit_line_bytes;
+  char digits[24];
+  size_t count = 0;
+  for (uint64_t now = monotonic_ns(); count == 0 || now != 0; now /= 10) digits[count++] = static_cast<char>('0' + now % 10);
+  while (count > 0) line[at++] = digits[--count];
+  line[at++] = '}';
+  line[at++] = '\n';
+  experiment_log_write_prepared(line, at);
+}
+
+void apply_size_limit(long long bytes) {
+  if (bytes <= 0) return;
+  g_size_limit_line_bytes = static_cast<size_t>(std::snprintf(g_size_limit_line, sizeof g_size_limit_line,
+      "- {event: %s, limit_bytes: %lld, time_ns: ", metadata::log_event::kSizeLimitReached, bytes));
+  set_size_limit(static_cast<uint64_t>(bytes), log_size_limit_reached);
+}
+
+std::string sub_experiment(const std::string& lineage) { return founder_directory() + "/" + lineage + ".er"; }
+
+void log_start(const std::string& lineage) {
+  experiment_log_event(metadata::log_event::kStart, "pid: " + std::to_string(getpid()) + ", ppid: " + std::to_string(getppid()) +
+                       ", lineage: " + yaml_quoted(lineage) + ", time_ns: " + std::to_string(monotonic_ns()));
+}
+
+std::string command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string line((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (char& c : line) c = c == '\0' ? ' ' : c;
+  return line;
+}
+
+}  // namespace
+
+void start_collection() {
+  take_collector_variables();
+  CollectorVariables& variables = collector_variables();
+  if (!variables.present) return;
+  if (variables.target_pid != "any" && std::atol(variables.target_pid.c_str()) != static_cast<long>(getpid())) return;
+  const RuntimeGuard guard;
+  tsc_clock_init();
+  on_periodic_thread_begin(mark_collector_thread);
+  // Whatever this process starts next is told apart by its own pid.
+  variables.target_pid = std::to_string(getpid());
+  founder_directory() = variables.experiment;
+  const std::string lineage = variables.lineage;
+  std::string error;
+  const std::string plan_file = founder_directory() + "/" + metadata::kPlanFile;
+  std::ifstream plan_text(plan_file);
+  if (!plan_text || !metadata::read_plan(plan_text, plan_file, plan(), error)) return;
+  if (!lineage.empty() && !follows(plan().follow, command_line())) return;
+  const std::string directory = lineage.empty() ? founder_directory() : sub_experiment(lineage);
+  if (!lineage.empty()) mkdir(directory.c_str(), 0755);
+  if (!experiment_log_open(directory)) return;
+  log_start(lineage);
+  stack_capture_init();
+  blocked_stack_prepare();
+  fork_safety_init();
+  apply_size_limit(plan().runtime.size_limit_bytes);
+  const int stacks = open_stream(directory.c_str(), LUMEN_STACKS_FILE);
+  g_loadobjects_stream = open_stream(directory.c_str(), LUMEN_LOADOBJECTS_FILE);
+  if (stacks < 0 || g_loadobjects_stream < 0 || !stack_table_init(stacks)) {
+    experiment_log_event(metadata::log_event::kError, "message: \"cannot create the stack table or its data files\"");
+    return;
+  }
+  loadobject_tracker_start(g_loadobjects_stream);
+  reusable_capture_watch_map_changes(loadobject_latest_change_ns());
+  save_vdso_image(directory);
+  g_samples_stream = open_stream(directory.c_str(), LUMEN_SAMPLES_FILE);
+  recording_control_start(plan());
+  samples_start(g_samples_stream, plan());
+  descendants_start(lineage, plan().follow);
+  plugins_start(plan(), directory);
+  if (!lineage.empty()) write_descendant_header(directory, lineage, plan());
+  process_ending_start(directory, lineage.empty(), plan().runtime.size_limit_bytes != 0);
+  run_pool_start(mark_collector_thread);
+  program_end_watch_start();
+  g_collecting.store(true, std::memory_order_release);
+  plugins_thread_begin();
+}
+
+namespace {
+
+// How much of the data files' page work the run pool took off the
+// program's threads.
+void log_run_pool() {
+  const RunPoolCounts runs = run_pool_counts();
+  if (runs.prepared == 0 && runs.handed_back == 0) return;
+  const std::string text = "data files: " + std::to_string(runs.taken) + " of " + std::to_string(runs.prepared) +
+                           " runs prepared ahead taken by writing threads (" + std::to_string(runs.passed_over) +
+                           " passed over), " + std::to_string(runs.handed_back) + " used runs unmapped off them";
+  experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text));
+}
+
+// Where the time stamps came from, and how far the TSC's lines strayed.
+void log_tsc_clock() {
+  const TscClockReport clock = tsc_clock_report();
+  const std::string text =
+      clock.tsc ? "time stamps: the TSC at " + std::to_string(clock.ticks_per_ms) + " ticks a millisecond, " +
+                      std::to_string(clock.lines) + " lines redrawn, the largest step from CLOCK_MONOTONIC at a redraw " +
+                      std::to_string(clock.largest_step_ns) + " ns"
+                : std::string("time stamps: clock_gettime (no invariant TSC)");
+  experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text));
+}
+
+}  // namespace
+
+void stop_collection() {
+  const RuntimeGuard guard;
+  if (!g_collecting.exchange(false, std::memory_order_acq_rel)) return;
+  program_end_watch_stop();
+  plugin_periodic_stop_all();  // plugins stop with no tick of theirs running
+  plugins_stop();
+  plugins_thread_end();
+  task_file_reader_stop();  // after the plugins' last readings
+  samples_stop();
+  run_pool_stop();
+  log_run_pool();
+  log_tsc_clock();
+  record_waited_children(founder_directory());
+  std::string failed_file;
+  int failed_errno = 0;
+  if (first_write_failure(&failed_file, &failed_errno))
+    experiment_log_event(metadata::log_event::kWriteFailed, "time_ns: " + std::to_string(monotonic_ns()) +
+                         ", file: " + yaml_quoted(failed_file) + ", errno: " + std::to_string(failed_errno) +
+                         ", error: " + yaml_quoted(std::strerror(failed_errno)));
+  experiment_log_event(metadata::log_event::kEnd, "time_ns: " + std::to_string(monotonic_ns()) +
+                       ", dropped_records: " + std::to_string(dropped_records()));
+  finish_thread_streams();
+}
+
+void restart_in_forked_child(const std::string& lineage) {
+  // A child inherits its parent's seccomp filter: not collected either.
+  if (g_sandboxed.load(std::memory_order_acquire)) {
+    stop_in_forked_child();
+    return;
+  }
+  const RuntimeGuard guard;
+  forget_collector_threads();  // the parent's
+  const std::string directory = sub_experiment(lineage);
+  run_pool_forget_after_fork();  // before the parent's runs are let go here
+  if (mkdir(directory.c_str(), 0755) != 0 || !redirect_streams_after_fork(directory.c_str())) {
+    stop_in_forked_child();
+    return;
+  }
+  setenv("LUMEN_LINEAGE", lineage.c_str(), 1);
+  setenv("LUMEN_TARGET_PID", std::to_string(getpid()).c_str(), 1);
+  experiment_log_open(directory);
+  log_start(lineage);
+  stack_table_reset();
+  task_file_reader_after_fork();
+  current_thread().latest.stack.store(LUMEN_NO_STACK, std::memory_order_relaxed);  // the parent's table's
+  current_thread().latest.sample_stack.store(LUMEN_NO_STACK, std::memory_order_relaxed);
+  current_thread().created_ns = 0;  // the child's thread was made by fork, before collection began here
+  loadobject_tracker_start(g_loadobjects_stream);
+  save_vdso_image(directory);
+  samples_after_fork();
+  plugins_set_directory(directory);
+  plugins_fork_child();
+  write_descendant_header(directory, lineage, plan());
+  process_ending_after_fork(directory);
+  plugins_thread_begin();  // the child's own timers and counters
+  plugin_periodic_after_fork();
+  run_pool_start(mark_collector_thread);
+  program_end_watch_after_fork();
+}
+
+void stop_in_forked_child() {
+  // The child shares the parent's mapped blocks; writing there would corrupt
+  // the parent's data. It is not collected (its timers are not inherited).
+  g_collecting.store(false, std::memory_order_relaxed);
+  forget_collector_threads();
+  process_ending_forget();
+  task_file_reader_after_fork();
+  run_pool_forget_after_fork();
+  abandon_streams_after_fork();
+  plugin_periodic_forget();
+  program_end_watch_forget();
+  plugins_fork_child();
+}
+
+bool collecting() { return g_collecting.load(std::memory_order_acquire); }
+
+void runtime_thread_begin() {
+  const RuntimeGuard guard;
+  if (collecting() && !g_sandboxed.load(std::memory_order_acquire)) plugins_thread_begin();
+}
+
+void end_collection_for_sandbox(unsigned long mode) {
+  {
+    const RuntimeGuard guard;
+    const std::string text = "thread " + std::to_string(current_tid()) + " entered seccomp's " +
+                             (mode == 1 ? "strict mode" : "filter mode") +
+                             ", where a system call collection makes may kill the process: its collection ended "
+                             "there, and threads created after it were not collected";
+    experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text));
+  }
+  g_sandboxed.store(true, std::memory_order_release);
+  t_sandboxed = true;
+  runtime_thread_end();
+}
+
+bool sandboxed_here() { return t_sandboxed || g_process_sandboxed.load(std::memory_order_acquire); }
+
+void end_collection_for_sandboxed_process() {
+  {
+    const RuntimeGuard guard;
+    const std::string text = "thread " + std::to_string(current_tid()) +
+                             " put every thread of the process in a seccomp filter, where a system call collection "
+                             "makes may kill the process: the process's collection ended there";
+    experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text));
+  }
+  g_sandboxed.store(true, std::memory_order_release);
+  stop_collection();
+  g_process_sandboxed.store(true, std::memory_order_release);
+}
+
+void mark_collector_thread() {
+  // Also while collection starts (plugins start their threads then).
+  const RuntimeGuard guard;
+  collector_thread_begins();
+  char tid[32];
+  std::snprintf(tid, sizeof tid, "tid: %u", current_tid());
+  experiment_log_short_event(metadata::log_event::kCollectorThread, tid);
+}
+
+void runtime_thread_end() {
+  const RuntimeGuard guard;
+  if (!collecting()) return;
+  plugins_thread_end();
+  finish_thread_streams();
+}
+
+}  // namespace lumen::collector

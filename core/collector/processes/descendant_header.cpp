@@ -1,0 +1,61 @@
+#include "processes/descendant_header.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <initializer_list>
+#include <iterator>
+
+#include "time/clock.h"
+#include "experiment_header.h"
+#include "lifecycle/experiment_log.h"
+
+namespace lumen::collector {
+
+namespace {
+
+std::vector<std::string> command_words() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> words;
+  size_t start = 0;
+  while (start < raw.size()) {
+    const size_t end = raw.find('\0', start);
+    words.push_back(raw.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return words;
+}
+
+// The rank a parallel job's launcher gave this process (or its ancestor), or -1.
+long job_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') continue;
+    char* end = nullptr;
+    const long rank = std::strtol(value, &end, 10);
+    if (*end == '\0' && rank >= 0) return rank;
+  }
+  return -1;
+}
+
+}  // namespace
+
+void write_descendant_header(const std::string& directory, const std::string& lineage,
+                             const metadata::CollectionPlan& plan) {
+  metadata::ProcessFacts facts;
+  facts.command = command_words();
+  facts.start_wall_ns = metadata::wall_clock_ns();
+  facts.start_monotonic_ns = static_cast<long long>(monotonic_ns());
+  facts.target_pid = getpid();
+  facts.parent_pid = getppid();
+  facts.lineage = lineage;
+  facts.rank = job_rank();
+  std::string error;
+  if (!metadata::write_header_file(directory, metadata::header_text(plan, facts, nullptr), error))
+    experiment_log_event(metadata::log_event::kError, "message: " + yaml_quoted(error));
+}
+
+}  // namespace lumen::collector

@@ -1,0 +1,152 @@
+#include "recording/runtime_fds.h"
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+
+namespace lumen::collector {
+
+namespace {
+
+// fd + 1 per slot; 0 is a free slot. Enough for every stream, the log, the
+// /proc readers and libunwind's pipe.
+constexpr int kSlots = 64;
+std::atomic<int> g_fds[kSlots];
+// What each slot's descriptor is (device, inode): a descriptor the program
+// closed behind the runtime's back (a raw close_range) and then reused is
+// the program's again, never the runtime's.
+std::atomic<uint64_t> g_devices[kSlots];
+std::atomic<uint64_t> g_inodes[kSlots];
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<uint64_t>::is_always_lock_free,
+              "read by the close interposer at any time");
+
+// A program with a very high limit never reaches it; numbers from here up
+// keep the kernel's descriptor table small.
+constexpr rlim_t kHighestFloor = 65536;
+constexpr rlim_t kRoom = 2 * kSlots;
+
+
+int getlimit(rlimit* limit) { return static_cast<int>(syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, nullptr, limit)); }
+int setlimit(const rlimit& limit) { return static_cast<int>(syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &limit, nullptr)); }
+
+// Raises the soft limit above `limit`'s for a moment: by kRoom (the hard
+// limit too where that is needed and allowed), else up to the hard limit
+// (raising that takes privilege).
+bool raise_soft_limit(const rlimit& limit) {
+  rlimit raised = limit;
+  raised.rlim_cur = limit.rlim_cur + kRoom;
+  if (raised.rlim_max != RLIM_INFINITY && raised.rlim_max < raised.rlim_cur) raised.rlim_max = raised.rlim_cur;
+  if (setlimit(raised) == 0) return true;
+  if (limit.rlim_max == RLIM_INFINITY || limit.rlim_max <= limit.rlim_cur) return false;
+  return setlimit(rlimit{limit.rlim_max, limit.rlim_max}) == 0;
+}
+
+// A copy of `fd` at or above the soft limit, where the program's open(),
+// dup() and fcntl(F_DUPFD) never reach (the kernel hands out numbers below
+// it only): the limit is raised for the one fcntl and set back. When it
+// cannot be raised (hard limit reached, no privilege to raise that), the
+// highest free number below it. -1 when neither works.
+int copy_above_program(int fd) {
+  rlimit limit{};
+  if (getlimit(&limit) != 0) return -1;
+  if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > kHighestFloor)
+    return static_cast<int>(syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, kHighestFloor - kRoom));
+  if (raise_soft_limit(limit)) {
+    const int moved = static_cast<int>(syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, limit.rlim_cur));
+    setlimit(limit);
+    if (moved >= 0) return moved;
+  }
+  for (rlim_t at = limit.rlim_cur; at-- > 3 && at + kRoom > limit.rlim_cur;) {
+    const int moved = static_cast<int>(syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, at));
+    if (moved >= 0) return moved;
+  }
+  return -1;
+}
+
+void remember(int fd) {
+  const FileIdentity identity = identity_of(fd);
+  for (int i = 0; i < kSlots; ++i) {
+    int expected = 0;
+    if (g_fds[i].load(std::memory_order_relaxed) != 0) continue;
+    g_devices[i].store(identity.device, std::memory_order_relaxed);
+    g_inodes[i].store(identity.inode, std::memory_order_relaxed);
+    if (g_fds[i].compare_exchange_strong(expected, fd + 1, std::memory_order_acq_rel)) return;
+  }
+}
+
+}  // namespace
+
+FileIdentity identity_of(int fd) {
+  struct stat status;
+  if (fd < 0 || syscall(SYS_fstat, fd, &status) != 0) return {};
+  return {static_cast<uint64_t>(status.st_dev), static_cast<uint64_t>(status.st_ino)};
+}
+
+bool still_open_on(int fd, const FileIdentity& identity) {
+  return identity != FileIdentity{} && identity_of(fd) == identity;
+}
+
+bool is_runtime_fd(int fd) {
+  if (fd < 0) return false;
+  bool ours = false;
+  FileIdentity now{};
+  bool looked = false;
+  for (int i = 0; i < kSlots; ++i) {
+    if (g_fds[i].load(std::memory_order_acquire) != fd + 1) continue;
+    if (!looked) now = identity_of(fd), looked = true;
+    const FileIdentity remembered{g_devices[i].load(std::memory_order_relaxed), g_inodes[i].load(std::memory_order_relaxed)};
+    if (now != FileIdentity{} && remembered == now) {
+      ours = true;
+      continue;
+    }
+    // Closed behind the runtime's back, maybe reused: this entry is stale.
+    int expected = fd + 1;
+    g_fds[i].compare_exchange_strong(expected, 0, std::memory_order_acq_rel);
+  }
+  return ours;
+}
+
+int runtime_fds_between(unsigned first, unsigned last, int* out, int capacity) {
+  int count = 0;
+  for (const auto& slot : g_fds) {
+    const int fd = slot.load(std::memory_order_acquire) - 1;
+    if (fd < 0 || unsigned(fd) < first || unsigned(fd) > last || count == capacity) continue;
+    int at = count++;
+    for (; at > 0 && out[at - 1] > fd; --at) out[at] = out[at - 1];  // insertion keeps it sorted
+    out[at] = fd;
+  }
+  return count;
+}
+
+int adopt_runtime_fd(int fd) {
+  if (fd < 0) return fd;
+  const int moved = copy_above_program(fd);
+  if (moved >= 0 && moved > fd) {
+    syscall(SYS_close, fd);
+    fd = moved;
+  } else if (moved >= 0) {
+    syscall(SYS_close, moved);  // the number it had was already the highest free
+  }
+  remember(fd);
+  return fd;
+}
+
+void protect_runtime_fd(int fd) {
+  if (fd < 0 || is_runtime_fd(fd)) return;
+  remember(fd);
+}
+
+void close_runtime_fd(int fd) {
+  if (fd < 0 || !is_runtime_fd(fd)) return;
+  for (auto& slot : g_fds) {
+    int expected = fd + 1;
+    slot.compare_exchange_strong(expected, 0, std::memory_order_acq_rel);
+  }
+  syscall(SYS_close, fd);
+}
+
+}  // namespace lumen::collector

@@ -1,0 +1,48 @@
+#include "threads/own_threads_alive.h"
+
+#include <atomic>
+
+#include "threads/program_thread_state.h"
+
+namespace lumen::collector {
+
+namespace {
+
+// A handful at most: the sample thread, the /proc reader, up to 8 periodic
+// threads, a few plugin threads. One past that is not listed (a caller
+// then explains less, never more).
+constexpr size_t kMaxCollectorThreads = 32;
+std::atomic<uint32_t> g_tids[kMaxCollectorThreads];
+
+}  // namespace
+
+void collector_thread_begins() {
+  const uint32_t tid = current_tid();
+  for (auto& slot : g_tids) {
+    uint32_t expected = 0;
+    if (slot.compare_exchange_strong(expected, tid, std::memory_order_acq_rel)) return;
+  }
+}
+
+void collector_thread_ends() {
+  const uint32_t tid = current_tid();
+  for (auto& slot : g_tids) {
+    uint32_t expected = tid;
+    if (slot.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) return;
+  }
+}
+
+size_t collector_thread_ids(uint32_t* tids, size_t capacity) {
+  size_t count = 0;
+  for (const auto& slot : g_tids) {
+    const uint32_t tid = slot.load(std::memory_order_acquire);
+    if (tid != 0 && count < capacity) tids[count++] = tid;
+  }
+  return count;
+}
+
+void forget_collector_threads() {
+  for (auto& slot : g_tids) slot.store(0, std::memory_order_relaxed);
+}
+
+}  // namespace lumen::collector
