@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 
 namespace lumen::collector {
 
@@ -21,6 +22,13 @@ std::atomic<int> g_fds[kSlots];
 // the program's again, never the runtime's.
 std::atomic<uint64_t> g_devices[kSlots];
 std::atomic<uint64_t> g_inodes[kSlots];
+// A pipe's ends (libunwind's validation pipe) with their status flags:
+// libunwind keeps their numbers, so a raw close_range must not let another
+// of the runtime's files, opened again, take them (libunwind would write
+// the bytes it validates into that file). The pipe is made again in place.
+enum SlotKind : int { kFile = 0, kPipeRead = 1, kPipeWrite = 2 };
+std::atomic<int> g_kinds[kSlots];
+std::atomic<int> g_status_flags[kSlots];
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<uint64_t>::is_always_lock_free,
               "read by the close interposer at any time");
 
@@ -67,15 +75,68 @@ int copy_above_program(int fd) {
   return -1;
 }
 
+SlotKind kind_of(int fd, int status_flags) {
+  struct stat status;
+  if (syscall(SYS_fstat, fd, &status) != 0 || !S_ISFIFO(status.st_mode)) return kFile;
+  return (status_flags & O_ACCMODE) == O_WRONLY ? kPipeWrite : kPipeRead;
+}
+
 void remember(int fd) {
   const FileIdentity identity = identity_of(fd);
+  const int status_flags = static_cast<int>(syscall(SYS_fcntl, fd, F_GETFL));
+  const SlotKind kind = kind_of(fd, status_flags);
   for (int i = 0; i < kSlots; ++i) {
     int expected = 0;
     if (g_fds[i].load(std::memory_order_relaxed) != 0) continue;
     g_devices[i].store(identity.device, std::memory_order_relaxed);
     g_inodes[i].store(identity.inode, std::memory_order_relaxed);
+    g_kinds[i].store(kind, std::memory_order_relaxed);
+    g_status_flags[i].store(status_flags, std::memory_order_relaxed);
     if (g_fds[i].compare_exchange_strong(expected, fd + 1, std::memory_order_acq_rel)) return;
   }
+}
+
+bool is_closed(int fd) { return syscall(SYS_fcntl, fd, F_GETFD) < 0 && errno == EBADF; }
+
+// Puts `from` at exactly `to` (free), close-on-exec.
+void place_at(int from, int to) {
+  if (from == to) return;
+  syscall(SYS_dup3, from, to, O_CLOEXEC);
+  syscall(SYS_close, from);
+}
+
+// A remembered pipe whose two ends are both closed (a raw close_range) is
+// made again at the same numbers, before any other file of the runtime's
+// is opened again and could take them.
+std::atomic<bool> g_restoring{false};
+void restore_lost_pipes() {
+  if (g_restoring.exchange(true, std::memory_order_acquire)) return;
+  const int saved_errno = errno;
+  for (int r = 0; r < kSlots; ++r) {
+    const int read_end = g_fds[r].load(std::memory_order_acquire) - 1;
+    if (read_end < 0 || g_kinds[r].load(std::memory_order_relaxed) != kPipeRead || !is_closed(read_end)) continue;
+    for (int w = 0; w < kSlots; ++w) {
+      const int write_end = g_fds[w].load(std::memory_order_acquire) - 1;
+      if (write_end < 0 || g_kinds[w].load(std::memory_order_relaxed) != kPipeWrite ||
+          g_inodes[w].load(std::memory_order_relaxed) != g_inodes[r].load(std::memory_order_relaxed) ||
+          g_devices[w].load(std::memory_order_relaxed) != g_devices[r].load(std::memory_order_relaxed) ||
+          !is_closed(write_end))
+        continue;
+      int ends[2];
+      const int nonblock = g_status_flags[r].load(std::memory_order_relaxed) & O_NONBLOCK;
+      if (syscall(SYS_pipe2, ends, O_CLOEXEC | nonblock) != 0) break;
+      place_at(ends[0], read_end);
+      place_at(ends[1], write_end);
+      const FileIdentity made = identity_of(read_end);
+      for (const int slot : {r, w}) {
+        g_devices[slot].store(made.device, std::memory_order_relaxed);
+        g_inodes[slot].store(made.inode, std::memory_order_relaxed);
+      }
+      break;
+    }
+  }
+  errno = saved_errno;
+  g_restoring.store(false, std::memory_order_release);
 }
 
 }  // namespace
@@ -124,6 +185,7 @@ int runtime_fds_between(unsigned first, unsigned last, int* out, int capacity) {
 
 int adopt_runtime_fd(int fd) {
   if (fd < 0) return fd;
+  restore_lost_pipes();
   const int moved = copy_above_program(fd);
   if (moved >= 0 && moved > fd) {
     syscall(SYS_close, fd);

@@ -6,7 +6,9 @@
 // every descriptor at start (its close() of one of them fails with EBADF,
 // as it would have without collect). Each is remembered with its identity
 // (device, inode): one the program closed anyway (a raw close_range
-// system call) and reused is the program's, never the runtime's.
+// system call) and reused is the program's, never the runtime's. A pipe
+// closed that way (libunwind's, whose numbers libunwind keeps) is made
+// again at its numbers before the runtime opens any file again.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +23,8 @@ bool is_runtime_fd(int fd);
 // into `out` (at most `capacity`); returns how many.
 int runtime_fds_between(unsigned first, unsigned last, int* out, int capacity);
 
-// [signal-safe: system calls only] Moves `fd` at or above the soft limit
+// [signal-safe: system calls only] First makes lost pipes again (above).
+// Moves `fd` at or above the soft limit
 // (the limit raised for one fcntl and set back; where it cannot be, the
 // highest free number below it), close-on-exec, marks it as the runtime's
 // and returns the new number; on failure keeps `fd`.
