@@ -21,6 +21,10 @@ const BUILTIN_TABS = [
   { id: "experiments", label: "Experiments", commands: () => ["exp_list"] },
 ];
 
+// Plugin views drawn as well as tabulated, and their tabs' names.
+const PLUGIN_DRAWINGS = { mpi_timeline: (view) => MpiTimeline.draw(view) };
+const PLUGIN_TAB_LABELS = { mpi_timeline: "MPI Timeline" };
+
 let tabs = BUILTIN_TABS.slice();
 let session = null;
 let loading = 0;
@@ -141,6 +145,7 @@ async function show() {
     const parts = tab.timeline ? [Timeline.draw(answers[0].view, ctx)] : answers.map((a) => Render.view(a.view, ctx));
     const icicle = tab.icicle && answers[0].view && answers[0].view.rows ? Icicle.draw(answers[0].view, ctx) : null;
     if (icicle) parts.unshift(icicle);
+    if (tab.drawing && answers[0].view) parts.unshift(tab.drawing(answers[0].view));
     target.replaceChildren(...parts);
     target.dataset.tab = tab.id;
     notes.textContent = answers.map((a) => a.notes).join("");
@@ -179,7 +184,8 @@ async function start() {
     session = await ask("api/session");
     // An alias of another view ("heapstat": the same as heap) needs no tab.
     for (const v of session.plugin_views.filter((v) => !v.help.startsWith("the same as ")))
-      tabs.push({ id: "view-" + v.command, label: v.command, help: v.help + " [" + v.plugin + "]", commands: () => [v.command] });
+      tabs.push({ id: "view-" + v.command, label: PLUGIN_TAB_LABELS[v.command] || v.command,
+                  help: v.help + " [" + v.plugin + "]", commands: () => [v.command], drawing: PLUGIN_DRAWINGS[v.command] });
   } catch (error) {
     showError(error);
   }

@@ -5,8 +5,11 @@
 
 namespace lumen::mpi {
 
-// er_print -mpi_stats, -mpi_messages.
+// er_print -mpi_stats, -mpi_messages, -mpi_ranks, -mpi_timeline.
 extern const lumen_view_def kMpiViews[];
 extern const size_t kMpiViewCount;
+
+// -mpi_timeline (mpi_timeline.cpp).
+int run_timeline(const lumen_view_host* host, char* error, size_t error_size);
 
 }  // namespace lumen::mpi

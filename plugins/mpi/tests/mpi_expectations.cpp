@@ -114,4 +114,46 @@ void expect_messages(const fs::path& experiment, const std::vector<json>& truth,
   }
 }
 
+void expect_timeline(const fs::path& experiment, const std::vector<json>& truth, const std::string& what) {
+  const json view = er_print_json({"-mpi_timeline"}, experiment);
+  std::map<int, double> calls_of_rank;
+  std::map<std::pair<int, int>, std::pair<double, double>> sent;  // (sender, receiver) -> messages, bytes
+  double messages = 0;
+  for (size_t rank = 0; rank < truth.size(); ++rank) {
+    calls_of_rank[static_cast<int>(rank)] = totals_of(truth[rank])["calls"];
+    for (const auto& [to, figures] : truth[rank].at("sent_to").items()) {
+      sent[{static_cast<int>(rank), std::stoi(to)}] = {figures.at("messages").get<double>(),
+                                                       figures.at("bytes").get<double>()};
+      messages += figures.at("messages").get<double>();
+    }
+  }
+  EXPECT_EQ(view.at("summary").at("messages").get<double>(), messages) << what;
+  EXPECT_EQ(view.at("summary").at("unmatched_sends").get<double>(), 0) << what;
+  EXPECT_EQ(view.at("summary").at("unmatched_receives").get<double>(), 0) << what;
+  EXPECT_EQ(view.at("summary").at("sizes_differ").get<double>(), 0) << what;
+
+  std::map<int, double> calls_seen;
+  double previous_start = 0;
+  for (const json& row : table_titled(view, "MPI calls in time (peer -1: none, or several)").at("rows")) {
+    const json& v = row.at("values");
+    calls_seen[static_cast<int>(v.at("rank").get<double>())] += 1;
+    EXPECT_GE(v.at("start").get<double>(), previous_start) << what << ": calls in time order";
+    EXPECT_GE(v.at("duration").get<double>(), 0) << what;
+    previous_start = v.at("start").get<double>();
+  }
+  EXPECT_EQ(calls_seen, calls_of_rank) << what << ": each rank's calls";
+
+  std::map<std::pair<int, int>, std::pair<double, double>> matched;
+  const auto& rows =
+      table_titled(view, "Messages from the send's return to the receive's completion (each call's return)").at("rows");
+  for (const json& row : rows) {
+    const json& v = row.at("values");
+    auto& [count, bytes] =
+        matched[{static_cast<int>(v.at("sender").get<double>()), static_cast<int>(v.at("receiver").get<double>())}];
+    count += 1;
+    bytes += v.at("bytes").get<double>();
+  }
+  EXPECT_EQ(matched, sent) << what << ": messages and bytes per sender and receiver";
+}
+
 }  // namespace lumen::test

@@ -44,4 +44,10 @@ void expect_per_rank(const std::filesystem::path& experiment, const std::vector<
 void expect_messages(const std::filesystem::path& experiment, const std::vector<nlohmann::json>& truth,
                      const std::string& what, const RankSelection& selection = {});
 
+// -mpi_timeline (every rank): each rank's calls, in time order, and each
+// message sent matched to its receive: as many per sender and receiver,
+// with as many bytes, as the senders counted, none left unmatched.
+void expect_timeline(const std::filesystem::path& experiment, const std::vector<nlohmann::json>& truth,
+                     const std::string& what);
+
 }  // namespace lumen::test

@@ -41,6 +41,7 @@ TEST_P(MpiJob, FiguresEqualWhatEachRankDid) {
   expect_per_function(job.experiment, job.truth, what);
   expect_per_rank(job.experiment, job.truth, what);
   expect_messages(job.experiment, job.truth, what);
+  expect_timeline(job.experiment, job.truth, what);
 
   // The function views: <Total> holds every rank's figures; each MPI call
   // is the leaf of its event's stack, a row holding its figures exclusively,

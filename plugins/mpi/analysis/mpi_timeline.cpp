@@ -1,0 +1,167 @@
+// -mpi_timeline: each rank's MPI calls in time, and each point-to-point
+// message from the call that sent it to the call that received it, as
+// Vampir and the Oracle Analyzer's MPI Timeline draw them.
+//
+// A message is matched by MPI's order rule: two messages from one sender
+// to one receiver with one tag arrive in the order they were sent. So the
+// n-th send from S to R with tag T is the n-th receive by R from S with
+// tag T. Communicators are not compared (a handle's bits differ from one
+// process to the next); a program that interleaves one tag between the
+// same two ranks on several communicators may see two such messages
+// crossed (the view counts matched messages whose sizes differ). Sends or
+// receives left without a partner (outside the selection, a job cut short)
+// are counted, not drawn.
+//
+// Times are nanoseconds since the first call or message of the selection,
+// CLOCK_MONOTONIC as each rank read it: one clock for the ranks of one host.
+#include <lumen/analysis_plugin.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "mpi_analysis.h"
+#include "mpi_reading.h"
+
+namespace lumen::mpi {
+namespace {
+
+struct MatchedMessage {
+  const TimedMessage* send;
+  const TimedMessage* receive;
+};
+
+struct Matching {
+  std::vector<MatchedMessage> matched;  // by send time
+  int64_t unmatched_sends = 0;
+  int64_t unmatched_receives = 0;
+  int64_t sizes_differ = 0;  // matched, with another size received than sent
+};
+
+using Channel = std::tuple<int32_t, int32_t, int32_t>;  // sender, receiver, tag
+
+Matching match_messages(const std::vector<TimedMessage>& messages) {
+  std::map<Channel, std::vector<const TimedMessage*>> sends, receives;
+  for (const TimedMessage& m : messages) {
+    if (m.direction == kMessageSent) sends[{m.rank, m.peer, m.tag}].push_back(&m);
+    else if (m.direction == kMessageReceived) receives[{m.peer, m.rank, m.tag}].push_back(&m);
+  }
+  const auto by_time = [](const TimedMessage* a, const TimedMessage* b) { return a->time_ns < b->time_ns; };
+  Matching matching;
+  for (auto& [channel, sent] : sends) {
+    std::stable_sort(sent.begin(), sent.end(), by_time);
+    auto found = receives.find(channel);
+    std::vector<const TimedMessage*> none;
+    std::vector<const TimedMessage*>& received = found == receives.end() ? none : found->second;
+    std::stable_sort(received.begin(), received.end(), by_time);
+    const size_t pairs = std::min(sent.size(), received.size());
+    for (size_t i = 0; i < pairs; ++i) {
+      matching.matched.push_back({sent[i], received[i]});
+      matching.sizes_differ += sent[i]->bytes != received[i]->bytes ? 1 : 0;
+    }
+    matching.unmatched_sends += static_cast<int64_t>(sent.size() - pairs);
+    matching.unmatched_receives += static_cast<int64_t>(received.size() - pairs);
+  }
+  for (const auto& [channel, received] : receives)
+    if (!sends.count(channel)) matching.unmatched_receives += static_cast<int64_t>(received.size());
+  std::stable_sort(matching.matched.begin(), matching.matched.end(),
+                   [](const MatchedMessage& a, const MatchedMessage& b) { return a.send->time_ns < b.send->time_ns; });
+  return matching;
+}
+
+uint64_t first_time(const Aggregate& a) {
+  uint64_t first = UINT64_MAX;
+  for (const TimedCall& c : a.calls) first = std::min(first, c.enter_ns);
+  for (const TimedMessage& m : a.messages) first = std::min(first, m.time_ns);
+  return first == UINT64_MAX ? 0 : first;
+}
+
+double since(uint64_t time_ns, uint64_t zero) { return static_cast<double>(time_ns - zero); }
+
+void calls_table(const lumen_view_host* host, std::vector<TimedCall>& calls, uint64_t zero) {
+  const lumen_view_column columns[] = {
+      {"rank", "Rank", LUMEN_UNIT_COUNT},
+      {"start", "Start", LUMEN_UNIT_NANOSECONDS},
+      {"duration", "Duration", LUMEN_UNIT_NANOSECONDS},
+      {"peer", "Peer", LUMEN_UNIT_COUNT},
+      {"bytes_sent", "Bytes Sent", LUMEN_UNIT_BYTES},
+      {"bytes_received", "Bytes Received", LUMEN_UNIT_BYTES},
+  };
+  std::stable_sort(calls.begin(), calls.end(), [](const TimedCall& a, const TimedCall& b) {
+    return std::tie(a.enter_ns, a.rank) < std::tie(b.enter_ns, b.rank);
+  });
+  host->table_begin(host->context, "MPI calls in time (peer -1: none, or several)", columns, std::size(columns));
+  const size_t shown = host->row_limit != 0 ? std::min(host->row_limit, calls.size()) : calls.size();
+  for (size_t i = 0; i < shown; ++i) {
+    const TimedCall& c = calls[i];
+    const double values[] = {static_cast<double>(c.rank),
+                             since(c.enter_ns, zero),
+                             static_cast<double>(c.exit_ns - c.enter_ns),
+                             static_cast<double>(c.peer),
+                             static_cast<double>(c.bytes_sent),
+                             static_cast<double>(c.bytes_received)};
+    host->table_row(host->context, function_name(c.function), values, LUMEN_NO_STACK);
+  }
+}
+
+void messages_table(const lumen_view_host* host, const Matching& matching, uint64_t zero) {
+  const lumen_view_column columns[] = {
+      {"sender", "Sender", LUMEN_UNIT_COUNT},
+      {"receiver", "Receiver", LUMEN_UNIT_COUNT},
+      {"sent", "Sent", LUMEN_UNIT_NANOSECONDS},
+      {"received", "Received", LUMEN_UNIT_NANOSECONDS},
+      {"bytes", "Bytes", LUMEN_UNIT_BYTES},
+      {"tag", "Tag", LUMEN_UNIT_COUNT},
+  };
+  host->table_begin(host->context,
+                    "Messages from the send's return to the receive's completion (each call's return)", columns,
+                    std::size(columns));
+  const size_t count = matching.matched.size();
+  const size_t shown = host->row_limit != 0 ? std::min(host->row_limit, count) : count;
+  for (size_t i = 0; i < shown; ++i) {
+    const TimedMessage& send = *matching.matched[i].send;
+    const TimedMessage& receive = *matching.matched[i].receive;
+    const double values[] = {static_cast<double>(send.rank),    static_cast<double>(receive.rank),
+                             since(send.time_ns, zero),         since(receive.time_ns, zero),
+                             static_cast<double>(receive.bytes), static_cast<double>(send.tag)};
+    const std::string name = rank_name(send.rank) + " -> " + rank_name(receive.rank) + " (" +
+                             function_name(send.function) + " to " + function_name(receive.function) + ")";
+    host->table_row(host->context, name.c_str(), values, LUMEN_NO_STACK);
+  }
+}
+
+}  // namespace
+
+int run_timeline(const lumen_view_host* host, char* error, size_t error_size) {
+  try {
+    Aggregate a;
+    if (!aggregate_all(host, a, error, error_size, true)) return 1;
+    const Matching matching = match_messages(a.messages);
+    const uint64_t zero = first_time(a);
+    int64_t ranks = 0;
+    for (const auto& [rank, info] : a.ranks) ranks += rank >= 0 ? 1 : 0;
+    const auto count = [&](const char* key, const char* label, double value) {
+      host->summary(host->context, key, label, value, LUMEN_UNIT_COUNT);
+    };
+    count("ranks", "Ranks", static_cast<double>(ranks));
+    count("calls", "MPI calls", static_cast<double>(a.calls.size()));
+    count("messages", "Messages matched, send to receive", static_cast<double>(matching.matched.size()));
+    count("unmatched_sends", "Sends without a receive in the selection", static_cast<double>(matching.unmatched_sends));
+    count("unmatched_receives", "Receives without a send in the selection",
+          static_cast<double>(matching.unmatched_receives));
+    count("sizes_differ", "Messages matched whose size received differs from the size sent",
+          static_cast<double>(matching.sizes_differ));
+    calls_table(host, a.calls, zero);
+    messages_table(host, matching, zero);
+    return 0;
+  } catch (const std::exception& e) {
+    std::snprintf(error, error_size, "%s", e.what());
+    return 1;
+  }
+}
+
+}  // namespace lumen::mpi

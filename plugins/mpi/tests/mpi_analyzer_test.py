@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""The analyzer's MPI Timeline on a real MPI job: mpi_exchange_target under
+`collect --profile mpi -- mpirun -np 4`, its page in headless Chromium
+driven by Selenium. The tab draws a lane per rank, one box per MPI call and
+one line per message, as many as er_print's -mpi_timeline lists (which the
+MPI tests hold to what each rank counted of itself); every line runs from
+its sender's lane to its receiver's, and the lines between each pair of
+ranks carry the bytes the sender counted. No console errors; a screenshot
+is kept in ARTIFACTS.
+
+Exits 77 (skipped) when chromium, chromedriver or selenium are missing.
+Usage: mpi_analyzer_test.py BIN_DIR INTEGRATION_DIR MPIRUN TARGET ARTIFACTS
+"""
+import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+bin_dir, integration_dir, mpirun, target, artifacts = (os.path.abspath(a) for a in sys.argv[1:6])
+sys.path.insert(0, integration_dir)
+from analyzer_test import Analyzer  # noqa: E402
+from er_test_support import check, run  # noqa: E402
+from headless_chromium import browser_or_skip  # noqa: E402
+
+RANKS = 4
+
+
+def main():
+    browser_or_skip().quit()  # skip before running anything
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    os.makedirs(artifacts, exist_ok=True)
+    with tempfile.TemporaryDirectory() as work:
+        launcher = [mpirun, "-np", str(RANKS)]
+        if mpirun.endswith("openmpi"):
+            launcher[1:1] = ["--allow-run-as-root", "--oversubscribe"]
+        run([os.path.join(bin_dir, "collect"), "-o", "mpi.er", "-d", work, "--profile", "mpi", "--", *launcher,
+             target, work], cwd=work)
+        experiment = os.path.join(work, "mpi.er")
+        truth = [json.load(open(os.path.join(work, f"rank{r}.json"))) for r in range(RANKS)]
+        sent = collections.Counter()
+        for rank in truth:
+            for to, figures in rank["sent_to"].items():
+                sent[(rank["rank"], int(to))] += figures["bytes"]
+        listed = json.loads(run([os.path.join(bin_dir, "er_print"), "-format", "json", "-mpi_timeline", experiment],
+                                cwd=work).stdout)
+        calls, messages = (len(t["rows"]) for t in listed["tables"])
+        analyzer = Analyzer(bin_dir, work, experiment)
+        driver = browser_or_skip()
+        try:
+            driver.get(analyzer.url + "#tab=view-mpi_timeline")
+            WebDriverWait(driver, 60).until(
+                lambda d: d.find_element(By.ID, "view").get_attribute("data-tab") == "view-mpi_timeline"
+                and d.find_element(By.ID, "status").text == "")
+            check(driver.find_element(By.ID, "view-error").text == "", "the MPI Timeline tab shows no error")
+            tab = driver.find_element(By.CSS_SELECTOR, '#tabs button[data-tab="view-mpi_timeline"]')
+            check(tab.text == "MPI Timeline", f"the tab is named MPI Timeline: {tab.text!r}")
+            lanes = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "svg.mpi-timeline .lane-label")]
+            check(lanes == [f"rank {r}" for r in range(RANKS)], f"a lane per rank: {lanes}")
+            boxes = driver.find_elements(By.CSS_SELECTOR, "svg.mpi-timeline rect.mpi-call")
+            check(len(boxes) == calls, f"{len(boxes)} call boxes drawn, er_print lists {calls}")
+            lines = driver.execute_script(
+                "return [...document.querySelectorAll('svg.mpi-timeline line.mpi-message')].map((l) => ["
+                "+l.dataset.sender, +l.dataset.receiver, +l.dataset.bytes, +l.getAttribute('y1'),"
+                "+l.getAttribute('y2')])")
+            check(len(lines) == messages and messages == sum(
+                f["messages"] for r in truth for f in r["sent_to"].values()),
+                f"{len(lines)} message lines drawn, er_print lists {messages}")
+            drawn = collections.Counter()
+            lane_y = {}
+            for sender, receiver, size, y1, y2 in lines:
+                drawn[(sender, receiver)] += size
+                check(lane_y.setdefault(sender, y1) == y1 and lane_y.setdefault(receiver, y2) == y2,
+                      f"a message from rank {sender} to rank {receiver} runs between their lanes")
+            check(len(set(lane_y.values())) == RANKS, f"each rank's lane apart: {lane_y}")
+            check(drawn == sent, f"bytes drawn per sender and receiver {dict(drawn)} are the senders' {dict(sent)}")
+            errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+            check(not errors, f"console errors: {errors}")
+            driver.save_screenshot(os.path.join(artifacts, "mpi-timeline.png"))
+        finally:
+            driver.quit()
+            analyzer.stop()
+    print(f"mpi analyzer: {calls} calls and {messages} messages drawn on {RANKS} lanes, as er_print lists them")
+
+
+if __name__ == "__main__":
+    main()
