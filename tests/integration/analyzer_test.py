@@ -415,7 +415,8 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
         open_page(analyzer, "tab=overview")
         tabs = [b.get_attribute("data-tab") for b in driver.find_elements(By.CSS_SELECTOR, "#tabs button")]
         for wanted in ("overview", "functions", "callers", "calltree", "source", "disasm", "lines", "pcs", "threads",
-                       "timeline", "experiments", "view-leaks", "view-heap", "view-syncobjects", "view-iostat"):
+                       "timeline", "experiments", "view-leaks", "view-heap", "view-heap_in_use", "view-syncobjects",
+                       "view-iostat"):
             check(wanted in tabs, f"a tab {wanted} among {tabs}")
         for tab in tabs:
             before = loaded_count()
@@ -532,6 +533,21 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
             check(abs(width - 1200 * value / total) < 1e-6, f"{name} is {width} wide for {value} of {total}")
         check(len(nodes) >= 8, f"{len(nodes)} nodes drawn")
         check(not console_errors(), "no console errors")
+
+        # Heap in Use: the bins er_print lists, as high as its highest.
+        open_page(analyzer, "tab=view-heap_in_use")
+        series = er_print_json(bin_dir, work, experiment, "-heap_in_use")
+        bins = series["tables"][0]["rows"]
+        chart = driver.find_element(By.CSS_SELECTOR, "svg.heap-in-use")
+        check(int(chart.get_attribute("data-bins")) == len(bins), f"{chart.get_attribute('data-bins')} bins drawn, "
+              f"er_print lists {len(bins)}")
+        check(float(chart.get_attribute("data-highest")) == series["summary"]["highest"],
+              f"the chart's top {chart.get_attribute('data-highest')} is er_print's highest {series['summary']}")
+        ends = driver.execute_script("return Array.from(document.querySelectorAll('svg.heap-in-use rect.bin')).map("
+                                     "r => parseFloat(r.dataset.atEnd))")
+        check(ends == [b["values"]["at_end"] for b in bins], "each bin's bytes in use at its end are er_print's")
+        check(not console_errors(), "no console errors on the Heap in Use tab")
+        driver.save_screenshot(os.path.join(artifacts, "heap-in-use.png"))
 
         # Markup in names is text.
         open_page(markup, "tab=functions")

@@ -22,8 +22,11 @@ const BUILTIN_TABS = [
 ];
 
 // Plugin views drawn as well as tabulated, and their tabs' names.
-const PLUGIN_DRAWINGS = { mpi_timeline: (view) => MpiTimeline.draw(view) };
-const PLUGIN_TAB_LABELS = { mpi_timeline: "MPI Timeline" };
+const PLUGIN_DRAWINGS = {
+  mpi_timeline: (view) => MpiTimeline.draw(view),
+  heap_in_use: (view) => HeapInUse.draw(view),
+};
+const PLUGIN_TAB_LABELS = { mpi_timeline: "MPI Timeline", heap_in_use: "Heap in Use" };
 
 let tabs = BUILTIN_TABS.slice();
 let session = null;

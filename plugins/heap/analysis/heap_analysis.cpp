@@ -144,6 +144,7 @@ const lumen_view_def kViews[] = {
     {"heap", "heap totals, allocation sizes, and the peak of memory in use with the stacks holding it",
      run_heap_view},
     {"heapstat", "the same as heap", run_heap_view},
+    {"heap_in_use", "bytes in use over time, in bins: the highest in each and the value at its end", run_heap_in_use_view},
 };
 
 const lumen_analysis_descriptor kPlugin = {

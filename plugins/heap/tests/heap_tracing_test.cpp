@@ -366,6 +366,44 @@ TEST_F(HeapAllocators, TextViewsShowTheStacksUnderTheirRows) {
 
 // ---- threads in lock-step: the peak is exact whatever the time marks ----
 
+// Bytes in use over time step through the levels the program held, each
+// for 200 ms (heap_phases_target.c), above what the process held before its
+// first block: runs of one value over 100 ms or more, in order, each equal
+// to the level the program counted, exactly. No bin's highest is below its
+// end, and the highest of all is -heap's peak.
+TEST(HeapInUse, BytesInUseOverTimeStepThroughWhatTheProgramHeld) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-H", "on"}, heap_target("heap_phases_target"), {});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  ASSERT_EQ(c.run.out, "phases_target done: 12345 bytes kept\n");
+  const json& truth = c.truth.at("functions");
+  const json view = er_print_json({"-heap_in_use"}, c.experiment);
+  const json* bins = table_titled(view, "Bytes in use over time, since collection start");
+  ASSERT_NE(bins, nullptr);
+  struct Run {
+    double value;
+    double milliseconds;
+  };
+  std::vector<Run> runs;
+  double highest = 0;
+  for (const json& row : bins->at("rows")) {
+    const json& v = row.at("values");
+    const double at_end = v.at("at_end").get<double>();
+    EXPECT_GE(v.at("highest").get<double>(), at_end) << row.dump();
+    highest = std::max(highest, v.at("highest").get<double>());
+    const double milliseconds = (v.at("end").get<double>() - v.at("start").get<double>()) * 1e3;
+    if (!runs.empty() && runs.back().value == at_end) runs.back().milliseconds += milliseconds;
+    else runs.push_back({at_end, milliseconds});
+  }
+  std::vector<double> held;  // the values held 100 ms or more, in order
+  for (const Run& run : runs)
+    if (run.milliseconds >= 100) held.push_back(run.value);
+  ASSERT_EQ(held.size(), 5u) << bins->dump();
+  for (int level = 0; level < 5; ++level)
+    EXPECT_EQ(held[level] - held[0], truth.at("level_" + std::to_string(level)).at("bytes").get<double>()) << level;
+  EXPECT_EQ(highest, er_print_json({"-heap"}, c.experiment).at("summary").at("peak_bytes").get<double>());
+}
+
 // The target knows its true peak by construction (heap_peak_target.c): the
 // blocks its rounds hold at the peak are the last round's, whereas a replay
 // that took one thread's events ahead of another's (their time marks are
