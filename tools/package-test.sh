@@ -138,6 +138,20 @@ run collect "command -v collect er_print && collect -o /tmp/t.er ./spin && er_pr
   && test -f /usr/share/bash-completion/completions/er_print && test -f /usr/share/man/man1/collect.1"
 show collect 20
 grep -q spin_inner "$root/root/collect.log" || { echo "package-test: er_print -functions shows no spin_inner" >&2; exit 1; }
+# The analyzer from /usr: its page and a view, asked over loopback with the
+# token it printed (bash's /dev/tcp: the minimal system has no HTTP client).
+run analyzer 'analyzer --no-browser --port 0 /tmp/t.er >/tmp/analyzer.out 2>&1 & server=$!
+  for i in $(seq 50); do grep -q "^analyzer: http" /tmp/analyzer.out && break; sleep 0.2; done
+  url=$(sed -n "s/^analyzer: //p" /tmp/analyzer.out); port=${url#http://127.0.0.1:}; port=${port%%/*}
+  token=${url##*token=}
+  ask() { exec 3<>/dev/tcp/127.0.0.1/$port
+    printf "GET %s HTTP/1.0\r\nHost: 127.0.0.1:%s\r\nX-Lumen-Token: %s\r\n\r\n" "$1" "$port" "$token" >&3
+    cat <&3; exec 3<&-; }
+  page=$(ask /); functions=$(ask "/api/view?cmd=functions")
+  [[ $page == *assets/analyzer.js* ]] && grep -o "\"name\": \"spin_inner\"" <<<"$functions"
+  kill $server; wait $server || true'
+show analyzer 5
+grep -q spin_inner "$root/root/analyzer.log" || { echo "package-test: the analyzer's functions show no spin_inner" >&2; exit 1; }
 run install-dev "apt-get install -y -q ./lumen-dev_${version}_${arch}.deb build-essential"
 run example "cmake -S fsync-plugin -B fsync-plugin/build && cmake --build fsync-plugin/build -j2 \
   && grep -q '^lumen_DIR:PATH=/usr/lib/cmake/lumen\$' fsync-plugin/build/CMakeCache.txt \
