@@ -34,18 +34,42 @@
 #   LUMEN_PLUGIN_DESCRIBER    lumen-describe-plugin, which writes the
 #                             plugin's manifest.yaml (set likewise)
 # NO_INSTALL leaves the plugin out of `cmake --install` (test fixtures).
+#
+# lumen_plugin_parts(TARGET src...)
+#
+# Sources that two halves, a half's variants, or a half and its tests share,
+# compiled once: an OBJECT library with the compile flags of a half, linked
+# into each as COLLECTOR_LIBRARIES or ANALYSIS_LIBRARIES (or
+# target_link_libraries). Options a half's own sources get (such as
+# -fno-builtin) are the caller's to give its parts too.
+
+# The compile flags of a half and of its parts.
+function(lumen_plugin_compile_flags target)
+  set_target_properties(${target} PROPERTIES
+    POSITION_INDEPENDENT_CODE ON
+    CXX_VISIBILITY_PRESET hidden C_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  # Descriptors are written with designated initializers naming only the
+  # fields a plugin sets (the others are NULL, by the ABI's rule).
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wno-missing-field-initializers>)
+endfunction()
+
+function(lumen_plugin_parts target)
+  if(NOT LUMEN_SDK_TARGET)
+    message(FATAL_ERROR "lumen_plugin_parts(${target}): LUMEN_SDK_TARGET is not set; use find_package(lumen)")
+  endif()
+  add_library(${target} OBJECT ${ARGN})
+  lumen_plugin_compile_flags(${target})
+  target_link_libraries(${target} PUBLIC ${LUMEN_SDK_TARGET})
+endfunction()
+
 # One half: a MODULE with the flags every plugin gets.
 function(lumen_plugin_half target output_dir output_name install_dir no_install)
   add_library(${target} MODULE ${ARGN})
   set_target_properties(${target} PROPERTIES
     PREFIX "" OUTPUT_NAME ${output_name}
-    LIBRARY_OUTPUT_DIRECTORY ${output_dir}
-    POSITION_INDEPENDENT_CODE ON
-    CXX_VISIBILITY_PRESET hidden C_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+    LIBRARY_OUTPUT_DIRECTORY ${output_dir})
+  lumen_plugin_compile_flags(${target})
   target_link_options(${target} PRIVATE -Wl,--no-undefined)
-  # Descriptors are written with designated initializers naming only the
-  # fields a plugin sets (the others are NULL, by the ABI's rule).
-  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wno-missing-field-initializers>)
   if(NOT no_install)
     install(TARGETS ${target} LIBRARY DESTINATION ${install_dir})
   endif()
