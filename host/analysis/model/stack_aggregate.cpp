@@ -12,24 +12,34 @@
 
 namespace lumen::analysis {
 
-void StackAggregate::grow_slots() {
-  slots_.assign(slots_.empty() ? 1024 : slots_.size() * 2, Slot{});
-  const size_t mask = slots_.size() - 1;
-  for (size_t s = 0; s < entry_keys_.size(); ++s) {
+// Puts entry `s` in the free slot its key probes to.
+void StackAggregate::place(size_t s) {
+  if (cells_) {
+    const size_t mask = cell_slots_.size() - 1;
+    size_t at = hash_of(entry_keys_[s], entry_cells_[s]) & mask;
+    while (cell_slots_[at].entry != 0) at = (at + 1) & mask;
+    cell_slots_[at] = {entry_keys_[s], entry_cells_[s], static_cast<uint32_t>(s + 1)};
+  } else {
+    const size_t mask = slots_.size() - 1;
     size_t at = hash_of(entry_keys_[s]) & mask;
     while (slots_[at].entry != 0) at = (at + 1) & mask;
     slots_[at] = {entry_keys_[s], static_cast<uint32_t>(s + 1)};
   }
 }
 
-size_t StackAggregate::new_entry(const EntryKey& k) {
-  if ((entry_keys_.size() + 1) * 2 > slots_.size()) grow_slots();
-  const size_t mask = slots_.size() - 1;
-  size_t at = hash_of(k) & mask;
-  while (slots_[at].entry != 0) at = (at + 1) & mask;
+void StackAggregate::grow_slots() {
+  if (cells_) cell_slots_.assign(cell_slots_.empty() ? 1024 : cell_slots_.size() * 2, CellSlot{});
+  else slots_.assign(slots_.empty() ? 1024 : slots_.size() * 2, Slot{});
+  for (size_t s = 0; s < entry_keys_.size(); ++s) place(s);
+}
+
+size_t StackAggregate::new_entry(const EntryKey& k, const CellKey& cell) {
+  const size_t capacity = cells_ ? cell_slots_.size() : slots_.size();
   const size_t s = entry_keys_.size();
-  slots_[at] = {k, static_cast<uint32_t>(s + 1)};
   entry_keys_.push_back(k);
+  if (cells_) entry_cells_.push_back(cell);
+  if ((s + 1) * 2 > capacity) grow_slots();  // places the new entry too
+  else place(s);
   entry_events_.push_back(0);
   entry_values_.resize(entry_values_.size() + metric_count_, 0);
   if (cells_) entry_times_.emplace_back(UINT64_MAX, 0);
@@ -42,7 +52,7 @@ void StackAggregate::merge(const StackAggregate& part, const PartIdMap& ids) {
   for (size_t s = 0; s < part.entry_keys_.size(); ++s) {
     StackKey key = part.entry_keys_[s].stack_key();
     key.stack_id = ids(key.stack_id);
-    const size_t here = entry_of(key, part.entry_keys_[s].thread, part.entry_keys_[s].cell);
+    const size_t here = entry_of(key, part.entry_keys_[s].thread, part.entry_cell(s));
     entry_events_[here] += part.entry_events_[s];
     int64_t* values = entry_values_.data() + here * metric_count_;
     add_values(values, part.share_values(s), metric_count_);
@@ -62,14 +72,16 @@ void StackAggregate::add_cell(const StackAggregate& cells, size_t s) {
 
 void StackAggregate::finish() {
   // A row per key, in the order of its first entry (so of its first event).
-  std::vector<uint32_t> row_slots(slots_.size(), 0);  // row + 1, 0: empty
+  size_t capacity = 1024;  // a power of two at least twice the entries
+  while (capacity < entry_keys_.size() * 2) capacity *= 2;
+  std::vector<uint32_t> row_slots(capacity, 0);  // row + 1, 0: empty
   const size_t mask = row_slots.size() - 1;
   row_of_entry_.assign(entry_keys_.size(), 0);
   keys_.clear();
   values_.clear();
   for (size_t s = 0; s < entry_keys_.size(); ++s) {
     const StackKey key = entry_keys_[s].stack_key();
-    size_t at = hash_of({key.stack_id, key.experiment, key.epoch, key.chain, 0, {}}) & mask;
+    size_t at = hash_of({key.stack_id, key.experiment, key.epoch, key.chain, 0}) & mask;
     while (row_slots[at] != 0 && !(keys_[row_slots[at] - 1] == key)) at = (at + 1) & mask;
     if (row_slots[at] == 0) {
       keys_.push_back(key);

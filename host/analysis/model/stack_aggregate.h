@@ -101,8 +101,8 @@ class StackAggregate {
   // aggregate of cells is read, never added to, once made).
   void forget_index() {
     std::vector<Slot>().swap(slots_);
-    std::vector<Slot>().swap(recent_);
-    cells_ = false;
+    std::vector<CellSlot>().swap(cell_slots_);
+    std::vector<CellSlot>().swap(recent_);
   }
   // Calls visit(experiment, thread, values) for each entry, whose values
   // it may change; before finish().
@@ -124,70 +124,92 @@ class StackAggregate {
   // of its first and last event.
   StackKey entry_stack(size_t s) const { return entry_keys_[s].stack_key(); }
   uint32_t entry_thread(size_t s) const { return entry_keys_[s].thread; }
-  CellKey entry_cell(size_t s) const { return entry_keys_[s].cell; }
+  CellKey entry_cell(size_t s) const { return cells_ ? entry_cells_[s] : CellKey{}; }
   std::pair<uint64_t, uint64_t> entry_times(size_t s) const { return entry_times_[s]; }
 
   uint64_t events_read = 0;
   uint64_t events_with_cpu = 0;
 
  private:
-  // A StackKey, a thread and a cell, flat: 32 bytes.
+  // A StackKey and a thread, flat: 24 bytes.
   struct EntryKey {
     uint64_t stack_id;
     uint32_t experiment;
     uint32_t epoch;
     uint32_t chain;
     uint32_t thread;
-    CellKey cell;
     bool operator==(const EntryKey&) const = default;
     StackKey stack_key() const { return {experiment, epoch, stack_id, chain}; }
   };
   // A slot of the open-addressing table (32 bytes): the key inline, so that
-  // a lookup reads one cache line; entry + 1, 0 when empty.
+  // a lookup reads one cache line; entry + 1, 0 when empty. An aggregate of
+  // cells keys by the cell too, in slots of its own (40 bytes): a plain
+  // pass, one lookup an event, carries none of it.
   struct Slot {
     EntryKey key;
     uint32_t entry;
   };
+  struct CellSlot {
+    EntryKey key;
+    CellKey cell;
+    uint32_t entry;
+  };
 
-  static size_t hash_of(const EntryKey& k) {
+  static uint64_t mix(const EntryKey& k) {
     uint64_t h = k.stack_id * 0x9e3779b97f4a7c15ull;
     h ^= (uint64_t{k.experiment} << 32 | k.epoch) * 0xc2b2ae3d27d4eb4full;
     h ^= (uint64_t{k.chain} << 32 | k.thread) * 0xff51afd7ed558ccdull;
-    h ^= (uint64_t{k.cell.sample} << 32 | k.cell.bin) * 0x9e3779b97f4a7c15ull;
+    return h;
+  }
+  static size_t hash_of(const EntryKey& k) {
+    const uint64_t h = mix(k);
     return static_cast<size_t>(h ^ (h >> 29));
   }
+  static size_t hash_of(const EntryKey& k, const CellKey& cell) {
+    const uint64_t h = mix(k) ^ (uint64_t{cell.sample} << 32 | cell.bin) * 0x9e3779b97f4a7c15ull;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+  // The entry in `slots` whose key `same` accepts, probing from `hash`;
+  // SIZE_MAX when none.
+  template <typename SlotType, typename Same>
+  static size_t probe(const std::vector<SlotType>& slots, size_t hash, Same same) {
+    if (slots.empty()) return SIZE_MAX;
+    const size_t mask = slots.size() - 1;
+    for (size_t at = hash & mask; slots[at].entry != 0; at = (at + 1) & mask)
+      if (same(slots[at])) return slots[at].entry - 1;
+    return SIZE_MAX;
+  }
   size_t entry_of(const StackKey& key, uint32_t thread, const CellKey& cell = {}) {
-    const EntryKey k{key.stack_id, key.experiment, key.epoch, key.chain, thread, cell};
-    const size_t hash = hash_of(k);
+    const EntryKey k{key.stack_id, key.experiment, key.epoch, key.chain, thread};
+    if (!cells_) {
+      const size_t entry = probe(slots_, hash_of(k), [&](const Slot& s) { return s.key == k; });
+      return entry != SIZE_MAX ? entry : new_entry(k, cell);
+    }
+    const size_t hash = hash_of(k, cell);
     // Cells are many more than the stacks of one time bin, and events come
     // about in time order: the cells of the bins at hand are looked up in a
     // small table that stays in the cache, before the large one.
-    Slot* recent = cells_ ? &recent_[hash & (kRecentSlots - 1)] : nullptr;
-    if (recent != nullptr && recent->entry != 0 && recent->key == k) return recent->entry - 1;
-    size_t entry = SIZE_MAX;
-    if (!slots_.empty()) {
-      const size_t mask = slots_.size() - 1;
-      for (size_t at = hash & mask; slots_[at].entry != 0; at = (at + 1) & mask)
-        if (slots_[at].key == k) {
-          entry = slots_[at].entry - 1;
-          break;
-        }
-    }
-    if (entry == SIZE_MAX) entry = new_entry(k);
-    if (recent != nullptr) *recent = {k, static_cast<uint32_t>(entry + 1)};
+    CellSlot& recent = recent_[hash & (kRecentSlots - 1)];
+    if (recent.entry != 0 && recent.key == k && recent.cell == cell) return recent.entry - 1;
+    size_t entry = probe(cell_slots_, hash, [&](const CellSlot& s) { return s.key == k && s.cell == cell; });
+    if (entry == SIZE_MAX) entry = new_entry(k, cell);
+    recent = {k, cell, static_cast<uint32_t>(entry + 1)};
     return entry;
   }
-  size_t new_entry(const EntryKey& k);
+  size_t new_entry(const EntryKey& k, const CellKey& cell);
   void grow_slots();
+  void place(size_t entry);
 
   size_t metric_count_;
-  bool cells_;
+  bool cells_;  // an aggregate of cells: its entries are keyed by cell too
   // Entries by key: open addressing, a power of two of slots, at most half
-  // full (no division, no node per entry).
+  // full (no division, no node per entry). One of the two tables is used.
   std::vector<Slot> slots_;
+  std::vector<CellSlot> cell_slots_;
   static constexpr size_t kRecentSlots = 4096;
-  std::vector<Slot> recent_;  // an aggregate of cells: kRecentSlots, direct-mapped
+  std::vector<CellSlot> recent_;  // an aggregate of cells: kRecentSlots, direct-mapped
   std::vector<EntryKey> entry_keys_;
+  std::vector<CellKey> entry_cells_;  // an aggregate of cells only
   std::vector<uint64_t> entry_events_;
   std::vector<int64_t> entry_values_;
   std::vector<std::pair<uint64_t, uint64_t>> entry_times_;  // an aggregate of cells only
