@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "browser_launch.h"
+#include "script.h"
 #include "format_error.h"
 #include "lumen_version.h"
 #include "server.h"
@@ -109,6 +110,9 @@ int main(int argc, char** argv) {
     for (const auto& experiment : session.experiments())
       for (const std::string& warning : experiment->warnings())
         std::cerr << "analyzer: " << experiment->path().string() << ": " << warning << "\n";
+    // The defaults files er_print reads ($HOME/.er.rc, ./.er.rc) are the
+    // page's defaults; their source paths are not taken.
+    er_print::read_defaults(session, false, "analyzer");
     restrict_sources(session, options);
     analyzer::ViewService views(session, output);
     analyzer::Server server(views, options.bind, options.port);

@@ -1,7 +1,8 @@
 // The page's settings, sent with every request so that a URL reproduces its
 // view whatever was asked before: each applies to the one session as
-// er_print's command of that name would; one left empty is er_print's
-// default. A setting that would make the profile be built again (filters,
+// er_print's command of that name would; one left empty is what was in
+// force when the page's session began (er_print's default, or the .er.rc
+// defaults files' metrics, sort, view mode and compare). A setting that would make the profile be built again (filters,
 // threads) is applied only when it differs from the one in force.
 #pragma once
 
@@ -30,12 +31,15 @@ struct SettingError : er_print::CommandError {
 
 class SettingsInForce {
  public:
-  explicit SettingsInForce(er_print::Session& session) : session_(session) {}
+  // Takes the session's settings now as the page's defaults.
+  explicit SettingsInForce(er_print::Session& session);
   // Throws SettingError.
   void apply(const PageSettings& settings);
+  const PageSettings& defaults() const { return defaults_; }
 
  private:
   er_print::Session& session_;
+  PageSettings defaults_;
   std::string filters_;  // as applied; the session starts with none
   std::string threads_;
 };

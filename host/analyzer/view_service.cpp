@@ -73,7 +73,10 @@ std::string ViewService::session_summary() {
   summary["plugin_views"] = nlohmann::json::array();
   for (const PluginView& view : plugin_views_with_data(session_))
     summary["plugin_views"].push_back({{"command", view.command}, {"plugin", view.plugin}, {"help", view.help}});
-  summary["default_metrics"] = analysis::default_metric_spec(session_.registry());
+  summary["default_metrics"] = settings_.defaults().metrics;
+  summary["default_sort"] = settings_.defaults().sort;
+  summary["default_viewmode"] = settings_.defaults().viewmode;
+  summary["default_compare"] = settings_.defaults().compare;
   return summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

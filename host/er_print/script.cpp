@@ -136,7 +136,7 @@ int interactive(Session& session) {
 // A defaults file may come from gprofng or the Analyzer (settings such as
 // tabs, tlmode or a dmetrics of a metric this experiment lacks): a line that
 // does not apply is skipped with one warning naming it; the rest applies.
-void read_defaults(Session& session) {
+void read_defaults(Session& session, bool source_paths, const char* program) {
   static const std::set<std::string> kSettings = {"metrics", "dmetrics", "sort",    "dsort",   "name",    "viewmode",
                                                   "sthresh", "limit",    "setpath", "addpath", "pathmap", "format",
                                                   "compare", "en_desc", "dthresh", "cc", "scc", "dcc",
@@ -159,13 +159,16 @@ void read_defaults(Session& session) {
         std::string name = command_name(words[0]);
         if (!kSettings.count(name))
           throw CommandError("'" + words[0] + "' is not a setting er_print knows (.er.rc holds metrics, sort, name, viewmode, ...)");
+        if (!source_paths && (name == "setpath" || name == "addpath" || name == "pathmap"))
+          throw CommandError("'" + name + "' is not taken from a defaults file here: sources are read only under the "
+                             "experiments and the directories given with -setpath and -addpath");
         if ((name == "dmetrics" || name == "dsort") && words.size() != 2)
           throw CommandError(name + " takes one argument: a metric list");
         if (name == "dmetrics") session.add_default_metrics(words[1]);
         else if (name == "dsort") session.add_default_sort(words[1]);
         else run_line(session, name + line.substr(line.find(words[0]) + words[0].size()));
       } catch (const std::exception& e) {
-        std::cerr << "er_print: warning: " << file.string() << ":" << number << ": " << e.what() << "; skipped\n";
+        std::cerr << program << ": warning: " << file.string() << ":" << number << ": " << e.what() << "; skipped\n";
       }
     }
   }

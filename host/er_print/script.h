@@ -33,6 +33,8 @@ int interactive(Session& session);
 // (metrics, sort, name, viewmode, sthresh, limit, source paths; dmetrics and
 // dsort as Oracle spells them). Any other line, or a setting that does not
 // apply to these experiments, is skipped with a warning naming file and line.
-void read_defaults(Session& session);
+// Without `source_paths`, setpath, addpath and pathmap lines are skipped
+// too (the analyzer reads sources only under the roots it was given).
+void read_defaults(Session& session, bool source_paths = true, const char* program = "er_print");
 
 }  // namespace lumen::er_print

@@ -484,6 +484,11 @@ void Session::flush_views() {
   out().flush();
 }
 
+std::string Session::metrics_in_force() const {
+  if (metric_spec_) return *metric_spec_;
+  return default_metric_spec_from(default_metrics_, registry_).value_or(default_metric_spec(registry_));
+}
+
 ViewRequest Session::view_request() const {
   ViewRequest request;
   std::optional<std::string> metrics = metric_spec_;

@@ -57,6 +57,11 @@ class Session {
   // where no metrics or sort command was given (default_metrics.h).
   void add_default_metrics(const std::string& spec) { default_metrics_.push_back(spec); }
   void add_default_sort(const std::string& spec) { default_sort_.push_back(spec); }
+  // The metric list and sort views use now: the metrics or sort command's,
+  // else the defaults file's dmetrics or dsort, else er_print's default
+  // (the sort: empty, the first column shown).
+  std::string metrics_in_force() const;
+  std::string sort_in_force() const { return sort_spec_.value_or(""); }
   void set_limit(const std::string& count);
   void set_format(const std::string& format);
   void set_name_style(const std::string& style);

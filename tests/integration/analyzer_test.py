@@ -250,6 +250,33 @@ def check_compare(bin_dir, work, experiment, markup_experiment):
     print("http: compare on, delta and ratio equal er_print's")
 
 
+def check_defaults_files(bin_dir, work, experiment):
+    # The .er.rc er_print reads (here both $HOME's and the current
+    # directory's) sets the page's defaults: a view asked with no settings
+    # is er_print's under the same file; its source paths are not taken.
+    rc_dir = os.path.join(work, "rc")
+    os.makedirs(rc_dir, exist_ok=True)
+    with open(os.path.join(rc_dir, ".er.rc"), "w") as rc:
+        rc.write("dmetrics i.totalcpu:e.totalcpu:name\ndsort i.totalcpu\nviewmode machine\nsetpath /etc\n")
+    analyzer = Analyzer(bin_dir, rc_dir, experiment)
+    try:
+        response, body = analyzer.request("/api/session", {"X-Lumen-Token": analyzer.token})
+        summary = json.loads(body)
+        check(summary["default_viewmode"] == "machine", f"the defaults file's view mode is the page's: {summary}")
+        check(summary["default_metrics"].startswith("i.totalcpu"), f"its metrics are the page's: {summary}")
+        status, answer = analyzer.view("functions")
+        want = er_print_json(bin_dir, rc_dir, experiment, "-functions")
+        check(status == 200 and answer["view"] == want, "-functions with no settings is er_print's under the same .er.rc")
+        check([m["spec"] for m in want["metrics"]][:2] == ["i.totalcpu", "e.totalcpu"],
+              f"the .er.rc's metrics apply: {want['metrics']}")
+    finally:
+        analyzer.stop()
+    warnings = analyzer.process.stderr.read()
+    check("setpath" in warnings and "not taken from a defaults file" in warnings,
+          f"the defaults file's setpath is refused with a warning: {warnings!r}")
+    print("http: the .er.rc defaults are the page's; its source paths are not taken")
+
+
 def check_omp_views(bin_dir, work, omp_experiment):
     # The OpenMP plugin's views and the stacks it folds are er_print's in
     # each view mode. Each mode is asked of a server of its own: er_print's
@@ -626,6 +653,7 @@ def main():
                 check_views(bin_dir, work, analyzer, experiment)
                 check_sources(bin_dir, work, analyzer, experiment, source_dir)
                 check_compare(bin_dir, work, experiment, markup_experiment)
+                check_defaults_files(bin_dir, work, experiment)
                 check_browser_launch(bin_dir, work, experiment)
                 check_omp_views(bin_dir, work, omp_experiment)
                 status, answer = markup.view("functions")

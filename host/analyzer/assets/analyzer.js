@@ -81,11 +81,11 @@ function drawTabs(s) {
 }
 
 function fillControls(s) {
-  document.getElementById("viewmode").value = s.viewmode || "user";
+  document.getElementById("viewmode").value = s.viewmode || (session ? session.default_viewmode : "user");
   document.getElementById("metrics").value = s.metrics || (session ? session.default_metrics : "");
   document.getElementById("filters").value = s.filters;
   document.getElementById("threads").value = s.threads;
-  document.getElementById("compare").value = s.compare;
+  document.getElementById("compare").value = s.compare || (session ? session.default_compare : "off");
   document.getElementById("function").value = s.fn;
 }
 
@@ -195,12 +195,14 @@ async function start() {
   document.getElementById("controls").addEventListener("submit", (event) => {
     event.preventDefault();
     const metrics = document.getElementById("metrics").value.trim();
+    // A setting equal to the session's default stays out of the URL.
+    const unlessDefault = (value, fallback) => (session && value === session[fallback] ? "" : value);
     go({
-      viewmode: document.getElementById("viewmode").value === "user" ? "" : document.getElementById("viewmode").value,
-      metrics: session && metrics === session.default_metrics ? "" : metrics,
+      viewmode: unlessDefault(document.getElementById("viewmode").value, "default_viewmode"),
+      metrics: unlessDefault(metrics, "default_metrics"),
       filters: document.getElementById("filters").value.trim(),
       threads: document.getElementById("threads").value.trim(),
-      compare: document.getElementById("compare").value,
+      compare: unlessDefault(document.getElementById("compare").value, "default_compare"),
     });
   });
   document.getElementById("function").addEventListener("change", (event) => go({ fn: event.target.value.trim() }));
