@@ -23,6 +23,7 @@
 #include "stacks/stack_capture.h"
 #include "recording/stream_writer.h"
 #include "procfs/task_file_reader.h"
+#include "stacks/stack_table.h"
 #include "threads/program_thread_state.h"
 #include "time/tsc_clock.h"
 
@@ -126,6 +127,14 @@ uint64_t runtime_capture_stack_of_blocked(uint64_t pc, uint64_t sp, uint64_t bp,
   }
   return capture_blocked_stack(pc, sp, bp, stack_end);
 }
+uint64_t runtime_intern_stack(const uint64_t* pcs, uint32_t count, uint32_t flags) {
+  if (pcs == nullptr || count == 0) return LUMEN_NO_STACK;
+  if (count > LUMEN_MAX_STACK_DEPTH) {
+    count = LUMEN_MAX_STACK_DEPTH;
+    flags |= LUMEN_STACK_TRUNCATED;
+  }
+  return stack_table_intern(pcs, count, flags & (LUMEN_STACK_TRUNCATED | LUMEN_STACK_LEAF_IS_RETURN));
+}
 const volatile lumen_latest_stacks* runtime_latest_stacks_of_thread() {
   using Latest = ThreadState::LatestStacks;
   static_assert(sizeof(Latest) == sizeof(lumen_latest_stacks) && offsetof(Latest, stack) == offsetof(lumen_latest_stacks, stack) &&
@@ -191,6 +200,7 @@ const lumen_stack_service kStacks = {
     .capture_stack_of_blocked = runtime_capture_stack_of_blocked,
     .latest_stacks_of_thread = runtime_latest_stacks_of_thread,
     .set_frame_provider = runtime_set_frame_provider,
+    .intern_stack = runtime_intern_stack,
 };
 const lumen_time_service kTime = {
     .size = sizeof(lumen_time_service),

@@ -177,6 +177,14 @@ typedef struct lumen_stack_service {
    * though one plugin (java) installs one: every capture_stack of every
    * plugin calls it. */
   int (*set_frame_provider)(lumen_frame_provider provider);
+  /* [signal-safe] (SDK 1.1) Interns the stack `pcs[0..count)`, leaf first,
+   * with its LUMEN_STACK_* `flags`, and returns its id (LUMEN_NO_STACK when
+   * the table is full or count is 0; more than LUMEN_MAX_STACK_DEPTH frames
+   * are cut and flagged truncated). For calls seen before the unwinder was
+   * set up (the heap's allocations before collection starts), whose call
+   * site alone is known: one return address, LUMEN_STACK_LEAF_IS_RETURN and
+   * LUMEN_STACK_TRUNCATED. */
+  uint64_t (*intern_stack)(const uint64_t* pcs, uint32_t count, uint32_t flags);
 } lumen_stack_service;
 
 /* The experiment's clock. */

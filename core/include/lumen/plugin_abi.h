@@ -1,4 +1,4 @@
-/* lumen plugin SDK 1.0: what every plugin shared object exports.
+/* lumen plugin SDK 1: what every plugin shared object exports.
  *
  * The SDK is these headers (installed as include/lumen/) and the CMake
  * package lumenConfig.cmake with lumen_add_plugin(); docs/plugins.md walks
@@ -51,7 +51,7 @@ extern "C" {
 
 /* The SDK version a plugin is built against: the only place it is set. */
 #define LUMEN_SDK_VERSION_MAJOR 1u
-#define LUMEN_SDK_VERSION_MINOR 0u
+#define LUMEN_SDK_VERSION_MINOR 1u
 
 /* The first members of each descriptor, set with LUMEN_SDK_HEAD(type) in
  * its designated initializer; every major version keeps them first. */

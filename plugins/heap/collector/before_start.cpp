@@ -41,14 +41,14 @@ bool before_start_open() noexcept {
   return false;
 }
 
-void before_start_allocated(Allocator allocator, const void* address, size_t size, bool frees,
+void before_start_allocated(Allocator allocator, const void* address, size_t size, const void* call_site, bool frees,
                             const void* old) noexcept {
   const bool reallocation = allocator == Allocator::kRealloc || allocator == Allocator::kMremap;
-  keep({reallocation ? EventType::kRealloc : EventType::kAlloc, allocator, frees, address, old, size});
+  keep({reallocation ? EventType::kRealloc : EventType::kAlloc, allocator, frees, address, old, size, call_site});
 }
 
 void before_start_freed(const void* address, bool mapping) noexcept {
-  keep({mapping ? EventType::kUnmap : EventType::kFree, Allocator::kMalloc, true, address, nullptr, 0});
+  keep({mapping ? EventType::kUnmap : EventType::kFree, Allocator::kMalloc, true, address, nullptr, 0, nullptr});
 }
 
 size_t before_start_close(void (*visit)(const KeptCall&)) noexcept {

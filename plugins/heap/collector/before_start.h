@@ -9,8 +9,9 @@
 // fixed table of static memory (no allocation, no lock); start() replays
 // the table into the batches before tracing begins, so those allocations
 // count like any other, are made live (frees after start pair with them),
-// and weigh in the bytes in use. They carry no stack (the unwinder is the
-// runtime's, not set up yet) and the time of start. From the runtime's
+// and weigh in the bytes in use. They carry the time of start and, for a
+// stack, their call site alone (the unwinder is the runtime's, not set up
+// yet): the function that called the allocator, under <Truncated-stack>. From the runtime's
 // constructor until start(), calls are the runtime's own setting up.
 #pragma once
 
@@ -26,8 +27,9 @@ bool before_start_open() noexcept;
 
 // [signal-safe] An allocation that succeeded (after its real call): a
 // realloc or mremap that released `old` says so with `frees`.
-void before_start_allocated(Allocator allocator, const void* address, size_t size, bool frees = false,
-                            const void* old = nullptr) noexcept;
+// `call_site` is the return address into the caller of the allocator.
+void before_start_allocated(Allocator allocator, const void* address, size_t size, const void* call_site,
+                            bool frees = false, const void* old = nullptr) noexcept;
 
 // [signal-safe] A free or unmapping, before its real call (so that a block
 // handed out again is kept after its free).
@@ -41,6 +43,7 @@ struct KeptCall {
   const void* address;
   const void* old;
   size_t size;
+  const void* call_site;  // allocations: the return address into their caller
 };
 
 // Not signal-safe: from start(), before tracing begins. Closes the table for

@@ -111,8 +111,8 @@ void record_free(const TraceGuard&, EventType type, const Freed& freed) noexcept
 
 namespace {
 
-// A call kept before collection started, recorded as one made now, with no
-// stack. Only what it released of the kept calls counts: a free of a block
+// A call kept before collection started, recorded as one made now, its
+// stack the call site alone. Only what it released of the kept calls counts: a free of a block
 // allocated before the interposers saw any call (the dynamic linker's) is
 // left out, as is a reallocation's release of one.
 void replay(const KeptCall& call) {
@@ -123,7 +123,11 @@ void replay(const KeptCall& call) {
     return;
   }
   const Freed freed = call.frees ? take(call.old, mapping) : Freed{};
-  append_allocation(call.type, call.allocator, freed.known, freed, call.address, call.size, LUMEN_NO_STACK);
+  const uint64_t call_site = reinterpret_cast<uint64_t>(call.call_site);
+  const uint64_t stack = call_site == 0 ? LUMEN_NO_STACK
+                                        : g_runtime->stacks->intern_stack(
+                                              &call_site, 1, LUMEN_STACK_LEAF_IS_RETURN | LUMEN_STACK_TRUNCATED);
+  append_allocation(call.type, call.allocator, freed.known, freed, call.address, call.size, stack);
 }
 
 // The kept calls, before any interposer records (on this thread the

@@ -25,10 +25,12 @@ namespace {
 constexpr size_t kMallocAlignment = 16;
 
 // A successful allocation: recorded under the guard, or kept when made
-// before collection started (before_start.h).
-void allocated(const TraceGuard& guard, Allocator allocator, const void* p, size_t size) noexcept {
+// before collection started (before_start.h) with its call site, the
+// return address of the interposer the program called.
+void allocated(const TraceGuard& guard, Allocator allocator, const void* p, size_t size,
+               const void* call_site) noexcept {
   if (guard) record_allocation(guard, allocator, p, size);
-  else if (before_start_open()) before_start_allocated(allocator, p, size);
+  else if (before_start_open()) before_start_allocated(allocator, p, size, call_site);
 }
 
 // The address leaves the live table before the real call: a block handed
@@ -47,23 +49,23 @@ void trace_free(void* pointer, void (*real_free)(void*)) noexcept {
 
 // A block from the bootstrap arena was never traced nor given to the real
 // allocator: its realloc is a fresh real allocation holding a copy.
-void* move_out_of_bootstrap(const RealAllocator& real, void* old, size_t size) noexcept {
+void* move_out_of_bootstrap(const RealAllocator& real, void* old, size_t size, const void* call_site) noexcept {
   const TraceGuard guard;
   void* fresh = real.malloc(size);
   if (fresh == nullptr) return nullptr;
   const size_t old_size = bootstrap_size(old);
   std::memcpy(fresh, old, old_size < size ? old_size : size);
   if (guard) record_reallocation(guard, Allocator::kRealloc, false, Freed{}, fresh, size);
-  else if (before_start_open()) before_start_allocated(Allocator::kRealloc, fresh, size);
+  else if (before_start_open()) before_start_allocated(Allocator::kRealloc, fresh, size, call_site);
   return fresh;
 }
 
 // Before collection started the old block's release is kept with the new
 // block, or as a free (realloc to 0 frees it); a failed call changed nothing.
-void* untraced_realloc(const RealAllocator& real, void* old, size_t size) noexcept {
+void* untraced_realloc(const RealAllocator& real, void* old, size_t size, const void* call_site) noexcept {
   void* p = real.realloc(old, size);
   if (!before_start_open()) return p;
-  if (p != nullptr) before_start_allocated(Allocator::kRealloc, p, size, old != nullptr, old);
+  if (p != nullptr) before_start_allocated(Allocator::kRealloc, p, size, call_site, old != nullptr, old);
   else if (old != nullptr && size == 0) before_start_freed(old, false);
   return p;
 }
@@ -75,7 +77,7 @@ LUMEN_EXPORT void* malloc(size_t size) noexcept {
   if (real == nullptr) return bootstrap_allocate(size, kMallocAlignment);
   const TraceGuard guard;
   void* p = real->malloc(size);
-  if (p != nullptr) allocated(guard, Allocator::kMalloc, p, size);
+  if (p != nullptr) allocated(guard, Allocator::kMalloc, p, size, __builtin_return_address(0));
   return p;
 }
 
@@ -86,7 +88,7 @@ LUMEN_EXPORT void* calloc(size_t count, size_t size) noexcept {
   if (real == nullptr) return overflow ? nullptr : bootstrap_allocate(bytes, kMallocAlignment);
   const TraceGuard guard;
   void* p = real->calloc(count, size);
-  if (p != nullptr) allocated(guard, Allocator::kCalloc, p, bytes);
+  if (p != nullptr) allocated(guard, Allocator::kCalloc, p, bytes, __builtin_return_address(0));
   return p;
 }
 
@@ -97,9 +99,9 @@ LUMEN_EXPORT void* realloc(void* old, size_t size) noexcept {
     if (fresh != nullptr && old != nullptr) std::memcpy(fresh, old, bootstrap_size(old) < size ? bootstrap_size(old) : size);
     return fresh;
   }
-  if (bootstrap_owns(old)) return move_out_of_bootstrap(*real, old, size);
+  if (bootstrap_owns(old)) return move_out_of_bootstrap(*real, old, size, __builtin_return_address(0));
   const TraceGuard guard;
-  if (!guard) return untraced_realloc(*real, old, size);
+  if (!guard) return untraced_realloc(*real, old, size, __builtin_return_address(0));
   const Freed freed = old != nullptr ? take_live(guard, old, false) : Freed{};
   void* p = real->realloc(old, size);
   if (p != nullptr) record_reallocation(guard, Allocator::kRealloc, old != nullptr, freed, p, size);
@@ -121,7 +123,7 @@ LUMEN_EXPORT void* memalign(size_t alignment, size_t size) noexcept {
   if (real == nullptr) return bootstrap_allocate(size, alignment);
   const TraceGuard guard;
   void* p = real->memalign(alignment, size);
-  if (p != nullptr) allocated(guard, Allocator::kMemalign, p, size);
+  if (p != nullptr) allocated(guard, Allocator::kMemalign, p, size, __builtin_return_address(0));
   return p;
 }
 
@@ -136,7 +138,7 @@ LUMEN_EXPORT int posix_memalign(void** result, size_t alignment, size_t size) no
   }
   const TraceGuard guard;
   const int rc = real->posix_memalign(result, alignment, size);
-  if (rc == 0) allocated(guard, Allocator::kPosixMemalign, *result, size);
+  if (rc == 0) allocated(guard, Allocator::kPosixMemalign, *result, size, __builtin_return_address(0));
   return rc;
 }
 
@@ -145,7 +147,7 @@ LUMEN_EXPORT void* aligned_alloc(size_t alignment, size_t size) noexcept {
   if (real == nullptr) return bootstrap_allocate(size, alignment);
   const TraceGuard guard;
   void* p = real->aligned_alloc(alignment, size);
-  if (p != nullptr) allocated(guard, Allocator::kAlignedAlloc, p, size);
+  if (p != nullptr) allocated(guard, Allocator::kAlignedAlloc, p, size, __builtin_return_address(0));
   return p;
 }
 
@@ -154,7 +156,7 @@ LUMEN_EXPORT void* valloc(size_t size) noexcept {
   if (real == nullptr) return bootstrap_allocate(size, 4096);
   const TraceGuard guard;
   void* p = real->valloc(size);
-  if (p != nullptr) allocated(guard, Allocator::kValloc, p, size);
+  if (p != nullptr) allocated(guard, Allocator::kValloc, p, size, __builtin_return_address(0));
   return p;
 }
 
@@ -165,17 +167,17 @@ LUMEN_EXPORT void* pvalloc(size_t size) noexcept {
   if (real == nullptr) return bootstrap_allocate(size, 4096);
   const TraceGuard guard;
   void* p = real->pvalloc(size);
-  if (p != nullptr) allocated(guard, Allocator::kPvalloc, p, size);
+  if (p != nullptr) allocated(guard, Allocator::kPvalloc, p, size, __builtin_return_address(0));
   return p;
 }
 
 namespace {
 
 void* trace_mmap(void* (*real_mmap)(void*, size_t, int, int, int, off_t), void* address, size_t length,
-                 int protection, int flags, int fd, off_t offset) noexcept {
+                 int protection, int flags, int fd, off_t offset, const void* call_site) noexcept {
   const TraceGuard guard;
   void* p = real_mmap(address, length, protection, flags, fd, offset);
-  if (p != MAP_FAILED) allocated(guard, Allocator::kMmap, p, length);
+  if (p != MAP_FAILED) allocated(guard, Allocator::kMmap, p, length, call_site);
   return p;
 }
 
@@ -184,13 +186,13 @@ void* trace_mmap(void* (*real_mmap)(void*, size_t, int, int, int, off_t), void* 
 LUMEN_EXPORT void* mmap(void* address, size_t length, int protection, int flags, int fd, off_t offset) noexcept {
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return MAP_FAILED;  // dlsym does not map memory
-  return trace_mmap(real->mmap, address, length, protection, flags, fd, offset);
+  return trace_mmap(real->mmap, address, length, protection, flags, fd, offset, __builtin_return_address(0));
 }
 
 LUMEN_EXPORT void* mmap64(void* address, size_t length, int protection, int flags, int fd, off_t offset) noexcept {
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return MAP_FAILED;
-  return trace_mmap(real->mmap64, address, length, protection, flags, fd, offset);
+  return trace_mmap(real->mmap64, address, length, protection, flags, fd, offset, __builtin_return_address(0));
 }
 
 // Only the unmapping of a whole mapping from its start pairs with its mmap;
@@ -226,7 +228,8 @@ LUMEN_EXPORT void* mremap(void* old, size_t old_length, size_t length, int flags
   const TraceGuard guard;
   if (!guard) {
     void* p = real->mremap(old, old_length, length, flags, wanted);
-    if (p != MAP_FAILED && before_start_open()) before_start_allocated(Allocator::kMremap, p, length, !keeps_old, old);
+    if (p != MAP_FAILED && before_start_open())
+      before_start_allocated(Allocator::kMremap, p, length, __builtin_return_address(0), !keeps_old, old);
     return p;
   }
   const Freed freed = keeps_old ? Freed{} : take_live(guard, old, true);

@@ -85,27 +85,21 @@ TruthTotals operator+(TruthTotals a, const TruthTotals& b) {
   return a;
 }
 
-// The allocations made before collection started, which have no stack
-// (collector/before_start.h): the program's libraries' initializers, among
-// them libstdc++'s emergency exception pool, which every collected process
-// has (the runtime is C++), live until exit.
+// The allocations made before collection started (collector/before_start.h):
+// the program's libraries' initializers, among them libstdc++'s emergency
+// exception pool, which every collected process has (the runtime is C++).
+// Their stack is their call site alone, under <Truncated-stack>, which no
+// other stack of these targets reaches (none is 256 frames deep).
 TruthTotals before_start(const fs::path& experiment) {
   TruthTotals t;
-  const json allocs = er_print_json({"-allocs"}, experiment), leaks = er_print_json({"-leaks"}, experiment);
-  for (const json& row : allocs.at("tables").at(0).at("rows"))
-    if (stack_functions(row).empty()) {
-      t.allocations += row.at("values").at("count").get<double>();
-      t.bytes += row.at("values").at("bytes").get<double>();
-    }
-  for (const json& row : leaks.at("tables").at(0).at("rows"))
-    if (stack_functions(row).empty()) {
-      t.leaks += row.at("values").at("count").get<double>();
-      t.leaked_bytes += row.at("values").at("bytes").get<double>();
-    }
+  const auto rows = heap_rows(experiment);
+  t.allocations = value(rows, "<Truncated-stack>", "i.heapalloccnt");
+  t.bytes = value(rows, "<Truncated-stack>", "i.heapallocbytes");
+  t.leaks = value(rows, "<Truncated-stack>", "i.heapleakcnt");
+  t.leaked_bytes = value(rows, "<Truncated-stack>", "i.heapleakbytes");
   return t;
 }
 
-// The truth's totals and what came before collection started.
 TruthTotals all_of(const Collection& c) { return totals_of(c.truth) + before_start(c.experiment); }
 
 const json* table_titled(const json& view, const std::string& title) {
@@ -178,7 +172,7 @@ TEST_F(HeapAllocators, EveryFunctionEqualsItsOwnCounts) {
     EXPECT_EQ(value(rows, function, "e.heapalloccnt"), 0.0) << function;
     EXPECT_EQ(value(rows, function, "e.heapleakcnt"), 0.0) << function;
   }
-  // main calls them all; what came before collection started has no stack.
+  // main calls them all; what came before collection started is under its call site alone.
   const TruthTotals t = totals_of(run_->truth);
   EXPECT_EQ(value(rows, "main", "i.heapalloccnt"), t.allocations);
   EXPECT_EQ(value(rows, "main", "i.heapleakbytes"), t.leaked_bytes);
@@ -189,7 +183,8 @@ TEST_F(HeapAllocators, EveryFunctionEqualsItsOwnCounts) {
 // The early library's constructor ran before the runtime's (the dynamic
 // linker runs the program's libraries' first), and so did libstdc++'s,
 // which allocates its emergency exception pool: both blocks are counted,
-// with no stack; main's free of the early block pairs with it, and the
+// at the function that made each (its call site: allocate_early's malloc
+// of 4321 bytes); main's free of the early block pairs with it, and the
 // pool is freed at exit (libstdc++'s __freeres, as valgrind and heaptrack
 // ask for it): neither is a leak.
 TEST_F(HeapAllocators, AllocationsBeforeCollectionStartAreCounted) {
@@ -197,6 +192,10 @@ TEST_F(HeapAllocators, AllocationsBeforeCollectionStartAreCounted) {
   EXPECT_EQ(before.allocations, 2.0);
   EXPECT_EQ(before.leaks, 0.0) << "the pool is freed at exit";
   EXPECT_GT(before.bytes, 4321.0) << "the early library's block and the pool";
+  const auto rows = heap_rows(run_->experiment);
+  ASSERT_TRUE(rows.count("allocate_early")) << "the early block is its constructor's";
+  EXPECT_EQ(value(rows, "allocate_early", "i.heapalloccnt"), 1.0);
+  EXPECT_EQ(value(rows, "allocate_early", "i.heapallocbytes"), 4321.0);
   const json heap = er_print_json({"-heap"}, run_->experiment);
   EXPECT_EQ(heap.at("summary").at("unmatched_frees").get<double>(), 0.0);
   EXPECT_EQ(heap.at("summary").at("frees").get<double>(),
@@ -223,9 +222,10 @@ TEST_F(HeapAllocators, AllocatorIsTheLeafAndNoInterposerFrameAppears) {
     else if (name == "<Unknown>") unknown = count;
     else EXPECT_EQ(count, 0.0) << name << " is no allocation function";
   }
-  EXPECT_EQ(by_allocators, totals_of(run_->truth).allocations);
-  EXPECT_EQ(unknown, before_start(run_->experiment).allocations) << "no stack before collection started";
-  EXPECT_EQ(total, by_allocators + unknown);
+  EXPECT_EQ(by_allocators, totals_of(run_->truth).allocations + before_start(run_->experiment).allocations)
+      << "the allocations before collection started too are their allocators'";
+  EXPECT_EQ(unknown, 0.0) << "every allocation has a stack, if only its call site";
+  EXPECT_EQ(total, by_allocators);
   const auto rows = heap_rows(run_->experiment);
   const json& functions = run_->truth.at("functions");
   EXPECT_EQ(value(rows, "calloc", "e.heapalloccnt"), functions.at("use_calloc").at("allocations").get<double>());
@@ -272,7 +272,7 @@ TEST_F(HeapAllocators, AllocsViewShowsEveryAllocatingStack) {
   std::map<std::string, double> count_by_leaf, bytes_by_leaf;
   for (const json& row : allocs.at("tables").at(0).at("rows")) {
     const auto frames = stack_functions(row);
-    if (frames.empty()) continue;  // before collection started
+    if (frames.size() == 1) continue;  // before collection started: its call site alone
     ASSERT_GE(frames.size(), 2u) << row.dump();
     EXPECT_EQ(frames[1], "main") << row.dump();
     count_by_leaf[frames[0]] += row.at("values").at("count").get<double>();
