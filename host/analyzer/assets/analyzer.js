@@ -27,6 +27,10 @@ const PLUGIN_DRAWINGS = {
   heap_in_use: (view) => HeapInUse.draw(view),
 };
 const PLUGIN_TAB_LABELS = { mpi_timeline: "MPI Timeline", heap_in_use: "Heap in Use" };
+const PLUGIN_CHARTS = [
+  { id: "mpi-chart", label: "MPI Chart", commands: ["mpi_ranks", "mpi_messages"], draw: (views) => MpiChart.draw(views),
+    help: "each rank's MPI time, and the bytes each rank sent to each other [mpi]" },
+];
 
 let tabs = BUILTIN_TABS.slice();
 let session = null;
@@ -148,7 +152,7 @@ async function show() {
     const parts = tab.timeline ? [Timeline.draw(answers[0].view, ctx)] : answers.map((a) => Render.view(a.view, ctx));
     const icicle = tab.icicle && answers[0].view && answers[0].view.rows ? Icicle.draw(answers[0].view, ctx) : null;
     if (icicle) parts.unshift(icicle);
-    if (tab.drawing && answers[0].view) parts.unshift(tab.drawing(answers[0].view));
+    if (tab.drawing && answers[0].view) parts.unshift(tab.drawing(answers[0].view, answers.map((a) => a.view)));
     target.replaceChildren(...parts);
     target.dataset.tab = tab.id;
     notes.textContent = answers.map((a) => a.notes).join("");
@@ -189,6 +193,12 @@ async function start() {
     for (const v of session.plugin_views.filter((v) => !v.help.startsWith("the same as ")))
       tabs.push({ id: "view-" + v.command, label: PLUGIN_TAB_LABELS[v.command] || v.command,
                   help: v.help + " [" + v.plugin + "]", commands: () => [v.command], drawing: PLUGIN_DRAWINGS[v.command] });
+    // Charts over several of a plugin's views, where it offers them all.
+    const offered = new Set(session.plugin_views.map((v) => v.command));
+    for (const chart of PLUGIN_CHARTS)
+      if (chart.commands.every((c) => offered.has(c)))
+        tabs.push({ id: chart.id, label: chart.label, help: chart.help, commands: () => chart.commands,
+                    drawing: (view, views) => chart.draw(views) });
   } catch (error) {
     showError(error);
   }

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """The analyzer's MPI Timeline on a real MPI job: mpi_exchange_target under
 `collect --profile mpi -- mpirun -np 4`, its page in headless Chromium
-driven by Selenium. The tab draws a lane per rank, one box per MPI call and
+driven by Selenium. The MPI Timeline draws a lane per rank, one box per MPI call and
 one line per message, as many as er_print's -mpi_timeline lists (which the
 MPI tests hold to what each rank counted of itself); every line runs from
 its sender's lane to its receiver's, and the lines between each pair of
-ranks carry the bytes the sender counted. No console errors; a screenshot
-is kept in ARTIFACTS.
+ranks carry the bytes the sender counted. The MPI Chart draws each rank's
+MPI time as er_print lists it and a sender-by-receiver matrix of the bytes
+the senders counted. No console errors; screenshots are kept in ARTIFACTS.
 
 Exits 77 (skipped) when chromium, chromedriver or selenium are missing.
 Usage: mpi_analyzer_test.py BIN_DIR INTEGRATION_DIR MPIRUN TARGET ARTIFACTS
@@ -79,6 +80,33 @@ def main():
             errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
             check(not errors, f"console errors: {errors}")
             driver.save_screenshot(os.path.join(artifacts, "mpi-timeline.png"))
+
+            # The MPI Chart: each rank's MPI time as er_print's -mpi_ranks
+            # gives it, and a cell per sender and receiver holding the bytes
+            # the sender counted.
+            ranks_view = json.loads(run([os.path.join(bin_dir, "er_print"), "-format", "json", "-mpi_ranks",
+                                         experiment], cwd=work).stdout)
+            driver.find_element(By.CSS_SELECTOR, '#tabs button[data-tab="mpi-chart"]').click()
+            WebDriverWait(driver, 60).until(
+                lambda d: d.find_element(By.ID, "view").get_attribute("data-tab") == "mpi-chart"
+                and d.find_element(By.ID, "status").text == "")
+            bars = driver.execute_script(
+                "return [...document.querySelectorAll('svg.mpi-chart-time rect.rank-bar')].map((b) => "
+                "[b.dataset.name, +b.dataset.value])")
+            want = [[r["name"], r["values"]["mpitime"]] for r in ranks_view["tables"][0]["rows"]]
+            check(bars == want, f"a bar per rank with er_print's MPI time: {bars} vs {want}")
+            cells = driver.execute_script(
+                "return [...document.querySelectorAll('svg.mpi-chart-matrix rect.matrix-cell')].map((c) => "
+                "[c.dataset.sender, c.dataset.receiver, +c.dataset.bytes])")
+            charted = collections.Counter()
+            for sender, receiver, size in cells:
+                if size:
+                    charted[(int(sender.split()[-1]), int(receiver.split()[-1]))] += size
+            check(charted == sent, f"the matrix's bytes per sender and receiver {dict(charted)} are the senders' "
+                  f"{dict(sent)}")
+            errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+            check(not errors, f"console errors on the MPI Chart: {errors}")
+            driver.save_screenshot(os.path.join(artifacts, "mpi-chart.png"))
         finally:
             driver.quit()
             analyzer.stop()
