@@ -106,6 +106,7 @@ void Server::Impl::routes() {
     const std::lock_guard<std::mutex> lock(session_lock);
     try {
       send_json(response, 200, views.view(request.get_param_value("cmd"), settings_of(request)));
+      response.set_header("X-Lumen-View", views.last_from_cache() ? "kept" : "made");
     } catch (const ViewError& e) {
       nlohmann::json error = {{"error", e.message}};
       if (!e.setting.empty()) error["setting"] = e.setting;

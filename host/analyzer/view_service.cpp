@@ -40,11 +40,33 @@ ViewService::ViewService(er_print::Session& session, std::ostringstream& output)
 }
 
 std::string ViewService::view(const std::string& command_line, const PageSettings& settings) {
+  last_from_cache_ = false;
+  std::vector<std::string> words;
+  try {
+    words = er_print::split_words(command_line);
+  } catch (const std::exception& e) {
+    throw ViewError{e.what(), ""};
+  }
+  const bool keepable = !words.empty() && words[0] != "source" && words[0] != "disasm";
+  std::string key;
+  for (const std::string* part : {&command_line, &settings.metrics, &settings.sort, &settings.viewmode,
+                                  &settings.filters, &settings.compare, &settings.threads})
+    key += *part + '\0';
+  if (keepable)
+    if (auto kept = cache_.find(key)) {
+      last_from_cache_ = true;
+      return *kept;
+    }
+  std::string answer = answer_view(words, settings);
+  if (keepable) cache_.keep(key, answer);
+  return answer;
+}
+
+std::string ViewService::answer_view(const std::vector<std::string>& words, const PageSettings& settings) {
   CapturedNotes notes;
   taken(output_);
   std::string failed_setting;
   try {
-    const std::vector<std::string> words = er_print::split_words(command_line);
     const er_print::Command command = offered_view(words, session_.plugins());
     try {
       settings_.apply(settings);

@@ -6,9 +6,11 @@
 
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "page_settings.h"
 #include "session.h"
+#include "view_cache.h"
 
 namespace lumen::analyzer {
 
@@ -26,15 +28,24 @@ class ViewService {
 
   // {"view": er_print's JSON or null, "notes": what er_print said on
   // stderr}; throws ViewError.
+  // The same command under the same settings is answered from the views
+  // kept (view_cache.h), but for source and disassembly, whose files may
+  // change on disk.
   std::string view(const std::string& command_line, const PageSettings& settings);
+  // Whether the last view() was answered from the views kept.
+  bool last_from_cache() const { return last_from_cache_; }
   // {"experiments", "plugin_views", "default_metrics", "metrics"} for the
   // page's tabs and controls.
   std::string session_summary();
 
  private:
+  std::string answer_view(const std::vector<std::string>& words, const PageSettings& settings);
+
   er_print::Session& session_;
   std::ostringstream& output_;
   SettingsInForce settings_;
+  ViewCache cache_{64u << 20};
+  bool last_from_cache_ = false;
 };
 
 }  // namespace lumen::analyzer

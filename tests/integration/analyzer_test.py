@@ -250,6 +250,27 @@ def check_compare(bin_dir, work, experiment, markup_experiment):
     print("http: compare on, delta and ratio equal er_print's")
 
 
+def check_kept_views(analyzer):
+    # A view asked again under the same settings is the answer kept, the
+    # same bytes; another setting is made anew; source is always read anew.
+    def ask(command, **settings):
+        query = urllib.parse.urlencode({"cmd": command, **settings})
+        response, body = analyzer.request("/api/view?" + query, {"X-Lumen-Token": analyzer.token})
+        check(response.status == 200, f"{command} {settings}: {response.status} {body[:200]}")
+        return response.getheader("X-Lumen-View"), body
+
+    settings = {"metrics": "e.totalcpu:i.totalcpu:name", "sort": "name"}
+    first = ask("functions", **settings)
+    again = ask("functions", **settings)
+    check(first[0] == "made" and again == ("kept", first[1]), f"asked again: {first[0]}, then {again[0]}")
+    other = ask("functions", **dict(settings, sort="i.totalcpu"))
+    check(other[0] == "made" and other[1] != first[1], "another sort is made anew")
+    check(ask("functions", **settings) == ("kept", first[1]), "the first answer is still kept")
+    for _ in range(2):
+        check(ask("source main")[0] == "made", "a source view is read anew each time")
+    print("http: views asked again are the answers kept; other settings and sources are made anew")
+
+
 def check_defaults_files(bin_dir, work, experiment):
     # The .er.rc er_print reads (here both $HOME's and the current
     # directory's) sets the page's defaults: a view asked with no settings
@@ -654,6 +675,7 @@ def main():
                 check_sources(bin_dir, work, analyzer, experiment, source_dir)
                 check_compare(bin_dir, work, experiment, markup_experiment)
                 check_defaults_files(bin_dir, work, experiment)
+                check_kept_views(analyzer)
                 check_browser_launch(bin_dir, work, experiment)
                 check_omp_views(bin_dir, work, omp_experiment)
                 status, answer = markup.view("functions")
