@@ -58,6 +58,30 @@ bool in_unwinder(uint64_t pc) {
   return false;
 }
 
+// The C library's signal trampoline (__restore_rt, the sa_restorer its
+// sigaction gives every handler), read from the kernel's record of any
+// handler installed through it; 0 until one is found. [signal-safe]
+std::atomic<uint64_t> g_trampoline{0};
+
+uint64_t signal_trampoline() {
+  uint64_t found = g_trampoline.load(std::memory_order_relaxed);
+  if (found != 0) return found;
+  constexpr unsigned long kRestorer = 0x04000000;  // SA_RESTORER
+  struct KernelSigaction {
+    uintptr_t handler;
+    unsigned long flags;
+    uintptr_t restorer;
+    uint64_t mask;
+  };
+  for (int signal = 1; signal <= 64 && found == 0; ++signal) {
+    KernelSigaction action{};
+    if (syscall(SYS_rt_sigaction, signal, nullptr, &action, sizeof action.mask) == 0 && (action.flags & kRestorer) != 0)
+      found = action.restorer;
+  }
+  g_trampoline.store(found, std::memory_order_relaxed);
+  return found;
+}
+
 struct RangeQuery {
   uint64_t address;
   AddressRange found;
@@ -173,12 +197,22 @@ uint64_t intern_frames(void* const* frames, int count, int first, uint32_t flags
         }
     }
   }
+  bool leaf_left_out = false;
   for (int i = first; i < count; ++i) {
     const auto ip = reinterpret_cast<uint64_t>(frames[i]);
     if (ip == 0) break;
     if (excluded(ip)) {
       // The frame after a left-out one is a return address, leaf or not.
-      if (depth == 0) flags |= LUMEN_STACK_LEAF_IS_RETURN;
+      if (depth == 0) flags |= LUMEN_STACK_LEAF_IS_RETURN, leaf_left_out = true;
+      continue;
+    }
+    // The collector's own work in a signal handler (its clock sample) was
+    // interrupted: the event (a page fault of its buffers, counted in the
+    // thread's rusage) is the interrupted function's, not the trampoline's
+    // that ran the handler; that function's frame is the interrupted PC.
+    if (depth == 0 && leaf_left_out && ip >= 8 && (ip == signal_trampoline() || ip - 1 == signal_trampoline())) {
+      flags &= ~static_cast<uint32_t>(LUMEN_STACK_LEAF_IS_RETURN);
+      leaf_left_out = false;
       continue;
     }
     if (depth == LUMEN_MAX_STACK_DEPTH) {
