@@ -20,6 +20,9 @@ struct PageSettings {
   std::string filters;   // -filters EXPR
   std::string compare;   // -compare on|off|delta|ratio
   std::string threads;   // -thread_select LIST
+  // The experiments shown, by id as -exp_list numbers them ("1,3"); empty:
+  // all. Applied as -filters' EXPID IN (...), and-ed with `filters`.
+  std::string experiments;
 };
 
 // A setting the session refused: which one, and er_print's message.
@@ -38,9 +41,11 @@ class SettingsInForce {
   const PageSettings& defaults() const { return defaults_; }
 
  private:
+  std::string filter_expression(const PageSettings& settings) const;
+
   er_print::Session& session_;
   PageSettings defaults_;
-  std::string filters_;  // as applied; the session starts with none
+  std::string filters_;  // the expression applied; the session starts with none
   std::string threads_;
 };
 

@@ -39,7 +39,8 @@ std::string url_host(const std::string& address) {
 
 PageSettings settings_of(const httplib::Request& request) {
   return {request.get_param_value("metrics"), request.get_param_value("sort"),    request.get_param_value("viewmode"),
-          request.get_param_value("filters"), request.get_param_value("compare"), request.get_param_value("threads")};
+          request.get_param_value("filters"), request.get_param_value("compare"), request.get_param_value("threads"),
+          request.get_param_value("experiments")};
 }
 
 void send_json(httplib::Response& response, int status, const std::string& json) {

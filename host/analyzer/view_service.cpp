@@ -50,7 +50,7 @@ std::string ViewService::view(const std::string& command_line, const PageSetting
   const bool keepable = !words.empty() && words[0] != "source" && words[0] != "disasm";
   std::string key;
   for (const std::string* part : {&command_line, &settings.metrics, &settings.sort, &settings.viewmode,
-                                  &settings.filters, &settings.compare, &settings.threads})
+                                  &settings.filters, &settings.compare, &settings.threads, &settings.experiments})
     key += *part + '\0';
   if (keepable)
     if (auto kept = cache_.find(key)) {

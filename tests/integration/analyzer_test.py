@@ -245,9 +245,25 @@ def check_compare(bin_dir, work, experiment, markup_experiment):
         status, answer = both.view("functions")
         check(answer["view"] == er_print_json(bin_dir, work, [experiment, markup_experiment], "-functions"),
               "compare off again: both experiments' functions together")
+        # The experiments shown: the first alone, with a filter too, as
+        # er_print's EXPID filter gives them; an id that is none is refused.
+        status, answer = both.view("functions", experiments="1")
+        check(status == 200 and answer["view"] == er_print_json(
+            bin_dir, work, [experiment, markup_experiment], "-filters", "EXPID IN (1)", "-functions"),
+            "experiments=1 is er_print's EXPID IN (1)")
+        check(MARKUP_FUNCTION not in [r["name"] for r in answer["view"]["rows"]], "the second one's function is gone")
+        status, answer = both.view("functions", experiments="2", filters="THRID IN (1)")
+        check(status == 200 and answer["view"] == er_print_json(
+            bin_dir, work, [experiment, markup_experiment], "-filters", "(THRID IN (1)) && EXPID IN (2)", "-functions"),
+            "experiments=2 and a filter together")
+        status, answer = both.view("functions", experiments="2", filters="thread in 1")
+        check(status == 400 and answer.get("setting") == "experiments" and "gprofng's syntax" in answer["error"],
+              f"a filter of the other syntax is named: {answer}")
+        status, answer = both.view("functions", experiments="3")
+        check(status == 400 and answer.get("setting") == "experiments", f"experiment 3 of 2 is refused: {answer}")
     finally:
         both.stop()
-    print("http: compare on, delta and ratio equal er_print's")
+    print("http: compare on, delta and ratio equal er_print's; the experiments shown are its EXPID filter")
 
 
 def check_kept_views(analyzer):
@@ -596,6 +612,26 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
         check(ends == [b["values"]["at_end"] for b in bins], "each bin's bytes in use at its end are er_print's")
         check(not console_errors(), "no console errors on the Heap in Use tab")
         driver.save_screenshot(os.path.join(artifacts, "heap-in-use.png"))
+
+        # The Experiments tab's boxes choose what every tab shows.
+        both = Analyzer(bin_dir, work, experiment, markup_experiment)
+        try:
+            open_page(both, "tab=experiments")
+            boxes = driver.find_elements(By.CSS_SELECTOR, "fieldset.experiment-chooser input[type=checkbox]")
+            check(len(boxes) == 2 and all(b.is_selected() for b in boxes), "a box per experiment, both shown")
+            before = loaded_count()
+            boxes[1].click()
+            wait_after(before)
+            check("experiments=1" in driver.current_url, f"the URL keeps the choice: {driver.current_url}")
+            before = loaded_count()
+            driver.find_element(By.CSS_SELECTOR, '#tabs button[data-tab="functions"]').click()
+            wait_after(before)
+            same_numbers(er_print_json(bin_dir, work, [experiment, markup_experiment], "-filters", "EXPID IN (1)",
+                                       "-functions"), "the first experiment's functions alone")
+            check(not console_errors(), "no console errors choosing experiments")
+            driver.save_screenshot(os.path.join(artifacts, "experiments-chosen.png"))
+        finally:
+            both.stop()
 
         # Markup in names is text.
         open_page(markup, "tab=functions")

@@ -4,7 +4,7 @@
 // the server as an er_print command and drawn by render.js.
 "use strict";
 
-const SETTINGS = ["metrics", "sort", "viewmode", "filters", "compare", "threads"];
+const SETTINGS = ["metrics", "sort", "viewmode", "filters", "compare", "threads", "experiments"];
 
 // Each tab: the er_print commands it shows, from the state.
 const BUILTIN_TABS = [
@@ -18,7 +18,7 @@ const BUILTIN_TABS = [
   { id: "pcs", label: "PCs", commands: () => ["pcs"] },
   { id: "threads", label: "Threads", commands: () => ["thread_list"] },
   { id: "timeline", label: "Timeline", commands: () => ["timeline"], timeline: true },
-  { id: "experiments", label: "Experiments", commands: () => ["exp_list"] },
+  { id: "experiments", label: "Experiments", commands: () => ["exp_list"], drawing: () => experimentChooser(state()) },
 ];
 
 // Plugin views drawn as well as tabulated, and their tabs' names.
@@ -109,6 +109,31 @@ function showError(error) {
   } else {
     document.getElementById("view-error").textContent = error.message;
   }
+}
+
+// Which experiments every tab shows: a box per experiment, as -exp_list
+// numbers them; the last one shown cannot be taken away.
+function experimentChooser(s) {
+  const box = Render.el("fieldset", "experiment-chooser", "");
+  box.append(Render.el("legend", "", "Experiments shown in every tab"));
+  const shown = s.experiments ? new Set(s.experiments.split(",")) : null;
+  const paths = session ? session.experiments : [];
+  paths.forEach((path, i) => {
+    const id = String(i + 1);
+    const label = Render.el("label", "", "");
+    const check = document.createElement("input");
+    check.type = "checkbox";
+    check.value = id;
+    check.checked = !shown || shown.has(id);
+    check.addEventListener("change", () => {
+      const chosen = [...box.querySelectorAll("input:checked")].map((c) => c.value);
+      if (!chosen.length) return void (check.checked = true);
+      go({ experiments: chosen.length === paths.length ? "" : chosen.join(",") });
+    });
+    label.append(check, Render.el("span", "", ` ${id}: ${path}`));
+    box.append(label);
+  });
+  return box;
 }
 
 // The hottest function other than <Total>: where function tabs start.
