@@ -46,6 +46,10 @@ typedef struct tally {
   long long read_ns, write_ns, other_ns, error_ns;
   long long delay_ns; /* the thread's run delay across the calls */
   long long first_calls; /* calls that were the first traced call of their thread */
+  /* in those first calls, the time the thread was neither on a CPU nor
+   * waiting for one: blocked (where a collector maps its data file's first
+   * run, the file system may keep it waiting) */
+  long long first_blocked_ns;
 } tally;
 
 static char directory[4096];
@@ -67,24 +71,30 @@ static long long now_ns(void) {
   return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* This thread's run delay so far in ns (0 where the kernel keeps none),
- * by raw system calls on a descriptor of its own, so that reading it is no
- * traced call. */
-static long long run_delay_ns(void) {
+/* This thread's time on a CPU and run delay so far in ns (0 where the
+ * kernel keeps none), by raw system calls on a descriptor of its own, so
+ * that reading them is no traced call. */
+typedef struct sched_times {
+  long long on_cpu, delay;
+} sched_times;
+static sched_times sched_now(void) {
   static __thread int schedstat = -1;
+  sched_times times = {0, 0};
   if (schedstat < 0) schedstat = (int)syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-  if (schedstat < 0) return 0;
+  if (schedstat < 0) return times;
   char text[128];
   const long n = syscall(SYS_pread64, schedstat, text, sizeof text - 1, 0);
-  if (n <= 0) return 0;
+  if (n <= 0) return times;
   text[n] = '\0';
   unsigned long long on_cpu = 0, delay = 0;
-  if (sscanf(text, "%llu %llu", &on_cpu, &delay) != 2) return 0;
-  return (long long)delay;
+  if (sscanf(text, "%llu %llu", &on_cpu, &delay) != 2) return times;
+  times.on_cpu = (long long)on_cpu;
+  times.delay = (long long)delay;
+  return times;
 }
 
 static void count(tally* file, tally* function, int kind, long long result, long long outer_ns, long long delay_ns,
-                  int first) {
+                  int first, long long blocked_ns) {
   pthread_mutex_lock(&tally_lock);
   tally* both[2] = {file, function};
   for (int i = 0; i < 2; ++i) {
@@ -92,6 +102,7 @@ static void count(tally* file, tally* function, int kind, long long result, long
     t->outer_ns += outer_ns;
     t->delay_ns += delay_ns;
     t->first_calls += first;
+    if (first) t->first_blocked_ns += blocked_ns;
     if (result < 0) ++t->error_count, t->error_ns += outer_ns;
     else if (kind == READ) t->read_bytes += result, ++t->read_count, t->read_ns += outer_ns;
     else if (kind == WRITE) t->write_bytes += result, ++t->write_count, t->write_ns += outer_ns;
@@ -107,11 +118,14 @@ static __thread int traced_before; /* this thread made a traced call */
   ({                                                                                                  \
     const int first_call = !traced_before;                                                            \
     traced_before = 1;                                                                                \
-    const long long delay_start = run_delay_ns();                                                     \
+    const sched_times sched_start = sched_now();                                                      \
     const long long call_start = now_ns();                                                            \
     const long long call_result = (long long)(expression);                                            \
     const long long call_ns = now_ns() - call_start;                                                  \
-    count(file, function, kind, call_result, call_ns, run_delay_ns() - delay_start, first_call); \
+    const sched_times sched_end = sched_now();                                                        \
+    const long long delay = sched_end.delay - sched_start.delay;                                      \
+    const long long blocked = call_ns - (sched_end.on_cpu - sched_start.on_cpu) - delay;             \
+    count(file, function, kind, call_result, call_ns, delay, first_call, blocked > 0 ? blocked : 0);  \
     call_result;                                                                                      \
   })
 
@@ -261,9 +275,11 @@ static void write_tally(FILE* out, const tally* t, const char* name, int last) {
   fprintf(out,
           "  \"%s\": {\"ioreadbytes\": %lld, \"iowritebytes\": %lld, \"ioreadcnt\": %lld, \"iowritecnt\": %lld, "
           "\"ioothercnt\": %lld, \"ioerrorcnt\": %lld, \"outer_ns\": %lld, \"ioreadtime_ns\": %lld, "
-          "\"iowritetime_ns\": %lld, \"ioothertime_ns\": %lld, \"ioerrortime_ns\": %lld, \"delay_ns\": %lld, \"first_calls\": %lld}%s\n",
+          "\"iowritetime_ns\": %lld, \"ioothertime_ns\": %lld, \"ioerrortime_ns\": %lld, \"delay_ns\": %lld, \"first_calls\": %lld, "
+          "\"first_blocked_ns\": %lld}%s\n",
           name, t->read_bytes, t->write_bytes, t->read_count, t->write_count, t->other_count, t->error_count,
-          t->outer_ns, t->read_ns, t->write_ns, t->other_ns, t->error_ns, t->delay_ns, t->first_calls, last ? "" : ",");
+          t->outer_ns, t->read_ns, t->write_ns, t->other_ns, t->error_ns, t->delay_ns, t->first_calls,
+          t->first_blocked_ns, last ? "" : ",");
 }
 
 int main(int argc, char** argv) {
