@@ -46,10 +46,10 @@ typedef struct tally {
   long long read_ns, write_ns, other_ns, error_ns;
   long long delay_ns; /* the thread's run delay across the calls */
   long long first_calls; /* calls that were the first traced call of their thread */
-  /* in those first calls, the time the thread was neither on a CPU nor
-   * waiting for one: blocked (where a collector maps its data file's first
-   * run, the file system may keep it waiting) */
-  long long first_blocked_ns;
+  /* the time the thread was neither on a CPU nor waiting for one across
+   * the calls: blocked, in the call or around it (where a collector maps
+   * its data file's runs, the file system may keep it waiting) */
+  long long blocked_ns;
 } tally;
 
 static char directory[4096];
@@ -102,7 +102,7 @@ static void count(tally* file, tally* function, int kind, long long result, long
     t->outer_ns += outer_ns;
     t->delay_ns += delay_ns;
     t->first_calls += first;
-    if (first) t->first_blocked_ns += blocked_ns;
+    t->blocked_ns += blocked_ns;
     if (result < 0) ++t->error_count, t->error_ns += outer_ns;
     else if (kind == READ) t->read_bytes += result, ++t->read_count, t->read_ns += outer_ns;
     else if (kind == WRITE) t->write_bytes += result, ++t->write_count, t->write_ns += outer_ns;
@@ -276,10 +276,10 @@ static void write_tally(FILE* out, const tally* t, const char* name, int last) {
           "  \"%s\": {\"ioreadbytes\": %lld, \"iowritebytes\": %lld, \"ioreadcnt\": %lld, \"iowritecnt\": %lld, "
           "\"ioothercnt\": %lld, \"ioerrorcnt\": %lld, \"outer_ns\": %lld, \"ioreadtime_ns\": %lld, "
           "\"iowritetime_ns\": %lld, \"ioothertime_ns\": %lld, \"ioerrortime_ns\": %lld, \"delay_ns\": %lld, \"first_calls\": %lld, "
-          "\"first_blocked_ns\": %lld}%s\n",
+          "\"blocked_ns\": %lld}%s\n",
           name, t->read_bytes, t->write_bytes, t->read_count, t->write_count, t->other_count, t->error_count,
           t->outer_ns, t->read_ns, t->write_ns, t->other_ns, t->error_ns, t->delay_ns, t->first_calls,
-          t->first_blocked_ns, last ? "" : ",");
+          t->blocked_ns, last ? "" : ",");
 }
 
 int main(int argc, char** argv) {
