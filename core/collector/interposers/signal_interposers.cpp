@@ -18,6 +18,7 @@
 #include <lumen/collector_support.h>
 
 #include "signals/program_signal_view.h"
+#include "signals/kernel_sigaction.h"
 #include "signals/signal_chain.h"
 #include "stacks/stack_capture.h"
 #include "threads/program_thread_state.h"
@@ -119,13 +120,8 @@ bool unchained_handler_could_interrupt(const sigset_t* set) {
     if (signal == SIGKILL || signal == SIGSTOP || signal == 32 || signal == 33 || sigismember(set, signal) == 1 ||
         signal_claimed(signal) || (blocked & signal_bit(signal)) != 0)
       continue;
-    struct KernelSigaction {
-      uintptr_t handler;
-      unsigned long flags;
-      uintptr_t restorer;
-      uint64_t mask;
-    } action{};
-    if (syscall(SYS_rt_sigaction, signal, nullptr, &action, sizeof action.mask) != 0) continue;
+    KernelSigaction action;
+    if (!read_kernel_sigaction(signal, action)) continue;
     if (action.handler != reinterpret_cast<uintptr_t>(SIG_DFL) && action.handler != reinterpret_cast<uintptr_t>(SIG_IGN))
       return true;
   }

@@ -1,5 +1,6 @@
 #define UNW_LOCAL_ONLY
 #include "stacks/stack_capture.h"
+#include "signals/kernel_sigaction.h"
 
 #include <libunwind.h>
 #include <lumen/record_format.h>
@@ -66,17 +67,9 @@ std::atomic<uint64_t> g_trampoline{0};
 uint64_t signal_trampoline() {
   uint64_t found = g_trampoline.load(std::memory_order_relaxed);
   if (found != 0) return found;
-  constexpr unsigned long kRestorer = 0x04000000;  // SA_RESTORER
-  struct KernelSigaction {
-    uintptr_t handler;
-    unsigned long flags;
-    uintptr_t restorer;
-    uint64_t mask;
-  };
   for (int signal = 1; signal <= 64 && found == 0; ++signal) {
-    KernelSigaction action{};
-    if (syscall(SYS_rt_sigaction, signal, nullptr, &action, sizeof action.mask) == 0 && (action.flags & kRestorer) != 0)
-      found = action.restorer;
+    KernelSigaction action;
+    if (read_kernel_sigaction(signal, action) && (action.flags & kSaRestorer) != 0) found = action.restorer;
   }
   g_trampoline.store(found, std::memory_order_relaxed);
   return found;
