@@ -44,11 +44,11 @@ double thread_time_tolerance(double truth) { return 10 * kInterval + 0.15 * trut
 class OmpOversubscribed : public testing::TestWithParam<OmpBuild> {
  protected:
   static const Collection& run_of(const OmpBuild& build) {
-    static TempDir dir;
+    static std::map<std::string, TempDir> dirs;  // one per build: an experiment is never overwritten
     static std::map<std::string, Collection> runs;
     auto found = runs.find(build.name);
     if (found == runs.end())
-      found = runs.emplace(build.name, collect(dir, {"-p", "on"}, build.target, {kThreads, kRounds})).first;
+      found = runs.emplace(build.name, collect(dirs[build.name], {"-p", "on"}, build.target, {kThreads, kRounds})).first;
     return found->second;
   }
   void SetUp() override {

@@ -56,12 +56,12 @@ const Runtime kRuntimes[] = {
 class OmpTracing : public testing::TestWithParam<Runtime> {
  protected:
   static const Collection& run_of(const Runtime& runtime) {
-    static TempDir dir;
+    static std::map<std::string, TempDir> dirs;  // one per runtime: an experiment is never overwritten
     static std::map<std::string, Collection> runs;
     auto found = runs.find(runtime.name);
     if (found == runs.end()) {
       ActiveWaitPolicy policy;
-      found = runs.emplace(runtime.name, collect(dir, {"-p", "on", "-states", "off"}, runtime.target)).first;
+      found = runs.emplace(runtime.name, collect(dirs[runtime.name], {"-p", "on", "-states", "off"}, runtime.target)).first;
     }
     return found->second;
   }

@@ -28,9 +28,12 @@
 #include "cpu_burn.h"
 
 #define MAX_THREADS 16
-#define A_CPU 0.020
-#define B_CPU 0.040
-#define SERIAL_CPU 0.050
+/* Each stretch of work is many clock intervals long: what the sampling
+ * moves across a function's end (a part of one interval each) stays small
+ * against the work's own figures. */
+#define A_CPU 0.060
+#define B_CPU 0.120
+#define SERIAL_CPU 0.150
 
 /* What a thread measured of one kind of work. */
 struct Measured {
