@@ -31,6 +31,7 @@ import time
 import urllib.parse
 
 from er_test_support import check, run
+from analyzer_page import console_errors, same_numbers
 from headless_chromium import browser_or_skip
 
 MARKUP_FUNCTION = "<img src=x onerror=alert(1)>"
@@ -372,7 +373,7 @@ def check_sources(bin_dir, work, analyzer, experiment, source_dir):
     print("http: sources are read only from the experiment and the directories given")
 
 
-def check_timeline(driver, open_page, loaded_count, wait_after, same_numbers, bin_dir, work, analyzer, experiment,
+def check_timeline(driver, open_page, loaded_count, wait_after, bin_dir, work, analyzer, experiment,
                    artifacts):
     """The Timeline tab: a box for each bin of er_print -timeline; a click shows the call tree er_print gives for
     that thread and time; dragging across the axis filters every tab to the bins under it."""
@@ -424,7 +425,7 @@ def check_timeline(driver, open_page, loaded_count, wait_after, same_numbers, bi
     narrowed = er_print_json(bin_dir, work, experiment, "-filters", filters, "-timeline")["rows"]
     check(0 < len(narrowed) < len(want), f"the time filter {filters} keeps {len(narrowed)} of {len(want)} bins")
     open_page(analyzer, urlparse(driver.current_url).fragment.replace("tab=timeline", "tab=functions"))
-    same_numbers(er_print_json(bin_dir, work, experiment, "-filters", filters, "-functions"),
+    same_numbers(driver, er_print_json(bin_dir, work, experiment, "-filters", filters, "-functions"),
                  f"functions under the dragged {filters}")
     print(f"browser: the timeline draws er_print's {len(want)} bins, a bin's call tree and a dragged time filter")
 
@@ -451,15 +452,6 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
         WebDriverWait(driver, 60).until(lambda d: loaded_count() > (before if same_page else 0) and
                                         d.find_element(By.ID, "status").text == "")
 
-    def console_errors():
-        return [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-
-    def table_numbers():
-        return driver.execute_script(
-            "return Array.from(document.querySelectorAll('#view table.metric-table tr[data-name]')).map(r =>"
-            " [r.dataset.name, Object.fromEntries(Array.from(r.querySelectorAll('td[data-spec]')).map(c =>"
-            " [c.dataset.spec, parseFloat(c.dataset.value)]))])")
-
     def apply_field(field_id, text):
         """Types `text` into the control `field_id` (in place of what it held) and applies it."""
         field = driver.find_element(By.ID, field_id)
@@ -468,12 +460,6 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
         before = loaded_count()
         driver.find_element(By.ID, "apply").click()
         wait_after(before)
-
-    def same_numbers(want, what):
-        have = table_numbers()
-        check(len(have) == len(want["rows"]), f"{what}: {len(have)} rows, er_print has {len(want['rows'])}")
-        for (name, values), row in zip(have, want["rows"]):
-            check(name == row["name"] and values == row["values"], f"{what}: row {name} {values} vs {row}")
 
     try:
         open_page(analyzer, "tab=overview")
@@ -493,7 +479,7 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
             check(error == "", f"tab {tab}: {error}")
             check(driver.find_elements(By.CSS_SELECTOR, "#view table, #view dl, #view svg.timeline"),
                   f"tab {tab} shows a table")
-            errors = console_errors()
+            errors = console_errors(driver)
             check(not errors, f"tab {tab}: console errors {errors}")
             driver.save_screenshot(os.path.join(artifacts, f"{tab}.png"))
         print(f"browser: {len(tabs)} tabs load without console errors")
@@ -507,30 +493,30 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
 
         # The function table: every number is er_print's.
         open_page(analyzer, "tab=functions")
-        same_numbers(er_print_json(bin_dir, work, experiment, "-functions"), "functions")
+        same_numbers(driver, er_print_json(bin_dir, work, experiment, "-functions"), "functions")
         # View mode and filter from the controls: the numbers er_print gives with them.
         Select(driver.find_element(By.ID, "viewmode")).select_by_value("machine")
         apply_field("filters", "thread in 2-3")
-        same_numbers(er_print_json(bin_dir, work, experiment, "-viewmode", "machine", "-filters", "thread in 2-3",
+        same_numbers(driver, er_print_json(bin_dir, work, experiment, "-viewmode", "machine", "-filters", "thread in 2-3",
                                    "-functions"), "functions in machine mode, threads 2-3")
         check("viewmode=machine" in driver.current_url and "filters=thread" in driver.current_url,
               f"the URL holds the settings: {driver.current_url}")
         driver.refresh()
         WebDriverWait(driver, 60).until(lambda d: loaded_count() > 0 and d.find_element(By.ID, "status").text == "")
-        same_numbers(er_print_json(bin_dir, work, experiment, "-viewmode", "machine", "-filters", "thread in 2-3",
+        same_numbers(driver, er_print_json(bin_dir, work, experiment, "-viewmode", "machine", "-filters", "thread in 2-3",
                                    "-functions"), "functions after a reload")
         driver.save_screenshot(os.path.join(artifacts, "functions-machine-filtered.png"))
         # Sorting by a column's header.
         driver.find_element(By.CSS_SELECTOR, "#view th[data-spec='i.totalcpu']").click()
         WebDriverWait(driver, 60).until(lambda d: "sort=i.totalcpu" in d.current_url and
                                         d.find_element(By.ID, "status").text == "")
-        same_numbers(er_print_json(bin_dir, work, experiment, "-viewmode", "machine", "-filters", "thread in 2-3",
+        same_numbers(driver, er_print_json(bin_dir, work, experiment, "-viewmode", "machine", "-filters", "thread in 2-3",
                                    "-sort", "i.totalcpu", "-functions"), "functions sorted by i.totalcpu")
         # A thread selection from its field.
         apply_field("threads", "2")
-        same_numbers(er_print_json(bin_dir, work, experiment, "-viewmode", "machine", "-filters", "thread in 2-3",
+        same_numbers(driver, er_print_json(bin_dir, work, experiment, "-viewmode", "machine", "-filters", "thread in 2-3",
                                    "-sort", "i.totalcpu", "-thread_select", "2", "-functions"), "functions of thread 2")
-        check(not console_errors(), "no console errors after changing settings")
+        check(not console_errors(driver), "no console errors after changing settings")
 
         # A thread's number on the Threads tab selects it for the function table.
         open_page(analyzer, "tab=threads")
@@ -539,9 +525,9 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
         link.click()
         wait_after(before)
         check("tab=functions" in driver.current_url and "threads=3" in driver.current_url, driver.current_url)
-        same_numbers(er_print_json(bin_dir, work, experiment, "-thread_select", "3", "-functions"), "thread 3's functions")
+        same_numbers(driver, er_print_json(bin_dir, work, experiment, "-thread_select", "3", "-functions"), "thread 3's functions")
 
-        check_timeline(driver, open_page, loaded_count, wait_after, same_numbers, bin_dir, work, analyzer, experiment,
+        check_timeline(driver, open_page, loaded_count, wait_after, bin_dir, work, analyzer, experiment,
                        artifacts)
 
         # A bad filter: its message at the filter.
@@ -596,7 +582,7 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
             check((name, value) in drawn, f"icicle node {name} {value} is a call tree node of er_print's")
             check(abs(width - 1200 * value / total) < 1e-6, f"{name} is {width} wide for {value} of {total}")
         check(len(nodes) >= 8, f"{len(nodes)} nodes drawn")
-        check(not console_errors(), "no console errors")
+        check(not console_errors(driver), "no console errors")
 
         # Heap in Use: the bins er_print lists, as high as its highest.
         open_page(analyzer, "tab=view-heap_in_use")
@@ -610,7 +596,7 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
         ends = driver.execute_script("return Array.from(document.querySelectorAll('svg.heap-in-use rect.bin')).map("
                                      "r => parseFloat(r.dataset.atEnd))")
         check(ends == [b["values"]["at_end"] for b in bins], "each bin's bytes in use at its end are er_print's")
-        check(not console_errors(), "no console errors on the Heap in Use tab")
+        check(not console_errors(driver), "no console errors on the Heap in Use tab")
         driver.save_screenshot(os.path.join(artifacts, "heap-in-use.png"))
 
         # The Experiments tab's boxes choose what every tab shows.
@@ -626,9 +612,9 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
             before = loaded_count()
             driver.find_element(By.CSS_SELECTOR, '#tabs button[data-tab="functions"]').click()
             wait_after(before)
-            same_numbers(er_print_json(bin_dir, work, [experiment, markup_experiment], "-filters", "EXPID IN (1)",
+            same_numbers(driver, er_print_json(bin_dir, work, [experiment, markup_experiment], "-filters", "EXPID IN (1)",
                                        "-functions"), "the first experiment's functions alone")
-            check(not console_errors(), "no console errors choosing experiments")
+            check(not console_errors(driver), "no console errors choosing experiments")
             driver.save_screenshot(os.path.join(artifacts, "experiments-chosen.png"))
         finally:
             both.stop()
@@ -639,7 +625,7 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
         check(MARKUP_FUNCTION in names, f"the markup function is a row: {names}")
         check(MARKUP_FUNCTION in driver.find_element(By.ID, "view").text, "its name is shown as written")
         check(not driver.find_elements(By.CSS_SELECTOR, "#view img"), "no image element was made of it")
-        same_numbers(er_print_json(bin_dir, work, markup_experiment, "-functions"), "the markup target's functions")
+        same_numbers(driver, er_print_json(bin_dir, work, markup_experiment, "-functions"), "the markup target's functions")
         driver.save_screenshot(os.path.join(artifacts, "markup-functions.png"))
         open_page(markup, "tab=calltree")
         check(MARKUP_FUNCTION in driver.execute_script("return document.getElementById('view').textContent"),
@@ -657,7 +643,7 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
         check(driver.find_element(By.CSS_SELECTOR, "#view tr.focus").get_attribute("data-name") == MARKUP_FUNCTION,
               "the markup function's callers and callees")
         check(not driver.find_elements(By.CSS_SELECTOR, "#view img"), "no image element in callers-callees")
-        check(not console_errors(), "no console errors on the markup target")
+        check(not console_errors(driver), "no console errors on the markup target")
     finally:
         driver.quit()
     print(f"browser: every check passed; screenshots in {artifacts}")

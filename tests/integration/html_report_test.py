@@ -1,185 +1,166 @@
 #!/usr/bin/env python3
-"""er_html on real experiments of threads_target (clock samples and sync
-waits), checked two ways:
+"""er_html, the analyzer's page exported with its views, on real
+experiments of threads_target (clock samples, heap and sync waits), checked
+two ways:
 
-  data     the report's data.js against er_print's own JSON (no browser)
-  browser  the report in headless Chromium driven by Selenium: no console
-           errors, the function table's numbers, sorting and search,
-           callers-callees navigation, flame graph zoom, search and hover,
-           one timeline lane per thread, annotated source, the differential
-           flame graph; a screenshot of each tab is kept in ARTIFACTS.
+  data     the exported views (data.js) against er_print's own JSON, no
+           browser: every tab's view, each plugin's, and the callers-callees
+           and disassembly of exactly the N hottest functions; no source
+           text unless --sources, and then er_print's; nothing the page
+           loads comes from elsewhere
+  browser  the export opened from disk in headless Chromium driven by
+           Selenium: every tab loads with no console error (a screenshot of
+           each is kept in ARTIFACTS); the Functions numbers are er_print's;
+           a click on a function opens its callers-callees; the controls
+           cannot change settings, and a view the export does not hold says
+           how to get it; a compare export shows both experiments' columns
 
 Exits 77 (skipped) when chromium, chromedriver or selenium are missing.
 Usage: html_report_test.py data|browser BIN_DIR TARGET_DIR ARTIFACTS
 """
 import json
 import os
+import re
 import sys
 import tempfile
 
-from er_test_support import run
+from er_test_support import check, run
+from analyzer_page import console_errors, same_numbers
 from headless_chromium import browser_or_skip
+
+HOTTEST = 5
 
 
 def collect(bin_dir, target_dir, work, name, scale, target="threads_target"):
-    run([os.path.join(bin_dir, "collect"), "-d", work, "-o", name, "-p", "on", "-s", "on",
+    run([os.path.join(bin_dir, "collect"), "-d", work, "-o", name, "-p", "on", "-s", "on", "-H", "on",
          os.path.join(target_dir, target), scale], cwd=work)
     return os.path.join(work, name)
 
 
-def er_print_json(bin_dir, experiment, *args):
-    return json.loads(run([os.path.join(bin_dir, "er_print"), "--format=json", *args, experiment]).stdout)
+def er_print_json(bin_dir, *args):
+    return json.loads(run([os.path.join(bin_dir, "er_print"), "--format=json", *args]).stdout)
 
 
-def report_data(report):
+def exported(report):
     with open(os.path.join(report, "data.js")) as f:
         text = f.read()
-    prefix = "window.LUMEN_REPORT = "
-    assert text.startswith(prefix), text[:80]
+    prefix = "window.LUMEN_EXPORT = "
+    check(text.startswith(prefix), text[:80])
     return json.loads(text[len(prefix):].rstrip().rstrip(";"))
 
 
-def check(condition, message):
-    if not condition:
-        sys.exit("FAILED: " + message)
+def quoted(name):
+    """A function's name as the page's command lines quote it (analyzer.js quoted())."""
+    return '"' + name.replace('"', "\"'\"'\"") + '"'
 
 
-def check_data(bin_dir, experiment, report):
-    data = report_data(report)
-    shown = er_print_json(bin_dir, experiment, "-functions")
-    check(data["functions"] == shown, "the report's function table is er_print's -functions")
-    threads = er_print_json(bin_dir, experiment, "-thread_list")
-    check(len(data["timeline"]["lanes"]) == len(threads["rows"]) == 4, "one timeline lane per thread")
-    # The flame graph's stacks add up to <Total> of each metric (named, as
-    # some are not in the default list).
-    every = ":".join("e." + m["keyword"] for m in data["metrics"])
-    named = er_print_json(bin_dir, experiment, "-metrics", every, "-functions")
-    total = next(r for r in named["rows"] if r["name"] == "<Total>")
-    for i, m in enumerate(data["metrics"]):
-        summed = sum(s["v"][i] for s in data["stacks"])
-        want = total["values"]["e." + m["keyword"]]
-        scale = 1e9 if m["unit"] == "nanoseconds" else 1
-        check(abs(summed / scale - want) <= 1e-8 * max(1, want) + 1e-9, f"stacks of {m['keyword']}: {summed} vs {want}")
-    # Timeline CPU per lane adds up to the thread's user time.
-    for lane in data["timeline"]["lanes"]:
-        row = next(r for r in threads["rows"] if r["tid"] in (lane["tid"], str(lane["tid"])))
-        cpu = sum(v for _, v in lane["series"].get("clock", []))
-        check(abs(cpu / 1e9 - row["values"]["e.totalcpu"]) <= 1e-6, f"lane {lane['tid']} CPU {cpu} vs {row}")
-    # Nothing in the report comes from the network.
-    for name in os.listdir(report):
-        with open(os.path.join(report, name), errors="replace") as f:
-            text = f.read()
-        for scheme in ("http://", "https://", "//cdn"):
-            check(scheme not in text, f"{name} names {scheme}: the report must open without the network")
-    # Source files are embedded only when asked for (--sources), and the
-    # report says they were left out.
-    check(data["sources"] == {} and "er_html --sources" in data.get("sources_left_out", ""),
-          "sources are left out unless asked for, and the report says so")
-    print("data: the report's data equals er_print's JSON")
+def check_data(bin_dir, experiment, report, sources_report):
+    data = exported(report)
+    views = data["views"]
+    for command in ("header", "functions", "calltree", "lines", "pcs", "thread_list", "timeline", "leaks", "heap",
+                    "syncobjects"):
+        check(command in views and "error" not in views[command], f"the export holds {command}: {views.get(command)}")
+        check(views[command]["view"] == er_print_json(bin_dir, "-" + command, experiment),
+              f"the export's {command} is er_print's -{command}")
+    # The callers-callees and disassembly of exactly the hottest functions.
+    functions = er_print_json(bin_dir, "-functions", experiment)["rows"]
+    hottest = [r["name"] for r in functions if r["name"] != "<Total>"][:HOTTEST]
+    function_views = sorted(k for k in views if k.split(" ")[0] in ("csingle", "disasm", "source"))
+    want = sorted([f"csingle {quoted(n)}" for n in hottest] + [f"disasm {quoted(n)}" for n in hottest])
+    check(function_views == want, f"the views of the {HOTTEST} hottest functions: {function_views}, want {want}")
+    for name in hottest:
+        check(views[f"csingle {quoted(name)}"]["view"] == er_print_json(bin_dir, "-csingle", name, experiment),
+              f"the export's callers-callees of {name} is er_print's")
+        # Without --sources the interleaved lines name their line and file, with no text of it.
+        disasm = views[f"disasm {quoted(name)}"]["view"]["rows"]
+        want = er_print_json(bin_dir, "-disasm", name, experiment)["rows"]
+        check([r["address"] for r in disasm] == [r["address"] for r in want], f"the disassembly of {name}")
+        lines = [r["name"] for r in disasm if r["kind"] == "source"]
+        check(all(re.fullmatch(r"<line \d+( in [^>]*)?> ", line) for line in lines), f"no source text in {lines[:3]}")
+    check(data["about"] == {"experiments": [experiment], "functions": HOTTEST, "sources": False}, f"{data['about']}")
+    # With --sources: the annotated source of each, er_print's.
+    with_sources = exported(sources_report)["views"]
+    for name in ("spin_b", "spin_main"):
+        check(with_sources[f"source {quoted(name)}"]["view"] == er_print_json(bin_dir, "-source", name, experiment),
+              f"the export's source of {name} is er_print's")
+    # The page loads nothing from elsewhere: its scripts and style are the export's own files.
+    with open(os.path.join(report, "index.html")) as f:
+        page = f.read()
+    for reference in re.findall(r'(?:src|href)="([^"]*)"', page):
+        check(reference.startswith("data:") or os.path.isfile(os.path.join(report, reference)),
+              f"index.html loads {reference}, which is not in the export")
+    print(f"data: {len(views)} exported views equal er_print's JSON")
 
 
-def check_browser(bin_dir, experiment, report, compare_report, artifacts):
+def check_browser(bin_dir, experiment, report, compare_report, base, other, artifacts):
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.support.ui import WebDriverWait
     driver = browser_or_skip()
     os.makedirs(artifacts, exist_ok=True)
+
+    def loaded_count():
+        return int(driver.execute_script("return document.body.dataset.loaded || '0'"))
+
+    def settled():
+        WebDriverWait(driver, 60).until(lambda d: loaded_count() > 0 and d.find_element(By.ID, "status").text == "")
+
+    def open_page(directory, hash_part):
+        driver.get("file://" + os.path.abspath(os.path.join(directory, "index.html")) + "#" + hash_part)
+        driver.refresh()  # a hash change alone would not load the page again
+        settled()
+
     try:
-        def tab(name, directory=report):
-            if not driver.current_url.startswith("file://" + os.path.abspath(directory)):
-                driver.get("file://" + os.path.abspath(os.path.join(directory, "index.html")))
-            driver.find_element(By.CSS_SELECTOR, f'#tabs button[data-tab="{name}"]').click()
-            return driver.find_element(By.ID, "tab-" + name)
+        open_page(report, "tab=overview")
+        tabs = [b.get_attribute("data-tab") for b in driver.find_elements(By.CSS_SELECTOR, "#tabs button")]
+        for wanted in ("overview", "functions", "callers", "calltree", "disasm", "lines", "pcs", "threads", "timeline",
+                       "experiments", "view-leaks", "view-heap", "view-heap_in_use", "view-syncobjects"):
+            check(wanted in tabs, f"a tab {wanted} among {tabs}")
+        for tab in tabs:
+            if tab == "source":  # left out without --sources: checked below
+                continue
+            before = loaded_count()
+            driver.find_element(By.CSS_SELECTOR, f'#tabs button[data-tab="{tab}"]').click()
+            WebDriverWait(driver, 60).until(lambda d: loaded_count() > before)
+            if driver.find_element(By.ID, "status").text:  # a function tab went on to the hottest function
+                WebDriverWait(driver, 60).until(lambda d: d.find_element(By.ID, "status").text == "")
+            check(driver.find_element(By.ID, "view").get_attribute("data-tab") == tab, f"tab {tab} shown")
+            error = driver.find_element(By.ID, "view-error").text
+            check(error == "", f"tab {tab}: {error}")
+            check(driver.find_elements(By.CSS_SELECTOR, "#view table, #view dl, #view svg"), f"tab {tab} shows a view")
+            errors = console_errors(driver)
+            check(not errors, f"tab {tab}: console errors {errors}")
+            driver.save_screenshot(os.path.join(artifacts, f"{tab}.png"))
+        print(f"browser: {len(tabs) - 1} tabs load from disk without console errors")
 
-        def shot(name):
-            driver.save_screenshot(os.path.join(artifacts, name + ".png"))
+        # Every number of the function table is er_print's.
+        open_page(report, "tab=functions")
+        same_numbers(driver, er_print_json(bin_dir, "-functions", experiment), "functions")
+        # A click on a function opens its callers and callees.
+        before = loaded_count()
+        driver.find_element(By.LINK_TEXT, "spin_b").click()
+        WebDriverWait(driver, 60).until(lambda d: loaded_count() > before and d.find_element(By.ID, "status").text == "")
+        check("tab=callers" in driver.current_url and "fn=spin_b" in driver.current_url, driver.current_url)
+        check(driver.find_element(By.ID, "view-error").text == "", driver.find_element(By.ID, "view-error").text)
+        want = er_print_json(bin_dir, "-csingle", "spin_b", experiment)["rows"][0]
+        callers = [r.get_attribute("data-name") for r in driver.find_elements(By.CSS_SELECTOR, "#view tr.caller")]
+        check(callers == [c["name"] for c in want["callers"]], f"callers {callers} vs {want['callers']}")
 
-        tab("overview")
-        check("Totals" in driver.find_element(By.ID, "tab-overview").text, "overview shows totals")
-        shot("overview")
+        # The controls show the settings and cannot change them.
+        for control in driver.find_elements(By.CSS_SELECTOR, "#controls input, #controls select, #controls button"):
+            check(not control.is_enabled(), f"control {control.get_attribute('id')} is disabled in an export")
+        # A view the export does not hold (a setting in the URL, a cold
+        # function's source) says how to get it.
+        for hash_part in ("tab=functions&viewmode=machine", "tab=source&fn=spin_b"):
+            open_page(report, hash_part)
+            error = driver.find_element(By.ID, "view-error").text
+            check("analyzer " + experiment in error, f"{hash_part}: {error!r}")
+        check(not console_errors(driver), f"console errors: {console_errors(driver)}")
 
-        # The function table: every number is er_print's.
-        shown = er_print_json(bin_dir, experiment, "-functions")
-        section = tab("functions")
-        cells = driver.execute_script(
-            "return Array.from(document.querySelectorAll('#function-table tr')).slice(1).map(r =>"
-            " [r.dataset.name, Object.fromEntries(Array.from(r.querySelectorAll('td[data-spec]')).map(c =>"
-            " [c.dataset.spec, parseFloat(c.dataset.value)]))])")
-        check(len(cells) == len(shown["rows"]), f"{len(cells)} table rows, er_print has {len(shown['rows'])}")
-        for (name, values), row in zip(cells, shown["rows"]):
-            check(name == row["name"] and values == row["values"], f"row {name}: {values} vs {row}")
-        # Sorting by exclusive user time, then searching.
-        driver.find_element(By.CSS_SELECTOR, "#function-table th[title='e.totalcpu']").click()
-        order = driver.execute_script("return Array.from(document.querySelectorAll('#function-table tr')).slice(2)"
-                                      ".map(r => parseFloat(r.querySelector(\"td[data-spec='e.totalcpu']\").dataset.value))")
-        check(order == sorted(order, reverse=True), f"sorted by e.totalcpu: {order}")
-        driver.find_element(By.ID, "function-search").send_keys("spin_")
-        visible = [r.get_attribute("data-name") for r in section.find_elements(By.CSS_SELECTOR, "tr[data-name]") if r.is_displayed()]
-        check(sorted(visible) == ["spin_a", "spin_b", "spin_c", "spin_main"], f"search shows {visible}")
-        shot("functions")
-
-        # Callers-callees: a click on a function shows it; a click on its caller goes there.
-        section.find_element(By.LINK_TEXT, "spin_b").click()
-        view = driver.find_element(By.ID, "callers-view")
-        check(view.get_attribute("data-function") == "spin_b", "callers-callees of spin_b")
-        caller = view.find_element(By.CSS_SELECTOR, "table.callers a.fn")
-        caller_name = caller.text
-        caller.click()
-        check(driver.find_element(By.ID, "callers-view").get_attribute("data-function") == caller_name,
-              f"navigated to the caller {caller_name}")
-        shot("callers")
-
-        # Flame graph: hover, zoom and search.
-        for kind in ("flame", "icicle"):
-            tab(kind)
-            graph = driver.find_element(By.ID, kind)
-            frame = graph.find_element(By.CSS_SELECTOR, '.frame[data-name="spin_b"]')
-            ActionChains(driver).move_to_element(frame).perform()
-            info = driver.find_element(By.ID, kind + "-info").text
-            check(info.startswith("spin_b: ") and "%" in info, f"hover on spin_b: {info!r}")
-            frame.click()
-            check(graph.get_attribute("data-zoomed") == "spin_b", "clicking spin_b zooms to it")
-            zoomed = graph.find_element(By.CSS_SELECTOR, '.frame[data-name="spin_b"]:not(.ancestor)')
-            check(zoomed.value_of_css_property("width") == graph.value_of_css_property("width"),
-                  "the zoomed frame spans the graph")
-            driver.find_element(By.ID, kind + "-reset").click()
-            driver.find_element(By.ID, kind + "-search").send_keys("spin_")
-            matches = [f.get_attribute("data-name") for f in graph.find_elements(By.CSS_SELECTOR, ".frame.match")]
-            check(set(matches) == {"spin_a", "spin_b", "spin_c", "spin_main"}, f"search highlights {matches}")
-            check("Matched:" in driver.find_element(By.ID, kind + "-info").text, "search gives the matched share")
-            shot(kind)
-
-        tab("timeline")
-        lanes = driver.find_elements(By.CSS_SELECTOR, "#timeline .lane")
-        threads = er_print_json(bin_dir, experiment, "-thread_list")["rows"]
-        check(len(lanes) == len(threads) == 4, f"{len(lanes)} lanes for {len(threads)} threads")
-        check({int(l.get_attribute("data-tid")) for l in lanes} == {int(r["tid"]) for r in threads}, "a lane per thread id")
-        shot("timeline")
-
-        tab("source")
-        from selenium.webdriver.support.ui import Select
-        Select(driver.find_element(By.ID, "source-function")).select_by_value("spin_b")
-        # The same lines as er_print -source, the same ones marked hot.
-        source = er_print_json(bin_dir, experiment, "-source", "spin_b")["rows"]
-        rows = driver.find_elements(By.CSS_SELECTOR, "#source-view tr")[1:]
-        check(len(rows) == len(source), f"{len(rows)} source rows, er_print has {len(source)}")
-        hot = [r.find_element(By.CSS_SELECTOR, "td.line").text for r in rows if "hot" in r.get_attribute("class")]
-        marked = [str(r["line"]) for r in source if r.get("marker", "").strip()]
-        check(hot == marked, f"hot lines {hot}, er_print marks {marked}")
-        shot("source")
-
-        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-        check(not errors, f"console errors: {errors}")
-
-        section = tab("compare", compare_report)
-        frames = section.find_elements(By.CSS_SELECTOR, "#compare .frame")
-        check(len(frames) > 0, "a differential flame graph")
-        removed = [f for f in frames if f.get_attribute("data-name") == "spin_b"]
-        check(removed and "removed: was" in removed[0].get_attribute("title"),
-              "a stack only the base experiment has is drawn as removed time")
-        check(driver.find_element(By.ID, "compare-button").is_displayed(), "compare tab shown")
-        shot("compare")
-        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-        check(not errors, f"console errors: {errors}")
+        # Compare: both experiments' columns, er_print -compare on's numbers.
+        open_page(compare_report, "tab=functions")
+        same_numbers(driver, er_print_json(bin_dir, "-compare", "on", "-functions", base, other), "compared functions")
+        driver.save_screenshot(os.path.join(artifacts, "compare.png"))
+        check(not console_errors(driver), f"console errors: {console_errors(driver)}")
     finally:
         driver.quit()
     print(f"browser: every check passed; screenshots in {artifacts}")
@@ -190,20 +171,20 @@ def main():
     bin_dir, target_dir, artifacts = (os.path.abspath(a) for a in sys.argv[2:5])
     if mode == "browser":
         browser_or_skip().quit()  # skip before collecting anything
+    er_html = os.path.join(bin_dir, "er_html")
     with tempfile.TemporaryDirectory() as work:
         experiment = collect(bin_dir, target_dir, work, "threads.er", "0.5")
         report = os.path.join(work, "threads.html")
+        run([er_html, "--functions", str(HOTTEST), "-o", report, experiment])
         if mode == "data":
-            run([os.path.join(bin_dir, "er_html"), "-o", report, experiment])
-            check_data(bin_dir, experiment, report)
+            sources_report = os.path.join(work, "sources.html")
+            run([er_html, "--sources", "-o", sources_report, experiment])
+            check_data(bin_dir, experiment, report, sources_report)
             return
-        run([os.path.join(bin_dir, "er_html"), "--sources", "-o", report, experiment])
-        # Compared with another program: stacks only the base has (threads_target's
-        # spin_*) are time removed and must be drawn too.
-        other = collect(bin_dir, target_dir, work, "other.er", "1.0", "recursive_target")
+        other = collect(bin_dir, target_dir, work, "other.er", "0.3")
         compare_report = os.path.join(work, "compare.html")
-        run([os.path.join(bin_dir, "er_html"), "-o", compare_report, "-compare", experiment, other])
-        check_browser(bin_dir, experiment, report, compare_report, artifacts)
+        run([er_html, "-compare", "-o", compare_report, experiment, other])
+        check_browser(bin_dir, experiment, report, compare_report, experiment, other, artifacts)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,12 @@
 // The page: its state lives in the URL's hash (tab, function, and the
 // settings er_print applies: metrics, sort, view mode, filters, compare),
 // so a reload or a shared URL shows the same view. Each view is asked of
-// the server as an er_print command and drawn by render.js.
+// the server as an er_print command and drawn by render.js; in a report
+// er_html wrote, of the views data.js holds.
 "use strict";
+
+// er_html's export (data.js): {session, views: {command: answer}, about}.
+const EXPORTED = window.LUMEN_EXPORT || null;
 
 const SETTINGS = ["metrics", "sort", "viewmode", "filters", "compare", "threads", "experiments"];
 
@@ -58,7 +62,27 @@ function go(changes) {
   else location.hash = hash;
 }
 
+// A view from er_html's export: those it holds at its own settings.
+function exported(path) {
+  if (path === "api/session") return EXPORTED.session;
+  const params = new URLSearchParams(path.slice(path.indexOf("?") + 1));
+  const command = params.get("cmd");
+  const changed = SETTINGS.filter((k) => params.has(k));
+  const held = !changed.length && Object.prototype.hasOwnProperty.call(EXPORTED.views, command);
+  if (held) {
+    const answer = EXPORTED.views[command];
+    if (answer.error) throw Object.assign(new Error(answer.error), answer);
+    return answer;
+  }
+  const about = EXPORTED.about;
+  const what = changed.length ? "other " + changed.join(" and ") : `'${command}'`;
+  const sources = about.sources ? "" : " (source only with --sources)";
+  throw new Error(`This report holds the views at er_html's settings, and those of its ${about.functions} ` +
+                  `hottest functions${sources}; for ${what}, run: analyzer ${about.experiments.join(" ")}`);
+}
+
 async function ask(path) {
+  if (EXPORTED) return exported(path);
   const response = await fetch(path, { credentials: "same-origin" });
   const body = await response.json();
   if (!response.ok) throw Object.assign(new Error(body.error || response.statusText), body);
@@ -211,7 +235,17 @@ async function showBin(bin, s) {
   details.dataset.loaded = "true";
 }
 
+// A report cannot change its settings: its controls are shown, not used.
+function markExported() {
+  for (const control of document.querySelectorAll("#controls input, #controls select, #controls button"))
+    control.disabled = true;
+  const note = Render.el("p", "export-note",
+    "A report written by er_html: the views at its settings. The analyzer answers any other.");
+  document.getElementById("controls").after(note);
+}
+
 async function start() {
+  if (EXPORTED) markExported();
   try {
     session = await ask("api/session");
     // An alias of another view ("heapstat": the same as heap) needs no tab.
