@@ -1,6 +1,8 @@
 #!/bin/bash
 # er_html on a large clock experiment: its time, peak memory and the size of
-# the report it writes, beside er_print -functions on the same experiment.
+# the export it writes, beside er_print on the same experiment: one view, the
+# timeline (the largest of the views exported), and the views the export
+# holds in one session.
 # Usage: html_report_speed.sh BUILD_DIR [EVENTS] [SECONDS]
 # Records SECONDS of stack_mix_target (collect -p hi -A off), scales the
 # recording to EVENTS clock events with clock_experiment_gen (as
@@ -29,11 +31,14 @@ measure() {  # label command...: wall and CPU (user+sys) seconds, peak RSS
 
 printf '%-34s %8s %8s %9s\n' run wall_s cpu_s peak_MiB
 measure "er_print -functions" "$build/bin/er_print" -functions big.er
+measure "er_print -timeline" "$build/bin/er_print" -timeline big.er
+measure "er_print (the export's views)" "$build/bin/er_print" -header -overview -functions -calltree -lines -pcs \
+  -thread_list -timeline -exp_list big.er
 measure "er_html" "$build/bin/er_html" -o big.html big.er
 measure "er_html --sources" "$build/bin/er_html" --sources -o big-sources.html big.er
-echo "# report sizes (du -b): data.js, whole report" >&2
+echo "# export sizes (du -b): data.js, whole export" >&2
 for report in big.html big-sources.html; do
-  printf '%-20s data.js %10d bytes, report %10d bytes\n' "$report" "$(stat -c %s "$report/data.js")" \
+  printf '%-20s data.js %10d bytes, export %10d bytes\n' "$report" "$(stat -c %s "$report/data.js")" \
     "$(du -sb "$report" | cut -f1)"
 done
 du -sh big.er real.er >&2

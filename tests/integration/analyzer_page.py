@@ -1,6 +1,8 @@
 """What the analyzer's page shows, read in a Selenium driver: shared by the
 tests of the served page (analyzer_test.py) and of its export
 (html_report_test.py)."""
+import os
+
 from er_test_support import check
 
 
@@ -22,3 +24,34 @@ def same_numbers(driver, want, what):
     check(len(have) == len(want["rows"]), f"{what}: {len(have)} rows, er_print has {len(want['rows'])}")
     for (name, values), row in zip(have, want["rows"]):
         check(name == row["name"] and values == row["values"], f"{what}: row {name} {values} vs {row}")
+
+
+def loaded_count(driver):
+    """How many times the page has drawn a view (body's data-loaded)."""
+    return int(driver.execute_script("return document.body.dataset.loaded || '0'"))
+
+
+def visit_every_tab(driver, artifacts, prefix="", leave_out=()):
+    """Clicks each tab of the page open in `driver` but those in `leave_out`:
+    each shows its view (a table, list or drawing) with no error and no
+    console error; a screenshot of each is kept in `artifacts`. Returns the
+    tabs' ids."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    tabs = [b.get_attribute("data-tab") for b in driver.find_elements(By.CSS_SELECTOR, "#tabs button")]
+    for tab in tabs:
+        if tab in leave_out:
+            continue
+        before = loaded_count(driver)
+        driver.find_element(By.CSS_SELECTOR, f'#tabs button[data-tab="{tab}"]').click()
+        WebDriverWait(driver, 120).until(lambda d: loaded_count(d) > before)
+        if driver.find_element(By.ID, "status").text:  # a function tab went on to the hottest function
+            WebDriverWait(driver, 120).until(lambda d: d.find_element(By.ID, "status").text == "")
+        check(driver.find_element(By.ID, "view").get_attribute("data-tab") == tab, f"tab {tab} shown")
+        error = driver.find_element(By.ID, "view-error").text
+        check(error == "", f"tab {tab}: {error}")
+        check(driver.find_elements(By.CSS_SELECTOR, "#view table, #view dl, #view svg"), f"tab {tab} shows a view")
+        errors = console_errors(driver)
+        check(not errors, f"tab {tab}: console errors {errors}")
+        driver.save_screenshot(os.path.join(artifacts, f"{prefix}{tab}.png"))
+    return tabs

@@ -31,7 +31,7 @@ import time
 import urllib.parse
 
 from er_test_support import check, run
-from analyzer_page import console_errors, same_numbers
+from analyzer_page import console_errors, same_numbers, visit_every_tab
 from headless_chromium import browser_or_skip
 
 MARKUP_FUNCTION = "<img src=x onerror=alert(1)>"
@@ -468,20 +468,7 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
                        "timeline", "experiments", "view-leaks", "view-heap", "view-heap_in_use", "view-syncobjects",
                        "view-iostat"):
             check(wanted in tabs, f"a tab {wanted} among {tabs}")
-        for tab in tabs:
-            before = loaded_count()
-            driver.find_element(By.CSS_SELECTOR, f'#tabs button[data-tab="{tab}"]').click()
-            wait_after(before)
-            if driver.find_element(By.ID, "status").text:  # a function tab went on to the hottest function
-                WebDriverWait(driver, 60).until(lambda d: d.find_element(By.ID, "status").text == "")
-            check(driver.find_element(By.ID, "view").get_attribute("data-tab") == tab, f"tab {tab} shown")
-            error = driver.find_element(By.ID, "view-error").text
-            check(error == "", f"tab {tab}: {error}")
-            check(driver.find_elements(By.CSS_SELECTOR, "#view table, #view dl, #view svg.timeline"),
-                  f"tab {tab} shows a table")
-            errors = console_errors(driver)
-            check(not errors, f"tab {tab}: console errors {errors}")
-            driver.save_screenshot(os.path.join(artifacts, f"{tab}.png"))
+        visit_every_tab(driver, artifacts)
         print(f"browser: {len(tabs)} tabs load without console errors")
 
         # The header's fields in er_print's words (its JSON "labels"), not its keys.

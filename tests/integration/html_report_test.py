@@ -25,7 +25,7 @@ import sys
 import tempfile
 
 from er_test_support import check, run
-from analyzer_page import console_errors, same_numbers
+from analyzer_page import console_errors, same_numbers, visit_every_tab
 from headless_chromium import browser_or_skip
 
 HOTTEST = 5
@@ -115,21 +115,7 @@ def check_browser(bin_dir, experiment, report, compare_report, base, other, arti
         for wanted in ("overview", "functions", "callers", "calltree", "disasm", "lines", "pcs", "threads", "timeline",
                        "experiments", "view-leaks", "view-heap", "view-heap_in_use", "view-syncobjects"):
             check(wanted in tabs, f"a tab {wanted} among {tabs}")
-        for tab in tabs:
-            if tab == "source":  # left out without --sources: checked below
-                continue
-            before = loaded_count()
-            driver.find_element(By.CSS_SELECTOR, f'#tabs button[data-tab="{tab}"]').click()
-            WebDriverWait(driver, 60).until(lambda d: loaded_count() > before)
-            if driver.find_element(By.ID, "status").text:  # a function tab went on to the hottest function
-                WebDriverWait(driver, 60).until(lambda d: d.find_element(By.ID, "status").text == "")
-            check(driver.find_element(By.ID, "view").get_attribute("data-tab") == tab, f"tab {tab} shown")
-            error = driver.find_element(By.ID, "view-error").text
-            check(error == "", f"tab {tab}: {error}")
-            check(driver.find_elements(By.CSS_SELECTOR, "#view table, #view dl, #view svg"), f"tab {tab} shows a view")
-            errors = console_errors(driver)
-            check(not errors, f"tab {tab}: console errors {errors}")
-            driver.save_screenshot(os.path.join(artifacts, f"{tab}.png"))
+        visit_every_tab(driver, artifacts, leave_out=("source",))  # source: only with --sources
         print(f"browser: {len(tabs) - 1} tabs load from disk without console errors")
 
         # Every number of the function table is er_print's.

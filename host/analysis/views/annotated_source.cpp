@@ -83,6 +83,45 @@ std::string changed_source_notice(const std::filesystem::path& source, int64_t b
          local_time(built_ns) + "; its lines may not match the recorded code)";
 }
 
+// -source of functions with data but no line information (a library built
+// without debug information, or code a plugin names with no address): a
+// heading saying so for each, and the function's own metrics on one row, as
+// gprofng shows them.
+ViewTable without_lines(const std::vector<FunctionId>& functions, const CodeProfile& code, const StackProfile& profile,
+                        const ProgramStructure& structure, const MetricRegistry& registry, const ViewRequest& request) {
+  ViewTable table = annotation_table("source", request, registry);
+  for (const FunctionId id : functions) {
+    const Function& f = structure.function(id);
+    const std::string object = f.object == kNoObject ? std::string("no load object") : structure.object(f.object).path;
+    ViewRow heading;
+    heading.name = "Source file: (unknown): " + f.name + " in " + object +
+                   " has no line-number information";
+    heading.values.assign(table.columns.size(), 0.0);
+    heading.fields = {{"kind", "file"}, {"line", ""}};
+    table.rows.push_back(std::move(heading));
+    // Its metrics as -functions has them: exclusive where it is the leaf,
+    // inclusive once per stack it is on.
+    Values exclusive(profile.metric_count(), 0), inclusive(profile.metric_count(), 0);
+    for (size_t s = 0; s < profile.stacks().size(); ++s) {
+      const auto frames = profile.frames(profile.stacks()[s]);
+      const bool leaf = !frames.empty() && frames[0] == id;
+      const bool on = std::find(frames.begin(), frames.end(), id) != frames.end();
+      const auto values = profile.values(s);
+      for (size_t m = 0; m < values.size(); ++m) {
+        if (leaf) exclusive[m] += values[m];
+        if (on) inclusive[m] += values[m];
+      }
+    }
+    ViewRow row;
+    row.name = "<Function: " + f.name + ", instructions without line numbers>";
+    row.values = row_values(request.metrics, registry, &exclusive, &inclusive, code.total());
+    row.fields = {{"kind", "line"}, {"line", ""}};
+    row.marker = "   ";
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
 }  // namespace
 
 void mark_outside_rows(ViewTable& table, const std::vector<size_t>& outside) {
@@ -96,6 +135,10 @@ ViewTable annotated_source(const CodeProfile& code, const StackProfile& profile,
                            const AnnotationRequest& annotation) {
   std::map<std::string, int64_t> built_ns;
   const std::vector<std::string> files = files_for(annotation.target, annotation.which, code, profile, structure, built_ns);
+  if (files.empty()) {
+    const std::vector<FunctionId> functions = annotated_functions_named(profile, structure, annotation.target, annotation.which);
+    if (!functions.empty()) return without_lines(functions, code, profile, structure, registry, request);
+  }
   if (files.empty())
     throw std::runtime_error("'" + annotation.target +
                              "' is neither a function with data nor a source file of one (see -functions, -lines)");

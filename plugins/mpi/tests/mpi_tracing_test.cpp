@@ -78,6 +78,14 @@ TEST_P(MpiJob, FiguresEqualWhatEachRankDid) {
   }
   ASSERT_TRUE(rows.count("main")) << what;
   EXPECT_EQ(rows.at("main").at("i.mpisend").get<double>(), total["sends"]) << what;
+  // -source of an MPI call (its library has no line information) says so
+  // and holds its figures, as -functions does, on one row.
+  const json source = er_print_json({"-metrics", "e.mpisend:i.mpisend:name", "-source", "MPI_Startall"}, job.experiment);
+  ASSERT_EQ(source.at("rows").size(), 2u) << what << ": " << source.dump();
+  EXPECT_NE(source.at("rows")[0].at("name").get<std::string>().find("has no line-number information"), std::string::npos)
+      << what << ": " << source.dump();
+  EXPECT_EQ(source.at("rows")[1].at("values").at("e.mpisend").get<double>(), 3.0 * ranks) << what << ": " << source.dump();
+  EXPECT_EQ(source.at("rows")[1].at("values").at("i.mpisend").get<double>(), 3.0 * ranks) << what << ": " << source.dump();
 
   // -rank_select: each rank's own figures, and a range of ranks their sum
   // (the launcher's experiments have no rank and drop out).
