@@ -5,12 +5,14 @@ for the work directory), then in headless Chromium driven by Selenium, both
 on the page the analyzer serves and on er_html's export of it opened from
 disk: every tab shows its view with no error and no console error (a
 screenshot of each is kept in ARTIFACTS as NAME-TAB.png and
-NAME-export-TAB.png), and the Functions numbers are er_print's. The plugin
-tests run it on the data types analyzer_test.py does not record (Java,
-OpenMP under LLVM's runtime, MPI under MPICH).
+NAME-export-TAB.png), and the Functions numbers are er_print's; with
+--bars VIEW=SPEC,..., the bars drawn on VIEW's tab are er_print's rows of
+-VIEW split into those metrics. The plugin tests run it on the data types
+analyzer_test.py does not record (Java, OpenMP under LLVM's runtime, MPI
+under MPICH, I/O).
 
 Exits 77 (skipped) when chromium, chromedriver or selenium are missing.
-Usage: analyzer_data_type_test.py BIN_DIR ARTIFACTS NAME COLLECT_ARGS...
+Usage: analyzer_data_type_test.py BIN_DIR ARTIFACTS [--bars VIEW=SPEC,...] NAME COLLECT_ARGS...
 """
 import json
 import os
@@ -18,15 +20,19 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from analyzer_page import loaded_count, same_numbers, visit_every_tab  # noqa: E402
+from analyzer_page import loaded_count, same_bars, same_numbers, visit_every_tab  # noqa: E402
 from analyzer_test import Analyzer  # noqa: E402
-from er_test_support import run  # noqa: E402
+from er_test_support import check, run  # noqa: E402
 from headless_chromium import browser_or_skip  # noqa: E402
 
 
 def main():
     bin_dir, artifacts = (os.path.abspath(a) for a in sys.argv[1:3])
-    name, collect_args = sys.argv[3], sys.argv[4:]
+    bars, rest = None, sys.argv[3:]
+    if rest[0] == "--bars":
+        view, parts = rest[1].split("=", 1)
+        bars, rest = (view, parts.split(",")), rest[2:]
+    name, collect_args = rest[0], rest[1:]
     browser_or_skip().quit()  # skip before recording anything
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -56,6 +62,12 @@ def main():
                 tabs = visit_every_tab(driver, artifacts, prefix, leave_out)
                 settle(url.replace("#tab=overview", "#tab=functions"))
                 same_numbers(driver, functions, f"{where}: functions")
+                if bars:
+                    settle(url.replace("#tab=overview", "#tab=view-" + bars[0]))
+                    table = json.loads(run([os.path.join(bin_dir, "er_print"), "--format=json", "-" + bars[0],
+                                            experiment], cwd=work).stdout)["tables"][0]
+                    check(table["rows"], f"-{bars[0]} has rows to draw")
+                    same_bars(driver, table, bars[1], f"{where}: {bars[0]}")
                 print(f"{name}, {where}: {len(tabs) - len(leave_out)} tabs load without errors; "
                       f"the functions are er_print's")
         finally:

@@ -55,3 +55,16 @@ def visit_every_tab(driver, artifacts, prefix="", leave_out=()):
         check(not errors, f"tab {tab}: console errors {errors}")
         driver.save_screenshot(os.path.join(artifacts, f"{prefix}{tab}.png"))
     return tabs
+
+
+def same_bars(driver, table, parts, what, rows=40):
+    """The bars drawn (plugin_bars.js) are the first `rows` rows of er_print's
+    JSON `table`, each split into `parts` (metric specs) of its values."""
+    drawn = driver.execute_script(
+        "return [...document.querySelectorAll('svg.plugin-bars rect.bar-part[data-part]')].map((r) =>"
+        " [r.dataset.name, r.dataset.part, parseFloat(r.dataset.value)])")
+    want = [[r["name"], p, r["values"][p]] for r in table["rows"][:rows] for p in parts]
+    check(len(drawn) == len(want), f"{what}: {len(drawn)} bar parts drawn, er_print's rows give {len(want)}")
+    for have, row in zip(drawn, want):
+        check(have[0] == row[0] and have[1] == row[1] and abs(have[2] - row[2]) <= 1e-9 * max(1, abs(row[2])),
+              f"{what}: bar {have} vs {row}")

@@ -31,7 +31,7 @@ import time
 import urllib.parse
 
 from er_test_support import check, run
-from analyzer_page import console_errors, same_numbers, visit_every_tab
+from analyzer_page import console_errors, same_bars, same_numbers, visit_every_tab
 from headless_chromium import browser_or_skip
 
 MARKUP_FUNCTION = "<img src=x onerror=alert(1)>"
@@ -586,6 +586,16 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
         check(not console_errors(driver), "no console errors on the Heap in Use tab")
         driver.save_screenshot(os.path.join(artifacts, "heap-in-use.png"))
 
+        # Sync objects drawn as bars: er_print's rows and values (I/O's, on a
+        # program that does I/O: io.analyzer_every_tab).
+        for command, parts in (("syncobjects", ["wait"]),):
+            open_page(analyzer, "tab=view-" + command)
+            table = er_print_json(bin_dir, work, experiment, "-" + command)["tables"][0]
+            check(table["rows"], f"-{command} has rows to draw")
+            same_bars(driver, table, parts, command)
+            check(not console_errors(driver), f"no console errors on the {command} tab")
+            driver.save_screenshot(os.path.join(artifacts, f"{command}-bars.png"))
+
         # The Experiments tab's boxes choose what every tab shows.
         both = Analyzer(bin_dir, work, experiment, markup_experiment)
         try:
@@ -657,6 +667,15 @@ def check_omp_tabs(bin_dir, work, omp_experiment, artifacts):
             errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
             check(not errors, f"omp tab {tab}: console errors {errors}")
             driver.save_screenshot(os.path.join(artifacts, f"omp-{tab}.png"))
+        # Regions and tasks drawn as bars: er_print's rows, work and wait.
+        for command, parts in (("omp_preg", ["work", "wait"]), ("omp_task", ["time"])):
+            driver.get(omp.url + "#tab=view-" + command)
+            driver.refresh()
+            WebDriverWait(driver, 60).until(lambda d: d.execute_script("return document.body.dataset.loaded || ''")
+                                            and d.find_element(By.ID, "status").text == "")
+            table = er_print_json(bin_dir, work, omp_experiment, "-" + command)["tables"][0]
+            same_bars(driver, table, parts, command)
+            check(not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"], f"{command}: console errors")
     finally:
         driver.quit()
         omp.stop()

@@ -30,7 +30,13 @@ const PLUGIN_DRAWINGS = {
   mpi_timeline: (view) => MpiTimeline.draw(view),
   heap_in_use: (view) => HeapInUse.draw(view),
 };
-const PLUGIN_TAB_LABELS = { mpi_timeline: "MPI Timeline", heap_in_use: "Heap in Use" };
+for (const command of PluginBars.commands) PLUGIN_DRAWINGS[command] = (view) => PluginBars.draw(command, view);
+const PLUGIN_TAB_LABELS = {
+  leaks: "Leaks", allocs: "Allocations", heap: "Heap", heap_in_use: "Heap in Use", jallocs: "Java Allocations",
+  syncobjects: "Sync Objects", ioactivity: "I/O Activity", iodetail: "I/O by Descriptor", iocallstack: "I/O Call Stacks",
+  iostat: "I/O Statistics", omp_preg: "OpenMP Regions", omp_task: "OpenMP Tasks", omp_states: "OpenMP States",
+  mpi_timeline: "MPI Timeline", mpi_ranks: "MPI Ranks", mpi_messages: "MPI Messages", mpi_stats: "MPI Statistics",
+};
 const PLUGIN_CHARTS = [
   { id: "mpi-chart", label: "MPI Chart", commands: ["mpi_ranks", "mpi_messages"], draw: (views) => MpiChart.draw(views),
     help: "each rank's MPI time, and the bytes each rank sent to each other [mpi]" },

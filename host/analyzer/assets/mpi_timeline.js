@@ -4,7 +4,10 @@
 // function; each message a line from its sender's lane at the send's
 // return to its receiver's lane at the receive's completion. The wheel
 // zooms the time axis, a drag pans it; hovering names a call or a message.
-// Names go in as text.
+// A job of more than DRAWN calls is drawn up to the start of its DRAWN-th
+// call, every rank's calls and messages till then: a browser keeps some
+// tens of thousands of shapes responsive, and a time filter shows any other
+// stretch. Names go in as text.
 "use strict";
 
 const MpiTimeline = (() => {
@@ -14,6 +17,7 @@ const MpiTimeline = (() => {
   const AXIS = 30;
   const CALLS = "MPI calls in time";
   const MESSAGES = "Messages from the send";
+  const DRAWN = 20000;
 
   const tableStarting = (view, title) => (view.tables || []).find((t) => t.title.startsWith(title));
 
@@ -26,22 +30,35 @@ const MpiTimeline = (() => {
       box.append(Render.el("p", "caption", "No MPI calls in the selection."));
       return box;
     }
-    const ranks = Array.from(new Set(calls.rows.map((r) => r.values.rank))).sort((a, b) => a - b);
+    const listed = calls.rows.length;
+    let callRows = calls.rows;
+    let messageRows = messages ? messages.rows : [];
+    let cutoff = Infinity;
+    if (listed > DRAWN) {
+      cutoff = callRows.map((r) => r.values.start).sort((a, b) => a - b)[DRAWN];
+      callRows = callRows.filter((r) => r.values.start < cutoff);
+      messageRows = messageRows.filter((r) => r.values.sent < cutoff);
+    }
+    const ranks = Array.from(new Set(callRows.map((r) => r.values.rank))).sort((a, b) => a - b);
     const laneOf = new Map(ranks.map((rank, i) => [rank, i]));
     const laneY = (rank) => AXIS + laneOf.get(rank) * LANE;
-    const end = d3.max(calls.rows, (r) => r.values.start + r.values.duration);
-    const messageEnd = messages && messages.rows.length ? d3.max(messages.rows, (r) => r.values.received) : 0;
+    const end = d3.max(callRows, (r) => r.values.start + r.values.duration);
+    const messageEnd = messageRows.length ? d3.max(messageRows, (r) => r.values.received) : 0;
     const x0 = d3.scaleLinear().domain([0, Math.max(end, messageEnd) || 1e-6]).range([LEFT, LEFT + WIDTH]);
     let x = x0;
-    const byTime = d3.rollups(calls.rows, (v) => d3.sum(v, (r) => r.values.duration), (r) => r.name)
+    const byTime = d3.rollups(callRows, (v) => d3.sum(v, (r) => r.values.duration), (r) => r.name)
       .sort((a, b) => b[1] - a[1]);
     const palette = d3.schemeTableau10;
     const colour = new Map(byTime.slice(0, palette.length).map(([name], i) => [name, palette[i]]));
     const colourOf = (name) => colour.get(name) || "#9a9a9a";
 
     box.append(Render.el("p", "caption",
-      `${calls.rows.length} MPI calls on ${ranks.length} ranks, ${messages ? messages.rows.length : 0} messages ` +
+      `${callRows.length} MPI calls on ${ranks.length} ranks, ${messageRows.length} messages ` +
       "from send to receive; the wheel zooms time, a drag pans it"));
+    if (listed > DRAWN)
+      box.append(Render.el("p", "caption",
+        `Drawn up to ${cutoff} s, where the first ${DRAWN} of ${listed} calls start; the tables below list all, ` +
+        `and a time filter (time >= ${cutoff}) draws another stretch.`));
     const height = AXIS + ranks.length * LANE + 6;
     const svg = d3.select(box).append("svg").attr("class", "mpi-timeline")
       .attr("viewBox", [0, 0, LEFT + WIDTH + 10, height]).attr("width", "100%");
@@ -50,7 +67,7 @@ const MpiTimeline = (() => {
     svg.append("g").selectAll("text").data(ranks).join("text").attr("class", "lane-label")
       .attr("x", 4).attr("y", (rank) => laneY(rank) + LANE / 2 + 4).text((rank) => `rank ${rank}`);
     const plot = svg.append("g").attr("clip-path", "url(#mpi-timeline-clip)");
-    const boxes = plot.append("g").selectAll("rect").data(calls.rows).join("rect").attr("class", "mpi-call")
+    const boxes = plot.append("g").selectAll("rect").data(callRows).join("rect").attr("class", "mpi-call")
       .attr("y", (r) => laneY(r.values.rank) + 8).attr("height", LANE - 16)
       .attr("fill", (r) => colourOf(r.name))
       .attr("data-name", (r) => r.name).attr("data-rank", (r) => r.values.rank);
@@ -59,7 +76,7 @@ const MpiTimeline = (() => {
       (r.values.peer >= 0 ? `\npeer: rank ${r.values.peer}` : "") +
       (r.values.bytes_sent ? `\nbytes sent: ${r.values.bytes_sent}` : "") +
       (r.values.bytes_received ? `\nbytes received: ${r.values.bytes_received}` : ""));
-    const lines = plot.append("g").selectAll("line").data(messages ? messages.rows : []).join("line")
+    const lines = plot.append("g").selectAll("line").data(messageRows).join("line")
       .attr("class", "mpi-message")
       .attr("y1", (r) => laneY(r.values.sender) + LANE / 2).attr("y2", (r) => laneY(r.values.receiver) + LANE / 2)
       .attr("data-sender", (r) => r.values.sender).attr("data-receiver", (r) => r.values.receiver)
