@@ -9,7 +9,11 @@
 // time to the block it sees at one end of the interval. A function's figure
 // can therefore be off by the blocks that began and ended between two
 // readings, and by the first and last interval around each of its blocks:
-// a few intervals, plus a few percent for the machine's own noise.
+// a few intervals, plus a few percent for the machine's own noise; and
+// where the machine itself was paused by its hypervisor (its steal time,
+// from /proc/stat), the sampler takes the pause for a job-control stop
+// (process_stops.h), so a block the pause fell in may lose up to that much
+// to `stop`.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -38,7 +42,9 @@ class StatesRun : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir;
+    const double steal_before = machine_steal_seconds();
     run_ = new Collection(collect(*dir_, {"-p", "on"}, states_target()));
+    stolen_ = machine_steal_seconds() - steal_before;
   }
   static void TearDownTestSuite() {
     delete run_;
@@ -47,9 +53,11 @@ class StatesRun : public ::testing::Test {
   void SetUp() override { ASSERT_EQ(run_->run.exit_code, 0) << run_->run.out << run_->run.err; }
   static TempDir* dir_;
   static Collection* run_;
+  static double stolen_;  // the machine's steal time while the target ran
 };
 TempDir* StatesRun::dir_ = nullptr;
 Collection* StatesRun::run_ = nullptr;
+double StatesRun::stolen_ = 0;
 
 TEST_F(StatesRun, SleepsAreNotShortenedAndOutputIsUnchanged) {
   EXPECT_EQ(run_->truth.at("interrupted"), 0);
@@ -65,7 +73,7 @@ TEST_F(StatesRun, ClockProfilingPlansTheStates) {
   EXPECT_NE(header.dump().find("states"), std::string::npos) << header.dump();
 }
 
-void expect_each_function_matches_its_measurement(const Collection& run) {
+void expect_each_function_matches_its_measurement(const Collection& run, double stolen) {
   const auto rows = rows_by_name(
       er_print_json({"-metrics", "i.sleep:i.lock:i.wait:i.total:name", "-functions"}, run.experiment));
   const json& truth = run.truth.at("functions");
@@ -73,7 +81,8 @@ void expect_each_function_matches_its_measurement(const Collection& run) {
     for (const char* state : {"sleep", "lock", "wait"}) {
       const double expected = truth.at(function).at(state).get<double>();
       const double recorded = value(rows, function, std::string("i.") + state);
-      EXPECT_NEAR(recorded, expected, tolerance(expected)) << function << " " << state;
+      EXPECT_NEAR(recorded, expected, tolerance(expected) + stolen)
+          << function << " " << state << " (the machine's steal time " << stolen << " s)";
     }
   }
   // What the target arranged is far above the tolerance.
@@ -82,7 +91,9 @@ void expect_each_function_matches_its_measurement(const Collection& run) {
   EXPECT_GT(truth.at("burn_pinned").at("wait").get<double>(), 0.3);
 }
 
-TEST_F(StatesRun, EachFunctionMatchesItsOwnMeasurement) { expect_each_function_matches_its_measurement(*run_); }
+TEST_F(StatesRun, EachFunctionMatchesItsOwnMeasurement) {
+  expect_each_function_matches_its_measurement(*run_, stolen_);
+}
 
 // Among 60 idle threads the sampler weighs the process's CPU-time clock
 // instead of reading each idle thread's: the workers' waking, sleeping and
@@ -90,9 +101,11 @@ TEST_F(StatesRun, EachFunctionMatchesItsOwnMeasurement) { expect_each_function_m
 // many idle threads' readings that spared.
 TEST(StatesAmongIdleThreads, EachFunctionStillMatchesItsMeasurement) {
   TempDir dir;
+  const double steal_before = machine_steal_seconds();
   const Collection run = collect(dir, {"-p", "on"}, states_target(), {"60"});
+  const double stolen = machine_steal_seconds() - steal_before;
   ASSERT_EQ(run.run.exit_code, 0) << run.run.out << run.run.err;
-  expect_each_function_matches_its_measurement(run);
+  expect_each_function_matches_its_measurement(run, stolen);
   std::ifstream log(run.experiment / "collector.log");
   const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
   const std::string said = "idle threads' readings spared by the process's CPU-time clock: ";
@@ -134,7 +147,9 @@ TEST_F(StatesRun, EachThreadsTotalIsItsLifetime) {
 // stays resident), in the touching function.
 TEST(StatesPageFaults, FaultTimeMatchesTheTargetsMajorFaults) {
   const TempDir dir;
+  const double steal_before = machine_steal_seconds();
   const Collection run = collect(dir, {"-p", "on"}, LUMEN_STATES_FAULT_TARGET, {dir.path().string()});
+  const double stolen = machine_steal_seconds() - steal_before;
   ASSERT_EQ(run.run.exit_code, 0) << run.run.out << run.run.err;
   const json& truth = run.truth;
   const double pages = truth.at("pages").get<double>();
@@ -147,7 +162,8 @@ TEST(StatesPageFaults, FaultTimeMatchesTheTargetsMajorFaults) {
   const double data = value(rows, "<Total>", "i.datapfault");
   const double seen = data + value(rows, "<Total>", "i.textpfault");
   const double unplaced = value(rows, "<Blocked, no stack>", "i.sleep");
-  EXPECT_NEAR(seen + unplaced, blocked, tolerance(blocked)) << "faults seen " << seen << ", blocks unplaced " << unplaced;
+  EXPECT_NEAR(seen + unplaced, blocked, tolerance(blocked) + stolen)
+      << "faults seen " << seen << ", blocks unplaced " << unplaced << ", the machine's steal time " << stolen;
   EXPECT_LE(seen, blocked + tolerance(blocked));
   EXPECT_GT(data, value(rows, "<Total>", "i.textpfault"));
   // A fault placed on a stack is placed in the touching function.
