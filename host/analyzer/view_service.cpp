@@ -34,8 +34,8 @@ std::string taken(std::ostringstream& output) {
 
 }  // namespace
 
-ViewService::ViewService(er_print::Session& session, std::ostringstream& output)
-    : session_(session), output_(output), settings_(session) {
+ViewService::ViewService(er_print::Session& session, std::ostringstream& output, size_t kept_bytes)
+    : session_(session), output_(output), settings_(session), cache_(kept_bytes) {
   session_.set_format("json");
 }
 

@@ -23,8 +23,10 @@ struct ViewError {
 
 class ViewService {
  public:
-  // `output`: the stream `session` writes to.
-  ViewService(er_print::Session& session, std::ostringstream& output);
+  // `output`: the stream `session` writes to. Views answered are kept up
+  // to `kept_bytes` (view_cache.h); 0 keeps none, for a caller that asks
+  // each view once.
+  ViewService(er_print::Session& session, std::ostringstream& output, size_t kept_bytes = 64u << 20);
 
   // {"view": er_print's JSON or null, "notes": what er_print said on
   // stderr}; throws ViewError.
@@ -44,7 +46,7 @@ class ViewService {
   er_print::Session& session_;
   std::ostringstream& output_;
   SettingsInForce settings_;
-  ViewCache cache_{64u << 20};
+  ViewCache cache_;
   bool last_from_cache_ = false;
 };
 

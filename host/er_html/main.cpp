@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
     if (!options.compare.empty()) session.set_compare(options.compare);
     // A report is shared: it holds no source file unless asked to.
     if (!options.choice.sources) session.source_paths().only_under({});
-    analyzer::ViewService views(session, output);
+    analyzer::ViewService views(session, output, 0);  // each view is asked once: none kept
     er_html::ExportWriter writer(options.directory, views.session_summary());
     er_html::export_views(views, options.choice,
                           [&](const std::string& command, const std::string& answer) { writer.add_view(command, answer); });
