@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from analyzer_page import loaded_count, same_bars, same_numbers, visit_every_tab  # noqa: E402
+from analyzer_page import open_settled, same_bars, same_numbers, visit_every_tab  # noqa: E402
 from analyzer_test import Analyzer  # noqa: E402
 from er_test_support import check, run  # noqa: E402
 from headless_chromium import browser_or_skip  # noqa: E402
@@ -34,8 +34,6 @@ def main():
         bars, rest = (view, parts.split(",")), rest[2:]
     name, collect_args = rest[0], rest[1:]
     browser_or_skip().quit()  # skip before recording anything
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
     os.makedirs(artifacts, exist_ok=True)
     with tempfile.TemporaryDirectory() as work:
         args = [a.replace("@WORK@", work) for a in collect_args]
@@ -48,22 +46,17 @@ def main():
         analyzer = Analyzer(bin_dir, work, experiment)
         driver = browser_or_skip()
 
-        def settle(url):
-            driver.get(url)
-            driver.refresh()  # a hash change alone would not load the page again
-            WebDriverWait(driver, 120).until(lambda d: loaded_count(d) > 0 and d.find_element(By.ID, "status").text == "")
-
         try:
             for where, url, prefix, leave_out in (
                     ("analyzer", analyzer.url + "#tab=overview", name + "-", ()),
                     ("export", "file://" + os.path.join(export, "index.html") + "#tab=overview", name + "-export-",
                      ("source",))):  # an export holds source only with --sources
-                settle(url)
+                open_settled(driver, url)
                 tabs = visit_every_tab(driver, artifacts, prefix, leave_out)
-                settle(url.replace("#tab=overview", "#tab=functions"))
+                open_settled(driver, url.replace("#tab=overview", "#tab=functions"))
                 same_numbers(driver, functions, f"{where}: functions")
                 if bars:
-                    settle(url.replace("#tab=overview", "#tab=view-" + bars[0]))
+                    open_settled(driver, url.replace("#tab=overview", "#tab=view-" + bars[0]))
                     table = json.loads(run([os.path.join(bin_dir, "er_print"), "--format=json", "-" + bars[0],
                                             experiment], cwd=work).stdout)["tables"][0]
                     check(table["rows"], f"-{bars[0]} has rows to draw")

@@ -31,6 +31,16 @@ def loaded_count(driver):
     return int(driver.execute_script("return document.body.dataset.loaded || '0'"))
 
 
+def open_settled(driver, url):
+    """Loads `url` afresh (a change of its hash alone would not load the page
+    again) and waits until the page has drawn its view."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    driver.get(url)
+    driver.refresh()
+    WebDriverWait(driver, 120).until(lambda d: loaded_count(d) > 0 and d.find_element(By.ID, "status").text == "")
+
+
 def visit_every_tab(driver, artifacts, prefix="", leave_out=()):
     """Clicks each tab of the page open in `driver` but those in `leave_out`:
     each shows its view (a table, list or drawing) with no error and no

@@ -25,7 +25,7 @@ import sys
 import tempfile
 
 from er_test_support import check, run
-from analyzer_page import console_errors, same_numbers, visit_every_tab
+from analyzer_page import console_errors, loaded_count, open_settled, same_numbers, visit_every_tab
 from headless_chromium import browser_or_skip
 
 HOTTEST = 5
@@ -98,16 +98,8 @@ def check_browser(bin_dir, experiment, report, compare_report, base, other, arti
     driver = browser_or_skip()
     os.makedirs(artifacts, exist_ok=True)
 
-    def loaded_count():
-        return int(driver.execute_script("return document.body.dataset.loaded || '0'"))
-
-    def settled():
-        WebDriverWait(driver, 60).until(lambda d: loaded_count() > 0 and d.find_element(By.ID, "status").text == "")
-
     def open_page(directory, hash_part):
-        driver.get("file://" + os.path.abspath(os.path.join(directory, "index.html")) + "#" + hash_part)
-        driver.refresh()  # a hash change alone would not load the page again
-        settled()
+        open_settled(driver, "file://" + os.path.abspath(os.path.join(directory, "index.html")) + "#" + hash_part)
 
     try:
         open_page(report, "tab=overview")
@@ -122,9 +114,9 @@ def check_browser(bin_dir, experiment, report, compare_report, base, other, arti
         open_page(report, "tab=functions")
         same_numbers(driver, er_print_json(bin_dir, "-functions", experiment), "functions")
         # A click on a function opens its callers and callees.
-        before = loaded_count()
+        before = loaded_count(driver)
         driver.find_element(By.LINK_TEXT, "spin_b").click()
-        WebDriverWait(driver, 60).until(lambda d: loaded_count() > before and d.find_element(By.ID, "status").text == "")
+        WebDriverWait(driver, 60).until(lambda d: loaded_count(d) > before and d.find_element(By.ID, "status").text == "")
         check("tab=callers" in driver.current_url and "fn=spin_b" in driver.current_url, driver.current_url)
         check(driver.find_element(By.ID, "view-error").text == "", driver.find_element(By.ID, "view-error").text)
         want = er_print_json(bin_dir, "-csingle", "spin_b", experiment)["rows"][0]

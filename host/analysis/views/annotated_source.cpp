@@ -99,22 +99,12 @@ ViewTable without_lines(const std::vector<FunctionId>& functions, const CodeProf
     heading.values.assign(table.columns.size(), 0.0);
     heading.fields = {{"kind", "file"}, {"line", ""}};
     table.rows.push_back(std::move(heading));
-    // Its metrics as -functions has them: exclusive where it is the leaf,
-    // inclusive once per stack it is on.
-    Values exclusive(profile.metric_count(), 0), inclusive(profile.metric_count(), 0);
-    for (size_t s = 0; s < profile.stacks().size(); ++s) {
-      const auto frames = profile.frames(profile.stacks()[s]);
-      const bool leaf = !frames.empty() && frames[0] == id;
-      const bool on = std::find(frames.begin(), frames.end(), id) != frames.end();
-      const auto values = profile.values(s);
-      for (size_t m = 0; m < values.size(); ++m) {
-        if (leaf) exclusive[m] += values[m];
-        if (on) inclusive[m] += values[m];
-      }
-    }
+    // Its metrics as -functions has them.
+    const MetricEngine::NodeMetrics* node = profile.functions().node(id);
     ViewRow row;
     row.name = "<Function: " + f.name + ", instructions without line numbers>";
-    row.values = row_values(request.metrics, registry, &exclusive, &inclusive, code.total());
+    row.values = row_values(request.metrics, registry, node ? &node->exclusive : nullptr,
+                            node ? &node->inclusive : nullptr, code.total());
     row.fields = {{"kind", "line"}, {"line", ""}};
     row.marker = "   ";
     table.rows.push_back(std::move(row));
