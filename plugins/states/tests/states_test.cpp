@@ -174,13 +174,13 @@ TEST(StatesPageFaults, FaultTimeMatchesTheTargetsMajorFaults) {
   }
   // Placing one takes a reading that finds the thread in the same fault
   // from its first file to its last (its CPU-time clock unchanged): some
-  // tens of microseconds. Storage that serves a page faster (a fast SSD)
-  // gives faults seen, but not where. With 50 us faults a reading here
-  // places about one in ten of those it meets, fewer on a loaded machine:
-  // the target blocks long enough for some hundred readings (20 of them
-  // placed none in one loaded run).
+  // tens of microseconds. Storage that serves a page faster gives faults
+  // seen, but not where: with 50 us faults (a virtual disk its host
+  // caches) a reading places 1 to 7 in a hundred of the faults it meets
+  // (measured), so some hundred readings may place none. Where a fault lasts several readings' time
+  // (slower storage), most readings that meet one place it.
   const double mean_fault = blocked / truth.at("major_faults").get<double>();
-  if (mean_fault >= 50e-6 && blocked >= 50 * kInterval) {
+  if (mean_fault >= 200e-6 && blocked >= 50 * kInterval) {
     EXPECT_GT(value(rows, "touch_dropped_pages", "i.datapfault"), 0.0)
         << "mean fault " << mean_fault * 1e6 << " us over " << blocked << " s blocked";
   }
