@@ -58,7 +58,9 @@ inline constexpr uint8_t kCompactBeforeInit = 4;  // the call's rank is -1
 inline constexpr uint64_t kMessageReceivedBit = uint64_t{1} << 63;
 inline constexpr uint64_t kMessageOwnCommunicator = uint64_t{1} << 62;
 inline constexpr uint64_t kMessageBytesMask = kMessageOwnCommunicator - 1;
-inline constexpr int kMaxPackedMessages = 16;
+// A window of osu_bw's (64 nonblocking messages) completes in one record;
+// the count is a byte, a call's buffer of them on its thread's stack.
+inline constexpr int kMaxPackedMessages = 64;
 // The largest compact record: every optional part present.
 inline constexpr size_t kMaxPackedBytes =
     sizeof(MpiCompactCall) + 4 + 8 + kMaxPackedMessages * (sizeof(MpiPackedMessage) + 8);

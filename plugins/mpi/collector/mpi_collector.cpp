@@ -303,14 +303,16 @@ void add_message(CallState& state, uint16_t direction, uint64_t bytes, int32_t p
     return;
   }
   // More than a packed record holds: these go out now, the call in full.
-  const uint64_t now = g_runtime->time->now_ns();
-  for (int i = 0; i < state.message_count; ++i) {
-    state.messages[i].time_ns = now;
-    write_budgeted(kMessageRecord, &state.messages[i], sizeof state.messages[i]);
+  if (!state.spilled) {
+    state.spilled_ns = g_runtime->time->now_ns();
+    for (int i = 0; i < state.message_count; ++i) {
+      state.messages[i].time_ns = state.spilled_ns;
+      write_budgeted(kMessageRecord, &state.messages[i], sizeof state.messages[i]);
+    }
+    state.message_count = 0;
+    state.spilled = true;
   }
-  state.message_count = 0;
-  state.spilled = true;
-  message.time_ns = now;
+  message.time_ns = state.spilled_ns;
   write_budgeted(kMessageRecord, &message, sizeof message);
 }
 

@@ -16,12 +16,14 @@ namespace lumen::mpi {
 // A call being traced: its record, filled by the wrapper and its hooks, and
 // the messages it started or completed, written with it as one packed
 // record. More than kMaxPackedMessages of them spill: each is then written
-// as a message record at once, and the call in the full layout.
+// as a message record at once, stamped with the time of the first spill,
+// and the call in the full layout.
 struct CallState {
   MpiCall call{};
   MpiMessage messages[kMaxPackedMessages];  // [0, message_count) filled; no initializer: not cleared per call
   int message_count = 0;
   bool spilled = false;
+  uint64_t spilled_ns = 0;  // when the messages began to spill
   bool written = false;
 };
 

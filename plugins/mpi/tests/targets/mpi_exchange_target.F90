@@ -222,6 +222,35 @@ contains
     end do
   end subroutine
 
+  ! Windows of `messages` nonblocking sends to the next rank, received from
+  ! the previous one, each message a different size: one Waitall completes
+  ! every receive of a window, another every send.
+  subroutine window_phase(messages)
+    integer, intent(in) :: messages
+    integer :: next, previous, i
+    character :: out(128), in(128, 128)
+    REQUEST :: receives(128), sends(128)
+    next = mod(rank + 1, size)
+    previous = mod(rank - 1 + size, size)
+    out = ' '
+    do i = 1, messages
+      call MPI_Irecv(in(1, i), 128, MPI_CHARACTER, previous, 10, MPI_COMM_WORLD, receives(i), ierr)
+      call truth_call("MPI_Irecv")
+    end do
+    do i = 1, messages
+      call MPI_Isend(out, i, MPI_CHARACTER, next, 10, MPI_COMM_WORLD, sends(i), ierr)
+      call truth_call("MPI_Isend")
+      call truth_send("MPI_Isend", next, i)
+    end do
+    call MPI_Waitall(messages, receives, MPI_STATUSES_IGNORE, ierr)
+    call truth_call("MPI_Waitall")
+    do i = 1, messages
+      call truth_receive("MPI_Waitall", i)
+    end do
+    call MPI_Waitall(messages, sends, MPI_STATUSES_IGNORE, ierr)
+    call truth_call("MPI_Waitall")
+  end subroutine
+
   subroutine collective_phase()
     integer :: value, sum
     value = rank
@@ -257,6 +286,8 @@ program mpi_exchange_target
   call subcommunicator_phase()
   call polling_phase()
   call any_phase()
+  call window_phase(64)
+  call window_phase(100)
   call collective_phase()
 
   call truth_call("MPI_Finalize")  ! counted before: the truth is written after MPI ends

@@ -1,7 +1,9 @@
 /* An MPI program whose point-to-point traffic is known exactly: blocking,
  * nonblocking, persistent and combined sends and receives, a
- * sub-communicator, collectives, a polling receive and completions by
- * MPI_Waitany, each phase in its own
+ * sub-communicator, collectives, a polling receive, completions by
+ * MPI_Waitany and windows of many nonblocking messages (osu_bw's pattern:
+ * one Waitall completing up to a compact record's 64 messages, then more
+ * than it holds), each phase in its own
  * function. Every rank counts its own calls (mpi_truth.h) and writes them to
  * argv[1]/rank<N>.json. Needs an even number of ranks (2 or 4 in the tests).
  *
@@ -182,6 +184,29 @@ __attribute__((noinline)) static void any_phase(void) {
   }
 }
 
+/* Windows of `messages` nonblocking sends to the next rank, received from
+ * the previous one, each message a different size: one Waitall completes
+ * every receive of a window, another every send. */
+__attribute__((noinline)) static void window_phase(int messages) {
+  const int next = (rank + 1) % size, previous = (rank - 1 + size) % size;
+  char out[128] = {0}, in[128][128];
+  MPI_Request receives[128], sends[128];
+  for (int i = 0; i < messages; ++i) {
+    MPI_Irecv(in[i], 128, MPI_CHAR, previous, 10, MPI_COMM_WORLD, &receives[i]);
+    truth_call("MPI_Irecv");
+  }
+  for (int i = 0; i < messages; ++i) {
+    MPI_Isend(out, i + 1, MPI_CHAR, next, 10, MPI_COMM_WORLD, &sends[i]);
+    truth_call("MPI_Isend");
+    truth_send("MPI_Isend", next, i + 1);
+  }
+  MPI_Waitall(messages, receives, MPI_STATUSES_IGNORE);
+  truth_call("MPI_Waitall");
+  for (int i = 0; i < messages; ++i) truth_receive("MPI_Waitall", i + 1);
+  MPI_Waitall(messages, sends, MPI_STATUSES_IGNORE);
+  truth_call("MPI_Waitall");
+}
+
 __attribute__((noinline)) static void collective_phase(void) {
   int value = rank, sum = 0;
   MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -238,6 +263,8 @@ int main(int argc, char** argv) {
   subcommunicator_phase();
   polling_phase();
   any_phase();
+  window_phase(64);
+  window_phase(100);
   collective_phase();
 
   truth_call("MPI_Finalize"); /* counted before: the truth is written after MPI ends */
