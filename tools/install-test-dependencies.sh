@@ -12,6 +12,7 @@ packages=(
   llvm                                   # llvm-symbolizer: inline chains are compared with its reading
   libc6-dbg                              # glibc's and ld.so's own names (allocate_dtv), which heap truths name
   heaptrack zstd time                    # heap tracing: the tool compared with (its data file read with zstd), CPU times
+  strace                                 # counts the files a session of views opens
   golang-go                              # go tool pprof: reads er_print -export pprof back
   chromium chromium-driver               # er_html's report in a real browser, headless
   python3-selenium                       # drives the browser from the report's tests

@@ -141,6 +141,13 @@ class Session {
   std::optional<size_t> limit() const { return limit_; }
   const analysis::MetricRegistry& registry() const { return registry_; }
   std::ostream& out() { return file_ ? file_->out : out_; }
+  // The profile of the current selection when one is built already and
+  // selects what plugins' views select (no CPU list, no function filter):
+  // their sums per stack then need no record read again. Null otherwise.
+  const analysis::StackProfile* decoded_profile() const {
+    if (selects_.selects_cpus() || expression_.selects_cpus() || filters_stacks()) return nullptr;
+    return profile_.get();
+  }
   // The selection as plugins' views apply it to their records (no CPU).
   analysis::EventFilter record_filter() const { return selection_filter(false); }
   // What such a view says of the selection it cannot apply; throws

@@ -410,6 +410,21 @@ typedef struct lumen_view_host {
                            size_t frame_count);
   /* The row limit the user asked for (-limit), 0 for none. */
   size_t row_limit;
+
+  /* ---- what the session decoded already (SDK 1.2) ---- */
+  /* The sums of this plugin's metrics `metrics` (names from its metric
+   * list) over the events the selection takes, per call stack, from the
+   * events the session decoded for an earlier view: no record is read.
+   * visit(arg, frames, frame_count, sums) once per stack the plugin's
+   * events were recorded at and load-object map state, with any sum not
+   * zero: its frames as stack_frames_at resolves them at the events' time
+   * (the recorded stack, without a traced call the decoder put at its
+   * leaf) and the sums in the order of `metrics`; stacks in the order of
+   * their first event. Returns 0 without visiting when the session holds no
+   * such events for the current selection: the view reads the records. */
+  int (*stack_sums)(void* context, const char* const* metrics, size_t metric_count,
+                    void (*visit)(void* arg, const lumen_frame_name* frames, size_t frame_count, const double* sums),
+                    void* arg);
 } lumen_view_host;
 
 

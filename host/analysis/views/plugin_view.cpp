@@ -9,6 +9,7 @@
 #include <set>
 #include <span>
 #include <stdexcept>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis_threads.h"
@@ -42,6 +43,7 @@ struct ViewRun {
   RecordScope top;  // host.context: for_each_record's records, and the view's own calls
   std::vector<std::unique_ptr<RecordScope>> parts;  // each part's context, until the view returns
   EventFilter selection;
+  DecodedEvents decoded;
   Record summary;
   std::vector<ViewTable> tables;
   std::vector<std::string> names;  // storage behind lumen_frame_name pointers
@@ -256,6 +258,63 @@ const char* data_symbol(void* context, uint64_t address) {
   return scope.run->names.back().c_str();
 }
 
+// The decoded profile's sums of the plugin's `metrics`, per (experiment,
+// map epoch, recorded stack) in the order of their first event: the
+// unique stacks of a recorded one differ by the traced call at their leaf
+// and by the stitches of the view mode, which a record never has.
+int stack_sums(void* context, const char* const* metrics, size_t metric_count,
+               void (*visit)(void*, const lumen_frame_name*, size_t, const double*), void* arg) {
+  ViewRun& run = *static_cast<RecordScope*>(context)->run;
+  const StackProfile* profile = run.decoded.profile;
+  if (profile == nullptr || run.decoded.registry == nullptr || metrics == nullptr || metric_count == 0 ||
+      visit == nullptr)
+    return 0;
+  std::vector<size_t> slots;
+  for (size_t m = 0; m < metric_count; ++m) {
+    const auto slot = metrics[m] != nullptr ? run.decoded.registry->find(metrics[m]) : std::nullopt;
+    if (!slot || run.decoded.registry->plugin_of(*slot) != run.plugin) return 0;
+    slots.push_back(*slot);
+  }
+  struct Sum {
+    uint32_t experiment, epoch;
+    uint64_t stack_id;
+    size_t first_value;
+  };
+  std::vector<Sum> sums;
+  std::vector<double> values;
+  struct KeyHash {
+    size_t operator()(const std::pair<uint64_t, uint64_t>& k) const {
+      return std::hash<uint64_t>()(k.first * 0x9e3779b97f4a7c15ull ^ k.second);
+    }
+  };
+  std::unordered_map<std::pair<uint64_t, uint64_t>, size_t, KeyHash> index;
+  for (size_t i = 0; i < profile->stacks().size(); ++i) {
+    const std::span<const int64_t> row = profile->values(i);
+    if (std::all_of(slots.begin(), slots.end(), [&](size_t slot) { return row[slot] == 0; })) continue;
+    const UniqueStack& unique = profile->stacks()[i];
+    const uint64_t recorded = (*run.experiments)[unique.experiment]->recorded_stack(unique.stack_id);
+    const auto [it, inserted] =
+        index.try_emplace({uint64_t{unique.experiment} << 32 | unique.epoch, recorded}, sums.size());
+    if (inserted) {
+      sums.push_back({unique.experiment, unique.epoch, recorded, values.size()});
+      values.resize(values.size() + slots.size(), 0.0);
+    }
+    for (size_t m = 0; m < slots.size(); ++m) values[sums[it->second].first_value + m] += static_cast<double>(row[slots[m]]);
+  }
+  std::vector<lumen_frame_name> names(LUMEN_MAX_STACK_DEPTH);
+  for (const Sum& sum : sums) {
+    const Experiment* experiment = (*run.experiments)[sum.experiment].get();
+    std::vector<StackFrame> frames;
+    if (is_artificial_stack(sum.stack_id))
+      frames.push_back({experiment->artificial_function(sum.stack_id), "<Unknown>"});
+    else
+      frames = frames_of(run, experiment, sum.stack_id, sum.epoch);
+    const size_t n = frame_names(&run, frames, names.data(), names.size());
+    visit(arg, names.data(), n, values.data() + sum.first_value);
+  }
+  return 1;
+}
+
 void summary(void* context, const char* key, const char* label, double value, lumen_metric_unit unit) {
   static_cast<RecordScope*>(context)->run->summary.add_number(key, label, shown(unit, value), {unit});
 }
@@ -297,12 +356,13 @@ void table_row_frames(void* context, const char* name, const double* values, con
 
 Document run_plugin_view(const lumen_view_def& view, const std::string& plugin,
                          const std::vector<std::unique_ptr<Experiment>>& experiments, ProgramStructure& structure,
-                         size_t row_limit, const EventFilter& selection) {
+                         size_t row_limit, const EventFilter& selection, const DecodedEvents& decoded) {
   ViewRun run;
   run.plugin = plugin;
   run.experiments = &experiments;
   run.structure = &structure;
   run.selection = selection;
+  run.decoded = decoded;
   run.top.run = &run;
   lumen_view_host host{};
   host.size = sizeof host;
@@ -320,6 +380,7 @@ Document run_plugin_view(const lumen_view_def& view, const std::string& plugin,
   host.for_each_record_in_parts = for_each_record_in_parts;
   host.record_failed = record_failed;
   host.stack_lines_at = stack_lines_at;
+  host.stack_sums = stack_sums;
   char error[512] = "";
   const int failed = view.run(&host, error, sizeof error);
   if (const auto& record = record_failure(run)) throw std::runtime_error(std::string(view.command) + ": " + *record);

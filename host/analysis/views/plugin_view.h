@@ -10,17 +10,26 @@
 #include <vector>
 
 #include "experiment.h"
+#include "metric_registry.h"
 #include "stack_profile.h"
 #include "program_structure.h"
 #include "document.h"
 
 namespace lumen::analysis {
 
+// What the session decoded already of the experiments: a profile under the
+// view's selection, with no stack filter (lumen_view_host.stack_sums sums
+// its stacks). Null: none, the view reads its records.
+struct DecodedEvents {
+  const StackProfile* profile = nullptr;
+  const MetricRegistry* registry = nullptr;
+};
+
 // `selection` answers the view's lumen_view_host.selected (empty: all is
 // selected). Throws std::runtime_error with the plugin's message when the
 // view fails.
 Document run_plugin_view(const lumen_view_def& view, const std::string& plugin,
                          const std::vector<std::unique_ptr<Experiment>>& experiments, ProgramStructure& structure,
-                         size_t row_limit, const EventFilter& selection = {});
+                         size_t row_limit, const EventFilter& selection = {}, const DecodedEvents& decoded = {});
 
 }  // namespace lumen::analysis

@@ -179,6 +179,12 @@ uint32_t HeapData::group_at(void* context, uint32_t experiment, uint64_t stack_i
   const size_t n = stack_id == LUMEN_NO_STACK
                        ? 0
                        : host_.stack_frames_at(context, stack_id, time_ns, frames.data(), frames.size());
+  const uint32_t group = group_of_frames(frames.data(), n);
+  group_of_stack_.emplace(at, group);
+  return last_group_ = group;
+}
+
+uint32_t HeapData::group_of_frames(const lumen_frame_name* frames, size_t n) {
   StackGroup group;
   for (size_t i = 0; i < n; ++i) {
     group.key += std::string(frames[i].function) + '\t' + frames[i].load_object + '\n';
@@ -188,8 +194,25 @@ uint32_t HeapData::group_at(void* context, uint32_t experiment, uint64_t stack_i
   group.leaf = n > 0 ? frames[0].function : "<Unknown>";
   const auto [it, inserted] = group_by_key_.try_emplace(group.key, static_cast<uint32_t>(groups_.size()));
   if (inserted) groups_.push_back(std::move(group));
-  group_of_stack_.emplace(at, it->second);
-  return last_group_ = it->second;
+  return it->second;
+}
+
+bool HeapData::sums_from_session(const char* count_metric, const char* bytes_metric,
+                                 const std::function<void(uint32_t group, uint64_t count, uint64_t bytes)>& add) {
+  if (!LUMEN_PROVIDES(&host_, stack_sums)) return false;
+  const char* const metrics[] = {count_metric, bytes_metric};
+  struct Visit {
+    HeapData* data;
+    const std::function<void(uint32_t, uint64_t, uint64_t)>* add;
+  } visit{this, &add};
+  return host_.stack_sums(
+             host_.context, metrics, 2,
+             [](void* arg, const lumen_frame_name* frames, size_t count, const double* sums) {
+               auto* v = static_cast<Visit*>(arg);
+               (*v->add)(v->data->group_of_frames(frames, count), static_cast<uint64_t>(sums[0]),
+                         static_cast<uint64_t>(sums[1]));
+             },
+             &visit) != 0;
 }
 
 }  // namespace lumen::heap

@@ -57,6 +57,13 @@ class HeapData final : public HeapRecordReader {
   bool allocations_by_stack(const std::function<void(uint32_t group, uint64_t count, uint64_t bytes)>& add,
                             std::string& error);
 
+  // The same sums of a count and a bytes metric of the plugin's events
+  // (allocations, leaks) from what the session decoded for an earlier view
+  // (lumen_view_host.stack_sums), none read again: false when it holds
+  // none for the selection.
+  bool sums_from_session(const char* count_metric, const char* bytes_metric,
+                         const std::function<void(uint32_t group, uint64_t count, uint64_t bytes)>& add);
+
   const StackGroup& group(size_t index) const { return groups_[index]; }
   // The highest bytes in use of the experiment as its collector counted
   // them (the paired form's kHighest; 0: not recorded), known once sweep()
@@ -81,6 +88,8 @@ class HeapData final : public HeapRecordReader {
   // The row of a stack of experiment `experiment` (whose records `context`
   // is about) at `time_ns`.
   uint32_t group_at(void* context, uint32_t experiment, uint64_t stack_id, uint64_t time_ns);
+  // The row of a stack of these frames, leaf first.
+  uint32_t group_of_frames(const lumen_frame_name* frames, size_t count);
 
   struct StackAt {
     uint64_t stack_id;

@@ -24,11 +24,15 @@ struct Row {
   double bytes;
 };
 
-void sort_largest_first(std::vector<Row>& rows) {
-  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+// Largest first; rows equal in both and in name in the order of their
+// stacks' frames, however they were summed.
+void sort_largest_first(std::vector<Row>& rows, const HeapData* data = nullptr) {
+  std::sort(rows.begin(), rows.end(), [data](const Row& a, const Row& b) {
     if (a.bytes != b.bytes) return a.bytes > b.bytes;
     if (a.count != b.count) return a.count > b.count;
-    return a.name < b.name;
+    if (a.name != b.name) return a.name < b.name;
+    if (data == nullptr || a.group == b.group || a.group == SIZE_MAX || b.group == SIZE_MAX) return a.group < b.group;
+    return data->group(a.group).key < data->group(b.group).key;
   });
 }
 
@@ -67,7 +71,7 @@ class StackRows {
   void add(const HeapOp& op) { add(op.group, 1, static_cast<double>(op.size)); }
   std::vector<Row> sorted() const {
     std::vector<Row> rows = rows_;
-    sort_largest_first(rows);
+    sort_largest_first(rows, &data_);
     return rows;
   }
   double total_count() const { return total_count_; }
@@ -274,15 +278,24 @@ class HeapStatistics final : public HeapVisitor {
 
 }  // namespace
 
+// Rows per stack of a count and a bytes metric: what the session decoded
+// already when it holds the events (an earlier view's), else `read` from
+// the records.
+template <typename Read>
+bool rows_of(HeapData& data, StackRows& rows, const char* count_metric, const char* bytes_metric, Read&& read) {
+  const auto add = [&](uint32_t group, uint64_t count, uint64_t bytes) {
+    rows.add(group, static_cast<double>(count), static_cast<double>(bytes));
+  };
+  return data.sums_from_session(count_metric, bytes_metric, add) || read(add);
+}
+
 int run_allocs_view(const lumen_view_host* host, char* error, size_t error_size) {
   HeapData data(*host);
   StackRows rows(data);
   std::string problem;
-  const bool read = data.allocations_by_stack(
-      [&](uint32_t group, uint64_t count, uint64_t bytes) {
-        rows.add(group, static_cast<double>(count), static_cast<double>(bytes));
-      },
-      problem);
+  const bool read = rows_of(data, rows, "heapalloccnt", "heapallocbytes", [&](const auto& add) {
+    return data.allocations_by_stack(add, problem);
+  });
   if (!read) return fail(problem, error, error_size);
   host->summary(host->context, "allocations", "Allocations", rows.total_count(), LUMEN_UNIT_COUNT);
   host->summary(host->context, "bytes", "Bytes allocated", rows.total_bytes(), LUMEN_UNIT_BYTES);
@@ -294,11 +307,13 @@ int run_leaks_view(const lumen_view_host* host, char* error, size_t error_size) 
   HeapData data(*host);
   StackRows rows(data);
   std::string problem;
-  const bool read = data.live_at_end(
-      [&](const HeapOp& op) {
-        if (op.selected) rows.add(op);
-      },
-      problem);
+  const bool read = rows_of(data, rows, "heapleakcnt", "heapleakbytes", [&](const auto&) {
+    return data.live_at_end(
+        [&](const HeapOp& op) {
+          if (op.selected) rows.add(op);
+        },
+        problem);
+  });
   if (!read) return fail(problem, error, error_size);
   host->summary(host->context, "leaks", "Leaks", rows.total_count(), LUMEN_UNIT_COUNT);
   host->summary(host->context, "bytes", "Bytes leaked", rows.total_bytes(), LUMEN_UNIT_BYTES);

@@ -720,6 +720,56 @@ TEST(HeapDlclose, TimeFiltersSelectTheLeaksOfTheirTime) {
   EXPECT_EQ(parts, er_print_json({"-heap"}, run_->experiment).at("summary").at("leaks").get<double>());
 }
 
+// -leaks and -allocs after a view that decoded the events (-functions)
+// sum the session's events per stack instead of reading the records again:
+// the same tables, under no filter and under time filters on each side of
+// the library swap (map epochs), and the heap records are opened by the
+// session's first view only (counted with strace where it may trace).
+TEST(HeapDlclose, ViewsAfterTheFunctionsReadNoRecordAndShowTheSame) {
+  const DlcloseRun& run = dlclose_run();
+  ASSERT_DLCLOSE_CASE(run);
+  const fs::path& experiment = run.collection.experiment;
+  const uint64_t start = collection_start_ns(experiment);
+  const uint64_t middle = (run.times.at("a_done_ns").get<uint64_t>() + run.times.at("b_starts_ns").get<uint64_t>()) / 2;
+  ASSERT_GT(middle, start);
+  const std::string seconds = std::to_string(static_cast<double>(middle - start) / 1e9);
+  for (const std::vector<std::string>& filter :
+       std::vector<std::vector<std::string>>{{}, {"-filters", "time <= " + seconds}, {"-filters", "time >= " + seconds}}) {
+    for (const char* command : {"-leaks", "-allocs"}) {
+      SCOPED_TRACE(std::string(command) + (filter.empty() ? "" : " " + filter[1]));
+      std::vector<std::string> alone = filter, after = filter;
+      alone.push_back(command);
+      after.insert(after.end(), {"-functions", command});
+      const json read = er_print_json(alone, experiment);
+      const json summed = er_print_json(after, experiment);
+      ASSERT_EQ(summed.at("views").size(), 2u) << summed.dump();
+      EXPECT_EQ(summed.at("views").at(1), read);
+      EXPECT_FALSE(read.at("tables").at(0).at("rows").empty());
+    }
+  }
+
+  if (run_process({"strace", "-o", "/dev/null", "true"}).exit_code != 0)
+    GTEST_SKIP() << "strace cannot trace here: the records' reads are not counted";
+  const auto heaptrace_opens = [&](const std::vector<std::string>& views) {
+    TempDir trace_dir;
+    const fs::path trace = trace_dir.path() / "opens";
+    std::vector<std::string> argv = {"strace", "-f", "-e", "trace=open,openat", "-o", trace.string(),
+                                     (bin_dir() / "er_print").string()};
+    argv.insert(argv.end(), views.begin(), views.end());
+    argv.push_back(experiment.string());
+    const ProcessResult r = run_process(argv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::istringstream lines(read_text(trace));
+    int opens = 0;
+    for (std::string line; std::getline(lines, line);)
+      if (line.find("/heaptrace\"") != std::string::npos && line.find("= -1") == std::string::npos) ++opens;
+    return opens;
+  };
+  const int one_view = heaptrace_opens({"-functions"});
+  EXPECT_GT(one_view, 0);
+  EXPECT_EQ(heaptrace_opens({"-functions", "-leaks", "-allocs", "-calltree"}), one_view);
+}
+
 // A function filter cannot apply to a view of records: refused by name.
 // A CPU list does not apply to them either: said, and all are counted.
 TEST(HeapDlclose, FiltersAViewCannotApplyAreNamed) {
