@@ -17,6 +17,7 @@
 #include "experiment_directory.h"
 #include "flag_table.h"
 #include "experiment_header.h"
+#include "job_founder.h"
 #include "experiment_metadata.h"
 #include "install_layout.h"
 #include "lumen_version.h"
@@ -186,23 +187,43 @@ int run_collect(const std::vector<std::string>& args) {
     add_automatic_plugins(plan, target_needed_libraries(program, request.target), request, installed);
     choose_collector_variants(plan, program, request.target, forced_variants);
     load_planned_collectors(plan, installed);
-    const fs::path wanted = choose_experiment_path(request.experiment_name, request.directory, request.overwrite);
+    // Started by a launcher once per rank: the ranks share their job's founder.
+    const std::optional<LauncherRank> rank = launcher_rank();
+    if (rank && request.overwrite)
+      throw UsageError("-O cannot be given to each rank of a parallel job (" + rank->launcher +
+                       "): one rank would remove what the others record; remove the old experiment first");
+    const fs::path wanted = rank ? experiment_base_path(request.experiment_name, request.directory)
+                                 : choose_experiment_path(request.experiment_name, request.directory, request.overwrite);
     if (request.dry_run) {
       print_plan(std::cout, plan, wanted, request);
       return 0;
     }
     if (request.verbose) print_plan(std::cerr, plan, wanted, request);  // the target's stdout stays its own
     if (request.overwrite) remove_replaced_experiment(wanted);
-    const fs::path experiment = create_experiment_directory(wanted);
-    plan.origin_ns = clock_ns(CLOCK_MONOTONIC);
-    write_runtime_plan(plan, experiment / metadata::kPlanFile);
     metadata::ProcessFacts facts;
     facts.command = request.target;
     facts.start_wall_ns = clock_ns(CLOCK_REALTIME);
+    facts.start_monotonic_ns = clock_ns(CLOCK_MONOTONIC);
+    fs::path experiment;
+    if (rank) {
+      CollectionPlan job_plan = plan;  // the founder records no process: no plugin of its own
+      job_plan.plugins.clear();
+      job_plan.left_out.clear();
+      experiment = rank_experiment(job_founder(wanted, *rank, metadata::header_text(job_plan, facts, nullptr)), *rank);
+      facts.lineage = "_rank" + std::to_string(rank->rank);
+      facts.rank = rank->rank;
+    } else {
+      experiment = create_experiment_directory(wanted);
+    }
+    plan.origin_ns = clock_ns(CLOCK_MONOTONIC);
     facts.start_monotonic_ns = plan.origin_ns;
+    write_runtime_plan(plan, experiment / metadata::kPlanFile);
     std::vector<std::string> preload{fs::weakly_canonical(host::runtime_library()).string()};
     for (const PlannedPlugin& p : plan.plugins) preload.push_back(fs::weakly_canonical(p.collector_path).string());
-    std::cerr << "collect: recording " << experiment.filename().string() << "\n";
+    std::cerr << "collect: recording "
+              << (rank ? (experiment.parent_path().filename() / experiment.filename()).string()
+                       : experiment.filename().string())
+              << "\n";
     StartContext context{experiment, &plan, &facts};
     const LaunchResult result = run_target(program, request.target, preload, experiment.string(),
                                            on_target_started, &context);

@@ -39,8 +39,7 @@ void check_replaceable(const fs::path& path) {
 
 }  // namespace
 
-fs::path choose_experiment_path(const std::optional<std::string>& name, const std::optional<std::string>& directory,
-                                bool overwrite) {
+fs::path experiment_base_path(const std::optional<std::string>& name, const std::optional<std::string>& directory) {
   const std::string file = name.value_or("test.1.er");
   if (file.size() < 4 || file.substr(file.size() - 3) != ".er")
     throw UsageError("experiment name '" + file + "' must end in .er");
@@ -48,7 +47,12 @@ fs::path choose_experiment_path(const std::optional<std::string>& name, const st
   if (!fs::is_directory(dir)) throw UsageError("directory '" + dir.string() + "' does not exist");
   if (access(dir.c_str(), W_OK | X_OK) != 0)
     throw UsageError("cannot write in directory '" + dir.string() + "': " + std::strerror(errno));
-  const fs::path wanted = dir / file;
+  return dir / file;
+}
+
+fs::path choose_experiment_path(const std::optional<std::string>& name, const std::optional<std::string>& directory,
+                                bool overwrite) {
+  const fs::path wanted = experiment_base_path(name, directory);
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(wanted, ec))) return wanted;
   if (overwrite) {

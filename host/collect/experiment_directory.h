@@ -16,6 +16,12 @@ namespace lumen::collect {
 std::filesystem::path choose_experiment_path(const std::optional<std::string>& name,
                                              const std::optional<std::string>& directory, bool overwrite = false);
 
+// The path -o and -d name (test.1.er by default), checked as
+// choose_experiment_path checks it, whether it exists or not: a rank of a
+// parallel job may find its job's founder there (job_founder.h).
+std::filesystem::path experiment_base_path(const std::optional<std::string>& name,
+                                           const std::optional<std::string>& directory);
+
 // Removes the experiment at `path`, if there is one, for -O.
 void remove_replaced_experiment(const std::filesystem::path& path);
 

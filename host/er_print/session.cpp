@@ -146,6 +146,18 @@ void Session::open_experiment(const std::string& path) {
       founder.add_warning("descendant " + descendant.filename().string() + " is left out: " + e.what());
     }
   }
+  // A job's founder made by its ranks (collect run once per rank) says how
+  // many there were: a rank whose experiment is not there is missing.
+  if (const YAML::Node job = founder.header()["job"]; job && job.IsMap()) {
+    const long ranks = job["ranks"].as<long>(0);
+    std::string missing;
+    for (long rank = 0; rank < ranks && rank < 1'000'000; ++rank)
+      if (!std::filesystem::is_directory(std::filesystem::path(path) / ("_rank" + std::to_string(rank) + ".er"), ec))
+        missing += (missing.empty() ? "" : ", ") + std::to_string(rank);
+    if (!missing.empty())
+      founder.add_warning("the job had " + std::to_string(ranks) + " ranks, but rank " + missing +
+                          " recorded no experiment here (_rankN.er): its figures are missing");
+  }
   experiments_changed();
 }
 

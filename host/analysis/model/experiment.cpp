@@ -50,7 +50,9 @@ Experiment::Experiment(const fs::path& path, const AnalysisPlugins& plugins)
     : path_(path), header_(read_experiment_header(path)) {
   log_ = read_log(path, warnings_);
   for (std::string& notice : drop_implausible_header_values(header_)) warnings_.push_back(std::move(notice));
-  for (std::string& notice : missing_table_notices(path)) warnings_.push_back(std::move(notice));
+  // A parallel job's founder made by its ranks' collect holds no process
+  // of its own (job_founder.h): only its ranks' sub-experiments.
+  if (!header_["job"]) for (std::string& notice : missing_table_notices(path)) warnings_.push_back(std::move(notice));
   stacks_.load(path / LUMEN_STACKS_FILE);
   loadobjects_.load(path / LUMEN_LOADOBJECTS_FILE);
   loadobjects_.use_archive(path);

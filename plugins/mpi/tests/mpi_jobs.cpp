@@ -26,12 +26,16 @@ Job run_job(const Implementation& mpi, const JobSpec& spec) {
   Job job;
   job.dir = std::make_unique<TempDir>();
   job.experiment = job.dir->path() / "run.er";
-  std::vector<std::string> argv{(bin_dir() / "collect").string(), "-o", "run.er", "-d", job.dir->path().string()};
-  argv.insert(argv.end(), spec.collect_args.begin(), spec.collect_args.end());
-  argv.push_back("--");
-  argv.push_back(mpi.launcher);
-  argv.insert(argv.end(), mpi.launcher_options.begin(), mpi.launcher_options.end());
-  argv.insert(argv.end(), {"-np", std::to_string(spec.ranks), mpi.target(spec.program), job.dir->path().string()});
+  std::vector<std::string> collect{(bin_dir() / "collect").string(), "-o", "run.er", "-d", job.dir->path().string()};
+  collect.insert(collect.end(), spec.collect_args.begin(), spec.collect_args.end());
+  std::vector<std::string> launch{mpi.launcher};
+  launch.insert(launch.end(), mpi.launcher_options.begin(), mpi.launcher_options.end());
+  launch.insert(launch.end(), {"-np", std::to_string(spec.ranks)});
+  std::vector<std::string> argv = spec.collect_per_rank ? launch : collect;
+  if (!spec.collect_per_rank) argv.push_back("--");
+  argv.insert(argv.end(), spec.collect_per_rank ? collect.begin() : launch.begin(),
+              spec.collect_per_rank ? collect.end() : launch.end());
+  argv.insert(argv.end(), {mpi.target(spec.program), job.dir->path().string()});
   argv.insert(argv.end(), spec.target_args.begin(), spec.target_args.end());
   job.run = run_process(argv, spec.env);
   for (int rank = 0; rank < spec.ranks; ++rank) {

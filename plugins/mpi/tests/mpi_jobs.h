@@ -40,6 +40,10 @@ struct JobSpec {
   std::vector<std::string> collect_args{"--profile", "mpi"};
   std::map<std::string, std::string> env;
   std::vector<std::string> target_args;  // after DIR
+  // The launcher runs collect once per rank, the form for a launcher that
+  // cannot be wrapped (srun): LAUNCHER -np N collect -o run.er -d DIR
+  // <collect_args> TARGET DIR <target_args>.
+  bool collect_per_rank = false;
 };
 
 // collect -o run.er -d DIR <collect_args> -- LAUNCHER -np N TARGET DIR <target_args>

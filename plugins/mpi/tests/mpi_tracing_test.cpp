@@ -19,17 +19,30 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class MpiJob : public testing::TestWithParam<std::tuple<std::string, int>> {};
+// (implementation, ranks, collect run by the launcher once per rank)
+class MpiJob : public testing::TestWithParam<std::tuple<std::string, int, bool>> {};
 
 TEST_P(MpiJob, FiguresEqualWhatEachRankDid) {
-  const auto [name, ranks] = GetParam();
+  const auto [name, ranks, per_rank] = GetParam();
   const Implementation mpi = implementation(name);
   if (mpi.launcher.empty()) GTEST_SKIP() << name << " is not installed (no mpicc." << name << "/mpirun." << name << ")";
   JobSpec spec;
   spec.ranks = ranks;
+  spec.collect_per_rank = per_rank;
   const Job job = run_job(mpi, spec);
   ASSERT_EQ(job.run.exit_code, 0) << job.run.err;
-  const std::string what = name + " with " + std::to_string(ranks) + " ranks";
+  const std::string what = name + " with " + std::to_string(ranks) + " ranks" + (per_rank ? ", collect per rank" : "");
+  if (per_rank) {
+    // The founder is the job's, made by whichever rank came first; it holds
+    // no process, and er_print has nothing to say of it.
+    std::ifstream in(job.experiment / "header.yaml");
+    const std::string header((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(header.find("job: {launcher: "), std::string::npos) << header;
+    EXPECT_NE(header.find("ranks: " + std::to_string(ranks) + "}"), std::string::npos) << header;
+    const ProcessResult quiet = run_process({(bin_dir() / "er_print").string(), "-mpi_ranks", job.experiment.string()});
+    EXPECT_EQ(quiet.exit_code, 0) << quiet.err;
+    EXPECT_EQ(quiet.err, "") << what;
+  }
   for (int rank = 0; rank < ranks; ++rank) {
     ASSERT_FALSE(job.truth[rank].is_null()) << what << ": rank " << rank << " wrote no truth";
     const fs::path sub = job.experiment / ("_rank" + std::to_string(rank) + ".er");
@@ -125,11 +138,62 @@ TEST_P(MpiJob, FiguresEqualWhatEachRankDid) {
   EXPECT_EQ(upper.at("<Total>").at("e.mpibytessent").get<double>(), upper_bytes) << what << " ranks 1-" << ranks - 1;
 }
 
+std::string job_name(const testing::TestParamInfo<MpiJob::ParamType>& info) {
+  return std::get<0>(info.param) + "_" + std::to_string(std::get<1>(info.param)) + "_ranks" +
+         (std::get<2>(info.param) ? "_collect_per_rank" : "");
+}
 INSTANTIATE_TEST_SUITE_P(Implementations, MpiJob,
-                         testing::Combine(testing::Values("openmpi", "mpich"), testing::Values(2, 4)),
-                         [](const auto& info) {
-                           return std::get<0>(info.param) + "_" + std::to_string(std::get<1>(info.param)) + "_ranks";
-                         });
+                         testing::Combine(testing::Values("openmpi", "mpich"), testing::Values(2, 4),
+                                          testing::Values(false)),
+                         job_name);
+INSTANTIATE_TEST_SUITE_P(PerRankCollect, MpiJob,
+                         testing::Combine(testing::Values("openmpi", "mpich"), testing::Values(4), testing::Values(true)),
+                         job_name);
+
+// collect run once per rank: jobs without -o take the next free numbered
+// founder each, all of a job's ranks in one; a job never joins another's
+// founder (its ranks refuse it, naming it); a rank whose sub-experiment is
+// gone is named by er_print.
+class MpiPerRank : public testing::TestWithParam<std::string> {};
+
+TEST_P(MpiPerRank, EachJobItsOwnFounderAndAMissingRankIsNamed) {
+  const Implementation mpi = implementation(GetParam());
+  if (mpi.launcher.empty()) GTEST_SKIP() << GetParam() << " is not installed";
+  const TempDir dir;
+  const auto job = [&](const std::vector<std::string>& collect_args) {
+    std::vector<std::string> argv{mpi.launcher};
+    argv.insert(argv.end(), mpi.launcher_options.begin(), mpi.launcher_options.end());
+    argv.insert(argv.end(), {"-np", "2", (bin_dir() / "collect").string(), "-d", dir.path().string()});
+    argv.insert(argv.end(), collect_args.begin(), collect_args.end());
+    argv.insert(argv.end(), {"--profile", "mpi", mpi.target("mpi_exchange_target"), dir.path().string()});
+    return run_process(argv);
+  };
+  for (int n = 1; n <= 2; ++n) {
+    const ProcessResult r = job({});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const char* rank : {"_rank0.er", "_rank1.er"})
+      EXPECT_TRUE(fs::exists(dir.path() / ("test." + std::to_string(n) + ".er") / rank / "mpitrace"))
+          << "job " << n << " " << rank << "\n" << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir.path() / "test.3.er"));
+
+  // A name without a number is this job's or refused.
+  const ProcessResult named = job({"-o", "named.er"});
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  const ProcessResult refused = job({"-o", "named.er"});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("named.er' exists and is not the founder of this job"), std::string::npos) << refused.err;
+  EXPECT_TRUE(fs::exists(dir.path() / "named.er" / "_rank1.er" / "mpitrace"));
+
+  const fs::path founder = dir.path() / "test.2.er";
+  fs::remove_all(founder / "_rank1.er");
+  const ProcessResult missing = run_process({(bin_dir() / "er_print").string(), "-mpi_ranks", founder.string()});
+  EXPECT_EQ(missing.exit_code, 0) << missing.err;
+  EXPECT_NE(missing.err.find("the job had 2 ranks, but rank 1 recorded no experiment here"), std::string::npos)
+      << missing.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Implementations, MpiPerRank, testing::Values("openmpi", "mpich"));
 
 class MpiSettings : public testing::TestWithParam<std::string> {};
 

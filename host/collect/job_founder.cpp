@@ -1,0 +1,141 @@
+#include "job_founder.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "command_line.h"
+#include "experiment_header.h"
+#include "experiment_metadata.h"
+#include "yaml_text.h"
+
+namespace lumen::collect {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<std::string> variable(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  return std::string(value);
+}
+
+std::optional<long> number(const char* name) {
+  const auto text = variable(name);
+  if (!text) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text->c_str(), &end, 10);
+  if (errno != 0 || end == text->c_str() || *end != '\0' || value < 0) return std::nullopt;
+  return value;
+}
+
+std::string this_host() {
+  char name[256] = "";
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+// A founder being made has no header for a moment: the rank that made the
+// directory writes it next (atomically). Waits that long for it.
+constexpr auto kHeaderWait = std::chrono::seconds(10);
+
+// The job key a founder's header names; "" when it is no job's founder.
+std::string job_key_of(const fs::path& founder) {
+  const fs::path header = founder / metadata::kHeaderFile;
+  const auto until = std::chrono::steady_clock::now() + kHeaderWait;
+  std::error_code ec;
+  while (!fs::exists(fs::symlink_status(header, ec))) {
+    // Anything else in it: an experiment, not a founder being made.
+    if (!fs::is_empty(founder, ec) || ec || std::chrono::steady_clock::now() > until) return "";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  try {
+    const YAML::Node job = YAML::LoadFile(header.string())["job"];
+    return job && job.IsMap() ? job["key"].as<std::string>("") : "";
+  } catch (const YAML::Exception&) {
+    return "";
+  }
+}
+
+const std::regex kNumberedFounder(R"((.*)\.([0-9]+)\.er)");
+
+// The next numbered name after `path` (itself when it has no number).
+fs::path next_number(const fs::path& path) {
+  std::smatch m;
+  const std::string name = path.filename().string();
+  if (!std::regex_match(name, m, kNumberedFounder)) return path;
+  return path.parent_path() / (m[1].str() + "." + std::to_string(std::stol(m[2]) + 1) + ".er");
+}
+
+}  // namespace
+
+std::optional<LauncherRank> launcher_rank() {
+  LauncherRank r;
+  if (const auto rank = number("OMPI_COMM_WORLD_RANK")) {
+    r.rank = *rank;
+    r.size = number("OMPI_COMM_WORLD_SIZE").value_or(0);
+    r.launcher = "Open MPI";
+    r.job_key = "pmix:" + variable("PMIX_NAMESPACE").value_or(variable("OMPI_MCA_ess_base_jobid").value_or("?"));
+  } else if (const auto rank = number("SLURM_PROCID"); rank && variable("SLURM_STEP_ID") && variable("SLURM_JOB_ID")) {
+    // srun's tasks (a batch script itself has no step): the job's step.
+    r.rank = *rank;
+    r.size = number("SLURM_STEP_NUM_TASKS").value_or(number("SLURM_NTASKS").value_or(0));
+    r.launcher = "Slurm";
+    r.job_key = "slurm:" + *variable("SLURM_JOB_ID") + "." + *variable("SLURM_STEP_ID");
+  } else if (const auto rank = number("PMIX_RANK"); rank && variable("PMIX_NAMESPACE")) {
+    r.rank = *rank;
+    r.size = number("PMIX_SIZE").value_or(0);
+    r.launcher = "PMIx";
+    r.job_key = "pmix:" + *variable("PMIX_NAMESPACE");
+  } else if (const auto rank = number("PMI_RANK"); rank && variable("PMI_SIZE")) {
+    // MPICH's Hydra names no job: its ranks on one host share their proxy.
+    r.rank = *rank;
+    r.size = number("PMI_SIZE").value_or(0);
+    r.launcher = "MPICH (Hydra)";
+    r.job_key = "hydra:" + this_host() + ":" + std::to_string(getppid()) + ":" + std::to_string(r.size);
+  } else {
+    return std::nullopt;
+  }
+  return r;
+}
+
+fs::path job_founder(const fs::path& wanted, const LauncherRank& rank, const std::string& founder_header) {
+  std::string job = "job: {launcher: " + metadata::yaml_scalar(rank.launcher) +
+                    ", key: " + metadata::yaml_scalar(rank.job_key) + ", ranks: " + std::to_string(rank.size) + "}\n";
+  for (fs::path candidate = wanted;;) {
+    if (mkdir(candidate.c_str(), 0755) == 0) {
+      std::string error;
+      if (!metadata::write_header_file(candidate.string(), founder_header + job, error)) throw UsageError(error);
+      return fs::absolute(candidate);
+    }
+    if (errno != EEXIST) throw UsageError("cannot create '" + candidate.string() + "': " + std::strerror(errno));
+    if (job_key_of(candidate) == rank.job_key) return fs::absolute(candidate);
+    const fs::path next = next_number(candidate);
+    if (next == candidate)
+      throw UsageError("experiment '" + candidate.string() + "' exists and is not the founder of this job (" +
+                       rank.launcher + " " + rank.job_key + "); it is never overwritten (choose another -o name)");
+    candidate = next;
+  }
+}
+
+fs::path rank_experiment(const fs::path& founder, const LauncherRank& rank) {
+  const fs::path path = founder / ("_rank" + std::to_string(rank.rank) + ".er");
+  if (mkdir(path.c_str(), 0755) != 0)
+    throw UsageError(errno == EEXIST ? "rank " + std::to_string(rank.rank) + " of this job is recorded already in " +
+                                           founder.string()
+                                     : "cannot create '" + path.string() + "': " + std::strerror(errno));
+  return path;
+}
+
+}  // namespace lumen::collect
