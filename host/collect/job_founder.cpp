@@ -12,6 +12,7 @@
 #include <regex>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "command_line.h"
 #include "experiment_header.h"
@@ -44,6 +45,23 @@ std::string this_host() {
   char name[256] = "";
   gethostname(name, sizeof name - 1);
   return name;
+}
+
+// The --control-port argument of Hydra's proxy `pid` ("" when it is not one).
+std::string hydra_control_port(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  const std::string line((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> args;
+  for (size_t at = 0; at < line.size();) {
+    const size_t end = line.find('\0', at);
+    args.push_back(line.substr(at, end == std::string::npos ? std::string::npos : end - at));
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  if (args.empty() || fs::path(args[0]).filename() != "hydra_pmi_proxy") return "";
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "--control-port") return args[i + 1];
+  return "";
 }
 
 // A founder being made has no header for a moment: the rank that made the
@@ -99,11 +117,15 @@ std::optional<LauncherRank> launcher_rank() {
     r.launcher = "PMIx";
     r.job_key = "pmix:" + *variable("PMIX_NAMESPACE");
   } else if (const auto rank = number("PMI_RANK"); rank && variable("PMI_SIZE")) {
-    // MPICH's Hydra names no job: its ranks on one host share their proxy.
+    // MPICH's Hydra names no job in the ranks' environment; its proxy on
+    // each host is started with the launcher's control port, the same for
+    // the whole job. Without it, the ranks on one host share their proxy.
     r.rank = *rank;
     r.size = number("PMI_SIZE").value_or(0);
     r.launcher = "MPICH (Hydra)";
-    r.job_key = "hydra:" + this_host() + ":" + std::to_string(getppid()) + ":" + std::to_string(r.size);
+    const std::string port = hydra_control_port(getppid());
+    r.job_key = "hydra:" + (port.empty() ? this_host() + ":" + std::to_string(getppid()) : port) + ":" +
+                std::to_string(r.size);
   } else {
     return std::nullopt;
   }

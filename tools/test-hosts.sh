@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Hosts made on this machine for the tests of parallel jobs across hosts:
+# network namespaces joined by a bridge, each with its own host name (a UTS
+# namespace per command run in it), the shared file system of this one.
+#   tools/test-hosts.sh create N     hosts lumen-h1..lumen-hN at 10.77.0.2..N+1;
+#                                    the launcher's side is 10.77.0.1 (bridge lumenbr0)
+#   tools/test-hosts.sh remove       removes them (and what a failed create left)
+#   tools/test-hosts.sh [agent] [-OPTIONS] HOST COMMAND...
+#                                    runs COMMAND in HOST (an address above or a
+#                                    name): the launch agent, as ssh is called,
+#                                    of Open MPI (--mca plm_rsh_agent) and
+#                                    MPICH's Hydra (-launcher ssh -launcher-exec)
+# Needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN) and ip(8).
+set -euo pipefail
+bridge=lumenbr0
+prefix=lumen-h
+subnet=10.77.0
+
+remove() {
+  local ns
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$prefix[0-9]*$" || true); do
+    ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
+    ip netns delete "$ns"
+  done
+  ip link delete "$bridge" 2>/dev/null || true
+}
+
+create() {
+  local count=$1 i
+  [[ $count =~ ^[0-9]+$ && $count -ge 1 && $count -le 200 ]] || { echo "test-hosts: create takes 1 to 200 hosts" >&2; exit 2; }
+  remove
+  trap 'echo "test-hosts: creating the hosts failed; removing what was made" >&2; remove' ERR
+  ip link add "$bridge" type bridge
+  ip addr add "$subnet.1/24" dev "$bridge"
+  ip link set "$bridge" up
+  for ((i = 1; i <= count; ++i)); do
+    ip netns add "$prefix$i"
+    ip link add "lumenv$i" type veth peer name eth0 netns "$prefix$i"
+    ip link set "lumenv$i" master "$bridge" up
+    ip -n "$prefix$i" addr add "$subnet.$((i + 1))/24" dev eth0
+    ip -n "$prefix$i" link set eth0 up
+    ip -n "$prefix$i" link set lo up
+  done
+  trap - ERR
+}
+
+agent() {
+  while [[ $# -gt 0 && $1 == -* ]]; do shift; done  # ssh's options (Hydra passes -x)
+  [[ $# -ge 2 ]] || { echo "test-hosts: agent HOST COMMAND..." >&2; exit 2; }
+  local host=$1 ns
+  shift
+  case $host in
+    "$subnet".*) ns=$prefix$((${host##*.} - 1)) ;;
+    "$prefix"*) ns=$host ;;
+    *) echo "test-hosts: no host $host here" >&2; exit 2 ;;
+  esac
+  # The launcher passes one command line, as ssh would run it in a shell.
+  exec ip netns exec "$ns" unshare --uts /bin/sh -c 'hostname "$0" && exec /bin/sh -c "$*"' "$ns" "$@"
+}
+
+case ${1:-} in
+  create) create "${2:-}" ;;
+  remove) remove ;;
+  agent) shift; agent "$@" ;;
+  ""|-h|--help) sed -n '2,15p' "$0" >&2; exit 2 ;;
+  *) agent "$@" ;;
+esac
