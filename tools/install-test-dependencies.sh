@@ -13,6 +13,7 @@ packages=(
   libc6-dbg                              # glibc's and ld.so's own names (allocate_dtv), which heap truths name
   heaptrack zstd time                    # heap tracing: the tool compared with (its data file read with zstd), CPU times
   strace                                 # counts the files a session of views opens
+  iproute2                               # ip: the hosts tools/test-hosts.sh makes for MPI jobs across hosts
   golang-go                              # go tool pprof: reads er_print -export pprof back
   chromium chromium-driver               # er_html's report in a real browser, headless
   python3-selenium                       # drives the browser from the report's tests
