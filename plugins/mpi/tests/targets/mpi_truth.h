@@ -11,7 +11,7 @@
 #include <string.h>
 
 #define TRUTH_MAX_FUNCTIONS 64
-#define TRUTH_MAX_RANKS 64
+#define TRUTH_MAX_RANKS 1024
 
 struct truth_function {
   const char* name;
