@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Hosts made on this machine for the tests of parallel jobs across hosts:
 # network namespaces joined by a bridge, each with its own host name (a UTS
-# namespace per command run in it), the shared file system of this one.
+# namespace per command run in it), the shared file system of this one, and
+# a node-local scratch directory: /tmp/lumen-test-scratch is, on host
+# lumen-hN, its own /tmp/lumen-test-hosts/lumen-hN (a mount namespace).
 #   tools/test-hosts.sh create N     hosts lumen-h1..lumen-hN at 10.77.0.2..N+1;
 #                                    the launcher's side is 10.77.0.1 (bridge lumenbr0)
 #   tools/test-hosts.sh remove       removes them (and what a failed create left)
@@ -15,6 +17,8 @@ set -euo pipefail
 bridge=lumenbr0
 prefix=lumen-h
 subnet=10.77.0
+scratch=/tmp/lumen-test-scratch
+scratch_root=/tmp/lumen-test-hosts
 
 remove() {
   local ns
@@ -23,6 +27,8 @@ remove() {
     ip netns delete "$ns"
   done
   ip link delete "$bridge" 2>/dev/null || true
+  rm -rf "$scratch_root"
+  rmdir "$scratch" 2>/dev/null || true
 }
 
 create() {
@@ -40,7 +46,9 @@ create() {
     ip -n "$prefix$i" addr add "$subnet.$((i + 1))/24" dev eth0
     ip -n "$prefix$i" link set eth0 up
     ip -n "$prefix$i" link set lo up
+    mkdir -p "$scratch_root/$prefix$i"
   done
+  mkdir -p "$scratch"
   trap - ERR
 }
 
@@ -55,13 +63,15 @@ agent() {
     *) echo "test-hosts: no host $host here" >&2; exit 2 ;;
   esac
   # The launcher passes one command line, as ssh would run it in a shell.
-  exec ip netns exec "$ns" unshare --uts /bin/sh -c 'hostname "$0" && exec /bin/sh -c "$*"' "$ns" "$@"
+  exec ip netns exec "$ns" unshare --uts --mount --propagation private /bin/sh -c \
+    'hostname "$0" && mount --bind "$1" "$2" && shift 2 && exec /bin/sh -c "$*"' \
+    "$ns" "$scratch_root/$ns" "$scratch" "$@"
 }
 
 case ${1:-} in
   create) create "${2:-}" ;;
   remove) remove ;;
   agent) shift; agent "$@" ;;
-  ""|-h|--help) sed -n '2,15p' "$0" >&2; exit 2 ;;
+  ""|-h|--help) sed -n '2,17p' "$0" >&2; exit 2 ;;
   *) agent "$@" ;;
 esac

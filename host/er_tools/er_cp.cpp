@@ -1,12 +1,15 @@
 // er_cp [-q] from.er to.er | er_cp [-q] experiment... directory: copies
 // experiments, descendants and archives included. A new name must end in
 // .er and must not exist; into a directory, each keeps its own name.
-// Links inside an experiment are copied as links, never followed.
+// Links inside an experiment are copied as links, never followed. Onto an
+// existing founder of the same parallel job (collect run per rank into
+// node-local directories), the ranks of `from` join it (job_gather.h).
 #include <filesystem>
 #include <iostream>
 
 #include "experiment_copy.h"
 #include "experiment_files.h"
+#include "job_gather.h"
 #include "terminal_text.h"
 
 namespace fs = std::filesystem;
@@ -36,6 +39,16 @@ int main(int argc, char** argv) {
     try {
       require_experiment(from);
       const fs::path to = into_directory ? destination / fs::path(from).lexically_normal().filename() : destination;
+      if (fs::is_directory(fs::symlink_status(to)) && job_key(to)) {
+        const std::vector<std::string> ranks = gather_ranks(from, to);
+        if (!options.quiet) {
+          std::cout << "gathered " << ranks.size() << " rank" << (ranks.size() == 1 ? "" : "s") << " of "
+                    << from.string() << " into " << to.string() << ":";
+          for (const std::string& rank : ranks) std::cout << " " << rank;
+          std::cout << "\n";
+        }
+        continue;
+      }
       require_new_experiment_name(to);
       for (const std::string& skipped : copy_experiment(from, to))
         std::cerr << "er_cp: " << skipped << " is not a regular file, directory or link; it is not copied\n";

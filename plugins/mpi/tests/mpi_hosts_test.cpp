@@ -7,6 +7,8 @@
 // rank counted, each rank on the host it ran on.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "lumen_commands.h"
 #include "mpi_expectations.h"
 #include "mpi_jobs.h"
@@ -19,7 +21,9 @@ using nlohmann::json;
 
 const std::string kHosts = LUMEN_TEST_HOSTS;  // tools/test-hosts.sh
 
-class MpiAcrossHosts : public testing::TestWithParam<std::tuple<std::string, bool>> {
+// Two hosts for a suite's tests, removed after them.
+template <typename Param>
+class OnTwoHosts : public testing::TestWithParam<Param> {
  protected:
   static void SetUpTestSuite() {
     const ProcessResult made = run_process({kHosts, "create", "2"});
@@ -28,6 +32,10 @@ class MpiAcrossHosts : public testing::TestWithParam<std::tuple<std::string, boo
   static void TearDownTestSuite() { run_process({kHosts, "remove"}); }
   static inline std::string* unavailable_ = new std::string;
 };
+
+// (implementation, collect run by the launcher once per rank)
+class MpiAcrossHosts : public OnTwoHosts<std::tuple<std::string, bool>> {};
+class MpiNodeLocal : public OnTwoHosts<std::string> {};
 
 // The launcher's options that place 2 ranks on each host through its agent.
 std::vector<std::string> across_hosts(const std::string& name) {
@@ -66,6 +74,58 @@ TEST_P(MpiAcrossHosts, EachRankOnItsHostWithItsOwnFigures) {
     EXPECT_NE(label.find(first ? " on lumen-h1 " : " on lumen-h2 "), std::string::npos) << what << ": " << label;
   }
 }
+
+// Node-local directories: the launcher runs collect per rank with -d on
+// each host's own scratch directory (the same path, a different directory
+// on each host), so each host holds a founder of the job with its own
+// ranks; er_print names the ranks one lacks, and er_cp gathers the other
+// host's into it, after which every rank's figures are there.
+TEST_P(MpiNodeLocal, FoundersOfEachHostAreGatheredByErCp) {
+  const std::string name = GetParam();
+  Implementation mpi = implementation(name);
+  if (mpi.launcher.empty()) GTEST_SKIP() << name << " is not installed";
+  if (!unavailable_->empty()) GTEST_SKIP() << *unavailable_;
+  const TempDir truth_dir;
+  std::vector<std::string> argv{mpi.launcher};
+  for (const std::string& option : across_hosts(name)) argv.push_back(option);
+  argv.insert(argv.end(), {"-np", "4", (bin_dir() / "collect").string(), "-o", "run.er", "-d",
+                           "/tmp/lumen-test-scratch", "--profile", "mpi", mpi.target("mpi_exchange_target"),
+                           truth_dir.path().string()});
+  const ProcessResult run = run_process(argv);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const fs::path first = "/tmp/lumen-test-hosts/lumen-h1/run.er", second = "/tmp/lumen-test-hosts/lumen-h2/run.er";
+  ASSERT_TRUE(fs::exists(first / "_rank1.er")) << run.err;
+  ASSERT_TRUE(fs::exists(second / "_rank2.er")) << run.err;
+  EXPECT_FALSE(fs::exists(first / "_rank2.er"));
+  const ProcessResult partial = run_process({(bin_dir() / "er_print").string(), "-mpi_ranks", first.string()});
+  EXPECT_NE(partial.err.find("the job had 4 ranks, but rank 2, 3 recorded no experiment here"), std::string::npos)
+      << partial.err;
+
+  const ProcessResult gathered = run_process({(bin_dir() / "er_cp").string(), second.string(), first.string()});
+  ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
+  EXPECT_NE(gathered.out.find("gathered 2 ranks of " + second.string() + " into " + first.string() +
+                              ": _rank2.er _rank3.er"),
+            std::string::npos)
+      << gathered.out;
+  std::vector<json> truth;
+  for (int rank = 0; rank < 4; ++rank) {
+    std::ifstream in(truth_dir.path() / ("rank" + std::to_string(rank) + ".json"));
+    ASSERT_TRUE(in) << "rank " << rank << " wrote no truth";
+    truth.push_back(json::parse(in));
+  }
+  const std::string what = name + ", node-local founders gathered";
+  expect_per_function(first, truth, what);
+  expect_per_rank(first, truth, what);
+  expect_messages(first, truth, what);
+  const ProcessResult complete = run_process({(bin_dir() / "er_print").string(), "-mpi_ranks", first.string()});
+  EXPECT_EQ(complete.err.find("recorded no experiment here"), std::string::npos) << complete.err;
+  // Gathered twice: refused, nothing copied.
+  const ProcessResult again = run_process({(bin_dir() / "er_cp").string(), second.string(), first.string()});
+  EXPECT_NE(again.exit_code, 0);
+  EXPECT_NE(again.err.find("_rank2.er is in both"), std::string::npos) << again.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Launchers, MpiNodeLocal, testing::Values("openmpi", "mpich"));
 
 INSTANTIATE_TEST_SUITE_P(Launchers, MpiAcrossHosts,
                          testing::Combine(testing::Values("openmpi", "mpich"), testing::Bool()),
