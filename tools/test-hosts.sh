@@ -3,7 +3,9 @@
 # network namespaces joined by a bridge, each with its own host name (a UTS
 # namespace per command run in it), the shared file system of this one, and
 # a node-local scratch directory: /tmp/lumen-test-scratch is, on host
-# lumen-hN, its own /tmp/lumen-test-hosts/lumen-hN (a mount namespace).
+# lumen-hN, its own /tmp/lumen-test-hosts/lumen-hN (a mount namespace). As
+# hosts booted at different times, host lumen-hN's CLOCK_MONOTONIC runs
+# N-1 hours ahead of this one's (a time namespace); wall clocks agree.
 #   tools/test-hosts.sh create N     hosts lumen-h1..lumen-hN at 10.77.0.2..N+1;
 #                                    the launcher's side is 10.77.0.1 (bridge lumenbr0)
 #   tools/test-hosts.sh remove       removes them (and what a failed create left)
@@ -63,7 +65,9 @@ agent() {
     *) echo "test-hosts: no host $host here" >&2; exit 2 ;;
   esac
   # The launcher passes one command line, as ssh would run it in a shell.
-  exec ip netns exec "$ns" unshare --uts --mount --propagation private /bin/sh -c \
+  local hours=$((${ns#"$prefix"} - 1))
+  exec ip netns exec "$ns" unshare --uts --mount --propagation private \
+    --fork --kill-child --time --monotonic $((hours * 3600)) /bin/sh -c \
     'hostname "$0" && mount --bind "$1" "$2" && shift 2 && exec /bin/sh -c "$*"' \
     "$ns" "$scratch_root/$ns" "$scratch" "$@"
 }
@@ -72,6 +76,6 @@ case ${1:-} in
   create) create "${2:-}" ;;
   remove) remove ;;
   agent) shift; agent "$@" ;;
-  ""|-h|--help) sed -n '2,17p' "$0" >&2; exit 2 ;;
+  ""|-h|--help) sed -n '2,19p' "$0" >&2; exit 2 ;;
   *) agent "$@" ;;
 esac

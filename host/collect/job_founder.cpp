@@ -73,9 +73,21 @@ std::string job_key_of(const fs::path& founder) {
   const fs::path header = founder / metadata::kHeaderFile;
   const auto until = std::chrono::steady_clock::now() + kHeaderWait;
   std::error_code ec;
-  while (!fs::exists(fs::symlink_status(header, ec))) {
-    // Anything else in it: an experiment, not a founder being made.
-    if (!fs::is_empty(founder, ec) || ec || std::chrono::steady_clock::now() > until) return "";
+  const auto being_made = [&] {
+    // Empty, or holding the header being written (header.yaml.tmp until
+    // it is renamed): anything else is an experiment.
+    for (const fs::directory_entry& entry : fs::directory_iterator(founder, ec))
+      if (entry.path().filename() != std::string(metadata::kHeaderFile) + ".tmp") return false;
+    return !ec;
+  };
+  const auto has_header = [&] { return fs::exists(fs::symlink_status(header, ec)); };
+  while (!has_header()) {
+    // Something else came in: the header came first, if it is a founder.
+    if (!being_made()) {
+      if (has_header()) break;
+      return "";
+    }
+    if (std::chrono::steady_clock::now() > until) return "";
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   try {

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "default_metrics.h"
+#include "experiment_format.h"
 #include "experiment_metrics.h"
 #include "format_error.h"
 #include "metric_spec.h"
@@ -146,6 +147,15 @@ void Session::open_experiment(const std::string& path) {
       founder.add_warning("descendant " + descendant.filename().string() + " is left out: " + e.what());
     }
   }
+  // Ranks on other hosts run on their hosts' clocks: each is placed on the
+  // clock of the founder, or of a job founder's first rank.
+  size_t founder_index = 0;
+  while (experiments_[founder_index].get() != &founder) ++founder_index;
+  const std::filesystem::path reference_path = clock_reference(path, founder.header(), descendants);
+  const Experiment* reference = &founder;
+  for (size_t i = founder_index; i < experiments_.size(); ++i)
+    if (experiments_[i]->path() == reference_path) reference = experiments_[i].get();
+  for (size_t i = founder_index; i < experiments_.size(); ++i) experiments_[i]->place_on_clock_of(*reference);
   // A job's founder made by its ranks (collect run once per rank) says how
   // many there were: a rank whose experiment is not there is missing.
   if (const YAML::Node job = founder.header()["job"]; job && job.IsMap()) {

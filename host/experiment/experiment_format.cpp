@@ -1,5 +1,7 @@
 #include "experiment_format.h"
 
+#include <algorithm>
+
 #include <lumen/record_format.h>
 
 #include "experiment_metadata.h"
@@ -37,6 +39,25 @@ YAML::Node read_experiment_header(const fs::path& experiment) {
     throw FormatError(file.string() + ": the format version is not a pair of numbers");
   if (const auto refusal = format_refusal(major, minor)) throw FormatError(file.string() + ": " + *refusal);
   return header;
+}
+
+std::optional<int64_t> clock_shift_ns(const YAML::Node& header, const YAML::Node& reference) {
+  const std::string host = header["host"].as<std::string>(""), reference_host = reference["host"].as<std::string>("");
+  if (host.empty() || host == reference_host) return 0;
+  const auto offset = [](const YAML::Node& h) -> std::optional<int64_t> {
+    const long long wall = h["start_wall_ns"].as<long long>(0), monotonic = h["start_monotonic_ns"].as<long long>(0);
+    if (wall <= 0 || monotonic <= 0) return std::nullopt;
+    return static_cast<int64_t>(wall - monotonic);
+  };
+  const auto own = offset(header), theirs = offset(reference);
+  if (!own || !theirs) return std::nullopt;
+  return *own - *theirs;
+}
+
+fs::path clock_reference(const fs::path& founder, const YAML::Node& founder_header,
+                         const std::vector<fs::path>& descendants) {
+  if (!founder_header["job"] || descendants.empty()) return founder;
+  return *std::min_element(descendants.begin(), descendants.end());
 }
 
 }  // namespace lumen::analysis

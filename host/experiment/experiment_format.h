@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace lumen::analysis {
 
@@ -21,5 +22,19 @@ std::optional<std::string> format_refusal(unsigned major, unsigned minor);
 // EXPERIMENT/header.yaml, parsed, when it states a format this lumen reads;
 // a FormatError naming the file otherwise.
 YAML::Node read_experiment_header(const std::filesystem::path& experiment);
+
+// Nanoseconds to add to the times of the experiment with `header` (its
+// host's CLOCK_MONOTONIC) to place them on the clock of the one with
+// `reference`: 0 on the same host; across hosts, the difference of their
+// wall clocks' offsets from their monotonic ones, each read at the start
+// of its recording. nullopt when the hosts differ and a header lacks those
+// start times.
+std::optional<int64_t> clock_shift_ns(const YAML::Node& header, const YAML::Node& reference);
+
+// The experiment a parallel job's others are placed on the clock of: the
+// founder, or for a founder its ranks made (no process of its own: its
+// header names the job), the first of `descendants` (in name order).
+std::filesystem::path clock_reference(const std::filesystem::path& founder, const YAML::Node& founder_header,
+                                      const std::vector<std::filesystem::path>& descendants);
 
 }  // namespace lumen::analysis

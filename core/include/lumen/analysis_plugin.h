@@ -425,6 +425,13 @@ typedef struct lumen_view_host {
   int (*stack_sums)(void* context, const char* const* metrics, size_t metric_count,
                     void (*visit)(void* arg, const lumen_frame_name* frames, size_t frame_count, const double* sums),
                     void* arg);
+  /* Nanoseconds to add to a time of the experiment whose records are being
+   * visited (its host's CLOCK_MONOTONIC) to place it on the clock shared by
+   * the experiments open together: 0 but for a rank recorded on another
+   * host than its job's first. A view that sets times of several
+   * experiments side by side (a timeline of ranks) adds it; selected and
+   * map_epoch take the experiment's own times. (SDK 1.2) */
+  int64_t (*clock_shift_ns)(void* context);
 } lumen_view_host;
 
 

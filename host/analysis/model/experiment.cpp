@@ -147,4 +147,16 @@ uint32_t Experiment::thread_number(uint32_t thread_id) const {
   return it != threads_.end() && *it == thread_id ? static_cast<uint32_t>(it - threads_.begin() + 1) : 0;
 }
 
+void Experiment::place_on_clock_of(const Experiment& reference) {
+  clock_shift_ns_ = 0;
+  if (&reference == this) return;
+  if (const auto shift = analysis::clock_shift_ns(header_, reference.header_)) {
+    clock_shift_ns_ = *shift;
+    return;
+  }
+  warnings_.push_back("recorded on " + header_["host"].as<std::string>("") + ", not on " +
+                      reference.header_["host"].as<std::string>("") +
+                      ", without the start times that place its clock: its times are its host's own");
+}
+
 }  // namespace lumen::analysis

@@ -112,6 +112,14 @@ class Experiment {
   }
   const std::vector<std::string>& warnings() const { return warnings_; }
   void add_warning(const std::string& warning) { warnings_.push_back(warning); }
+  // Nanoseconds to add to this experiment's times (its host's
+  // CLOCK_MONOTONIC) to place them on the clock of the experiment it was
+  // opened with (place_on_clock_of): 0 on the same host.
+  int64_t clock_shift_ns() const { return clock_shift_ns_; }
+  // An experiment recorded on another host than `reference` (a rank of a
+  // job across hosts) is placed on its clock through their wall clocks,
+  // each read beside its monotonic one at the start of the recording.
+  void place_on_clock_of(const Experiment& reference);
   // The plugins whose planned data file is gone from the experiment.
   const std::vector<std::string>& missing_data() const { return missing_data_; }
   const SampleTable& samples() const { return samples_; }
@@ -207,6 +215,7 @@ class Experiment {
   StackStore stacks_;
   LoadObjectMap loadobjects_;
   std::vector<DataFile> data_files_;
+  int64_t clock_shift_ns_ = 0;
   std::vector<std::string> warnings_;
   std::vector<std::string> missing_data_;  // plugins whose data file is gone
   SampleTable samples_;

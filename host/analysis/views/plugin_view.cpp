@@ -315,6 +315,11 @@ int stack_sums(void* context, const char* const* metrics, size_t metric_count,
   return 1;
 }
 
+int64_t clock_shift_ns(void* context) {
+  const auto& scope = *static_cast<const RecordScope*>(context);
+  return scope.experiment == nullptr ? 0 : scope.experiment->clock_shift_ns();
+}
+
 void summary(void* context, const char* key, const char* label, double value, lumen_metric_unit unit) {
   static_cast<RecordScope*>(context)->run->summary.add_number(key, label, shown(unit, value), {unit});
 }
@@ -381,6 +386,7 @@ Document run_plugin_view(const lumen_view_def& view, const std::string& plugin,
   host.record_failed = record_failed;
   host.stack_lines_at = stack_lines_at;
   host.stack_sums = stack_sums;
+  host.clock_shift_ns = clock_shift_ns;
   char error[512] = "";
   const int failed = view.run(&host, error, sizeof error);
   if (const auto& record = record_failure(run)) throw std::runtime_error(std::string(view.command) + ": " + *record);

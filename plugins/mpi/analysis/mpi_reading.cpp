@@ -24,6 +24,9 @@ struct Part {
   bool keep_events = false;  // the launcher's rank, once the settings record says the process traced
   int64_t calls_seen = 0;  // call records, selected or not
   bool failed = false;
+  // Added to the times kept for the timeline: the rank's host's clock
+  // placed on its job's (lumen_view_host.clock_shift_ns).
+  uint64_t clock_shift_ns = 0;
 };
 
 struct Reading {
@@ -48,8 +51,8 @@ void add_call(Part& p, const MpiCall& call) {
   }
   if (!selected(p, call.exit_ns, call.thread_id)) return;
   if (p.keep_events)
-    p.a.calls.push_back({call.enter_ns, call.exit_ns, call.bytes_sent, call.bytes_received, call.rank, call.peer,
-                         call.function});
+    p.a.calls.push_back({call.enter_ns + p.clock_shift_ns, call.exit_ns + p.clock_shift_ns, call.bytes_sent,
+                         call.bytes_received, call.rank, call.peer, call.function});
   p.a.functions[call.function].add(call);
   p.a.ranks[call.rank].totals.add(call);
   p.a.all.add(call);
@@ -57,7 +60,8 @@ void add_call(Part& p, const MpiCall& call) {
 
 void add_message(Part& p, const MpiMessage& m, uint32_t thread_id) {
   if (!selected(p, m.time_ns, thread_id)) return;
-  if (p.keep_events) p.a.messages.push_back({m.time_ns, m.bytes, m.rank, m.peer, m.tag, m.direction, m.function});
+  if (p.keep_events)
+    p.a.messages.push_back({m.time_ns + p.clock_shift_ns, m.bytes, m.rank, m.peer, m.tag, m.direction, m.function});
   MessageTotals& t = m.direction == kMessageSent ? p.a.sent[{m.rank, m.peer}] : p.a.received[{m.peer, m.rank}];
   t.count += 1;
   t.bytes = lumen_saturating_add(t.bytes, lumen_value_of(m.bytes));
@@ -68,6 +72,8 @@ void* begin_part(void* arg, const lumen_record_part* part) {
   auto state = std::make_unique<Part>();
   state->host = reading->host;
   state->context = part->context;
+  if (LUMEN_PROVIDES(reading->host, clock_shift_ns))
+    state->clock_shift_ns = static_cast<uint64_t>(reading->host->clock_shift_ns(part->context));
   state->experiment = part->experiment;
   state->keep_events = reading->keep_events;
   reading->parts.push_back(std::move(state));

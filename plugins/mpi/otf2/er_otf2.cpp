@@ -46,23 +46,30 @@ struct RankTrace {
 
 // Every rank's events, from every experiment under `founder` that has an MPI trace.
 std::map<int32_t, RankTrace> read_ranks(const fs::path& founder) {
-  std::vector<fs::path> experiments{founder};
+  std::vector<fs::path> descendants;
   for (const auto& entry : fs::directory_iterator(founder))
-    if (entry.is_directory() && entry.path().extension() == ".er") experiments.push_back(entry.path());
+    if (entry.is_directory() && entry.path().extension() == ".er") descendants.push_back(entry.path());
+  std::vector<fs::path> experiments{founder};
+  experiments.insert(experiments.end(), descendants.begin(), descendants.end());
+  // Ranks on other hosts are placed on one clock, as er_print places them.
+  const YAML::Node reference =
+      analysis::read_experiment_header(analysis::clock_reference(founder, analysis::read_experiment_header(founder),
+                                                                 descendants));
   std::map<int32_t, RankTrace> ranks;
   for (const fs::path& experiment : experiments) {
     const fs::path file = experiment / mpi::kDataFile;
     if (!fs::exists(file)) continue;
-    analysis::read_experiment_header(experiment);  // a format this lumen reads
+    const YAML::Node header = analysis::read_experiment_header(experiment);  // a format this lumen reads
+    const uint64_t shift = static_cast<uint64_t>(analysis::clock_shift_ns(header, reference).value_or(0));
     auto add_call = [&](const mpi::MpiCall& call) {
       if (call.rank < 0 || call.exit_ns < call.enter_ns) return;
       auto& events = ranks[call.rank].events;
-      events.push_back({call.enter_ns, 0, TraceEvent::kEnter, call.function});
-      events.push_back({call.exit_ns, 2, TraceEvent::kLeave, call.function});
+      events.push_back({call.enter_ns + shift, 0, TraceEvent::kEnter, call.function});
+      events.push_back({call.exit_ns + shift, 2, TraceEvent::kLeave, call.function});
     };
     auto add_message = [&](const mpi::MpiMessage& m) {
       if (m.rank < 0 || m.peer < 0) return;
-      ranks[m.rank].events.push_back({m.time_ns, 1,
+      ranks[m.rank].events.push_back({m.time_ns + shift, 1,
                                       m.direction == mpi::kMessageSent ? TraceEvent::kSend : TraceEvent::kReceive,
                                       m.function, m.peer, m.tag, m.bytes});
     };

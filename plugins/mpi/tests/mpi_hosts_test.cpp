@@ -4,9 +4,12 @@
 // plm_rsh_agent, MPICH Hydra's -launcher-exec), 4 ranks, 2 a host. Both
 // launch forms (collect wrapping the launcher; the launcher running collect
 // once per rank) record one founder whose ranks' figures equal what each
-// rank counted, each rank on the host it ran on.
+// rank counted, each rank on the host it ran on. The second host's
+// monotonic clock runs an hour ahead of the first's (as hosts booted at
+// other times): the timeline places every rank on one clock.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 
 #include "lumen_commands.h"
@@ -56,7 +59,9 @@ TEST_P(MpiAcrossHosts, EachRankOnItsHostWithItsOwnFigures) {
   JobSpec spec;
   spec.ranks = 4;
   spec.collect_per_rank = per_rank;
+  const auto started = std::chrono::steady_clock::now();
   const Job job = run_job(mpi, spec);
+  const double job_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const std::string what = name + (per_rank ? ", collect per rank" : ", collect around the launcher");
   ASSERT_EQ(job.run.exit_code, 0) << what << "\n" << job.run.err;
   for (int rank = 0; rank < spec.ranks; ++rank)
@@ -64,6 +69,14 @@ TEST_P(MpiAcrossHosts, EachRankOnItsHostWithItsOwnFigures) {
   expect_per_function(job.experiment, job.truth, what);
   expect_per_rank(job.experiment, job.truth, what);
   expect_messages(job.experiment, job.truth, what);
+  expect_timeline(job.experiment, job.truth, what);
+  // On one clock every call lies within the job's run (the second host's
+  // an hour later otherwise).
+  const json timeline = er_print_json({"-mpi_timeline"}, job.experiment);
+  for (const json& row : table_titled(timeline, "MPI calls in time (peer -1: none, or several)").at("rows")) {
+    const json& v = row.at("values");
+    EXPECT_LE(v.at("start").get<double>() + v.at("duration").get<double>(), job_seconds) << what << ": " << row.dump();
+  }
   // Ranks 0 and 1 ran on the first host, 2 and 3 on the second: each
   // rank's row names the host its process found itself on.
   const json ranks = table_titled(er_print_json({"-mpi_ranks"}, job.experiment), "MPI ranks");
