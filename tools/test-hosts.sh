@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Hosts made on this machine for the tests of parallel jobs across hosts:
-# network namespaces joined by a bridge, each with its own host name (a UTS
-# namespace per command run in it), the shared file system of this one, and
-# a node-local scratch directory: /tmp/lumen-test-scratch is, on host
-# lumen-hN, its own /tmp/lumen-test-hosts/lumen-hN (a mount namespace). As
-# hosts booted at different times, host lumen-hN's CLOCK_MONOTONIC runs
-# N-1 hours ahead of this one's (a time namespace, where the kernel has
-# them); wall clocks agree.
-#   tools/test-hosts.sh create N     hosts lumen-h1..lumen-hN at 10.77.0.2..N+1;
-#                                    the launcher's side is 10.77.0.1 (bridge lumenbr0)
+# network namespaces joined by a bridge in a namespace of its own (nothing
+# changes in this machine's network, where other jobs run meanwhile), each
+# with its own host name (a UTS namespace per command run in it), the
+# shared file system of this one, and a node-local scratch directory:
+# /tmp/lumen-test-scratch is, on host lumen-hN, its own
+# /tmp/lumen-test-hosts/lumen-hN (a mount namespace). As hosts booted at
+# different times, host lumen-hN's CLOCK_MONOTONIC runs N-1 hours ahead of
+# this one's (a time namespace, where the kernel has them); wall clocks agree.
+#   tools/test-hosts.sh create N     hosts lumen-h1..lumen-hN at 10.77.0.2..N+1,
+#                                    and the launcher's host lumen-h0 at 10.77.0.1
 #   tools/test-hosts.sh remove       removes them (and what a failed create left)
+#   tools/test-hosts.sh launch COMMAND...
+#                                    runs COMMAND (a launcher, or collect around
+#                                    one) on the launcher's host
 #   tools/test-hosts.sh [agent] [-OPTIONS] HOST COMMAND...
 #                                    runs COMMAND in HOST (an address above or a
 #                                    name): the launch agent, as ssh is called,
@@ -18,6 +22,7 @@
 # Needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN) and ip(8).
 set -euo pipefail
 bridge=lumenbr0
+switch=lumen-net
 prefix=lumen-h
 subnet=10.77.0
 scratch=/tmp/lumen-test-scratch
@@ -25,11 +30,13 @@ scratch_root=/tmp/lumen-test-hosts
 
 remove() {
   local ns
-  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$prefix[0-9]*$" || true); do
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^($prefix[0-9]+|$switch)$" || true); do
     ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
     ip netns delete "$ns"
   done
-  ip link delete "$bridge" 2>/dev/null || true
+  # ip mounts its namespaces' directory on first use; left empty, it goes
+  # too (inside a chroot it would keep the chroot's /run busy).
+  if mountpoint -q /run/netns 2>/dev/null && [ -z "$(ls -A /run/netns 2>/dev/null)" ]; then umount /run/netns || true; fi
   rm -rf "$scratch_root"
   rmdir "$scratch" 2>/dev/null || true
 }
@@ -39,13 +46,13 @@ create() {
   [[ $count =~ ^[0-9]+$ && $count -ge 1 && $count -le 200 ]] || { echo "test-hosts: create takes 1 to 200 hosts" >&2; exit 2; }
   remove
   trap 'echo "test-hosts: creating the hosts failed; removing what was made" >&2; remove' ERR
-  ip link add "$bridge" type bridge
-  ip addr add "$subnet.1/24" dev "$bridge"
-  ip link set "$bridge" up
-  for ((i = 1; i <= count; ++i)); do
+  ip netns add "$switch"
+  ip -n "$switch" link add "$bridge" type bridge
+  ip -n "$switch" link set "$bridge" up
+  for ((i = 0; i <= count; ++i)); do
     ip netns add "$prefix$i"
-    ip link add "lumenv$i" type veth peer name eth0 netns "$prefix$i"
-    ip link set "lumenv$i" master "$bridge" up
+    ip -n "$switch" link add "lumenv$i" type veth peer name eth0 netns "$prefix$i"
+    ip -n "$switch" link set "lumenv$i" master "$bridge" up
     ip -n "$prefix$i" addr add "$subnet.$((i + 1))/24" dev eth0
     ip -n "$prefix$i" link set eth0 up
     ip -n "$prefix$i" link set lo up
@@ -54,6 +61,11 @@ create() {
   mkdir -p "$scratch"
   if unshare --fork --time --monotonic 3600 true 2>/dev/null; then touch "$scratch_root/clocks-apart"; fi
   trap - ERR
+}
+
+launch() {
+  [[ $# -ge 1 ]] || { echo "test-hosts: launch COMMAND..." >&2; exit 2; }
+  exec ip netns exec "${prefix}0" "$@"
 }
 
 agent() {
@@ -68,7 +80,8 @@ agent() {
   esac
   # The launcher passes one command line, as ssh would run it in a shell.
   local clock=()
-  [[ -e $scratch_root/clocks-apart ]] && clock=(--fork --kill-child --time --monotonic $(((${ns#"$prefix"} - 1) * 3600)))
+  [[ -e $scratch_root/clocks-apart && ${ns#"$prefix"} -ge 1 ]] &&
+    clock=(--fork --kill-child --time --monotonic $(((${ns#"$prefix"} - 1) * 3600)))
   exec ip netns exec "$ns" unshare --uts --mount --propagation private "${clock[@]}" /bin/sh -c \
     'hostname "$0" && mount --bind "$1" "$2" && shift 2 && exec /bin/sh -c "$*"' \
     "$ns" "$scratch_root/$ns" "$scratch" "$@"
@@ -77,7 +90,8 @@ agent() {
 case ${1:-} in
   create) create "${2:-}" ;;
   remove) remove ;;
+  launch) shift; launch "$@" ;;
   agent) shift; agent "$@" ;;
-  ""|-h|--help) sed -n '2,19p' "$0" >&2; exit 2 ;;
+  ""|-h|--help) sed -n '2,24p' "$0" >&2; exit 2 ;;
   *) agent "$@" ;;
 esac

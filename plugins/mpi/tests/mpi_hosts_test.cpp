@@ -1,6 +1,6 @@
 // MPI jobs across hosts: two hosts made on this machine (tools/test-hosts.sh:
 // network namespaces with their own addresses and host names, this file
-// system shared), reached through each launcher's own agent (Open MPI's
+// system shared), the launcher on a third, reached through each launcher's own agent (Open MPI's
 // plm_rsh_agent, MPICH Hydra's -launcher-exec), 4 ranks, 2 a host. Both
 // launch forms (collect wrapping the launcher; the launcher running collect
 // once per rank) record one founder whose ranks' figures equal what each
@@ -59,6 +59,7 @@ TEST_P(MpiAcrossHosts, EachRankOnItsHostWithItsOwnFigures) {
   JobSpec spec;
   spec.ranks = 4;
   spec.collect_per_rank = per_rank;
+  spec.prefix = {kHosts, "launch"};  // the launcher's own host
   const auto started = std::chrono::steady_clock::now();
   const Job job = run_job(mpi, spec);
   const double job_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -99,7 +100,7 @@ TEST_P(MpiNodeLocal, FoundersOfEachHostAreGatheredByErCp) {
   if (mpi.launcher.empty()) GTEST_SKIP() << name << " is not installed";
   if (!unavailable_->empty()) GTEST_SKIP() << *unavailable_;
   const TempDir truth_dir;
-  std::vector<std::string> argv{mpi.launcher};
+  std::vector<std::string> argv{kHosts, "launch", mpi.launcher};
   for (const std::string& option : across_hosts(name)) argv.push_back(option);
   argv.insert(argv.end(), {"-np", "4", (bin_dir() / "collect").string(), "-o", "run.er", "-d",
                            "/tmp/lumen-test-scratch", "--profile", "mpi", mpi.target("mpi_exchange_target"),

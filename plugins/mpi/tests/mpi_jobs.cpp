@@ -36,6 +36,7 @@ Job run_job(const Implementation& mpi, const JobSpec& spec) {
   argv.insert(argv.end(), spec.collect_per_rank ? collect.begin() : launch.begin(),
               spec.collect_per_rank ? collect.end() : launch.end());
   argv.insert(argv.end(), {mpi.target(spec.program), job.dir->path().string()});
+  argv.insert(argv.begin(), spec.prefix.begin(), spec.prefix.end());
   argv.insert(argv.end(), spec.target_args.begin(), spec.target_args.end());
   job.run = run_process(argv, spec.env);
   for (int rank = 0; rank < spec.ranks; ++rank) {

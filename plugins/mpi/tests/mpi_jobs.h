@@ -44,6 +44,8 @@ struct JobSpec {
   // cannot be wrapped (srun): LAUNCHER -np N collect -o run.er -d DIR
   // <collect_args> TARGET DIR <target_args>.
   bool collect_per_rank = false;
+  // Run before the whole command (a wrapper running it elsewhere).
+  std::vector<std::string> prefix;
 };
 
 // collect -o run.er -d DIR <collect_args> -- LAUNCHER -np N TARGET DIR <target_args>
