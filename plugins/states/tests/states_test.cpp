@@ -192,7 +192,10 @@ TEST(StatesPageFaults, FaultTimeMatchesTheTargetsMajorFaults) {
 // sampler splits each interval by the same counters, so what it recorded
 // is all of it but for records lost; the target's own measurements are a
 // part of the process's figures (its main thread and its own waits are not
-// measured).
+// measured). A thread's last interval ends at the sampler's reading after
+// its end, not at the end itself: on a loaded machine each thread's total
+// may run past its lifetime by up to an interval, and by what the machine
+// itself was paused (its steal time).
 TEST_F(StatesRun, StatisticsCompareTheStatesWithTheProcesssFigures) {
   for (const char* view : {"-statistics", "-overview"}) {
     const json stats = er_print_json({view}, run_->experiment);
@@ -204,7 +207,10 @@ TEST_F(StatesRun, StatisticsCompareTheStatesWithTheProcesssFigures) {
     EXPECT_GE(e.at("process.wait").get<double>(), measured_wait - tolerance(measured_wait)) << view;
     EXPECT_GE(e.at("process.total").get<double>(), measured_lifetimes) << view;
     EXPECT_NEAR(e.at("profiled.wait").get<double>(), 100.0, 2.0) << view;
-    EXPECT_NEAR(e.at("profiled.total").get<double>(), 100.0, 1.0) << view;
+    const double past_the_ends = static_cast<double>(run_->truth.at("threads").size() + 1) * kInterval + stolen_;  // and main
+    EXPECT_NEAR(e.at("profiled.total").get<double>(), 100.0,
+                1.0 + 100.0 * past_the_ends / e.at("process.total").get<double>())
+        << view << " (the machine's steal time " << stolen_ << " s)";
   }
 }
 
