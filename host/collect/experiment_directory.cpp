@@ -16,16 +16,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::regex kNumbered(R"((.*)\.([0-9]+)\.er)");
-
 fs::path next_free(const fs::path& wanted) {
-  std::smatch m;
-  const std::string name = wanted.filename().string();
-  if (!std::regex_match(name, m, kNumbered)) return wanted;
-  for (long n = std::stol(m[2]);; ++n) {
-    fs::path candidate = wanted.parent_path() / (m[1].str() + "." + std::to_string(n) + ".er");
-    if (!fs::exists(candidate)) return candidate;
+  fs::path candidate = wanted;
+  while (fs::exists(candidate)) {
+    const auto next = next_numbered(candidate);
+    if (!next) return wanted;
+    candidate = *next;
   }
+  return candidate;
 }
 
 // An experiment that -O may replace: a real directory (not a link to one)
@@ -38,6 +36,14 @@ void check_replaceable(const fs::path& path) {
 }
 
 }  // namespace
+
+std::optional<fs::path> next_numbered(const fs::path& path) {
+  static const std::regex numbered(R"((.*)\.([0-9]+)\.er)");
+  std::smatch m;
+  const std::string name = path.filename().string();
+  if (!std::regex_match(name, m, numbered)) return std::nullopt;
+  return path.parent_path() / (m[1].str() + "." + std::to_string(std::stol(m[2]) + 1) + ".er");
+}
 
 fs::path experiment_base_path(const std::optional<std::string>& name, const std::optional<std::string>& directory) {
   const std::string file = name.value_or("test.1.er");

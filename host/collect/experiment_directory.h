@@ -22,6 +22,10 @@ std::filesystem::path choose_experiment_path(const std::optional<std::string>& n
 std::filesystem::path experiment_base_path(const std::optional<std::string>& name,
                                            const std::optional<std::string>& directory);
 
+// The numbered name after `path` (test.3.er: test.4.er); none when its
+// name has no number.
+std::optional<std::filesystem::path> next_numbered(const std::filesystem::path& path);
+
 // Removes the experiment at `path`, if there is one, for -O.
 void remove_replaced_experiment(const std::filesystem::path& path);
 

@@ -9,12 +9,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <thread>
 #include <vector>
 
 #include "command_line.h"
+#include "experiment_directory.h"
 #include "experiment_header.h"
 #include "experiment_metadata.h"
 #include "yaml_text.h"
@@ -98,16 +98,6 @@ std::string job_key_of(const fs::path& founder) {
   }
 }
 
-const std::regex kNumberedFounder(R"((.*)\.([0-9]+)\.er)");
-
-// The next numbered name after `path` (itself when it has no number).
-fs::path next_number(const fs::path& path) {
-  std::smatch m;
-  const std::string name = path.filename().string();
-  if (!std::regex_match(name, m, kNumberedFounder)) return path;
-  return path.parent_path() / (m[1].str() + "." + std::to_string(std::stol(m[2]) + 1) + ".er");
-}
-
 }  // namespace
 
 std::optional<LauncherRank> launcher_rank() {
@@ -155,7 +145,7 @@ fs::path job_founder(const fs::path& wanted, const LauncherRank& rank, const std
     }
     if (errno != EEXIST) throw UsageError("cannot create '" + candidate.string() + "': " + std::strerror(errno));
     if (job_key_of(candidate) == rank.job_key) return fs::absolute(candidate);
-    const fs::path next = next_number(candidate);
+    const fs::path next = next_numbered(candidate).value_or(candidate);
     if (next == candidate)
       throw UsageError("experiment '" + candidate.string() + "' exists and is not the founder of this job (" +
                        rank.launcher + " " + rank.job_key + "); it is never overwritten (choose another -o name)");

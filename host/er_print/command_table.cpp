@@ -280,6 +280,9 @@ const std::vector<Command>& command_table() {
        [](Session& s, const auto& a) { s.select_cpus(a[0]); }},
       {"rank_select", 1, "LIST", "count only events of these MPI ranks (rank: in each sub-experiment's header; all)",
        [](Session& s, const auto& a) { s.select_ranks(a[0]); }},
+      {"host_select", 1, "LIST",
+       "count only events of experiments recorded on these hosts (numbers as -host_list gives them, or names; all)",
+       [](Session& s, const auto& a) { s.select_hosts(a[0]); }},
       {"filters", 1, "EXPR", "e.g. 'thread in 1-2 && time >= 0.5 && function == f' (none: no filter)",
        [](Session& s, const auto& a) { s.set_filters(a[0]); }},
       {"name", 1, "long|short|mangled[:soname|:nosoname]", "how function names are shown; :soname adds the load object",
@@ -306,6 +309,8 @@ const std::vector<Command>& command_table() {
                                   [&](const auto& one) { return render(header_view(one, s.plugins()), s.format()); });
        }),
        1},
+      {"host_list", 0, "", "the hosts the experiments were recorded on, numbered for -host_select and HOSTID",
+       view([](Session& s, const auto&) { return render(host_list(s.experiments()), s.format()); })},
       {"metric_list", 0, "", "the metrics the experiments offer",
        [](Session& s, const auto&) { s.emit(render(metric_list(s.registry()), s.format())); }},
       {"exp_list", 0, "", "the experiments loaded: founders and their descendants",

@@ -13,6 +13,7 @@
 
 #include "default_metrics.h"
 #include "experiment_format.h"
+#include "experiment_hosts.h"
 #include "experiment_metrics.h"
 #include "format_error.h"
 #include "metric_spec.h"
@@ -280,6 +281,33 @@ void Session::select_ranks(const std::string& list) {
   selection_changed();
 }
 
+void Session::select_hosts(const std::string& list) {
+  const ExperimentHosts hosts = experiment_hosts(experiments_);
+  std::string numbers;
+  std::stringstream items(list);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    const bool numeric = !item.empty() && item.find_first_not_of("0123456789-") == std::string::npos;
+    if (!numeric && item != "all") {
+      const auto at = std::find(hosts.names.begin(), hosts.names.end(), item);
+      if (at == hosts.names.end()) {
+        std::string known;
+        for (const std::string& name : hosts.names) known += (known.empty() ? "" : ", ") + name;
+        throw CommandError("no experiment was recorded on host '" + item + "' (hosts: " +
+                           (known.empty() ? "none named" : known) + ")");
+      }
+      item = std::to_string(at - hosts.names.begin() + 1);
+    }
+    numbers += (numbers.empty() ? "" : ",") + item;
+  }
+  try {
+    selects_.hosts = NumberList::parse(numbers, "host list");
+  } catch (const SelectionError& e) {
+    throw CommandError(e.what());
+  }
+  selection_changed();
+}
+
 void Session::set_filters(const std::string& expression) {
   try {
     expression_ = parse_filter_expression(expression);
@@ -296,6 +324,7 @@ std::string Session::selection_text() const {
   if (selects_.samples) text += " samples " + selects_.samples->text();
   if (selects_.cpus) text += " cpus " + selects_.cpus->text();
   if (selects_.ranks) text += " ranks " + selects_.ranks->text();
+  if (selects_.hosts) text += " hosts " + selects_.hosts->text();
   if (!expression_text_.empty()) text += " filters '" + expression_text_ + "'";
   return text.empty() ? "all events" : text.substr(1);
 }

@@ -79,6 +79,8 @@ class Session {
   void select_samples(const std::string& list);
   void select_cpus(const std::string& list);
   void select_ranks(const std::string& list);
+  // Host numbers (-host_list) or names, comma separated; "all".
+  void select_hosts(const std::string& list);
   void set_filters(const std::string& expression);
   // What the current selection is, for -describe style messages.
   std::string selection_text() const;

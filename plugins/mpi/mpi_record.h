@@ -16,12 +16,13 @@ inline constexpr uint16_t kProcessRecord = 2;     // MpiProcess, when MPI_Init r
 inline constexpr uint16_t kCallRecord = 3;        // MpiCall, a call the compact layout cannot hold
 inline constexpr uint16_t kMessageRecord = 4;     // MpiMessage, a message such a call started or completed
 inline constexpr uint16_t kIncompleteRecord = 5;  // MpiIncomplete, when VT_MAX_FLUSHES stopped tracing
+inline constexpr uint16_t kClockRecord = 8;       // MpiClock, at MPI_Init and at MPI_Finalize
 // A call and its messages in one record (mpi_packed_call.h): what the
 // collector writes for nearly every call.
 inline constexpr uint16_t kCompactCallRecord = 7;
 
 inline bool is_record_kind(uint16_t kind) {
-  return (kind >= kSettingsRecord && kind <= kIncompleteRecord) || kind == kCompactCallRecord;
+  return (kind >= kSettingsRecord && kind <= kIncompleteRecord) || kind == kCompactCallRecord || kind == kClockRecord;
 }
 
 // The traced functions, numbered by their position in mpi_functions.def.
@@ -119,5 +120,23 @@ struct MpiIncomplete {
   uint64_t recorded_bytes;
 };
 static_assert(sizeof(MpiIncomplete) == 24, "record layout");
+
+inline constexpr uint16_t kClockAtInit = 1;
+inline constexpr uint16_t kClockAtFinalize = 2;
+
+// This process's clock measured against the job's reference (rank 0's):
+// the reference read `offset_ns` more than this clock at `local_ns` (this
+// clock's time), give or take `error_ns`, half the quickest of the
+// round trips measured. A process on rank 0's clock (its host's, as
+// boot, time namespace and host name tell) has offset and error 0.
+struct MpiClock {
+  uint64_t local_ns;
+  int64_t offset_ns;
+  uint64_t error_ns;
+  uint16_t phase;       // kClockAtInit, kClockAtFinalize
+  uint16_t same_clock;  // 1: rank 0's clock itself, nothing measured
+  int32_t reference_rank;
+};
+static_assert(sizeof(MpiClock) == 32, "record layout");
 
 }  // namespace lumen::mpi

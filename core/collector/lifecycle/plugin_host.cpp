@@ -25,6 +25,7 @@
 #include "procfs/task_file_reader.h"
 #include "stacks/stack_table.h"
 #include "threads/program_thread_state.h"
+#include "time/test_clock_skew.h"
 #include "time/tsc_clock.h"
 
 namespace lumen::collector {
@@ -77,7 +78,11 @@ __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_latest_now_ns
 // below the floor (a stamp that extended a line just replaced) returns the
 // floor: a thread's stamps never go back.
 uint64_t runtime_now_ns() {
+#ifdef LUMEN_TEST_HOOKS
+  const uint64_t now = test_clock_skewed(tsc_now_ns());
+#else
   const uint64_t now = tsc_now_ns();
+#endif
   const uint64_t latest = t_latest_now_ns;
   if (now <= latest) return latest;
   t_latest_now_ns = now;

@@ -36,6 +36,7 @@
 #include "recording/stream_writer.h"
 #include "procfs/task_file_reader.h"
 #include "threads/program_thread_state.h"
+#include "time/test_clock_skew.h"
 #include "time/tsc_clock.h"
 #include "stacks/vdso_image.h"
 
@@ -108,6 +109,9 @@ void start_collection() {
   if (variables.target_pid != "any" && std::atol(variables.target_pid.c_str()) != static_cast<long>(getpid())) return;
   const RuntimeGuard guard;
   tsc_clock_init();
+#ifdef LUMEN_TEST_HOOKS
+  test_clock_skew_init();
+#endif
   on_periodic_thread_begin(mark_collector_thread);
   // Whatever this process starts next is told apart by its own pid.
   variables.target_pid = std::to_string(getpid());
@@ -186,7 +190,7 @@ void stop_collection() {
   run_pool_stop();
   log_run_pool();
   log_tsc_clock();
-  record_waited_children(founder_directory());
+  record_waited_children(founder_directory(), children_started() > 0);
   std::string failed_file;
   int failed_errno = 0;
   if (first_write_failure(&failed_file, &failed_errno))

@@ -18,6 +18,9 @@ namespace lumen::collector {
 // Not signal-safe. Called once collection has started in this process.
 void descendants_start(const std::string& lineage, const std::string& follow);
 
+// How many processes this image forked or spawned so far.
+int children_started();
+
 // Whether a process with this command line is followed under `follow`
 // ("on", "all", "off", or "=REGEX").
 bool follows(const std::string& follow, const std::string& command_line);

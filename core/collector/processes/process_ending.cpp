@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,6 +17,8 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <sstream>
+#include <utility>
 
 #include <lumen/collector_support.h>
 
@@ -136,6 +139,30 @@ std::string read_text(const std::filesystem::path& file) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+// Whether process `pid` is ending: exiting already (PF_EXITING in its
+// flags), or with a SIGKILL pending.
+bool dying(pid_t pid) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  const std::string stat = read_text(proc + "/stat");
+  const size_t name_end = stat.rfind(')');
+  if (name_end == std::string::npos) return false;
+  std::istringstream fields(stat.substr(name_end + 1));
+  std::string field;
+  unsigned long flags = 0;
+  for (int i = 3; i <= 9 && fields >> field; ++i)
+    if (i == 9) flags = std::strtoul(field.c_str(), nullptr, 10);
+  constexpr unsigned long kExiting = 0x4;  // PF_EXITING
+  if (flags & kExiting) return true;
+  std::istringstream status(read_text(proc + "/status"));
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("SigPnd:", 0) == 0 || line.rfind("ShdPnd:", 0) == 0) {
+      const unsigned long long pending = std::strtoull(line.c_str() + 7, nullptr, 16);
+      if (pending & (1ull << (SIGKILL - 1))) return true;
+    }
+  return false;
+}
+
 }  // namespace
 
 void process_ending_start(const std::string& directory, bool founder, bool size_limited) {
@@ -158,14 +185,18 @@ void process_ending_after_fork(const std::string& directory) {
 
 void process_ending_forget() { g_header_path[0] = '\0'; }
 
-void record_waited_children(const std::string& founder_directory) {
-  if (g_waited_next.load(std::memory_order_acquire) == 0) return;  // waited for none: nothing to read
+void record_waited_children(const std::string& founder_directory, bool started_children) {
+  // Waited for none and started none: nothing to read.
+  if (g_waited_next.load(std::memory_order_acquire) == 0 && !started_children) return;
   // The sub-experiment of each pid's last image: of an exec chain (_f1,
   // _f1_x1) the one whose lineage is longest; the images before it ended
-  // by exec.
+  // by exec. An image that became an MPI rank is named by its rank
+  // (_rank3, shorter than the chain before it): it comes after the images
+  // not so named.
   struct LastImage {
     std::filesystem::path directory;
     bool has_end = false;
+    pid_t parent = 0;
   };
   std::map<pid_t, LastImage> last_images;
   std::error_code ec;
@@ -179,10 +210,16 @@ void record_waited_children(const std::string& founder_directory) {
     if (at == std::string::npos) continue;
     const pid_t pid = static_cast<pid_t>(std::atol(header.c_str() + at + pid_key.size()));
     LastImage& last = last_images[pid];
-    if (!last.directory.empty() && entry.path().filename().string().size() <= last.directory.filename().string().size())
-      continue;
+    const auto order = [](const std::filesystem::path& directory) {
+      const std::string name = directory.filename().string();
+      return std::make_pair(name.find("_rank") != std::string::npos, name.size());
+    };
+    if (!last.directory.empty() && order(entry.path()) <= order(last.directory)) continue;
     last.directory = entry.path();
     last.has_end = header.find("\n" + std::string(key::kTargetEnd) + ":") != std::string::npos;
+    const std::string parent_key = "\n" + std::string(key::kParentPid) + ": ";
+    const size_t parent_at = header.find(parent_key);
+    last.parent = parent_at == std::string::npos ? 0 : static_cast<pid_t>(std::atol(header.c_str() + parent_at + parent_key.size()));
   }
   for (Waited& w : g_waited) {
     const pid_t pid = w.pid.exchange(0, std::memory_order_acq_rel);
@@ -195,6 +232,34 @@ void record_waited_children(const std::string& founder_directory) {
     end.end_wall_ns = metadata::wall_clock_ns();
     metadata::append_end(open->second.directory.string(), end);
     open->second.has_end = true;
+  }
+  // A child that ended by a signal its parent never waited for (a launcher
+  // that kills its ranks and exits): its status, read from the zombie
+  // without reaping it (WNOWAIT: a wait of the program's still finds it).
+  // A child still running has no ending yet, and none is waited for.
+  if (!started_children) return;
+  const pid_t self = getpid();
+  for (auto& [pid, last] : last_images) {
+    if (last.has_end || last.parent != self || pid <= 0) continue;
+    siginfo_t info{};
+    const auto ended = [&] {
+      info = siginfo_t{};
+      return syscall(SYS_waitid, P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT, nullptr) == 0 && info.si_pid == pid;
+    };
+    // One killed a moment ago (a launcher's SIGKILL, then its own exit) is
+    // given the few milliseconds the kernel takes to end it.
+    if (!ended() && dying(pid)) {
+      const timespec tick{0, 1'000'000};
+      for (int waited = 0; waited < 100 && !ended(); ++waited) nanosleep(&tick, nullptr);
+    }
+    if (info.si_pid != pid) continue;
+    metadata::ProcessEnd end;
+    end.exited = info.si_code == CLD_EXITED;
+    end.exit_code = end.exited ? info.si_status : 0;
+    end.signal = info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED ? info.si_status : 0;
+    end.end_wall_ns = metadata::wall_clock_ns();
+    metadata::append_end(last.directory.string(), end);
+    last.has_end = true;
   }
 }
 

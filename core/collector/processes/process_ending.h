@@ -2,7 +2,8 @@
 // its own exit status as it exits (exit and a return from main through
 // on_exit; _exit and _Exit interposed); an ending it cannot see (killed by
 // a signal) its parent records when it waits for it (the wait family
-// interposed). The founder's ending is collect's to record, unless collect
+// interposed), or, when the parent never waits, as the parent's collection
+// ends, from the child's zombie. The founder's ending is collect's to record, unless collect
 // is gone by then: then the founder records it and says collection was cut
 // short.
 #pragma once
@@ -23,7 +24,9 @@ void process_ending_after_fork(const std::string& directory);
 void process_ending_forget();
 
 // Not signal-safe. Writes the endings of the children this process waited
-// for into the sub-experiments of `founder_directory` that have none.
-void record_waited_children(const std::string& founder_directory);
+// for into the sub-experiments of `founder_directory` that have none; with
+// `started_children`, also of its children that ended unwaited (read, not
+// reaped).
+void record_waited_children(const std::string& founder_directory, bool started_children);
 
 }  // namespace lumen::collector

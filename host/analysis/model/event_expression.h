@@ -6,6 +6,7 @@
 //   SAMPLE, SAMPLE_MAP  sample number (0 before the first sample point)
 //   TSTAMP        nanoseconds since collection start
 //   EXPID         experiment id (1-based, as -exp_list gives it)
+//   HOSTID        the experiment's host (1-based, as -host_list gives it)
 // the operators + - * / % (division by zero gives 0), == != < <= > >=,
 // && || !, "X IN (a, b, ...)", and parentheses. A comparison is 1 or 0.
 #pragma once
@@ -22,7 +23,7 @@ struct ExpressionError : std::runtime_error {
 };
 
 struct EventTokens {
-  int64_t thread = 0, cpu = -1, sample = 0, timestamp = 0, experiment = 1;
+  int64_t thread = 0, cpu = -1, sample = 0, timestamp = 0, experiment = 1, host = 0;
 };
 
 class EventExpression {

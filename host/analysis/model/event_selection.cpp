@@ -5,6 +5,8 @@
 #include <regex>
 #include <sstream>
 
+#include "experiment_hosts.h"
+
 namespace lumen::analysis {
 
 namespace {
@@ -64,7 +66,8 @@ bool NumberList::contains(uint64_t n) const {
 
 bool EventSelection::selects_all() const {
   auto all = [](const std::optional<NumberList>& l) { return !l || l->all(); };
-  return all(threads) && all(samples) && all(cpus) && all(ranks) && !from_s && !to_s && functions.empty() && !expression;
+  return all(threads) && all(samples) && all(cpus) && all(ranks) && all(hosts) && !from_s && !to_s &&
+         functions.empty() && !expression;
 }
 
 namespace {
@@ -171,9 +174,10 @@ EventSelection parse_filter_expression(const std::string& expression) {
 
 EventFilter event_filter(const EventSelection& s, const std::vector<std::unique_ptr<Experiment>>& experiments) {
   auto active = [](const std::optional<NumberList>& l) { return l && !l->all(); };
-  if (!active(s.threads) && !active(s.samples) && !active(s.cpus) && !active(s.ranks) && !s.from_s && !s.to_s &&
-      !s.expression)
+  if (!active(s.threads) && !active(s.samples) && !active(s.cpus) && !active(s.ranks) && !active(s.hosts) &&
+      !s.from_s && !s.to_s && !s.expression)
     return {};
+  const ExperimentHosts hosts = experiment_hosts(experiments);
   std::vector<const Experiment*> list;
   // Whether each experiment is of a selected rank (one without a rank, such
   // as mpirun's, is of none).
@@ -183,10 +187,12 @@ EventFilter event_filter(const EventSelection& s, const std::vector<std::unique_
     const YAML::Node rank = e->header()["rank"];
     rank_selected.push_back(rank && rank.IsScalar() && s.ranks && s.ranks->contains(rank.as<uint64_t>()));
   }
-  return [s, list, rank_selected, threads = active(s.threads), samples = active(s.samples), cpus = active(s.cpus),
-          ranks = active(s.ranks)](size_t experiment, const lumen_event& event) {
+  return [s, list, rank_selected, host_of = hosts.of_experiment, threads = active(s.threads),
+          samples = active(s.samples), cpus = active(s.cpus), ranks = active(s.ranks),
+          by_host = active(s.hosts)](size_t experiment, const lumen_event& event) {
     const Experiment& e = *list[experiment];
     if (ranks && !rank_selected[experiment]) return false;
+    if (by_host && !s.hosts->contains(static_cast<uint64_t>(host_of[experiment]))) return false;
     if (threads && !s.threads->contains(e.thread_number(event.thread_id))) return false;
     // An event that records no CPU (heap, sync, MPI tracing) is kept: the
     // CPU list chooses among those that do (er_print says so).
@@ -204,6 +210,7 @@ EventFilter event_filter(const EventSelection& s, const std::vector<std::unique_
       t.sample = e.samples().sample_at(event.time_ns);
       t.timestamp = event.time_ns >= e.start_ns() ? static_cast<int64_t>(event.time_ns - e.start_ns()) : 0;
       t.experiment = static_cast<int64_t>(experiment + 1);
+      t.host = host_of[experiment];
       // An event without a CPU is kept by a CPU expression, as by a CPU list.
       if (!(event.cpu < 0 && s.expression->uses_cpu()) && s.expression->evaluate(t) == 0) return false;
     }

@@ -1,5 +1,5 @@
 // Which events a view counts: -thread_select, -sample_select, -cpu_select,
-// -rank_select and -filters. Lists are Oracle's: "all", or numbers and ranges separated
+// -rank_select, -host_select and -filters. Lists are Oracle's: "all", or numbers and ranges separated
 // by commas ("1,3-5"). A filter expression is clauses joined by "&&":
 //   thread in LIST | sample in LIST | cpu in LIST   (also "== N")
 //   time >= S | time <= S | time in S1-S2   (seconds since collection start)
@@ -43,6 +43,7 @@ struct EventSelection {
   std::optional<NumberList> samples;  // sample numbers
   std::optional<NumberList> cpus;
   std::optional<NumberList> ranks;    // MPI ranks: "rank:" in each experiment's header
+  std::optional<NumberList> hosts;    // host numbers (experiment_hosts.h)
   std::optional<double> from_s, to_s;  // time since collection start, inclusive
   std::vector<std::string> functions;  // each must be on the stack
   std::optional<EventExpression> expression;  // gprofng's syntax

@@ -2,6 +2,7 @@
 #include "header_view.h"
 
 #include "data_limit.h"
+#include "experiment_format.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -29,20 +30,36 @@ bool own_next_image(const std::string& own, const std::string& lineage) {
 }
 
 // The lineage of the image that replaced `e`'s by a successful exec (its
-// experiment exists beside or under `e`), or "".
+// experiment exists beside or under `e`), or "". An image that became an
+// MPI rank is named by its rank (_rank3): it is this process's next image
+// when its header has this process's pid (a spawned child's has its own).
 std::string replaced_by(const Experiment& e) {
   const std::string own = e.header()[metadata::header::kLineage].as<std::string>("");
+  const std::string pid = e.header()[metadata::header::kTargetPid].as<std::string>("");
+  const auto experiment_of = [&](const std::string& lineage) -> std::filesystem::path {
+    std::error_code error;
+    const std::string name = lineage + ".er";
+    if (std::filesystem::is_directory(e.path() / name, error)) return e.path() / name;
+    if (std::filesystem::is_directory(e.path().parent_path() / name, error)) return e.path().parent_path() / name;
+    return {};
+  };
   std::string lineage;
-  for (const YAML::Node& entry : e.log())
-    if (entry["event"] && entry["event"].as<std::string>() == metadata::log_event::kExec &&
-        own_next_image(own, entry["lineage"].as<std::string>("")))
-      lineage = entry["lineage"].as<std::string>("");
-  if (lineage.empty()) return "";
-  std::error_code error;
-  const std::string name = lineage + ".er";
-  const bool exists = std::filesystem::is_directory(e.path() / name, error) ||
-                      std::filesystem::is_directory(e.path().parent_path() / name, error);
-  return exists ? lineage : "";
+  for (const YAML::Node& entry : e.log()) {
+    if (!entry["event"] || entry["event"].as<std::string>() != metadata::log_event::kExec) continue;
+    const std::string next = entry["lineage"].as<std::string>("");
+    const std::filesystem::path path = experiment_of(next);
+    if (path.empty()) continue;
+    if (own_next_image(own, next)) {
+      lineage = next;
+    } else if (next.find("_rank") != std::string::npos && !pid.empty()) {
+      try {
+        if (read_experiment_header(path)[metadata::header::kTargetPid].as<std::string>("") == pid) lineage = next;
+      } catch (const std::exception&) {
+        // A rank's header that cannot be read tells nothing of this process.
+      }
+    }
+  }
+  return lineage;
 }
 
 Record record_of(const Experiment& e, const AnalysisPlugins& installed) {
@@ -120,6 +137,15 @@ Record record_of(const Experiment& e, const AnalysisPlugins& installed) {
 }
 
 }  // namespace
+
+std::string ending_text(const Experiment& e) {
+  const std::string exec_lineage = replaced_by(e);
+  if (!exec_lineage.empty()) return "replaced by exec (" + exec_lineage + ")";
+  const YAML::Node ending = e.header()[metadata::header::kTargetEnd];
+  if (ending && ending["signal"]) return "killed by SIG" + ending["signal_name"].as<std::string>("?");
+  if (ending && ending["exit_code"]) return "exit " + ending["exit_code"].as<std::string>();
+  return "not recorded";
+}
 
 std::string readable_option(const host::OptionSpec* spec, const std::string& value) {
   if (spec == nullptr) return value;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "experiment_hosts.h"
 #include "interval_split.h"
 #include "metric_cells.h"
 #include "metric_sum.h"
@@ -13,7 +14,8 @@ std::vector<IndexObjectType> predefined_index_objects() {
   return {{"Threads", "Thread", EventExpression::parse("THRID"), true},
           {"CPUs", "CPU", EventExpression::parse("CPUID"), true},
           {"Samples", "Sample", EventExpression::parse("SAMPLE"), true},
-          {"Seconds", "Second", EventExpression::parse("TSTAMP/1000000000"), true}};
+          {"Seconds", "Second", EventExpression::parse("TSTAMP/1000000000"), true},
+          {"Hosts", "Host", EventExpression::parse("HOSTID"), true}};
 }
 
 Document index_object_list(const std::vector<IndexObjectType>& types) {
@@ -34,7 +36,8 @@ ViewTable index_object_view(const IndexObjectType& type, const std::vector<std::
   std::map<std::pair<size_t, int64_t>, Values> groups;  // (experiment or 0, value) -> values
   Values total(metric_count, 0);
   const IntervalSplits splits(experiments, registry);
-  const bool per_experiment = experiments.size() > 1;
+  const bool per_experiment = experiments.size() > 1 && type.name != "Hosts";
+  const ExperimentHosts hosts = experiment_hosts(experiments);
   for (size_t e = 0; e < experiments.size(); ++e) {
     const Experiment& experiment = *experiments[e];
     const uint64_t start = experiment.start_ns();
@@ -46,6 +49,7 @@ ViewTable index_object_view(const IndexObjectType& type, const std::vector<std::
       tokens.sample = experiment.samples().sample_at(event.time_ns);
       tokens.timestamp = event.time_ns >= start ? static_cast<int64_t>(event.time_ns - start) : 0;
       tokens.experiment = static_cast<int64_t>(e + 1);
+      tokens.host = hosts.of_experiment[e];
       Values& row = groups[{per_experiment ? e + 1 : 0, type.expression.evaluate(tokens)}];
       if (row.empty()) row.assign(metric_count, 0);
       for (size_t m = 0; m < file.metric_index.size(); ++m) add_saturating(row[file.metric_index[m]], event.values[m]);
@@ -74,6 +78,9 @@ ViewTable index_object_view(const IndexObjectType& type, const std::vector<std::
   for (const auto& [key, values] : order) {
     if (request.limit && table.rows.size() > *request.limit) break;
     std::string name = type.row_label + " " + std::to_string(key.second);
+    // A host is named: "Host 2 (node7)".
+    if (type.name == "Hosts" && key.second >= 1 && static_cast<size_t>(key.second) <= hosts.names.size())
+      name += " (" + hosts.names[key.second - 1] + ")";
     if (key.first > 0) name = "Exp. " + std::to_string(key.first) + " " + name;
     ViewRow row;
     row.name = name;

@@ -1,6 +1,6 @@
 // Index objects (er_print -indxobj NAME): the selected events grouped by a
 // number each event gives, with their exclusive metrics. Threads, CPUs,
-// Samples and Seconds are predefined; -indxobj_define NAME EXPR adds one
+// Samples, Seconds and Hosts (each experiment's, by name) are predefined; -indxobj_define NAME EXPR adds one
 // whose number is an expression over the event (event_expression.h).
 #pragma once
 

@@ -35,7 +35,8 @@ const PLUGIN_TAB_LABELS = {
   leaks: "Leaks", allocs: "Allocations", heap: "Heap", heap_in_use: "Heap in Use", jallocs: "Java Allocations",
   syncobjects: "Sync Objects", ioactivity: "I/O Activity", iodetail: "I/O by Descriptor", iocallstack: "I/O Call Stacks",
   iostat: "I/O Statistics", omp_preg: "OpenMP Regions", omp_task: "OpenMP Tasks", omp_states: "OpenMP States",
-  mpi_timeline: "MPI Timeline", mpi_ranks: "MPI Ranks", mpi_messages: "MPI Messages", mpi_stats: "MPI Statistics",
+  mpi_timeline: "MPI Timeline", mpi_ranks: "MPI Ranks", mpi_hosts: "MPI Hosts", mpi_messages: "MPI Messages",
+  mpi_stats: "MPI Statistics",
 };
 const PLUGIN_CHARTS = [
   { id: "mpi-chart", label: "MPI Chart", commands: ["mpi_ranks", "mpi_messages"], draw: (views) => MpiChart.draw(views),

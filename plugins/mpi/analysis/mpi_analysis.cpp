@@ -63,7 +63,7 @@ int decode(void*, uint16_t kind, const void* payload, uint16_t bytes, const lume
     MpiMessage message;
     return read_record(payload, bytes, &message, "message", error, error_size) ? 0 : 1;
   }
-  if (kind == kSettingsRecord || kind == kIncompleteRecord) return 0;  // read by the views
+  if (kind == kSettingsRecord || kind == kIncompleteRecord || kind == kClockRecord) return 0;  // read by the views
   MpiCall call;
   if (kind == kCompactCallRecord) {
     UnpackedCall unpacked;

@@ -24,9 +24,11 @@ struct Part {
   bool keep_events = false;  // the launcher's rank, once the settings record says the process traced
   int64_t calls_seen = 0;  // call records, selected or not
   bool failed = false;
-  // Added to the times kept for the timeline: the rank's host's clock
-  // placed on its job's (lumen_view_host.clock_shift_ns).
-  uint64_t clock_shift_ns = 0;
+  // The experiment's host's clock placed on its job's
+  // (lumen_view_host.clock_shift_ns), and what the rank measured of its
+  // clock: the timeline's times are placed when the parts are merged.
+  int64_t clock_shift_ns = 0;
+  RankClock clock;
 };
 
 struct Reading {
@@ -51,8 +53,8 @@ void add_call(Part& p, const MpiCall& call) {
   }
   if (!selected(p, call.exit_ns, call.thread_id)) return;
   if (p.keep_events)
-    p.a.calls.push_back({call.enter_ns + p.clock_shift_ns, call.exit_ns + p.clock_shift_ns, call.bytes_sent,
-                         call.bytes_received, call.rank, call.peer, call.function});
+    p.a.calls.push_back(
+        {call.enter_ns, call.exit_ns, call.bytes_sent, call.bytes_received, call.rank, call.peer, call.function});
   p.a.functions[call.function].add(call);
   p.a.ranks[call.rank].totals.add(call);
   p.a.all.add(call);
@@ -61,7 +63,7 @@ void add_call(Part& p, const MpiCall& call) {
 void add_message(Part& p, const MpiMessage& m, uint32_t thread_id) {
   if (!selected(p, m.time_ns, thread_id)) return;
   if (p.keep_events)
-    p.a.messages.push_back({m.time_ns + p.clock_shift_ns, m.bytes, m.rank, m.peer, m.tag, m.direction, m.function});
+    p.a.messages.push_back({m.time_ns, m.bytes, m.rank, m.peer, m.tag, m.direction, m.function});
   MessageTotals& t = m.direction == kMessageSent ? p.a.sent[{m.rank, m.peer}] : p.a.received[{m.peer, m.rank}];
   t.count += 1;
   t.bytes = lumen_saturating_add(t.bytes, lumen_value_of(m.bytes));
@@ -73,7 +75,7 @@ void* begin_part(void* arg, const lumen_record_part* part) {
   state->host = reading->host;
   state->context = part->context;
   if (LUMEN_PROVIDES(reading->host, clock_shift_ns))
-    state->clock_shift_ns = static_cast<uint64_t>(reading->host->clock_shift_ns(part->context));
+    state->clock_shift_ns = reading->host->clock_shift_ns(part->context);
   state->experiment = part->experiment;
   state->keep_events = reading->keep_events;
   reading->parts.push_back(std::move(state));
@@ -133,6 +135,11 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
       MpiMessage m;
       std::memcpy(&m, payload, sizeof m);
       add_message(p, m, block_thread);
+    } else if (kind == kClockRecord && bytes >= sizeof(MpiClock)) {
+      MpiClock clock;
+      std::memcpy(&clock, payload, sizeof clock);
+      if (clock.phase == kClockAtInit) p.clock.init = clock;
+      else if (clock.phase == kClockAtFinalize) p.clock.finalize = clock;
     } else if (kind == kIncompleteRecord && bytes >= sizeof(MpiIncomplete)) {
       MpiIncomplete incomplete;
       std::memcpy(&incomplete, payload, sizeof incomplete);
@@ -153,8 +160,9 @@ void add_totals(Map& into, const Map& from) {
   for (const auto& [key, totals] : from) into[key].add(totals);
 }
 
-// Takes one part's totals into `a`, its compact calls under `rank`.
-void merge(Aggregate& a, const Aggregate& part, int32_t rank) {
+// Takes one part's totals into `a`, its compact calls under `rank`, its
+// times placed on the job's clock.
+void merge(Aggregate& a, const Aggregate& part, int32_t rank, const ClockPlacement& placement) {
   auto resolved = [rank](int32_t r) { return r == kProcessRank ? rank : r; };
   add_totals(a.functions, part.functions);
   for (const auto& [r, info] : part.ranks) a.ranks[resolved(r)].totals.add(info.totals);
@@ -174,10 +182,13 @@ void merge(Aggregate& a, const Aggregate& part, int32_t rank) {
   a.all.add(part.all);
   for (TimedCall call : part.calls) {
     call.rank = resolved(call.rank);
+    call.enter_ns = placement.place(call.enter_ns);
+    call.exit_ns = placement.place(call.exit_ns);
     a.calls.push_back(call);
   }
   for (TimedMessage m : part.messages) {
     m.rank = resolved(m.rank);
+    m.time_ns = placement.place(m.time_ns);
     a.messages.push_back(m);
   }
 }
@@ -204,9 +215,29 @@ bool aggregate_all(const lumen_view_host* host, Aggregate& a, char* error, size_
   for (const auto& [experiment, seen] : traced)
     if (seen.first && seen.second == 0) a.silent.push_back(*seen.first);
   std::sort(a.silent.begin(), a.silent.end());
+  // Each experiment's clock: its own placement, or, where its rank
+  // measured its clock, rank 0's placement and the measurements.
+  std::map<size_t, std::pair<int64_t, RankClock>> clocks;  // experiment -> (shift, measured)
+  for (const auto& part : reading.parts) {
+    auto& [shift, clock] = clocks[part->experiment];
+    shift = part->clock_shift_ns;
+    if (part->clock.init) clock.init = part->clock.init;
+    if (part->clock.finalize) clock.finalize = part->clock.finalize;
+  }
+  std::optional<int64_t> reference_shift;
+  for (const auto& [experiment, rank] : experiment_ranks)
+    if (rank == 0) reference_shift = clocks[experiment].first;
+  std::map<size_t, ClockPlacement> placements;
+  for (const auto& [experiment, clock] : clocks) {
+    const bool measured = clock.second.measured() && reference_shift;
+    placements[experiment] = measured ? ClockPlacement::measured(clock.second, *reference_shift)
+                                      : ClockPlacement::shifted(clock.first);
+    const auto rank = experiment_ranks.find(experiment);
+    if (rank != experiment_ranks.end() && clock.second.measured()) a.clocks[rank->second] = clock.second;
+  }
   for (const auto& part : reading.parts) {
     const auto found = experiment_ranks.find(part->experiment);
-    merge(a, part->a, found != experiment_ranks.end() ? found->second : -1);
+    merge(a, part->a, found != experiment_ranks.end() ? found->second : -1, placements[part->experiment]);
   }
   for (auto& [rank, info] : a.ranks) {
     const auto named = a.names.find(rank);

@@ -4,7 +4,8 @@
 // to the process record of its experiment: the records are read in parts
 // (runs of blocks, several at once), each part knowing its experiment, and
 // a part's compact calls are counted under kProcessRank until the parts are
-// merged. A call counts by its thread and the time it returned, as the
+// merged, and the timeline's times are placed on the job's clock
+// (clock_placement.h) then. A call counts by its thread and the time it returned, as the
 // function views count it; a message by the thread and time of the call
 // that started or completed it.
 #pragma once
@@ -17,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "../clock_placement.h"
 #include "../mpi_record.h"
 
 namespace lumen::mpi {
@@ -105,6 +107,8 @@ struct Aggregate {
   // when asked for (aggregate_all's keep_events).
   std::vector<TimedCall> calls;
   std::vector<TimedMessage> messages;
+  // What each rank measured of its clock against rank 0's, selected or not.
+  std::map<int32_t, RankClock> clocks;
 };
 
 // Reads every record of the selection into `a` (with each call and message

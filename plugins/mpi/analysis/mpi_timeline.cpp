@@ -13,7 +13,9 @@
 // are counted, not drawn.
 //
 // Times are nanoseconds since the first call or message of the selection,
-// CLOCK_MONOTONIC as each rank read it: one clock for the ranks of one host.
+// on the job's clock: each rank's CLOCK_MONOTONIC placed on rank 0's by
+// what the rank measured at MPI_Init and MPI_Finalize (a last table shows
+// it), or else by its experiment's wall-clock placement.
 #include <lumen/analysis_plugin.h>
 
 #include <algorithm>
@@ -134,6 +136,46 @@ void messages_table(const lumen_view_host* host, const Matching& matching, uint6
   }
 }
 
+// What each rank measured of its clock against rank 0's: how its times were
+// placed on the job's clock, and how far they may be off.
+void clocks_table(const lumen_view_host* host, const Aggregate& a) {
+  if (a.clocks.empty()) return;
+  const lumen_view_column columns[] = {
+      {"rank", "Rank", LUMEN_UNIT_COUNT},
+      {"offset_init", "Offset at MPI_Init", LUMEN_UNIT_NANOSECONDS},
+      {"error_init_us", "Error at MPI_Init (us)", LUMEN_UNIT_COUNT},
+      {"offset_finalize", "Offset at MPI_Finalize", LUMEN_UNIT_NANOSECONDS},
+      {"error_finalize_us", "Error at MPI_Finalize (us)", LUMEN_UNIT_COUNT},
+      {"between", "Between", LUMEN_UNIT_NANOSECONDS},
+      {"drift_ppm", "Drift (ppm)", LUMEN_UNIT_COUNT},
+  };
+  host->table_begin(host->context,
+                    "Clocks of the ranks, placed on rank 0's (offset: what rank 0 read more; error: half the "
+                    "quickest round trip)",
+                    columns, std::size(columns));
+  for (const auto& [rank, clock] : a.clocks) {
+    const auto named = a.names.find(rank);
+    std::string name = rank_name(rank);
+    if (named != a.names.end() && !named->second.host.empty()) name += " on " + named->second.host;
+    if ((clock.init && clock.init->same_clock) || (clock.finalize && clock.finalize->same_clock))
+      name += " (rank 0's clock)";
+    const auto value = [](const std::optional<MpiClock>& c, bool error) {
+      return !c ? 0.0 : error ? static_cast<double>(c->error_ns) / 1e3 : static_cast<double>(c->offset_ns);
+    };
+    const double between = clock.init && clock.finalize
+                               ? static_cast<double>(static_cast<int64_t>(clock.finalize->local_ns - clock.init->local_ns))
+                               : 0.0;
+    const double values[] = {static_cast<double>(rank),
+                             value(clock.init, false),
+                             value(clock.init, true),
+                             value(clock.finalize, false),
+                             value(clock.finalize, true),
+                             between,
+                             clock.drift() * 1e6};
+    host->table_row(host->context, name.c_str(), values, LUMEN_NO_STACK);
+  }
+}
+
 }  // namespace
 
 int run_timeline(const lumen_view_host* host, char* error, size_t error_size) {
@@ -157,6 +199,7 @@ int run_timeline(const lumen_view_host* host, char* error, size_t error_size) {
           static_cast<double>(matching.sizes_differ));
     calls_table(host, a.calls, zero);
     messages_table(host, matching, zero);
+    clocks_table(host, a);
     return 0;
   } catch (const std::exception& e) {
     std::snprintf(error, error_size, "%s", e.what());

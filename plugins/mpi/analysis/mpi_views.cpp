@@ -3,14 +3,16 @@
 //   -mpi_stats     per MPI function: calls, time, messages and bytes
 //   -mpi_messages  the sender x receiver matrix of messages and bytes sent
 //   -mpi_ranks     per rank: host, MPI library, calls, time, messages, bytes
+//   -mpi_hosts     the same per host, and the messages between hosts
 //   -mpi_timeline  each call and matched message in time (mpi_timeline.cpp)
 // Each view counts what er_print's selection holds (-rank_select,
-// -thread_select, time filters).
+// -host_select, -thread_select, time filters).
 #include <lumen/analysis_plugin.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -173,6 +175,52 @@ int run_messages(const lumen_view_host* host, char* error, size_t error_size) {
   }
 }
 
+// The ranks of each host together: what a job across hosts did on each,
+// and what crossed between them.
+int run_hosts(const lumen_view_host* host, char* error, size_t error_size) {
+  try {
+    Aggregate a;
+    if (!aggregate_all(host, a, error, error_size)) return 1;
+    common_summaries(host, a);
+    const auto host_of = [&](int32_t rank) {
+      const auto named = a.names.find(rank);
+      return named == a.names.end() || named->second.host.empty() ? std::string("<unknown host>")
+                                                                  : named->second.host;
+    };
+    std::map<std::string, std::pair<Totals, std::string>> hosts;  // host -> (totals, its ranks)
+    for (const auto& [rank, info] : a.ranks) {
+      auto& [totals, ranks] = hosts[host_of(rank)];
+      totals.add(info.totals);
+      ranks += (ranks.empty() ? "" : ", ") + std::to_string(rank);
+    }
+    host->summary(host->context, "hosts", "Hosts", static_cast<double>(hosts.size()), LUMEN_UNIT_COUNT);
+    host->table_begin(host->context, "MPI hosts", kTotalsColumns, std::size(kTotalsColumns));
+    for (const auto& [name, totals] : hosts)
+      totals_row(host, name + " (rank" + (totals.second.find(',') == std::string::npos ? " " : "s ") + totals.second + ")",
+                 totals.first);
+    std::map<std::pair<std::string, std::string>, MessageTotals> sent;
+    for (const auto& [pair, totals] : a.sent) {
+      MessageTotals& into = sent[{host_of(pair.first), host_of(pair.second)}];
+      into.count += totals.count;
+      into.bytes = lumen_saturating_add(into.bytes, totals.bytes);
+    }
+    const lumen_view_column pair_columns[] = {
+        {"messages", "Messages", LUMEN_UNIT_COUNT},
+        {"bytes", "Bytes", LUMEN_UNIT_BYTES},
+    };
+    host->table_begin(host->context, "Messages sent by sender host and receiver host", pair_columns, 2);
+    for (const auto& [pair, totals] : sent) {
+      const double values[] = {static_cast<double>(totals.count), static_cast<double>(totals.bytes)};
+      host->table_row(host->context, (pair.first + " -> " + pair.second).c_str(), values, LUMEN_NO_STACK);
+    }
+    silent_processes_table(host, a);
+    return 0;
+  } catch (const std::exception& e) {
+    std::snprintf(error, error_size, "%s", e.what());
+    return 1;
+  }
+}
+
 }  // namespace
 
 const lumen_view_def kMpiViews[] = {
@@ -180,6 +228,8 @@ const lumen_view_def kMpiViews[] = {
     {"mpi_messages", "point-to-point messages and bytes by sender and receiver rank (sent, and received)",
      run_messages},
     {"mpi_ranks", "per MPI rank: host, MPI library, calls, MPI time, messages and bytes", run_ranks},
+    {"mpi_hosts", "per host: its ranks' calls, MPI time, messages and bytes; messages and bytes between hosts",
+     run_hosts},
     {"mpi_timeline", "each rank's MPI calls in time, and each message from its send to its receive", run_timeline},
 };
 const size_t kMpiViewCount = std::size(kMpiViews);

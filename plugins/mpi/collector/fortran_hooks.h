@@ -179,7 +179,8 @@ inline void after(kinds::Init, FortranCall& c) {
   if (succeeded(c)) process_started(c.function == Function::kInit_thread ? c.integer(1) : 0);
 }
 
-// ---- Finalize: MPI may not be asked anything afterwards ----
+// ---- Finalize: the clock measured again; MPI may not be asked anything afterwards ----
+inline void before(kinds::Finalize, FortranCall&) { align_clock(kClockAtFinalize); }
 inline void after(kinds::Finalize, FortranCall&) { set_finalized(); }
 
 // ---- Abort: does not return, so its record is written before ----

@@ -61,7 +61,6 @@ template <> inline constexpr bool kBeforeNeedsGuard<kinds::SendrecvReplace> = fa
 template <> inline constexpr bool kBeforeNeedsGuard<kinds::Start> = false;
 template <> inline constexpr bool kBeforeNeedsGuard<kinds::Startall> = false;
 template <> inline constexpr bool kBeforeNeedsGuard<kinds::Init> = false;
-template <> inline constexpr bool kBeforeNeedsGuard<kinds::Finalize> = false;
 
 // What a call's hooks keep between before() and after().
 struct HookState {
@@ -88,6 +87,10 @@ void count_completions(HookState& s, int count, StatusOf&& status_of);
 void remember_requests(HookState& s, int count, const MPI_Request* requests);
 MPI_Status* lend_statuses(HookState& s, int count, MPI_Status* statuses);
 void process_started(int thread_level);
+// Measures this process's clock against rank 0's (clock_alignment.cpp) and
+// records it: collective over MPI_COMM_WORLD, at MPI_Init (kClockAtInit,
+// once the process is known) and before MPI_Finalize (kClockAtFinalize).
+void align_clock(uint16_t phase);
 bool finalized();
 void set_finalized();
 
@@ -275,8 +278,8 @@ inline void after(kinds::Init, HookState& s, int*&, char***&, int&, int*& provid
   if (succeeded(s)) process_started(*provided);
 }
 
-// ---- Finalize: MPI may not be asked anything afterwards ----
-template <typename... A> void before(kinds::Finalize, HookState&, A&...) {}
+// ---- Finalize: the clock measured again; MPI may not be asked anything afterwards ----
+template <typename... A> void before(kinds::Finalize, HookState&, A&...) { align_clock(kClockAtFinalize); }
 template <typename... A> void after(kinds::Finalize, HookState&, A&...) { set_finalized(); }
 
 // ---- Abort: does not return, so its record is written before ----

@@ -185,6 +185,9 @@ const lumen_option_def kOptions[] = {
     {"max_flushes", LUMEN_OPTION_INTEGER, "0", 0, 1000000000, 0,
      "stop tracing after this many full buffers; 0: never (VT_MAX_FLUSHES)"},
     {"verbose", LUMEN_OPTION_INTEGER, "1", 0, 9, 0, "messages on stderr: 0 none, 1 critical, 2 more (VT_VERBOSE)"},
+    {"clock_sync", LUMEN_OPTION_BOOLEAN, "on", 0, 1, 0,
+     "measure each host's clock against rank 0's at MPI_Init and MPI_Finalize, to show the job on one clock "
+     "(every rank must run under collect; off when only some do)"},
 };
 
 const lumen_flag_alias kFlagAliases[] = {{"on", "1"}};
@@ -213,7 +216,10 @@ int32_t world_rank() { return g_rank.load(std::memory_order_relaxed); }
 
 bool open_call(CallState& state, Function function) {
   if (!g_active.load(std::memory_order_acquire) || t_depth != 0) return false;
-  if (g_incomplete.load(std::memory_order_relaxed) || !g_runtime->guard->collecting()) return false;
+  // MPI_Finalize past the budget still runs its hooks: every rank measures
+  // its clock there, together (its record is not written).
+  if (g_incomplete.load(std::memory_order_relaxed) && function != Function::kFinalize) return false;
+  if (!g_runtime->guard->collecting()) return false;
   ++t_depth;
   state.call.function = static_cast<uint16_t>(function);
   state.call.rank = g_rank.load(std::memory_order_relaxed);
@@ -314,6 +320,23 @@ void add_message(CallState& state, uint16_t direction, uint64_t bytes, int32_t p
   }
   message.time_ns = state.spilled_ns;
   write_budgeted(kMessageRecord, &message, sizeof message);
+}
+
+bool clock_sync_on() { return g_settings.clock_sync; }
+
+void write_clock(const MpiClock& clock) {
+  g_runtime->recording->write_record(g_stream, kClockRecord, &clock, sizeof clock);
+  char note[256];
+  const char* when = clock.phase == kClockAtInit ? "MPI_Init" : "MPI_Finalize";
+  const int rank = g_rank.load(std::memory_order_relaxed);
+  if (clock.same_clock != 0)
+    std::snprintf(note, sizeof note, "mpi: clock at %s: rank %d reads rank %d's clock (one host)", when, rank,
+                  clock.reference_rank);
+  else
+    std::snprintf(note, sizeof note, "mpi: clock at %s: rank %d's clock is %+.9f s off rank %d's, within %.6f s",
+                  when, rank, -static_cast<double>(clock.offset_ns) / 1e9, clock.reference_rank,
+                  static_cast<double>(clock.error_ns) / 1e9);
+  g_runtime->recording->log_note(note);
 }
 
 void set_process(int32_t rank, int32_t world_size, uint32_t thread_level, const char* library, const char* host) {

@@ -54,6 +54,12 @@ int32_t world_rank();
 
 uint64_t now_ns();
 
+// Whether each rank's clock is measured against rank 0's (the clock_sync
+// option), and the record of one measurement (written past the trace
+// budget: the times before it need it).
+bool clock_sync_on();
+void write_clock(const MpiClock& clock);
+
 // Whether this process has an MPI library, and whether it is the one this
 // variant of the collector half was built for. Defined with the wrappers,
 // where the library's symbols are known.

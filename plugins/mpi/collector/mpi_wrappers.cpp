@@ -111,6 +111,7 @@ void process_started(int thread_level) {
   int host_length = 0;
   PMPI_Get_processor_name(host, &host_length);
   set_process(rank, size, static_cast<uint32_t>(thread_level), library, host);
+  align_clock(kClockAtInit);
 }
 
 int32_t world_rank_of(MPI_Comm comm, int rank) {

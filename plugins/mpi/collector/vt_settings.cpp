@@ -62,6 +62,12 @@ bool apply_vt_setting(VtSettings& settings, const char* name, const char* value,
       return false;
     }
     settings.verbose = static_cast<int>(n);
+  } else if (std::strcmp(name, "clock_sync") == 0) {
+    if (!parse_unsigned(value, &n) || n > 1) {
+      std::snprintf(error, error_size, "%s='%s' is not 0 (off) or 1", name, value);
+      return false;
+    }
+    settings.clock_sync = n == 1;
   }
   return true;
 }

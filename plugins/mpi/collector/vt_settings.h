@@ -13,6 +13,7 @@ struct VtSettings {
   uint64_t buffer_bytes = 64ull << 20;
   uint64_t max_flushes = 0;  // 0: flush whenever full, never stop
   int verbose = 1;
+  bool clock_sync = true;  // the clock_sync option (no VampirTrace variable: it always synchronised)
 };
 
 // "64M", "2G", "512K", "65536": bytes. False for anything else or zero.

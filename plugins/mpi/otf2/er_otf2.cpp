@@ -15,11 +15,13 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "../clock_placement.h"
 #include "../mpi_packed_call.h"
 #include "data_file_reader.h"
 #include "experiment_format.h"
@@ -55,32 +57,56 @@ std::map<int32_t, RankTrace> read_ranks(const fs::path& founder) {
   const YAML::Node reference =
       analysis::read_experiment_header(analysis::clock_reference(founder, analysis::read_experiment_header(founder),
                                                                  descendants));
-  std::map<int32_t, RankTrace> ranks;
+  // First each experiment's rank, placement and clock measurements (the
+  // last are written at MPI_Finalize), then its events placed on the job's
+  // clock as the views place them (clock_placement.h).
+  struct Placed {
+    fs::path file;
+    int32_t process_rank = -1;
+    int64_t shift = 0;
+    mpi::RankClock clock;
+  };
+  std::vector<Placed> placed;
+  std::optional<int64_t> reference_shift;
   for (const fs::path& experiment : experiments) {
     const fs::path file = experiment / mpi::kDataFile;
     if (!fs::exists(file)) continue;
     const YAML::Node header = analysis::read_experiment_header(experiment);  // a format this lumen reads
-    const uint64_t shift = static_cast<uint64_t>(analysis::clock_shift_ns(header, reference).value_or(0));
+    Placed p{file, -1, analysis::clock_shift_ns(header, reference).value_or(0), {}};
+    analysis::read_data_file(file, [&](const analysis::RawRecord& r) {
+      mpi::MpiProcess process;
+      mpi::MpiClock clock;
+      if (r.kind == mpi::kProcessRecord && r.payload_bytes >= sizeof process) {
+        std::memcpy(&process, r.payload, sizeof process);
+        p.process_rank = process.rank;
+      } else if (r.kind == mpi::kClockRecord && r.payload_bytes >= sizeof clock) {
+        std::memcpy(&clock, r.payload, sizeof clock);
+        if (clock.phase == mpi::kClockAtInit) p.clock.init = clock;
+        else if (clock.phase == mpi::kClockAtFinalize) p.clock.finalize = clock;
+      }
+    });
+    if (p.process_rank == 0) reference_shift = p.shift;
+    placed.push_back(std::move(p));
+  }
+  std::map<int32_t, RankTrace> ranks;
+  for (const Placed& p : placed) {
+    const fs::path& file = p.file;
+    const mpi::ClockPlacement placement = p.clock.measured() && reference_shift
+                                              ? mpi::ClockPlacement::measured(p.clock, *reference_shift)
+                                              : mpi::ClockPlacement::shifted(p.shift);
     auto add_call = [&](const mpi::MpiCall& call) {
       if (call.rank < 0 || call.exit_ns < call.enter_ns) return;
       auto& events = ranks[call.rank].events;
-      events.push_back({call.enter_ns + shift, 0, TraceEvent::kEnter, call.function});
-      events.push_back({call.exit_ns + shift, 2, TraceEvent::kLeave, call.function});
+      events.push_back({placement.place(call.enter_ns), 0, TraceEvent::kEnter, call.function});
+      events.push_back({placement.place(call.exit_ns), 2, TraceEvent::kLeave, call.function});
     };
     auto add_message = [&](const mpi::MpiMessage& m) {
       if (m.rank < 0 || m.peer < 0) return;
-      ranks[m.rank].events.push_back({m.time_ns + shift, 1,
+      ranks[m.rank].events.push_back({placement.place(m.time_ns), 1,
                                       m.direction == mpi::kMessageSent ? TraceEvent::kSend : TraceEvent::kReceive,
                                       m.function, m.peer, m.tag, m.bytes});
     };
-    // A compact call's rank is its process's: from the process record, read first.
-    int32_t process_rank = -1;
-    analysis::read_data_file(file, [&](const analysis::RawRecord& r) {
-      mpi::MpiProcess process;
-      if (r.kind != mpi::kProcessRecord || r.payload_bytes < sizeof process) return;
-      std::memcpy(&process, r.payload, sizeof process);
-      process_rank = process.rank;
-    });
+    const int32_t process_rank = p.process_rank;  // a compact call's rank is its process's
     analysis::read_data_file(file, [&](const analysis::RawRecord& r) {
       if (r.kind == mpi::kCompactCallRecord) {
         mpi::UnpackedCall unpacked;

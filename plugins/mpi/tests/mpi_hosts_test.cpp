@@ -9,8 +9,11 @@
 // other times): the timeline places every rank on one clock.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "lumen_commands.h"
 #include "mpi_expectations.h"
@@ -39,6 +42,8 @@ class OnTwoHosts : public testing::TestWithParam<Param> {
 // (implementation, collect run by the launcher once per rank)
 class MpiAcrossHosts : public OnTwoHosts<std::tuple<std::string, bool>> {};
 class MpiNodeLocal : public OnTwoHosts<std::string> {};
+class MpiClockAlignment : public OnTwoHosts<std::tuple<std::string, bool>> {};
+class MpiRankKilled : public OnTwoHosts<std::string> {};
 
 // The launcher's options that place 2 ranks on each host through its agent.
 std::vector<std::string> across_hosts(const std::string& name) {
@@ -50,16 +55,85 @@ std::vector<std::string> across_hosts(const std::string& name) {
           "10.77.0.2:2,10.77.0.3:2"};
 }
 
+// Four ranks, two a host, the launcher on a host of its own.
+JobSpec four_ranks_on_two_hosts(bool collect_per_rank) {
+  JobSpec spec;
+  spec.ranks = 4;
+  spec.collect_per_rank = collect_per_rank;
+  spec.prefix = {kHosts, "launch"};
+  return spec;
+}
+
+// Ranks 0 and 1 on the first host, 2 and 3 on the second: -host_list
+// names both with their ranks; -mpi_hosts sums each host's ranks' figures
+// and the messages between the hosts as the ranks counted them;
+// -host_select (by name and by number) leaves one host's ranks, in every
+// MPI view; the Hosts index object has a row of each.
+void expect_per_host(const fs::path& experiment, const std::vector<json>& truth, const std::string& what) {
+  const auto host_of = [](int rank) { return std::string(rank < 2 ? "lumen-h1" : "lumen-h2"); };
+  std::map<std::string, int> host_number;
+  const json host_list = er_print_json({"-host_list"}, experiment);
+  for (const json& row : host_list.at("hosts")) {
+    const std::string name = row.at("host");
+    host_number[name] = static_cast<int>(row.at("id").get<double>());
+    if (name == "lumen-h1" || name == "lumen-h2") {
+      EXPECT_EQ(row.at("ranks"), name == "lumen-h1" ? "0,1" : "2,3") << what << row.dump();
+    }
+  }
+  ASSERT_TRUE(host_number.count("lumen-h1") && host_number.count("lumen-h2")) << what << host_list.dump();
+
+  const json hosts = er_print_json({"-mpi_hosts"}, experiment);
+  const auto rows = table_titled(hosts, "MPI hosts").at("rows");
+  ASSERT_EQ(rows.size(), 2u) << what << hosts.dump();
+  for (const json& row : rows) {
+    const std::string name = row.at("name");
+    const bool first = name == "lumen-h1 (ranks 0, 1)";
+    EXPECT_TRUE(first || name == "lumen-h2 (ranks 2, 3)") << what << ": " << name;
+    std::map<std::string, double> expected;
+    for (int rank = first ? 0 : 2; rank < (first ? 2 : 4); ++rank)
+      for (const auto& [figure, value] : totals_of(truth[rank])) expected[figure] += value;
+    for (size_t i = 0; i < std::size(kFigures); ++i)
+      EXPECT_EQ(row.at("values").at(kColumns[i]).get<double>(), expected[kFigures[i]]) << what << ": " << name << " "
+                                                                                         << kColumns[i];
+  }
+  std::map<std::string, std::pair<double, double>> between;
+  for (int rank = 0; rank < 4; ++rank)
+    for (const auto& [to, figures] : truth[rank].at("sent_to").items()) {
+      auto& [messages, bytes] = between[host_of(rank) + " -> " + host_of(std::stoi(to))];
+      messages += figures.at("messages").get<double>();
+      bytes += figures.at("bytes").get<double>();
+    }
+  const auto pairs = table_titled(hosts, "Messages sent by sender host and receiver host").at("rows");
+  EXPECT_EQ(pairs.size(), between.size()) << what << pairs.dump();
+  for (const json& row : pairs) {
+    const auto expected = between.find(row.at("name").get<std::string>());
+    ASSERT_NE(expected, between.end()) << what << row.dump();
+    EXPECT_EQ(row.at("values").at("messages").get<double>(), expected->second.first) << what << row.dump();
+    EXPECT_EQ(row.at("values").at("bytes").get<double>(), expected->second.second) << what << row.dump();
+  }
+
+  const RankSelection second{{2, 3}, {"-host_select", "lumen-h2"}};
+  expect_per_function(experiment, truth, what + ", -host_select lumen-h2", second);
+  expect_per_rank(experiment, truth, what + ", -host_select lumen-h2", second);
+  const RankSelection first{{0, 1}, {"-host_select", std::to_string(host_number["lumen-h1"])}};
+  expect_messages(experiment, truth, what + ", -host_select by number", first);
+
+  std::set<std::string> index_rows;
+  const json by_host = er_print_json({"-indxobj", "Hosts"}, experiment);
+  for (const json& row : by_host.at("rows"))
+    index_rows.insert(row.at("name").get<std::string>());
+  for (const char* name : {"lumen-h1", "lumen-h2"})
+    EXPECT_TRUE(index_rows.count("Host " + std::to_string(host_number[name]) + " (" + name + ")"))
+        << what << ": no Hosts row of " << name;
+}
+
 TEST_P(MpiAcrossHosts, EachRankOnItsHostWithItsOwnFigures) {
   const auto [name, per_rank] = GetParam();
   Implementation mpi = implementation(name);
   if (mpi.launcher.empty()) GTEST_SKIP() << name << " is not installed";
   if (!unavailable_->empty()) GTEST_SKIP() << *unavailable_;
   mpi.launcher_options = across_hosts(name);
-  JobSpec spec;
-  spec.ranks = 4;
-  spec.collect_per_rank = per_rank;
-  spec.prefix = {kHosts, "launch"};  // the launcher's own host
+  const JobSpec spec = four_ranks_on_two_hosts(per_rank);
   const auto started = std::chrono::steady_clock::now();
   const Job job = run_job(mpi, spec);
   const double job_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -78,6 +152,7 @@ TEST_P(MpiAcrossHosts, EachRankOnItsHostWithItsOwnFigures) {
     const json& v = row.at("values");
     EXPECT_LE(v.at("start").get<double>() + v.at("duration").get<double>(), job_seconds) << what << ": " << row.dump();
   }
+  expect_per_host(job.experiment, job.truth, what);
   // Ranks 0 and 1 ran on the first host, 2 and 3 on the second: each
   // rank's row names the host its process found itself on.
   const json ranks = table_titled(er_print_json({"-mpi_ranks"}, job.experiment), "MPI ranks");
@@ -102,12 +177,14 @@ TEST_P(MpiNodeLocal, FoundersOfEachHostAreGatheredByErCp) {
   const TempDir truth_dir;
   std::vector<std::string> argv{kHosts, "launch", mpi.launcher};
   for (const std::string& option : across_hosts(name)) argv.push_back(option);
-  argv.insert(argv.end(), {"-np", "4", (bin_dir() / "collect").string(), "-o", "run.er", "-d",
+  // Named for the implementation: each host's scratch outlives a test.
+  const std::string founder = "run-" + name + ".er";
+  argv.insert(argv.end(), {"-np", "4", (bin_dir() / "collect").string(), "-o", founder, "-d",
                            "/tmp/lumen-test-scratch", "--profile", "mpi", mpi.target("mpi_exchange_target"),
                            truth_dir.path().string()});
   const ProcessResult run = run_process(argv);
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  const fs::path first = "/tmp/lumen-test-hosts/lumen-h1/run.er", second = "/tmp/lumen-test-hosts/lumen-h2/run.er";
+  const fs::path first = "/tmp/lumen-test-hosts/lumen-h1/" + founder, second = "/tmp/lumen-test-hosts/lumen-h2/" + founder;
   ASSERT_TRUE(fs::exists(first / "_rank1.er")) << run.err;
   ASSERT_TRUE(fs::exists(second / "_rank2.er")) << run.err;
   EXPECT_FALSE(fs::exists(first / "_rank2.er"));
@@ -138,6 +215,173 @@ TEST_P(MpiNodeLocal, FoundersOfEachHostAreGatheredByErCp) {
   EXPECT_NE(again.exit_code, 0);
   EXPECT_NE(again.err.find("_rank2.er is in both"), std::string::npos) << again.err;
 }
+
+// What one rank measured of its clock (-mpi_timeline's last table), in seconds.
+struct MeasuredClock {
+  std::string name;
+  double offset_init, error_init, offset_finalize, error_finalize, between, drift_ppm;
+  double error() const { return std::max(error_init, error_finalize); }
+};
+
+std::map<int, MeasuredClock> measured_clocks(const json& timeline) {
+  std::map<int, MeasuredClock> clocks;
+  const json& table = table_titled(timeline, "Clocks of the ranks, placed on rank 0's (offset: what rank 0 read more; "
+                                             "error: half the quickest round trip)");
+  for (const json& row : table.at("rows")) {
+    const json& v = row.at("values");
+    const auto value = [&](const char* column) { return v.at(column).get<double>(); };
+    clocks[static_cast<int>(value("rank"))] = {row.at("name").get<std::string>(), value("offset_init"),
+                                               value("error_init_us") / 1e6,      value("offset_finalize"),
+                                               value("error_finalize_us") / 1e6,  value("between"),
+                                               value("drift_ppm")};
+  }
+  return clocks;
+}
+
+// The median of what a message took from its send's return to its
+// receive's, over the messages between the two hosts.
+double median_latency_between_hosts(const json& timeline) {
+  std::vector<double> latencies;
+  for (const json& row : table_titled(timeline, "Messages from the send's return to the receive's completion (each "
+                                                "call's return)")
+                             .at("rows")) {
+    const json& v = row.at("values");
+    if ((v.at("sender").get<double>() < 2) != (v.at("receiver").get<double>() < 2))
+      latencies.push_back(v.at("received").get<double>() - v.at("sent").get<double>());
+  }
+  if (latencies.empty()) return 0;
+  std::nth_element(latencies.begin(), latencies.begin() + latencies.size() / 2, latencies.end());
+  return latencies[latencies.size() / 2];
+}
+
+// The collector's clock on the second host reads 1.5 s ahead and runs
+// 2000 millionths fast (LUMEN_TEST_CLOCK_SKEW: every process there, as
+// its own clock would). Each rank measured its clock against rank 0's at
+// MPI_Init and MPI_Finalize: a token went round the ranks 40 times, and
+// on the job's clock each of its 160 messages is received after its send
+// began, give or take the two ranks' recorded errors; the drift measured
+// on the second host is the skew's; and a message between the hosts takes
+// what it took in the same job without the skew, within the two runs' errors.
+TEST_P(MpiClockAlignment, SkewedHostsMessagesAreReceivedAfterTheyWereSent) {
+  const auto [name, per_rank] = GetParam();
+  Implementation mpi = implementation(name);
+  if (mpi.launcher.empty()) GTEST_SKIP() << name << " is not installed";
+  if (!unavailable_->empty()) GTEST_SKIP() << *unavailable_;
+  mpi.launcher_options = across_hosts(name);
+  JobSpec spec = four_ranks_on_two_hosts(per_rank);
+  spec.program = "mpi_clock_target";
+  spec.truth_prefix = "clock";
+  const std::string what = name + (per_rank ? ", collect per rank" : ", collect around the launcher");
+  const Job plain = run_job(mpi, spec);
+  ASSERT_EQ(plain.run.exit_code, 0) << what << "\n" << plain.run.err;
+  constexpr double kSkewedPpm = 2000;
+  spec.env["LUMEN_TEST_CLOCK_SKEW"] = "lumen-h2:1500000000:2000";
+  const Job skewed = run_job(mpi, spec);
+  ASSERT_EQ(skewed.run.exit_code, 0) << what << "\n" << skewed.run.err;
+  for (int rank = 0; rank < spec.ranks; ++rank)
+    ASSERT_EQ(skewed.truth[rank].value("received", -1), 40) << what << ": rank " << rank;
+
+  const json plain_timeline = er_print_json({"-mpi_timeline"}, plain.experiment);
+  const json timeline = er_print_json({"-mpi_timeline"}, skewed.experiment);
+  EXPECT_EQ(timeline.at("summary").at("messages").get<double>(), 160) << what;
+  const auto plain_clocks = measured_clocks(plain_timeline), clocks = measured_clocks(timeline);
+  ASSERT_EQ(clocks.size(), 4u) << what << timeline.dump();
+  ASSERT_EQ(plain_clocks.size(), 4u) << what << plain_timeline.dump();
+  for (const auto& [rank, clock] : clocks) {
+    if (rank < 2) {  // rank 0's host: nothing measured
+      EXPECT_NE(clock.name.find("(rank 0's clock)"), std::string::npos) << what << ": " << clock.name;
+      EXPECT_EQ(clock.error(), 0) << what << ": " << clock.name;
+      continue;
+    }
+    // Measured: a round trip over TCP (Open MPI) or shared memory (MPICH
+    // sees one machine), tens of microseconds or less than one.
+    EXPECT_EQ(clock.name, "rank " + std::to_string(rank) + " on lumen-h2") << what;
+    EXPECT_LT(clock.error(), 0.05) << what << ": " << clock.name;
+    // Ahead by the skew (and the clock's reading since boot times the drift).
+    EXPECT_LT(clock.offset_init - plain_clocks.at(rank).offset_init, -1.5 + clock.error() + plain_clocks.at(rank).error())
+        << what << ": " << clock.name;
+    const MeasuredClock& before = plain_clocks.at(rank);
+    const double resolution_ppm = (clock.error_init + clock.error_finalize) / clock.between * 1e6 +
+                                  (before.error_init + before.error_finalize) / before.between * 1e6;
+    EXPECT_NEAR(clock.drift_ppm - before.drift_ppm, -kSkewedPpm / (1 + kSkewedPpm / 1e6), resolution_ppm + 1)
+        << what << ": " << clock.name;
+  }
+  // Each rank sends only with MPI_Send, to the next: its k-th message is
+  // its k-th MPI_Send, which began before the message could be received.
+  std::map<int, std::vector<double>> send_starts;  // rank -> its MPI_Send calls' starts, in order
+  for (const json& row : table_titled(timeline, "MPI calls in time (peer -1: none, or several)").at("rows"))
+    if (row.at("name") == "MPI_Send")
+      send_starts[static_cast<int>(row.at("values").at("rank").get<double>())].push_back(
+          row.at("values").at("start").get<double>());
+  std::map<int, std::vector<json>> sent_by;  // rank -> its messages, by the send's return
+  for (const json& row : table_titled(timeline, "Messages from the send's return to the receive's completion (each "
+                                                "call's return)")
+                             .at("rows"))
+    sent_by[static_cast<int>(row.at("values").at("sender").get<double>())].push_back(row.at("values"));
+  for (auto& [sender, messages] : sent_by) {
+    std::vector<double>& starts = send_starts[sender];
+    std::sort(starts.begin(), starts.end());
+    std::stable_sort(messages.begin(), messages.end(),
+                     [](const json& a, const json& b) { return a.at("sent").get<double>() < b.at("sent").get<double>(); });
+    ASSERT_EQ(starts.size(), messages.size()) << what << ": rank " << sender;
+    for (size_t k = 0; k < messages.size(); ++k) {
+      const json& v = messages[k];
+      // The two ranks' errors, and 2 us for each process's time stamps,
+      // which follow CLOCK_MONOTONIC within some tens of nanoseconds
+      // (tsc_clock.h).
+      const double allowed = clocks.at(sender).error() +
+                             clocks.at(static_cast<int>(v.at("receiver").get<double>())).error() + 2e-6;
+      EXPECT_GE(v.at("received").get<double>() - starts[k], -allowed) << what << ": " << v.dump();
+    }
+  }
+  // Between the hosts a message takes what it took without the skew: within
+  // the errors of the two runs, and a millisecond for the runs' own noise.
+  double errors = 0;
+  for (int rank = 2; rank < 4; ++rank) errors = std::max(errors, clocks.at(rank).error() + plain_clocks.at(rank).error());
+  EXPECT_NEAR(median_latency_between_hosts(timeline), median_latency_between_hosts(plain_timeline), errors + 0.001)
+      << what;
+}
+
+INSTANTIATE_TEST_SUITE_P(Launchers, MpiClockAlignment,
+                         testing::Combine(testing::Values("openmpi", "mpich"), testing::Bool()),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + (std::get<1>(info.param) ? "_collect_per_rank"
+                                                                                     : "_collect_around_launcher");
+                         });
+
+// The last rank (on the second host) calls MPI_Abort once the others have
+// written their account; they, blocked in a receive, are killed by the
+// launcher. Every rank's data up to then is kept, whichever host it ran
+// on, and -exp_list says how each rank's process ended.
+TEST_P(MpiRankKilled, OthersDataIsKeptAndEachRanksEndingIsSaid) {
+  const std::string name = GetParam();
+  Implementation mpi = implementation(name);
+  if (mpi.launcher.empty()) GTEST_SKIP() << name << " is not installed";
+  if (!unavailable_->empty()) GTEST_SKIP() << *unavailable_;
+  mpi.launcher_options = across_hosts(name);
+  JobSpec spec = four_ranks_on_two_hosts(false);
+  spec.target_args = {"abort"};
+  const Job job = run_job(mpi, spec);
+  const std::string what = name + ", rank 3 aborting on the second host";
+  EXPECT_NE(job.run.exit_code, 0) << what << ": the job aborted";
+  for (int rank = 0; rank < 4; ++rank) ASSERT_FALSE(job.truth[rank].is_null()) << what << ": rank " << rank;
+  expect_per_function(job.experiment, job.truth, what);
+  expect_per_rank(job.experiment, job.truth, what);
+  std::map<std::string, std::string> endings;  // lineage -> ending
+  const json listed = er_print_json({"-exp_list"}, job.experiment);
+  for (const json& e : listed.at("experiments"))
+    endings[e.at("lineage").get<std::string>()] = e.at("ending").get<std::string>();
+  for (int rank = 0; rank < 4; ++rank) {
+    const std::string lineage = "_rank" + std::to_string(rank);
+    ASSERT_TRUE(endings.count(lineage)) << what << ": no experiment of " << lineage;
+    const std::string& ending = endings[lineage];
+    EXPECT_TRUE(ending.rfind("exit ", 0) == 0 || ending.rfind("killed by SIG", 0) == 0)
+        << what << ": " << lineage << " ended '" << ending << "'";
+  }
+  EXPECT_NE(endings["_rank3"], "exit 0") << what << ": rank 3 aborted";
+}
+
+INSTANTIATE_TEST_SUITE_P(Launchers, MpiRankKilled, testing::Values("openmpi", "mpich"));
 
 INSTANTIATE_TEST_SUITE_P(Launchers, MpiNodeLocal, testing::Values("openmpi", "mpich"));
 
