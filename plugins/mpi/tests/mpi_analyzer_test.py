@@ -50,7 +50,8 @@ def main():
                 sent[(rank["rank"], int(to))] += figures["bytes"]
         listed = json.loads(run([os.path.join(bin_dir, "er_print"), "-format", "json", "-mpi_timeline", experiment],
                                 cwd=work).stdout)
-        call_rows, message_rows = (t["rows"] for t in listed["tables"])
+        call_rows, message_rows = ([t for t in listed["tables"] if t["title"].startswith(title)][0]["rows"]
+                                   for title in ("MPI calls in time", "Messages from the send"))
         calls, messages = len(call_rows), len(message_rows)
         check(messages == sum(f["messages"] for r in truth for f in r["sent_to"].values()),
               f"er_print lists {messages} messages, the ranks counted others")

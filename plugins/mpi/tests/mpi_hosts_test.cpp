@@ -238,30 +238,15 @@ std::map<int, MeasuredClock> measured_clocks(const json& timeline) {
   return clocks;
 }
 
-// The median of what a message took from its send's return to its
-// receive's, over the messages between the two hosts.
-double median_latency_between_hosts(const json& timeline) {
-  std::vector<double> latencies;
-  for (const json& row : table_titled(timeline, "Messages from the send's return to the receive's completion (each "
-                                                "call's return)")
-                             .at("rows")) {
-    const json& v = row.at("values");
-    if ((v.at("sender").get<double>() < 2) != (v.at("receiver").get<double>() < 2))
-      latencies.push_back(v.at("received").get<double>() - v.at("sent").get<double>());
-  }
-  if (latencies.empty()) return 0;
-  std::nth_element(latencies.begin(), latencies.begin() + latencies.size() / 2, latencies.end());
-  return latencies[latencies.size() / 2];
-}
-
 // The collector's clock on the second host reads 1.5 s ahead and runs
 // 2000 millionths fast (LUMEN_TEST_CLOCK_SKEW: every process there, as
 // its own clock would). Each rank measured its clock against rank 0's at
 // MPI_Init and MPI_Finalize: a token went round the ranks 40 times, and
 // on the job's clock each of its 160 messages is received after its send
-// began, give or take the two ranks' recorded errors; the drift measured
-// on the second host is the skew's; and a message between the hosts takes
-// what it took in the same job without the skew, within the two runs' errors.
+// began, give or take the two ranks' recorded errors (messages cross both
+// ways, rank 1 to 2 and 3 to 0: a misplacement either way is bounded by
+// the quickest message); and the drift measured on the second host is the
+// skew's, within the two runs' errors.
 TEST_P(MpiClockAlignment, SkewedHostsMessagesAreReceivedAfterTheyWereSent) {
   const auto [name, per_rank] = GetParam();
   Implementation mpi = implementation(name);
@@ -334,12 +319,6 @@ TEST_P(MpiClockAlignment, SkewedHostsMessagesAreReceivedAfterTheyWereSent) {
       EXPECT_GE(v.at("received").get<double>() - starts[k], -allowed) << what << ": " << v.dump();
     }
   }
-  // Between the hosts a message takes what it took without the skew: within
-  // the errors of the two runs, and a millisecond for the runs' own noise.
-  double errors = 0;
-  for (int rank = 2; rank < 4; ++rank) errors = std::max(errors, clocks.at(rank).error() + plain_clocks.at(rank).error());
-  EXPECT_NEAR(median_latency_between_hosts(timeline), median_latency_between_hosts(plain_timeline), errors + 0.001)
-      << what;
 }
 
 INSTANTIATE_TEST_SUITE_P(Launchers, MpiClockAlignment,
