@@ -197,6 +197,7 @@ const lumen_recording_service kRecording = {
     .write_record = runtime_write_record,
     .count_drop = count_dropped_record,
     .log_note = runtime_log_note,
+    .founder_directory = founder_directory_path,
 };
 const lumen_stack_service kStacks = {
     .size = sizeof(lumen_stack_service),

@@ -102,6 +102,8 @@ std::string command_line() {
 
 }  // namespace
 
+const char* founder_directory_path() { return founder_directory().c_str(); }
+
 void start_collection() {
   take_collector_variables();
   CollectorVariables& variables = collector_variables();

@@ -9,6 +9,9 @@ namespace lumen::collector {
 // named (LUMEN_TARGET_PID) or a followed descendant; otherwise does nothing.
 void start_collection();
 
+// The founder experiment's directory (empty before collection starts).
+const char* founder_directory_path();
+
 // [signal-safe] True between a successful start and the stop.
 bool collecting();
 

@@ -128,6 +128,10 @@ typedef struct lumen_recording_service {
   void (*count_drop)(void);
   /* Writes a line to the experiment log ("note" entries). Not signal-safe. */
   void (*log_note)(const char* text);
+  /* The founder experiment's directory, where every process of the
+   * collection has its sub-experiment (a parallel job's ranks: _rankN.er).
+   * Valid until the process ends. Since SDK 1.3 (ask with LUMEN_PROVIDES). */
+  const char* (*founder_directory)(void);
 } lumen_recording_service;
 
 /* Call stacks, interned in the experiment's stack table (ids). */

@@ -12,14 +12,17 @@
 //
 // Everything goes over a duplicate of MPI_COMM_WORLD, so no message of
 // the program's can meet one of these; and every rank takes part (the
-// first steps are collective), which holds when collect runs the whole
-// job. A job that runs only some ranks under collect turns it off
-// (the plugin's clock_sync option).
+// first steps are collective), so nothing is measured unless every rank
+// is collected (every_rank_collected). The plugin's clock_sync option
+// turns it off.
+#include <dirent.h>
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "mpi_call_hooks.h"
@@ -30,7 +33,7 @@
 #pragma weak PMPI_Comm_free
 #pragma weak PMPI_Comm_rank
 #pragma weak PMPI_Comm_size
-#pragma weak PMPI_Allgather
+#pragma weak PMPI_Iallgather
 #pragma weak PMPI_Iscatter
 #pragma weak PMPI_Irecv
 #pragma weak PMPI_Test
@@ -102,14 +105,19 @@ Measured measure(MPI_Comm comm, int rank) {
   return best;
 }
 
-// Waits for `request` sleeping between tests: a rank with nothing to do
-// meanwhile leaves the processors to the two whose round trips are timed
-// (MPI's own waiting polls, and with more ranks than processors it would
-// stretch every round trip to a scheduler's slice).
+// Waits for `request` sleeping between tests, ever longer (up to 2 ms): a
+// rank with nothing to do meanwhile leaves the processors to the two whose
+// round trips are timed. MPI's own waiting polls, and with more ranks than
+// processors every round trip would take a scheduler's slice; so would a
+// short nap, of many ranks at once.
 void wait_idle(MPI_Request* request) {
   int done = 0;
-  const timespec nap{0, 50'000};
-  while (PMPI_Test(request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) nanosleep(&nap, nullptr);
+  long nap_ns = 20'000;
+  while (PMPI_Test(request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
+    const timespec nap{0, nap_ns};
+    nanosleep(&nap, nullptr);
+    nap_ns = nap_ns < 1'000'000 ? nap_ns * 2 : 2'000'000;
+  }
 }
 
 // A measured rank's side: answers each ping with its own time. Idle until
@@ -129,6 +137,39 @@ void answer(MPI_Comm comm) {
   }
 }
 
+// Whether every rank of the job is collected: each has its sub-experiment
+// in the founder (_rankN.er, or LINEAGE_rankN.er for a second job), made
+// as its process started, so before any rank's MPI_Init could return. A
+// rank that is not collected would never take part, and the measurement
+// would wait for it for ever; nor is it made where the founder holds only
+// this host's ranks (node-local directories): there the wall clocks place
+// the ranks.
+bool every_rank_collected(int size) {
+  const lumen_runtime* rt = runtime();
+  if (!LUMEN_PROVIDES(rt->recording, founder_directory)) return false;
+  // Where the launcher ran collect per rank, this process's collection is
+  // the rank's own experiment, inside the job's founder.
+  std::string directory = rt->recording->founder_directory();
+  const size_t slash = directory.rfind('/');
+  if (slash != std::string::npos && directory.find("_rank", slash) != std::string::npos)
+    directory.erase(slash == 0 ? 1 : slash);
+  DIR* founder = opendir(directory.c_str());
+  if (founder == nullptr) return false;
+  std::vector<bool> seen(static_cast<size_t>(size), false);
+  int found = 0;
+  while (const dirent* entry = readdir(founder)) {
+    const char* rank = std::strstr(entry->d_name, "_rank");
+    if (rank == nullptr) continue;
+    char* end = nullptr;
+    const long n = std::strtol(rank + 5, &end, 10);
+    if (end == rank + 5 || std::strcmp(end, ".er") != 0 || n < 0 || n >= size || seen[n]) continue;
+    seen[n] = true;
+    ++found;
+  }
+  closedir(founder);
+  return found == size;
+}
+
 }  // namespace
 
 void align_clock(uint16_t phase) {
@@ -136,6 +177,12 @@ void align_clock(uint16_t phase) {
   if (phase == kClockAtInit) {
     int size = 0;
     if (PMPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS || size < 2) return;
+    if (!every_rank_collected(size)) {
+      runtime()->recording->log_note("mpi: clock not measured: not every rank of the job has its experiment in the "
+                                     "founder here (ranks not collected, or node-local directories); the ranks are "
+                                     "placed by their hosts' wall clocks");
+      return;
+    }
     g_have_clock_comm = PMPI_Comm_dup(MPI_COMM_WORLD, &g_clock_comm) == MPI_SUCCESS;
   }
   if (!g_have_clock_comm) return;
@@ -145,7 +192,9 @@ void align_clock(uint16_t phase) {
   PMPI_Comm_size(comm, &size);
   const uint64_t identity = clock_identity();
   std::vector<uint64_t> identities(static_cast<size_t>(size));
-  PMPI_Allgather(&identity, sizeof identity, MPI_BYTE, identities.data(), sizeof identity, MPI_BYTE, comm);
+  MPI_Request gathered;
+  PMPI_Iallgather(&identity, sizeof identity, MPI_BYTE, identities.data(), sizeof identity, MPI_BYTE, comm, &gathered);
+  wait_idle(&gathered);
   // The lowest rank of each clock stands for it.
   const auto representative = [&](int r) {
     for (int lower = 0; lower < r; ++lower)

@@ -187,7 +187,7 @@ const lumen_option_def kOptions[] = {
     {"verbose", LUMEN_OPTION_INTEGER, "1", 0, 9, 0, "messages on stderr: 0 none, 1 critical, 2 more (VT_VERBOSE)"},
     {"clock_sync", LUMEN_OPTION_BOOLEAN, "on", 0, 1, 0,
      "measure each host's clock against rank 0's at MPI_Init and MPI_Finalize, to show the job on one clock "
-     "(every rank must run under collect; off when only some do)"},
+     "(when every rank's experiment is in the founder)"},
 };
 
 const lumen_flag_alias kFlagAliases[] = {{"on", "1"}};
