@@ -216,10 +216,14 @@ int32_t world_rank() { return g_rank.load(std::memory_order_relaxed); }
 
 bool open_call(CallState& state, Function function) {
   if (!g_active.load(std::memory_order_acquire) || t_depth != 0) return false;
-  // MPI_Finalize past the budget still runs its hooks: every rank measures
-  // its clock there, together (its record is not written).
-  if (g_incomplete.load(std::memory_order_relaxed) && function != Function::kFinalize) return false;
-  if (!g_runtime->guard->collecting()) return false;
+  // MPI_Init and MPI_Finalize run their hooks past the budget and while
+  // recording is paused (their records are then not written): every rank
+  // measures its clock there, together, and one left out would leave the
+  // others waiting.
+  const bool together = function == Function::kInit || function == Function::kInit_thread ||
+                        function == Function::kFinalize;
+  if (g_incomplete.load(std::memory_order_relaxed) && !together) return false;
+  if (!g_runtime->guard->collecting() && !together) return false;
   ++t_depth;
   state.call.function = static_cast<uint16_t>(function);
   state.call.rank = g_rank.load(std::memory_order_relaxed);

@@ -360,6 +360,38 @@ TEST_P(MpiRankKilled, OthersDataIsKeptAndEachRanksEndingIsSaid) {
   EXPECT_NE(endings["_rank3"], "exit 0") << what << ": rank 3 aborted";
 }
 
+// The helper itself: hosts made and removed leave this machine's own
+// network as it was (every interface is in the hosts' namespaces), and no
+// namespace, mount or scratch directory behind; a create refused leaves
+// nothing either.
+TEST(TestHosts, RemoveLeavesThisMachineAsItWas) {
+  const auto namespaces = [] { return run_process({"ip", "netns", "list"}).out; };
+  const auto interfaces = [] { return run_process({"ip", "-o", "link", "show"}).out.size(); };
+  const auto lumen_namespaces = [](const std::string& list) {
+    return list.find("lumen-h") != std::string::npos || list.find("lumen-net") != std::string::npos;
+  };
+  run_process({kHosts, "remove"});
+  ASSERT_FALSE(lumen_namespaces(namespaces()));
+  const size_t links_before = interfaces();
+  const ProcessResult made = run_process({kHosts, "create", "2"});
+  if (made.exit_code != 0) GTEST_SKIP() << "the hosts could not be made here: " << made.err;
+  const std::string listed = namespaces();
+  for (const char* name : {"lumen-net", "lumen-h0", "lumen-h1", "lumen-h2"})
+    EXPECT_NE(listed.find(name), std::string::npos) << name << " in " << listed;
+  EXPECT_EQ(interfaces(), links_before) << "an interface was added to this machine's own network";
+  EXPECT_TRUE(fs::is_directory("/tmp/lumen-test-hosts/lumen-h2"));
+  ASSERT_EQ(run_process({kHosts, "remove"}).exit_code, 0);
+  EXPECT_FALSE(lumen_namespaces(namespaces())) << namespaces();
+  EXPECT_EQ(interfaces(), links_before);
+  EXPECT_FALSE(fs::exists("/tmp/lumen-test-hosts"));
+  EXPECT_FALSE(fs::exists("/tmp/lumen-test-scratch"));
+
+  const ProcessResult refused = run_process({kHosts, "create", "two"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("create takes 1 to 200 hosts"), std::string::npos) << refused.err;
+  EXPECT_FALSE(lumen_namespaces(namespaces())) << namespaces();
+}
+
 INSTANTIATE_TEST_SUITE_P(Launchers, MpiRankKilled, testing::Values("openmpi", "mpich"));
 
 INSTANTIATE_TEST_SUITE_P(Launchers, MpiNodeLocal, testing::Values("openmpi", "mpich"));
