@@ -23,7 +23,7 @@ struct RankClock {
   // nanosecond (0 with fewer than two measurements).
   double drift() const {
     if (!init || !finalize || finalize->local_ns <= init->local_ns) return 0;
-    return static_cast<double>(finalize->offset_ns - init->offset_ns) /
+    return (static_cast<double>(finalize->offset_ns) - static_cast<double>(init->offset_ns)) /
            static_cast<double>(finalize->local_ns - init->local_ns);
   }
   // The larger error of the two measurements.
@@ -41,26 +41,32 @@ class ClockPlacement {
   // A rank's own experiment's placement, where it measured nothing.
   static ClockPlacement shifted(int64_t shift_ns) {
     ClockPlacement p;
-    p.shift_ns_ = shift_ns;
+    p.shift_ns_ = static_cast<uint64_t>(shift_ns);
     return p;
   }
   // A rank's measurements, on top of rank 0's placement.
+  // A drift past kMaxDrift (a hundred times a poor crystal's) is no
+  // clock's: a damaged record, ignored. Sums wrap as unsigned (the records
+  // may come from anyone).
   static ClockPlacement measured(const RankClock& clock, int64_t reference_shift_ns) {
     ClockPlacement p;
     const MpiClock& anchor = clock.init ? *clock.init : *clock.finalize;
-    p.shift_ns_ = reference_shift_ns + anchor.offset_ns;
+    p.shift_ns_ = static_cast<uint64_t>(reference_shift_ns) + static_cast<uint64_t>(anchor.offset_ns);
     p.anchor_ns_ = anchor.local_ns;
-    p.drift_ = clock.drift();
+    const double drift = clock.drift();
+    p.drift_ = drift > -kMaxDrift && drift < kMaxDrift ? drift : 0;
     return p;
   }
   uint64_t place(uint64_t t) const {
+    if (drift_ == 0) return t + shift_ns_;
+    // |since x drift| < 2^63 x kMaxDrift: it fits.
     const double since = static_cast<double>(static_cast<int64_t>(t - anchor_ns_));
-    const int64_t drifted = drift_ == 0 ? 0 : static_cast<int64_t>(since * drift_);
-    return t + static_cast<uint64_t>(shift_ns_ + drifted);
+    return t + shift_ns_ + static_cast<uint64_t>(static_cast<int64_t>(since * drift_));
   }
 
  private:
-  int64_t shift_ns_ = 0;
+  static constexpr double kMaxDrift = 0.01;
+  uint64_t shift_ns_ = 0;
   uint64_t anchor_ns_ = 0;
   double drift_ = 0;
 };

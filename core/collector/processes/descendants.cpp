@@ -272,10 +272,10 @@ FILE* shell_popen(Popen real_popen, const char* command, const char* mode) {
 
 }  // namespace
 
-// -F =REGEX: compiled once (collect checked it), matched in linear time
-// without recursion or allocation, whatever the command line's length.
 int children_started() { return g_forks.load(std::memory_order_relaxed); }
 
+// -F =REGEX: compiled once (collect checked it), matched in linear time
+// without recursion or allocation, whatever the command line's length.
 bool follows(const std::string& follow, const std::string& command_line) {
   if (follow == "off") return false;
   if (follow.empty() || follow[0] != '=') return true;

@@ -219,7 +219,9 @@ void record_waited_children(const std::string& founder_directory, bool started_c
     last.has_end = header.find("\n" + std::string(key::kTargetEnd) + ":") != std::string::npos;
     const std::string parent_key = "\n" + std::string(key::kParentPid) + ": ";
     const size_t parent_at = header.find(parent_key);
-    last.parent = parent_at == std::string::npos ? 0 : static_cast<pid_t>(std::atol(header.c_str() + parent_at + parent_key.size()));
+    last.parent = parent_at == std::string::npos
+                      ? 0
+                      : static_cast<pid_t>(std::atol(header.c_str() + parent_at + parent_key.size()));
   }
   for (Waited& w : g_waited) {
     const pid_t pid = w.pid.exchange(0, std::memory_order_acq_rel);

@@ -3,9 +3,9 @@
 // on_exit; _exit and _Exit interposed); an ending it cannot see (killed by
 // a signal) its parent records when it waits for it (the wait family
 // interposed), or, when the parent never waits, as the parent's collection
-// ends, from the child's zombie. The founder's ending is collect's to record, unless collect
-// is gone by then: then the founder records it and says collection was cut
-// short.
+// ends, from the child's zombie. The founder's ending is collect's to
+// record, unless collect is gone by then: then the founder records it and
+// says collection was cut short.
 #pragma once
 
 #include <string>

@@ -4,6 +4,8 @@
 #include "data_limit.h"
 #include "experiment_format.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <cstdlib>
@@ -29,6 +31,22 @@ bool own_next_image(const std::string& own, const std::string& lineage) {
   return lineage.find_first_not_of("0123456789", own.size() + 2) == std::string::npos;
 }
 
+// A lineage as the collector writes them (_f2_x1, _rank3): letters, digits
+// and underscores, so that a log's lineage names a directory beside or
+// under the experiment and nothing elsewhere.
+bool plain_lineage(const std::string& lineage) {
+  return !lineage.empty() && std::all_of(lineage.begin(), lineage.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_';
+  });
+}
+
+// An image named for the MPI rank it became: _rank3, or _f2_x1_rank3.
+bool rank_image(const std::string& lineage) {
+  const size_t at = lineage.rfind("_rank");
+  return at != std::string::npos && at + 5 < lineage.size() &&
+         lineage.find_first_not_of("0123456789", at + 5) == std::string::npos;
+}
+
 // The lineage of the image that replaced `e`'s by a successful exec (its
 // experiment exists beside or under `e`), or "". An image that became an
 // MPI rank is named by its rank (_rank3): it is this process's next image
@@ -47,11 +65,12 @@ std::string replaced_by(const Experiment& e) {
   for (const YAML::Node& entry : e.log()) {
     if (!entry["event"] || entry["event"].as<std::string>() != metadata::log_event::kExec) continue;
     const std::string next = entry["lineage"].as<std::string>("");
-    const std::filesystem::path path = experiment_of(next);
-    if (path.empty()) continue;
+    if (!plain_lineage(next)) continue;
     if (own_next_image(own, next)) {
-      lineage = next;
-    } else if (next.find("_rank") != std::string::npos && !pid.empty()) {
+      if (!experiment_of(next).empty()) lineage = next;
+    } else if (rank_image(next) && !pid.empty()) {
+      const std::filesystem::path path = experiment_of(next);
+      if (path.empty()) continue;
       try {
         if (read_experiment_header(path)[metadata::header::kTargetPid].as<std::string>("") == pid) lineage = next;
       } catch (const std::exception&) {

@@ -220,10 +220,9 @@ bool open_call(CallState& state, Function function) {
   // recording is paused (their records are then not written): every rank
   // measures its clock there, together, and one left out would leave the
   // others waiting.
-  const bool together = function == Function::kInit || function == Function::kInit_thread ||
-                        function == Function::kFinalize;
-  if (g_incomplete.load(std::memory_order_relaxed) && !together) return false;
-  if (!g_runtime->guard->collecting() && !together) return false;
+  if ((g_incomplete.load(std::memory_order_relaxed) || !g_runtime->guard->collecting()) &&
+      function != Function::kInit && function != Function::kInit_thread && function != Function::kFinalize)
+    return false;
   ++t_depth;
   state.call.function = static_cast<uint16_t>(function);
   state.call.rank = g_rank.load(std::memory_order_relaxed);
