@@ -62,14 +62,16 @@ void LoadObjectMap::read_dynamic_code(const std::filesystem::path& file, const R
   lumen_dynamic_code_record h;
   if (r.payload_bytes < sizeof h) throw FormatError(file.string(), r.offset, "dynamic-code record too short");
   std::memcpy(&h, r.payload, sizeof h);
-  if (sizeof h + h.name_bytes > r.payload_bytes)
+  if (sizeof h + uint64_t{h.name_bytes} + h.object_bytes > r.payload_bytes)
     throw FormatError(file.string(), r.offset, "dynamic-code record does not hold its name");
   if (h.size == 0) {
     for (DynamicFunction& f : dynamic_)
       if (f.start == h.start && f.unloaded_ns == UINT64_MAX) f.unloaded_ns = h.time_ns;
     return;
   }
-  dynamic_.push_back({std::string(static_cast<const char*>(r.payload) + sizeof h, h.name_bytes), h.start,
+  const char* name = static_cast<const char*>(r.payload) + sizeof h;
+  if (h.start + h.size < h.start) throw FormatError(file.string(), r.offset, "dynamic-code record wraps the address space");
+  dynamic_.push_back({std::string(name, h.name_bytes), std::string(name + h.name_bytes, h.object_bytes), h.start,
                       h.start + h.size, h.time_ns, UINT64_MAX});
 }
 

@@ -28,9 +28,11 @@ struct MappedObject {
 
 struct RawRecord;
 
-// Code the program generated and described with collector_func_load.
+// Code the program generated and described with collector_func_load, or
+// the kernel's (er_kernel).
 struct DynamicFunction {
   std::string name;
+  std::string object;  // empty: the program's generated code
   uint64_t start = 0;
   uint64_t end = 0;
   uint64_t loaded_ns = 0;

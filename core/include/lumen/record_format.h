@@ -25,7 +25,8 @@ extern "C" {
 #endif
 
 #define LUMEN_FORMAT_MAJOR 1u
-#define LUMEN_FORMAT_MINOR 1u  /* 1: the states plugin's intervals say when each stack describes the thread */
+#define LUMEN_FORMAT_MINOR 2u  /* 1: the states plugin's intervals say when each stack describes the thread;
+                                  2: a dynamic-code record may name the object holding its code */
 
 #define LUMEN_BLOCK_MAGIC 0x424d554cu /* "LUMB" little-endian */
 #define LUMEN_BLOCK_BYTES (64u * 1024u)
@@ -65,13 +66,16 @@ enum {
 
 /* Code the program generated at run time and described with
  * collector_func_load (size > 0) or withdrew with collector_func_unload
- * (size == 0). Followed by `name_bytes` bytes of the function's name. */
+ * (size == 0); also the kernel's functions in er_kernel's experiments.
+ * Followed by `name_bytes` bytes of the function's name, then
+ * `object_bytes` bytes of the name of the object holding it ("<Kernel>", a
+ * module); without one (0, as before format 1.2) it is "<dynamic code>". */
 typedef struct lumen_dynamic_code_record {
   uint64_t time_ns;
   uint64_t start;
   uint64_t size;
   uint32_t name_bytes;
-  uint32_t reserved;
+  uint32_t object_bytes;
 } lumen_dynamic_code_record;
 
 /* Why a sample point was recorded. */

@@ -65,6 +65,18 @@ ObjectId ProgramStructure::object_for(const std::string& path, const std::string
   return id;
 }
 
+ObjectId ProgramStructure::described_object(const std::string& name) {
+  // Keyed apart from every path (no path holds a NUL): a name an
+  // experiment gives is never a file to open.
+  const std::string key = std::string(1, '\0') + name;
+  if (const auto found = object_ids_.find(key); found != object_ids_.end()) return found->second;
+  const ObjectId id = static_cast<ObjectId>(objects_.size());
+  objects_.push_back({name, name, "", "", 0});
+  symbols_.push_back(nullptr);
+  object_ids_.emplace(key, id);
+  return id;
+}
+
 FunctionId ProgramStructure::intern_function(ObjectId object, uint64_t start, uint64_t size, const std::string& mangled) {
   const auto key = std::make_pair(object, start);
   const auto found = function_ids_.find(key);
@@ -263,8 +275,8 @@ FunctionId ProgramStructure::function_at(const LoadObjectMap& map, uint32_t epoc
     // Generated code the program described (collector_func_load).
     const DynamicFunction* generated = map.find_dynamic(pc - (is_return_address ? 1 : 0));
     if (generated == nullptr) return kUnknownFunction;
-    return intern_function(object_for(kDynamicCodeObject), generated->start, generated->end - generated->start,
-                           generated->name);
+    return intern_function(described_object(generated->object.empty() ? kDynamicCodeObject : generated->object),
+                           generated->start, generated->end - generated->start, generated->name);
   }
   auto& cache = pc_cache_[mapped];
   const uint64_t key = pc ^ (is_return_address ? 1ull << 63 : 0);

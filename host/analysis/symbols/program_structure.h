@@ -146,6 +146,9 @@ class ProgramStructure {
   // The mapped object's, read where the map chose (none, saying why, when
   // its file changed since recording and was not archived).
   ObjectId object_for(const MappedObject& mapped);
+  // An object only named by the experiment (generated code, the kernel and
+  // its modules): no file is read for it.
+  ObjectId described_object(const std::string& name);
   FunctionId intern_function(ObjectId object, uint64_t start, uint64_t size, const std::string& mangled);
 
   std::string styled(const Function& f, bool beside_object = false) const;
