@@ -126,9 +126,10 @@ void CpuSampler::disable() {
   for (const Ring& ring : rings_) ioctl(ring.fd, PERF_EVENT_IOC_DISABLE, 0);
 }
 
-void CpuSampler::wait(int timeout_ms) {
+void CpuSampler::wait(int timeout_ms, int also) {
   std::vector<pollfd> fds;
   for (const Ring& ring : rings_) fds.push_back({ring.fd, POLLIN, 0});
+  if (also >= 0) fds.push_back({also, POLLIN, 0});
   poll(fds.data(), fds.size(), timeout_ms);
 }
 

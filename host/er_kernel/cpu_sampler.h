@@ -34,8 +34,9 @@ class CpuSampler {
 
   void enable();
   void disable();
-  // Waits up to `timeout_ms` for any ring to fill past its watermark.
-  void wait(int timeout_ms);
+  // Waits up to `timeout_ms` for any ring to fill past its watermark, or
+  // `also` (a descriptor, -1: none) to be readable.
+  void wait(int timeout_ms, int also = -1);
   // Appends every whole record now in the rings to `out`.
   void drain(std::vector<RawPerfRecord>& out);
 

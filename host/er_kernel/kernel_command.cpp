@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -175,10 +176,12 @@ int record(const KernelOptions& options, const std::vector<std::string>& args) {
         recording.count_unparsed();
     }
   };
+  // The command's end wakes the loop at once (a pidfd is readable then).
+  const int child_fd = child > 0 ? static_cast<int>(syscall(SYS_pidfd_open, child, 0)) : -1;
   int status = 0;
   bool child_done = child <= 0;
   while (true) {
-    sampler.wait(100);
+    sampler.wait(100, child_fd);
     take();
     // Events up to a quarter second back are all in the rings by now.
     const uint64_t now = monotonic_ns();
@@ -193,6 +196,7 @@ int record(const KernelOptions& options, const std::vector<std::string>& args) {
     }
   }
   sampler.disable();
+  if (child_fd >= 0) close(child_fd);
   take();
   handle_pending(pending, UINT64_MAX, recording);
   if (child > 0 && !child_done) {

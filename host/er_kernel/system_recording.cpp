@@ -147,6 +147,9 @@ void SystemRecording::on_mapping(const Mapping& m) {
 
 void SystemRecording::add_mapping(Process& p, uint64_t time_ns, uint64_t start, uint64_t end, uint64_t offset,
                                   const std::string& path) {
+  // Code in memory no file holds (memfd_create's) stays unnamed, as a
+  // JIT's does: no path to read it from.
+  if (path.starts_with("/memfd:")) return;
   if (path == kVdsoMapping) {
     if (!vdso_image().empty())
       p.image->map({time_ns, start, end, start - vdso_link_address(), metadata::kVdsoObject}, files_);

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# er_kernel's cost next to perf's, profiling every CPU at the same rate while
+# a fixed amount of work runs: tools/overhead/cpu_target.c (CPU-bound, about
+# 3 s) and a system-call load (dd from /dev/zero, 4 KiB blocks).
+#
+#   bench/er_kernel/er_kernel_overhead.sh [BUILD_DIR]   (default build/ in this tree)
+#   ROUNDS=N (default 3); run as root (every CPU is sampled)
+#
+# Each round runs every configuration once in a rotating order. For each
+# workload and configuration: the median over rounds of the wall time and
+# of the user+system CPU time of the whole command tree (the profiler's own
+# work included), each as a ratio to the plain run of the same round.
+# perf runs as `perf record -a -g -e cpu-clock -c PERIOD_NS`, er_kernel as
+# `er_kernel -p MS -A off`: the same event at the same period. It reports
+# figures and never judges them.
+set -euo pipefail
+
+tree=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$tree/build}
+rounds=${ROUNDS:-3}
+er_kernel=$build/bin/er_kernel
+[[ -x $er_kernel ]] || { echo "er_kernel_overhead: $er_kernel not found; build first" >&2; exit 2; }
+command -v perf >/dev/null || { echo "er_kernel_overhead: perf not found" >&2; exit 2; }
+
+work=$(mktemp -d /tmp/er_kernel_overhead.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+gcc -O2 -g -o "$work/cpu_target" "$tree/tools/overhead/cpu_target.c"
+
+declare -A workload=(
+  [cpu]="$work/cpu_target"
+  [syscalls]="dd if=/dev/zero of=/dev/null bs=4k count=6000000 status=none"
+)
+configs=(plain perf_10ms er_kernel_10ms perf_1ms er_kernel_1ms)
+
+run_config() {  # config workload-command -> "wall cpu"
+  local config=$1; shift
+  local prefix=()
+  case $config in
+    perf_10ms) prefix=(perf record -q -a -g -e cpu-clock -c 10000000 -o "$work/perf.data" --) ;;
+    perf_1ms) prefix=(perf record -q -a -g -e cpu-clock -c 1000000 -o "$work/perf.data" --) ;;
+    er_kernel_10ms) prefix=("$er_kernel" -p 10 -A off -o k.er -d "$work" --) ;;
+    er_kernel_1ms) prefix=("$er_kernel" -p 1 -A off -o k.er -d "$work" --) ;;
+  esac
+  rm -rf "$work/k.er" "$work/perf.data"
+  /usr/bin/time -f "%e %U %S" -o "$work/time" "${prefix[@]}" "$@" >/dev/null 2>"$work/err" ||
+    { cat "$work/err" >&2; exit 1; }
+  read -r wall user system <"$work/time"
+  echo "$wall $(echo "$user + $system" | bc -l)"
+}
+
+declare -A wall_ratios cpu_ratios
+for ((round = 0; round < rounds; ++round)); do
+  for name in cpu syscalls; do
+    read -ra command <<<"${workload[$name]}"
+    declare -A wall=() cpu=()
+    for ((i = 0; i < ${#configs[@]}; ++i)); do
+      config=${configs[$(((i + round) % ${#configs[@]}))]}
+      read -r w c < <(run_config "$config" "${command[@]}")
+      wall[$config]=$w cpu[$config]=$c
+      echo "er_kernel_overhead: round $((round + 1)) $name $config: wall $w s, cpu $c s" >&2
+    done
+    for config in "${configs[@]}"; do
+      wall_ratios[$name.$config]+="$(echo "${wall[$config]} / ${wall[plain]}" | bc -l) "
+      cpu_ratios[$name.$config]+="$(echo "${cpu[$config]} / ${cpu[plain]}" | bc -l) "
+    done
+  done
+done
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {printf "%.3f", a[int((NR+1)/2)]}'; }
+echo "| workload | configuration | wall ratio | CPU ratio (profiler included) |"
+echo "|---|---|---|---|"
+for name in cpu syscalls; do
+  for config in "${configs[@]}"; do
+    [[ $config == plain ]] && continue
+    echo "| $name | $config | $(median <<<"${wall_ratios[$name.$config]}") | $(median <<<"${cpu_ratios[$name.$config]}") |"
+  done
+done
