@@ -259,7 +259,7 @@ std::vector<Command> gprofng_commands(const std::vector<Command>& base) {
          r.add_number("load_objects", "Load objects known", static_cast<double>(s.structure().object_count()));
          s.emit(render(record_document("procstats", "Processing statistics:", {r}), s.format()));
        }},
-      {"indxobj_list", 0, "", "the index object types: Threads, CPUs, Samples, Seconds, Hosts and those defined",
+      {"indxobj_list", 0, "", "the index object types: Threads, CPUs, Samples, Seconds, Hosts, Processes and those defined",
        [](Session& s, const Arguments&) { s.emit(render(index_object_list(s.index_types()), s.format())); }},
       {"indxobj_define", 2, "NAME EXPR", "define an index object type (EXPR over THRID, CPUID, SAMPLE, TSTAMP, EXPID)",
        [](Session& s, const Arguments& a) { s.define_index_type(a[0], a[1]); }},

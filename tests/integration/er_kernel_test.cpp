@@ -166,6 +166,36 @@ TEST_F(ErKernel, AForkedChildIsAProcessOfItsOwnNamedThroughItsParentsMappings) {
   EXPECT_FALSE(parent_rows.count("child_spin"));
 }
 
+TEST_F(ErKernel, ProcessesAreAnIndexObjectAndAFilter) {
+  TempDir dir;
+  const KernelRun k = er_kernel(dir, {"-p", "hi", "-A", "off"}, {(target_dir() / "system_time_target").string()});
+  ASSERT_EQ(k.run.exit_code, 0) << k.run.err;
+  ASSERT_TRUE(k.truth.contains("child_pid")) << k.run.err;
+  const int pid = k.truth.at("pid").get<int>(), child = k.truth.at("child_pid").get<int>();
+  const auto total_of = [&](const std::vector<std::string>& args) {
+    std::vector<std::string> all{"-metrics", "i.totalcpu"};
+    all.insert(all.end(), args.begin(), args.end());
+    return rows_by_name(er_print_json(all, k.experiment));
+  };
+  // The filter PID == N selects what the process's experiments hold.
+  const int image = experiment_of(k.experiments, pid, "_x1");
+  const double by_experiment =
+      total_of({"-filters", "EXPID == " + std::to_string(image), "-functions"}).at("<Total>").at("i.totalcpu");
+  const double by_pid = total_of({"-filters", "PID == " + std::to_string(pid), "-functions"}).at("<Total>").at("i.totalcpu");
+  EXPECT_GT(by_pid, 0);
+  EXPECT_NEAR(by_pid, by_experiment, 1e-9);
+  // The Processes index object: a row per process, named with its command.
+  const auto processes = total_of({"-indxobj", "Processes"});
+  const std::string command = " (" + (target_dir() / "system_time_target").string() + ")";
+  ASSERT_TRUE(processes.count("Process " + std::to_string(pid) + command)) << k.experiments.dump();
+  ASSERT_TRUE(processes.count("Process " + std::to_string(child) + command));
+  EXPECT_NEAR(processes.at("Process " + std::to_string(pid) + command).at("i.totalcpu").get<double>(), by_pid, 1e-9);
+  const double child_total =
+      total_of({"-filters", "PID == " + std::to_string(child), "-functions"}).at("<Total>").at("i.totalcpu");
+  EXPECT_NEAR(processes.at("Process " + std::to_string(child) + command).at("i.totalcpu").get<double>(), child_total,
+              1e-9);
+}
+
 TEST_F(ErKernel, IdleCpusAreOnlyIdleAndEveryCpuSampleIsSomeProcesss) {
   TempDir dir;
   const KernelRun k = er_kernel(dir, {"-A", "off"}, {"sleep", "0.5"});

@@ -19,7 +19,7 @@ namespace {
 using NodePtr = std::shared_ptr<const EventExpression::Node>;
 using Node = EventExpression::Node;
 
-const char* const kTokens[] = {"THRID", "LWPID", "CPUID", "SAMPLE", "SAMPLE_MAP", "TSTAMP", "EXPID", "HOSTID"};
+const char* const kTokens[] = {"THRID", "LWPID", "CPUID", "SAMPLE", "SAMPLE_MAP", "TSTAMP", "EXPID", "HOSTID", "PID"};
 
 class Parser {
  public:
@@ -37,7 +37,7 @@ class Parser {
  private:
   [[noreturn]] void fail(const std::string& what) const {
     throw ExpressionError("expression '" + text_ + "': " + what + " (tokens THRID, LWPID, CPUID, SAMPLE_MAP, TSTAMP, "
-                          "EXPID, HOSTID; operators + - * / % == != < <= > >= && || ! IN and parentheses)");
+                          "EXPID, HOSTID, PID; operators + - * / % == != < <= > >= && || ! IN and parentheses)");
   }
   void skip_space() {
     while (at_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[at_]))) ++at_;
@@ -165,6 +165,7 @@ int64_t evaluate_node(const Node& n, const EventTokens& t) {
     if (n.token == "SAMPLE" || n.token == "SAMPLE_MAP") return t.sample;
     if (n.token == "TSTAMP") return t.timestamp;
     if (n.token == "HOSTID") return t.host;
+    if (n.token == "PID") return t.pid;
     return t.experiment;
   }
   if (op == "~") return -evaluate_node(*n.left, t);

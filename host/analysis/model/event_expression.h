@@ -7,6 +7,7 @@
 //   TSTAMP        nanoseconds since collection start
 //   EXPID         experiment id (1-based, as -exp_list gives it)
 //   HOSTID        the experiment's host (1-based, as -host_list gives it)
+//   PID           the experiment's process id (er_kernel's: each process)
 // the operators + - * / % (division by zero gives 0), == != < <= > >=,
 // && || !, "X IN (a, b, ...)", and parentheses. A comparison is 1 or 0.
 #pragma once
@@ -23,7 +24,7 @@ struct ExpressionError : std::runtime_error {
 };
 
 struct EventTokens {
-  int64_t thread = 0, cpu = -1, sample = 0, timestamp = 0, experiment = 1, host = 0;
+  int64_t thread = 0, cpu = -1, sample = 0, timestamp = 0, experiment = 1, host = 0, pid = 0;
 };
 
 class EventExpression {

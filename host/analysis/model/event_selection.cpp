@@ -83,7 +83,7 @@ bool gprofng_syntax(const std::string& text) {
   std::string word = text.substr(start, end - start);
   std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::toupper(c); });
   return word == "THRID" || word == "LWPID" || word == "CPUID" || word == "SAMPLE_MAP" || word == "TSTAMP" ||
-         word == "EXPID" || word == "FNAME";
+         word == "EXPID" || word == "HOSTID" || word == "PID" || word == "FNAME";
 }
 
 // gprofng's expression: FNAME("f") SOME IN STACK clauses joined by && at the
@@ -182,12 +182,14 @@ EventFilter event_filter(const EventSelection& s, const std::vector<std::unique_
   // Whether each experiment is of a selected rank (one without a rank, such
   // as mpirun's, is of none).
   std::vector<bool> rank_selected;
+  std::vector<int64_t> pid_of;
   for (const auto& e : experiments) {
     list.push_back(e.get());
+    pid_of.push_back(e->target_pid());
     const YAML::Node rank = e->header()["rank"];
     rank_selected.push_back(rank && rank.IsScalar() && s.ranks && s.ranks->contains(rank.as<uint64_t>()));
   }
-  return [s, list, rank_selected, host_of = hosts.of_experiment, threads = active(s.threads),
+  return [s, list, rank_selected, pid_of, host_of = hosts.of_experiment, threads = active(s.threads),
           samples = active(s.samples), cpus = active(s.cpus), ranks = active(s.ranks),
           by_host = active(s.hosts)](size_t experiment, const lumen_event& event) {
     const Experiment& e = *list[experiment];
@@ -211,6 +213,7 @@ EventFilter event_filter(const EventSelection& s, const std::vector<std::unique_
       t.timestamp = event.time_ns >= e.start_ns() ? static_cast<int64_t>(event.time_ns - e.start_ns()) : 0;
       t.experiment = static_cast<int64_t>(experiment + 1);
       t.host = host_of[experiment];
+      t.pid = pid_of[experiment];
       // An event without a CPU is kept by a CPU expression, as by a CPU list.
       if (!(event.cpu < 0 && s.expression->uses_cpu()) && s.expression->evaluate(t) == 0) return false;
     }

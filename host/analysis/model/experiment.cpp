@@ -159,4 +159,17 @@ void Experiment::place_on_clock_of(const Experiment& reference) {
                       ", without the start times that place its clock: its times are its host's own");
 }
 
+int64_t Experiment::target_pid() const {
+  const YAML::Node pid = header_["target_pid"];
+  return pid && pid.IsScalar() ? pid.as<int64_t>(0) : 0;
+}
+
+std::string Experiment::command_text() const {
+  std::string command;
+  if (const YAML::Node words = header_["command"]; words && words.IsSequence())
+    for (const auto& word : words)
+      if (word.IsScalar()) command += (command.empty() ? "" : " ") + word.as<std::string>();
+  return command;
+}
+
 }  // namespace lumen::analysis

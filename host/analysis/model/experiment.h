@@ -101,6 +101,10 @@ class Experiment {
 
   const std::filesystem::path& path() const { return path_; }
   const YAML::Node& header() const { return header_; }
+  // The process it recorded (header: target_pid; 0 when it says none) and
+  // its command line, words joined by spaces.
+  int64_t target_pid() const;
+  std::string command_text() const;
   const std::vector<YAML::Node>& log() const { return log_; }
   const StackStore& stacks() const { return stacks_; }
   const LoadObjectMap& loadobjects() const { return loadobjects_; }

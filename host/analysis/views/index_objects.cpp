@@ -15,7 +15,8 @@ std::vector<IndexObjectType> predefined_index_objects() {
           {"CPUs", "CPU", EventExpression::parse("CPUID"), true},
           {"Samples", "Sample", EventExpression::parse("SAMPLE"), true},
           {"Seconds", "Second", EventExpression::parse("TSTAMP/1000000000"), true},
-          {"Hosts", "Host", EventExpression::parse("HOSTID"), true}};
+          {"Hosts", "Host", EventExpression::parse("HOSTID"), true},
+          {"Processes", "Process", EventExpression::parse("PID"), true}};
 }
 
 Document index_object_list(const std::vector<IndexObjectType>& types) {
@@ -36,7 +37,10 @@ ViewTable index_object_view(const IndexObjectType& type, const std::vector<std::
   std::map<std::pair<size_t, int64_t>, Values> groups;  // (experiment or 0, value) -> values
   Values total(metric_count, 0);
   const IntervalSplits splits(experiments, registry);
-  const bool per_experiment = experiments.size() > 1 && type.name != "Hosts";
+  const bool per_experiment = experiments.size() > 1 && type.name != "Hosts" && type.name != "Processes";
+  // A process is named by its command, the latest image's (after an exec).
+  std::map<int64_t, std::string> commands;
+  for (const auto& experiment : experiments) commands[experiment->target_pid()] = experiment->command_text();
   const ExperimentHosts hosts = experiment_hosts(experiments);
   for (size_t e = 0; e < experiments.size(); ++e) {
     const Experiment& experiment = *experiments[e];
@@ -50,6 +54,7 @@ ViewTable index_object_view(const IndexObjectType& type, const std::vector<std::
       tokens.timestamp = event.time_ns >= start ? static_cast<int64_t>(event.time_ns - start) : 0;
       tokens.experiment = static_cast<int64_t>(e + 1);
       tokens.host = hosts.of_experiment[e];
+      tokens.pid = experiment.target_pid();
       Values& row = groups[{per_experiment ? e + 1 : 0, type.expression.evaluate(tokens)}];
       if (row.empty()) row.assign(metric_count, 0);
       for (size_t m = 0; m < file.metric_index.size(); ++m) add_saturating(row[file.metric_index[m]], event.values[m]);
@@ -81,6 +86,8 @@ ViewTable index_object_view(const IndexObjectType& type, const std::vector<std::
     // A host is named: "Host 2 (node7)".
     if (type.name == "Hosts" && key.second >= 1 && static_cast<size_t>(key.second) <= hosts.names.size())
       name += " (" + hosts.names[key.second - 1] + ")";
+    if (type.name == "Processes" && commands.count(key.second) && !commands[key.second].empty())
+      name += " (" + commands[key.second] + ")";
     if (key.first > 0) name = "Exp. " + std::to_string(key.first) + " " + name;
     ViewRow row;
     row.name = name;

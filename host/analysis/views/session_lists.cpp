@@ -9,9 +9,7 @@ Document experiment_list(const std::vector<std::unique_ptr<Experiment>>& experim
   RecordList list{"experiments", "", "", RecordLayout::Columns, {}};
   for (size_t i = 0; i < experiments.size(); ++i) {
     const Experiment& e = *experiments[i];
-    std::string command;
-    if (const YAML::Node words = e.header()["command"]; words && words.IsSequence())
-      for (const auto& word : words) command += (command.empty() ? "" : " ") + word.as<std::string>();
+    const std::string command = e.command_text();
     Record r;
     r.add_number("id", "ID", static_cast<double>(i + 1));
     r.add_number("pid", "PID", e.header()["target_pid"].as<std::string>(""));
