@@ -210,7 +210,7 @@ int record(const KernelOptions& options, const std::vector<std::string>& args) {
     }
   }
   if (child > 0) recording.set_ending(static_cast<uint32_t>(child), ending_of(status));
-  const RecordingTotals totals = recording.finish();
+  const RecordingTotals totals = recording.finish(monotonic_ns());
 
   if (totals.lost_records > 0)
     notes.push_back(std::to_string(totals.lost_records) +
@@ -239,6 +239,7 @@ int record(const KernelOptions& options, const std::vector<std::string>& args) {
     throw std::runtime_error("cannot write the header of " + experiment.string() + ": " + error);
   write_log(experiment, notes);
   // The founder holds no samples of its own: its processes do.
+  BlockFile(experiment / LUMEN_SAMPLES_FILE).finish();
   BlockFile(experiment / LUMEN_STACKS_FILE).finish();
   BlockFile(experiment / LUMEN_LOADOBJECTS_FILE).finish();
   archive(experiment, options.archive);

@@ -2,6 +2,7 @@
 
 #include <lumen/record_format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -83,10 +84,25 @@ void ProcessImage::sample(uint32_t tid, uint64_t time_ns, int cpu, uint64_t user
   clock::ClockSplitSample record{time_ns, stack_id(stack), user_ns, system_ns, tid, cpu};
   profile_->append(tid, clock::kSplitSampleRecord, &record, sizeof record);
   ++samples_;
+  user_ns_ += user_ns;
+  system_ns_ += system_ns;
 }
 
-void ProcessImage::finish(const metadata::CollectionPlan& plan, const metadata::ProcessEnd* end) {
+void ProcessImage::finish(const metadata::CollectionPlan& plan, const metadata::ProcessEnd* end, uint64_t end_ns) {
   if (!files_open_) return;
+  // Sample points: the recording's start and end. Of the process's figures
+  // only its CPU time is known, as its samples measured it.
+  BlockFile samples(directory_ / LUMEN_SAMPLES_FILE);
+  lumen_sample_record point{};
+  point.time_ns = static_cast<uint64_t>(facts_.start_monotonic_ns);
+  point.reason = LUMEN_SAMPLE_START;
+  samples.append(static_cast<uint32_t>(facts_.target_pid), LUMEN_RECORD_SAMPLE, &point, sizeof point);
+  point.time_ns = std::max(end_ns, point.time_ns);
+  point.user_ns = user_ns_;
+  point.system_ns = system_ns_;
+  point.reason = LUMEN_SAMPLE_END;
+  samples.append(static_cast<uint32_t>(facts_.target_pid), LUMEN_RECORD_SAMPLE, &point, sizeof point);
+  samples.finish();
   // The kernel's code as described code of its objects, valid from the start.
   const auto describe = [&](uint64_t start, uint64_t end_address, const std::string& name, const std::string& object) {
     lumen_dynamic_code_record record{0, start, end_address - start, static_cast<uint32_t>(name.size()),

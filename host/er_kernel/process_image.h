@@ -43,9 +43,11 @@ class ProcessImage {
   void sample(uint32_t tid, uint64_t time_ns, int cpu, uint64_t user_ns, uint64_t system_ns,
               const std::vector<uint64_t>& stack, const KernelSymbols& kernel, MappedFiles& files);
 
-  // Writes the header (with `end` when the image's ending is known) and
-  // what the stacks touched of the kernel; nothing when it never sampled.
-  void finish(const metadata::CollectionPlan& plan, const metadata::ProcessEnd* end);
+  // Writes the header (with `end` when the image's ending is known), what
+  // the stacks touched of the kernel, and sample points at the recording's
+  // start and at `end_ns` (its end), which place every process on one time
+  // axis; nothing when it never sampled.
+  void finish(const metadata::CollectionPlan& plan, const metadata::ProcessEnd* end, uint64_t end_ns);
 
   const std::vector<LiveMapping>& mappings() const { return live_; }
   const metadata::ProcessFacts& facts() const { return facts_; }
@@ -67,6 +69,7 @@ class ProcessImage {
   std::set<const KernelFunction*> kernel_functions_;
   bool idle_ = false;
   uint64_t samples_ = 0;
+  uint64_t user_ns_ = 0, system_ns_ = 0;  // what its samples stand for
 };
 
 }  // namespace lumen::kernel

@@ -183,7 +183,10 @@ void SystemRecording::on_fork(const Fork& f) {
     old->second.done.push_back(std::move(old->second.image));
     std::vector<std::unique_ptr<ProcessImage>> done = std::move(old->second.done);
     processes_.erase(old);
-    for (auto& image : done) image->finish(plan_, nullptr), totals_.processes += image->recorded();
+    for (auto& image : done) {
+      image->finish(plan_, nullptr, f.time_ns);
+      totals_.processes += image->recorded();
+    }
   }
   Process& child = processes_[f.pid];
   child.pid = f.pid;
@@ -194,14 +197,14 @@ void SystemRecording::on_fork(const Fork& f) {
   }
 }
 
-RecordingTotals SystemRecording::finish() {
+RecordingTotals SystemRecording::finish(uint64_t end_ns) {
   for (auto& [pid, p] : processes_) {
     for (auto& image : p.done) {
-      image->finish(plan_, nullptr);
+      image->finish(plan_, nullptr, end_ns);
       totals_.processes += image->recorded();
     }
     const auto ending = endings_.find(pid);
-    p.image->finish(plan_, ending == endings_.end() ? nullptr : &ending->second);
+    p.image->finish(plan_, ending == endings_.end() ? nullptr : &ending->second, end_ns);
     totals_.processes += p.image->recorded();
   }
   processes_.clear();

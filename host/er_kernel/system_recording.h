@@ -43,8 +43,9 @@ class SystemRecording {
 
   void handle(const PerfEvent& event);
   void count_unparsed() { ++totals_.unparsed_records; }
-  // Writes every image's experiment. Returns what was recorded.
-  RecordingTotals finish();
+  // Writes every image's experiment, the recording having ended at
+  // `end_ns` (CLOCK_MONOTONIC). Returns what was recorded.
+  RecordingTotals finish(uint64_t end_ns);
 
  private:
   struct Process {

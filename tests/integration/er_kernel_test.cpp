@@ -177,10 +177,14 @@ TEST_F(ErKernel, ProcessesAreAnIndexObjectAndAFilter) {
     all.insert(all.end(), args.begin(), args.end());
     return rows_by_name(er_print_json(all, k.experiment));
   };
-  // The filter PID == N selects what the process's experiments hold.
-  const int image = experiment_of(k.experiments, pid, "_x1");
+  // The filter PID == N selects what the process's experiments hold: each
+  // image (before and after its exec) of the process.
+  std::string images;
+  for (const auto& e : k.experiments)
+    if (e.at("pid").get<int>() == pid && !e.at("lineage").get<std::string>().empty())
+      images += (images.empty() ? "" : ", ") + std::to_string(e.at("id").get<int>());
   const double by_experiment =
-      total_of({"-filters", "EXPID == " + std::to_string(image), "-functions"}).at("<Total>").at("i.totalcpu");
+      total_of({"-filters", "EXPID IN (" + images + ")", "-functions"}).at("<Total>").at("i.totalcpu");
   const double by_pid = total_of({"-filters", "PID == " + std::to_string(pid), "-functions"}).at("<Total>").at("i.totalcpu");
   EXPECT_GT(by_pid, 0);
   EXPECT_NEAR(by_pid, by_experiment, 1e-9);

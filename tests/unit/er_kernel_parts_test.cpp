@@ -133,7 +133,7 @@ TEST(ProcessImage, KernelFunctionsAreDescribedCodeOfTheirObjects) {
   ProcessImage image(dir.path() / "_pid9.er", facts);
   image.sample(9, 1000, 0, 0, 1000000, {0xffffffff81000010, 0xffffffffc0000004}, kernel, files);
   metadata::CollectionPlan plan;
-  image.finish(plan, nullptr);
+  image.finish(plan, nullptr, 2000);
   analysis::LoadObjectMap map;
   map.load(dir.path() / "_pid9.er" / "loadobjects");
   const analysis::DynamicFunction* first = map.find_dynamic(0xffffffff81000010);
