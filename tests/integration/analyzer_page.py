@@ -26,6 +26,14 @@ def same_numbers(driver, want, what):
         check(name == row["name"] and values == row["values"], f"{what}: row {name} {values} vs {row}")
 
 
+def timeline_bins(driver):
+    """The Timeline tab's boxes: [name, thread, start, end, events] each, as
+    er_print -timeline's rows give them."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('svg.timeline rect.bin')).map(r => [r.dataset.name,"
+        " r.dataset.thread, r.dataset.start, r.dataset.end, r.dataset.events])")
+
+
 def loaded_count(driver):
     """How many times the page has drawn a view (body's data-loaded)."""
     return int(driver.execute_script("return document.body.dataset.loaded || '0'"))

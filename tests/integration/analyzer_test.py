@@ -31,7 +31,7 @@ import time
 import urllib.parse
 
 from er_test_support import check, run
-from analyzer_page import console_errors, same_bars, same_numbers, visit_every_tab
+from analyzer_page import console_errors, same_bars, same_numbers, timeline_bins, visit_every_tab
 from headless_chromium import browser_or_skip
 
 MARKUP_FUNCTION = "<img src=x onerror=alert(1)>"
@@ -382,9 +382,7 @@ def check_timeline(driver, open_page, loaded_count, wait_after, bin_dir, work, a
     from selenium.webdriver.support.ui import WebDriverWait
     open_page(analyzer, "tab=timeline")
     want = er_print_json(bin_dir, work, experiment, "-timeline")["rows"]
-    drawn = driver.execute_script(
-        "return Array.from(document.querySelectorAll('svg.timeline rect.bin')).map(r => [r.dataset.name,"
-        " r.dataset.thread, r.dataset.start, r.dataset.end, r.dataset.events])")
+    drawn = timeline_bins(driver)
     check(drawn == [[r["name"], r["thread"], r["start"], r["end"], r["events"]] for r in want],
           f"the timeline's {len(drawn)} bins are er_print's {len(want)}")
     threads = {r["thread"] for r in want}

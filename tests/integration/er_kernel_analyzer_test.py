@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 from er_test_support import check, run
-from analyzer_page import console_errors, open_settled, same_numbers, visit_every_tab
+from analyzer_page import console_errors, open_settled, same_numbers, timeline_bins, visit_every_tab
 from analyzer_test import Analyzer, er_print_json
 from headless_chromium import browser_or_skip
 
@@ -60,9 +60,7 @@ def main():
             same_numbers(driver, er_print_json(bin_dir, work, experiment, "-functions"), "functions")
             open_settled(driver, analyzer.url + "#tab=timeline")
             want = er_print_json(bin_dir, work, experiment, "-timeline")["rows"]
-            drawn = driver.execute_script(
-                "return Array.from(document.querySelectorAll('svg.timeline rect.bin')).map(r => [r.dataset.name,"
-                " r.dataset.thread, r.dataset.start, r.dataset.end, r.dataset.events])")
+            drawn = timeline_bins(driver)
             check(drawn == [[r["name"], r["thread"], r["start"], r["end"], r["events"]] for r in want],
                   f"the timeline's {len(drawn)} bins are er_print's {len(want)}")
             # Every process on one axis from the recording's start.
