@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <unordered_set>
@@ -166,7 +167,9 @@ int open_archive_directory(const fs::path& experiment) {
 
 // `shared`: the founder's archives/, whose copies a descendant refers to
 // instead of copying the same file again (a fork storm would otherwise copy
-// the program once per child); empty for the founder itself.
+// the program once per child); empty for the founder itself. A file the
+// founder has no copy of is copied there too, for the next descendant that
+// maps it (er_kernel's processes, whose founder maps nothing).
 ArchiveReport archive_one(const fs::path& experiment, bool copy_files, const fs::path& shared) {
   // The data blocks' versions are checked as they are read; the header's here.
   if (fs::exists(fs::symlink_status(experiment / metadata::kHeaderFile))) analysis::read_experiment_header(experiment);
@@ -174,6 +177,7 @@ ArchiveReport archive_one(const fs::path& experiment, bool copy_files, const fs:
   const fs::path directory = experiment / analysis::kArchiveDirectory;
   const Fd directory_fd(open_archive_directory(experiment));
   std::map<std::string, ArchivedObject> objects = analysis::read_archive_index(experiment);
+  std::unique_ptr<Fd> shared_fd;  // opened at the first copy into the founder's archives/
   for (const auto& [path, recorded] : touched_objects(experiment)) {
     auto [entry, added] = objects.try_emplace(path);
     ArchivedObject& object = entry->second;
@@ -199,9 +203,10 @@ ArchiveReport archive_one(const fs::path& experiment, bool copy_files, const fs:
       object.copy = fs::absolute(shared / name);
       continue;
     }
-    const fs::path copy = directory / name;
+    if (!shared.empty() && shared_fd == nullptr) shared_fd = std::make_unique<Fd>(open_archive_directory(shared.parent_path()));
+    const fs::path copy = (shared.empty() ? directory : shared) / name;
     try {
-      copy_object(path, directory_fd.get(), name, copy);
+      copy_object(path, shared.empty() ? directory_fd.get() : shared_fd->get(), name, copy);
     } catch (const std::runtime_error& e) {
       // The others' copies and the index are still written.
       report.unreadable.push_back(path + " (" + e.what() + ")");
