@@ -75,8 +75,8 @@ std::string refusal_reason(int error) {
   if (error == EACCES || error == EPERM) {
     const std::string paranoid = read_first_line("/proc/sys/kernel/perf_event_paranoid");
     return std::string(std::strerror(error)) + ": profiling every CPU needs root or CAP_PERFMON, or " +
-           "kernel.perf_event_paranoid at -1 (it is " + (paranoid.empty() ? "unreadable" : paranoid) +
-           "; sysctl -w kernel.perf_event_paranoid=-1)";
+           "kernel.perf_event_paranoid at 0 or below (it is " + (paranoid.empty() ? "unreadable" : paranoid) +
+           "; sysctl -w kernel.perf_event_paranoid=0)";
   }
   if (error == ENOENT || error == ENOSYS || error == EOPNOTSUPP)
     return std::string(std::strerror(error)) + ": this kernel has no perf events for the CPU clock";
@@ -139,15 +139,22 @@ void CpuSampler::drain(std::vector<RawPerfRecord>& out) {
 
 void CpuSampler::drain_ring(Ring& ring, std::vector<RawPerfRecord>& out) {
   auto* control = static_cast<perf_event_mmap_page*>(ring.mapping);
-  const auto* data = static_cast<const uint8_t*>(ring.mapping) + control->data_offset;
-  const uint64_t size = control->data_size;
+  // Kernels before 4.1 leave data_offset and data_size 0: the data then
+  // follows the first page.
+  static const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t size = control->data_size != 0 ? control->data_size : page * kDataPages;
+  const auto* data = static_cast<const uint8_t*>(ring.mapping) + (control->data_size != 0 ? control->data_offset : page);
   const uint64_t head = __atomic_load_n(&control->data_head, __ATOMIC_ACQUIRE);
   uint64_t tail = control->data_tail;
   while (tail + sizeof(perf_event_header) <= head) {
     perf_event_header header;
     for (size_t i = 0; i < sizeof header; ++i)
       reinterpret_cast<uint8_t*>(&header)[i] = data[(tail + i) % size];
-    if (header.size < sizeof header || tail + header.size > head) break;
+    if (header.size < sizeof header) {  // not a record: nothing after it can be read
+      tail = head;
+      break;
+    }
+    if (tail + header.size > head) break;
     RawPerfRecord record;
     record.bytes.resize(header.size);
     const uint64_t at = tail % size;

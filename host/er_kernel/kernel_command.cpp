@@ -36,7 +36,15 @@ namespace {
 namespace fs = std::filesystem;
 
 volatile sig_atomic_t g_signal = 0;
-void note_signal(int signal) { g_signal = signal; }
+volatile sig_atomic_t g_signal_from_terminal = 0;
+void note_signal(int signal, siginfo_t* info, void*) {
+  g_signal = signal;
+  // Ctrl-C and a hang-up reach the command too (one process group): never twice.
+  g_signal_from_terminal = info != nullptr && info->si_code == SI_KERNEL;
+}
+
+// The dispositions er_kernel changes for itself, given back to the command.
+struct sigaction g_command_sigchld {}, g_command_sigpipe {};
 
 uint64_t monotonic_ns() {
   timespec now;
@@ -61,6 +69,8 @@ pid_t start_command(const std::vector<std::string>& command, int& go_fd) {
   const pid_t child = fork();
   if (child < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (child == 0) {
+    sigaction(SIGCHLD, &g_command_sigchld, nullptr);
+    sigaction(SIGPIPE, &g_command_sigpipe, nullptr);
     close(go[1]);
     char byte;
     if (read(go[0], &byte, 1) != 1) _exit(127);
@@ -142,9 +152,18 @@ int record(const KernelOptions& options, const std::vector<std::string>& args) {
   plan.follow = "all";
 
   struct sigaction on_signal {};
-  on_signal.sa_handler = note_signal;
+  on_signal.sa_sigaction = note_signal;
+  on_signal.sa_flags = SA_SIGINFO;
   sigemptyset(&on_signal.sa_mask);
   for (const int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &on_signal, nullptr);
+  // The command is waited for whatever er_kernel inherited (an ignored
+  // SIGCHLD would leave nothing to wait for), and a command gone before its
+  // start is a failed write, not a SIGPIPE.
+  struct sigaction plain {};
+  plain.sa_handler = SIG_DFL;
+  sigaction(SIGCHLD, &plain, &g_command_sigchld);
+  plain.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &plain, &g_command_sigpipe);
 
   const long long start_wall = metadata::wall_clock_ns();
   const uint64_t start = monotonic_ns();
@@ -153,6 +172,7 @@ int record(const KernelOptions& options, const std::vector<std::string>& args) {
   int go_fd = -1;
   pid_t child = -1;
   if (!options.command.empty()) child = start_command(options.command, go_fd);
+  if (child > 0) recording.set_command_process(static_cast<uint32_t>(child));
   sampler.enable();
   recording.read_running_processes();
   if (child > 0) {
@@ -180,20 +200,39 @@ int record(const KernelOptions& options, const std::vector<std::string>& args) {
   const int child_fd = child > 0 ? static_cast<int>(syscall(SYS_pidfd_open, child, 0)) : -1;
   int status = 0;
   bool child_done = child <= 0;
-  while (true) {
-    sampler.wait(100, child_fd);
-    take();
-    // Events up to a quarter second back are all in the rings by now.
-    const uint64_t now = monotonic_ns();
-    handle_pending(pending, now > 250'000'000 ? now - 250'000'000 : 0, recording);
-    if (!child_done && waitpid(child, &status, WNOHANG) == child) child_done = true;
-    if (child_done && child > 0) break;
-    if (now >= deadline) break;
-    if (g_signal != 0) {
-      if (child <= 0) break;
-      kill(child, g_signal);  // forwarded; recording ends when the command does
+  // Waits for the command and forwards what er_kernel is sent (not what the
+  // terminal sent both); true once it ended.
+  const auto wait_command = [&](int options) {
+    if (child_done) return true;
+    if (g_signal != 0 && child > 0) {
+      if (!g_signal_from_terminal) kill(child, g_signal);
       g_signal = 0;
     }
+    const pid_t waited = waitpid(child, &status, options);
+    if (waited == child || (waited < 0 && errno == ECHILD)) child_done = true;
+    return child_done;
+  };
+  try {
+    while (true) {
+      sampler.wait(100, child_fd);
+      // Every event older than a quarter second before this drain is in
+      // the rings by now.
+      const uint64_t now = monotonic_ns();
+      take();
+      handle_pending(pending, now > 250'000'000 ? now - 250'000'000 : 0, recording);
+      if (child > 0 && wait_command(WNOHANG)) break;
+      if (now >= deadline) break;
+      if (g_signal != 0 && child <= 0) break;
+    }
+  } catch (const std::exception& e) {
+    // Recording failed (a full disk): the command runs on and er_kernel
+    // still exits with its status.
+    sampler.disable();
+    std::cerr << "er_kernel: recording stopped: " << e.what() << "; " << experiment.string() << " is incomplete\n";
+    if (child <= 0) return 1;
+    while (!wait_command(0)) {
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
   sampler.disable();
   if (child_fd >= 0) close(child_fd);
@@ -202,11 +241,7 @@ int record(const KernelOptions& options, const std::vector<std::string>& args) {
   if (child > 0 && !child_done) {
     std::cerr << "er_kernel: recording stopped after " << *options.duration_s << " s; waiting for "
               << options.command[0] << " to end\n";
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-      if (g_signal != 0) {
-        kill(child, g_signal);
-        g_signal = 0;
-      }
+    while (!wait_command(0)) {
     }
   }
   if (child > 0) recording.set_ending(static_cast<uint32_t>(child), ending_of(status));

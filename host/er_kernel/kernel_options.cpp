@@ -29,7 +29,7 @@ const char* kernel_usage() {
          "  -A on|off|copy   archive the load objects sampled (default on)\n"
          "  -C COMMENT       a comment in the experiment's header (repeatable)\n"
          "  -- COMMAND ARGS  run COMMAND and record while it runs; er_kernel exits with its status\n"
-         "Needs root, CAP_PERFMON or kernel.perf_event_paranoid -1.\n";
+         "Needs root, CAP_PERFMON or kernel.perf_event_paranoid 0 or below.\n";
 }
 
 KernelOptions parse_kernel_options(const std::vector<std::string>& args) {

@@ -4,17 +4,31 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
 
 namespace lumen::kernel {
 
+namespace {
+
+bool same_file(const metadata::LoadObjectIdentity& known, const struct stat& now) {
+  return known.inode == now.st_ino && known.device == now.st_dev &&
+         known.file_size == static_cast<uint64_t>(now.st_size) &&
+         known.mtime_ns == static_cast<int64_t>(now.st_mtim.tv_sec) * 1'000'000'000 + now.st_mtim.tv_nsec;
+}
+
+}  // namespace
+
 const MappedFiles::File& MappedFiles::examine(const std::string& path) {
-  if (const auto found = files_.find(path); found != files_.end()) return found->second;
+  struct stat before;
+  // Examined before opening: a device or FIFO another user mapped is never
+  // opened by er_kernel (which runs as root).
+  const bool regular = stat(path.c_str(), &before) == 0 && S_ISREG(before.st_mode);
+  if (const auto found = files_.find(path); found != files_.end() && (!regular || same_file(found->second.identity, before)))
+    return found->second;
   File file;
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  const int fd = regular ? open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) : -1;
   struct stat status;
   if (fd >= 0 && fstat(fd, &status) == 0 && S_ISREG(status.st_mode)) {
     file.identity.file_size = static_cast<uint64_t>(status.st_size);
@@ -29,7 +43,7 @@ const MappedFiles::File& MappedFiles::examine(const std::string& path) {
         for (size_t i = 0; i < count; ++i) {
           GElf_Phdr header;
           if (gelf_getphdr(elf, static_cast<int>(i), &header) != nullptr && header.p_type == PT_LOAD)
-            file.segments.push_back({header.p_offset, header.p_filesz, header.p_vaddr});
+            file.segments.push_back({header.p_offset, header.p_filesz, header.p_vaddr, (header.p_flags & PF_X) != 0});
         }
         const void* bytes = nullptr;
         const ssize_t length = dwelf_elf_gnu_build_id(elf, &bytes);
@@ -42,18 +56,26 @@ const MappedFiles::File& MappedFiles::examine(const std::string& path) {
     }
   }
   if (fd >= 0) close(fd);
-  return files_.emplace(path, std::move(file)).first->second;
+  return files_.insert_or_assign(path, std::move(file)).first->second;
+}
+
+std::optional<uint64_t> MappedFiles::bias_of(const std::vector<Segment>& segments, uint64_t start,
+                                             uint64_t file_offset, uint64_t page_size) {
+  // The segment's first page is mapped from its offset rounded down to a
+  // page: that offset is at its address rounded down alike.
+  for (const Segment& s : segments) {
+    const uint64_t first_page = s.file_offset & ~(page_size - 1);
+    if (s.executable && file_offset >= first_page && file_offset < s.file_offset + s.file_bytes)
+      return start - (s.address + file_offset - s.file_offset);
+  }
+  return std::nullopt;
 }
 
 std::optional<uint64_t> MappedFiles::load_bias(const std::string& path, uint64_t start, uint64_t file_offset) {
   const File& file = examine(path);
   if (!file.elf) return std::nullopt;
-  // The segment whose file range holds the mapping's offset: that offset
-  // is at the segment's address plus its distance into the segment.
-  for (const Segment& s : file.segments)
-    if (file_offset >= (s.file_offset & ~uint64_t{4095}) && file_offset < s.file_offset + s.file_bytes)
-      return start - (s.address + file_offset - s.file_offset);
-  return std::nullopt;
+  static const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  return bias_of(file.segments, start, file_offset, page);
 }
 
 const metadata::LoadObjectIdentity& MappedFiles::identity(const std::string& path) { return examine(path).identity; }

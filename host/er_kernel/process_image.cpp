@@ -62,26 +62,31 @@ void ProcessImage::map(const LiveMapping& mapping, MappedFiles& files) {
   if (files_open_) write_mapping(mapping, files);
 }
 
-uint64_t ProcessImage::stack_id(const std::vector<uint64_t>& stack) {
+uint64_t ProcessImage::stack_id(const std::vector<uint64_t>& stack, bool truncated) {
   std::string key(reinterpret_cast<const char*>(stack.data()), stack.size() * sizeof(uint64_t));
+  key.push_back(truncated ? 't' : 'w');
   if (const auto found = stack_ids_.find(key); found != stack_ids_.end()) return found->second;
   const uint64_t id = stack_ids_.size() + 1;
   stack_ids_.emplace(std::move(key), id);
-  lumen_stack_record record{id, static_cast<uint32_t>(stack.size()), 0};
+  lumen_stack_record record{id, static_cast<uint32_t>(stack.size()), truncated ? static_cast<uint32_t>(LUMEN_STACK_TRUNCATED) : 0u};
   stacks_->append(static_cast<uint32_t>(facts_.target_pid), LUMEN_RECORD_STACK, &record, sizeof record, stack.data(),
                   stack.size() * sizeof(uint64_t));
   return id;
 }
 
 void ProcessImage::sample(uint32_t tid, uint64_t time_ns, int cpu, uint64_t user_ns, uint64_t system_ns,
-                          const std::vector<uint64_t>& stack, const KernelSymbols& kernel, MappedFiles& files) {
+                          const std::vector<uint64_t>& stack, bool truncated, const KernelSymbols& kernel,
+                          MappedFiles& files) {
   open_files(files);
-  for (const uint64_t pc : stack) {
+  for (size_t i = 0; i < stack.size(); ++i) {
+    const uint64_t pc = stack[i];
     if (pc == kIdleFrame) idle_ = true;
+    // A frame past the leaf is a return address: analysis looks for the
+    // call before it, the function to describe.
     else if (pc >= (uint64_t{1} << 63))
-      if (const KernelFunction* f = kernel.find(pc)) kernel_functions_.insert(f);
+      if (const KernelFunction* f = kernel.find(i == 0 ? pc : pc - 1)) kernel_functions_.insert(f);
   }
-  clock::ClockSplitSample record{time_ns, stack_id(stack), user_ns, system_ns, tid, cpu};
+  clock::ClockSplitSample record{time_ns, stack_id(stack, truncated), user_ns, system_ns, tid, cpu};
   profile_->append(tid, clock::kSplitSampleRecord, &record, sizeof record);
   ++samples_;
   user_ns_ += user_ns;

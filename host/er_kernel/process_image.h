@@ -40,8 +40,9 @@ class ProcessImage {
   // Both write the record at once when the image's experiment exists, and
   // keep the mapping for it otherwise (created at its first sample).
   void map(const LiveMapping& mapping, MappedFiles& files);
+  // `stack` leaf first; `truncated` when the kernel's call chain was cut.
   void sample(uint32_t tid, uint64_t time_ns, int cpu, uint64_t user_ns, uint64_t system_ns,
-              const std::vector<uint64_t>& stack, const KernelSymbols& kernel, MappedFiles& files);
+              const std::vector<uint64_t>& stack, bool truncated, const KernelSymbols& kernel, MappedFiles& files);
 
   // Writes the header (with `end` when the image's ending is known), what
   // the stacks touched of the kernel, and sample points at the recording's
@@ -58,7 +59,7 @@ class ProcessImage {
  private:
   void open_files(MappedFiles& files);
   void write_mapping(const LiveMapping& mapping, MappedFiles& files);
-  uint64_t stack_id(const std::vector<uint64_t>& stack);
+  uint64_t stack_id(const std::vector<uint64_t>& stack, bool truncated);
 
   std::filesystem::path directory_;
   metadata::ProcessFacts facts_;

@@ -51,7 +51,7 @@ std::vector<ProcMapping> executable_mappings(uint32_t pid) {
 
 }  // namespace
 
-std::vector<std::string> command_line_of(uint32_t pid) {
+std::vector<std::string> command_line_of(uint32_t pid, bool kernel_thread_name) {
   const std::string text = read_file("/proc/" + std::to_string(pid) + "/cmdline");
   std::vector<std::string> words;
   for (size_t at = 0; at < text.size();) {
@@ -60,7 +60,7 @@ std::vector<std::string> command_line_of(uint32_t pid) {
     if (end == std::string::npos) break;
     at = end + 1;
   }
-  if (words.empty()) {
+  if (words.empty() && kernel_thread_name) {
     const std::string comm = comm_of(pid);
     if (!comm.empty()) words.push_back("[" + comm + "]");
   }
@@ -119,7 +119,9 @@ void SystemRecording::handle(const PerfEvent& event) {
   else if (const auto* m = std::get_if<Mapping>(&event)) on_mapping(*m);
   else if (const auto* c = std::get_if<Command>(&event)) on_command(*c);
   else if (const auto* f = std::get_if<Fork>(&event)) on_fork(*f);
+  else if (const auto* x = std::get_if<Exit>(&event)) on_exit(*x);
   else if (const auto* l = std::get_if<Lost>(&event)) totals_.lost_records += l->count;
+  finish_exited(time_of(event));
 }
 
 void SystemRecording::on_sample(const Sample& sample) {
@@ -134,10 +136,11 @@ void SystemRecording::on_sample(const Sample& sample) {
     for (const uint64_t pc : sample.user_pcs)
       if (stack_.size() < LUMEN_MAX_STACK_DEPTH) stack_.push_back(pc);
   }
+  const bool truncated = sample.kernel_pcs.size() + sample.user_pcs.size() > LUMEN_MAX_STACK_DEPTH;
   const bool system = sample.in_kernel || sample.pid == 0;
   Process& p = process(sample.pid, sample.time_ns);
   p.image->sample(sample.tid, sample.time_ns, static_cast<int>(sample.cpu), system ? 0 : sample.period_ns,
-                  system ? sample.period_ns : 0, stack_, kernel_, files_);
+                  system ? sample.period_ns : 0, stack_, truncated, kernel_, files_);
 }
 
 void SystemRecording::on_mapping(const Mapping& m) {
@@ -164,10 +167,36 @@ void SystemRecording::on_command(const Command& c) {
   Process& p = process(c.pid, c.time_ns);
   // Its command line is read now, while the process most likely still
   // runs this image; else the kernel's name for it.
-  std::vector<std::string> command = comm_of(c.pid) == c.name ? command_line_of(c.pid) : std::vector<std::string>{};
+  // (A process already gone, a zombie, has none: then its name.)
+  std::vector<std::string> command =
+      comm_of(c.pid) == c.name ? command_line_of(c.pid, false) : std::vector<std::string>{};
   if (command.empty()) command.push_back(c.name);
   p.done.push_back(std::move(p.image));
   p.image = new_image(c.pid, ++p.images, std::move(command));
+}
+
+void SystemRecording::on_exit(const Exit& x) {
+  if (x.pid == x.tid && x.pid != 0) exited_.push_back({x.pid, x.time_ns});  // not a thread's
+}
+
+void SystemRecording::finish_exited(uint64_t now_ns) {
+  // A process's last samples may follow its exit record by a little (its
+  // way out of the kernel): it is written once events are well past it, so
+  // a long recording holds only the living.
+  constexpr uint64_t kAfterExitNs = 100'000'000;
+  while (!exited_.empty() && exited_.front().second + kAfterExitNs < now_ns) {
+    const auto [pid, time_ns] = exited_.front();
+    exited_.pop_front();
+    const auto found = processes_.find(pid);
+    if (found == processes_.end() || pid == command_pid_) continue;
+    for (auto& image : found->second.done) {
+      image->finish(plan_, nullptr, time_ns);
+      totals_.processes += image->recorded();
+    }
+    found->second.image->finish(plan_, nullptr, time_ns);
+    totals_.processes += found->second.image->recorded();
+    processes_.erase(found);
+  }
 }
 
 void SystemRecording::on_fork(const Fork& f) {

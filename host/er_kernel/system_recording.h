@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -38,7 +39,9 @@ class SystemRecording {
 
   // Reads the processes running now (their command lines and mappings).
   void read_running_processes();
-  // The process er_kernel started: its ending is known.
+  // The process er_kernel started: written at the end, with its ending
+  // (set_ending), when er_kernel has waited for it.
+  void set_command_process(uint32_t pid) { command_pid_ = pid; }
   void set_ending(uint32_t pid, const metadata::ProcessEnd& end);
 
   void handle(const PerfEvent& event);
@@ -62,6 +65,8 @@ class SystemRecording {
                    const std::string& path);
   void on_command(const Command& command);
   void on_fork(const Fork& fork);
+  void on_exit(const Exit& exit);
+  void finish_exited(uint64_t now_ns);
 
   std::filesystem::path founder_;
   metadata::CollectionPlan plan_;
@@ -71,12 +76,15 @@ class SystemRecording {
   MappedFiles files_;
   std::map<uint32_t, Process> processes_;
   std::map<uint32_t, metadata::ProcessEnd> endings_;
+  std::deque<std::pair<uint32_t, uint64_t>> exited_;  // (pid, exit time), in time order
+  uint32_t command_pid_ = 0;
   RecordingTotals totals_;
   std::vector<uint64_t> stack_;  // reused
 };
 
-// A process's command line from /proc (its arguments), or "[name]" for a
-// kernel thread; empty when the process is gone.
-std::vector<std::string> command_line_of(uint32_t pid);
+// A process's command line from /proc (its arguments); with none (a kernel
+// thread, or a process already gone) "[name]" when `kernel_thread_name`,
+// else nothing.
+std::vector<std::string> command_line_of(uint32_t pid, bool kernel_thread_name = true);
 
 }  // namespace lumen::kernel

@@ -20,7 +20,7 @@ from analyzer_page import console_errors, open_settled, same_numbers, timeline_b
 from analyzer_test import Analyzer, er_print_json
 from headless_chromium import browser_or_skip
 
-SYS_PERF_EVENT_OPEN = 298  # x86-64
+SYS_PERF_EVENT_OPEN = {"x86_64": 298, "aarch64": 241}
 
 
 def system_wide_sampling_refused():
@@ -31,8 +31,11 @@ def system_wide_sampling_refused():
     ctypes.c_uint32.from_buffer(attr, 4).value = 128  # size
     ctypes.c_uint64.from_buffer(attr, 8).value = 0    # config: PERF_COUNT_SW_CPU_CLOCK
     ctypes.c_uint64.from_buffer(attr, 40).value = 1   # flags: disabled
+    number = SYS_PERF_EVENT_OPEN.get(os.uname().machine)
+    if number is None:
+        return f"no perf_event_open number known for {os.uname().machine}"
     libc = ctypes.CDLL(None, use_errno=True)
-    fd = libc.syscall(SYS_PERF_EVENT_OPEN, attr, -1, 0, -1, 0)
+    fd = libc.syscall(number, attr, -1, 0, -1, 0)
     if fd < 0:
         return os.strerror(ctypes.get_errno())
     os.close(fd)

@@ -39,6 +39,7 @@ struct KernelRun {
   std::filesystem::path experiment;
   nlohmann::json truth;
   nlohmann::json experiments;  // er_print -exp_list
+  double stolen = 0;             // the machine's steal time over the run
 };
 
 KernelRun er_kernel(const TempDir& dir, const std::vector<std::string>& options, const std::vector<std::string>& command) {
@@ -49,7 +50,9 @@ KernelRun er_kernel(const TempDir& dir, const std::vector<std::string>& options,
   argv.insert(argv.end(), options.begin(), options.end());
   argv.push_back("--");
   argv.insert(argv.end(), command.begin(), command.end());
+  const double steal_before = machine_steal_seconds();
   k.run = run_process(argv, {{"LUMEN_TEST_TRUTH", truth_file.string()}});
+  k.stolen = machine_steal_seconds() - steal_before;
   if (std::ifstream in(truth_file); in) k.truth = nlohmann::json::parse(in);
   if (std::filesystem::exists(k.experiment / "header.yaml"))
     k.experiments = er_print_json({"-exp_list"}, k.experiment).at("experiments");
@@ -107,11 +110,13 @@ TEST_F(ErKernel, EachFunctionsTimeAndItsKernelShareAreWhatTheTargetMeasured) {
   // loaded one a CPU switches tasks on its 4 ms tick, and each mark near a
   // switch lands on one side of it, the same side for a whole run (measured
   // here under load: totals 6 % off either way, shares within 1 point).
+  // The CPU clock goes on through time the hypervisor stole from the
+  // target's virtual CPU, which the target's own CPU time leaves out.
   double truth_total = 0;
   for (const auto& [name, truth] : k.truth.at("functions").items())
     truth_total += truth.at("user").get<double>() + truth.at("system").get<double>();
   const double sampled_total = rows["<Total>"].at("i.totalcpu").get<double>();
-  EXPECT_NEAR(sampled_total, truth_total, 0.15 * truth_total);
+  EXPECT_NEAR(sampled_total, truth_total, 0.15 * truth_total + k.stolen);
   for (const auto& [name, truth] : k.truth.at("functions").items()) {
     const double user = truth.at("user").get<double>(), system = truth.at("system").get<double>();
     ASSERT_TRUE(rows.count(name)) << name;
@@ -157,13 +162,11 @@ TEST_F(ErKernel, AForkedChildIsAProcessOfItsOwnNamedThroughItsParentsMappings) {
   const double truth = k.truth.at("child").at("user").get<double>() + k.truth.at("child").at("system").get<double>();
   // Within what a loaded machine allows (see above).
   const double total = rows["<Total>"].at("i.totalcpu").get<double>();
-  EXPECT_NEAR(total, truth, 0.15 * truth + sampling_tolerance(truth, 0.001));
+  EXPECT_NEAR(total, truth, 0.15 * truth + sampling_tolerance(truth, 0.001) + k.stolen);
   ASSERT_TRUE(rows.count("user_spin"));
   EXPECT_NEAR(rows["user_spin"].at("i.totalcpu").get<double>() / total, 1.0, sampling_tolerance(truth, 0.001) / truth);
-  // The parent's experiment holds none of the child's time.
-  const int parent = experiment_of(k.experiments, k.truth.at("pid").get<int>(), "_x1");
-  auto parent_rows = functions_of(k.experiment, parent);
-  EXPECT_FALSE(parent_rows.count("child_spin"));
+  // The child's experiment holds none of what only its parent ran.
+  for (const char* parents_own : {"read_zero_loop", "getpid_loop", "fault_loop"}) EXPECT_FALSE(rows.count(parents_own));
 }
 
 TEST_F(ErKernel, ProcessesAreAnIndexObjectAndAFilter) {
@@ -229,6 +232,28 @@ TEST_F(ErKernel, ExitsWithItsCommandsStatus) {
   EXPECT_EQ(er_kernel(dir, {"-A", "off"}, {"sh", "-c", "exit 7"}).run.exit_code, 7);
 }
 
+// An ignored SIGCHLD inherited (an ignored signal stays ignored across
+// exec) neither leaves er_kernel waiting for nothing nor changes what the
+// command sees: its ignored signals read as without er_kernel.
+TEST_F(ErKernel, TheCommandSeesTheSignalsItWouldAndAnIgnoredSigchldDoesNotHang) {
+  TempDir dir;
+  const std::string show = "grep SigIgn /proc/self/status; exit 5";
+  const auto er_kernel = [&](const std::string& name) {
+    return (bin_dir() / "er_kernel").string() + " -A off -o " + name + " -d " + dir.path().string();
+  };
+  const ProcessResult plain = run_process({"sh", "-c", "trap '' CHLD PIPE; sh -c '" + show + "'"});
+  const ProcessResult under =
+      run_process({"sh", "-c", "trap '' CHLD PIPE; exec " + er_kernel("a.er") + " -- sh -c '" + show + "'"}, {}, "", 60);
+  EXPECT_FALSE(under.timed_out);
+  EXPECT_EQ(under.exit_code, 5) << under.err;
+  EXPECT_EQ(under.out, plain.out);
+  // Neither ignored: the command's are not either (er_kernel ignores
+  // SIGPIPE for itself only).
+  const ProcessResult handled = run_process({"sh", "-c", er_kernel("b.er") + " -- sh -c '" + show + "'"});
+  EXPECT_EQ(handled.exit_code, 5) << handled.err;
+  EXPECT_EQ(handled.out, run_process({"sh", "-c", show}).out);
+}
+
 TEST_F(ErKernel, ForADurationWithoutACommand) {
   TempDir dir;
   const auto argv = std::vector<std::string>{(bin_dir() / "er_kernel").string(), "-t", "0.3", "-A", "off",
@@ -246,9 +271,12 @@ TEST(ErKernelRefusal, AUserTheSystemDoesNotLetSampleIsToldWhichSettingDecides) {
   std::ifstream paranoid_file("/proc/sys/kernel/perf_event_paranoid");
   int paranoid = 2;
   paranoid_file >> paranoid;
-  if (paranoid < 0) GTEST_SKIP() << "kernel.perf_event_paranoid is " << paranoid << ": every user may sample every CPU";
+  if (paranoid <= 0) GTEST_SKIP() << "kernel.perf_event_paranoid is " << paranoid << ": every user may sample every CPU";
+  TempDir dir;
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::all);  // were it to record, as nobody
   const ProcessResult r = run_process({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                                       (bin_dir() / "er_kernel").string(), "-t", "0.1", "-d", "/tmp"});
+                                       (bin_dir() / "er_kernel").string(), "-t", "0.1", "-A", "off", "-d",
+                                       dir.path().string()});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("perf_event_paranoid"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("CAP_PERFMON"), std::string::npos) << r.err;

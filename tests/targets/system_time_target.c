@@ -22,6 +22,9 @@
 
 static inline __attribute__((always_inline)) long raw_syscall6(long n, long a, long b, long c, long d, long e,
                                                                 long f) {
+#if !defined(__x86_64__)
+  return syscall(n, a, b, c, d, e, f); /* elsewhere through the C library's wrapper */
+#else
   long result;
   register long r10 __asm__("r10") = d;
   register long r8 __asm__("r8") = e;
@@ -31,6 +34,7 @@ static inline __attribute__((always_inline)) long raw_syscall6(long n, long a, l
                    : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
                    : "rcx", "r11", "memory");
   return result;
+#endif
 }
 
 static double thread_cpu(void) {

@@ -12,6 +12,7 @@
 #include "loadobject_map.h"
 #include "perf_records.h"
 #include "process_image.h"
+#include "system_recording.h"
 #include "test_support.h"
 
 namespace lumen::kernel {
@@ -120,6 +121,64 @@ TEST(KernelOptions, RatesDurationsAndCommands) {
   EXPECT_THROW(parse_kernel_options({"--"}), KernelUsageError);
 }
 
+TEST(MappedFiles, TheBiasIsTheExecutableSegmentsEvenWhereAReadOnlyOneSharesItsFirstPage) {
+  // lld's layout: a read-only segment at offset 0, the code right after it
+  // in the file (offset 0x570) but a page further in memory; ld.so maps the
+  // code's page from offset 0 at base + 0x1000.
+  const uint64_t base = 0x7f0000000000;
+  const std::vector<MappedFiles::Segment> lld{{0, 0x570, 0, false}, {0x570, 0x2000, 0x1570, true}};
+  EXPECT_EQ(MappedFiles::bias_of(lld, base + 0x1000, 0, 4096), base);
+  // GNU ld's: each segment on a page of its own.
+  const std::vector<MappedFiles::Segment> gnu{{0, 0x600, 0, false}, {0x1000, 0x2000, 0x1000, true}};
+  EXPECT_EQ(MappedFiles::bias_of(gnu, base + 0x1000, 0x1000, 4096), base);
+  // A non-PIE program: linked at 0x400000 and mapped there.
+  const std::vector<MappedFiles::Segment> fixed{{0, 0x3000, 0x400000, true}};
+  EXPECT_EQ(MappedFiles::bias_of(fixed, 0x400000, 0, 4096), 0u);
+  // An offset no executable segment holds: no bias.
+  EXPECT_FALSE(MappedFiles::bias_of(gnu, base, 0, 4096).has_value());
+}
+
+TEST(SystemRecording, AForkIsAProcessWithItsParentsMappingsAndAnExecANewImage) {
+  test::TempDir dir;
+  std::istringstream kallsyms("ffffffff81000000 T entry\n");
+  KernelSymbols kernel;
+  kernel.read(kallsyms);
+  metadata::CollectionPlan plan;
+  SystemRecording recording(dir.path(), plan, 0, 0, kernel);
+  // Pids above any pid_max: no /proc entry answers for them.
+  const uint32_t parent = 4'500'000, child = 4'500'001;
+  recording.handle(Mapping{parent, parent, 10, 0x400000, 0x1000, 0, "/nonexistent/program"});
+  recording.handle(Fork{child, parent, child, 20});
+  Sample before_exec;
+  before_exec.pid = before_exec.tid = child;
+  before_exec.time_ns = 30;
+  before_exec.period_ns = 1000;
+  before_exec.user_pcs = {0x400010};
+  recording.handle(before_exec);
+  recording.handle(Command{child, child, 40, true, "other"});
+  Sample after_exec = before_exec;
+  after_exec.time_ns = 50;
+  after_exec.in_kernel = true;
+  after_exec.kernel_pcs = {0xffffffff81000004};
+  recording.handle(after_exec);
+  const RecordingTotals totals = recording.finish(60);
+  EXPECT_EQ(totals.samples, 2u);
+  EXPECT_EQ(totals.processes, 2u);
+  const std::string forked = "_pid" + std::to_string(child) + ".er", exec = "_pid" + std::to_string(child) + "_x1.er";
+  ASSERT_TRUE(std::filesystem::exists(dir.path() / forked / "header.yaml"));
+  ASSERT_TRUE(std::filesystem::exists(dir.path() / exec / "header.yaml"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / ("_pid" + std::to_string(parent) + ".er")));  // never sampled
+  // The child before its exec maps its parent's program; after, nothing yet.
+  analysis::LoadObjectMap before, after;
+  before.load(dir.path() / forked / "loadobjects");
+  after.load(dir.path() / exec / "loadobjects");
+  ASSERT_EQ(before.objects().size(), 1u);
+  EXPECT_EQ(before.objects()[0].path, "/nonexistent/program");
+  EXPECT_TRUE(after.objects().empty());
+  ASSERT_NE(after.find_dynamic(0xffffffff81000004), nullptr);
+  EXPECT_EQ(after.find_dynamic(0xffffffff81000004)->name, "entry");
+}
+
 TEST(ProcessImage, KernelFunctionsAreDescribedCodeOfTheirObjects) {
   test::TempDir dir;
   std::istringstream kallsyms("ffffffff81000000 T first\nffffffff81000100 T second\nffffffffc0000000 t mod_fn [mod]\n");
@@ -131,7 +190,7 @@ TEST(ProcessImage, KernelFunctionsAreDescribedCodeOfTheirObjects) {
   facts.target_pid = 9;
   facts.lineage = "_pid9";
   ProcessImage image(dir.path() / "_pid9.er", facts);
-  image.sample(9, 1000, 0, 0, 1000000, {0xffffffff81000010, 0xffffffffc0000004}, kernel, files);
+  image.sample(9, 1000, 0, 0, 1000000, {0xffffffff81000010, 0xffffffffc0000004}, false, kernel, files);
   metadata::CollectionPlan plan;
   image.finish(plan, nullptr, 2000);
   analysis::LoadObjectMap map;

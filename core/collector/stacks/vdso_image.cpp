@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "experiment_metadata.h"
+#include "mapped_memory.h"
 #include "recording/raw_syscalls.h"
 #include "recording/stream_writer.h"
 
@@ -33,26 +34,17 @@ size_t image_bytes(const ElfW(Ehdr) * elf) {
   return bytes;
 }
 
-// Whether every page of [start, start + bytes) is mapped (mincore fails
-// with ENOMEM on a hole), so reading them cannot fault.
-bool mapped(uintptr_t start, size_t bytes) {
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t first = start & ~(page - 1);
-  const size_t span = (start + bytes - first + page - 1) & ~(page - 1);
-  std::vector<unsigned char> residency(span / page);
-  return mincore(reinterpret_cast<void*>(first), span, residency.data()) == 0;
-}
 
 }  // namespace
 
 void save_vdso_image(const std::string& directory) {
   const uintptr_t base = getauxval(AT_SYSINFO_EHDR);
-  if (base == 0 || !mapped(base, sizeof(ElfW(Ehdr)))) return;
+  if (base == 0 || !metadata::memory_is_mapped(base, sizeof(ElfW(Ehdr)))) return;
   const auto* elf = reinterpret_cast<const ElfW(Ehdr)*>(base);
-  if (std::memcmp(elf->e_ident, ELFMAG, SELFMAG) != 0 || !mapped(base, elf->e_phoff + elf->e_phnum * sizeof(ElfW(Phdr))))
+  if (std::memcmp(elf->e_ident, ELFMAG, SELFMAG) != 0 || !metadata::memory_is_mapped(base, elf->e_phoff + elf->e_phnum * sizeof(ElfW(Phdr))))
     return;
   const size_t bytes = image_bytes(elf);
-  if (bytes == 0 || bytes > kMostBytes || !mapped(base, bytes)) return;
+  if (bytes == 0 || bytes > kMostBytes || !metadata::memory_is_mapped(base, bytes)) return;
   const std::string path = directory + "/" + metadata::kVdsoImageFile;
   const int fd = raw_open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) return;
