@@ -272,11 +272,18 @@ FunctionId ProgramStructure::function_at(const LoadObjectMap& map, uint32_t epoc
                                          bool is_return_address) {
   const MappedObject* mapped = map.find(pc, epoch);
   if (mapped == nullptr) {
-    // Generated code the program described (collector_func_load).
+    // Generated code the program described (collector_func_load), or the
+    // kernel's (er_kernel).
+    auto& cache = described_pc_cache_[&map][is_return_address ? 1 : 0];
+    if (const auto hit = cache.find(pc); hit != cache.end()) return hit->second;
     const DynamicFunction* generated = map.find_dynamic(pc - (is_return_address ? 1 : 0));
-    if (generated == nullptr) return kUnknownFunction;
-    return intern_function(described_object(generated->object.empty() ? kDynamicCodeObject : generated->object),
-                           generated->start, generated->end - generated->start, generated->name);
+    const FunctionId id =
+        generated == nullptr
+            ? kUnknownFunction
+            : intern_function(described_object(generated->object.empty() ? kDynamicCodeObject : generated->object),
+                              generated->start, generated->end - generated->start, generated->name);
+    cache.emplace(pc, id);
+    return id;
   }
   auto& cache = pc_cache_[mapped];
   const uint64_t key = pc ^ (is_return_address ? 1ull << 63 : 0);

@@ -3,6 +3,7 @@
 // object file is opened once, by one persistent elfutils session.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -170,6 +171,10 @@ class ProgramStructure {
   std::map<std::string, FunctionId> artificial_ids_;
   std::map<std::tuple<const LoadObjectMap*, uint32_t, std::string>, std::pair<FunctionId, uint64_t>> traced_ids_;
   std::unordered_map<const MappedObject*, std::unordered_map<uint64_t, FunctionId>> pc_cache_;
+  // Described code's PCs (an er_kernel process's kernel frames: thousands
+  // of described functions, each searched for once per PC).
+  // [leaf, return address] apart: described PCs use every bit.
+  std::unordered_map<const LoadObjectMap*, std::array<std::unordered_map<uint64_t, FunctionId>, 2>> described_pc_cache_;
 };
 
 }  // namespace lumen::analysis
