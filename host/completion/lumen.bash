@@ -121,7 +121,7 @@ _lumen_er_print() {
     -inline) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
     -en_desc) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
     -printmode) COMPREPLY=($(compgen -W "text csv json" -- "$cur")); return ;;
-    -indxobj) COMPREPLY=($(compgen -W "Threads CPUs Samples Seconds" -- "$cur")); return ;;
+    -indxobj) COMPREPLY=($(compgen -W "Threads CPUs Samples Seconds Hosts Processes" -- "$cur")); return ;;
     -outfile | -appendfile | -script) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     -open_exp | -add_exp) COMPREPLY=($(compgen -d -X '!*.er' -- "$cur") $(compgen -d -S / -- "$cur")); return ;;
     -setpath | -addpath | --plugin) COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -138,6 +138,26 @@ _lumen_er_print() {
   fi
 }
 
+# er_kernel [options] [-- command args]: after --, the command's own words.
+_lumen_er_kernel() {
+  local cur prev i
+  _lumen_words
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    case ${COMP_WORDS[i]} in
+      --) _lumen_program_args $((i + 1)); return ;;
+      -p | -t | -o | -d | -A | -C) ((i++)) ;;
+    esac
+  done
+  case $prev in
+    -p) COMPREPLY=($(compgen -W "on hi lo" -- "$cur")); return ;;
+    -A) COMPREPLY=($(compgen -W "on off copy" -- "$cur")); return ;;
+    -d) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    -o | -t | -C) return ;;
+  esac
+  COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" -h 2>/dev/null | grep -oE '^ +-[-a-zA-Z]+' | tr -d ' ') --" -- "$cur"))
+}
+
 complete -F _lumen_collect collect
+complete -F _lumen_er_kernel er_kernel
 complete -F _lumen_er_print er_print
 complete -o dirnames er_archive er_rm er_mv er_cp er_otf2

@@ -70,5 +70,11 @@ expect "metrics as shares" "er_print run.er -metrics e.%" _lumen_er_print e.%tot
 expect "a metric spec's next metric" "er_print run.er -metrics e.user:i.u" _lumen_er_print i.user
 expect "sort keys" "er_print run.er -sort " _lumen_er_print i.totalcpu i.user name
 
+expect "er_kernel options" "er_kernel -" _lumen_er_kernel -p -t -o -d -A -C --
+expect "er_kernel rates" "er_kernel -p " _lumen_er_kernel on hi lo
+expect "er_kernel archive modes" "er_kernel -t 5 -A " _lumen_er_kernel on off copy
+expect "er_kernel's command" "er_kernel -p hi -- er_pri" _lumen_er_kernel er_print
+expect "index object types of er_kernel's" "er_print -indxobj P" _lumen_er_print Processes
+
 echo "completion checked"
 ((failures == 0))
