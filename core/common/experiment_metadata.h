@@ -50,6 +50,8 @@ inline constexpr const char* kSizeLimitReached = "size_limit_reached";
 inline constexpr const char* kTargetEnd = "target_end";
 // Why collection did not finish its work (collect itself was killed).
 inline constexpr const char* kCutShort = "cut_short";
+// {time_ns}: er_kernel saw the process exit (from outside: not its status).
+inline constexpr const char* kExitSeen = "exit_seen";
 }  // namespace header
 
 // collector.plan keywords, one a line: "KEYWORD FIELD...".

@@ -93,7 +93,8 @@ void ProcessImage::sample(uint32_t tid, uint64_t time_ns, int cpu, uint64_t user
   system_ns_ += system_ns;
 }
 
-void ProcessImage::finish(const metadata::CollectionPlan& plan, const metadata::ProcessEnd* end, uint64_t end_ns) {
+void ProcessImage::finish(const metadata::CollectionPlan& plan, const metadata::ProcessEnd* end, uint64_t end_ns,
+                          bool exited) {
   if (!files_open_) return;
   // Sample points: the recording's start and end. Of the process's figures
   // only its CPU time is known, as its samples measured it.
@@ -121,7 +122,10 @@ void ProcessImage::finish(const metadata::CollectionPlan& plan, const metadata::
   stacks_->finish();
   loadobjects_->finish();
   std::string error;
-  if (!metadata::write_header_file(directory_.string(), metadata::header_text(plan, facts_, end), error))
+  std::string header = metadata::header_text(plan, facts_, end);
+  if (exited && end == nullptr)
+    header += std::string(metadata::header::kExitSeen) + ": {time_ns: " + std::to_string(end_ns) + "}\n";
+  if (!metadata::write_header_file(directory_.string(), header, error))
     throw std::runtime_error(error);
 }
 

@@ -48,7 +48,9 @@ class ProcessImage {
   // the stacks touched of the kernel, and sample points at the recording's
   // start and at `end_ns` (its end), which place every process on one time
   // axis; nothing when it never sampled.
-  void finish(const metadata::CollectionPlan& plan, const metadata::ProcessEnd* end, uint64_t end_ns);
+  // `exited`: the kernel reported its exit (at end_ns), its status unknown.
+  void finish(const metadata::CollectionPlan& plan, const metadata::ProcessEnd* end, uint64_t end_ns,
+              bool exited = false);
 
   const std::vector<LiveMapping>& mappings() const { return live_; }
   const metadata::ProcessFacts& facts() const { return facts_; }

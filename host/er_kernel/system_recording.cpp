@@ -77,7 +77,10 @@ SystemRecording::SystemRecording(std::filesystem::path founder, metadata::Collec
 
 std::unique_ptr<ProcessImage> SystemRecording::new_image(uint32_t pid, int image_number,
                                                          std::vector<std::string> command) {
-  std::string lineage = "_pid" + std::to_string(pid);
+  // The kernel reports pid -1 for a task past the point of its exit where
+  // its pid is released: those samples are all processes' last moments.
+  const bool exiting = pid == kExitingPid;
+  std::string lineage = exiting ? "_pid_exiting" : "_pid" + std::to_string(pid);
   if (image_number > 0) lineage += "_x" + std::to_string(image_number);
   // A pid used again by a later process gets its own experiment.
   for (int again = 2; std::filesystem::exists(founder_ / (lineage + ".er")); ++again)
@@ -97,7 +100,10 @@ SystemRecording::Process& SystemRecording::process(uint32_t pid, uint64_t) {
   if (found != processes_.end()) return found->second;
   Process& p = processes_[pid];
   p.pid = pid;
-  p.image = new_image(pid, 0, pid == 0 ? std::vector<std::string>{kIdleFunction} : command_line_of(pid));
+  p.image = new_image(pid, 0,
+                      pid == 0             ? std::vector<std::string>{kIdleFunction}
+                      : pid == kExitingPid ? std::vector<std::string>{"<exiting processes>"}
+                                           : command_line_of(pid));
   return p;
 }
 
@@ -193,7 +199,7 @@ void SystemRecording::finish_exited(uint64_t now_ns) {
       image->finish(plan_, nullptr, time_ns);
       totals_.processes += image->recorded();
     }
-    found->second.image->finish(plan_, nullptr, time_ns);
+    found->second.image->finish(plan_, nullptr, time_ns, true);
     totals_.processes += found->second.image->recorded();
     processes_.erase(found);
   }
@@ -227,13 +233,16 @@ void SystemRecording::on_fork(const Fork& f) {
 }
 
 RecordingTotals SystemRecording::finish(uint64_t end_ns) {
+  std::map<uint32_t, uint64_t> exited(exited_.begin(), exited_.end());  // those not written yet
   for (auto& [pid, p] : processes_) {
     for (auto& image : p.done) {
       image->finish(plan_, nullptr, end_ns);
       totals_.processes += image->recorded();
     }
     const auto ending = endings_.find(pid);
-    p.image->finish(plan_, ending == endings_.end() ? nullptr : &ending->second, end_ns);
+    const auto exit = exited.find(pid);
+    p.image->finish(plan_, ending == endings_.end() ? nullptr : &ending->second,
+                    exit == exited.end() ? end_ns : exit->second, exit != exited.end());
     totals_.processes += p.image->recorded();
   }
   processes_.clear();

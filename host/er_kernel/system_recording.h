@@ -24,6 +24,9 @@
 
 namespace lumen::kernel {
 
+// The pid the kernel gives a task sampled after its pid was released.
+inline constexpr uint32_t kExitingPid = UINT32_MAX;
+
 struct RecordingTotals {
   uint64_t samples = 0;
   uint64_t idle_samples = 0;

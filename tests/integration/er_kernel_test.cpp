@@ -158,6 +158,8 @@ TEST_F(ErKernel, AForkedChildIsAProcessOfItsOwnNamedThroughItsParentsMappings) {
   ASSERT_TRUE(k.truth.contains("child_pid")) << k.run.err;
   const int id = experiment_of(k.experiments, k.truth.at("child_pid").get<int>(), "");
   ASSERT_GT(id, 0) << k.experiments.dump();
+  // It ended before the recording did, seen from outside.
+  EXPECT_EQ(k.experiments.at(id - 1).at("ending").get<std::string>(), "exited");
   auto rows = functions_of(k.experiment, id);
   const double truth = k.truth.at("child").at("user").get<double>() + k.truth.at("child").at("system").get<double>();
   // Within what a loaded machine allows (see above).

@@ -115,6 +115,8 @@ Record record_of(const Experiment& e, const AnalysisPlugins& installed) {
   } else if (const YAML::Node ending = h[metadata::header::kTargetEnd]) {
     if (ending["exit_code"]) r.add_number("exit_code", "Exit status", ending["exit_code"].as<std::string>());
     if (ending["signal"]) r.add("signal", "Killed by signal", "SIG" + ending["signal_name"].as<std::string>("?"));
+  } else if (h[metadata::header::kExitSeen]) {
+    r.add("ending", "Ending", "exited while er_kernel recorded (its exit status is not seen from outside)");
   } else {
     r.add("ending", "Ending", "not recorded (collect was interrupted, or the experiment is still being written)");
   }
@@ -163,6 +165,7 @@ std::string ending_text(const Experiment& e) {
   const YAML::Node ending = e.header()[metadata::header::kTargetEnd];
   if (ending && ending["signal"]) return "killed by SIG" + ending["signal_name"].as<std::string>("?");
   if (ending && ending["exit_code"]) return "exit " + ending["exit_code"].as<std::string>();
+  if (e.header()[metadata::header::kExitSeen]) return "exited";
   return "not recorded";
 }
 
