@@ -90,7 +90,9 @@ std::vector<Flag> make_table() {
       refused("-I", "it names the instrumented libraries of count data (-c), which lumen does not record"),
       refused("-r", "data-race and deadlock detection needs compiler instrumentation, which lumen does not use"),
       refused("-x", "lumen does not stop the target for a debugger; run collect itself under the debugger"),
-      refused("-P", "lumen does not attach to a running process: its collector is preloaded when the process starts"),
+      refused("-P", "lumen does not attach to a running process: its collector is preloaded when the process starts "
+                    "(er_kernel -t SECONDS samples running processes, the kernel too, and er_print -filters 'PID == N' "
+                    "selects one)"),
       refused("-g", "experiment groups are not kept; give er_print the experiments themselves"),
       {{"-V", "--version"}, "", "print the version", [](R r, V) { r.show_version = true; }},
       {{"--help", "-help"}, "", "", [](R r, V) { r.show_help = true; }},
