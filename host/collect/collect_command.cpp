@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "archive_writer.h"
+#include "kernel_frame_names.h"
 #include "plan_resolution.h"
 #include "automatic_plugins.h"
 #include "collector_variants.h"
@@ -92,6 +93,26 @@ bool size_limit_reached(const fs::path& experiment) {
 // copy of each (on and copy alike), so a rebuilt program is still named by
 // the code that ran. A failure is reported; the experiment and the exit
 // status stand.
+bool records_kernel_frames(const CollectionPlan& plan) {
+  for (const PlannedPlugin& p : plan.plugins)
+    for (const auto& [option, value] : p.options)
+      if (p.name == "clock" && option == "kernel_frames" && value == "1") return true;
+  return false;
+}
+
+// The kernel functions in the stacks, named while this boot's kernel is
+// the one that ran the target.
+void name_kernel_frames(const fs::path& experiment) {
+  try {
+    const kernel::KernelFrameNaming naming = kernel::name_kernel_frames(experiment);
+    if (naming.symbols_hidden)
+      std::cerr << "collect: the kernel's frames are left unnamed: /proc/kallsyms shows no addresses to this user "
+                   "(kernel.kptr_restrict)\n";
+  } catch (const std::exception& e) {
+    std::cerr << "collect: the kernel's frames are left unnamed: " << e.what() << "\n";
+  }
+}
+
 void archive_experiment(const fs::path& experiment, ArchiveMode mode) {
   if (mode == ArchiveMode::off) return;
   try {
@@ -234,6 +255,7 @@ int run_collect(const std::vector<std::string>& args) {
     end.end_wall_ns = clock_ns(CLOCK_REALTIME);
     if (plan.runtime.size_limit_bytes != 0) end.size_limit_reached = size_limit_reached(experiment);
     write_header(context, &end);
+    if (records_kernel_frames(plan)) name_kernel_frames(experiment);
     archive_experiment(experiment, plan.runtime.archive);
     exit_like(result.wait_status);
   } catch (const UsageError& e) {

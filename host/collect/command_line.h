@@ -24,6 +24,7 @@ struct CollectRequest {
     std::string option;  // gets this option ("jvm_options")
     std::string value;
     std::string given_as;  // "-J", for errors
+    bool turns_on = true;  // the plugin is used for it (-J); else only set where it is used (-k)
   };
   std::vector<PluginOption> plugin_options;  // a collect flag that sets another option of a plugin (-J)
   std::optional<std::string> experiment_name;                      // -o, -O

@@ -65,6 +65,11 @@ std::vector<Flag> make_table() {
        [](R r, V) { r.list_plugins = true; }},
       {{"-J"}, "\"JVM OPTIONS\"", "options for every JVM the target starts (turns Java profiling, -j, on)",
        [](R r, V v) { r.plugin_options.push_back({"j", "jvm_options", v, "-J"}); }},
+      {{"-k"}, "on|off", "the kernel's frames in clock profiling's stacks, where perf_event allows (default on)",
+       [](R r, V v) {
+         parse_on_off("-k", v);
+         r.plugin_options.push_back({"p", "kernel_frames", v, "-k", false});
+       }},
       {{"-o"}, "NAME.er", "experiment name (default test.1.er, then the next free number)",
        [](R r, V v) { r.experiment_name = v; }},
       {{"-O"}, "NAME.er", "the same as -o, but replace an experiment of that name",

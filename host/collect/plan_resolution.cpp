@@ -159,11 +159,13 @@ CollectionPlan resolve_plan(const Profile& profile, const CollectRequest& reques
       }
     }
   }
-  // -J: an option of the plugin owning a flag, which it also turns on.
+  // -J: an option of the plugin owning a flag, which it also turns on;
+  // -k: one set only where that plugin is used.
   for (const CollectRequest::PluginOption& set : request.plugin_options)
     for (const auto& [name, plugin] : installed) {
       const auto& d = *plugin.collector.descriptor;
       if (d.flag.flag == nullptr || set.flag != d.flag.flag || find_option(d, set.option) == nullptr) continue;
+      if (!set.turns_on && chosen.count(name) == 0) continue;
       chosen[name].written[set.option] = set.value;
       chosen[name].where[set.option] = set.given_as;
     }

@@ -216,8 +216,9 @@ TEST(PluginCatalog, LoadsTheClockPlugin) {
   EXPECT_STREQ(collector.descriptor->name, "clock");
   EXPECT_STREQ(collector.descriptor->data_file, "profile");
   EXPECT_STREQ(collector.descriptor->flag.flag, "p");
-  ASSERT_EQ(collector.descriptor->option_count, 1u);
+  ASSERT_EQ(collector.descriptor->option_count, 2u);
   EXPECT_STREQ(collector.descriptor->options[0].name, "interval");
+  EXPECT_STREQ(collector.descriptor->options[1].name, "kernel_frames");
   const host::AnalysisHalf analysis = host::load_analysis_half(kClockAnalysis);
   ASSERT_NE(analysis.descriptor, nullptr);
   EXPECT_STREQ(analysis.descriptor->name, "clock");

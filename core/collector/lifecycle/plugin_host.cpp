@@ -69,6 +69,10 @@ int runtime_write_record(lumen_stream stream, uint16_t kind, const void* payload
 uint64_t runtime_capture_stack(void* ucontext, int skip) {
   return paused() ? LUMEN_NO_STACK : capture_stack(ucontext, skip + 1);
 }
+uint64_t runtime_capture_stack_under(void* ucontext, const uint64_t* leaf_pcs, uint32_t leaf_count) {
+  if (paused() || ucontext == nullptr) return LUMEN_NO_STACK;
+  return capture_stack_under(ucontext, leaf_pcs, leaf_count);
+}
 // Each thread's latest reading, the floor of plugins' coarser clocks.
 __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_latest_now_ns;
 
@@ -207,6 +211,7 @@ const lumen_stack_service kStacks = {
     .latest_stacks_of_thread = runtime_latest_stacks_of_thread,
     .set_frame_provider = runtime_set_frame_provider,
     .intern_stack = runtime_intern_stack,
+    .capture_stack_under = runtime_capture_stack_under,
 };
 const lumen_time_service kTime = {
     .size = sizeof(lumen_time_service),

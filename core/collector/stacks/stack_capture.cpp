@@ -171,6 +171,36 @@ namespace {
 // the collector's frame that counts is then the one that called
 // libunwind, the frame after libunwind's outermost.
 // With a signal's `ucontext`, the frame provider (if any) rewrites them.
+// Frames a capture_stack_under puts above the stack of its ucontext (the
+// kernel's, of a sample taken in the kernel): only a capture of that same
+// ucontext takes them, never a handler nested in between.
+struct LeafFrames {
+  const void* ucontext;
+  const uint64_t* pcs;
+  uint32_t count;
+};
+__attribute__((tls_model("initial-exec"))) thread_local LeafFrames t_leaf_frames;
+
+// Puts the leaf frames meant for `ucontext` above `pcs[0..depth)`, in
+// place (room for LUMEN_MAX_STACK_DEPTH), and returns the new depth. The
+// user frames' leaf, now below kernel frames, reads as the return address
+// it is (the instruction after the system call, or a faulting one: the
+// same function either way).
+uint32_t prepend_leaf_frames(const void* ucontext, uint64_t* pcs, uint32_t depth, uint32_t& flags) {
+  const LeafFrames leaf = t_leaf_frames;
+  if (ucontext == nullptr || leaf.ucontext != ucontext || leaf.count == 0) return depth;
+  const uint32_t added = leaf.count < LUMEN_MAX_STACK_DEPTH ? leaf.count : LUMEN_MAX_STACK_DEPTH;
+  uint32_t kept = depth;
+  if (kept > LUMEN_MAX_STACK_DEPTH - added) {
+    kept = LUMEN_MAX_STACK_DEPTH - added;
+    flags |= LUMEN_STACK_TRUNCATED;
+  }
+  std::memmove(pcs + added, pcs, kept * sizeof *pcs);
+  std::memcpy(pcs, leaf.pcs, added * sizeof *pcs);
+  flags &= ~static_cast<uint32_t>(LUMEN_STACK_LEAF_IS_RETURN);
+  return added + kept;
+}
+
 uint64_t intern_frames(void* const* frames, int count, int first, uint32_t flags, bool in_collector_work = false,
                        void* ucontext = nullptr) {
   uint64_t pcs[LUMEN_MAX_STACK_DEPTH];
@@ -221,8 +251,12 @@ uint64_t intern_frames(void* const* frames, int count, int first, uint32_t flags
     const int n = provider(ucontext, pcs, static_cast<int>(depth), frames_in_objects(pcs, depth), provided,
                            static_cast<int>(LUMEN_MAX_STACK_DEPTH), &provided_flags);
     if (n == 0) return LUMEN_NO_STACK;
-    if (n > 0) return stack_table_intern(provided, static_cast<uint32_t>(n), provided_flags);
+    if (n > 0) {
+      const uint32_t total = prepend_leaf_frames(ucontext, provided, static_cast<uint32_t>(n), provided_flags);
+      return stack_table_intern(provided, total, provided_flags);
+    }
   }
+  depth = prepend_leaf_frames(ucontext, pcs, depth, flags);
   if (depth == 0) return LUMEN_NO_STACK;
   return stack_table_intern(pcs, depth, flags);
 }
@@ -408,6 +442,16 @@ __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
     if (reinterpret_cast<uint64_t>(frames[i]) == interrupted)
       return remembered_sample(intern_frames(frames, count, i, 0, interrupted_collector_work, ucontext));
   return remembered_sample(capture_from_context(ucontext, interrupted_collector_work));
+}
+
+uint64_t capture_stack_under(void* ucontext, const uint64_t* leaf_pcs, uint32_t leaf_count) {
+  const LeafFrames outer = t_leaf_frames;
+  t_leaf_frames = {ucontext, leaf_pcs, leaf_count};
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  const uint64_t stack = capture_stack(ucontext, 0);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t_leaf_frames = outer;
+  return stack;
 }
 
 uint64_t intern_traced_call_frames(const uint64_t* pcs, int count, int first) {

@@ -34,6 +34,11 @@ bool stack_capture_set_frame_provider(lumen_frame_provider provider);
 // LUMEN_MAX_STACK_DEPTH keep their leaf end and are flagged truncated.
 uint64_t capture_stack(void* ucontext, int skip);
 
+// [signal-safe] capture_stack(ucontext, 0) with `leaf_pcs[0..leaf_count)`
+// (the kernel's frames of the sample: the interrupted kernel PC, then
+// return addresses) above the interrupted user frame, leaf-most.
+uint64_t capture_stack_under(void* ucontext, const uint64_t* leaf_pcs, uint32_t leaf_count);
+
 // Not signal-safe. Interns a stack another thread's registers were unwound
 // into (blocked_stack.h), leaf first, the leaf being the thread's PC: the
 // collector's own frames are left out as from a capture. When frame

@@ -189,6 +189,14 @@ typedef struct lumen_stack_service {
    * site alone is known: one return address, LUMEN_STACK_LEAF_IS_RETURN and
    * LUMEN_STACK_TRUNCATED. */
   uint64_t (*intern_stack)(const uint64_t* pcs, uint32_t count, uint32_t flags);
+  /* [signal-safe] (SDK 1.4) capture_stack(ucontext, 0), a signal handler's
+   * `ucontext` required, with `leaf_pcs[0..leaf_count)` above the
+   * interrupted frame, leaf first: the kernel's frames of a sample taken
+   * while the thread ran in the kernel (perf_event's call chain: the
+   * interrupted kernel PC, then return addresses), which no unwinding of
+   * the thread can see. Frames past LUMEN_MAX_STACK_DEPTH are cut from the
+   * root end and the stack flagged truncated. */
+  uint64_t (*capture_stack_under)(void* ucontext, const uint64_t* leaf_pcs, uint32_t leaf_count);
 } lumen_stack_service;
 
 /* The experiment's clock. */

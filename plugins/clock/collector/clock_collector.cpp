@@ -2,7 +2,11 @@
 // the thread whose CPU time it measures; each expiry records the interrupted
 // call stack and the CPU time the sample stands for, split into user and
 // system time by the thread's own rusage, which also says how much CPU
-// time the sample stands for.
+// time the sample stands for. With the kernel's frames (kernel_frames, where
+// perf_event allows the kernel's call chains) a task-clock counter of the
+// thread samples the kernel's call chains in between (kernel_sampler.h),
+// and each timer sample puts the system time of its window on the kernel
+// functions under the call that entered the kernel.
 #include <lumen/collector_plugin.h>
 #include <sched.h>
 #include <signal.h>
@@ -15,18 +19,24 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iterator>
 
 #include "../clock_record.h"
+#include "kernel_sampler.h"
 
 namespace {
 
 using lumen::clock::ClockSplitSample;
+using lumen::clock::KernelSample;
+using lumen::clock::KernelSampler;
 
 const lumen_runtime* g_runtime = nullptr;
 lumen_stream g_stream = -1;
 int64_t g_interval_ns = 10'000'000;
 std::atomic<bool> g_running{false};
+bool g_kernel_frames = false;  // threads sampled by a task-clock counter with the kernel's frames
+std::atomic<uint64_t> g_lost_chains{0};  // samples taken in the kernel that a full ring dropped
 static_assert(std::atomic<bool>::is_always_lock_free, "read in the handler");
 
 // Timer ids can be 0 (glibc >= 2.34 hands out the kernel's ids), so whether
@@ -36,6 +46,7 @@ struct ThreadTimer {
   bool armed;
 };
 __attribute__((tls_model("initial-exec"))) thread_local ThreadTimer t_timer;
+__attribute__((tls_model("initial-exec"))) thread_local KernelSampler t_kernel;
 
 // The thread's user and system time as the kernel accounted them at its
 // previous sample, and the split of the last interval that had one.
@@ -101,6 +112,96 @@ void split_cpu_time(uint64_t timer_ns, uint64_t* user_ns, uint64_t* system_ns) {
   *user_ns = timer_ns - *system_ns;
 }
 
+// [signal-safe] Writes one sample of the calling thread; keeps it as the
+// tail's sample-to-be (none while paused).
+void write_sample(uint64_t time_ns, uint64_t stack_id, uint64_t user_ns, uint64_t system_ns, int32_t cpu) {
+  ClockSplitSample sample{time_ns, stack_id, user_ns, system_ns, g_runtime->threads->thread_id(), cpu};
+  if (g_runtime->recording->write_record(g_stream, lumen::clock::kSplitSampleRecord, &sample, sizeof sample) != 0) {
+    t_times.last_time_ns = sample.time_ns, t_times.last_stack = sample.stack_id, t_times.last_cpu = sample.cpu;
+    t_times.sampled = true;
+  }
+}
+
+// The samples a counter's signal found in its ring, consecutive ones of one
+// kernel chain taken together.
+struct KernelRun {
+  void* ucontext;
+  uint64_t time_ns;
+  int32_t cpu;
+  uint64_t system_ns;     // to share out among the samples taken in the kernel
+  uint32_t in_kernel;     // how many there are
+  uint32_t shared;        // how many have had their share
+  uint32_t user_samples;  // taken in user mode
+  KernelSample chain;     // the chain of the samples not yet written
+  uint32_t chain_samples;
+};
+
+// [signal-safe] Writes the samples of `run.chain` with their share of the
+// system time, on their kernel frames above the interrupted user stack.
+void write_chain(KernelRun& run) {
+  if (run.chain_samples == 0) return;
+  run.shared += run.chain_samples;
+  const uint64_t share = run.shared == run.in_kernel
+                             ? run.system_ns - run.system_ns / run.in_kernel * (run.in_kernel - run.chain_samples)
+                             : run.system_ns / run.in_kernel * run.chain_samples;
+  const uint64_t stack =
+      g_runtime->stacks->capture_stack_under(run.ucontext, run.chain.frames, run.chain.frame_count);
+  write_sample(run.time_ns, stack, 0, share, run.cpu);
+  run.chain_samples = 0;
+}
+
+bool same_chain(const KernelSample& a, const KernelSample& b) {
+  if (a.frame_count != b.frame_count) return false;
+  for (uint32_t i = 0; i < a.frame_count; ++i)
+    if (a.frames[i] != b.frames[i]) return false;
+  return true;
+}
+
+void count_kernel_sample(const KernelSample& sample, void* context) {
+  auto& run = *static_cast<KernelRun*>(context);
+  if (sample.in_kernel && sample.frame_count > 0) ++run.in_kernel;
+  else ++run.user_samples;
+}
+
+void write_kernel_sample(const KernelSample& sample, void* context) {
+  auto& run = *static_cast<KernelRun*>(context);
+  if (!sample.in_kernel || sample.frame_count == 0) return;
+  if (run.chain_samples > 0 && !same_chain(run.chain, sample)) write_chain(run);
+  if (run.chain_samples == 0) run.chain = sample;
+  ++run.chain_samples;
+}
+
+// [signal-safe] A sample of a thread with a task-clock counter: the
+// counter's samples queued since the previous one. The CPU time since then
+// (the thread's rusage) is shared out: its system time among the samples
+// taken in the kernel, each on its kernel chain above the interrupted user
+// stack; its user time (and the system time when no sample was taken in
+// the kernel: short system calls all through a user loop) on that user
+// stack alone.
+void record_kernel_samples(void* ucontext, uint64_t timer_ns) {
+  const uint64_t end = lumen::clock::kernel_samples_end(t_kernel);
+  if (g_running.load(std::memory_order_acquire)) {
+    KernelRun run{};
+    run.ucontext = ucontext;
+    lumen::clock::visit_kernel_samples(t_kernel, end, count_kernel_sample, &run, nullptr);
+    run.time_ns = g_runtime->time->now_ns();
+    run.cpu = sched_getcpu();
+    uint64_t user_ns = 0, system_ns = 0;
+    split_cpu_time(timer_ns, &user_ns, &system_ns);
+    if (run.in_kernel > 0 && system_ns > 0) {
+      run.system_ns = system_ns;
+      uint64_t lost = 0;
+      lumen::clock::visit_kernel_samples(t_kernel, end, write_kernel_sample, &run, &lost);
+      write_chain(run);
+      if (lost != 0) g_lost_chains.fetch_add(lost, std::memory_order_relaxed);
+      system_ns = 0;
+    }
+    if (user_ns + system_ns > 0)
+      write_sample(run.time_ns, g_runtime->stacks->capture_stack(ucontext, 0), user_ns, system_ns, run.cpu);
+  }
+  lumen::clock::consume_kernel_samples(t_kernel, end);
+}
+
 // Marks this plugin's timers, so that a SIGPROF from anything else (the
 // target's own setitimer or timer) goes on to the target's handler.
 constexpr int kTimerCookie = 0x6c756d65;  // "lume"
@@ -109,19 +210,15 @@ int on_profiling_signal(int, siginfo_t* info, void* ucontext) {
   if (info->si_code != SI_TIMER || info->si_value.sival_int != kTimerCookie) return 0;
   // Still pending when its thread's timer went (thread_end): taken, no sample.
   if (!t_timer.armed) return 1;
-  if (g_running.load(std::memory_order_acquire)) {
-    ClockSplitSample sample;
-    sample.time_ns = g_runtime->time->now_ns();
-    sample.stack_id = g_runtime->stacks->capture_stack(ucontext, 0);
-    const uint64_t timer_ns = static_cast<uint64_t>(g_interval_ns) * (1u + static_cast<uint32_t>(info->si_overrun));
-    split_cpu_time(timer_ns, &sample.user_ns, &sample.system_ns);
-    sample.thread_id = g_runtime->threads->thread_id();
-    sample.cpu = sched_getcpu();
-    // The tail's sample-to-be: the last one written (none while paused).
-    if (g_runtime->recording->write_record(g_stream, lumen::clock::kSplitSampleRecord, &sample, sizeof sample) != 0) {
-      t_times.last_time_ns = sample.time_ns, t_times.last_stack = sample.stack_id, t_times.last_cpu = sample.cpu;
-      t_times.sampled = true;
-    }
+  const uint64_t timer_ns = static_cast<uint64_t>(g_interval_ns) * (1u + static_cast<uint32_t>(info->si_overrun));
+  if (t_kernel.armed) {
+    record_kernel_samples(ucontext, timer_ns);
+  } else if (g_running.load(std::memory_order_acquire)) {
+    const uint64_t time_ns = g_runtime->time->now_ns();
+    const uint64_t stack = g_runtime->stacks->capture_stack(ucontext, 0);
+    uint64_t user_ns = 0, system_ns = 0;
+    split_cpu_time(timer_ns, &user_ns, &system_ns);
+    write_sample(time_ns, stack, user_ns, system_ns, sched_getcpu());
   }
   return 1;
 }
@@ -154,6 +251,14 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
           size_t error_size) {
   g_runtime = runtime;
   if (const char* interval = lumen_option(options, count, "interval", nullptr)) g_interval_ns = std::atoll(interval);
+  char kernel_note[320] = "";
+  if (std::strcmp(lumen_option(options, count, "kernel_frames", "0"), "1") == 0) {
+    char obstacle[240];
+    lumen::clock::kernel_frames_obstacle(g_interval_ns, obstacle, sizeof obstacle);
+    g_kernel_frames = obstacle[0] == '\0';
+    if (!g_kernel_frames)
+      std::snprintf(kernel_note, sizeof kernel_note, "clock: the kernel's frames are not recorded: %s", obstacle);
+  }
   g_stream = runtime->recording->open_stream(lumen::clock::kDataFile);
   if (g_stream < 0) {
     std::snprintf(error, error_size, "cannot create the data file '%s'", lumen::clock::kDataFile);
@@ -164,12 +269,15 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
     return 1;
   }
   // The interval as people read it: "10 ms", "500 µs".
-  char note[160];
+  char note[256];
   const bool whole_ms = g_interval_ns % 1'000'000 == 0;
   std::snprintf(note, sizeof note,
-                "clock: each thread sampled every %lld %s of its CPU time, split into user and system time by its rusage",
-                static_cast<long long>(whole_ms ? g_interval_ns / 1'000'000 : g_interval_ns / 1000), whole_ms ? "ms" : "µs");
+                "clock: each thread sampled every %lld %s of its CPU time, split into user and system time by its "
+                "rusage%s",
+                static_cast<long long>(whole_ms ? g_interval_ns / 1'000'000 : g_interval_ns / 1000), whole_ms ? "ms" : "µs",
+                g_kernel_frames ? "; the kernel's frames recorded (perf_event task-clock)" : "");
   runtime->recording->log_note(note);
+  if (kernel_note[0] != '\0') runtime->recording->log_note(kernel_note);
   g_running.store(true, std::memory_order_release);
   return 0;
 }
@@ -177,6 +285,9 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
 void thread_begin() {
   t_times = ThreadTimes{};
   read_thread_times(&t_times.user_ns, &t_times.system_ns);
+  // A thread whose counter cannot be had (descriptors or locked memory
+  // used up) has samples without the kernel's frames.
+  if (g_kernel_frames) lumen::clock::arm_kernel_sampler(t_kernel, g_interval_ns);
   sigevent event{};
   event.sigev_notify = SIGEV_THREAD_ID;
   event.sigev_signo = SIGPROF;
@@ -195,7 +306,10 @@ void thread_begin() {
 }
 
 void thread_end() {
-  if (!t_timer.armed) return;
+  if (!t_timer.armed) {
+    lumen::clock::disarm_kernel_sampler(t_kernel);
+    return;
+  }
   // SIGPROF blocked while the timer goes: a signal of it still pending is
   // delivered after, to an unarmed thread, and taken without a sample. By
   // system call: the collector's pthread_sigmask keeps SIGPROF unblocked.
@@ -203,8 +317,9 @@ void thread_end() {
   sigemptyset(&prof);
   sigaddset(&prof, SIGPROF);
   syscall(SYS_rt_sigprocmask, SIG_BLOCK, &prof, &previous, _NSIG / 8);
+  if (t_timer.armed) timer_delete(t_timer.id);
   t_timer.armed = false;
-  timer_delete(t_timer.id);
+  lumen::clock::disarm_kernel_sampler(t_kernel);
   record_tail();
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &previous, nullptr, _NSIG / 8);
 }
@@ -213,13 +328,30 @@ void thread_end() {
 // forking thread's id names nothing there, or a timer the child creates
 // later. When the child is collected, thread_begin arms a new one (and
 // reads the child thread's own times, which start again from zero).
-void fork_child() { t_timer.armed = false; }
+// Nor is a counter's ring (perf maps it VM_DONTCOPY), nor the counter.
+void fork_child() {
+  t_timer.armed = false;
+  t_kernel = KernelSampler{};
+  g_lost_chains.store(0, std::memory_order_relaxed);
+}
 
-void stop() { g_running.store(false, std::memory_order_release); }
+void stop() {
+  g_running.store(false, std::memory_order_release);
+  if (const uint64_t lost = g_lost_chains.load(std::memory_order_relaxed)) {
+    char note[200];
+    std::snprintf(note, sizeof note,
+                  "clock: %llu samples in the kernel lost their kernel frames (a counter's ring was full); "
+                  "their time is on the user stack",
+                  static_cast<unsigned long long>(lost));
+    g_runtime->recording->log_note(note);
+  }
+}
 
 const lumen_option_def kOptions[] = {
     {"interval", LUMEN_OPTION_DURATION, "10ms", 100'000, 10'000'000'000, 1'000'000,
      "CPU time between samples of a thread; a number alone is in milliseconds"},
+    {"kernel_frames", LUMEN_OPTION_BOOLEAN, "on", 0, 0, 0,
+     "the kernel's frames above the system call in each sample, where perf_event allows (collect -k)"},
 };
 
 const lumen_flag_alias kFlagAliases[] = {{"on", "10ms"}, {"hi", "1ms"}, {"lo", "100ms"}};
@@ -227,7 +359,7 @@ const lumen_flag_alias kFlagAliases[] = {{"on", "10ms"}, {"hi", "1ms"}, {"lo", "
 const lumen_collector_descriptor kPlugin = {
     LUMEN_SDK_HEAD(lumen_collector_descriptor),
     .name = "clock",
-    .version = "1.1",
+    .version = "1.2",
     .data_file = lumen::clock::kDataFile,
     .description = "Clock profiling: samples each thread's call stack on its CPU time",
     .options = kOptions,
