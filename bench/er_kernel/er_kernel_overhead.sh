@@ -16,14 +16,13 @@
 set -euo pipefail
 
 tree=$(cd "$(dirname "$0")/../.." && pwd)
+source "$tree/tools/overhead/harness.sh"
 build=${1:-$tree/build}
 rounds=${ROUNDS:-3}
 er_kernel=$build/bin/er_kernel
-[[ -x $er_kernel ]] || { echo "er_kernel_overhead: $er_kernel not found; build first" >&2; exit 2; }
-command -v perf >/dev/null || { echo "er_kernel_overhead: perf not found" >&2; exit 2; }
-
-work=$(mktemp -d /tmp/er_kernel_overhead.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+harness_begin er_kernel_overhead
+harness_require "$build" "$er_kernel"
+command -v perf >/dev/null || { say "perf not found"; exit 2; }
 gcc -O2 -g -o "$work/cpu_target" "$tree/tools/overhead/cpu_target.c"
 
 declare -A workload=(
@@ -48,30 +47,4 @@ run_config() {  # config workload-command -> "wall cpu"
   echo "$wall $(echo "$user + $system" | bc -l)"
 }
 
-declare -A wall_ratios cpu_ratios
-for ((round = 0; round < rounds; ++round)); do
-  for name in cpu syscalls; do
-    read -ra command <<<"${workload[$name]}"
-    declare -A wall=() cpu=()
-    for ((i = 0; i < ${#configs[@]}; ++i)); do
-      config=${configs[$(((i + round) % ${#configs[@]}))]}
-      read -r w c < <(run_config "$config" "${command[@]}")
-      wall[$config]=$w cpu[$config]=$c
-      echo "er_kernel_overhead: round $((round + 1)) $name $config: wall $w s, cpu $c s" >&2
-    done
-    for config in "${configs[@]}"; do
-      wall_ratios[$name.$config]+="$(echo "${wall[$config]} / ${wall[plain]}" | bc -l) "
-      cpu_ratios[$name.$config]+="$(echo "${cpu[$config]} / ${cpu[plain]}" | bc -l) "
-    done
-  done
-done
-
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {printf "%.3f", a[int((NR+1)/2)]}'; }
-echo "| workload | configuration | wall ratio | CPU ratio (profiler included) |"
-echo "|---|---|---|---|"
-for name in cpu syscalls; do
-  for config in "${configs[@]}"; do
-    [[ $config == plain ]] && continue
-    echo "| $name | $config | $(median <<<"${wall_ratios[$name.$config]}") | $(median <<<"${cpu_ratios[$name.$config]}") |"
-  done
-done
+harness_ratio_rounds "$rounds" cpu syscalls

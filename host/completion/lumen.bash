@@ -62,14 +62,14 @@ _lumen_collect() {
       ((i + 1 <= COMP_CWORD)) && { _lumen_program_args $((i + 1)); return; }
     fi
     case $w in
-      -p | -h | -s | -H | -i | -m | -M | -j | -J | -S | -l | -y | -t | -L | -A | -a | -o | -O | -d | -C | -F | --profile | --plugin | --verbose) ((i++)) ;;
+      -p | -k | -h | -s | -H | -i | -m | -M | -j | -J | -omp | -states | -S | -l | -y | -t | -L | -A | -a | -o | -O | -d | -C | -F | --profile | --plugin | --verbose) ((i++)) ;;
       -*) ;;
       *) _lumen_program_args "$i"; return ;;
     esac
   done
   case $prev in
     -p) COMPREPLY=($(compgen -W "on off hi lo" -- "$cur")); return ;;
-    -H | -i | -m | -omp | -j) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
+    -H | -i | -m | -omp | -j | -k | -states) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
     -s) COMPREPLY=($(compgen -W "on off all calibrate" -- "$cur")); return ;;
     -S) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
     -A) COMPREPLY=($(compgen -W "on off copy" -- "$cur")); return ;;

@@ -51,6 +51,8 @@ collect -o run.er -p on true >/dev/null 2>&1 || fail "collect could not record r
 expect "collect options" "collect --pro" _lumen_collect --profile
 expect "collect options" "collect -" _lumen_collect -p -H -s -o --plugin
 expect "clock values" "collect -p " _lumen_collect on off hi lo
+expect "kernel frames values" "collect -p hi -k " _lumen_collect on off
+expect "a program after -k and -states values" "collect -k off -states on tru" _lumen_collect true
 expect "sync values" "collect -s c" _lumen_collect calibrate
 expect "shipped profiles" "collect --profile " _lumen_collect default mpi heap sync
 expect "the program's own words" "collect -p on true" _lumen_collect true

@@ -55,7 +55,7 @@ class Plan : public ::testing::Test {
     const CollectionPlan plan = resolve(profile(kDefaultProfile), {{"p", value}});
     EXPECT_EQ(plan.plugins.size(), 1u);
     if (plan.plugins.empty()) return "";
-    EXPECT_EQ(plan.plugins[0].options.size(), 1u);
+    EXPECT_EQ(plan.plugins[0].options.size(), 2u);  // interval, kernel_frames
     return plan.plugins[0].options.at(0).second;
   }
   std::string profile_error(const std::string& text) {
@@ -78,16 +78,16 @@ TEST_F(Plan, ProfileOptionsBecomeCanonical) {
   ASSERT_EQ(plan.plugins.size(), 1u);
   const collect::PlannedPlugin& clock = plan.plugins[0];
   EXPECT_EQ(clock.name, "clock");
-  EXPECT_EQ(clock.version, "1.1");
+  EXPECT_EQ(clock.version, "1.2");
   EXPECT_EQ(clock.data_file, "profile");
   EXPECT_EQ(clock.collector_path, kClockCollector);
-  EXPECT_EQ(clock.options, (Options{{"interval", "5000000"}}));
+  EXPECT_EQ(clock.options, (Options{{"interval", "5000000"}, {"kernel_frames", "1"}}));
 }
 
 TEST_F(Plan, DefaultsApplyWhenAPluginHasNoOptions) {
-  EXPECT_EQ(resolve(profile("plugins:\n  clock:\n")).plugins.at(0).options, (Options{{"interval", "10000000"}}));
+  EXPECT_EQ(resolve(profile("plugins:\n  clock:\n")).plugins.at(0).options, (Options{{"interval", "10000000"}, {"kernel_frames", "1"}}));
   EXPECT_EQ(resolve(profile("plugins:\n  clock:\n    interval: 20\n")).plugins.at(0).options,
-            (Options{{"interval", "20000000"}}));  // a number alone is in ms
+            (Options{{"interval", "20000000"}, {"kernel_frames", "1"}}));  // a number alone is in ms
 }
 
 TEST_F(Plan, EmptyProfileMeansNoPlugins) { EXPECT_TRUE(resolve(profile("")).plugins.empty()); }
@@ -107,13 +107,32 @@ TEST_F(Plan, FlagOffRemovesThePlugin) {
   // Flags apply in order: a later -p turns it back on.
   const CollectionPlan plan = resolve(profile(kDefaultProfile), {{"p", "off"}, {"p", "hi"}});
   ASSERT_EQ(plan.plugins.size(), 1u);
-  EXPECT_EQ(plan.plugins[0].options, (Options{{"interval", "1000000"}}));
+  EXPECT_EQ(plan.plugins[0].options, (Options{{"interval", "1000000"}, {"kernel_frames", "1"}}));
 }
 
 TEST_F(Plan, FlagEnablesAPluginTheProfileLacks) {
   const CollectionPlan plan = resolve(profile("description: empty\n"), {{"p", "lo"}});
   ASSERT_EQ(plan.plugins.size(), 1u);
-  EXPECT_EQ(plan.plugins[0].options, (Options{{"interval", "100000000"}}));
+  EXPECT_EQ(plan.plugins[0].options, (Options{{"interval", "100000000"}, {"kernel_frames", "1"}}));
+}
+
+// -k sets the clock plugin's kernel_frames where clock profiling is
+// planned, and never plans it by itself.
+TEST_F(Plan, KernelFramesFlagSetsTheClocksOptionWithoutTurningItOn) {
+  CollectRequest request;
+  request.target = {"prog"};
+  request.plugin_options = {{"p", "kernel_frames", "off", "-k", false}};
+  const CollectionPlan with_clock = collect::resolve_plan(profile(kDefaultProfile), request, *installed_, nullptr);
+  ASSERT_EQ(with_clock.plugins.size(), 1u);
+  EXPECT_EQ(with_clock.plugins[0].options, (Options{{"interval", "10000000"}, {"kernel_frames", "0"}}));
+  request.plugin_flags = {{"p", "off"}};
+  EXPECT_TRUE(collect::resolve_plan(profile(kDefaultProfile), request, *installed_, nullptr).plugins.empty());
+  request.plugin_options[0].value = "sometimes";
+  request.plugin_flags.clear();
+  std::string message;
+  EXPECT_THROW_MESSAGE(collect::resolve_plan(profile(kDefaultProfile), request, *installed_, nullptr), UsageError,
+                       message);
+  EXPECT_CONTAINS(message, "-k: 'sometimes' is not on or off");
 }
 
 TEST_F(Plan, OriginsNameTheFlagOverTheProfileLine) {
@@ -144,7 +163,7 @@ TEST_F(Plan, UnknownPluginNamesFileLineAndInstalledPlugins) {
 
 TEST_F(Plan, UnknownOptionNamesTheAllowedOptions) {
   const std::string message = profile_error("plugins:\n  clock:\n    interval: 1ms\n    rate: 5\n");
-  EXPECT_EQ(message, path() + ":4: unknown option 'rate' for plugin 'clock'; allowed: interval");
+  EXPECT_EQ(message, path() + ":4: unknown option 'rate' for plugin 'clock'; allowed: interval, kernel_frames");
 }
 
 TEST_F(Plan, BadDurationNamesFileLineAndRange) {
@@ -162,8 +181,8 @@ TEST_F(Plan, WritesTheRuntimePlan) {
   collect::write_runtime_plan(plan, dir_ / "collector.plan");
   EXPECT_EQ(read_text(dir_ / "collector.plan"),
             "lumen-plan 2\nprofile " + (dir_ / "plan.yaml").string() +
-                "\nfollow on\nsamples 1000000000\norigin_ns 0\narchive on\nplugin clock 1.1 profile " +
-                kClockCollector.string() + "\noption interval 1000000\n");
+                "\nfollow on\nsamples 1000000000\norigin_ns 0\narchive on\nplugin clock 1.2 profile " +
+                kClockCollector.string() + "\noption interval 1000000\noption kernel_frames 1\n");
   EXPECT_THROW(collect::write_runtime_plan(plan, dir_ / "missing" / "collector.plan"), std::runtime_error);
 }
 

@@ -45,3 +45,43 @@ harness_awk_median='
     return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
   }
 '
+
+# The rounds of a harness that compares whole commands: for each round,
+# each workload NAME (the global associative array `workload`: NAME -> its
+# command line) runs under each configuration (the global array `configs`,
+# the plain run first) in rotating order, through the caller's
+# `run_config CONFIG COMMAND...`, which prints "WALL CPU". Fills the global
+# wall_ratios and cpu_ratios ("NAME.CONFIG" -> the ratios to the plain run
+# of each round), then prints their medians as a markdown table.
+harness_ratio_rounds() {
+  local rounds=$1
+  shift
+  local names=("$@") round name k config w c
+  declare -gA wall_ratios=() cpu_ratios=()
+  for ((round = 1; round <= rounds; ++round)); do
+    for name in "${names[@]}"; do
+      local command=()
+      read -ra command <<<"${workload[$name]}"
+      local -A wall=() cpu=()
+      for ((k = 1; k <= ${#configs[@]}; ++k)); do
+        config=$(harness_config "$round" "$k" "${configs[@]}")
+        read -r w c < <(run_config "$config" "${command[@]}")
+        wall[$config]=$w cpu[$config]=$c
+        say "round $round $name $config: wall $w s, cpu $c s"
+      done
+      for config in "${configs[@]}"; do
+        wall_ratios[$name.$config]+="$(echo "${wall[$config]} / ${wall[${configs[0]}]}" | bc -l) "
+        cpu_ratios[$name.$config]+="$(echo "${cpu[$config]} / ${cpu[${configs[0]}]}" | bc -l) "
+      done
+    done
+  done
+  local median_of='{ printf "%.3f", median($0) }'
+  echo "| workload | configuration | wall ratio | CPU ratio (profiler included) |"
+  echo "|---|---|---|---|"
+  for name in "${names[@]}"; do
+    for config in "${configs[@]:1}"; do
+      echo "| $name | $config | $(awk "$harness_awk_median$median_of" <<<"${wall_ratios[$name.$config]}") |" \
+        "$(awk "$harness_awk_median$median_of" <<<"${cpu_ratios[$name.$config]}") |"
+    done
+  done
+}

@@ -225,6 +225,7 @@ const lumen_thread_service kThreads = {
     .thread_created_ns = runtime_thread_created_ns,
     .collector_thread_ids = collector_thread_ids,
     .read_task_files = read_task_files,
+    .run_in_own_table = run_in_own_table,
 };
 const lumen_signal_service kSignals = {
     .size = sizeof(lumen_signal_service),

@@ -47,6 +47,10 @@ struct FileAsked {
 struct Request {
   size_t count = 0;
   bool private_table = true;  // false: the thread cannot read for the caller
+  long (*work)(void*) = nullptr;  // or: this to run there
+  void* argument = nullptr;
+  long work_result = -1;
+  int work_errno = 0;
   FileAsked files[kMaxFiles];
   char bytes[kArenaBytes];
 };
@@ -183,6 +187,11 @@ void* run(void*) {
     served = asked;
     Request& r = g_request;
     r.private_table = own_table;
+    if (r.work != nullptr && own_table) {
+      errno = 0;
+      r.work_result = r.work(r.argument);
+      r.work_errno = errno;
+    }
     for (size_t i = 0; own_table && i < r.count; ++i) {
       FileAsked& f = r.files[i];
       f.result = read_held_task_file(task_dir, f.tid, f.name, r.bytes + f.offset, f.size);
@@ -299,6 +308,31 @@ size_t read_task_files(lumen_task_file* files, size_t count) {
   }
   unlock();
   return read;
+}
+
+long run_in_own_table(long (*work)(void*), void* argument) {
+  if (work == nullptr) return errno = EINVAL, -1;
+  const RuntimeGuard guard;
+  lock();
+  if (g_state.load(std::memory_order_acquire) == kNoThread)
+    g_state.store(start_thread() ? kRunning : kUnavailable, std::memory_order_release);
+  long result = -1;
+  int error = ENOTSUP;
+  if (g_state.load(std::memory_order_acquire) == kRunning) {
+    Request& r = g_request;
+    r.count = 0;
+    r.work = work;
+    r.argument = argument;
+    r.work_result = -1;
+    r.work_errno = ENOTSUP;
+    const Answer answer = ask();
+    if (answer == Answer::kRead) result = r.work_result, error = r.work_errno;
+    if (answer == Answer::kNoPrivateTable) g_state.store(kUnavailable, std::memory_order_release);
+    r.work = nullptr;
+  }
+  unlock();
+  errno = error;
+  return result;
 }
 
 long read_task_file(uint32_t tid, const char* name, char* buffer, size_t size) {

@@ -24,6 +24,11 @@ long read_task_file(uint32_t tid, const char* name, char* buffer, size_t size);
 // few, for more files than a request holds); returns how many were read.
 size_t read_task_files(lumen_task_file* files, size_t count);
 
+// Not signal-safe. lumen_thread_service::run_in_own_table: `work(argument)`
+// on the reading thread, or -1 (errno ENOTSUP) where it has no table of
+// its own.
+long run_in_own_table(long (*work)(void*), void* argument);
+
 // Not signal-safe. Ends the reading thread (after the plugins' last
 // readings at the end of collection).
 void task_file_reader_stop();

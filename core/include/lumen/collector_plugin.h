@@ -253,6 +253,17 @@ typedef struct lumen_thread_service {
    * opening descriptors up to its limit, or counting on which number comes
    * next, sees what it would see without the collector. */
   size_t (*read_task_files)(lumen_task_file* files, size_t count);
+  /* Not signal-safe. (SDK 1.4) Runs `work(argument)` on that same thread
+   * and returns its result: a descriptor `work` opens takes no number
+   * from the program's table, not even for a moment. What it maps stays
+   * mapped for every thread; a descriptor it leaves open stays in that
+   * thread's table, out of the program's reach. For kernel objects needed
+   * through a mapping only (a perf_event ring: opened for a thread of the
+   * program, mapped, closed). Returns -1 with errno ENOTSUP, without
+   * running `work`, where the thread cannot have a table of its own; the
+   * caller then decides whether a moment in the program's table is
+   * acceptable. */
+  long (*run_in_own_table)(long (*work)(void* argument), void* argument);
 } lumen_thread_service;
 
 /* Signals the runtime dispatches. */

@@ -36,7 +36,11 @@ lumen_stream g_stream = -1;
 int64_t g_interval_ns = 10'000'000;
 std::atomic<bool> g_running{false};
 bool g_kernel_frames = false;  // threads sampled by a task-clock counter with the kernel's frames
-std::atomic<uint64_t> g_lost_chains{0};  // samples taken in the kernel that a full ring dropped
+std::atomic<uint64_t> g_lost_chains{0};
+// Where the threads' counters are opened: the runtime's thread with a
+// descriptor table of its own (SDK 1.4), so no number of the program's is
+// taken even for a moment.
+long (*g_run_elsewhere)(long (*)(void*), void*) = nullptr;  // samples taken in the kernel that a full ring dropped
 static_assert(std::atomic<bool>::is_always_lock_free, "read in the handler");
 
 // Timer ids can be 0 (glibc >= 2.34 hands out the kernel's ids), so whether
@@ -254,7 +258,8 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
   char kernel_note[320] = "";
   if (std::strcmp(lumen_option(options, count, "kernel_frames", "0"), "1") == 0) {
     char obstacle[240];
-    lumen::clock::kernel_frames_obstacle(g_interval_ns, obstacle, sizeof obstacle);
+    if (LUMEN_PROVIDES(runtime->threads, run_in_own_table)) g_run_elsewhere = runtime->threads->run_in_own_table;
+    lumen::clock::kernel_frames_obstacle(g_interval_ns, g_run_elsewhere, obstacle, sizeof obstacle);
     g_kernel_frames = obstacle[0] == '\0';
     if (!g_kernel_frames)
       std::snprintf(kernel_note, sizeof kernel_note, "clock: the kernel's frames are not recorded: %s", obstacle);
@@ -287,7 +292,9 @@ void thread_begin() {
   read_thread_times(&t_times.user_ns, &t_times.system_ns);
   // A thread whose counter cannot be had (descriptors or locked memory
   // used up) has samples without the kernel's frames.
-  if (g_kernel_frames) lumen::clock::arm_kernel_sampler(t_kernel, g_interval_ns);
+  if (g_kernel_frames)
+    lumen::clock::arm_kernel_sampler(t_kernel, g_interval_ns, static_cast<pid_t>(g_runtime->threads->thread_id()),
+                                     g_run_elsewhere);
   sigevent event{};
   event.sigev_notify = SIGEV_THREAD_ID;
   event.sigev_signo = SIGPROF;

@@ -54,17 +54,45 @@ void copy_out(const char* data, size_t size, uint64_t offset, void* out, size_t 
   if (first < bytes) std::memcpy(static_cast<char*>(out) + first, data, bytes - first);
 }
 
-}  // namespace
+struct ArmRequest {
+  int64_t interval_ns;
+  pid_t tid;
+  size_t ring_bytes;
+};
 
-void kernel_frames_obstacle(int64_t interval_ns, char* why, size_t why_size) {
-  why[0] = '\0';
-  perf_event_attr attr = task_clock_attr(interval_ns);
+// The counter of thread `tid`, opened, mapped and closed: its mapping's
+// address, or -1 with errno.
+long open_mapped_counter(void* argument) {
+  const auto& request = *static_cast<const ArmRequest*>(argument);
+  perf_event_attr attr = task_clock_attr(request.interval_ns);
+  const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, request.tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+  if (fd < 0) return -1;
+  const long ring = syscall(SYS_mmap, nullptr, request.ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  const int error = errno;
+  syscall(SYS_close, fd);  // the mapping holds the counter from here on
+  errno = error;
+  return ring == reinterpret_cast<long>(MAP_FAILED) ? -1 : ring;
+}
+
+// A counter like the threads' opened and closed at once: 0, or -1 with errno.
+long probe_counter(void* argument) {
+  perf_event_attr attr = task_clock_attr(*static_cast<const int64_t*>(argument));
   attr.disabled = 1;
   const int fd = open_counter(attr);
-  if (fd >= 0) {
-    syscall(SYS_close, fd);
-    return;
-  }
+  if (fd < 0) return -1;
+  syscall(SYS_close, fd);
+  return 0;
+}
+
+}  // namespace
+
+void kernel_frames_obstacle(int64_t interval_ns, long (*run_elsewhere)(long (*work)(void*), void* argument),
+                            char* why, size_t why_size) {
+  why[0] = '\0';
+  long probed = -1;
+  if (run_elsewhere != nullptr) probed = run_elsewhere(probe_counter, &interval_ns);
+  if (run_elsewhere == nullptr || (probed == -1 && errno == ENOTSUP)) probed = probe_counter(&interval_ns);
+  if (probed == 0) return;
   const int error = errno;
   if (error == EACCES || error == EPERM) {
     const int paranoia = read_paranoia();
@@ -80,21 +108,16 @@ void kernel_frames_obstacle(int64_t interval_ns, char* why, size_t why_size) {
   }
 }
 
-bool arm_kernel_sampler(KernelSampler& sampler, int64_t interval_ns) {
+bool arm_kernel_sampler(KernelSampler& sampler, int64_t interval_ns, pid_t tid,
+                        long (*run_elsewhere)(long (*work)(void*), void* argument)) {
   sampler = KernelSampler{nullptr, 0, false};
-  perf_event_attr attr = task_clock_attr(interval_ns);
-  const int fd = open_counter(attr);
-  if (fd < 0) return false;
-  const size_t bytes = (1 + kDataPages) * kPage;
-  void* ring = reinterpret_cast<void*>(syscall(SYS_mmap, nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
-  const int error = errno;
-  syscall(SYS_close, fd);  // the mapping holds the counter from here on
-  if (ring == MAP_FAILED) {
-    errno = error;
-    return false;
-  }
-  sampler.ring = static_cast<char*>(ring);
-  sampler.ring_bytes = bytes;
+  ArmRequest request{interval_ns, tid, (1 + kDataPages) * kPage};
+  long ring = -1;
+  if (run_elsewhere != nullptr) ring = run_elsewhere(open_mapped_counter, &request);
+  if (run_elsewhere == nullptr || (ring == -1 && errno == ENOTSUP)) ring = open_mapped_counter(&request);
+  if (ring == -1) return false;
+  sampler.ring = reinterpret_cast<char*>(ring);
+  sampler.ring_bytes = request.ring_bytes;
   sampler.armed = true;
   return true;
 }

@@ -12,6 +12,8 @@
 // it (a program's descriptors are numbered as without collect).
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -27,13 +29,20 @@ struct KernelSampler {
 };
 
 // Why kernel frames cannot be recorded in this process, into `why` (empty
-// when they can): a counter like the threads' is opened once and closed.
-void kernel_frames_obstacle(int64_t interval_ns, char* why, size_t why_size);
+// when they can): a counter like the threads' is opened once and closed,
+// through `run_elsewhere` as arm_kernel_sampler does.
+void kernel_frames_obstacle(int64_t interval_ns, long (*run_elsewhere)(long (*work)(void*), void* argument),
+                            char* why, size_t why_size);
 
-// Arms `sampler` on the calling thread: a sample every `interval_ns` of its
-// CPU time. False, with errno, when it cannot be (descriptors or locked
-// memory used up): the thread's samples then have no kernel frames.
-bool arm_kernel_sampler(KernelSampler& sampler, int64_t interval_ns);
+// Arms `sampler` on thread `tid` of this process: a sample every
+// `interval_ns` of its CPU time. `run_elsewhere` (the runtime's
+// run_in_own_table, or null) opens the counter where the descriptor takes
+// no number of the program's; where it cannot, the descriptor is the
+// calling thread's for a moment. False, with errno, when it cannot be
+// (descriptors or locked memory used up): the thread's samples then have
+// no kernel frames.
+bool arm_kernel_sampler(KernelSampler& sampler, int64_t interval_ns, pid_t tid,
+                        long (*run_elsewhere)(long (*work)(void*), void* argument));
 
 // [signal-safe] Ends the counter (its ring unmapped).
 void disarm_kernel_sampler(KernelSampler& sampler);
