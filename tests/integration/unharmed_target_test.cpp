@@ -4,12 +4,16 @@
 // allocate, its raw close_range), and every observation under collect is
 // compared with the same program run without it.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "lumen_commands.h"
@@ -392,6 +396,71 @@ TEST(UnharmedTarget, CollectorFramesNeverShowInUserData) {
     EXPECT_EQ(name.find("liblumen"), std::string::npos) << name;
     EXPECT_EQ(name.find("collector.so"), std::string::npos) << name;
   }
+}
+
+
+// The collector's threads keep tables of their own: while one shared the
+// program's descriptor table, every read or write of the program paid for
+// it in the kernel (docs/performance.md). Seen from outside, in a real
+// program (sleep) under every tracer: each lumen-* task's table holds none
+// of the program's descriptors (what its stdin, stdout and stderr are
+// open on) and nothing but the runtime's files, /proc, a pidfd, the kernel's
+// counters and the runtime's own pipes.
+TEST(UnharmedTarget, TheCollectorsThreadsHoldNoneOfTheProgramsDescriptors) {
+  TempDir dir;
+  const std::string experiment = (dir.path() / "run.er").string();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const int null = open("/dev/null", O_RDONLY);
+    dup2(null, 0);
+    execl((bin_dir() / "collect").c_str(), "collect", "-o", "run.er", "-d", dir.path().c_str(), "-p", "hi", "-s",
+          "all", "-H", "on", "-i", "on", "sleep", "3", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // The sleep, once collect has started it and its threads are up.
+  pid_t target = 0;
+  for (int tries = 0; tries < 100 && target == 0; ++tries) {
+    usleep(50'000);
+    std::ifstream children("/proc/" + std::to_string(child) + "/task/" + std::to_string(child) + "/children");
+    pid_t pid = 0;
+    if (children >> pid) {
+      std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+      std::string name;
+      if (comm >> name && name == "sleep") target = pid;
+    }
+  }
+  ASSERT_NE(target, 0) << "collect did not start sleep";
+  usleep(500'000);
+  const fs::path tasks = "/proc/" + std::to_string(target) + "/task";
+  std::set<std::string> programs;  // what the program's stdin, stdout and stderr are open on
+  for (const char* fd : {"0", "1", "2"}) {
+    std::error_code error;
+    const fs::path file = fs::read_symlink(tasks / std::to_string(target) / "fd" / fd, error);
+    if (!error) programs.insert(file.string());
+  }
+  ASSERT_FALSE(programs.empty());
+  int collector_threads = 0;
+  for (const auto& task : fs::directory_iterator(tasks)) {
+    std::string name;
+    std::ifstream(task.path() / "comm") >> name;
+    if (name.rfind("lumen-", 0) != 0) continue;
+    ++collector_threads;
+    for (const auto& fd : fs::directory_iterator(task.path() / "fd")) {
+      std::error_code error;
+      const std::string file = fs::read_symlink(fd.path(), error).string();
+      if (error) continue;  // closed meanwhile
+      const bool runtimes = file.rfind(experiment, 0) == 0 || file.rfind("/proc/", 0) == 0 ||
+                            file == "anon_inode:[pidfd]" || file == "anon_inode:[perf_event]" ||
+                            file.rfind("pipe:", 0) == 0;
+      EXPECT_TRUE(runtimes) << name << " holds " << fd.path().filename() << " -> " << file;
+      EXPECT_FALSE(programs.count(file)) << name << " holds the program's " << file;
+    }
+  }
+  EXPECT_GE(collector_threads, 3);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 }  // namespace

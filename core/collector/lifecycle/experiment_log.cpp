@@ -7,6 +7,7 @@
 
 #include "recording/raw_syscalls.h"
 #include "recording/runtime_fds.h"
+#include "threads/own_descriptor_table.h"
 
 namespace lumen::collector {
 
@@ -26,6 +27,7 @@ int open_log() {
 // it behind the runtime's back (a raw close_range system call).
 int log_fd() {
   if (g_log_fd < 0 || still_open_on(g_log_fd, g_log_identity)) return g_log_fd;
+  if (has_own_descriptor_table()) return -1;  // opened again by a thread of the program's table
   g_log_fd = open_log();
   return g_log_fd;
 }

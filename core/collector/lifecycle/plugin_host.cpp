@@ -23,6 +23,7 @@
 #include "stacks/stack_capture.h"
 #include "recording/stream_writer.h"
 #include "procfs/task_file_reader.h"
+#include "threads/own_descriptor_table.h"
 #include "stacks/stack_table.h"
 #include "threads/program_thread_state.h"
 #include "time/test_clock_skew.h"
@@ -125,6 +126,9 @@ int runtime_collecting() { return collecting() ? 1 : 0; }
 int runtime_set_frame_provider(lumen_frame_provider provider) {
   return stack_capture_set_frame_provider(provider) ? 0 : -1;
 }
+
+// Only a collector thread may leave the program's table.
+int runtime_own_descriptor_table() { return is_collector_thread() && take_own_descriptor_table() ? 0 : -1; }
 
 int runtime_run_periodic(uint64_t period_ns, void (*tick)()) {
   return plugin_periodic_start(static_cast<long long>(period_ns), tick) ? 0 : -1;
@@ -236,6 +240,7 @@ const lumen_work_service kWork = {
     .size = sizeof(lumen_work_service),
     .run_periodic = runtime_run_periodic,
     .start_thread = runtime_start_thread,
+    .own_descriptor_table = runtime_own_descriptor_table,
 };
 const lumen_guard_service kGuard = {
     .size = sizeof(lumen_guard_service),

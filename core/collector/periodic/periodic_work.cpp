@@ -14,6 +14,7 @@
 
 #include <lumen/collector_support.h>
 
+#include "threads/own_descriptor_table.h"
 #include "threads/own_threads_alive.h"
 #include "threads/own_thread_start.h"
 #include "recording/stream_writer.h"
@@ -64,6 +65,7 @@ void* PeriodicThread::run(void* argument) {
     pthread_setname_np(pthread_self(), self->name_);
   }
   if (const auto begins = g_thread_begins.load(std::memory_order_acquire)) begins();
+  if (self->own_table_) take_own_descriptor_table();
   timespec next;
   clock_gettime(CLOCK_MONOTONIC, &next);
   for (;;) {
@@ -89,10 +91,11 @@ bool PeriodicThread::create() {
   return running_;
 }
 
-bool PeriodicThread::start(long long period_ns, void (*tick)(), const char* name) {
+bool PeriodicThread::start(long long period_ns, void (*tick)(), const char* name, bool own_table) {
   period_ns_ = period_ns;
   tick_ = tick;
   name_ = name;
+  own_table_ = own_table;
   if (period_ns <= 0 || tick == nullptr) return true;
   return create();
 }
@@ -120,7 +123,7 @@ void PeriodicThread::after_fork() {
 void on_periodic_thread_begin(void (*begins)()) { g_thread_begins.store(begins, std::memory_order_release); }
 
 bool sample_thread_start(long long period_ns, void (*tick)()) {
-  return g_sample_thread.start(period_ns, tick, "lumen-samples");
+  return g_sample_thread.start(period_ns, tick, "lumen-samples", true);
 }
 void sample_thread_stop() { g_sample_thread.stop(); }
 void sample_thread_after_fork() { g_sample_thread.after_fork(); }

@@ -18,8 +18,9 @@ namespace lumen::collector {
 class PeriodicThread {
  public:
   // Not signal-safe. A period <= 0 starts nothing. False when the thread
-  // could not be created.
-  bool start(long long period_ns, void (*tick)(), const char* name);
+  // could not be created. `own_table`: the thread takes a descriptor table
+  // of its own (own_descriptor_table.h) before its first tick.
+  bool start(long long period_ns, void (*tick)(), const char* name, bool own_table = false);
   // Not signal-safe. Wakes the thread at once, waits for its end; a tick in
   // progress finishes first.
   void stop();
@@ -41,6 +42,7 @@ class PeriodicThread {
   long long period_ns_ = 0;
   void (*tick_)() = nullptr;
   const char* name_ = "lumen";
+  bool own_table_ = false;
   pthread_t thread_{};
   bool running_ = false;
   // 0 while the thread should run, 1 once asked to stop: also the futex word

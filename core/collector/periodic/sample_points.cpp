@@ -11,6 +11,7 @@
 #include "recording/raw_syscalls.h"
 #include "lifecycle/recording_control.h"
 #include "recording/runtime_fds.h"
+#include "threads/own_descriptor_table.h"
 #include "periodic/periodic_work.h"
 #include "signals/signal_chain.h"
 #include "recording/stream_writer.h"
@@ -39,7 +40,10 @@ uint64_t to_ns(const timeval& tv) { return uint64_t(tv.tv_sec) * 1000000000ull +
 uint64_t resident_bytes() {
   char text[128];
   if (g_statm_fd < 0) return 0;
-  if (!still_open_on(g_statm_fd, g_statm_identity)) open_statm();  // closed behind the runtime's back
+  if (!still_open_on(g_statm_fd, g_statm_identity)) {
+    if (has_own_descriptor_table()) return 0;  // opened again by a thread of the program's table
+    open_statm();  // closed behind the runtime's back
+  }
   const ssize_t n = raw_pread(g_statm_fd, text, sizeof text - 1, 0);
   if (n <= 0) return 0;
   text[n] = '\0';

@@ -1,12 +1,14 @@
 #include "processes/program_end.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
+#include <atomic>
 #include <cstring>
 
 #include "threads/own_threads_alive.h"
@@ -24,7 +26,16 @@ namespace {
 constexpr long long kLookEveryNs = 100'000'000;
 constexpr size_t kMaxListed = 64;
 
+// The watch has a descriptor table of its own (own_descriptor_table.h).
+// When the program's last thread has ended, glibc ends the process with
+// exit(0) on the last thread left, this one: the atexit handlers and the
+// flush of stdio's buffers then need the program's table, which went with
+// its last thread. So when main leaves through pthread_exit (the one way
+// such an ending flushes anything), a keeper started on main, sharing the
+// program's table, takes the watch over.
 PeriodicThread g_watch;
+PeriodicThread g_keeper;
+std::atomic<bool> g_keeper_started{false};
 
 // Field `number` (1-based, as proc(5) counts) of a /proc stat line, after
 // the command name in parentheses, which may hold spaces; null when absent.
@@ -106,13 +117,13 @@ void wait_until_alone() {
   }
 }
 
-void look() {
+void look(PeriodicThread& watch) {
   if (!no_program_thread_left()) return;
   const int status = main_thread_exit_status();
   experiment_log_event(metadata::log_event::kNote,
                        "text: \"the program's last thread ended without exit (main left through pthread_exit, "
                        "or the exit system call): collection stopped, and the collector's threads ended\"");
-  g_watch.stop_from_its_tick();
+  watch.stop_from_its_tick();
   stop_collection();
   wait_until_alone();
   // Returning lets glibc end the process: exit(0) when the program's threads
@@ -126,6 +137,35 @@ void look() {
   }
 }
 
+void watch_look() {
+  if (g_keeper_started.load(std::memory_order_acquire)) return g_watch.stop_from_its_tick();
+  look(g_watch);
+}
+void keeper_look() { look(g_keeper); }
+
+}  // namespace
+
+void program_end_main_leaves() {
+  if (g_keeper_started.exchange(true, std::memory_order_acq_rel)) return;
+  g_keeper.start(kLookEveryNs, keeper_look, "lumen-end");
+}
+
+namespace {
+
+// The main thread's leaving through pthread_exit, heard from a key's
+// destructor (exit, and a return from main, run none).
+pthread_key_t g_main_leaves_key;
+bool g_main_leaves_key_made = false;
+
+void on_main_leaving(void*) {
+  if (static_cast<pid_t>(syscall(SYS_gettid)) == getpid()) program_end_main_leaves();
+}
+
+void hear_main_leave() {
+  if (!g_main_leaves_key_made) g_main_leaves_key_made = pthread_key_create(&g_main_leaves_key, on_main_leaving) == 0;
+  if (g_main_leaves_key_made) pthread_setspecific(g_main_leaves_key, &g_main_leaves_key);
+}
+
 }  // namespace
 
 // The /proc reader's thread starts at its first read: made here, before
@@ -133,13 +173,23 @@ void look() {
 // and maps again (a library dlclosed and another dlopened where it was).
 void program_end_watch_start() {
   main_thread_ended();
-  g_watch.start(kLookEveryNs, look, "lumen-end");
+  hear_main_leave();
+  g_watch.start(kLookEveryNs, watch_look, "lumen-end", true);
 }
-void program_end_watch_stop() { g_watch.stop(); }
+void program_end_watch_stop() {
+  g_watch.stop();
+  g_keeper.stop();
+}
 void program_end_watch_after_fork() {
   main_thread_ended();
+  g_keeper.forget();
+  g_keeper_started.store(false, std::memory_order_relaxed);
+  hear_main_leave();  // the forking thread is the child's main
   g_watch.after_fork();
 }
-void program_end_watch_forget() { g_watch.forget(); }
+void program_end_watch_forget() {
+  g_watch.forget();
+  g_keeper.forget();
+}
 
 }  // namespace lumen::collector

@@ -20,6 +20,10 @@ void program_end_watch_start();
 // Not signal-safe. Ends it and waits for it; nothing when it is the caller.
 void program_end_watch_stop();
 
+// Not signal-safe. On the main thread leaving through pthread_exit (its
+// thread-end key): the keeper of the program's table starts (above).
+void program_end_main_leaves();
+
 // In a forked child: the parent's thread is not there. Collected: start
 // anew; not collected: forget it.
 void program_end_watch_after_fork();

@@ -19,6 +19,7 @@
 #include "lifecycle/experiment_log.h"
 #include "procfs/held_task_files.h"
 #include "lifecycle/runtime_state.h"
+#include "threads/own_descriptor_table.h"
 #include "threads/own_thread_start.h"
 #include "threads/program_thread_state.h"
 
@@ -118,34 +119,6 @@ long read_in_programs_table(uint32_t tid, const char* name, char* buffer, size_t
   return read_whole(path, buffer, size);
 }
 
-// Closes every descriptor of this thread's (private) table: the copies of
-// the program's would keep its files open (a pipe would never see its end).
-bool close_every_descriptor() {
-  if (syscall(SYS_close_range, 0u, ~0u, 0u) == 0) return true;
-  // Kernels before 5.9: list the table and close what it holds, until a
-  // pass finds nothing more.
-  for (int pass = 0; pass < 64; ++pass) {
-    const int dir = raw_openat(AT_FDCWD, "/proc/thread-self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir < 0) return false;
-    bool closed = false;
-    alignas(8) char entries[4096];
-    for (long n; (n = syscall(SYS_getdents64, dir, entries, sizeof entries)) > 0;) {
-      for (long at = 0; at < n;) {
-        const auto* entry = reinterpret_cast<const char*>(entries + at);
-        const unsigned short length = *reinterpret_cast<const unsigned short*>(entry + 16);
-        const char* entry_name = entry + 19;
-        at += length;
-        if (entry_name[0] < '0' || entry_name[0] > '9') continue;
-        const int fd = std::atoi(entry_name);
-        if (fd != dir && syscall(SYS_close, fd) == 0) closed = true;
-      }
-    }
-    syscall(SYS_close, dir);
-    if (!closed) return true;
-  }
-  return false;
-}
-
 long long monotonic_ns() {
   timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -172,7 +145,7 @@ void* run(void*) {
   const RuntimeGuard guard;  // the runtime's own thread for its whole life
   pthread_setname_np(pthread_self(), "lumen-proc");
   mark_collector_thread();  // while the log's descriptor is still in this thread's table
-  const bool own_table = syscall(SYS_unshare, CLONE_FILES) == 0 && close_every_descriptor();
+  const bool own_table = take_own_descriptor_table(false);
   const int task_dir = own_table ? raw_openat(AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
   uint32_t served = 0;
   for (;;) {

@@ -14,6 +14,8 @@
 #include "recording/stream_writer.h"
 #include "threads/program_thread_state.h"
 
+#include "threads/own_descriptor_table.h"
+
 namespace lumen::collector {
 
 namespace {
@@ -106,6 +108,7 @@ void* run(void*) {
   const RuntimeGuard guard;  // the runtime's own thread for its whole life
   pthread_setname_np(pthread_self(), "lumen-runs");
   g_thread_begins();  // marks it the collector's own
+  take_own_descriptor_table();
   int served = g_requests.load(std::memory_order_acquire);
   for (;;) {
     unmap_handed_back();

@@ -9,6 +9,8 @@
 #include <atomic>
 #include <cerrno>
 
+#include "threads/own_descriptor_table.h"
+
 namespace lumen::collector {
 
 namespace {
@@ -148,7 +150,16 @@ FileIdentity identity_of(int fd) {
 }
 
 bool still_open_on(int fd, const FileIdentity& identity) {
-  return identity != FileIdentity{} && identity_of(fd) == identity;
+  if (identity == FileIdentity{}) return false;
+  if (identity_of(fd) == identity) return true;
+  // A runtime thread with a table of its own has the runtime's files at the
+  // program table's numbers: one opened since is brought over; what was
+  // brought and is not the file (the program's, at a number the runtime
+  // gave up) is not kept.
+  if (!bring_from_programs_table(fd)) return false;
+  if (identity_of(fd) == identity) return true;
+  syscall(SYS_close, fd);
+  return false;
 }
 
 bool is_runtime_fd(int fd) {

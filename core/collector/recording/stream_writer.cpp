@@ -13,6 +13,7 @@
 
 #include "recording/run_pool.h"
 #include "recording/runtime_fds.h"
+#include "threads/own_descriptor_table.h"
 #include "stacks/stack_capture.h"
 #include "recording/thread_own_counter.h"
 #include "threads/program_thread_state.h"
@@ -66,6 +67,9 @@ int file_fd(DataFile& file) {
   if (g_reopening.load(std::memory_order_acquire)) return -1;
   const int fd = __atomic_load_n(&file.fd, __ATOMIC_ACQUIRE);
   if (still_open_on(fd, file.identity)) return fd;
+  // A thread with a table of its own never opens the runtime's files: its
+  // numbers must mean what they mean in the program's table.
+  if (has_own_descriptor_table()) return -1;
   if (g_reopening.exchange(true, std::memory_order_acquire)) return -1;
   int fresh = __atomic_load_n(&file.fd, __ATOMIC_ACQUIRE);
   if (!still_open_on(fresh, file.identity)) {

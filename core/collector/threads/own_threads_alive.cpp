@@ -41,6 +41,13 @@ size_t collector_thread_ids(uint32_t* tids, size_t capacity) {
   return count;
 }
 
+bool is_collector_thread() {
+  const uint32_t tid = current_tid();
+  for (const auto& slot : g_tids)
+    if (slot.load(std::memory_order_acquire) == tid) return true;
+  return false;
+}
+
 void forget_collector_threads() {
   for (auto& slot : g_tids) slot.store(0, std::memory_order_relaxed);
 }

@@ -17,6 +17,9 @@ void collector_thread_ends();
 // `capacity`; returns how many were copied.
 size_t collector_thread_ids(uint32_t* tids, size_t capacity);
 
+// [signal-safe] Whether the calling thread is one of them.
+bool is_collector_thread();
+
 // A forked child has none of the parent's threads.
 void forget_collector_threads();
 

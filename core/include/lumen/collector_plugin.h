@@ -305,6 +305,16 @@ typedef struct lumen_work_service {
    * thread does not exist). Returns 0, or -1 when no thread could be
    * started. */
   int (*start_thread)(void* (*body)(void*), void* argument);
+  /* Not signal-safe. (SDK 1.4) On a thread of run_periodic or start_thread
+   * (from its tick or body): gives the calling thread a descriptor table of
+   * its own, holding the runtime's descriptors (its data files) and none of
+   * the program's. While a collector thread shares the program's table the
+   * kernel takes a reference on the file at every read or write the
+   * program makes (some 55 ns a call), so a thread that needs no
+   * descriptor of the program's, nor one the plugin opened on another
+   * thread, should ask. Returns 0, or -1 (the thread still shares the
+   * program's table) elsewhere or where the kernel refuses. */
+  int (*own_descriptor_table)(void);
 } lumen_work_service;
 
 /* The re-entry guard of interposers (lumen::TraceGuard wraps it). */

@@ -221,6 +221,8 @@ bool gather(bool waiting_for_claimed) {
 
 void* run(void*) {
   const lumen::TraceGuard inside(g_runtime);  // the collector's own thread: nothing it calls is traced
+  // It compresses memory into the data files: off the program's table.
+  if (LUMEN_PROVIDES(g_runtime->work, own_descriptor_table)) g_runtime->work->own_descriptor_table();
   for (;;) {
     const bool stopping = g_stop.load(std::memory_order_acquire) != 0;
     if (stopping) {

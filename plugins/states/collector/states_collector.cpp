@@ -150,6 +150,10 @@ void end_tick(uint64_t due_idle, uint64_t spared) {
 
 void tick() {
   if (!g_running.load(std::memory_order_acquire)) return;
+  // It reads the program's threads through /proc (read_task_files), never a
+  // descriptor of the program's: off the program's table (a no-op once
+  // this thread is; a forked child's thread asks anew).
+  if (LUMEN_PROVIDES(g_runtime->work, own_descriptor_table)) g_runtime->work->own_descriptor_table();
   ++g_tick;
   g_stops.begin_tick(g_runtime->time->now_ns());
   g_cpu.begin_tick(*g_runtime, g_tick);
