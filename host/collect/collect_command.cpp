@@ -89,10 +89,6 @@ bool size_limit_reached(const fs::path& experiment) {
   return false;
 }
 
-// -A: what analysis needs of the load objects once the target is done, a
-// copy of each (on and copy alike), so a rebuilt program is still named by
-// the code that ran. A failure is reported; the experiment and the exit
-// status stand.
 bool records_kernel_frames(const CollectionPlan& plan) {
   for (const PlannedPlugin& p : plan.plugins)
     for (const auto& [option, value] : p.options)
@@ -113,21 +109,11 @@ void name_kernel_frames(const fs::path& experiment) {
   }
 }
 
+// -A: what analysis needs of the load objects once the target is done, a
+// copy of each (on and copy alike), so a rebuilt program is still named by
+// the code that ran.
 void archive_experiment(const fs::path& experiment, ArchiveMode mode) {
-  if (mode == ArchiveMode::off) return;
-  try {
-    for (const auto& report : lumen::archive::write_archives(experiment, true)) {
-      for (const std::string& missing : report.missing)
-        std::cerr << "collect: " << missing << " was removed before it could be archived\n";
-      for (const std::string& changed : report.changed)
-        std::cerr << "collect: " << changed
-                  << " changed while the program ran and was not archived; its code will be shown as <unknown>\n";
-      for (const std::string& unreadable : report.unreadable)
-        std::cerr << "collect: " << unreadable << " could not be read and was not copied\n";
-    }
-  } catch (const std::exception& e) {
-    std::cerr << "collect: archiving " << experiment.string() << " failed: " << e.what() << "\n";
-  }
+  if (mode != ArchiveMode::off) lumen::archive::archive_after_recording(experiment, "collect", std::cerr);
 }
 
 // "collect -FLAG" without a value: the owning plugin lists what it accepts.

@@ -245,4 +245,20 @@ std::vector<ArchiveReport> write_archives(const fs::path& experiment, bool copy_
   return reports;
 }
 
+void archive_after_recording(const fs::path& experiment, const std::string& tool, std::ostream& out) {
+  try {
+    for (const ArchiveReport& report : write_archives(experiment, true)) {
+      for (const std::string& missing : report.missing)
+        out << tool << ": " << missing << " was removed before it could be archived\n";
+      for (const std::string& changed : report.changed)
+        out << tool << ": " << changed
+            << " changed while it ran and was not archived; its code will be shown as <unknown>\n";
+      for (const std::string& unreadable : report.unreadable)
+        out << tool << ": " << unreadable << " could not be read and was not copied\n";
+    }
+  } catch (const std::exception& e) {
+    out << tool << ": archiving " << experiment.string() << " failed: " << e.what() << "\n";
+  }
+}
+
 }  // namespace lumen::archive

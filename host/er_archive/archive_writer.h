@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -29,5 +30,12 @@ struct ArchiveReport {
 // index cannot be written.
 std::vector<ArchiveReport> write_archives(const std::filesystem::path& experiment, bool copy_files,
                                           bool descendants = true);
+
+// What a recording tool (collect, er_kernel: `tool`) says of archiving
+// `experiment` once its processes ended: write_archives in copy mode, each
+// file that was removed, changed or unreadable named on `out`, and a
+// failure reported rather than thrown (the experiment and the exit status
+// stand).
+void archive_after_recording(const std::filesystem::path& experiment, const std::string& tool, std::ostream& out);
 
 }  // namespace lumen::archive

@@ -102,17 +102,7 @@ void write_log(const fs::path& experiment, const std::vector<std::string>& notes
 }
 
 void archive(const fs::path& experiment, metadata::ArchiveMode mode) {
-  if (mode == metadata::ArchiveMode::off) return;
-  try {
-    for (const auto& report : archive::write_archives(experiment, true)) {
-      for (const std::string& changed : report.changed)
-        std::cerr << "er_kernel: " << changed << " changed while it ran and was not archived\n";
-      for (const std::string& unreadable : report.unreadable)
-        std::cerr << "er_kernel: " << unreadable << " could not be read and was not copied\n";
-    }
-  } catch (const std::exception& e) {
-    std::cerr << "er_kernel: archiving " << experiment.string() << " failed: " << e.what() << "\n";
-  }
+  if (mode != metadata::ArchiveMode::off) archive::archive_after_recording(experiment, "er_kernel", std::cerr);
 }
 
 // Hands `recording` the events older than `before` in time order (every
