@@ -121,6 +121,20 @@ TEST_F(KernelFrames, EachFunctionsSystemTimeSitsOnTheKernelFunctionsOfItsCalls) 
     }
   }
 
+  // The kernel's instructions are PCs and lines of their own: every
+  // sample is at one, and read_zero's are named by their offset in it.
+  const json pcs = er_print_json({"-metrics", "e.totalcpu:name", "-pcs"}, c.experiment);
+  double pcs_sum = 0, total = 0;
+  bool read_zero_pc = false;
+  for (const json& row : pcs.at("rows")) {
+    const double v = row.at("values").at("e.totalcpu").get<double>();
+    if (row.at("name") == "<Total>") total = v;
+    else pcs_sum += v;
+    read_zero_pc = read_zero_pc || row.at("name").get<std::string>().rfind("read_zero + 0x", 0) == 0;
+  }
+  EXPECT_NEAR(pcs_sum, total, 1e-6);
+  EXPECT_TRUE(read_zero_pc);
+
   // <Kernel> holds them: the system time the functions spent there.
   const auto objects = rows_by_name(er_print_json({"-metrics", "e.system:e.user", "-objects"}, c.experiment));
   ASSERT_TRUE(objects.count("<Kernel>"));

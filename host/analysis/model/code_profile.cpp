@@ -67,7 +67,15 @@ CodeProfile::CodeProfile(const StackProfile& profile, const std::vector<std::uni
         return Position{key, line_of(key)};
       }
       const DescribedCode* described = experiment.described_code().find(frame.pc);
-      if (described == nullptr) return std::nullopt;
+      if (described == nullptr) {
+        // Code only named by the experiment (the kernel's functions, a
+        // module's): its address, no line.
+        const Function& f = structure.function(frame.function);
+        const uint64_t address = frame.pc - (frame.is_return ? 1 : 0);
+        if (frame.function == kUnknownFunction || f.size == 0 || address < f.start || address - f.start >= f.size)
+          return std::nullopt;
+        return Position{{f.object, address}, nullptr, true};
+      }
       const uint64_t address = frame.pc - (frame.is_return && !described->exact_call_sites ? 1 : 0);
       Position position{{structure.function(frame.function).object, address}, nullptr, true};
       described_.try_emplace(frame.function, described);
