@@ -36,11 +36,11 @@ lumen_stream g_stream = -1;
 int64_t g_interval_ns = 10'000'000;
 std::atomic<bool> g_running{false};
 bool g_kernel_frames = false;  // threads sampled by a task-clock counter with the kernel's frames
-std::atomic<uint64_t> g_lost_chains{0};
+std::atomic<uint64_t> g_lost_chains{0};  // samples taken in the kernel that a full ring dropped
 // Where the threads' counters are opened: the runtime's thread with a
 // descriptor table of its own (SDK 1.4), so no number of the program's is
 // taken even for a moment.
-long (*g_run_elsewhere)(long (*)(void*), void*) = nullptr;  // samples taken in the kernel that a full ring dropped
+long (*g_run_elsewhere)(long (*)(void*), void*) = nullptr;
 static_assert(std::atomic<bool>::is_always_lock_free, "read in the handler");
 
 // Timer ids can be 0 (glibc >= 2.34 hands out the kernel's ids), so whether
@@ -126,8 +126,8 @@ void write_sample(uint64_t time_ns, uint64_t stack_id, uint64_t user_ns, uint64_
   }
 }
 
-// The samples a counter's signal found in its ring, consecutive ones of one
-// kernel chain taken together.
+// The counter's samples a timer sample found in the thread's ring,
+// consecutive ones of one kernel chain taken together.
 struct KernelRun {
   void* ucontext;
   uint64_t time_ns;
