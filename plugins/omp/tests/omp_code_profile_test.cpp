@@ -47,10 +47,19 @@ RecordedCode recorded_code(const StackProfile& profile, const std::vector<std::u
     for (size_t i = 0; i < pcs.size(); ++i) {
       const bool is_return = i > 0 || (flags & LUMEN_STACK_LEAF_IS_RETURN) != 0;
       const auto address = structure.code_address(experiment.loadobjects(), stack.epoch, pcs[i], is_return);
-      if (!address) continue;
-      const CodeProfile::AddressKey key{address->object, address->address};
+      const FunctionId function = structure.function_at(experiment.loadobjects(), stack.epoch, pcs[i], is_return);
+      // Code only the experiment names (the kernel's functions, with -k on
+      // by default): its function's address, no line, nothing inlined.
+      const Function& described = structure.function(function);
+      const uint64_t described_at = pcs[i] - (is_return ? 1 : 0);
+      const bool in_described = !address && function != kUnknownFunction && described.size > 0 &&
+                                described_at >= described.start && described_at - described.start < described.size;
+      if (!address && !in_described) continue;
+      const CodeProfile::AddressKey key =
+          address ? CodeProfile::AddressKey{address->object, address->address}
+                  : CodeProfile::AddressKey{described.object, described_at};
       CodeMetrics& at = code.addresses[key];
-      at.function = structure.function_at(experiment.loadobjects(), stack.epoch, pcs[i], is_return);
+      at.function = function;
       if (i == 0 && leaf_recorded) add(at.exclusive, profile.values(s));
       if (std::find(seen_addresses.begin(), seen_addresses.end(), key) == seen_addresses.end()) {
         seen_addresses.push_back(key);
@@ -58,7 +67,9 @@ RecordedCode recorded_code(const StackProfile& profile, const std::vector<std::u
       }
       // The PC's line is the innermost inlined function's; each function
       // it was inlined into holds it at the call's line.
-      const auto& chain = structure.inlined_at(experiment.loadobjects(), stack.epoch, pcs[i], is_return);
+      static const std::vector<InlinedFrame> no_chain;
+      const auto& chain =
+          address ? structure.inlined_at(experiment.loadobjects(), stack.epoch, pcs[i], is_return) : no_chain;
       const auto place = [&](const LineKey& line_key, FunctionId function, bool exclusive) {
         CodeMetrics& in_line = code.lines[line_key];
         if (in_line.function == kUnknownFunction) in_line.function = function;
@@ -68,7 +79,7 @@ RecordedCode recorded_code(const StackProfile& profile, const std::vector<std::u
           add(in_line.inclusive, profile.values(s));
         }
       };
-      const ObjectSymbols* symbols = structure.symbols(address->object);
+      const ObjectSymbols* symbols = address ? structure.symbols(address->object) : nullptr;
       const auto line = symbols != nullptr ? symbols->source_line(address->address) : std::nullopt;
       const FunctionId line_function = chain.empty() ? at.function : chain.front().function;
       // Code without line information is at its function's line of no file.
