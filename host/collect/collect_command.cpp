@@ -100,8 +100,7 @@ bool records_kernel_frames(const CollectionPlan& plan) {
 // the one that ran the target.
 void name_kernel_frames(const fs::path& experiment) {
   try {
-    const kernel::KernelFrameNaming naming = kernel::name_kernel_frames(experiment);
-    if (naming.symbols_hidden)
+    if (!kernel::name_kernel_frames(experiment))
       std::cerr << "collect: the kernel's frames are left unnamed: /proc/kallsyms shows no addresses to this user "
                    "(kernel.kptr_restrict)\n";
   } catch (const std::exception& e) {

@@ -44,7 +44,7 @@ std::set<uint64_t> kernel_code_addresses(const fs::path& stacks_file) {
 // Blocks go at block boundaries: the file is extended to one first (zeros,
 // which readers skip as a block never handed out).
 void align_to_blocks(const fs::path& file) {
-  const int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  const int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) throw std::runtime_error("cannot write " + file.string() + ": " + std::strerror(errno));
   struct stat status;
   bool ok = fstat(fd, &status) == 0;
@@ -80,8 +80,7 @@ std::vector<fs::path> experiments_in(const fs::path& founder) {
 
 }  // namespace
 
-KernelFrameNaming name_kernel_frames(const fs::path& experiment) {
-  KernelFrameNaming naming;
+bool name_kernel_frames(const fs::path& experiment) {
   KernelSymbols symbols;
   bool symbols_read = false;
   for (const fs::path& directory : experiments_in(experiment)) {
@@ -90,19 +89,13 @@ KernelFrameNaming name_kernel_frames(const fs::path& experiment) {
     const std::set<uint64_t> addresses = kernel_code_addresses(stacks);
     if (addresses.empty()) continue;
     if (!symbols_read) symbols.read_running_kernel(), symbols_read = true;
-    ++naming.experiments;
+    if (symbols.hidden()) return false;
     std::set<const KernelFunction*> touched;
-    for (const uint64_t address : addresses) {
+    for (const uint64_t address : addresses)
       if (const KernelFunction* f = symbols.find(address)) touched.insert(f);
-      else ++naming.unnamed;
-    }
-    naming.symbols_hidden = symbols.hidden();
-    if (touched.empty()) continue;
-    std::vector<const KernelFunction*> functions(touched.begin(), touched.end());
-    describe(directory, functions);
-    naming.functions += functions.size();
+    if (!touched.empty()) describe(directory, {touched.begin(), touched.end()});
   }
-  return naming;
+  return true;
 }
 
 }  // namespace lumen::kernel

@@ -7,20 +7,14 @@
 // recorded the addresses (they move with each boot).
 #pragma once
 
-#include <cstddef>
 #include <filesystem>
 
 namespace lumen::kernel {
 
-struct KernelFrameNaming {
-  size_t experiments = 0;  // (sub-)experiments with kernel frames
-  size_t functions = 0;    // kernel functions described
-  size_t unnamed = 0;      // kernel frames no symbol holds
-  bool symbols_hidden = false;  // kallsyms' addresses read as zeros (kptr_restrict)
-};
-
 // Names the kernel frames of `experiment` and of every sub-experiment in
-// it. Throws std::runtime_error naming a file that cannot be written.
-KernelFrameNaming name_kernel_frames(const std::filesystem::path& experiment);
+// it. Returns false when kallsyms hides the kernel's addresses from this
+// user (kernel.kptr_restrict): the frames stay unnamed. Throws
+// std::runtime_error naming a file that cannot be written.
+bool name_kernel_frames(const std::filesystem::path& experiment);
 
 }  // namespace lumen::kernel

@@ -72,9 +72,16 @@ bool close_descriptors_except(const int* keep, int count) {
   return close_listed_except(keep, count);
 }
 
+// Whether a copied table could be emptied of the program's descriptors:
+// one that keeps them would hold the program's pipes and sockets open.
+bool can_close_copies() {
+  return syscall(SYS_close_range, ~0u, ~0u, 0u) == 0 ||
+         syscall(SYS_faccessat, AT_FDCWD, "/proc/thread-self/fd", R_OK) == 0;
+}
+
 bool take_own_descriptor_table(bool with_runtime_fds) {
   if (t_own_table) return true;
-  if (syscall(SYS_unshare, CLONE_FILES) != 0) return false;
+  if (!can_close_copies() || syscall(SYS_unshare, CLONE_FILES) != 0) return false;
   constexpr int kMost = 64;
   int keep[kMost];
   const int count = with_runtime_fds ? runtime_fds_between(0, ~0u, keep, kMost) : 0;

@@ -17,8 +17,8 @@ namespace {
 
 constexpr size_t kPage = 4096;
 // Two data pages: a few deep kernel chains. A thread that spent longer in
-// one system call than they hold loses the oldest samples' chains (the
-// kernel counts them lost); its time is still weighed by its rusage.
+// one system call than they hold loses the chains they have no room for
+// (the kernel counts them lost); its time is still weighed by its rusage.
 constexpr size_t kDataPages = 2;
 
 perf_event_attr task_clock_attr(int64_t interval_ns) {
@@ -33,8 +33,8 @@ perf_event_attr task_clock_attr(int64_t interval_ns) {
   return attr;
 }
 
-int open_counter(perf_event_attr& attr) {
-  return static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
+int open_counter(perf_event_attr& attr, pid_t tid) {
+  return static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
 int read_paranoia() {
@@ -65,7 +65,7 @@ struct ArmRequest {
 long open_mapped_counter(void* argument) {
   const auto& request = *static_cast<const ArmRequest*>(argument);
   perf_event_attr attr = task_clock_attr(request.interval_ns);
-  const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, request.tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+  const int fd = open_counter(attr, request.tid);
   if (fd < 0) return -1;
   const long ring = syscall(SYS_mmap, nullptr, request.ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   const int error = errno;
@@ -78,7 +78,7 @@ long open_mapped_counter(void* argument) {
 long probe_counter(void* argument) {
   perf_event_attr attr = task_clock_attr(*static_cast<const int64_t*>(argument));
   attr.disabled = 1;
-  const int fd = open_counter(attr);
+  const int fd = open_counter(attr, 0);
   if (fd < 0) return -1;
   syscall(SYS_close, fd);
   return 0;
