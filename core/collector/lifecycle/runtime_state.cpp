@@ -301,6 +301,7 @@ void mark_collector_thread() {
 
 void runtime_thread_end() {
   const RuntimeGuard guard;
+  retire_thread_state();  // taken over once the thread is gone
   if (!collecting()) return;
   plugins_thread_end();
   finish_thread_streams();

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "recording/stream_writer.h"
+#include "threads/program_thread_state.h"
 
 namespace lumen::collector {
 
@@ -38,45 +39,31 @@ std::atomic<uint64_t> g_next_id{0};
 std::atomic<uint64_t> g_table_generation{1};  // a reset table's ids are new ones
 int g_stacks_stream = -1;
 
-// The calling thread's latest interned stack: a traced call in a loop asks
-// for the same stack again and again, and comparing it with this is cheaper
-// than hashing it and probing the shared table. `sequence` is odd while the
-// entry is written; a signal handler interning on the same thread meanwhile
-// neither uses nor writes it, and a lookup that a handler's write
-// interrupted sees the sequence change and takes the table instead.
-struct LatestStack {
-  uint32_t sequence;
-  uint32_t depth;
-  uint32_t flags;
-  uint64_t generation;
-  uint64_t id;
-  uint64_t pcs[LUMEN_MAX_STACK_DEPTH];
-};
-__attribute__((tls_model("initial-exec"))) thread_local LatestStack t_latest;
-
 bool latest_is(const uint64_t* pcs, uint32_t depth, uint32_t flags, uint64_t& id) {
-  const uint32_t sequence = t_latest.sequence;
+  LatestInterned& latest = current_thread().latest_interned;
+  const uint32_t sequence = latest.sequence;
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  if ((sequence & 1) != 0 || t_latest.depth != depth || t_latest.flags != flags ||
-      t_latest.generation != g_table_generation.load(std::memory_order_relaxed) ||
-      std::memcmp(t_latest.pcs, pcs, depth * sizeof(uint64_t)) != 0)
+  if ((sequence & 1) != 0 || latest.depth != depth || latest.flags != flags ||
+      latest.generation != g_table_generation.load(std::memory_order_relaxed) ||
+      std::memcmp(latest.pcs, pcs, depth * sizeof(uint64_t)) != 0)
     return false;
-  id = t_latest.id;
+  id = latest.id;
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  return t_latest.sequence == sequence;
+  return latest.sequence == sequence;
 }
 
 uint64_t remember_latest(const uint64_t* pcs, uint32_t depth, uint32_t flags, uint64_t id) {
-  if ((t_latest.sequence & 1) != 0) return id;  // a handler over this thread's own write
-  ++t_latest.sequence;
+  LatestInterned& latest = current_thread().latest_interned;
+  if ((latest.sequence & 1) != 0) return id;  // a handler over this thread's own write
+  ++latest.sequence;
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  t_latest.depth = depth;
-  t_latest.flags = flags;
-  t_latest.generation = g_table_generation.load(std::memory_order_relaxed);
-  t_latest.id = id;
-  std::memcpy(t_latest.pcs, pcs, depth * sizeof(uint64_t));
+  latest.depth = depth;
+  latest.flags = flags;
+  latest.generation = g_table_generation.load(std::memory_order_relaxed);
+  latest.id = id;
+  std::memcpy(latest.pcs, pcs, depth * sizeof(uint64_t));
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  ++t_latest.sequence;
+  ++latest.sequence;
   return id;
 }
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "handler touches it");

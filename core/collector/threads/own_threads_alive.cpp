@@ -26,6 +26,7 @@ void collector_thread_begins() {
 
 void collector_thread_ends() {
   const uint32_t tid = current_tid();
+  retire_thread_state();
   for (auto& slot : g_tids) {
     uint32_t expected = tid;
     if (slot.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) return;

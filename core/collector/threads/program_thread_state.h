@@ -1,7 +1,12 @@
-// Per-thread state of the collector runtime, in initial-exec TLS so that a
-// signal handler reaches it without calling into the dynamic linker.
+// Per-thread state of the collector runtime. A signal handler reaches it
+// through one initial-exec TLS pointer, without calling into the dynamic
+// linker; the state itself lives in the runtime's own pool
+// (thread_state_pool.cpp), because a library loaded into a running process
+// (collect -P) gets only what is left of glibc's static TLS reserve, under
+// 2 KiB shared by every such library.
 #pragma once
 
+#include <lumen/record_format.h>
 #include <pthread.h>
 
 #include <atomic>
@@ -39,6 +44,21 @@ struct ThreadBlock {
 static_assert(std::atomic<char*>::is_always_lock_free && std::atomic<uint32_t>::is_always_lock_free,
               "read in signal handlers");
 
+// The thread's latest interned stack (stack_table.cpp): a traced call in a
+// loop asks for the same stack again and again, and comparing it with this
+// is cheaper than hashing it and probing the shared table. `sequence` is odd
+// while the entry is written; a signal handler interning on the same thread
+// meanwhile neither uses nor writes it, and a lookup that a handler's write
+// interrupted sees the sequence change and takes the table instead.
+struct LatestInterned {
+  uint32_t sequence = 0;
+  uint32_t depth = 0;
+  uint32_t flags = 0;
+  uint64_t generation = 0;
+  uint64_t id = 0;
+  uint64_t pcs[LUMEN_MAX_STACK_DEPTH];
+};
+
 struct ThreadState {
   uint32_t tid = 0;
   bool finished = false;     // thread_end ran: further writes are dropped
@@ -64,23 +84,35 @@ struct ThreadState {
   // collector alone, which the program must not see.
   std::atomic<uint32_t> program_handlers_run{0};
   ThreadBlock blocks[kMaxStreams];
+  LatestInterned latest_interned;
 };
 
-// The calling thread's state. constinit: it is set up with the thread's TLS
-// block, so no access goes through an initialization guard; initial-exec
-// and inline: every access is one %fs-relative load in the caller, not a
-// call (the record writer, the guards and the handlers reach it many times
-// an event).
-__attribute__((tls_model("initial-exec"))) constinit inline thread_local ThreadState t_thread_state;
+// The calling thread's state, or null before its first use. constinit: set
+// up with the thread's TLS block, so no access goes through an
+// initialization guard; initial-exec and inline: every access is one
+// %fs-relative load in the caller, not a call (the record writer, the
+// guards and the handlers reach it many times an event).
+__attribute__((tls_model("initial-exec"))) constinit inline thread_local ThreadState* t_thread_state = nullptr;
 
-// [signal-safe] Reads the calling thread's id into its state (first use).
-void fill_current_tid();
+// [signal-safe] Gives the calling thread its state (first use), or fills
+// in its id (first use after a fork). A thread the pool has no room for
+// shares one overflow state, and its records are dropped.
+ThreadState& first_use_of_thread_state();
 
 // [signal-safe] The calling thread's state; its tid is filled on first use.
 inline ThreadState& current_thread() {
-  if (t_thread_state.tid == 0) [[unlikely]] fill_current_tid();
-  return t_thread_state;
+  ThreadState* state = t_thread_state;
+  if (state == nullptr || state->tid == 0) [[unlikely]] return first_use_of_thread_state();
+  return *state;
 }
+
+// [signal-safe] The calling thread's state goes back to the pool once the
+// thread is gone (its last uses, in signal handlers as it exits, still find
+// it). Called as the thread's collection ends.
+void retire_thread_state();
+
+// Not signal-safe. Unmaps the pool: no thread uses it any more (a detach).
+void release_thread_states();
 
 // [signal-safe] Kernel thread id of the calling thread (cached).
 inline uint32_t current_tid() { return current_thread().tid; }
