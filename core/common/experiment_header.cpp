@@ -64,7 +64,11 @@ std::string end_text(const ProcessEnd& end) {
   Writer w;
   w.add(kEndWallNs, end.end_wall_ns);
   if (end.size_limit_reached) w.add(kSizeLimitReached, *end.size_limit_reached ? "true" : "false");
-  if (end.exited) {
+  if (end.detached) {
+    w.add(kDetached, "true");
+  } else if (end.exit_seen) {
+    w.add(kExitSeen, "{time_ns: " + std::to_string(end.end_wall_ns) + "}");
+  } else if (end.exited) {
     w.add(kTargetEnd, "{exit_code: " + std::to_string(end.exit_code) + "}");
   } else {
     const char* abbrev = sigabbrev_np(end.signal);
@@ -88,6 +92,7 @@ std::string header_text(const CollectionPlan& plan, const ProcessFacts& facts, c
   w.add(kStartMonotonicNs, facts.start_monotonic_ns);
   w.add(kTargetPid, facts.target_pid);
   if (facts.parent_pid != 0) w.add(kParentPid, facts.parent_pid);
+  if (facts.attached) w.add(kAttached, "true");
   w.add(kComments, yaml_list(plan.comments));
   w.add(kProfile, yaml_scalar(plan.profile_path));
   w.add(kFollow, yaml_scalar(plan.follow));

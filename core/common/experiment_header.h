@@ -21,6 +21,7 @@ struct ProcessFacts {
   int parent_pid = 0;   // 0: not recorded (the founder: collect is its parent)
   std::string lineage;  // "" for the founder, "_f1", "_x1", "_rank3", ...
   long rank = -1;       // a parallel job's rank, -1: none
+  bool attached = false;  // collect -P: the process ran before collection (start_* are the attach's)
 };
 
 struct ProcessEnd {
@@ -30,6 +31,10 @@ struct ProcessEnd {
   long long end_wall_ns = 0;
   std::optional<bool> size_limit_reached;  // said when known (collect -L)
   std::string cut_short;  // why collection did not finish its work; empty when it did
+  // collect -P: the process still ran when collect detached (no exit status
+  // then), or ended while attached (seen from outside: its status is not).
+  bool detached = false;
+  bool exit_seen = false;
 };
 
 std::string header_text(const CollectionPlan& plan, const ProcessFacts& facts, const ProcessEnd* end);

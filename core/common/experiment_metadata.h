@@ -50,7 +50,14 @@ inline constexpr const char* kSizeLimitReached = "size_limit_reached";
 inline constexpr const char* kTargetEnd = "target_end";
 // Why collection did not finish its work (collect itself was killed).
 inline constexpr const char* kCutShort = "cut_short";
-// {time_ns}: er_kernel saw the process exit (from outside: not its status).
+// true: collect -P attached to the process while it ran; the start is the
+// attach's.
+inline constexpr const char* kAttached = "attached";
+// true: collect -P detached at end_wall_ns, the process still running (no
+// target_end).
+inline constexpr const char* kDetached = "detached";
+// {time_ns}: er_kernel or collect -P saw the process exit (from outside:
+// not its status).
 inline constexpr const char* kExitSeen = "exit_seen";
 }  // namespace header
 
@@ -90,6 +97,10 @@ inline constexpr const char* kDataFileCreated = "data_file_created";  // name: a
 // A thread of the collector's own (tid: N): its data blocks hold what it
 // recorded for the program's threads; it is not one of them.
 inline constexpr const char* kCollectorThread = "collector_thread";
+// collect -P loaded the runtime into the running process (time_ns), and
+// took it out again (detached, time_ns) with the process still running.
+inline constexpr const char* kAttached = "attached";
+inline constexpr const char* kDetached = "detached";
 }  // namespace log_event
 
 }  // namespace lumen::metadata

@@ -9,10 +9,10 @@
 #include <set>
 #include <sstream>
 
-#include "archive_writer.h"
-#include "kernel_frame_names.h"
 #include "plan_resolution.h"
+#include "attached_recording.h"
 #include "automatic_plugins.h"
+#include "clock_reading.h"
 #include "collector_variants.h"
 #include "command_line.h"
 #include "experiment_directory.h"
@@ -25,6 +25,7 @@
 #include "plugin_arguments.h"
 #include "plugin_hooks.h"
 #include "profile.h"
+#include "recording_end.h"
 #include "target_launcher.h"
 
 namespace lumen::collect {
@@ -33,11 +34,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-long long clock_ns(clockid_t clock) {
-  timespec ts;
-  clock_gettime(clock, &ts);
-  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 std::string profile_path(const std::optional<std::string>& profile) {
   const std::string name = profile.value_or("default");
@@ -73,46 +69,6 @@ void print_plan(std::ostream& out, const CollectionPlan& plan, const fs::path& e
   out << "target:";
   for (const std::string& a : request.target) out << " " << a;
   out << "\n";
-}
-
-// Whether any process's log says the size limit stopped its recording.
-bool size_limit_reached(const fs::path& experiment) {
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(experiment, ec); it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (it->path().filename() != metadata::kLogFile) continue;
-    std::ifstream log(it->path());
-    std::string line;
-    while (std::getline(log, line))
-      if (line.find("event: " + std::string(metadata::log_event::kSizeLimitReached)) != std::string::npos) return true;
-  }
-  return false;
-}
-
-bool records_kernel_frames(const CollectionPlan& plan) {
-  for (const PlannedPlugin& p : plan.plugins)
-    for (const auto& [option, value] : p.options)
-      if (p.name == "clock" && option == "kernel_frames" && value == "1") return true;
-  return false;
-}
-
-// The kernel functions in the stacks, named while this boot's kernel is
-// the one that ran the target.
-void name_kernel_frames(const fs::path& experiment) {
-  try {
-    if (!kernel::name_kernel_frames(experiment))
-      std::cerr << "collect: the kernel's frames are left unnamed: /proc/kallsyms shows no addresses to this user "
-                   "(kernel.kptr_restrict)\n";
-  } catch (const std::exception& e) {
-    std::cerr << "collect: the kernel's frames are left unnamed: " << e.what() << "\n";
-  }
-}
-
-// -A: what analysis needs of the load objects once the target is done, a
-// copy of each (on and copy alike), so a rebuilt program is still named by
-// the code that ran.
-void archive_experiment(const fs::path& experiment, ArchiveMode mode) {
-  if (mode != ArchiveMode::off) lumen::archive::archive_after_recording(experiment, "collect", std::cerr);
 }
 
 // "collect -FLAG" without a value: the owning plugin lists what it accepts.
@@ -187,6 +143,14 @@ int run_collect(const std::vector<std::string>& args) {
     PlanOrigins origins;
     CollectionPlan plan = resolve_plan(profile, request, installed, &origins);
     check_plan_here(plan, installed, origins);
+    if (request.attach_pid != 0) {
+      load_planned_collectors(plan, installed);
+      if (request.dry_run) {
+        print_plan(std::cout, plan, choose_experiment_path(request.experiment_name, request.directory, request.overwrite), request);
+        return 0;
+      }
+      return record_attached(request, plan, installed);
+    }
     const std::string program = resolve_target(request.target[0]);
     if (program.empty()) throw UsageError("cannot find an executable program '" + request.target[0] + "'");
     if (const std::string obstacle = preload_obstacle(program); !obstacle.empty()) throw UsageError(obstacle);
@@ -240,8 +204,7 @@ int run_collect(const std::vector<std::string>& args) {
     end.end_wall_ns = clock_ns(CLOCK_REALTIME);
     if (plan.runtime.size_limit_bytes != 0) end.size_limit_reached = size_limit_reached(experiment);
     write_header(context, &end);
-    if (records_kernel_frames(plan)) name_kernel_frames(experiment);
-    archive_experiment(experiment, plan.runtime.archive);
+    finish_recording(experiment, plan);
     exit_like(result.wait_status);
   } catch (const UsageError& e) {
     std::cerr << "collect: " << e.what() << "\n"

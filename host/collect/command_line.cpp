@@ -42,7 +42,9 @@ CollectRequest parse_command_line(const std::vector<std::string>& args, const st
     throw UsageError("-l and -y name the same signal (" + signal_name(request.runtime.sample_signal) +
                      "); one signal cannot both mark samples and toggle pausing");
   request.target.assign(args.begin() + static_cast<long>(i), args.end());
-  if (request.target.empty() && !request.show_version && !request.show_help && !request.list_plugins &&
+  if (request.attach_pid != 0 && !request.target.empty())
+    throw UsageError("-P attaches to a running process: no program is given with it ('" + request.target[0] + "')");
+  if (request.target.empty() && request.attach_pid == 0 && !request.show_version && !request.show_help && !request.list_plugins &&
       request.describe_flag.empty())
     throw UsageError("no target program given");
   return request;

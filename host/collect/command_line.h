@@ -41,6 +41,7 @@ struct CollectRequest {
   bool show_help = false;
   std::string describe_flag;  // a plugin's flag given last, without a value ("collect -h"): list its values
   std::vector<std::string> target;
+  int attach_pid = 0;  // -P: a running process instead of a target
 };
 
 // `plugin_flags` are the flag letters the installed plugins own ("p", ...);

@@ -1,5 +1,7 @@
 #include "flag_table.h"
 
+#include <cstdlib>
+
 #include "collector_variants.h"
 #include "follow_pattern.h"
 #include "install_layout.h"
@@ -32,6 +34,14 @@ ArchiveMode parse_gprofng_archive(const std::string& value) {
   if (value == "on" || value == "ldobjects" || value == "usedldobjects" || value == "src" || value == "usedsrc")
     return ArchiveMode::copy;
   throw UsageError("-a takes off, on, ldobjects, usedldobjects, src or usedsrc, not '" + value + "'");
+}
+
+int parse_attach_pid(const std::string& value) {
+  char* end = nullptr;
+  const long pid = std::strtol(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || pid <= 0 || pid > 4194304)
+    throw UsageError("-P takes the id of a running process, not '" + value + "'");
+  return static_cast<int>(pid);
 }
 
 // Oracle's flags for data this platform cannot give: refused by name, with
@@ -70,6 +80,8 @@ std::vector<Flag> make_table() {
          parse_on_off("-k", v);
          r.plugin_options.push_back({"p", "kernel_frames", v, "-k", false});
        }},
+      {{"-P"}, "PID", "attach to the running process PID instead of starting a program (until -t's END, or ^C)",
+       [](R r, V v) { r.attach_pid = parse_attach_pid(v); }},
       {{"-o"}, "NAME.er", "experiment name (default test.1.er, then the next free number)",
        [](R r, V v) { r.experiment_name = v; }},
       {{"-O"}, "NAME.er", "the same as -o, but replace an experiment of that name",
@@ -95,9 +107,6 @@ std::vector<Flag> make_table() {
       refused("-I", "it names the instrumented libraries of count data (-c), which lumen does not record"),
       refused("-r", "data-race and deadlock detection needs compiler instrumentation, which lumen does not use"),
       refused("-x", "lumen does not stop the target for a debugger; run collect itself under the debugger"),
-      refused("-P", "lumen does not attach to a running process: its collector is preloaded when the process starts "
-                    "(er_kernel -t SECONDS samples running processes, the kernel too, and er_print -filters 'PID == N' "
-                    "selects one)"),
       refused("-g", "experiment groups are not kept; give er_print the experiments themselves"),
       {{"-V", "--version"}, "", "print the version", [](R r, V) { r.show_version = true; }},
       {{"--help", "-help"}, "", "", [](R r, V) { r.show_help = true; }},

@@ -75,6 +75,7 @@ std::string manifest_text(const ManifestData& m) {
   }
   out << YAML::EndSeq;
   out << YAML::Key << "host_hooks" << YAML::Value << YAML::Flow << c.host_hooks;
+  out << YAML::Key << "works_after_attach" << YAML::Value << c.works_after_attach;
   out << YAML::EndMap;
 
   const AnalysisSpec& a = m.analysis;
@@ -230,6 +231,7 @@ class ManifestReader {
         fail(hook, "unknown host hook '" + name + "' (check, describe_values, leave_out)");
       c.host_hooks.push_back(name);
     }
+    if (node["works_after_attach"]) c.works_after_attach = truth(node, "works_after_attach");
   }
 
   void read_analysis(const YAML::Node& node, AnalysisSpec& a) const {

@@ -29,6 +29,7 @@ CollectorSpec describe_collector(const lumen_collector_descriptor& d) {
     if (hooks->describe_values) spec.host_hooks.push_back("describe_values");
     if (hooks->leave_out) spec.host_hooks.push_back("leave_out");
   }
+  spec.works_after_attach = d.attach == LUMEN_WORKS_AFTER_ATTACH;
   return spec;
 }
 
@@ -80,6 +81,7 @@ std::string first_difference(const CollectorSpec& a, const CollectorSpec& b) {
   if (a.options != b.options) return "its options";
   if (a.flag != b.flag || a.flag_option != b.flag_option || a.aliases != b.aliases) return "its collect flag";
   if (a.host_hooks != b.host_hooks) return "its host hooks";
+  if (a.works_after_attach != b.works_after_attach) return "whether it works after an attach";
   if (a.description != b.description || a.flag_help != b.flag_help) return "its description";
   return "";
 }
@@ -128,6 +130,7 @@ DescribedPlugin::DescribedPlugin(ManifestData data, std::filesystem::path file)
   collector_.options = options_.data();
   collector_.option_count = options_.size();
   collector_.flag = {pointer(c.flag), pointer(c.flag_option), aliases_.data(), aliases_.size(), pointer(c.flag_help)};
+  collector_.attach = c.works_after_attach ? LUMEN_WORKS_AFTER_ATTACH : 0;
 
   const AnalysisSpec& a = data_.analysis;
   for (const MetricSpec& m : a.metrics)

@@ -70,6 +70,7 @@ struct CollectorSpec {
   std::string flag, flag_option, flag_help;  // flag empty: the plugin owns none
   std::vector<AliasSpec> aliases;
   std::vector<std::string> host_hooks;  // of "check", "describe_values", "leave_out"
+  bool works_after_attach = false;  // LUMEN_WORKS_AFTER_ATTACH: collect -P may use it
   bool operator==(const CollectorSpec&) const = default;
 };
 

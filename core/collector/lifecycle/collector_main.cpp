@@ -36,7 +36,11 @@ __attribute__((destructor)) void lumen_collector_stop() {
   // An exit from inside a seccomp sandbox: a system call of the stop's
   // could kill the process as it ends (what was recorded is on disk).
   if (lumen::collector::sandboxed_here()) return;
-  free_libstdcxx_pool();
+  // Unloaded after a detach (collect -P), which stopped collection and
+  // gave back every thread's state: nothing is left to do.
+  if (lumen::collector::attached() && !lumen::collector::collecting()) return;
+  // Loaded into a running program (collect -P), whose pool it is.
+  if (!lumen::collector::attached()) free_libstdcxx_pool();
   lumen::collector::stop_collection();
 }
 

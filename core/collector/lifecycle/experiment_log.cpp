@@ -41,6 +41,12 @@ bool experiment_log_open(const std::string& directory) {
   return g_log_fd >= 0;
 }
 
+void experiment_log_close() {
+  g_log_path[0] = '\0';
+  if (g_log_fd >= 0) close_runtime_fd(g_log_fd);
+  g_log_fd = -1;
+}
+
 void experiment_log_event(const char* event, const std::string& fields) {
   const std::string line = "- {event: " + std::string(event) + (fields.empty() ? "" : ", " + fields) + "}\n";
   // A lost log line must not disturb the target; nothing to do on failure.

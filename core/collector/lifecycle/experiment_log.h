@@ -14,6 +14,9 @@ namespace lumen::collector {
 // Not signal-safe (all of this file).
 bool experiment_log_open(const std::string& directory);
 
+// Closes the log for good (a detach): later events are not written.
+void experiment_log_close();
+
 // Appends "- {event: EVENT, " + fields + "}" as one line; `event` is one
 // of metadata::log_event, `fields` already YAML.
 void experiment_log_event(const char* event, const std::string& fields = "");

@@ -34,7 +34,7 @@ namespace lumen::collector {
 namespace {
 
 struct StartedPlugin {
-  void* library;  // never closed: see started()
+  void* library;  // closed only by a detach (plugins_unload): see started()
   lumen_collector_descriptor descriptor;  // as this runtime knows it (read_sized)
 };
 
@@ -350,6 +350,11 @@ void plugins_fork_child() {
 void plugins_stop() {
   for (const StartedPlugin& p : started())
     if (p.descriptor.stop) p.descriptor.stop();
+}
+
+void plugins_unload() {
+  for (const StartedPlugin& p : started()) dlclose(p.library);
+  started().clear();
 }
 
 }  // namespace lumen::collector

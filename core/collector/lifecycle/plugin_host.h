@@ -22,4 +22,7 @@ void plugins_thread_end();
 void plugins_fork_child();
 void plugins_stop();
 
+// Not signal-safe. Unloads the stopped plugins' collector halves (a detach).
+void plugins_unload();
+
 }  // namespace lumen::collector

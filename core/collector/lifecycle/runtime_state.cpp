@@ -13,6 +13,7 @@
 #include <iterator>
 #include <string>
 
+#include "interposers/call_redirection.h"
 #include "stacks/blocked_stack.h"
 #include "time/clock.h"
 #include "threads/own_threads_alive.h"
@@ -39,6 +40,9 @@
 #include "time/test_clock_skew.h"
 #include "time/tsc_clock.h"
 #include "stacks/vdso_image.h"
+
+extern "C" int lumen_pipe2(int fds[2], int flags);
+extern "C" int lumen_close(int fd);
 
 namespace lumen::collector {
 
@@ -104,11 +108,24 @@ std::string command_line() {
 
 const char* founder_directory_path() { return founder_directory().c_str(); }
 
-void start_collection() {
-  take_collector_variables();
+namespace {
+
+std::atomic<bool> g_attached{false};  // loaded into a running process (collect -P)
+
+// libunwind's validation pipe is the runtime's (its pipe2 and close reach
+// the interposers that keep it so): preloaded, the dynamic linker binds
+// them there; loaded into a running process, the calls are redirected.
+void redirect_libunwind_descriptors() {
+  redirect_calls("libunwind", "pipe2", reinterpret_cast<void*>(lumen_pipe2));
+  redirect_calls("libunwind", "close", reinterpret_cast<void*>(lumen_close));
+}
+
+// What collection is, from the plan on: the same for a process collect
+// started and one it attached to, where the program's calls are not
+// interposed (descendants, pthread_exit of main and exit statuses are not
+// followed, and collect starts each thread's collection).
+bool begin_collection(bool attached) {
   CollectorVariables& variables = collector_variables();
-  if (!variables.present) return;
-  if (variables.target_pid != "any" && std::atol(variables.target_pid.c_str()) != static_cast<long>(getpid())) return;
   const RuntimeGuard guard;
   tsc_clock_init();
 #ifdef LUMEN_TEST_HOOKS
@@ -122,12 +139,17 @@ void start_collection() {
   std::string error;
   const std::string plan_file = founder_directory() + "/" + metadata::kPlanFile;
   std::ifstream plan_text(plan_file);
-  if (!plan_text || !metadata::read_plan(plan_text, plan_file, plan(), error)) return;
-  if (!lineage.empty() && !follows(plan().follow, command_line())) return;
+  if (!plan_text || !metadata::read_plan(plan_text, plan_file, plan(), error)) return false;
+  if (!lineage.empty() && !follows(plan().follow, command_line())) return false;
   const std::string directory = lineage.empty() ? founder_directory() : sub_experiment(lineage);
   if (!lineage.empty()) mkdir(directory.c_str(), 0755);
-  if (!experiment_log_open(directory)) return;
+  if (!experiment_log_open(directory)) return false;
   log_start(lineage);
+  g_attached.store(attached, std::memory_order_release);
+  if (attached) {
+    experiment_log_event(metadata::log_event::kAttached, "time_ns: " + std::to_string(monotonic_ns()));
+    redirect_libunwind_descriptors();
+  }
   stack_capture_init();
   blocked_stack_prepare();
   fork_safety_init();
@@ -136,7 +158,7 @@ void start_collection() {
   g_loadobjects_stream = open_stream(directory.c_str(), LUMEN_LOADOBJECTS_FILE);
   if (stacks < 0 || g_loadobjects_stream < 0 || !stack_table_init(stacks)) {
     experiment_log_event(metadata::log_event::kError, "message: \"cannot create the stack table or its data files\"");
-    return;
+    return false;
   }
   loadobject_tracker_start(g_loadobjects_stream);
   reusable_capture_watch_map_changes(loadobject_latest_change_ns());
@@ -147,12 +169,34 @@ void start_collection() {
   descendants_start(lineage, plan().follow);
   plugins_start(plan(), directory);
   if (!lineage.empty()) write_descendant_header(directory, lineage, plan());
-  process_ending_start(directory, lineage.empty(), plan().runtime.size_limit_bytes != 0);
+  if (!attached) process_ending_start(directory, lineage.empty(), plan().runtime.size_limit_bytes != 0);
   run_pool_start(mark_collector_thread);
-  program_end_watch_start();
+  if (!attached) program_end_watch_start();
   g_collecting.store(true, std::memory_order_release);
-  plugins_thread_begin();
+  if (!attached) plugins_thread_begin();
+  return true;
 }
+
+}  // namespace
+
+void start_collection() {
+  take_collector_variables();
+  CollectorVariables& variables = collector_variables();
+  if (!variables.present) return;
+  if (variables.target_pid != "any" && std::atol(variables.target_pid.c_str()) != static_cast<long>(getpid())) return;
+  begin_collection(false);
+}
+
+bool start_attached_collection(const char* experiment) {
+  if (collecting() || experiment == nullptr) return false;
+  CollectorVariables& variables = collector_variables();
+  variables.present = true;
+  variables.experiment = experiment;
+  variables.lineage.clear();
+  return begin_collection(true);
+}
+
+bool attached() { return g_attached.load(std::memory_order_acquire); }
 
 namespace {
 

@@ -9,6 +9,15 @@ namespace lumen::collector {
 // named (LUMEN_TARGET_PID) or a followed descendant; otherwise does nothing.
 void start_collection();
 
+// Not signal-safe. Starts collection into `experiment` (its plan written
+// there) in a process the runtime was loaded into while it ran (collect
+// -P); false when it cannot (the experiment log says why, where it could
+// be opened). collect starts each thread's collection (runtime_thread_begin).
+bool start_attached_collection(const char* experiment);
+
+// [signal-safe] Whether collection was started by start_attached_collection.
+bool attached();
+
 // The founder experiment's directory (empty before collection starts).
 const char* founder_directory_path();
 

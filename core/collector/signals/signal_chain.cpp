@@ -133,7 +133,10 @@ void pass_to_target(int signal, siginfo_t* info, void* ucontext) {
 void dispatch(int signal, siginfo_t* info, void* ucontext) {
   const int saved_errno = errno;
   bool consumed = false;
+  ThreadState& thread = current_thread();
+  ++thread.in_dispatch;
   if (!redelivered(info)) consumed = collector_takes(signal, info, ucontext);
+  --thread.in_dispatch;
   errno = saved_errno;
   if (!consumed) pass_to_target(signal, info, ucontext);
 }
@@ -182,6 +185,20 @@ int claim_signal(int signal, lumen_signal_handler handler) {
   // A handler the target installed before collection started is kept.
   g_claimed[signal].target = previous;
   return 0;
+}
+
+void release_claimed_signals() {
+  for (int signal = 1; signal < NSIG; ++signal) {
+    ClaimedSignal& claimed = g_claimed[signal];
+    if (!claimed.installed.exchange(false)) continue;
+    // A program that set its own handler since (no sigaction is
+    // interposed after an attach) keeps it.
+    struct sigaction now {};
+    if (real_sigaction()(signal, nullptr, &now) == 0 && (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == dispatch)
+      real_sigaction()(signal, &claimed.target, nullptr);
+    for (auto& handler : claimed.handlers) handler.store(nullptr);
+    for (auto& observer : claimed.observers) observer.store(nullptr);
+  }
 }
 
 int observe_signal(int signal, lumen_signal_handler observer) {

@@ -17,6 +17,11 @@ int claim_signal(int signal, lumen_signal_handler handler);
 // Not signal-safe. See lumen_signal_service::observe_signal.
 int observe_signal(int signal, lumen_signal_handler observer);
 
+// Not signal-safe. Gives every claimed signal back to the program: its own
+// disposition, as recorded (a detach: no handler of the collector's runs
+// after it).
+void release_claimed_signals();
+
 // [signal-safe] Whether `signal` is claimed by a plugin.
 bool signal_claimed(int signal);
 

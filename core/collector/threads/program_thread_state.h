@@ -83,6 +83,11 @@ struct ThreadState {
   // not move, and no other handler could have run, was ended by the
   // collector alone, which the program must not see.
   std::atomic<uint32_t> program_handlers_run{0};
+  // Inside the signal chain's dispatch of a claimed signal (collect -P
+  // then leaves the thread be, and asks again).
+  uint32_t in_dispatch = 0;
+  // collect -P began this thread's collection (lumen_attach_thread).
+  bool attached_began = false;
   ThreadBlock blocks[kMaxStreams];
   LatestInterned latest_interned;
 };

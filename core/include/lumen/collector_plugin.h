@@ -417,7 +417,16 @@ typedef struct lumen_collector_descriptor {
   void (*fork_child)(void);
   /* Hooks collect runs before the target starts. May be NULL. */
   const lumen_collector_hooks* host_hooks;
+  /* SDK 1.5: LUMEN_WORKS_AFTER_ATTACH when the source works in a process
+   * collect -P loaded the runtime into while it ran: thread_begin and
+   * thread_end are then called on each thread from where collect stopped
+   * it, as from a signal handler (they must be signal-safe), and no call of
+   * the program's is interposed. 0 (and a plugin built before 1.5): collect
+   * -P refuses the plugin. */
+  uint32_t attach;
 } lumen_collector_descriptor;
+
+#define LUMEN_WORKS_AFTER_ATTACH 1u
 
 typedef const lumen_collector_descriptor* (*lumen_collector_factory)(void);
 

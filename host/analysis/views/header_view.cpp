@@ -87,6 +87,8 @@ Record record_of(const Experiment& e, const AnalysisPlugins& installed) {
   r.heading = e.path().string();
   r.add("command", "Target command", joined(h[metadata::header::kCommand]));
   r.add_number("target_pid", "Process id", h[metadata::header::kTargetPid].as<std::string>("?"));
+  if (h[metadata::header::kAttached].as<bool>(false))
+    r.add("attached", "Attached", "to the process while it ran (collect -P): the start is the attach's");
   r.add("host", "Host", h[metadata::header::kHost].as<std::string>("?"));
   r.add_number("cpus", "CPUs", h[metadata::header::kCpus].as<std::string>("?"));
   r.add_number("clock_mhz", "Clock rate (MHz)", h[metadata::header::kClockMhz].as<std::string>("?"));
@@ -115,8 +117,10 @@ Record record_of(const Experiment& e, const AnalysisPlugins& installed) {
   } else if (const YAML::Node ending = h[metadata::header::kTargetEnd]) {
     if (ending["exit_code"]) r.add_number("exit_code", "Exit status", ending["exit_code"].as<std::string>());
     if (ending["signal"]) r.add("signal", "Killed by signal", "SIG" + ending["signal_name"].as<std::string>("?"));
+  } else if (h[metadata::header::kDetached]) {
+    r.add("ending", "Ending", "still running when collect detached from it");
   } else if (h[metadata::header::kExitSeen]) {
-    r.add("ending", "Ending", "exited while er_kernel recorded (its exit status is not seen from outside)");
+    r.add("ending", "Ending", "exited while recorded from outside (its exit status is not seen there)");
   } else {
     r.add("ending", "Ending", "not recorded (collect was interrupted, or the experiment is still being written)");
   }
@@ -165,6 +169,7 @@ std::string ending_text(const Experiment& e) {
   const YAML::Node ending = e.header()[metadata::header::kTargetEnd];
   if (ending && ending["signal"]) return "killed by SIG" + ending["signal_name"].as<std::string>("?");
   if (ending && ending["exit_code"]) return "exit " + ending["exit_code"].as<std::string>();
+  if (e.header()[metadata::header::kDetached]) return "detached";
   if (e.header()[metadata::header::kExitSeen]) return "exited";
   return "not recorded";
 }

@@ -378,6 +378,8 @@ const lumen_collector_descriptor kPlugin = {
     .thread_end = thread_end,
     .stop = stop,
     .fork_child = fork_child,
+    .host_hooks = nullptr,
+    .attach = LUMEN_WORKS_AFTER_ATTACH,
 };
 
 }  // namespace

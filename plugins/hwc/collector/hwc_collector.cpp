@@ -504,6 +504,7 @@ const lumen_collector_descriptor kPlugin = {
     .stop = stop,
     .fork_child = fork_child,
     .host_hooks = &kHostHooks,
+    .attach = LUMEN_WORKS_AFTER_ATTACH,
 };
 
 }  // namespace

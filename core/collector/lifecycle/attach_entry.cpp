@@ -1,0 +1,179 @@
+// The runtime's entry points for collect -P, which loads the runtime into
+// a running process and calls these on threads it stopped
+// (host/attach/hijacked_thread.cpp): each runs where the thread was
+// stopped, as a signal handler would, and the thread then goes on as it
+// was (a system call it was in is restarted). The program's calls are not
+// interposed: collection is what needs no interposer (clock profiling,
+// the off-CPU states, counters, samples).
+//
+// Nothing on these paths may call nanosleep or clock_nanosleep: each
+// resets the thread's restart block, and a sleep of the program's that
+// collect interrupted would then end early with EINTR instead of going on.
+#include <lumen/collector_plugin.h>
+
+#include <signal.h>
+#include <ucontext.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <poll.h>
+
+#include <chrono>
+#include <string>
+
+#include "interposers/call_redirection.h"
+#include "lifecycle/experiment_log.h"
+#include "lifecycle/plugin_host.h"
+#include "lifecycle/runtime_state.h"
+#include "experiment_metadata.h"
+#include "recording/runtime_fds.h"
+#include "signals/signal_chain.h"
+#include "threads/own_descriptor_table.h"
+#include "threads/own_thread_start.h"
+#include "threads/own_threads_alive.h"
+#include "threads/program_thread_state.h"
+#include "time/clock.h"
+
+namespace lumen::collector {
+
+namespace {
+
+// A thread stopped inside the runtime's own work (a signal handler of the
+// collector's) is asked again later: 0 means done, not applicable (-1 busy).
+constexpr int kBusy = -1;
+
+bool inside_runtime(const ThreadState& thread) { return thread.interposer_depth > 0 || thread.in_dispatch > 0; }
+
+bool thread_gone(uint32_t tid) { return syscall(SYS_tgkill, getpid(), tid, 0) != 0 && errno == ESRCH; }
+
+// The collector's threads end once collection stops; the runtime's code may
+// be unloaded only when none is left on them.
+bool collector_threads_gone(const uint32_t* tids, size_t count, std::chrono::milliseconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  for (size_t i = 0; i < count; ++i)
+    while (!thread_gone(tids[i])) {
+      if (std::chrono::steady_clock::now() >= until) return false;
+      poll(nullptr, 0, 1);
+    }
+  return true;
+}
+
+// collect's own process: when it ends without detaching (killed), the
+// runtime stops collection by itself (the experiment stays whole; the
+// runtime stays loaded, its handlers taking the timers' last signals).
+std::atomic<bool> g_detaching{false};
+pid_t g_collect_pid = 0;
+
+void* watch_collect(void*) {
+  const RuntimeGuard guard;  // the runtime's own for its whole life
+  mark_collector_thread();
+  take_own_descriptor_table();
+  const int collect = static_cast<int>(syscall(SYS_pidfd_open, g_collect_pid, 0));
+  bool collect_ended = false;
+  while (!collect_ended && !g_detaching.load(std::memory_order_acquire)) {
+    pollfd watched{collect, POLLIN, 0};
+    if (collect >= 0)
+      collect_ended = poll(&watched, 1, 20) > 0;
+    else
+      collect_ended = poll(nullptr, 0, 20) == 0 && kill(g_collect_pid, 0) != 0 && errno == ESRCH;
+  }
+  if (collect >= 0) close(collect);
+  if (collect_ended && !g_detaching.load(std::memory_order_acquire)) {
+    experiment_log_event(lumen::metadata::log_event::kNote,
+                         "text: \"collect ended without detaching: collection stopped here; the runtime stays loaded\"");
+    stop_collection();
+  }
+  collector_thread_ends();
+  return nullptr;
+}
+
+// The calling thread's claimed signals that arrived while collect held
+// every signal blocked for its call: the collector's own (a timer's
+// expiry before its thread_end deleted it) are taken here, where its
+// handlers still run; another's is sent again for the program.
+void take_pending_claimed_signals() {
+  ucontext_t context;
+  getcontext(&context);
+  for (int signal = 1; signal < NSIG; ++signal) {
+    if (!signal_claimed(signal)) continue;
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, signal);
+    const timespec now{0, 0};
+    siginfo_t info;
+    while (sigtimedwait(&one, &info, &now) == signal)
+      if (!collector_takes(signal, &info, &context)) hold_again_for_target(signal, &info);
+  }
+}
+
+}  // namespace
+
+}  // namespace lumen::collector
+
+using namespace lumen::collector;
+
+// 0 once collection runs; -1 when it cannot start (the experiment's log
+// says why where it could be opened). Collection stops by itself if
+// `collect_pid` ends first.
+LUMEN_EXPORT int lumen_attach(const char* experiment, int collect_pid) {
+  if (!start_attached_collection(experiment)) return -1;
+  g_collect_pid = collect_pid;
+  g_detaching.store(false, std::memory_order_release);
+  pthread_t watcher;
+  if (start_runtime_thread(&watcher, watch_collect, nullptr, 64 * 1024)) pthread_detach(watcher);
+  return 0;
+}
+
+// 1: the calling thread's collection began; 0: nothing to do (not
+// collecting, a collector thread, begun already); -1: ask again later.
+LUMEN_EXPORT int lumen_attach_thread(void) {
+  if (!collecting() || !attached() || is_collector_thread()) return 0;
+  ThreadState& thread = current_thread();
+  if (inside_runtime(thread)) return kBusy;
+  if (thread.attached_began) return 0;
+  thread.attached_began = true;
+  runtime_thread_begin();
+  return 1;
+}
+
+// 1: the calling thread's collection ended; 0: it had none; -1: ask again.
+LUMEN_EXPORT int lumen_detach_thread(void) {
+  if (!attached() || t_thread_state == nullptr || is_collector_thread()) return 0;
+  ThreadState& thread = current_thread();
+  if (inside_runtime(thread)) return kBusy;
+  if (!thread.attached_began) return 0;
+  thread.attached_began = false;
+  runtime_thread_end();
+  take_pending_claimed_signals();
+  return 1;
+}
+
+// After every thread's collection ended: collection stops, the collector's
+// threads end, the program's signal dispositions and descriptors are as
+// before the attach. 0: nothing of the runtime's runs any more and it may
+// be unloaded; 1: it must stay loaded (a thread of its own still runs).
+LUMEN_EXPORT int lumen_detach(void) {
+  if (!attached()) return 1;
+  g_detaching.store(true, std::memory_order_release);
+  uint32_t tids[64];
+  const size_t count = collector_thread_ids(tids, std::size(tids));
+  const bool was_collecting = collecting();
+  // The thread collect stopped for this ended its own collection in the
+  // roll call before; the stop writes the last records (a sample point)
+  // from it.
+  current_thread().finished = false;
+  stop_collection();
+  const bool gone = collector_threads_gone(tids, count, std::chrono::seconds(5));
+  if (was_collecting)
+    experiment_log_event(lumen::metadata::log_event::kDetached, "time_ns: " + std::to_string(monotonic_ns()));
+  release_claimed_signals();
+  plugins_unload();
+  experiment_log_close();
+  int fds[256];
+  for (int round = 0, n; round < 64 && (n = runtime_fds_between(0, ~0u, fds, static_cast<int>(std::size(fds)))) > 0; ++round)
+    for (int i = 0; i < n; ++i) close_runtime_fd(fds[i]);
+  restore_redirected_calls();  // libunwind stays loaded where libstdc++ came with the runtime
+  if (!gone) return 1;
+  release_thread_states();
+  return 0;
+}

@@ -1,0 +1,164 @@
+#include "hijacked_thread.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+namespace lumen::attach {
+
+namespace {
+
+constexpr uint64_t kRedZone = 128;
+constexpr size_t kXstateBytes = 64 * 1024;  // above any XSAVE area (AMX's is 11 KiB)
+
+std::runtime_error failure(const std::string& what, int error) {
+  return std::runtime_error(what + ": " + std::strerror(error));
+}
+
+// Waits for the thread's next stop; false after `limit`.
+bool wait_stop(pid_t tid, int* status, std::chrono::milliseconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    const pid_t got = waitpid(tid, status, __WALL | WNOHANG);
+    if (got == tid) return true;
+    if (got < 0 && errno != EINTR) throw failure("waiting for thread " + std::to_string(tid), errno);
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+void write_memory(pid_t pid, uint64_t address, const void* bytes, size_t count) {
+  iovec local{const_cast<void*>(bytes), count};
+  iovec remote{reinterpret_cast<void*>(address), count};
+  if (process_vm_writev(pid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(count)) return;
+  // process_vm_writev honours page protections like the process itself;
+  // /proc/PID/mem is the tracer's way and works where it does not.
+  const int fd = open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDWR | O_CLOEXEC);
+  const bool written = fd >= 0 && pwrite(fd, bytes, count, static_cast<off_t>(address)) == static_cast<ssize_t>(count);
+  const int error = errno;
+  if (fd >= 0) close(fd);
+  if (!written) throw failure("writing the memory of process " + std::to_string(pid), error);
+}
+
+}  // namespace
+
+HijackedThread::HijackedThread(pid_t pid, pid_t tid) : pid_(pid), tid_(tid) {
+  if (ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) throw failure("ptrace", errno);
+  if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0) {
+    const int error = errno;
+    ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
+    throw failure("ptrace(PTRACE_INTERRUPT)", error);
+  }
+  int status = 0;
+  // A stop for a signal on its way is passed on, and the interrupt's own
+  // stop (PTRACE_EVENT_STOP) awaited.
+  for (;;) {
+    if (!wait_stop(tid, &status, std::chrono::seconds(5))) {
+      ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
+      throw std::runtime_error("thread " + std::to_string(tid) + " did not stop within 5 s");
+    }
+    if (WIFEXITED(status) || WIFSIGNALED(status)) throw std::runtime_error("the process ended");
+    if (WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_STOP) break;
+    if (WIFSTOPPED(status)) ptrace(PTRACE_CONT, tid, nullptr, reinterpret_cast<void*>(static_cast<long>(WSTOPSIG(status))));
+  }
+  if (ptrace(PTRACE_GETREGS, tid, nullptr, &saved_) != 0) {
+    const int error = errno;
+    ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
+    throw failure("ptrace(PTRACE_GETREGS)", error);
+  }
+  saved_xstate_.resize(kXstateBytes);
+  iovec xstate{saved_xstate_.data(), saved_xstate_.size()};
+  if (ptrace(PTRACE_GETREGSET, tid, reinterpret_cast<void*>(NT_X86_XSTATE), &xstate) != 0) {
+    const int error = errno;
+    ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
+    throw failure("ptrace(PTRACE_GETREGSET)", error);
+  }
+  saved_xstate_.resize(xstate.iov_len);
+  if (ptrace(PTRACE_GETSIGMASK, tid, reinterpret_cast<void*>(sizeof saved_mask_), &saved_mask_) != 0) {
+    const int error = errno;
+    ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
+    throw failure("ptrace(PTRACE_GETSIGMASK)", error);
+  }
+  scratch_top_ = (saved_.rsp - kRedZone) & ~uint64_t{15};
+}
+
+HijackedThread::~HijackedThread() {
+  try {
+    restore();
+  } catch (...) {
+  }
+  ptrace(PTRACE_DETACH, tid_, nullptr, nullptr);
+}
+
+void HijackedThread::restore() {
+  if (restored_) return;
+  restored_ = true;
+  iovec xstate{saved_xstate_.data(), saved_xstate_.size()};
+  if (ptrace(PTRACE_SETREGS, tid_, nullptr, &saved_) != 0) throw failure("ptrace(PTRACE_SETREGS)", errno);
+  if (ptrace(PTRACE_SETREGSET, tid_, reinterpret_cast<void*>(NT_X86_XSTATE), &xstate) != 0)
+    throw failure("ptrace(PTRACE_SETREGSET)", errno);
+  if (ptrace(PTRACE_SETSIGMASK, tid_, reinterpret_cast<void*>(sizeof saved_mask_), &saved_mask_) != 0)
+    throw failure("ptrace(PTRACE_SETSIGMASK)", errno);
+}
+
+uint64_t HijackedThread::push_string(const std::string& text) {
+  scratch_top_ = (scratch_top_ - text.size() - 1) & ~uint64_t{15};
+  write_memory(pid_, scratch_top_, text.c_str(), text.size() + 1);
+  return scratch_top_;
+}
+
+uint64_t HijackedThread::call(uint64_t function, const std::vector<uint64_t>& arguments,
+                              std::chrono::milliseconds limit) {
+  if (arguments.size() > 6) throw std::invalid_argument("six arguments at most");
+  user_regs_struct regs = saved_;
+  // The function returns to address 0: the fault stops the thread here.
+  const uint64_t return_address = 0;
+  regs.rsp = scratch_top_ - 8;  // 16-byte aligned before the call's push, as the ABI wants
+  write_memory(pid_, regs.rsp, &return_address, sizeof return_address);
+  regs.rip = function;
+  regs.rax = 0;
+  regs.orig_rax = static_cast<uint64_t>(-1);  // no system call to restart under the call
+  unsigned long long* const slots[] = {&regs.rdi, &regs.rsi, &regs.rdx, &regs.rcx, &regs.r8, &regs.r9};
+  for (size_t i = 0; i < arguments.size(); ++i) *slots[i] = arguments[i];
+  if (ptrace(PTRACE_SETREGS, tid_, nullptr, &regs) != 0) throw failure("ptrace(PTRACE_SETREGS)", errno);
+  restored_ = false;
+  // No handler runs inside the call: one would end in sigreturn, which
+  // makes the kernel's restart of an interrupted sleep fail with EINTR.
+  // What arrives meanwhile is delivered once the thread's mask is back.
+  const uint64_t all_blocked = ~uint64_t{0};
+  if (ptrace(PTRACE_SETSIGMASK, tid_, reinterpret_cast<void*>(sizeof all_blocked), &all_blocked) != 0)
+    throw failure("ptrace(PTRACE_SETSIGMASK)", errno);
+  int signal = 0;
+  for (;;) {
+    if (ptrace(PTRACE_CONT, tid_, nullptr, reinterpret_cast<void*>(static_cast<long>(signal))) != 0)
+      throw failure("ptrace(PTRACE_CONT)", errno);
+    int status = 0;
+    if (!wait_stop(tid_, &status, limit)) {
+      ptrace(PTRACE_INTERRUPT, tid_, nullptr, nullptr);
+      wait_stop(tid_, &status, std::chrono::seconds(5));
+      throw std::runtime_error("the call into process " + std::to_string(pid_) + " did not return within " +
+                               std::to_string(limit.count()) + " ms");
+    }
+    if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      restored_ = true;  // nothing is left to restore
+      throw std::runtime_error("process " + std::to_string(pid_) + " ended during the call");
+    }
+    signal = 0;
+    if (!WIFSTOPPED(status) || (status >> 16) != 0) continue;  // an event stop: resume as is
+    user_regs_struct now{};
+    ptrace(PTRACE_GETREGS, tid_, nullptr, &now);
+    if (WSTOPSIG(status) == SIGSEGV && now.rip == return_address) return now.rax;
+    signal = WSTOPSIG(status);  // the thread's own signal: delivered as it would have been
+  }
+}
+
+}  // namespace lumen::attach

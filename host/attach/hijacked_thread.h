@@ -1,0 +1,56 @@
+// One thread of another process, stopped under ptrace, made to call
+// functions of its process and then put back exactly as it was: its
+// registers, its extended (FPU/SSE/AVX) state, its signal mask (every
+// signal is blocked during a call), and a system call it was
+// interrupted in, which the kernel restarts when it resumes (a sleep is
+// not cut short). The calls run on the thread's own stack, below its red
+// zone. A called function must not sleep with nanosleep or clock_nanosleep
+// (each resets the restart block the kernel resumes an interrupted sleep
+// from).
+#pragma once
+
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lumen::attach {
+
+class HijackedThread {
+ public:
+  // Seizes and stops `tid` of process `pid`; throws with the reason (no
+  // permission, another tracer, gone).
+  HijackedThread(pid_t pid, pid_t tid);
+  ~HijackedThread();  // restores the thread and lets it go
+  HijackedThread(const HijackedThread&) = delete;
+  HijackedThread& operator=(const HijackedThread&) = delete;
+
+  // Calls `function(arguments...)` (up to six integer arguments) on the
+  // thread and returns its rax; throws if it does not return within
+  // `limit` (the thread is then left stopped where it was, restored).
+  uint64_t call(uint64_t function, const std::vector<uint64_t>& arguments, std::chrono::milliseconds limit);
+
+  // Copies `text` with its NUL below the thread's stack pointer for the
+  // calls that follow; returns its address there.
+  uint64_t push_string(const std::string& text);
+
+  pid_t tid() const { return tid_; }
+  uint64_t stopped_pc() const { return saved_.rip; }
+  // It was stopped inside a system call (to be restarted when it resumes).
+  bool stopped_in_system_call() const { return static_cast<long long>(saved_.orig_rax) >= 0; }
+
+ private:
+  void restore();
+  pid_t pid_;
+  pid_t tid_;
+  user_regs_struct saved_{};
+  std::vector<unsigned char> saved_xstate_;
+  uint64_t saved_mask_ = 0;  // the thread's signal mask
+  uint64_t scratch_top_ = 0;  // strings are pushed below this
+  bool restored_ = false;
+};
+
+}  // namespace lumen::attach

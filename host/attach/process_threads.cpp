@@ -1,0 +1,100 @@
+#include "process_threads.h"
+
+#include <sys/syscall.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace lumen::attach {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+enum class Where { Syscall, FutexWait, Running, Gone };
+
+// /proc/PID/task/TID/syscall: "NR ARGS... SP PC" while blocked in a system
+// call, "running" (or -1 SP PC) otherwise.
+Where where_is(pid_t pid, pid_t tid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/syscall");
+  std::string first;
+  if (!(file >> first)) return Where::Gone;
+  if (first == "running" || first[0] == '-') return Where::Running;
+  return std::stol(first) == SYS_futex ? Where::FutexWait : Where::Syscall;
+}
+
+struct TextRange {
+  uint64_t start, end;
+};
+
+// Code of the C library and the dynamic linker, whose locks (malloc's,
+// the loader's) a thread stopped inside may hold.
+std::vector<TextRange> runtime_library_code(pid_t pid) {
+  std::vector<TextRange> ranges;
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    std::istringstream in(line);
+    std::string range, permissions, offset, device, inode, path;
+    in >> range >> permissions >> offset >> device >> inode;
+    std::getline(in >> std::ws, path);
+    const std::string name = path.substr(path.rfind('/') + 1);
+    if (permissions.find('x') == std::string::npos) continue;
+    if (name.rfind("libc.so", 0) != 0 && name.rfind("ld-linux", 0) != 0 && name.rfind("libc-", 0) != 0) continue;
+    ranges.push_back({std::stoull(range.substr(0, range.find('-')), nullptr, 16),
+                      std::stoull(range.substr(range.find('-') + 1), nullptr, 16)});
+  }
+  return ranges;
+}
+
+bool inside(const std::vector<TextRange>& ranges, uint64_t pc) {
+  return std::any_of(ranges.begin(), ranges.end(), [&](const TextRange& r) { return pc >= r.start && pc < r.end; });
+}
+
+}  // namespace
+
+std::vector<pid_t> process_threads(pid_t pid) {
+  std::vector<pid_t> tids;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.empty() && std::all_of(name.begin(), name.end(), ::isdigit)) tids.push_back(std::stoi(name));
+  }
+  std::sort(tids.begin(), tids.end(), [pid](pid_t a, pid_t b) { return (a == pid) != (b == pid) ? a == pid : a < b; });
+  return tids;
+}
+
+std::unique_ptr<HijackedThread> stop_thread_for_loading(pid_t pid) {
+  const std::vector<pid_t> tids = process_threads(pid);
+  if (tids.empty()) throw std::runtime_error("process " + std::to_string(pid) + " has no threads to stop (it ended)");
+  for (const Where wanted : {Where::Syscall, Where::FutexWait})
+    for (const pid_t tid : tids)
+      if (where_is(pid, tid) == wanted) {
+        // Stopped in its system call, it holds no lock a loader needs
+        // (malloc's system calls are quick: a thread is not found waiting
+        // in one). One that left the call before the stop is taken only
+        // where it runs outside the libraries.
+        auto thread = std::make_unique<HijackedThread>(pid, tid);
+        if (thread->stopped_in_system_call() || !inside(runtime_library_code(pid), thread->stopped_pc())) return thread;
+      }
+  // Every thread runs: stop one until it is stopped in the program's own
+  // code (most of a busy thread's time, unless it lives in malloc).
+  const std::vector<TextRange> library = runtime_library_code(pid);
+  for (int attempt = 0; attempt < 500; ++attempt) {
+    auto thread = std::make_unique<HijackedThread>(pid, tids[attempt % tids.size()]);
+    if (!inside(library, thread->stopped_pc())) return thread;
+    thread.reset();
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+  }
+  throw std::runtime_error("no thread of process " + std::to_string(pid) +
+                           " could be stopped outside the C library in 500 tries (the collector is loaded only "
+                           "where no lock of malloc or of the dynamic linker can be held)");
+}
+
+}  // namespace lumen::attach

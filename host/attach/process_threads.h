@@ -1,0 +1,24 @@
+// The threads of another process, as /proc shows them, and which of them
+// may be stopped to load the collector: one whose stop leaves no lock of
+// the C library or the dynamic linker held.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <vector>
+
+#include "hijacked_thread.h"
+
+namespace lumen::attach {
+
+// The process's thread ids, its main thread first.
+std::vector<pid_t> process_threads(pid_t pid);
+
+// A thread of `pid` stopped where a call into the dynamic linker is safe:
+// blocked in a system call other than a futex wait (a sleep, a read, a
+// poll), then one in a futex wait, then one running whose stop finds it
+// outside the C library and the dynamic linker. Throws when none is found.
+std::unique_ptr<HijackedThread> stop_thread_for_loading(pid_t pid);
+
+}  // namespace lumen::attach

@@ -1,0 +1,131 @@
+#include "runtime_injection.h"
+
+#include <dlfcn.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "exported_function.h"
+#include "process_threads.h"
+
+namespace lumen::attach {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr milliseconds kLoadLimit{10'000};
+constexpr milliseconds kThreadLimit{5'000};
+constexpr int kBusy = -1;  // the runtime's answer for a thread inside its own work
+
+uint64_t libc_function(pid_t pid, const MappedObject& libc, const char* name) {
+  const std::optional<uint64_t> value = exported_function(pid, libc, name);
+  if (!value)
+    throw std::runtime_error("the C library of process " + std::to_string(pid) + " (" + libc.path + ") exports no " +
+                             name + " (a glibc before 2.34 keeps it in libdl, which the process has not loaded)");
+  return libc.base + *value;
+}
+
+std::string read_string(pid_t pid, uint64_t address) {
+  char text[512] = "";
+  iovec local{text, sizeof text - 1};
+  iovec remote{reinterpret_cast<void*>(address), sizeof text - 1};
+  if (address == 0 || process_vm_readv(pid, &local, 1, &remote, 1, 0) <= 0) return "";
+  return text;
+}
+
+// Runs `function` on each thread of the process until every thread has
+// answered (busy threads asked again), and again for threads that
+// appeared meanwhile.
+ThreadRollCall roll_call(pid_t pid, uint64_t function) {
+  ThreadRollCall result;
+  std::set<pid_t> answered;
+  for (bool found_new = true; found_new;) {
+    found_new = false;
+    for (const pid_t tid : process_threads(pid)) {
+      if (answered.count(tid) != 0) continue;
+      found_new = true;
+      answered.insert(tid);
+      int answer = kBusy;
+      for (int attempt = 0; attempt < 200 && answer == kBusy; ++attempt) {
+        try {
+          HijackedThread thread(pid, tid);
+          answer = static_cast<int>(thread.call(function, {}, kThreadLimit));
+        } catch (const std::exception&) {
+          answer = -2;  // gone meanwhile, or not stoppable
+        }
+        if (answer == kBusy) std::this_thread::sleep_for(std::chrono::microseconds(500));
+      }
+      if (answer == 1)
+        ++result.begun;
+      else if (answer == 0)
+        ++result.skipped;
+      else
+        ++result.missed;
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
+InjectedRuntime inject_runtime(pid_t pid, const std::string& runtime, const std::string& experiment) {
+  const std::optional<MappedObject> libc = mapped_object(pid, "libc.so");
+  if (!libc)
+    throw std::runtime_error("process " + std::to_string(pid) +
+                             " has no C library loaded (a statically linked program): the collector cannot be loaded "
+                             "into it; er_kernel records it from outside (its functions and the kernel's)");
+  InjectedRuntime injected;
+  injected.pid = pid;
+  const uint64_t dlopen_at = libc_function(pid, *libc, "dlopen");
+  const uint64_t dlerror_at = libc_function(pid, *libc, "dlerror");
+  injected.dlclose = libc_function(pid, *libc, "dlclose");
+  std::unique_ptr<HijackedThread> thread = stop_thread_for_loading(pid);
+  const uint64_t path = thread->push_string(runtime);
+  injected.handle = thread->call(dlopen_at, {path, RTLD_NOW | RTLD_LOCAL}, kLoadLimit);
+  if (injected.handle == 0) {
+    const std::string why = read_string(pid, thread->call(dlerror_at, {}, kLoadLimit));
+    throw std::runtime_error("process " + std::to_string(pid) + " could not load the collector: " +
+                             (why.empty() ? runtime : why));
+  }
+  const std::optional<MappedObject> loaded = mapped_object_at(pid, runtime);
+  auto entry = [&](const char* name) {
+    const std::optional<uint64_t> value = loaded ? exported_function(pid, *loaded, name) : std::nullopt;
+    if (!value) throw std::runtime_error(runtime + " has no " + name + " (not this lumen's runtime)");
+    return loaded->base + *value;
+  };
+  try {
+    injected.attach_thread = entry("lumen_attach_thread");
+    injected.detach_thread = entry("lumen_detach_thread");
+    injected.detach = entry("lumen_detach");
+    const uint64_t directory = thread->push_string(experiment);
+    const uint64_t collect = static_cast<uint64_t>(getpid());
+    if (static_cast<int>(thread->call(entry("lumen_attach"), {directory, collect}, kLoadLimit)) != 0)
+      throw std::runtime_error("the collector loaded into process " + std::to_string(pid) +
+                               " could not start (its log in " + experiment + " says why)");
+  } catch (...) {
+    thread->call(injected.dlclose, {injected.handle}, kLoadLimit);
+    throw;
+  }
+  return injected;
+}
+
+ThreadRollCall begin_every_thread(const InjectedRuntime& runtime) { return roll_call(runtime.pid, runtime.attach_thread); }
+
+DetachOutcome detach_runtime(const InjectedRuntime& runtime) {
+  DetachOutcome outcome;
+  outcome.threads = roll_call(runtime.pid, runtime.detach_thread);
+  std::unique_ptr<HijackedThread> thread = stop_thread_for_loading(runtime.pid);
+  const int left = static_cast<int>(thread->call(runtime.detach, {}, kLoadLimit));
+  if (left == 0) {
+    thread->call(runtime.dlclose, {runtime.handle}, kLoadLimit);
+    outcome.unloaded = true;
+  }
+  return outcome;
+}
+
+}  // namespace lumen::attach

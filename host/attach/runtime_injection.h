@@ -1,0 +1,48 @@
+// Loading the collector runtime into a running process and taking it out
+// again (collect -P). The runtime is opened with the process's own dlopen,
+// called on a thread stopped where that is safe (process_threads.h); each
+// thread's collection is begun and ended by a call on that thread; the
+// detach leaves no thread, handler, timer or descriptor of the collector's,
+// and unloads it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+namespace lumen::attach {
+
+struct InjectedRuntime {
+  pid_t pid = 0;
+  uint64_t handle = 0;  // dlopen's, in the process
+  uint64_t dlclose = 0;
+  uint64_t attach_thread = 0;  // the runtime's lumen_attach_thread, ...
+  uint64_t detach_thread = 0;
+  uint64_t detach = 0;
+};
+
+// Loads `runtime` (a path the process can open) into `pid` and starts
+// collection into `experiment` (its plan written there). Throws with the
+// reason when it cannot (the runtime, if loaded, is unloaded again).
+InjectedRuntime inject_runtime(pid_t pid, const std::string& runtime, const std::string& experiment);
+
+struct ThreadRollCall {
+  size_t begun = 0;    // threads whose collection began (or ended)
+  size_t skipped = 0;  // the collector's own, or begun already
+  size_t missed = 0;   // gone, or busy in the runtime every time asked
+};
+
+// Begins collection on every thread of the process, again until a pass
+// finds no new thread.
+ThreadRollCall begin_every_thread(const InjectedRuntime& runtime);
+
+struct DetachOutcome {
+  ThreadRollCall threads;
+  bool unloaded = false;  // false: a thread of the runtime's did not end; it stays loaded, inert
+};
+
+// Ends every thread's collection, then collection, and unloads the runtime.
+DetachOutcome detach_runtime(const InjectedRuntime& runtime);
+
+}  // namespace lumen::attach
