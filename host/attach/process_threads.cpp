@@ -70,8 +70,9 @@ std::vector<pid_t> process_threads(pid_t pid) {
   return tids;
 }
 
-std::unique_ptr<HijackedThread> stop_thread_for_loading(pid_t pid) {
-  const std::vector<pid_t> tids = process_threads(pid);
+std::unique_ptr<HijackedThread> stop_thread_for_loading(pid_t pid, const std::set<pid_t>& passed_over) {
+  std::vector<pid_t> tids = process_threads(pid);
+  std::erase_if(tids, [&](pid_t tid) { return passed_over.count(tid) != 0; });
   if (tids.empty()) throw std::runtime_error("process " + std::to_string(pid) + " has no threads to stop (it ended)");
   for (const Where wanted : {Where::Syscall, Where::FutexWait})
     for (const pid_t tid : tids)

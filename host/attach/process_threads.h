@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "hijacked_thread.h"
@@ -19,6 +20,7 @@ std::vector<pid_t> process_threads(pid_t pid);
 // blocked in a system call other than a futex wait (a sleep, a read, a
 // poll), then one in a futex wait, then one running whose stop finds it
 // outside the C library and the dynamic linker. Throws when none is found.
-std::unique_ptr<HijackedThread> stop_thread_for_loading(pid_t pid);
+// Threads in `passed_over` are not taken.
+std::unique_ptr<HijackedThread> stop_thread_for_loading(pid_t pid, const std::set<pid_t>& passed_over = {});
 
 }  // namespace lumen::attach

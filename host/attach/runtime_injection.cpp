@@ -4,7 +4,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -21,6 +24,7 @@ using std::chrono::milliseconds;
 constexpr milliseconds kLoadLimit{10'000};
 constexpr milliseconds kThreadLimit{5'000};
 constexpr int kBusy = -1;  // the runtime's answer for a thread inside its own work
+constexpr int kNotProgramThread = -2;  // lumen_detach's on a thread of the collector's
 
 uint64_t libc_function(pid_t pid, const MappedObject& libc, const char* name) {
   const std::optional<uint64_t> value = exported_function(pid, libc, name);
@@ -38,10 +42,34 @@ std::string read_string(pid_t pid, uint64_t address) {
   return text;
 }
 
+struct CodeRange {
+  uint64_t start, end;
+};
+
+// The collector's code in the process: the runtime's and its plugins'.
+std::vector<CodeRange> collector_code(pid_t pid) {
+  std::vector<CodeRange> ranges;
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    std::istringstream in(line);
+    std::string range, permissions;
+    in >> range >> permissions;
+    if (permissions.find('x') == std::string::npos) continue;
+    if (line.find("/liblumen_collector") == std::string::npos && line.find("/lumen/plugins/") == std::string::npos)
+      continue;
+    ranges.push_back({std::stoull(range.substr(0, range.find('-')), nullptr, 16),
+                      std::stoull(range.substr(range.find('-') + 1), nullptr, 16)});
+  }
+  return ranges;
+}
+
 // Runs `function` on each thread of the process until every thread has
 // answered (busy threads asked again), and again for threads that
-// appeared meanwhile.
+// appeared meanwhile. A thread stopped in the collector's own code (a
+// handler of its, a new thread's start) is busy too.
 ThreadRollCall roll_call(pid_t pid, uint64_t function) {
+  const std::vector<CodeRange> collector = collector_code(pid);
   ThreadRollCall result;
   std::set<pid_t> answered;
   for (bool found_new = true; found_new;) {
@@ -54,7 +82,10 @@ ThreadRollCall roll_call(pid_t pid, uint64_t function) {
       for (int attempt = 0; attempt < 200 && answer == kBusy; ++attempt) {
         try {
           HijackedThread thread(pid, tid);
-          answer = static_cast<int>(thread.call(function, {}, kThreadLimit));
+          const uint64_t pc = thread.stopped_pc();
+          const bool in_collector = std::any_of(collector.begin(), collector.end(),
+                                                [pc](const CodeRange& r) { return pc >= r.start && pc < r.end; });
+          answer = in_collector ? kBusy : static_cast<int>(thread.call(function, {}, kThreadLimit));
         } catch (const std::exception&) {
           answer = -2;  // gone meanwhile, or not stoppable
         }
@@ -119,9 +150,20 @@ ThreadRollCall begin_every_thread(const InjectedRuntime& runtime) { return roll_
 DetachOutcome detach_runtime(const InjectedRuntime& runtime) {
   DetachOutcome outcome;
   outcome.threads = roll_call(runtime.pid, runtime.detach_thread);
-  std::unique_ptr<HijackedThread> thread = stop_thread_for_loading(runtime.pid);
-  const int left = static_cast<int>(thread->call(runtime.detach, {}, kLoadLimit));
-  if (left == 0) {
+  // On a thread of the program's: the collector's own have descriptor
+  // tables of their own, and the detach waits for them to end.
+  std::set<pid_t> collectors;
+  std::unique_ptr<HijackedThread> thread;
+  int left = kNotProgramThread;
+  while (left == kNotProgramThread) {
+    thread = stop_thread_for_loading(runtime.pid, collectors);
+    left = static_cast<int>(thread->call(runtime.detach, {}, kLoadLimit));
+    if (left == kNotProgramThread) collectors.insert(thread->tid());
+  }
+  outcome.why_loaded = left;
+  // A thread never found outside the collector's code may still run it.
+  if (left == 0 && outcome.threads.missed != 0) outcome.why_loaded = 2;
+  if (outcome.why_loaded == 0) {
     thread->call(runtime.dlclose, {runtime.handle}, kLoadLimit);
     outcome.unloaded = true;
   }

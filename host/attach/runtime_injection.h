@@ -39,7 +39,8 @@ ThreadRollCall begin_every_thread(const InjectedRuntime& runtime);
 
 struct DetachOutcome {
   ThreadRollCall threads;
-  bool unloaded = false;  // false: a thread of the runtime's did not end; it stays loaded, inert
+  bool unloaded = false;  // false: the runtime stays loaded, inert (why_loaded says why)
+  int why_loaded = 0;     // 1: a thread of the collector's did not end; 2: a thread was never stopped outside its code
 };
 
 // Ends every thread's collection, then collection, and unloads the runtime.

@@ -200,7 +200,10 @@ int record_attached(const CollectRequest& request, CollectionPlan plan,
       const attach::DetachOutcome outcome = attach::detach_runtime(runtime);
       end.detached = true;
       std::cerr << "collect: detached from process " << pid << " in " << ms_since(detach_began) << " ms"
-                << (outcome.unloaded ? "" : "; a thread of the collector did not end, so its code stays loaded, inert")
+                << (outcome.unloaded         ? ""
+                    : outcome.why_loaded == 2 ? "; a thread was never stopped outside the collector's code, so the "
+                                                "collector stays loaded there, inert"
+                                              : "; a thread of the collector did not end, so its code stays loaded, inert")
                 << "\n";
     } catch (const std::exception& e) {
       // It ended meanwhile, or cannot be stopped any more.

@@ -16,6 +16,7 @@ namespace {
 struct Redirected {
   std::atomic<uintptr_t>* slot;
   uintptr_t original;
+  uintptr_t replacement;
   bool read_only;  // in the object's RELRO pages: made writable for the store
 };
 
@@ -24,7 +25,7 @@ Redirected g_redirected[kMaxRedirected];
 int g_redirected_count = 0;
 
 struct Request {
-  const char* object_part;
+  bool (*chosen)(const char*);
   const char* symbol;
   uintptr_t replacement;
   int count;
@@ -65,7 +66,7 @@ void redirect_relocations(const dl_phdr_info* info, const ElfW(Rela)* relocation
     if (g_redirected_count == kMaxRedirected) return;
     auto* slot = reinterpret_cast<std::atomic<uintptr_t>*>(info->dlpi_addr + r.r_offset);
     const bool read_only = in_relro(info, reinterpret_cast<uintptr_t>(slot));
-    g_redirected[g_redirected_count++] = {slot, slot->load(std::memory_order_acquire), read_only};
+    g_redirected[g_redirected_count++] = {slot, slot->load(std::memory_order_acquire), request.replacement, read_only};
     store(slot, request.replacement, read_only);
     ++request.count;
   }
@@ -73,7 +74,7 @@ void redirect_relocations(const dl_phdr_info* info, const ElfW(Rela)* relocation
 
 int redirect_in_object(dl_phdr_info* info, size_t, void* opaque) {
   auto& request = *static_cast<Request*>(opaque);
-  if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, request.object_part) == nullptr) return 0;
+  if (info->dlpi_name == nullptr || !request.chosen(info->dlpi_name)) return 0;
   const ElfW(Dyn)* dynamic = nullptr;
   for (int i = 0; i < info->dlpi_phnum; ++i)
     if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
@@ -103,8 +104,20 @@ int redirect_in_object(dl_phdr_info* info, size_t, void* opaque) {
 
 }  // namespace
 
-int redirect_calls(const char* object_part, const char* symbol, void* replacement) {
-  Request request{object_part, symbol, reinterpret_cast<uintptr_t>(replacement), 0};
+// Whether `address` lies in a segment of an object still loaded (one the
+// program unloaded since may have left the slot's page to anything).
+int find_address(dl_phdr_info* info, size_t, void* opaque) {
+  const auto address = *static_cast<uintptr_t*>(opaque);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+    const uintptr_t start = info->dlpi_addr + segment.p_vaddr;
+    if (segment.p_type == PT_LOAD && address >= start && address < start + segment.p_memsz) return 1;
+  }
+  return 0;
+}
+
+int redirect_calls(bool (*chosen)(const char*), const char* symbol, void* replacement) {
+  Request request{chosen, symbol, reinterpret_cast<uintptr_t>(replacement), 0};
   dl_iterate_phdr(redirect_in_object, &request);
   return request.count;
 }
@@ -112,6 +125,9 @@ int redirect_calls(const char* object_part, const char* symbol, void* replacemen
 void restore_redirected_calls() {
   while (g_redirected_count > 0) {
     const Redirected& r = g_redirected[--g_redirected_count];
+    auto address = reinterpret_cast<uintptr_t>(r.slot);
+    if (dl_iterate_phdr(find_address, &address) == 0 || r.slot->load(std::memory_order_acquire) != r.replacement)
+      continue;
     store(r.slot, r.original, r.read_only);
   }
 }

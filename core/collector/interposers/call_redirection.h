@@ -8,12 +8,14 @@
 
 namespace lumen::collector {
 
-// Not signal-safe. In every loaded object whose path contains
-// `object_part`, the GOT slots bound to `symbol` now hold `replacement`;
-// returns how many. Each is remembered for restore_redirected_calls.
-int redirect_calls(const char* object_part, const char* symbol, void* replacement);
+// Not signal-safe. In every loaded object `chosen` accepts (by its path as
+// the dynamic linker has it, "" for the program), the GOT slots bound to
+// `symbol` now hold `replacement`; returns how many. Each is remembered for
+// restore_redirected_calls.
+int redirect_calls(bool (*chosen)(const char* object_path), const char* symbol, void* replacement);
 
-// Not signal-safe. Puts every redirected slot back as it was.
+// Not signal-safe. Puts every redirected slot back as it was, where its
+// object is still loaded and the slot still holds the replacement.
 void restore_redirected_calls();
 
 }  // namespace lumen::collector

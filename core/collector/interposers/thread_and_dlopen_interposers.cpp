@@ -28,6 +28,7 @@
 #include "stacks/stack_capture.h"
 #include "threads/program_thread_state.h"
 #include "time/tsc_clock.h"
+#include "interposers/thread_interposers.h"
 
 namespace lumen::collector {
 namespace {
@@ -85,6 +86,55 @@ pthread_once_t g_thread_end_key_once = PTHREAD_ONCE_INIT;
 void thread_ends(void*) { runtime_thread_end(); }
 void make_thread_end_key() { g_thread_end_key_made = pthread_key_create(&g_thread_end_key, thread_ends) == 0; }
 
+}  // namespace
+}  // namespace lumen::collector
+
+// A thread started while the runtime is attached (collect -P) must keep no
+// frame of the runtime's: the detach unloads it while the thread runs on.
+// Its first function is this stub, which begins the thread's collection
+// and then jumps to the program's function with the stack as the stub
+// found it, so that function returns to the C library's thread start.
+extern "C" __attribute__((visibility("hidden"), used)) void* (*lumen_attached_thread_begin(void* opaque,
+                                                                                          void** argument))(void*) {
+  using namespace lumen::collector;
+  auto* given = static_cast<ThreadStart*>(opaque);
+  void* (*const routine)(void*) = given->routine;
+  *argument = given->argument;
+  const uint64_t claimed_signals_blocked = given->claimed_signals_blocked;
+  const uint64_t created_ns = given->created_ns;
+  give_back(given);
+  set_claimed_signals_blocked_by_target(claimed_signals_blocked);
+  release_inherited_holds();
+  current_thread().created_ns = created_ns;
+  runtime_thread_begin();
+  hear_thread_end_here();
+  return routine;
+}
+
+extern "C" void* lumen_attached_thread_start(void*);
+__asm__(R"(
+  .text
+  .p2align 4
+  .globl lumen_attached_thread_start
+  .hidden lumen_attached_thread_start
+  .type lumen_attached_thread_start, @function
+lumen_attached_thread_start:
+  .cfi_startproc
+  subq $24, %rsp
+  .cfi_adjust_cfa_offset 24
+  movq %rsp, %rsi
+  call lumen_attached_thread_begin
+  movq (%rsp), %rdi
+  addq $24, %rsp
+  .cfi_adjust_cfa_offset -24
+  jmp *%rax
+  .cfi_endproc
+  .size lumen_attached_thread_start, .-lumen_attached_thread_start
+)");
+
+namespace lumen::collector {
+namespace {
+
 void* thread_trampoline(void* opaque) {
   auto* given = static_cast<ThreadStart*>(opaque);
   void* (*const routine)(void*) = given->routine;
@@ -127,7 +177,7 @@ int create_thread(PthreadCreate real_create, pthread_t* thread, const pthread_at
   // the program's view: a signal meanwhile waits, as it would have.
   sigset_t during_clone = claimed_signal_set(claimed_blocked), creators;
   syscall(SYS_rt_sigprocmask, SIG_BLOCK, &during_clone, &creators, _NSIG / 8);
-  const int rc = real_create(thread, attr, thread_trampoline, start);
+  const int rc = real_create(thread, attr, attached() ? lumen_attached_thread_start : thread_trampoline, start);
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &creators, nullptr, _NSIG / 8);
   if (rc != 0) give_back(start);
   return rc;
@@ -187,6 +237,17 @@ int traced_dlclose(Dlclose real_close, void* handle) {
 }
 
 }  // namespace
+
+void hear_thread_end_here() {
+  pthread_once(&g_thread_end_key_once, make_thread_end_key);
+  if (g_thread_end_key_made) pthread_setspecific(g_thread_end_key, &g_thread_end_key);
+}
+
+void stop_hearing_thread_ends() {
+  if (g_thread_end_key_made) pthread_key_delete(g_thread_end_key);
+  g_thread_end_key_made = false;
+}
+
 }  // namespace lumen::collector
 
 using namespace lumen::collector;

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "interposers/call_redirection.h"
+#include "interposers/thread_interposers.h"
 #include "lifecycle/experiment_log.h"
 #include "lifecycle/plugin_host.h"
 #include "lifecycle/runtime_state.h"
@@ -130,9 +131,9 @@ LUMEN_EXPORT int lumen_attach_thread(void) {
   if (!collecting() || !attached() || is_collector_thread()) return 0;
   ThreadState& thread = current_thread();
   if (inside_runtime(thread)) return kBusy;
-  if (thread.attached_began) return 0;
-  thread.attached_began = true;
+  if (thread.collection_began) return 0;
   runtime_thread_begin();
+  hear_thread_end_here();  // its end, if it ends while attached
   return 1;
 }
 
@@ -141,8 +142,7 @@ LUMEN_EXPORT int lumen_detach_thread(void) {
   if (!attached() || t_thread_state == nullptr || is_collector_thread()) return 0;
   ThreadState& thread = current_thread();
   if (inside_runtime(thread)) return kBusy;
-  if (!thread.attached_began) return 0;
-  thread.attached_began = false;
+  if (!thread.collection_began) return 0;
   runtime_thread_end();
   take_pending_claimed_signals();
   return 1;
@@ -151,8 +151,11 @@ LUMEN_EXPORT int lumen_detach_thread(void) {
 // After every thread's collection ended: collection stops, the collector's
 // threads end, the program's signal dispositions and descriptors are as
 // before the attach. 0: nothing of the runtime's runs any more and it may
-// be unloaded; 1: it must stay loaded (a thread of its own still runs).
+// be unloaded; 1: it stays loaded, a thread of its own still running; -2:
+// called on a thread of the collector's (whose descriptor table
+// is its own): call it on a thread of the program's.
 LUMEN_EXPORT int lumen_detach(void) {
+  if (is_collector_thread()) return -2;
   if (!attached()) return 1;
   g_detaching.store(true, std::memory_order_release);
   uint32_t tids[64];
@@ -174,6 +177,7 @@ LUMEN_EXPORT int lumen_detach(void) {
     for (int i = 0; i < n; ++i) close_runtime_fd(fds[i]);
   restore_redirected_calls();  // libunwind stays loaded where libstdc++ came with the runtime
   if (!gone) return 1;
+  stop_hearing_thread_ends();
   release_thread_states();
   return 0;
 }

@@ -43,6 +43,7 @@
 
 extern "C" int lumen_pipe2(int fds[2], int flags);
 extern "C" int lumen_close(int fd);
+extern "C" int lumen_pthread_create_2_34(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 
 namespace lumen::collector {
 
@@ -112,12 +113,27 @@ namespace {
 
 std::atomic<bool> g_attached{false};  // loaded into a running process (collect -P)
 
-// libunwind's validation pipe is the runtime's (its pipe2 and close reach
-// the interposers that keep it so): preloaded, the dynamic linker binds
-// them there; loaded into a running process, the calls are redirected.
-void redirect_libunwind_descriptors() {
-  redirect_calls("libunwind", "pipe2", reinterpret_cast<void*>(lumen_pipe2));
-  redirect_calls("libunwind", "close", reinterpret_cast<void*>(lumen_close));
+// Calls the runtime must see, which the dynamic linker binds to its
+// interposers when it is preloaded, are redirected when it was loaded into
+// a running process. libunwind's pipe2 and close, so its validation pipe
+// is the runtime's:
+bool is_libunwind(const char* path) { return std::strstr(path, "/libunwind") != nullptr; }
+
+// The program's calls to pthread_create, in the objects loaded at the
+// attach (not the C library, the dynamic linker, the runtime and its
+// libraries, nor the plugins): threads created while attached begin their
+// collection as under collect.
+bool is_programs(const char* path) {
+  for (const char* not_programs : {"/libc.so", "/ld-linux", "/liblumen_collector", "/libunwind",
+                                   "/libgcc_s", "/lumen/plugins/", "linux-vdso"})
+    if (std::strstr(path, not_programs) != nullptr) return false;
+  return true;
+}
+
+void redirect_calls_after_attach() {
+  redirect_calls(is_libunwind, "pipe2", reinterpret_cast<void*>(lumen_pipe2));
+  redirect_calls(is_libunwind, "close", reinterpret_cast<void*>(lumen_close));
+  redirect_calls(is_programs, "pthread_create", reinterpret_cast<void*>(lumen_pthread_create_2_34));
 }
 
 // What collection is, from the plan on: the same for a process collect
@@ -148,7 +164,7 @@ bool begin_collection(bool attached) {
   g_attached.store(attached, std::memory_order_release);
   if (attached) {
     experiment_log_event(metadata::log_event::kAttached, "time_ns: " + std::to_string(monotonic_ns()));
-    redirect_libunwind_descriptors();
+    redirect_calls_after_attach();
   }
   stack_capture_init();
   blocked_stack_prepare();
@@ -302,7 +318,9 @@ bool collecting() { return g_collecting.load(std::memory_order_acquire); }
 
 void runtime_thread_begin() {
   const RuntimeGuard guard;
-  if (collecting() && !g_sandboxed.load(std::memory_order_acquire)) plugins_thread_begin();
+  if (!collecting() || g_sandboxed.load(std::memory_order_acquire)) return;
+  current_thread().collection_began = true;
+  plugins_thread_begin();
 }
 
 void end_collection_for_sandbox(unsigned long mode) {
@@ -346,6 +364,7 @@ void mark_collector_thread() {
 void runtime_thread_end() {
   const RuntimeGuard guard;
   retire_thread_state();  // taken over once the thread is gone
+  current_thread().collection_began = false;
   if (!collecting()) return;
   plugins_thread_end();
   finish_thread_streams();

@@ -24,4 +24,10 @@ inline bool read_kernel_sigaction(int signal, KernelSigaction& action) {
   return syscall(SYS_rt_sigaction, signal, nullptr, &action, sizeof action.mask) == 0;
 }
 
+// Sets the disposition exactly as `action` has it (a C library's sigaction
+// would add its own trampoline and SA_RESTORER to a SIG_DFL).
+inline bool write_kernel_sigaction(int signal, const KernelSigaction& action) {
+  return syscall(SYS_rt_sigaction, signal, &action, nullptr, sizeof action.mask) == 0;
+}
+
 }  // namespace lumen::collector

@@ -1,3 +1,4 @@
+#include "signals/kernel_sigaction.h"
 #include "signals/program_signal_view.h"
 #include "signals/signal_chain.h"
 #include "threads/program_thread_state.h"
@@ -34,6 +35,10 @@ struct ClaimedSignal {
   // read by the dispatcher; a handler change racing a delivery may see the
   // old handler, as with the kernel's own sigaction.
   struct sigaction target {};
+  // The disposition as the kernel had it when claimed, put back exactly
+  // by a detach unless the program changed its own since.
+  KernelSigaction before_claim{};
+  bool target_changed = false;
 };
 
 ClaimedSignal g_claimed[NSIG];
@@ -173,6 +178,8 @@ int claim_signal(int signal, lumen_signal_handler handler) {
     if (claimed.handlers[slot].compare_exchange_strong(expected, handler)) break;
   if (slot == kHandlersPerSignal) return -1;
   if (claimed.installed.exchange(true)) return 0;
+  read_kernel_sigaction(signal, claimed.before_claim);
+  claimed.target_changed = false;
   struct sigaction action {}, previous {};
   action.sa_sigaction = dispatch;
   action.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -194,8 +201,12 @@ void release_claimed_signals() {
     // A program that set its own handler since (no sigaction is
     // interposed after an attach) keeps it.
     struct sigaction now {};
-    if (real_sigaction()(signal, nullptr, &now) == 0 && (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == dispatch)
+    if (real_sigaction()(signal, nullptr, &now) != 0 || !(now.sa_flags & SA_SIGINFO) || now.sa_sigaction != dispatch)
+      continue;
+    if (claimed.target_changed)
       real_sigaction()(signal, &claimed.target, nullptr);
+    else
+      write_kernel_sigaction(signal, claimed.before_claim);
     for (auto& handler : claimed.handlers) handler.store(nullptr);
     for (auto& observer : claimed.observers) observer.store(nullptr);
   }
@@ -217,7 +228,10 @@ bool signal_claimed(int signal) {
 int target_sigaction(int signal, const struct sigaction* act, struct sigaction* old) {
   if (!signal_claimed(signal)) return real_sigaction() ? real_sigaction()(signal, act, old) : -1;
   if (old != nullptr) *old = g_claimed[signal].target;
-  if (act != nullptr) g_claimed[signal].target = *act;
+  if (act != nullptr) {
+    g_claimed[signal].target = *act;
+    g_claimed[signal].target_changed = true;
+  }
   return 0;
 }
 

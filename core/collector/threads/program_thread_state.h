@@ -86,8 +86,9 @@ struct ThreadState {
   // Inside the signal chain's dispatch of a claimed signal (collect -P
   // then leaves the thread be, and asks again).
   uint32_t in_dispatch = 0;
-  // collect -P began this thread's collection (lumen_attach_thread).
-  bool attached_began = false;
+  // The plugins' thread_begin ran on this thread and their thread_end has
+  // not yet (what collect -P's detach ends on each thread).
+  bool collection_began = false;
   ThreadBlock blocks[kMaxStreams];
   LatestInterned latest_interned;
 };

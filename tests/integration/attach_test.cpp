@@ -1,0 +1,226 @@
+// collect -P on a process that already runs: attach_target measures each
+// function's CPU time as it goes; collect attaches for a window, and the
+// experiment's figures equal what the target spent between the attach and
+// the detach, within the sampling tolerance (threads the target creates
+// while attached included). After the detach the target runs on, and its
+// own checks of its handlers, mask, descriptors and sleeps pass when it
+// exits with its own status; nothing of the collector stays mapped. A
+// second attach works. Refusals name the reason: a process that is gone,
+// one another tracer holds, a statically linked one, and a data type that
+// needs the program's calls from its start.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "lumen_commands.h"
+
+namespace lumen::test {
+namespace {
+
+using nlohmann::json;
+
+// A target run in the background, in a process group of its own, killed
+// with its group if the test ends before it does.
+class Background {
+ public:
+  Background(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
+    int input[2];
+    if (pipe(input) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      setpgid(0, 0);
+      dup2(input[0], 0);
+      close(input[0]);
+      close(input[1]);
+      for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
+      std::vector<char*> args;
+      for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+      args.push_back(nullptr);
+      execv(args[0], args.data());
+      _exit(127);
+    }
+    close(input[0]);
+    stdin_ = input[1];  // held open: a target reading its input waits
+  }
+  ~Background() {
+    if (pid_ > 0 && !reaped_) {
+      kill(-pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (stdin_ >= 0) close(stdin_);
+  }
+  pid_t pid() const { return pid_; }
+  // Its exit status, waiting at most `limit`; -1 when it did not end.
+  int wait_exit(std::chrono::seconds limit) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    int status = 0;
+    while (std::chrono::steady_clock::now() < until) {
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        reaped_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int stdin_ = -1;
+  bool reaped_ = false;
+};
+
+bool wait_for_file(const std::filesystem::path& file, std::chrono::seconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (!std::filesystem::exists(file))
+    if (std::chrono::steady_clock::now() > until) return false;
+    else std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return true;
+}
+
+json read_truth(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  return json::parse(in).at("functions");
+}
+
+ProcessResult collect_attached(const TempDir& dir, const std::string& name, pid_t pid,
+                               const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> argv{(bin_dir() / "collect").string(), "-o", name, "-d", dir.path().string()};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.insert(argv.end(), {"-P", std::to_string(pid)});
+  return run_process(argv);
+}
+
+bool maps_collector(pid_t pid) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    if (line.find("liblumen_collector") != std::string::npos || line.find("/lumen/plugins/") != std::string::npos)
+      return true;
+  return false;
+}
+
+class Attach : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    target_ = std::make_unique<Background>(
+        std::vector<std::string>{(target_dir() / "attach_target").string(), dir_.path().string()},
+        std::map<std::string, std::string>{{"LUMEN_TEST_TRUTH", truth_file().string()}});
+    ASSERT_TRUE(wait_for_file(dir_.path() / "ready", std::chrono::seconds(10)));
+    ASSERT_TRUE(wait_for_file(truth_file(), std::chrono::seconds(10)));
+  }
+  std::filesystem::path truth_file() const { return dir_.path() / "truth.json"; }
+  // Tells the target to stop; its exit status (3: its own checks passed).
+  int stop_target() {
+    std::ofstream(dir_.path() / "stop").put('\n');
+    return target_->wait_exit(std::chrono::seconds(20));
+  }
+  TempDir dir_;
+  std::unique_ptr<Background> target_;
+};
+
+TEST_F(Attach, TheWindowsFiguresAreWhatTheTargetSpentAndItRunsOnUnharmed) {
+  const json before = read_truth(truth_file());
+  const ProcessResult run = collect_attached(dir_, "window.er", target_->pid(), {"-t", "3"});
+  const json after = read_truth(truth_file());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("attached to process"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("detached from process"), std::string::npos) << run.err;
+  EXPECT_FALSE(maps_collector(target_->pid())) << "the collector is still mapped after the detach";
+  const auto experiment = dir_.path() / "window.er";
+  const auto rows = rows_by_name(er_print_json({"-metrics", "i.totalcpu", "-limit", "0", "-functions"}, experiment));
+  // The truth is read just before collect starts and just after it ends:
+  // it also holds what the target spent while collect attached and
+  // detached, up to a tick (0.1 s) of each of its four busy threads.
+  const double slack = 4 * 0.1;
+  for (const char* function : {"hot_a", "hot_b", "hot_c"}) {
+    const double truth = after.at(function).get<double>() - before.at(function).get<double>();
+    ASSERT_TRUE(rows.count(function)) << function << " is missing: threads created while attached count too";
+    const double measured = rows.at(function).at("i.totalcpu").get<double>();
+    EXPECT_LE(measured, truth + sampling_tolerance(truth, 0.01)) << function;
+    EXPECT_GE(measured, truth - sampling_tolerance(truth, 0.01) - slack) << function;
+  }
+  const json header = er_print_json({"-header"}, experiment);
+  EXPECT_NE(header.dump().find("still running when collect detached"), std::string::npos) << header.dump();
+  EXPECT_NE(header.dump().find("collect -P"), std::string::npos) << header.dump();
+  // Attached again, and detached again.
+  const ProcessResult again = collect_attached(dir_, "again.er", target_->pid(), {"-t", "1"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_GT(rows_by_name(er_print_json({"-metrics", "e.totalcpu", "-functions"}, dir_.path() / "again.er"))
+                .at("<Total>")
+                .at("e.totalcpu")
+                .get<double>(),
+            0.5);
+  EXPECT_FALSE(maps_collector(target_->pid()));
+  EXPECT_EQ(stop_target(), 3) << "the target's own checks failed (its standard error names them)";
+}
+
+TEST_F(Attach, ASignalToCollectDetaches) {
+  const pid_t collect_pid = fork();
+  if (collect_pid == 0) {
+    const std::string collect = (bin_dir() / "collect").string();
+    execl(collect.c_str(), collect.c_str(), "-o", "signalled.er", "-d", dir_.path().c_str(), "-P",
+          std::to_string(target_->pid()).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  ASSERT_TRUE(wait_for_file(dir_.path() / "signalled.er" / "profile", std::chrono::seconds(10)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  kill(collect_pid, SIGTERM);
+  int status = 0;
+  waitpid(collect_pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_FALSE(maps_collector(target_->pid()));
+  EXPECT_EQ(stop_target(), 3);
+}
+
+TEST_F(Attach, DataThatNeedsTheProgramsStartIsRefused) {
+  const ProcessResult run = collect_attached(dir_, "heap.er", target_->pid(), {"-H", "on"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("heap"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("needs the program's calls from its start"), std::string::npos) << run.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "heap.er"));
+  EXPECT_EQ(stop_target(), 3);
+}
+
+TEST_F(Attach, AProcessAnotherTracerHoldsIsRefused) {
+  ASSERT_EQ(ptrace(PTRACE_SEIZE, target_->pid(), nullptr, nullptr), 0);
+  const ProcessResult run = collect_attached(dir_, "traced.er", target_->pid());
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("already traced by process " + std::to_string(getpid())), std::string::npos) << run.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "traced.er"));
+  // Let it go (a seized thread is detached stopped).
+  ptrace(PTRACE_INTERRUPT, target_->pid(), nullptr, nullptr);
+  int status = 0;
+  waitpid(target_->pid(), &status, __WALL);
+  ptrace(PTRACE_DETACH, target_->pid(), nullptr, nullptr);
+  EXPECT_EQ(stop_target(), 3);
+}
+
+TEST(AttachRefusal, AProcessThatIsGone) {
+  const pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  waitpid(gone, nullptr, 0);
+  TempDir dir;
+  const ProcessResult run = collect_attached(dir, "gone.er", gone);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("no process " + std::to_string(gone)), std::string::npos) << run.err;
+}
+
+TEST(AttachRefusal, AStaticallyLinkedProcessSaysWhatStillWorks) {
+  TempDir dir;
+  Background target({(target_dir() / "static_target").string()}, {});
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // at its read of standard input
+  const ProcessResult run = collect_attached(dir, "static.er", target.pid());
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("statically linked"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("er_kernel"), std::string::npos) << run.err;
+}
+
+}  // namespace
+}  // namespace lumen::test

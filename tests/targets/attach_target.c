@@ -1,0 +1,158 @@
+/* A long-running process for collect -P, which measures itself while it
+ * runs and checks its own view of the process when told to stop.
+ *
+ * Three workers loop over hot_a (30 ms of CPU) and hot_b (10 ms); every
+ * half second the main thread starts a short-lived thread that spends
+ * 0.2 s of CPU in hot_c, and joins it. Each function's CPU time
+ * (CLOCK_THREAD_CPUTIME_ID around its work) is summed and written, with
+ * every 100 ms tick of the main thread, to LUMEN_TEST_TRUTH (replaced
+ * whole by a rename):  {"functions": {"hot_a": s, "hot_b": s, "hot_c": s}}
+ *
+ * The main thread sleeps in 100 ms nanosleeps, each checked: none may end
+ * early or with EINTR. At start it installs a SIGUSR1 handler, blocks
+ * SIGUSR2, and notes every signal's disposition and its descriptors; when
+ * DIR/stop appears it checks that all are as it left them and exits 3, or
+ * prints what differs and exits 1. DIR/ready holds its pid once the workers run.
+ *
+ * usage: attach_target DIR */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "truth.h"
+
+static _Atomic long long spent_ns[3]; /* hot_a, hot_b, hot_c */
+static atomic_int stopping;
+
+static long long thread_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void spend(int which, double seconds) {
+  const long long before = thread_cpu_ns();
+  burn_cpu(seconds);
+  atomic_fetch_add(&spent_ns[which], thread_cpu_ns() - before);
+}
+
+__attribute__((noinline)) void hot_a(void) { spend(0, 0.03); }
+__attribute__((noinline)) void hot_b(void) { spend(1, 0.01); }
+__attribute__((noinline)) void hot_c(void) { spend(2, 0.2); }
+
+static void* worker(void* unused) {
+  (void)unused;
+  while (!atomic_load(&stopping)) {
+    hot_a();
+    hot_b();
+  }
+  return NULL;
+}
+
+static void* late_thread(void* unused) {
+  (void)unused;
+  hot_c();
+  return NULL;
+}
+
+static void write_truth(void) {
+  const char* path = getenv("LUMEN_TEST_TRUTH");
+  if (path == NULL) return;
+  char temporary[4096];
+  snprintf(temporary, sizeof temporary, "%s.tmp", path);
+  FILE* f = fopen(temporary, "w");
+  if (f == NULL) return;
+  fprintf(f, "{\"functions\": {\"hot_a\": %.6f, \"hot_b\": %.6f, \"hot_c\": %.6f}}\n", atomic_load(&spent_ns[0]) / 1e9,
+          atomic_load(&spent_ns[1]) / 1e9, atomic_load(&spent_ns[2]) / 1e9);
+  fclose(f);
+  rename(temporary, path);
+}
+
+static void on_usr1(int signal) { (void)signal; }
+
+static void list_descriptors(char* out, size_t size) {
+  out[0] = '\0';
+  DIR* d = opendir("/proc/self/fd");
+  if (d == NULL) return;
+  const int own = dirfd(d);
+  for (struct dirent* e; (e = readdir(d)) != NULL;) {
+    if (e->d_name[0] == '.' || atoi(e->d_name) == own) continue;
+    char link[512], target[256] = "";
+    snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+    const ssize_t n = readlink(link, target, sizeof target - 1);
+    if (n > 0) target[n] = '\0';
+    const size_t used = strlen(out);
+    snprintf(out + used, size - used, "%s->%s ", e->d_name, target);
+  }
+  closedir(d);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 2) return 2;
+  char path[4096];
+  struct sigaction usr1 = {0};
+  usr1.sa_handler = on_usr1;
+  sigaction(SIGUSR1, &usr1, NULL);
+  sigset_t blocked;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGUSR2);
+  pthread_sigmask(SIG_BLOCK, &blocked, NULL);
+  sigset_t mask_at_start;
+  pthread_sigmask(SIG_BLOCK, NULL, &mask_at_start);
+  static struct sigaction dispositions_at_start[65];
+  for (int s = 1; s < 65; ++s) sigaction(s, NULL, &dispositions_at_start[s]);
+  static char descriptors_at_start[8192], descriptors_at_end[8192];
+  list_descriptors(descriptors_at_start, sizeof descriptors_at_start);
+
+  pthread_t workers[3];
+  for (int i = 0; i < 3; ++i) pthread_create(&workers[i], NULL, worker, NULL);
+  snprintf(path, sizeof path, "%s/ready", argv[1]);
+  FILE* ready = fopen(path, "w");
+  if (ready != NULL) fprintf(ready, "%d\n", (int)getpid()), fclose(ready);
+
+  int cut_short = 0;
+  snprintf(path, sizeof path, "%s/stop", argv[1]);
+  for (int tick = 1; access(path, F_OK) != 0; ++tick) {
+    struct timespec want = {0, 100000000}, before, after;
+    clock_gettime(CLOCK_MONOTONIC, &before);
+    if (nanosleep(&want, NULL) != 0) ++cut_short;
+    clock_gettime(CLOCK_MONOTONIC, &after);
+    const long long slept = (after.tv_sec - before.tv_sec) * 1000000000LL + (after.tv_nsec - before.tv_nsec);
+    if (slept < 100000000LL) ++cut_short;
+    if (tick % 5 == 0) {
+      pthread_t late;
+      if (pthread_create(&late, NULL, late_thread, NULL) == 0) pthread_join(late, NULL);
+    }
+    write_truth();
+  }
+  atomic_store(&stopping, 1);
+  for (int i = 0; i < 3; ++i) pthread_join(workers[i], NULL);
+  write_truth();
+
+  int harmed = 0;
+  for (int s = 1; s < 65; ++s) {
+    struct sigaction now;
+    sigaction(s, NULL, &now);
+    if (now.sa_handler != dispositions_at_start[s].sa_handler || now.sa_flags != dispositions_at_start[s].sa_flags)
+      harmed = fprintf(stderr, "attach_target: the disposition of signal %d changed\n", s);
+  }
+  sigset_t mask_at_end;
+  pthread_sigmask(SIG_BLOCK, NULL, &mask_at_end);
+  for (int s = 1; s < 65; ++s)
+    if (sigismember(&mask_at_start, s) != sigismember(&mask_at_end, s))
+      harmed = fprintf(stderr, "attach_target: its signal mask changed for signal %d\n", s);
+  list_descriptors(descriptors_at_end, sizeof descriptors_at_end);
+  if (strcmp(descriptors_at_start, descriptors_at_end) != 0)
+    harmed = fprintf(stderr, "attach_target: its descriptors were [%s], are [%s]\n", descriptors_at_start,
+                     descriptors_at_end);
+  if (cut_short != 0) harmed = fprintf(stderr, "attach_target: %d of its sleeps were cut short\n", cut_short);
+  return harmed ? 1 : 3;
+}
