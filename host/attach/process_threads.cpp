@@ -29,14 +29,19 @@ Where where_is(pid_t pid, pid_t tid) {
   return std::stol(first) == SYS_futex ? Where::FutexWait : Where::Syscall;
 }
 
-struct TextRange {
-  uint64_t start, end;
-};
-
 // Code of the C library and the dynamic linker, whose locks (malloc's,
 // the loader's) a thread stopped inside may hold.
-std::vector<TextRange> runtime_library_code(pid_t pid) {
-  std::vector<TextRange> ranges;
+std::vector<CodeRange> runtime_library_code(pid_t pid) {
+  return code_of(pid, [](const std::string& path) {
+    const std::string name = path.substr(path.rfind('/') + 1);
+    return name.rfind("libc.so", 0) == 0 || name.rfind("ld-linux", 0) == 0 || name.rfind("libc-", 0) == 0;
+  });
+}
+
+}  // namespace
+
+std::vector<CodeRange> code_of(pid_t pid, const std::function<bool(const std::string& path)>& chosen) {
+  std::vector<CodeRange> ranges;
   std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
   std::string line;
   while (std::getline(maps, line)) {
@@ -44,20 +49,16 @@ std::vector<TextRange> runtime_library_code(pid_t pid) {
     std::string range, permissions, offset, device, inode, path;
     in >> range >> permissions >> offset >> device >> inode;
     std::getline(in >> std::ws, path);
-    const std::string name = path.substr(path.rfind('/') + 1);
-    if (permissions.find('x') == std::string::npos) continue;
-    if (name.rfind("libc.so", 0) != 0 && name.rfind("ld-linux", 0) != 0 && name.rfind("libc-", 0) != 0) continue;
+    if (permissions.find('x') == std::string::npos || !chosen(path)) continue;
     ranges.push_back({std::stoull(range.substr(0, range.find('-')), nullptr, 16),
                       std::stoull(range.substr(range.find('-') + 1), nullptr, 16)});
   }
   return ranges;
 }
 
-bool inside(const std::vector<TextRange>& ranges, uint64_t pc) {
-  return std::any_of(ranges.begin(), ranges.end(), [&](const TextRange& r) { return pc >= r.start && pc < r.end; });
+bool inside(const std::vector<CodeRange>& ranges, uint64_t pc) {
+  return std::any_of(ranges.begin(), ranges.end(), [&](const CodeRange& r) { return pc >= r.start && pc < r.end; });
 }
-
-}  // namespace
 
 std::vector<pid_t> process_threads(pid_t pid) {
   std::vector<pid_t> tids;
@@ -86,7 +87,7 @@ std::unique_ptr<HijackedThread> stop_thread_for_loading(pid_t pid, const std::se
       }
   // Every thread runs: stop one until it is stopped in the program's own
   // code (most of a busy thread's time, unless it lives in malloc).
-  const std::vector<TextRange> library = runtime_library_code(pid);
+  const std::vector<CodeRange> library = runtime_library_code(pid);
   for (int attempt = 0; attempt < 500; ++attempt) {
     auto thread = std::make_unique<HijackedThread>(pid, tids[attempt % tids.size()]);
     if (!inside(library, thread->stopped_pc())) return thread;

@@ -5,13 +5,24 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 #include <set>
 #include <vector>
 
 #include "hijacked_thread.h"
 
 namespace lumen::attach {
+
+struct CodeRange {
+  uint64_t start, end;
+};
+
+// The executable mappings of `pid` whose path `chosen` accepts.
+std::vector<CodeRange> code_of(pid_t pid, const std::function<bool(const std::string& path)>& chosen);
+bool inside(const std::vector<CodeRange>& ranges, uint64_t pc);
 
 // The process's thread ids, its main thread first.
 std::vector<pid_t> process_threads(pid_t pid);

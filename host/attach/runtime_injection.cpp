@@ -4,10 +4,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <sstream>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -42,26 +39,11 @@ std::string read_string(pid_t pid, uint64_t address) {
   return text;
 }
 
-struct CodeRange {
-  uint64_t start, end;
-};
-
 // The collector's code in the process: the runtime's and its plugins'.
 std::vector<CodeRange> collector_code(pid_t pid) {
-  std::vector<CodeRange> ranges;
-  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    std::istringstream in(line);
-    std::string range, permissions;
-    in >> range >> permissions;
-    if (permissions.find('x') == std::string::npos) continue;
-    if (line.find("/liblumen_collector") == std::string::npos && line.find("/lumen/plugins/") == std::string::npos)
-      continue;
-    ranges.push_back({std::stoull(range.substr(0, range.find('-')), nullptr, 16),
-                      std::stoull(range.substr(range.find('-') + 1), nullptr, 16)});
-  }
-  return ranges;
+  return code_of(pid, [](const std::string& path) {
+    return path.find("/liblumen_collector") != std::string::npos || path.find("/lumen/plugins/") != std::string::npos;
+  });
 }
 
 // Runs `function` on each thread of the process until every thread has
@@ -83,9 +65,7 @@ ThreadRollCall roll_call(pid_t pid, uint64_t function) {
         try {
           HijackedThread thread(pid, tid);
           const uint64_t pc = thread.stopped_pc();
-          const bool in_collector = std::any_of(collector.begin(), collector.end(),
-                                                [pc](const CodeRange& r) { return pc >= r.start && pc < r.end; });
-          answer = in_collector ? kBusy : static_cast<int>(thread.call(function, {}, kThreadLimit));
+          answer = inside(collector, pc) ? kBusy : static_cast<int>(thread.call(function, {}, kThreadLimit));
         } catch (const std::exception&) {
           answer = -2;  // gone meanwhile, or not stoppable
         }

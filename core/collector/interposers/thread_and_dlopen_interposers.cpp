@@ -84,6 +84,22 @@ bool g_thread_end_key_made = false;
 pthread_once_t g_thread_end_key_once = PTHREAD_ONCE_INIT;
 
 void thread_ends(void*) { runtime_thread_end(); }
+
+// On the new thread: takes its start's routine and argument, gives the
+// start back, and begins the thread's collection with the program's view
+// of its signal mask.
+void* (*begin_started_thread(ThreadStart* given, void** argument))(void*) {
+  void* (*const routine)(void*) = given->routine;
+  *argument = given->argument;
+  const uint64_t claimed_signals_blocked = given->claimed_signals_blocked;
+  const uint64_t created_ns = given->created_ns;
+  give_back(given);
+  set_claimed_signals_blocked_by_target(claimed_signals_blocked);
+  release_inherited_holds();
+  current_thread().created_ns = created_ns;
+  runtime_thread_begin();
+  return routine;
+}
 void make_thread_end_key() { g_thread_end_key_made = pthread_key_create(&g_thread_end_key, thread_ends) == 0; }
 
 }  // namespace
@@ -97,16 +113,7 @@ void make_thread_end_key() { g_thread_end_key_made = pthread_key_create(&g_threa
 extern "C" __attribute__((visibility("hidden"), used)) void* (*lumen_attached_thread_begin(void* opaque,
                                                                                           void** argument))(void*) {
   using namespace lumen::collector;
-  auto* given = static_cast<ThreadStart*>(opaque);
-  void* (*const routine)(void*) = given->routine;
-  *argument = given->argument;
-  const uint64_t claimed_signals_blocked = given->claimed_signals_blocked;
-  const uint64_t created_ns = given->created_ns;
-  give_back(given);
-  set_claimed_signals_blocked_by_target(claimed_signals_blocked);
-  release_inherited_holds();
-  current_thread().created_ns = created_ns;
-  runtime_thread_begin();
+  void* (*const routine)(void*) = begin_started_thread(static_cast<ThreadStart*>(opaque), argument);
   hear_thread_end_here();
   return routine;
 }
@@ -136,16 +143,8 @@ namespace lumen::collector {
 namespace {
 
 void* thread_trampoline(void* opaque) {
-  auto* given = static_cast<ThreadStart*>(opaque);
-  void* (*const routine)(void*) = given->routine;
-  void* const argument = given->argument;
-  const uint64_t claimed_signals_blocked = given->claimed_signals_blocked;
-  const uint64_t created_ns = given->created_ns;
-  give_back(given);
-  set_claimed_signals_blocked_by_target(claimed_signals_blocked);
-  release_inherited_holds();
-  current_thread().created_ns = created_ns;
-  runtime_thread_begin();
+  void* argument = nullptr;
+  void* (*const routine)(void*) = begin_started_thread(static_cast<ThreadStart*>(opaque), &argument);
   // Any value but null has the destructor run.
   if (g_thread_end_key_made && pthread_setspecific(g_thread_end_key, &g_thread_end_key) == 0)
     return routine(argument);
