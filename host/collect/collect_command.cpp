@@ -144,6 +144,10 @@ int run_collect(const std::vector<std::string>& args) {
     CollectionPlan plan = resolve_plan(profile, request, installed, &origins);
     check_plan_here(plan, installed, origins);
     if (request.attach_pid != 0) {
+      // What comes with a planned plugin (the off-CPU states with the
+      // clock); not what a program's libraries would bring, which needs
+      // its calls from the start.
+      add_automatic_plugins(plan, {}, request, installed);
       load_planned_collectors(plan, installed);
       if (request.dry_run) {
         print_plan(std::cout, plan, choose_experiment_path(request.experiment_name, request.directory, request.overwrite), request);

@@ -62,7 +62,7 @@ _lumen_collect() {
       ((i + 1 <= COMP_CWORD)) && { _lumen_program_args $((i + 1)); return; }
     fi
     case $w in
-      -p | -k | -h | -s | -H | -i | -m | -M | -j | -J | -omp | -states | -S | -l | -y | -t | -L | -A | -a | -o | -O | -d | -C | -F | --profile | --plugin | --verbose) ((i++)) ;;
+      -p | -k | -h | -s | -H | -i | -m | -M | -j | -J | -omp | -states | -S | -l | -y | -t | -L | -A | -a | -o | -O | -d | -C | -F | -P | --profile | --plugin | --verbose) ((i++)) ;;
       -*) ;;
       *) _lumen_program_args "$i"; return ;;
     esac
@@ -89,6 +89,9 @@ _lumen_collect() {
     -o | -O) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     -d | --plugin) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     -C | -t | -L) return ;;
+    -P)  # running processes of this user: their ids
+      COMPREPLY=($(compgen -W "$(ps -o pid= -u "$(id -u)" 2>/dev/null)" -- "$cur"))
+      return ;;
   esac
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" --help 2>/dev/null | grep -oE '^ +-[-a-zA-Z]+(, --[a-z-]+)?' | tr -d ' ,')" -- "$cur"))

@@ -54,6 +54,9 @@ expect "clock values" "collect -p " _lumen_collect on off hi lo
 expect "kernel frames values" "collect -p hi -k " _lumen_collect on off
 expect "a program after -k and -states values" "collect -k off -states on tru" _lumen_collect true
 expect "sync values" "collect -s c" _lumen_collect calibrate
+sleep 30 & sleeper=$!
+expect "running processes to attach to" "collect -P $sleeper" _lumen_collect "$sleeper"
+kill "$sleeper"
 expect "shipped profiles" "collect --profile " _lumen_collect default mpi heap sync
 expect "the program's own words" "collect -p on true" _lumen_collect true
 expect_not "the program's own words" "collect -p on ls -" _lumen_collect -p -H

@@ -2,7 +2,8 @@
 // function's CPU time as it goes; collect attaches for a window, and the
 // experiment's figures equal what the target spent between the attach and
 // the detach, within the sampling tolerance (threads the target creates
-// while attached included). After the detach the target runs on, and its
+// while attached included), and its main thread's time off the CPU is the
+// window's. After the detach the target runs on, and its
 // own checks of its handlers, mask, descriptors and sleeps pass when it
 // exits with its own status; nothing of the collector stays mapped. A
 // second attach works. Refusals name the reason: a process that is gone,
@@ -146,6 +147,12 @@ TEST_F(Attach, TheWindowsFiguresAreWhatTheTargetSpentAndItRunsOnUnharmed) {
     EXPECT_LE(measured, truth + sampling_tolerance(truth, 0.01)) << function;
     EXPECT_GE(measured, truth - sampling_tolerance(truth, 0.01) - slack) << function;
   }
+  // The off-CPU states came with the clock: the main thread spends the
+  // window asleep or joining its short-lived threads (-t 3: three seconds
+  // from the attach), the other threads on the CPU.
+  const json total = rows_by_name(er_print_json({"-metrics", "i.sleep:i.lock", "-functions"}, experiment)).at("<Total>");
+  const double off_cpu = total.at("i.sleep").get<double>() + total.at("i.lock").get<double>();
+  EXPECT_NEAR(off_cpu, 3.0, 0.3) << total.dump();
   const json header = er_print_json({"-header"}, experiment);
   EXPECT_NE(header.dump().find("still running when collect detached"), std::string::npos) << header.dump();
   EXPECT_NE(header.dump().find("collect -P"), std::string::npos) << header.dump();
