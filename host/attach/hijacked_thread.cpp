@@ -11,7 +11,7 @@
 
 #include <cstring>
 #include <stdexcept>
-#include <thread>
+#include <algorithm>
 
 namespace lumen::attach {
 
@@ -24,16 +24,36 @@ std::runtime_error failure(const std::string& what, int error) {
   return std::runtime_error(what + ": " + std::strerror(error));
 }
 
-// Waits for the thread's next stop; false after `limit`.
+// Waits for the thread's next stop; false after `limit`. A tracer is sent
+// SIGCHLD at each stop of its tracees: held blocked, it wakes the wait at
+// once (a poll would add its period to each of a roll call's stops).
 bool wait_stop(pid_t tid, int* status, std::chrono::milliseconds limit) {
+  sigset_t child;
+  sigemptyset(&child);
+  sigaddset(&child, SIGCHLD);
+  sigset_t before;
+  pthread_sigmask(SIG_BLOCK, &child, &before);
   const auto until = std::chrono::steady_clock::now() + limit;
+  bool stopped = false;
   for (;;) {
     const pid_t got = waitpid(tid, status, __WALL | WNOHANG);
-    if (got == tid) return true;
-    if (got < 0 && errno != EINTR) throw failure("waiting for thread " + std::to_string(tid), errno);
-    if (std::chrono::steady_clock::now() >= until) return false;
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    if (got == tid) {
+      stopped = true;
+      break;
+    }
+    if (got < 0 && errno != EINTR) {
+      const int error = errno;
+      pthread_sigmask(SIG_SETMASK, &before, nullptr);
+      throw failure("waiting for thread " + std::to_string(tid), error);
+    }
+    const auto left = until - std::chrono::steady_clock::now();
+    if (left <= std::chrono::nanoseconds::zero()) break;
+    const auto wait = std::min<std::chrono::nanoseconds>(left, std::chrono::milliseconds(10));
+    const timespec timeout{0, static_cast<long>(wait.count())};
+    sigtimedwait(&child, nullptr, &timeout);
   }
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  return stopped;
 }
 
 void write_memory(pid_t pid, uint64_t address, const void* bytes, size_t count) {
@@ -51,6 +71,13 @@ void write_memory(pid_t pid, uint64_t address, const void* bytes, size_t count) 
 
 }  // namespace
 
+bool HijackedThread::interrupt(pid_t tid) {
+  if (ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) return false;
+  if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) == 0) return true;
+  ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
+  return false;
+}
+
 HijackedThread::HijackedThread(pid_t pid, pid_t tid) : pid_(pid), tid_(tid) {
   if (ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) throw failure("ptrace", errno);
   if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0) {
@@ -58,6 +85,13 @@ HijackedThread::HijackedThread(pid_t pid, pid_t tid) : pid_(pid), tid_(tid) {
     ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
     throw failure("ptrace(PTRACE_INTERRUPT)", error);
   }
+  await_interrupt();
+}
+
+HijackedThread::HijackedThread(pid_t pid, pid_t tid, Interrupted) : pid_(pid), tid_(tid) { await_interrupt(); }
+
+void HijackedThread::await_interrupt() {
+  const pid_t tid = tid_;
   int status = 0;
   // A stop for a signal on its way is passed on, and the interrupt's own
   // stop (PTRACE_EVENT_STOP) awaited.
@@ -75,7 +109,7 @@ HijackedThread::HijackedThread(pid_t pid, pid_t tid) : pid_(pid), tid_(tid) {
     ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
     throw failure("ptrace(PTRACE_GETREGS)", error);
   }
-  saved_xstate_.resize(kXstateBytes);
+  saved_xstate_.resize(kXstateBytes);  // cut to the kernel's size below
   iovec xstate{saved_xstate_.data(), saved_xstate_.size()};
   if (ptrace(PTRACE_GETREGSET, tid, reinterpret_cast<void*>(NT_X86_XSTATE), &xstate) != 0) {
     const int error = errno;

@@ -24,6 +24,12 @@ class HijackedThread {
   // Seizes and stops `tid` of process `pid`; throws with the reason (no
   // permission, another tracer, gone).
   HijackedThread(pid_t pid, pid_t tid);
+  // The same for a thread `interrupt` seized and asked to stop already:
+  // many threads are asked first, then each stop awaited.
+  struct Interrupted {};
+  HijackedThread(pid_t pid, pid_t tid, Interrupted);
+  // Seizes `tid` and asks it to stop; false when it cannot be.
+  static bool interrupt(pid_t tid);
   ~HijackedThread();  // restores the thread and lets it go
   HijackedThread(const HijackedThread&) = delete;
   HijackedThread& operator=(const HijackedThread&) = delete;
@@ -43,6 +49,7 @@ class HijackedThread {
   bool stopped_in_system_call() const { return static_cast<long long>(saved_.orig_rax) >= 0; }
 
  private:
+  void await_interrupt();  // the stop, then the thread's state saved
   void restore();
   pid_t pid_;
   pid_t tid_;

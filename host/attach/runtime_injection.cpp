@@ -5,6 +5,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <vector>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -46,38 +50,86 @@ std::vector<CodeRange> collector_code(pid_t pid) {
   });
 }
 
+// The collector's own threads, as the experiment's log names them: they
+// keep running through a roll call (a thread's begin may wait for one).
+std::set<pid_t> collector_threads(const std::string& experiment) {
+  std::set<pid_t> tids;
+  std::ifstream log(experiment + "/collector.log");
+  const std::string marker = "event: collector_thread, tid: ";
+  for (std::string line; std::getline(log, line);)
+    if (const size_t at = line.find(marker); at != std::string::npos)
+      tids.insert(static_cast<pid_t>(std::atol(line.c_str() + at + marker.size())));
+  return tids;
+}
+
 // Runs `function` on each thread of the process until every thread has
-// answered (busy threads asked again), and again for threads that
-// appeared meanwhile. A thread stopped in the collector's own code (a
-// handler of its, a new thread's start) is busy too.
-ThreadRollCall roll_call(pid_t pid, uint64_t function) {
+// answered, and again for threads that appeared meanwhile. The program's
+// threads are stopped together first: with none of them running, each
+// call and stop is quick. A thread stopped in the collector's own code (a
+// handler of its, a new thread's start) is busy: let go, and asked again
+// on its own.
+ThreadRollCall roll_call(pid_t pid, const std::string& experiment, uint64_t function) {
   const std::vector<CodeRange> collector = collector_code(pid);
   ThreadRollCall result;
   std::set<pid_t> answered;
+  std::vector<pid_t> busy;
+  auto count = [&result](int answer) {
+    if (answer == 1)
+      ++result.begun;
+    else if (answer == 0)
+      ++result.skipped;
+    else
+      ++result.missed;
+  };
   for (bool found_new = true; found_new;) {
     found_new = false;
+    const std::set<pid_t> collectors = collector_threads(experiment);
+    std::vector<pid_t> asked;
     for (const pid_t tid : process_threads(pid)) {
-      if (answered.count(tid) != 0) continue;
+      if (answered.count(tid) != 0 || collectors.count(tid) != 0) continue;
       found_new = true;
       answered.insert(tid);
-      int answer = kBusy;
-      for (int attempt = 0; attempt < 200 && answer == kBusy; ++attempt) {
-        try {
-          HijackedThread thread(pid, tid);
-          const uint64_t pc = thread.stopped_pc();
-          answer = inside(collector, pc) ? kBusy : static_cast<int>(thread.call(function, {}, kThreadLimit));
-        } catch (const std::exception&) {
-          answer = -2;  // gone meanwhile, or not stoppable
-        }
-        if (answer == kBusy) std::this_thread::sleep_for(std::chrono::microseconds(500));
-      }
-      if (answer == 1)
-        ++result.begun;
-      else if (answer == 0)
-        ++result.skipped;
+      if (HijackedThread::interrupt(tid))
+        asked.push_back(tid);
       else
-        ++result.missed;
+        count(-2);  // gone meanwhile, or not stoppable
     }
+    std::vector<std::unique_ptr<HijackedThread>> stopped;
+    for (const pid_t tid : asked) {
+      try {
+        stopped.push_back(std::make_unique<HijackedThread>(pid, tid, HijackedThread::Interrupted{}));
+      } catch (const std::exception&) {
+        count(-2);
+      }
+    }
+    for (const auto& thread : stopped) {
+      if (inside(collector, thread->stopped_pc())) {
+        busy.push_back(thread->tid());
+        continue;
+      }
+      try {
+        const int answer = static_cast<int>(thread->call(function, {}, kThreadLimit));
+        if (answer == kBusy)
+          busy.push_back(thread->tid());
+        else
+          count(answer);
+      } catch (const std::exception&) {
+        count(-2);
+      }
+    }
+  }
+  for (const pid_t tid : busy) {
+    int answer = kBusy;
+    for (int attempt = 0; attempt < 200 && answer == kBusy; ++attempt) {
+      try {
+        HijackedThread thread(pid, tid);
+        answer = inside(collector, thread.stopped_pc()) ? kBusy : static_cast<int>(thread.call(function, {}, kThreadLimit));
+      } catch (const std::exception&) {
+        answer = -2;
+      }
+      if (answer == kBusy) std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+    count(answer);
   }
   return result;
 }
@@ -92,6 +144,7 @@ InjectedRuntime inject_runtime(pid_t pid, const std::string& runtime, const std:
                              "into it; er_kernel records it from outside (its functions and the kernel's)");
   InjectedRuntime injected;
   injected.pid = pid;
+  injected.experiment = experiment;
   const uint64_t dlopen_at = libc_function(pid, *libc, "dlopen");
   const uint64_t dlerror_at = libc_function(pid, *libc, "dlerror");
   injected.dlclose = libc_function(pid, *libc, "dlclose");
@@ -125,11 +178,13 @@ InjectedRuntime inject_runtime(pid_t pid, const std::string& runtime, const std:
   return injected;
 }
 
-ThreadRollCall begin_every_thread(const InjectedRuntime& runtime) { return roll_call(runtime.pid, runtime.attach_thread); }
+ThreadRollCall begin_every_thread(const InjectedRuntime& runtime) {
+  return roll_call(runtime.pid, runtime.experiment, runtime.attach_thread);
+}
 
 DetachOutcome detach_runtime(const InjectedRuntime& runtime) {
   DetachOutcome outcome;
-  outcome.threads = roll_call(runtime.pid, runtime.detach_thread);
+  outcome.threads = roll_call(runtime.pid, runtime.experiment, runtime.detach_thread);
   // On a thread of the program's: the collector's own have descriptor
   // tables of their own, and the detach waits for them to end.
   std::set<pid_t> collectors;

@@ -15,6 +15,7 @@ namespace lumen::attach {
 
 struct InjectedRuntime {
   pid_t pid = 0;
+  std::string experiment;  // its log names the collector's threads
   uint64_t handle = 0;  // dlopen's, in the process
   uint64_t dlclose = 0;
   uint64_t attach_thread = 0;  // the runtime's lumen_attach_thread, ...

@@ -67,6 +67,7 @@ pid_t g_collect_pid = 0;
 
 void* watch_collect(void*) {
   const RuntimeGuard guard;  // the runtime's own for its whole life
+  pthread_setname_np(pthread_self(), "lumen-attach");
   mark_collector_thread();
   take_own_descriptor_table();
   const int collect = static_cast<int>(syscall(SYS_pidfd_open, g_collect_pid, 0));

@@ -18,6 +18,8 @@ std::atomic<uint32_t> g_tids[kMaxCollectorThreads];
 
 void collector_thread_begins() {
   const uint32_t tid = current_tid();
+  for (const auto& slot : g_tids)
+    if (slot.load(std::memory_order_acquire) == tid) return;  // known already (own_thread_start.cpp)
   for (auto& slot : g_tids) {
     uint32_t expected = 0;
     if (slot.compare_exchange_strong(expected, tid, std::memory_order_acq_rel)) return;
