@@ -134,6 +134,32 @@ ThreadRollCall roll_call(pid_t pid, const std::string& experiment, uint64_t func
   return result;
 }
 
+// Whether every thread but `calling` is outside the collector's code (a
+// new thread's last instructions of its start stub), seen with all of them
+// stopped together; asked again for up to a second.
+bool all_outside_collector(pid_t pid, pid_t calling) {
+  const std::vector<CodeRange> collector = collector_code(pid);
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    std::vector<pid_t> asked;
+    for (const pid_t tid : process_threads(pid))
+      if (tid != calling && HijackedThread::interrupt(tid)) asked.push_back(tid);
+    bool outside = true;
+    {
+      std::vector<std::unique_ptr<HijackedThread>> stopped;
+      for (const pid_t tid : asked) {
+        try {
+          stopped.push_back(std::make_unique<HijackedThread>(pid, tid, HijackedThread::Interrupted{}));
+          outside = outside && !inside(collector, stopped.back()->stopped_pc());
+        } catch (const std::exception&) {
+        }
+      }
+    }
+    if (outside) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
 }  // namespace
 
 InjectedRuntime inject_runtime(pid_t pid, const std::string& runtime, const std::string& experiment) {
@@ -197,7 +223,8 @@ DetachOutcome detach_runtime(const InjectedRuntime& runtime) {
   }
   outcome.why_loaded = left;
   // A thread never found outside the collector's code may still run it.
-  if (left == 0 && outcome.threads.missed != 0) outcome.why_loaded = 2;
+  if (left == 0 && (outcome.threads.missed != 0 || !all_outside_collector(runtime.pid, thread->tid())))
+    outcome.why_loaded = 2;
   if (outcome.why_loaded == 0) {
     thread->call(runtime.dlclose, {runtime.handle}, kLoadLimit);
     outcome.unloaded = true;

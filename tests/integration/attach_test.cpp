@@ -6,7 +6,8 @@
 // window's. After the detach the target runs on, and its
 // own checks of its handlers, mask, descriptors and sleeps pass when it
 // exits with its own status; nothing of the collector stays mapped. A
-// second attach works. Refusals name the reason: a process that is gone,
+// second attach works, and a library the target loads while attached is
+// recorded. Refusals name the reason: a process that is gone,
 // one another tracer holds, a statically linked one, and a data type that
 // needs the program's calls from its start.
 #include <gtest/gtest.h>
@@ -110,12 +111,13 @@ bool maps_collector(pid_t pid) {
 class Attach : public ::testing::Test {
  protected:
   void SetUp() override {
-    target_ = std::make_unique<Background>(
-        std::vector<std::string>{(target_dir() / "attach_target").string(), dir_.path().string()},
-        std::map<std::string, std::string>{{"LUMEN_TEST_TRUTH", truth_file().string()}});
+    std::vector<std::string> argv{(target_dir() / "attach_target").string(), dir_.path().string()};
+    if (with_library()) argv.push_back((target_dir() / "libburn_library.so").string());
+    target_ = std::make_unique<Background>(argv, std::map<std::string, std::string>{{"LUMEN_TEST_TRUTH", truth_file().string()}});
     ASSERT_TRUE(wait_for_file(dir_.path() / "ready", std::chrono::seconds(10)));
     ASSERT_TRUE(wait_for_file(truth_file(), std::chrono::seconds(10)));
   }
+  virtual bool with_library() const { return false; }
   std::filesystem::path truth_file() const { return dir_.path() / "truth.json"; }
   // Tells the target to stop; its exit status (3: its own checks passed).
   int stop_target() {
@@ -166,6 +168,36 @@ TEST_F(Attach, TheWindowsFiguresAreWhatTheTargetSpentAndItRunsOnUnharmed) {
             0.5);
   EXPECT_FALSE(maps_collector(target_->pid()));
   EXPECT_EQ(stop_target(), 3) << "the target's own checks failed (its standard error names them)";
+}
+
+// The target with a library to load (once DIR/load appears).
+class AttachWithLibrary : public Attach {
+ protected:
+  bool with_library() const override { return true; }
+};
+
+// A library the target loads while attached: its function is named, its
+// time is what the target spent there, and the collector still unloads.
+TEST_F(AttachWithLibrary, ALibraryLoadedWhileAttachedIsRecorded) {
+  const json before = read_truth(truth_file());
+  ProcessResult run;
+  std::thread attached([&] { run = collect_attached(dir_, "library.er", target_->pid(), {"-t", "3"}); });
+  const bool recording = wait_for_file(dir_.path() / "library.er" / "profile", std::chrono::seconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  std::ofstream(dir_.path() / "load").put('\n');
+  attached.join();
+  ASSERT_TRUE(recording);
+  const json after = read_truth(truth_file());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const double truth = after.at("in_library").get<double>() - before.at("in_library").get<double>();
+  ASSERT_GT(truth, 0.3) << "the target did not load the library while attached";
+  const auto rows = rows_by_name(
+      er_print_json({"-metrics", "i.totalcpu", "-limit", "0", "-functions"}, dir_.path() / "library.er"));
+  ASSERT_TRUE(rows.count("burn_in_library")) << "the library's function is not named";
+  const double measured = rows.at("burn_in_library").at("i.totalcpu").get<double>();
+  EXPECT_NEAR(measured, truth, sampling_tolerance(truth, 0.01) + 0.1);
+  EXPECT_FALSE(maps_collector(target_->pid()));
+  EXPECT_EQ(stop_target(), 3);
 }
 
 TEST_F(Attach, ASignalToCollectDetaches) {

@@ -14,9 +14,14 @@
  * DIR/stop appears it checks that all are as it left them and exits 3, or
  * prints what differs and exits 1. DIR/ready holds its pid once the workers run.
  *
- * usage: attach_target DIR */
+ * Given LIBRARY (burn_library), once DIR/load appears the main thread
+ * dlopens it and spends 50 ms of CPU in its burn_in_library at each tick,
+ * written as "in_library".
+ *
+ * usage: attach_target DIR [LIBRARY] */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -29,7 +34,7 @@
 
 #include "truth.h"
 
-static _Atomic long long spent_ns[3]; /* hot_a, hot_b, hot_c */
+static _Atomic long long spent_ns[4]; /* hot_a, hot_b, hot_c, in_library */
 static atomic_int stopping;
 
 static long long thread_cpu_ns(void) {
@@ -70,8 +75,9 @@ static void write_truth(void) {
   snprintf(temporary, sizeof temporary, "%s.tmp", path);
   FILE* f = fopen(temporary, "w");
   if (f == NULL) return;
-  fprintf(f, "{\"functions\": {\"hot_a\": %.6f, \"hot_b\": %.6f, \"hot_c\": %.6f}}\n", atomic_load(&spent_ns[0]) / 1e9,
-          atomic_load(&spent_ns[1]) / 1e9, atomic_load(&spent_ns[2]) / 1e9);
+  fprintf(f, "{\"functions\": {\"hot_a\": %.6f, \"hot_b\": %.6f, \"hot_c\": %.6f, \"in_library\": %.6f}}\n",
+          atomic_load(&spent_ns[0]) / 1e9, atomic_load(&spent_ns[1]) / 1e9, atomic_load(&spent_ns[2]) / 1e9,
+          atomic_load(&spent_ns[3]) / 1e9);
   fclose(f);
   rename(temporary, path);
 }
@@ -96,8 +102,10 @@ static void list_descriptors(char* out, size_t size) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 2) return 2;
-  char path[4096];
+  if (argc != 2 && argc != 3) return 2;
+  char path[4096], load[4096];
+  snprintf(load, sizeof load, "%s/load", argv[1]);
+  double (*burn_in_library)(double) = NULL;
   struct sigaction usr1 = {0};
   usr1.sa_handler = on_usr1;
   sigaction(SIGUSR1, &usr1, NULL);
@@ -127,6 +135,15 @@ int main(int argc, char** argv) {
     clock_gettime(CLOCK_MONOTONIC, &after);
     const long long slept = (after.tv_sec - before.tv_sec) * 1000000000LL + (after.tv_nsec - before.tv_nsec);
     if (slept < 100000000LL) ++cut_short;
+    if (argc == 3 && burn_in_library == NULL && access(load, F_OK) == 0) {
+      void* library = dlopen(argv[2], RTLD_NOW);
+      if (library != NULL) burn_in_library = (double (*)(double))dlsym(library, "burn_in_library");
+    }
+    if (burn_in_library != NULL) {
+      const long long before_ns = thread_cpu_ns();
+      burn_in_library(0.05);
+      atomic_fetch_add(&spent_ns[3], thread_cpu_ns() - before_ns);
+    }
     if (tick % 5 == 0) {
       pthread_t late;
       if (pthread_create(&late, NULL, late_thread, NULL) == 0) pthread_join(late, NULL);

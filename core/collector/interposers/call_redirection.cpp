@@ -65,6 +65,7 @@ void redirect_relocations(const dl_phdr_info* info, const ElfW(Rela)* relocation
     if (std::strcmp(names + symbols[ELF64_R_SYM(r.r_info)].st_name, request.symbol) != 0) continue;
     if (g_redirected_count == kMaxRedirected) return;
     auto* slot = reinterpret_cast<std::atomic<uintptr_t>*>(info->dlpi_addr + r.r_offset);
+    if (slot->load(std::memory_order_acquire) == request.replacement) continue;  // an object redirected before
     const bool read_only = in_relro(info, reinterpret_cast<uintptr_t>(slot));
     g_redirected[g_redirected_count++] = {slot, slot->load(std::memory_order_acquire), request.replacement, read_only};
     store(slot, request.replacement, read_only);

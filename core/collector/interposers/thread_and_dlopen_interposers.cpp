@@ -28,7 +28,12 @@
 #include "stacks/stack_capture.h"
 #include "threads/program_thread_state.h"
 #include "time/tsc_clock.h"
+#include "interposers/call_redirection.h"
 #include "interposers/thread_interposers.h"
+
+extern "C" int lumen_pthread_create_2_34(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+extern "C" void* lumen_dlopen_2_34(const char*, int);
+extern "C" int lumen_dlclose_2_34(void*);
 
 namespace lumen::collector {
 namespace {
@@ -85,6 +90,18 @@ pthread_once_t g_thread_end_key_once = PTHREAD_ONCE_INIT;
 
 void thread_ends(void*) { runtime_thread_end(); }
 
+// After an attach: calls inside these interposers (a return address of the
+// runtime's on a stack) and threads created but not yet past their
+// start's begin. The detach waits for both to be none before unloading.
+std::atomic<int> g_inside{0};
+std::atomic<int> g_starting{0};
+struct Inside {
+  Inside() { g_inside.fetch_add(1, std::memory_order_acq_rel); }
+  ~Inside() { g_inside.fetch_sub(1, std::memory_order_acq_rel); }
+  Inside(const Inside&) = delete;
+  Inside& operator=(const Inside&) = delete;
+};
+
 // On the new thread: takes its start's routine and argument, gives the
 // start back, and begins the thread's collection with the program's view
 // of its signal mask.
@@ -115,6 +132,7 @@ extern "C" __attribute__((visibility("hidden"), used)) void* (*lumen_attached_th
   using namespace lumen::collector;
   void* (*const routine)(void*) = begin_started_thread(static_cast<ThreadStart*>(opaque), argument);
   hear_thread_end_here();
+  g_starting.fetch_sub(1, std::memory_order_acq_rel);  // the stub's last three instructions: collect checks PCs
   return routine;
 }
 
@@ -157,6 +175,7 @@ void* thread_trampoline(void* opaque) {
 
 int create_thread(PthreadCreate real_create, pthread_t* thread, const pthread_attr_t* attr,
                   void* (*routine)(void*), void* argument) {
+  const Inside inside;
   if (real_create == nullptr) return EAGAIN;
   if (!collecting()) return real_create(thread, attr, routine, argument);
   pthread_once(&g_thread_end_key_once, make_thread_end_key);
@@ -176,7 +195,10 @@ int create_thread(PthreadCreate real_create, pthread_t* thread, const pthread_at
   // the program's view: a signal meanwhile waits, as it would have.
   sigset_t during_clone = claimed_signal_set(claimed_blocked), creators;
   syscall(SYS_rt_sigprocmask, SIG_BLOCK, &during_clone, &creators, _NSIG / 8);
-  const int rc = real_create(thread, attr, attached() ? lumen_attached_thread_start : thread_trampoline, start);
+  const bool through_stub = attached();
+  if (through_stub) g_starting.fetch_add(1, std::memory_order_acq_rel);
+  const int rc = real_create(thread, attr, through_stub ? lumen_attached_thread_start : thread_trampoline, start);
+  if (rc != 0 && through_stub) g_starting.fetch_sub(1, std::memory_order_acq_rel);
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &creators, nullptr, _NSIG / 8);
   if (rc != 0) give_back(start);
   return rc;
@@ -215,16 +237,26 @@ void* open_as_caller(Dlopen real_open, const char* file, int mode, void* caller)
 }
 
 void* traced_dlopen(Dlopen real_open, const char* file, int mode, void* caller) {
+  const Inside inside;
   void* handle = open_as_caller(real_open, file, mode, caller);
   if (handle != nullptr && collecting()) {
     const RuntimeGuard guard;
     object_snapshot_refresh();
     loadobject_tracker_rescan();
+    if (attached()) redirect_program_calls();  // the objects just loaded
   }
   return handle;
 }
 
+bool is_programs(const char* path) {
+  for (const char* not_programs : {"/libc.so", "/ld-linux", "/liblumen_collector", "/libunwind", "/libgcc_s",
+                                   "/lumen/plugins/", "linux-vdso"})
+    if (std::strstr(path, not_programs) != nullptr) return false;
+  return true;
+}
+
 int traced_dlclose(Dlclose real_close, void* handle) {
+  const Inside inside;
   if (real_close == nullptr) return -1;
   const int rc = real_close(handle);
   if (collecting()) {
@@ -236,6 +268,16 @@ int traced_dlclose(Dlclose real_close, void* handle) {
 }
 
 }  // namespace
+
+bool program_calls_left_runtime() {
+  return g_inside.load(std::memory_order_acquire) == 0 && g_starting.load(std::memory_order_acquire) == 0;
+}
+
+void redirect_program_calls() {
+  redirect_calls(is_programs, "pthread_create", reinterpret_cast<void*>(lumen_pthread_create_2_34));
+  redirect_calls(is_programs, "dlopen", reinterpret_cast<void*>(lumen_dlopen_2_34));
+  redirect_calls(is_programs, "dlclose", reinterpret_cast<void*>(lumen_dlclose_2_34));
+}
 
 void hear_thread_end_here() {
   pthread_once(&g_thread_end_key_once, make_thread_end_key);

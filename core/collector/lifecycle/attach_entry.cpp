@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <poll.h>
+#include <sched.h>
 
 #include <chrono>
 #include <string>
@@ -177,6 +178,10 @@ LUMEN_EXPORT int lumen_detach(void) {
   for (int round = 0, n; round < 64 && (n = runtime_fds_between(0, ~0u, fds, static_cast<int>(std::size(fds)))) > 0; ++round)
     for (int i = 0; i < n; ++i) close_runtime_fd(fds[i]);
   restore_redirected_calls();  // libunwind stays loaded where libstdc++ came with the runtime
+  // Calls that came through the slots before they were put back.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!program_calls_left_runtime() && std::chrono::steady_clock::now() < until) sched_yield();
+  if (!program_calls_left_runtime()) return 1;
   if (!gone) return 1;
   stop_hearing_thread_ends();
   release_thread_states();

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "interposers/call_redirection.h"
+#include "interposers/thread_interposers.h"
 #include "stacks/blocked_stack.h"
 #include "time/clock.h"
 #include "threads/own_threads_alive.h"
@@ -43,7 +44,6 @@
 
 extern "C" int lumen_pipe2(int fds[2], int flags);
 extern "C" int lumen_close(int fd);
-extern "C" int lumen_pthread_create_2_34(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 
 namespace lumen::collector {
 
@@ -119,21 +119,10 @@ std::atomic<bool> g_attached{false};  // loaded into a running process (collect 
 // is the runtime's:
 bool is_libunwind(const char* path) { return std::strstr(path, "/libunwind") != nullptr; }
 
-// The program's calls to pthread_create, in the objects loaded at the
-// attach (not the C library, the dynamic linker, the runtime and its
-// libraries, nor the plugins): threads created while attached begin their
-// collection as under collect.
-bool is_programs(const char* path) {
-  for (const char* not_programs : {"/libc.so", "/ld-linux", "/liblumen_collector", "/libunwind",
-                                   "/libgcc_s", "/lumen/plugins/", "linux-vdso"})
-    if (std::strstr(path, not_programs) != nullptr) return false;
-  return true;
-}
-
 void redirect_calls_after_attach() {
   redirect_calls(is_libunwind, "pipe2", reinterpret_cast<void*>(lumen_pipe2));
   redirect_calls(is_libunwind, "close", reinterpret_cast<void*>(lumen_close));
-  redirect_calls(is_programs, "pthread_create", reinterpret_cast<void*>(lumen_pthread_create_2_34));
+  redirect_program_calls();
 }
 
 // What collection is, from the plan on: the same for a process collect
