@@ -239,7 +239,9 @@ void* open_as_caller(Dlopen real_open, const char* file, int mode, void* caller)
 void* traced_dlopen(Dlopen real_open, const char* file, int mode, void* caller) {
   const Inside inside;
   void* handle = open_as_caller(real_open, file, mode, caller);
-  if (handle != nullptr && collecting()) {
+  // After an attach the slots lead here from the start's first steps on,
+  // before collection is under way: what loads then is recorded too.
+  if (handle != nullptr && (collecting() || attached())) {
     const RuntimeGuard guard;
     object_snapshot_refresh();
     loadobject_tracker_rescan();
@@ -259,7 +261,7 @@ int traced_dlclose(Dlclose real_close, void* handle) {
   const Inside inside;
   if (real_close == nullptr) return -1;
   const int rc = real_close(handle);
-  if (collecting()) {
+  if (collecting() || attached()) {
     const RuntimeGuard guard;
     object_snapshot_refresh();
     loadobject_tracker_rescan();
