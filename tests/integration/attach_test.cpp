@@ -120,13 +120,14 @@ bool maps_collector(pid_t pid) {
 class Attach : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::vector<std::string> argv{(target_dir() / "attach_target").string(), dir_.path().string()};
+    std::vector<std::string> argv{(target_dir() / target_name()).string(), dir_.path().string()};
     if (with_library()) argv.push_back((target_dir() / "libburn_library.so").string());
     target_ = std::make_unique<Background>(argv, std::map<std::string, std::string>{{"LUMEN_TEST_TRUTH", truth_file().string()}});
     ASSERT_TRUE(wait_for_file(dir_.path() / "ready", std::chrono::seconds(10)));
     ASSERT_TRUE(wait_for_file(truth_file(), std::chrono::seconds(10)));
   }
   virtual bool with_library() const { return false; }
+  virtual const char* target_name() const { return "attach_target"; }
   std::filesystem::path truth_file() const { return dir_.path() / "truth.json"; }
   // Tells the target to stop; its exit status (3: its own checks passed).
   int stop_target() {
@@ -223,6 +224,22 @@ TEST_F(AttachWithLibrary, ALibraryLoadedWhileAttachedIsRecorded) {
   EXPECT_NEAR(measured, truth, sampling_tolerance(truth, 0.01) + 0.1);
   EXPECT_FALSE(maps_collector(target_->pid()));
   EXPECT_EQ(stop_target(), 3);
+}
+
+// A program that has libstdc++ of its own: the runtime's libraries are
+// unloaded with it, and the program's threads that collection sampled end
+// after the detach with nothing of them left to run (libunwind's
+// per-thread key once was).
+class AttachToCxx : public Attach {
+ protected:
+  const char* target_name() const override { return "attach_target_cxx"; }
+};
+
+TEST_F(AttachToCxx, ItsThreadsEndAfterTheDetachAsWithout) {
+  const ProcessResult run = collect_attached(dir_, "cxx.er", target_->pid(), {"-t", "1"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_FALSE(maps_collector(target_->pid()));
+  EXPECT_EQ(stop_target(), 3) << "the workers end at the stop, after the detach";
 }
 
 TEST_F(Attach, ASignalToCollectDetaches) {

@@ -1,6 +1,7 @@
 #include "lifecycle/runtime_state.h"
 
 #include <lumen/record_format.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -119,6 +120,16 @@ std::atomic<bool> g_attached{false};  // loaded into a running process (collect 
 // is the runtime's:
 bool is_libunwind(const char* path) { return std::strstr(path, "/libunwind") != nullptr; }
 
+// libunwind gives each thread it unwound a value under a key of its own,
+// whose destructor (its code) glibc runs as the thread exits, and never
+// deletes the key: unloaded with the runtime at a detach, it would leave
+// the program's threads a destructor at an unmapped address. It stays
+// loaded for good, as it does anyway where libstdc++ came with the runtime.
+void keep_libunwind_loaded() {
+  for (const char* name : {"libunwind.so.8", "libunwind-x86_64.so.8"})
+    dlopen(name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 void redirect_calls_after_attach() {
   redirect_calls(is_libunwind, "pipe2", reinterpret_cast<void*>(lumen_pipe2));
   redirect_calls(is_libunwind, "close", reinterpret_cast<void*>(lumen_close));
@@ -153,6 +164,7 @@ bool begin_collection(bool attached) {
   g_attached.store(attached, std::memory_order_release);
   if (attached) {
     experiment_log_event(metadata::log_event::kAttached, "time_ns: " + std::to_string(monotonic_ns()));
+    keep_libunwind_loaded();
     redirect_calls_after_attach();
   }
   stack_capture_init();
