@@ -238,7 +238,7 @@ class AttachToCxx : public Attach {
 TEST_F(AttachToCxx, ItsThreadsEndAfterTheDetachAsWithout) {
   const ProcessResult run = collect_attached(dir_, "cxx.er", target_->pid(), {"-t", "1"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_FALSE(maps_collector(target_->pid()));
+  EXPECT_FALSE(maps_collector(target_->pid())) << run.err;
   EXPECT_EQ(stop_target(), 3) << "the workers end at the stop, after the detach";
 }
 
