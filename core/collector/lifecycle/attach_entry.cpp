@@ -19,6 +19,7 @@
 #include <poll.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -49,15 +50,23 @@ bool inside_runtime(const ThreadState& thread) { return thread.interposer_depth 
 bool thread_gone(uint32_t tid) { return syscall(SYS_tgkill, getpid(), tid, 0) != 0 && errno == ESRCH; }
 
 // The collector's threads end once collection stops; the runtime's code may
-// be unloaded only when none is left on them.
-bool collector_threads_gone(const uint32_t* tids, size_t count, std::chrono::milliseconds limit) {
+// be unloaded only when none is left on them. One may start while the stop
+// runs (the /proc reader, asked again): the registered ones are read until
+// none is left, and every one seen must be gone.
+bool collector_threads_gone(std::chrono::milliseconds limit) {
   const auto until = std::chrono::steady_clock::now() + limit;
-  for (size_t i = 0; i < count; ++i)
-    while (!thread_gone(tids[i])) {
-      if (std::chrono::steady_clock::now() >= until) return false;
-      poll(nullptr, 0, 1);
-    }
-  return true;
+  uint32_t seen[128];
+  size_t seen_count = 0;
+  for (;;) {
+    uint32_t now[64];
+    const size_t count = collector_thread_ids(now, std::size(now));
+    for (size_t i = 0; i < count; ++i)
+      if (std::find(seen, seen + seen_count, now[i]) == seen + seen_count && seen_count < std::size(seen))
+        seen[seen_count++] = now[i];
+    if (count == 0 && std::all_of(seen, seen + seen_count, thread_gone)) return true;
+    if (std::chrono::steady_clock::now() >= until) return false;
+    poll(nullptr, 0, 1);
+  }
 }
 
 // collect's own process: when it ends without detaching (killed), the
@@ -160,15 +169,13 @@ LUMEN_EXPORT int lumen_detach(void) {
   if (is_collector_thread()) return -2;
   if (!attached()) return 1;
   g_detaching.store(true, std::memory_order_release);
-  uint32_t tids[64];
-  const size_t count = collector_thread_ids(tids, std::size(tids));
   const bool was_collecting = collecting();
   // The thread collect stopped for this ended its own collection in the
   // roll call before; the stop writes the last records (a sample point)
   // from it.
   current_thread().finished = false;
   stop_collection();
-  const bool gone = collector_threads_gone(tids, count, std::chrono::seconds(5));
+  const bool gone = collector_threads_gone(std::chrono::seconds(5));
   if (was_collecting)
     experiment_log_event(lumen::metadata::log_event::kDetached, "time_ns: " + std::to_string(monotonic_ns()));
   release_claimed_signals();
