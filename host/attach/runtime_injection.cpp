@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <vector>
 #include <set>
@@ -24,8 +25,13 @@ using std::chrono::milliseconds;
 
 constexpr milliseconds kLoadLimit{10'000};
 constexpr milliseconds kThreadLimit{5'000};
+constexpr milliseconds kBusyLimit{2'000};  // for threads inside the collector's code or its interposers
 constexpr int kBusy = -1;  // the runtime's answer for a thread inside its own work
 constexpr int kNotProgramThread = -2;  // lumen_detach's on a thread of the collector's
+// lumen_detach_thread's for a thread inside a plugin's interposer: its
+// collection ended now, or before.
+constexpr int kEndedInside = 3;
+constexpr int kInside = 2;
 
 uint64_t libc_function(pid_t pid, const MappedObject& libc, const char* name) {
   const std::optional<uint64_t> value = exported_function(pid, libc, name);
@@ -73,21 +79,23 @@ ThreadRollCall roll_call(pid_t pid, const std::string& experiment, uint64_t func
   ThreadRollCall result;
   std::set<pid_t> answered;
   std::vector<pid_t> busy;
+  std::map<pid_t, int> latest;  // each busy thread's latest answer
   auto count = [&result](int answer) {
-    if (answer == 1)
+    if (answer == 1 || answer == kEndedInside)
       ++result.begun;
+    else if (answer == kInside)
+      return;
     else if (answer == 0)
       ++result.skipped;
     else
       ++result.missed;
   };
-  for (bool found_new = true; found_new;) {
-    found_new = false;
+  // Asks the threads not asked yet, stopped together; false when none.
+  auto ask_new_threads = [&]() {
     const std::set<pid_t> collectors = collector_threads(experiment);
     std::vector<pid_t> asked;
     for (const pid_t tid : process_threads(pid)) {
       if (answered.count(tid) != 0 || collectors.count(tid) != 0) continue;
-      found_new = true;
       answered.insert(tid);
       if (HijackedThread::interrupt(tid))
         asked.push_back(tid);
@@ -105,31 +113,53 @@ ThreadRollCall roll_call(pid_t pid, const std::string& experiment, uint64_t func
     for (const auto& thread : stopped) {
       if (inside(collector, thread->stopped_pc())) {
         busy.push_back(thread->tid());
+        latest[thread->tid()] = kBusy;
         continue;
       }
       try {
         const int answer = static_cast<int>(thread->call(function, {}, kThreadLimit));
-        if (answer == kBusy)
+        if (answer != kBusy) count(answer);
+        if (answer == kBusy || answer == kInside || answer == kEndedInside) {
           busy.push_back(thread->tid());
-        else
-          count(answer);
+          latest[thread->tid()] = answer;
+        }
       } catch (const std::exception&) {
         count(-2);
       }
     }
+    return !asked.empty();
+  };
+  while (ask_new_threads()) {
   }
-  for (const pid_t tid : busy) {
-    int answer = kBusy;
-    for (int attempt = 0; attempt < 200 && answer == kBusy; ++attempt) {
+  // Asked again in turn until a common deadline: a thread in a traced wait
+  // (a join, a lock) is inside the interposer until the wait ends. Threads
+  // created meanwhile are asked as they appear.
+  const auto until = std::chrono::steady_clock::now() + kBusyLimit;
+  while (!busy.empty()) {
+    std::vector<pid_t> still;
+    for (const pid_t tid : busy) {
+      int answer;
       try {
         HijackedThread thread(pid, tid);
         answer = inside(collector, thread.stopped_pc()) ? kBusy : static_cast<int>(thread.call(function, {}, kThreadLimit));
       } catch (const std::exception&) {
         answer = -2;
       }
-      if (answer == kBusy) std::this_thread::sleep_for(std::chrono::microseconds(500));
+      if (answer != kBusy) count(answer);
+      if (answer == kBusy || answer == kInside || answer == kEndedInside) {
+        still.push_back(tid);
+        if (answer != kBusy || latest[tid] == kBusy) latest[tid] = answer;
+      }
     }
-    count(answer);
+    busy.swap(still);
+    while (ask_new_threads()) {
+    }
+    if (busy.empty() || std::chrono::steady_clock::now() >= until) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+  }
+  for (const pid_t tid : busy) {
+    ++result.inside;
+    if (latest[tid] == kBusy) count(kBusy);  // never answered: its collection did not end
   }
   return result;
 }
@@ -192,6 +222,8 @@ InjectedRuntime inject_runtime(pid_t pid, const std::string& runtime, const std:
     injected.attach_thread = entry("lumen_attach_thread");
     injected.detach_thread = entry("lumen_detach_thread");
     injected.detach = entry("lumen_detach");
+    injected.attach_calls = entry("lumen_attach_calls");
+    injected.detach_calls = entry("lumen_detach_calls");
     const uint64_t directory = thread->push_string(experiment);
     const uint64_t collect = static_cast<uint64_t>(getpid());
     if (static_cast<int>(thread->call(entry("lumen_attach"), {directory, collect}, kLoadLimit)) != 0)
@@ -204,12 +236,22 @@ InjectedRuntime inject_runtime(pid_t pid, const std::string& runtime, const std:
   return injected;
 }
 
+// Calls `function` on a thread of the program's, stopped where the
+// dynamic linker may be entered (redirecting takes its lock).
+void call_on_program_thread(const InjectedRuntime& runtime, uint64_t function) {
+  const std::set<pid_t> collectors = collector_threads(runtime.experiment);
+  stop_thread_for_loading(runtime.pid, collectors)->call(function, {}, kLoadLimit);
+}
+
 ThreadRollCall begin_every_thread(const InjectedRuntime& runtime) {
-  return roll_call(runtime.pid, runtime.experiment, runtime.attach_thread);
+  const ThreadRollCall result = roll_call(runtime.pid, runtime.experiment, runtime.attach_thread);
+  call_on_program_thread(runtime, runtime.attach_calls);
+  return result;
 }
 
 DetachOutcome detach_runtime(const InjectedRuntime& runtime) {
   DetachOutcome outcome;
+  call_on_program_thread(runtime, runtime.detach_calls);
   outcome.threads = roll_call(runtime.pid, runtime.experiment, runtime.detach_thread);
   // On a thread of the program's: the collector's own have descriptor
   // tables of their own, and the detach waits for them to end.
@@ -218,12 +260,14 @@ DetachOutcome detach_runtime(const InjectedRuntime& runtime) {
   int left = kNotProgramThread;
   while (left == kNotProgramThread) {
     thread = stop_thread_for_loading(runtime.pid, collectors);
-    left = static_cast<int>(thread->call(runtime.detach, {}, kLoadLimit));
+    left = static_cast<int>(thread->call(runtime.detach, {outcome.threads.inside != 0 ? 1u : 0u}, kLoadLimit));
     if (left == kNotProgramThread) collectors.insert(thread->tid());
   }
   outcome.why_loaded = left;
   // A thread never found outside the collector's code may still run it.
-  if (left == 0 && (outcome.threads.missed != 0 || !all_outside_collector(runtime.pid, thread->tid())))
+  if (outcome.threads.inside != 0)
+    outcome.why_loaded = 3;
+  else if (left == 0 && (outcome.threads.missed != 0 || !all_outside_collector(runtime.pid, thread->tid())))
     outcome.why_loaded = 2;
   if (outcome.why_loaded == 0) {
     thread->call(runtime.dlclose, {runtime.handle}, kLoadLimit);

@@ -21,6 +21,8 @@ struct InjectedRuntime {
   uint64_t attach_thread = 0;  // the runtime's lumen_attach_thread, ...
   uint64_t detach_thread = 0;
   uint64_t detach = 0;
+  uint64_t attach_calls = 0;  // the program's calls to the plugins' interposers, and back
+  uint64_t detach_calls = 0;
 };
 
 // Loads `runtime` (a path the process can open) into `pid` and starts
@@ -32,19 +34,26 @@ struct ThreadRollCall {
   size_t begun = 0;    // threads whose collection began (or ended)
   size_t skipped = 0;  // the collector's own, or begun already
   size_t missed = 0;   // gone, or busy in the runtime every time asked
+  size_t inside = 0;   // never seen outside the collector's code and its interposers (their collection may have ended)
 };
 
 // Begins collection on every thread of the process, again until a pass
-// finds no new thread.
+// finds no new thread; then the program's calls of the functions the
+// plugins interpose on lead to their interposers.
 ThreadRollCall begin_every_thread(const InjectedRuntime& runtime);
 
 struct DetachOutcome {
   ThreadRollCall threads;
   bool unloaded = false;  // false: the runtime stays loaded, inert (why_loaded says why)
-  int why_loaded = 0;     // 1: a thread of the collector's did not end; 2: a thread was never stopped outside its code
+  // 1: a thread of the collector's did not end; 2: a thread was never
+  // stopped outside its code; 3: a thread stayed inside an interposer (a
+  // wait that had not ended)
+  int why_loaded = 0;
 };
 
-// Ends every thread's collection, then collection, and unloads the runtime.
+// Leads the program's calls back to its own functions, ends every
+// thread's collection (each once outside the interposers), then
+// collection, and unloads the runtime.
 DetachOutcome detach_runtime(const InjectedRuntime& runtime);
 
 }  // namespace lumen::attach

@@ -174,7 +174,11 @@ int record_attached(const CollectRequest& request, CollectionPlan plan,
   facts.start_wall_ns = clock_ns(CLOCK_REALTIME);
   plan.origin_ns = clock_ns(CLOCK_MONOTONIC);
   facts.start_monotonic_ns = plan.origin_ns;
-  write_runtime_plan(plan, experiment / metadata::kPlanFile);
+  // collect ends the window by detaching: the runtime records until then,
+  // and what it holds by then (a heap batch) is written at the detach.
+  CollectionPlan runtime_plan = plan;
+  runtime_plan.runtime.window_end_ns = 0;
+  write_runtime_plan(runtime_plan, experiment / metadata::kPlanFile);
   std::string error;
   if (!metadata::write_header_file(experiment.string(), metadata::header_text(plan, facts, nullptr), error))
     throw std::runtime_error(error);
@@ -203,7 +207,9 @@ int record_attached(const CollectRequest& request, CollectionPlan plan,
       const attach::DetachOutcome outcome = attach::detach_runtime(runtime);
       end.detached = true;
       std::cerr << "collect: detached from process " << pid << " in " << ms_since(detach_began) << " ms"
-                << (outcome.unloaded         ? ""
+                << (outcome.unloaded          ? ""
+                    : outcome.why_loaded == 3 ? "; a thread is still inside a traced call (a wait that has not ended) "
+                                                "or the collector's code, so the collector stays loaded there, inert"
                     : outcome.why_loaded == 2 ? "; a thread was never stopped outside the collector's code, so the "
                                                 "collector stays loaded there, inert"
                                               : "; a thread of the collector did not end, so its code stays loaded, inert")

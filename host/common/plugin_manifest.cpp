@@ -29,7 +29,7 @@ CollectorSpec describe_collector(const lumen_collector_descriptor& d) {
     if (hooks->describe_values) spec.host_hooks.push_back("describe_values");
     if (hooks->leave_out) spec.host_hooks.push_back("leave_out");
   }
-  spec.works_after_attach = d.attach == LUMEN_WORKS_AFTER_ATTACH;
+  spec.works_after_attach = (d.attach & LUMEN_WORKS_AFTER_ATTACH) != 0;
   return spec;
 }
 

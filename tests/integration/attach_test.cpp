@@ -190,6 +190,32 @@ TEST_F(Attach, TheWindowsFiguresAreWhatTheTargetSpentAndItRunsOnUnharmed) {
 }
 
 // The target with a library to load (once DIR/load appears).
+// Waits until the experiment's log says `what` (collect's own messages
+// come when it returns): collection runs by default.
+bool wait_until_recording(const std::filesystem::path& experiment, const std::string& what = "event: plugin_started") {
+  for (int i = 0; i < 1000; ++i) {
+    std::ifstream log(experiment / "collector.log");
+    std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    if (text.find(what) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// collect -P with `flags` in the background; once the process's calls lead
+// to the tracing plugins, `trigger` is created in `dir` and collect runs on
+// to its end. False when the calls were never redirected or the target
+// did not create `answer` in `dir`.
+bool attach_and_trigger(const TempDir& dir, pid_t pid, const std::string& name, const std::vector<std::string>& flags,
+                        const std::string& trigger, const std::string& answer, ProcessResult* run) {
+  std::thread attached([&] { *run = collect_attached(dir, name, pid, flags); });
+  const bool interposing = wait_until_recording(dir.path() / name, "lead to the tracing plugins' interposers");
+  std::ofstream(dir.path() / trigger).put('\n');
+  const bool answered = wait_for_file(dir.path() / answer, std::chrono::seconds(10));
+  attached.join();
+  return interposing && answered;
+}
+
 class AttachWithLibrary : public Attach {
  protected:
   bool with_library() const override { return true; }
@@ -203,13 +229,7 @@ TEST_F(AttachWithLibrary, ALibraryLoadedWhileAttachedIsRecorded) {
   std::thread attached([&] { run = collect_attached(dir_, "library.er", target_->pid(), {"-t", "4"}); });
   // Loaded once collect has attached (its message is on its standard error
   // when it returns; the experiment's log says so now).
-  bool recording = false;
-  for (int i = 0; i < 1000 && !recording; ++i) {
-    std::ifstream log(dir_.path() / "library.er" / "collector.log");
-    std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-    recording = text.find("event: plugin_started") != std::string::npos;
-    if (!recording) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  const bool recording = wait_until_recording(dir_.path() / "library.er");
   std::ofstream(dir_.path() / "load").put('\n');
   attached.join();
   ASSERT_TRUE(recording);
@@ -261,12 +281,70 @@ TEST_F(Attach, ASignalToCollectDetaches) {
 }
 
 TEST_F(Attach, DataThatNeedsTheProgramsStartIsRefused) {
-  const ProcessResult run = collect_attached(dir_, "heap.er", target_->pid(), {"-H", "on"});
+  const ProcessResult run = collect_attached(dir_, "mpi.er", target_->pid(), {"-m", "on"});
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_NE(run.err.find("heap"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("mpi"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("needs the program's calls from its start"), std::string::npos) << run.err;
-  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "heap.er"));
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "mpi.er"));
   EXPECT_EQ(stop_target(), 3);
+}
+
+// Heap, sync and I/O tracing after an attach: the program's bound calls
+// lead to the plugins' interposers while attached and back after. The
+// round of calls the target makes while attached is counted exactly: its
+// allocations and bytes, the blocks it still holds at the detach (the
+// window's leaks), its locks, its writes and bytes; its frees of blocks
+// allocated before the attach are no error and weigh nothing. A second
+// attach with the same tracing works, and the target runs on unharmed.
+TEST_F(Attach, TracingCountsTheCallsMadeWhileAttachedExactly) {
+  const std::vector<std::string> tracing{"-H", "on", "-s", "all", "-i", "on"};
+  std::vector<std::string> flags = tracing;
+  flags.insert(flags.end(), {"-t", "3"});
+  ProcessResult run;
+  ASSERT_TRUE(attach_and_trigger(dir_, target_->pid(), "traced.er", flags, "go", "done", &run)) << run.err;
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_NE(run.err.find("detached"), std::string::npos) << run.err;
+  std::ifstream round_file(dir_.path() / "round.json");
+  const json round = json::parse(round_file);
+  const auto rows = rows_by_name(er_print_json(
+      {"-metrics",
+       "i.heapalloccnt:i.heapallocbytes:i.heapleakcnt:i.heapleakbytes:i.syncn:i.iowritecnt:i.iowritebytes:name",
+       "-limit", "0", "-functions"},
+      dir_.path() / "traced.er"));
+  ASSERT_TRUE(rows.count("allocate_round") && rows.count("lock_round") && rows.count("write_round"))
+      << "the round's functions are not in the experiment";
+  const json& allocate = rows.at("allocate_round");
+  EXPECT_EQ(allocate.at("i.heapalloccnt").get<long long>(), round.at("allocations").get<long long>());
+  EXPECT_EQ(allocate.at("i.heapallocbytes").get<long long>(), round.at("allocated_bytes").get<long long>());
+  EXPECT_EQ(allocate.at("i.heapleakcnt").get<long long>(), round.at("kept").get<long long>());
+  EXPECT_EQ(allocate.at("i.heapleakbytes").get<long long>(), round.at("kept_bytes").get<long long>());
+  EXPECT_EQ(rows.at("lock_round").at("i.syncn").get<long long>(), round.at("locks").get<long long>());
+  EXPECT_EQ(rows.at("write_round").at("i.iowritecnt").get<long long>(), round.at("writes").get<long long>());
+  EXPECT_EQ(rows.at("write_round").at("i.iowritebytes").get<long long>(), round.at("written_bytes").get<long long>());
+  EXPECT_FALSE(maps_collector(target_->pid())) << run.err;
+
+  const ProcessResult again = collect_attached(dir_, "again.er", target_->pid(), [&] {
+    std::vector<std::string> f = tracing;
+    f.insert(f.end(), {"-t", "1"});
+    return f;
+  }());
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_FALSE(maps_collector(target_->pid())) << again.err;
+  EXPECT_EQ(stop_target(), 3);
+}
+
+// A thread that began a wait while attached (through the sync plugin's
+// interposer) and still waits at the detach: the collector cannot be
+// unloaded under it. It stays loaded, inert, collect says why, and the
+// wait ends later through the interposer without harm.
+TEST_F(Attach, AWaitUnderwayAtTheDetachKeepsTheCollectorLoadedAndInert) {
+  ProcessResult run;
+  ASSERT_TRUE(attach_and_trigger(dir_, target_->pid(), "waiting.er", {"-s", "all", "-t", "3"}, "wait", "waiting", &run))
+      << run.err;
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("still inside a traced call"), std::string::npos) << run.err;
+  EXPECT_TRUE(maps_collector(target_->pid())) << run.err;
+  EXPECT_EQ(stop_target(), 3) << "the wait ended through the inert interposer";
 }
 
 TEST_F(Attach, AProcessAnotherTracerHoldsIsRefused) {

@@ -18,11 +18,22 @@
  * dlopens it and spends 50 ms of CPU in its burn_in_library at each tick,
  * written as "in_library".
  *
+ * Once DIR/go appears, the main thread makes one round of traced calls:
+ * allocate_round (1000 blocks of 777 bytes freed again, 7 of 999 kept
+ * until the stop, and the 50 blocks of 4321 bytes allocated at start
+ * freed), lock_round (300 pthread_mutex_lock), write_round (40 writes of
+ * 512 bytes to DIR/written, opened at start). What it did is written to
+ * DIR/round.json, then DIR/done is created.
+ *
+ * Once DIR/wait appears, a thread is started that waits on a condition
+ * variable until the stop (DIR/waiting then exists).
+ *
  * usage: attach_target DIR [LIBRARY] */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -84,6 +95,76 @@ static void write_truth(void) {
 
 static void on_usr1(int signal) { (void)signal; }
 
+enum { kStartBlocks = 50, kRoundBlocks = 1000, kKeptBlocks = 7, kLocks = 300, kWrites = 40 };
+static void* start_blocks[kStartBlocks];
+static void* kept_blocks[kKeptBlocks];
+static void* volatile round_blocks[kRoundBlocks];
+static pthread_mutex_t round_mutex = PTHREAD_MUTEX_INITIALIZER;
+static volatile int locked_rounds;
+
+static void* touched(void* block) {
+  if (block != NULL) *(volatile char*)block = 1;
+  return block;
+}
+
+__attribute__((noinline)) void allocate_round(void) {
+  for (int i = 0; i < kRoundBlocks; ++i) round_blocks[i] = touched(malloc(777));
+  for (int i = 0; i < kRoundBlocks; ++i) free(round_blocks[i]);
+  for (int i = 0; i < kKeptBlocks; ++i) kept_blocks[i] = touched(malloc(999));
+  for (int i = 0; i < kStartBlocks; ++i) free(start_blocks[i]);
+}
+
+__attribute__((noinline)) void lock_round(void) {
+  for (int i = 0; i < kLocks; ++i) {
+    pthread_mutex_lock(&round_mutex);
+    ++locked_rounds;
+    pthread_mutex_unlock(&round_mutex);
+  }
+}
+
+__attribute__((noinline)) int write_round(int fd) {
+  static char block[512];
+  int written = 0;
+  for (int i = 0; i < kWrites; ++i) written += write(fd, block, sizeof block) == (ssize_t)sizeof block;
+  return written;
+}
+
+static pthread_mutex_t wait_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wait_cond = PTHREAD_COND_INITIALIZER;
+static int wait_over;
+
+static void* waiter(void* dir) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/waiting", (const char*)dir);
+  pthread_mutex_lock(&wait_mutex);
+  FILE* f = fopen(path, "w");
+  if (f != NULL) fclose(f);
+  while (!wait_over) pthread_cond_wait(&wait_cond, &wait_mutex);
+  pthread_mutex_unlock(&wait_mutex);
+  return NULL;
+}
+
+static void traced_round(const char* dir, int fd) {
+  allocate_round();
+  lock_round();
+  const int writes = write_round(fd);
+  char path[4096], temporary[4200];
+  snprintf(path, sizeof path, "%s/round.json", dir);
+  snprintf(temporary, sizeof temporary, "%s.tmp", path);
+  FILE* f = fopen(temporary, "w");
+  if (f == NULL) return;
+  fprintf(f,
+          "{\"allocations\": %d, \"allocated_bytes\": %d, \"kept\": %d, \"kept_bytes\": %d, "
+          "\"freed_from_before\": %d, \"locks\": %d, \"writes\": %d, \"written_bytes\": %d}\n",
+          kRoundBlocks + kKeptBlocks, kRoundBlocks * 777 + kKeptBlocks * 999, kKeptBlocks, kKeptBlocks * 999,
+          kStartBlocks, locked_rounds, writes, writes * 512);
+  fclose(f);
+  rename(temporary, path);
+  snprintf(path, sizeof path, "%s/done", dir);
+  f = fopen(path, "w");
+  if (f != NULL) fclose(f);
+}
+
 static void list_descriptors(char* out, size_t size) {
   out[0] = '\0';
   DIR* d = opendir("/proc/self/fd");
@@ -103,8 +184,16 @@ static void list_descriptors(char* out, size_t size) {
 
 int main(int argc, char** argv) {
   if (argc != 2 && argc != 3) return 2;
-  char path[4096], load[4096];
+  char path[4096], load[4096], go[4096];
   snprintf(load, sizeof load, "%s/load", argv[1]);
+  snprintf(go, sizeof go, "%s/go", argv[1]);
+  snprintf(path, sizeof path, "%s/written", argv[1]);
+  const int written = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  for (int i = 0; i < kStartBlocks; ++i) start_blocks[i] = touched(malloc(4321));
+  int went = 0, waiting = 0;
+  char wait[4096];
+  snprintf(wait, sizeof wait, "%s/wait", argv[1]);
+  pthread_t waiting_thread;
   double (*burn_in_library)(double) = NULL;
   struct sigaction usr1 = {0};
   usr1.sa_handler = on_usr1;
@@ -144,6 +233,11 @@ int main(int argc, char** argv) {
       burn_in_library(0.05);
       atomic_fetch_add(&spent_ns[3], thread_cpu_ns() - before_ns);
     }
+    if (!went && access(go, F_OK) == 0) {
+      went = 1;
+      traced_round(argv[1], written);
+    }
+    if (!waiting && access(wait, F_OK) == 0) waiting = pthread_create(&waiting_thread, NULL, waiter, argv[1]) == 0;
     if (tick % 5 == 0) {
       pthread_t late;
       if (pthread_create(&late, NULL, late_thread, NULL) == 0) pthread_join(late, NULL);
@@ -151,6 +245,17 @@ int main(int argc, char** argv) {
     write_truth();
   }
   atomic_store(&stopping, 1);
+  if (waiting) {
+    pthread_mutex_lock(&wait_mutex);
+    wait_over = 1;
+    pthread_cond_signal(&wait_cond);
+    pthread_mutex_unlock(&wait_mutex);
+    pthread_join(waiting_thread, NULL);
+  }
+  if (went)
+    for (int i = 0; i < kKeptBlocks; ++i) free(kept_blocks[i]);
+  else
+    for (int i = 0; i < kStartBlocks; ++i) free(start_blocks[i]);
   for (int i = 0; i < 3; ++i) pthread_join(workers[i], NULL);
   write_truth();
 

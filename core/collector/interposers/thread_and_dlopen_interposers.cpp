@@ -29,6 +29,7 @@
 #include "threads/program_thread_state.h"
 #include "time/tsc_clock.h"
 #include "interposers/call_redirection.h"
+#include "lifecycle/plugin_host.h"
 #include "interposers/thread_interposers.h"
 
 extern "C" int lumen_pthread_create_2_34(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
@@ -114,7 +115,7 @@ void* (*begin_started_thread(ThreadStart* given, void** argument))(void*) {
   set_claimed_signals_blocked_by_target(claimed_signals_blocked);
   release_inherited_holds();
   current_thread().created_ns = created_ns;
-  runtime_thread_begin();
+  if (!detach_begun()) runtime_thread_begin();
   return routine;
 }
 void make_thread_end_key() { g_thread_end_key_made = pthread_key_create(&g_thread_end_key, thread_ends) == 0; }
@@ -246,6 +247,7 @@ void* traced_dlopen(Dlopen real_open, const char* file, int mode, void* caller) 
     object_snapshot_refresh();
     loadobject_tracker_rescan();
     if (attached()) redirect_program_calls();  // the objects just loaded
+    if (plugins_interposing()) plugins_interpose_program_calls();
   }
   return handle;
 }

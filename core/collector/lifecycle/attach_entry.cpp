@@ -2,9 +2,9 @@
 // a running process and calls these on threads it stopped
 // (host/attach/hijacked_thread.cpp): each runs where the thread was
 // stopped, as a signal handler would, and the thread then goes on as it
-// was (a system call it was in is restarted). The program's calls are not
-// interposed: collection is what needs no interposer (clock profiling,
-// the off-CPU states, counters, samples).
+// was (a system call it was in is restarted). The tracing plugins'
+// interposers are reached through the program's redirected GOT slots
+// (lumen_attach_calls), put back before any thread's collection ends.
 //
 // Nothing on these paths may call nanosleep or clock_nanosleep: each
 // resets the thread's restart block, and a sleep of the program's that
@@ -47,6 +47,12 @@ constexpr int kBusy = -1;
 
 bool inside_runtime(const ThreadState& thread) { return thread.interposer_depth > 0 || thread.in_dispatch > 0; }
 
+// lumen_detach_thread's answers for a thread inside a plugin's interposer
+// (below it, a wait of the program's): its collection ended now (3) or
+// before (2); asked again until it is out, the plugin cannot be unloaded.
+constexpr int kEndedInside = 3;
+constexpr int kInside = 2;
+
 bool thread_gone(uint32_t tid) { return syscall(SYS_tgkill, getpid(), tid, 0) != 0 && errno == ESRCH; }
 
 // The collector's threads end once collection stops; the runtime's code may
@@ -68,6 +74,8 @@ bool collector_threads_gone(std::chrono::milliseconds limit) {
     poll(nullptr, 0, 1);
   }
 }
+
+std::atomic<bool> g_detach_begun{false};
 
 // collect's own process: when it ends without detaching (killed), the
 // runtime stops collection by itself (the experiment stays whole; the
@@ -93,6 +101,7 @@ void* watch_collect(void*) {
   if (collect_ended && !g_detaching.load(std::memory_order_acquire)) {
     experiment_log_event(lumen::metadata::log_event::kNote,
                          "text: \"collect ended without detaching: collection stopped here; the runtime stays loaded\"");
+    plugins_stop_interposing();
     stop_collection();
   }
   collector_thread_ends();
@@ -120,6 +129,8 @@ void take_pending_claimed_signals() {
 
 }  // namespace
 
+bool detach_begun() { return g_detach_begun.load(std::memory_order_acquire); }
+
 }  // namespace lumen::collector
 
 using namespace lumen::collector;
@@ -131,6 +142,7 @@ LUMEN_EXPORT int lumen_attach(const char* experiment, int collect_pid) {
   if (!start_attached_collection(experiment)) return -1;
   g_collect_pid = collect_pid;
   g_detaching.store(false, std::memory_order_release);
+  g_detach_begun.store(false, std::memory_order_release);
   pthread_t watcher;
   if (start_runtime_thread(&watcher, watch_collect, nullptr, 64 * 1024)) pthread_detach(watcher);
   return 0;
@@ -148,27 +160,61 @@ LUMEN_EXPORT int lumen_attach_thread(void) {
   return 1;
 }
 
-// 1: the calling thread's collection ended; 0: it had none; -1: ask again.
+// Once every thread's collection has begun: the program's calls of the
+// functions the plugins interpose on lead to their interposers.
+LUMEN_EXPORT int lumen_attach_calls(void) {
+  if (!collecting() || !attached() || is_collector_thread()) return 0;
+  const RuntimeGuard guard;
+  const int slots = plugins_interpose_program_calls();
+  if (slots > 0)
+    experiment_log_event(lumen::metadata::log_event::kNote,
+                         "text: \"" + std::to_string(slots) + " call slots of the process lead to the tracing plugins' "
+                         "interposers\"");
+  return 0;
+}
+
+// Before the threads' collection ends: the redirected slots are put back,
+// and threads started from now on are not collected (the roll call that
+// follows may have passed them).
+LUMEN_EXPORT int lumen_detach_calls(void) {
+  if (!attached() || is_collector_thread()) return 0;
+  g_detach_begun.store(true, std::memory_order_release);
+  const RuntimeGuard guard;
+  plugins_stop_interposing();
+  return 0;
+}
+
+// 1: the calling thread's collection ended; 0: it had none; -1: ask again;
+// 3 and 2: as 1 and 0, but the thread is inside an interposer (ask again
+// to see it leave). Its collection ends even then: the interposer records
+// nothing more, and its timers and signals must not outlive the detach.
 LUMEN_EXPORT int lumen_detach_thread(void) {
   if (!attached() || t_thread_state == nullptr || is_collector_thread()) return 0;
   ThreadState& thread = current_thread();
   if (inside_runtime(thread)) return kBusy;
-  if (!thread.collection_began) return 0;
-  runtime_thread_end();
-  take_pending_claimed_signals();
-  return 1;
+  int answer = 0;
+  if (thread.collection_began) {
+    runtime_thread_end();
+    take_pending_claimed_signals();
+    answer = 1;
+  }
+  if (plugins_calls_in_progress() > 0) return answer == 1 ? kEndedInside : kInside;
+  return answer;
 }
 
 // After every thread's collection ended: collection stops, the collector's
 // threads end, the program's signal dispositions and descriptors are as
-// before the attach. 0: nothing of the runtime's runs any more and it may
-// be unloaded; 1: it stays loaded, a thread of its own still running; -2:
-// called on a thread of the collector's (whose descriptor table
-// is its own): call it on a thread of the program's.
-LUMEN_EXPORT int lumen_detach(void) {
+// before the attach. `threads_inside` (collect found a thread it could not
+// see leave the collector's code: one waiting inside an interposer) keeps
+// the plugins loaded. 0: nothing of the runtime's runs any more and it may
+// be unloaded; 1: it stays loaded, a thread of its own still running or
+// one inside; -2: called on a thread of the collector's (whose descriptor
+// table is its own): call it on a thread of the program's.
+LUMEN_EXPORT int lumen_detach(int threads_inside) {
   if (is_collector_thread()) return -2;
   if (!attached()) return 1;
   g_detaching.store(true, std::memory_order_release);
+  plugins_stop_interposing();
   const bool was_collecting = collecting();
   // The thread collect stopped for this ended its own collection in the
   // roll call before; the stop writes the last records (a sample point)
@@ -179,7 +225,7 @@ LUMEN_EXPORT int lumen_detach(void) {
   if (was_collecting)
     experiment_log_event(lumen::metadata::log_event::kDetached, "time_ns: " + std::to_string(monotonic_ns()));
   release_claimed_signals();
-  plugins_unload();
+  if (threads_inside == 0) plugins_unload();
   experiment_log_close();
   int fds[256];
   for (int round = 0, n; round < 64 && (n = runtime_fds_between(0, ~0u, fds, static_cast<int>(std::size(fds)))) > 0; ++round)
@@ -189,7 +235,7 @@ LUMEN_EXPORT int lumen_detach(void) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (!program_calls_left_runtime() && std::chrono::steady_clock::now() < until) sched_yield();
   if (!program_calls_left_runtime()) return 1;
-  if (!gone) return 1;
+  if (!gone || threads_inside != 0) return 1;
   stop_hearing_thread_ends();
   release_thread_states();
   return 0;

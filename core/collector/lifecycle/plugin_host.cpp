@@ -4,10 +4,13 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstddef>
+#include <cstring>
 
 #include <vector>
 
+#include "interposers/call_redirection.h"
 #include "stacks/blocked_stack.h"
 #include "time/clock.h"
 #include "threads/own_threads_alive.h"
@@ -355,6 +358,45 @@ void plugins_stop() {
 void plugins_unload() {
   for (const StartedPlugin& p : started()) dlclose(p.library);
   started().clear();
+}
+
+namespace {
+
+std::atomic<bool> g_interposing{false};
+
+bool interposes(const lumen_collector_descriptor& d) { return (d.attach & LUMEN_INTERPOSES_AFTER_ATTACH) != 0; }
+
+// Every object but the dynamic linker's, the vDSO, and the collector's
+// (libunwind's close and pipe2 lead to the runtime already).
+bool is_traced_object(const char* path) {
+  for (const char* not_traced : {"/ld-linux", "linux-vdso", "/liblumen_collector", "/lumen/plugins/", "/libunwind"})
+    if (std::strstr(path, not_traced) != nullptr) return false;
+  return true;
+}
+
+}  // namespace
+
+int plugins_interpose_program_calls() {
+  g_interposing.store(true, std::memory_order_release);
+  int slots = 0;
+  for (const StartedPlugin& p : started())
+    if (interposes(p.descriptor))
+      slots += redirect_calls_to_interposers(is_traced_object, reinterpret_cast<const void*>(p.descriptor.start));
+  return slots;
+}
+
+void plugins_stop_interposing() {
+  if (!g_interposing.exchange(false, std::memory_order_acq_rel)) return;
+  restore_calls_to_interposers();
+}
+
+bool plugins_interposing() { return g_interposing.load(std::memory_order_acquire); }
+
+int plugins_calls_in_progress() {
+  int calls = 0;
+  for (const StartedPlugin& p : started())
+    if (interposes(p.descriptor) && p.descriptor.calls_in_progress != nullptr) calls += p.descriptor.calls_in_progress();
+  return calls;
 }
 
 }  // namespace lumen::collector

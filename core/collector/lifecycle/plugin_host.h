@@ -25,4 +25,17 @@ void plugins_stop();
 // Not signal-safe. Unloads the stopped plugins' collector halves (a detach).
 void plugins_unload();
 
+// Not signal-safe. After an attach: the program's bound calls of the
+// functions the started plugins interpose on (LUMEN_INTERPOSES_AFTER_ATTACH)
+// lead to their interposers, in every object loaded now and, until
+// plugins_stop_interposing, every object loaded later (call again then).
+// Returns how many call slots it pointed at them.
+int plugins_interpose_program_calls();
+void plugins_stop_interposing();
+bool plugins_interposing();
+
+// [signal-safe] How many of the plugins' interposers the calling thread is
+// inside.
+int plugins_calls_in_progress();
+
 }  // namespace lumen::collector

@@ -17,6 +17,9 @@ bool start_attached_collection(const char* experiment);
 
 // [signal-safe] Whether collection was started by start_attached_collection.
 bool attached();
+// [signal-safe] After an attach, once collect began the detach: threads
+// started from then on are not collected (attach_entry.cpp).
+bool detach_begun();
 
 // The founder experiment's directory (empty before collection starts).
 const char* founder_directory_path();

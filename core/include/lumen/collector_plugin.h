@@ -420,13 +420,24 @@ typedef struct lumen_collector_descriptor {
   /* SDK 1.5: LUMEN_WORKS_AFTER_ATTACH when the source works in a process
    * collect -P loaded the runtime into while it ran: thread_begin and
    * thread_end are then called on each thread from where collect stopped
-   * it, as from a signal handler (they must be signal-safe), and no call of
-   * the program's is interposed. 0 (and a plugin built before 1.5): collect
-   * -P refuses the plugin. */
+   * it, as from a signal handler (they must be signal-safe). 0 (and a
+   * plugin built before 1.5): collect -P refuses the plugin.
+   * SDK 1.6: with LUMEN_INTERPOSES_AFTER_ATTACH as well, the functions this
+   * half exports under a libc name (and version) are its interposers: once
+   * every thread has begun, the runtime points the program's bound calls
+   * of them (each loaded object's PLT slots, the C library's GOT ones, and
+   * those of objects loaded later) at them, and puts the slots back at
+   * detach. Without it, no call of the program's is interposed. */
   uint32_t attach;
+  /* SDK 1.6, with LUMEN_INTERPOSES_AFTER_ATTACH: [signal-safe] how many of
+   * this half's interposers the calling thread is inside (lumen::InterposedCall
+   * counts them). The runtime is unloaded after a detach only once every
+   * thread is outside all of them. */
+  int (*calls_in_progress)(void);
 } lumen_collector_descriptor;
 
 #define LUMEN_WORKS_AFTER_ATTACH 1u
+#define LUMEN_INTERPOSES_AFTER_ATTACH 2u
 
 typedef const lumen_collector_descriptor* (*lumen_collector_factory)(void);
 

@@ -6,6 +6,8 @@
  *   lumen::TraceGuard   the runtime's re-entry guard (enter/leave) as a
  *       scope: record only while it is true
  *   lumen::ErrnoKept    errno as the scope found it
+ *   lumen::InterposedCall   counts the thread's calls inside the
+ *       interposers, so the runtime knows when it may be unloaded
  *   LUMEN_SYMVER, LUMEN_VERSIONED_INTERPOSER   one definition per symbol
  *       version of a libc function (see docs/plugins.md)
  *
@@ -104,6 +106,26 @@ class TraceGuard {
   bool active_;
 };
 
+/* [signal-safe] Counts the calling thread's calls inside this object's
+ * interposers, for the descriptor's calls_in_progress (SDK 1.6): after an
+ * attach the runtime may be unloaded only once no thread is inside one.
+ * The first statement of each interposer; its destructor also runs when a
+ * cancelled wait unwinds through the interposer. Initial-exec TLS: four
+ * bytes, readable from a signal handler. */
+namespace detail {
+inline __attribute__((tls_model("initial-exec"))) thread_local int t_interposed_calls = 0;
+}  // namespace detail
+
+class InterposedCall {
+ public:
+  InterposedCall() noexcept { ++detail::t_interposed_calls; }
+  ~InterposedCall() { --detail::t_interposed_calls; }
+  InterposedCall(const InterposedCall&) = delete;
+  InterposedCall& operator=(const InterposedCall&) = delete;
+};
+
+inline int interposed_calls_in_progress() noexcept { return detail::t_interposed_calls; }
+
 /* [signal-safe] Restores errno when the scope ends: recording (a stack
  * capture, the writer's system calls) must not change what the traced call
  * left there. */
@@ -138,6 +160,7 @@ class ErrnoKept {
 #define LUMEN_VERSIONED_INTERPOSER(local, Result, params, symbol, version, binding, call) \
   static ::lumen::RealFunction<Result params> real_##local{#symbol, version};            \
   LUMEN_EXPORT Result local params {                                                      \
+    const ::lumen::InterposedCall in_call;                                                \
     auto* const real = real_##local.get();                                                \
     return call;                                                                          \
   }                                                                                       \

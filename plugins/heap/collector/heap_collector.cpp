@@ -230,6 +230,8 @@ const lumen_collector_descriptor kPlugin = {
     .thread_end = thread_end,
     .stop = stop,
     .fork_child = fork_child,
+    .attach = LUMEN_WORKS_AFTER_ATTACH | LUMEN_INTERPOSES_AFTER_ATTACH,
+    .calls_in_progress = lumen::interposed_calls_in_progress,
 };
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "real_allocator.h"
 
 using namespace lumen::heap;
+using lumen::InterposedCall;
 
 namespace {
 
@@ -73,6 +74,7 @@ void* untraced_realloc(const RealAllocator& real, void* old, size_t size, const 
 }  // namespace
 
 LUMEN_EXPORT void* malloc(size_t size) noexcept {
+  const InterposedCall in_call;
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return bootstrap_allocate(size, kMallocAlignment);
   const TraceGuard guard;
@@ -82,6 +84,7 @@ LUMEN_EXPORT void* malloc(size_t size) noexcept {
 }
 
 LUMEN_EXPORT void* calloc(size_t count, size_t size) noexcept {
+  const InterposedCall in_call;
   const RealAllocator* real = real_allocator();
   size_t bytes = 0;
   const bool overflow = __builtin_mul_overflow(count, size, &bytes);
@@ -93,6 +96,7 @@ LUMEN_EXPORT void* calloc(size_t count, size_t size) noexcept {
 }
 
 LUMEN_EXPORT void* realloc(void* old, size_t size) noexcept {
+  const InterposedCall in_call;
   const RealAllocator* real = real_allocator();
   if (real == nullptr) {
     void* fresh = bootstrap_allocate(size, kMallocAlignment);
@@ -111,6 +115,7 @@ LUMEN_EXPORT void* realloc(void* old, size_t size) noexcept {
 }
 
 LUMEN_EXPORT void free(void* pointer) noexcept {
+  const InterposedCall in_call;
   if (bootstrap_owns(pointer)) return;
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return;  // only the arena exists yet: nothing else can be freed
@@ -119,6 +124,7 @@ LUMEN_EXPORT void free(void* pointer) noexcept {
 }
 
 LUMEN_EXPORT void* memalign(size_t alignment, size_t size) noexcept {
+  const InterposedCall in_call;
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return bootstrap_allocate(size, alignment);
   const TraceGuard guard;
@@ -128,6 +134,7 @@ LUMEN_EXPORT void* memalign(size_t alignment, size_t size) noexcept {
 }
 
 LUMEN_EXPORT int posix_memalign(void** result, size_t alignment, size_t size) noexcept {
+  const InterposedCall in_call;
   const RealAllocator* real = real_allocator();
   if (real == nullptr) {
     if (alignment < sizeof(void*) || (alignment & (alignment - 1)) != 0) return EINVAL;
@@ -143,6 +150,7 @@ LUMEN_EXPORT int posix_memalign(void** result, size_t alignment, size_t size) no
 }
 
 LUMEN_EXPORT void* aligned_alloc(size_t alignment, size_t size) noexcept {
+  const InterposedCall in_call;
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return bootstrap_allocate(size, alignment);
   const TraceGuard guard;
@@ -152,6 +160,7 @@ LUMEN_EXPORT void* aligned_alloc(size_t alignment, size_t size) noexcept {
 }
 
 LUMEN_EXPORT void* valloc(size_t size) noexcept {
+  const InterposedCall in_call;
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return bootstrap_allocate(size, 4096);
   const TraceGuard guard;
@@ -163,6 +172,7 @@ LUMEN_EXPORT void* valloc(size_t size) noexcept {
 // Recorded with the size asked for, like every other call (pvalloc rounds it
 // up to whole pages).
 LUMEN_EXPORT void* pvalloc(size_t size) noexcept {
+  const InterposedCall in_call;
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return bootstrap_allocate(size, 4096);
   const TraceGuard guard;
@@ -184,12 +194,14 @@ void* trace_mmap(void* (*real_mmap)(void*, size_t, int, int, int, off_t), void* 
 }  // namespace
 
 LUMEN_EXPORT void* mmap(void* address, size_t length, int protection, int flags, int fd, off_t offset) noexcept {
+  const InterposedCall in_call;
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return MAP_FAILED;  // dlsym does not map memory
   return trace_mmap(real->mmap, address, length, protection, flags, fd, offset, __builtin_return_address(0));
 }
 
 LUMEN_EXPORT void* mmap64(void* address, size_t length, int protection, int flags, int fd, off_t offset) noexcept {
+  const InterposedCall in_call;
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return MAP_FAILED;
   return trace_mmap(real->mmap64, address, length, protection, flags, fd, offset, __builtin_return_address(0));
@@ -198,6 +210,7 @@ LUMEN_EXPORT void* mmap64(void* address, size_t length, int protection, int flag
 // Only the unmapping of a whole mapping from its start pairs with its mmap;
 // the host ignores an address it does not know.
 LUMEN_EXPORT int munmap(void* address, size_t length) noexcept {
+  const InterposedCall in_call;
   const RealAllocator* real = real_allocator();
   if (real == nullptr) return -1;
   const TraceGuard guard;
@@ -215,6 +228,7 @@ LUMEN_EXPORT int munmap(void* address, size_t length) noexcept {
 // A moved or resized mapping is a reallocation of the old one; one that
 // leaves the old mapping in place (old size 0, MREMAP_DONTUNMAP) is a new one.
 LUMEN_EXPORT void* mremap(void* old, size_t old_length, size_t length, int flags, ...) noexcept {
+  const InterposedCall in_call;
   va_list arguments;
   va_start(arguments, flags);
   void* wanted = (flags & MREMAP_FIXED) != 0 ? va_arg(arguments, void*) : nullptr;

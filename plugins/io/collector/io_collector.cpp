@@ -152,6 +152,8 @@ const lumen_collector_descriptor kPlugin = {
     .flag = {"i", nullptr, kFlagAliases, 1, "-i on|off       I/O tracing (read, write, open, close, fsync, ...)"},
     .start = start,
     .stop = stop,
+    .attach = LUMEN_WORKS_AFTER_ATTACH | LUMEN_INTERPOSES_AFTER_ATTACH,
+    .calls_in_progress = lumen::interposed_calls_in_progress,
 };
 
 }  // namespace

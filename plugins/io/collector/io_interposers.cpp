@@ -29,6 +29,7 @@
 namespace lumen::io {
 namespace {
 
+using lumen::InterposedCall;
 using lumen::RealFunction;
 
 constexpr uint16_t id(Call call) { return static_cast<uint16_t>(call); }
@@ -36,6 +37,7 @@ constexpr uint16_t id(Call call) { return static_cast<uint16_t>(call); }
 // Times `invoke` and records it as `call` on `fd`.
 template <typename Invoke>
 auto traced(Call call, int fd, Invoke invoke) {
+  const InterposedCall in_call;
   if (!io_tracing()) return invoke();
   const uint64_t start = io_now();
   const auto result = invoke();
@@ -45,6 +47,7 @@ auto traced(Call call, int fd, Invoke invoke) {
 
 template <typename Invoke>
 int traced_open(Call call, int directory, const char* path, Invoke invoke) {
+  const InterposedCall in_call;
   if (!io_tracing()) return invoke();
   const uint64_t start = io_now();
   const int fd = invoke();
@@ -54,6 +57,7 @@ int traced_open(Call call, int directory, const char* path, Invoke invoke) {
 
 template <typename Invoke>
 int traced_dup(Call call, int old_fd, Invoke invoke) {
+  const InterposedCall in_call;
   if (!io_tracing()) return invoke();
   const uint64_t start = io_now();
   const int fd = invoke();
@@ -121,6 +125,7 @@ int creat_with(RealFunction<CreatFn>& real, const char* path, mode_t mode) {
 // fcntl's third argument is an int, a long or a pointer by command; it is
 // passed on as the register it came in, which is how glibc reads it too.
 int fcntl_with(RealFunction<FcntlFn>& real, int fd, int command, void* argument) {
+  const InterposedCall in_call;
   if (command != F_DUPFD && command != F_DUPFD_CLOEXEC) return real.get()(fd, command, argument);
   return traced_dup(Call::kFcntlDupfd, fd, [&] { return real.get()(fd, command, argument); });
 }
@@ -223,6 +228,7 @@ LUMEN_EXPORT int io_creat(const char* path, mode_t mode) { return creat_with(r_c
 LUMEN_EXPORT int io_creat64(const char* path, mode_t mode) { return creat_with(r_creat64, path, mode); }
 
 LUMEN_EXPORT int io_close(int fd) {
+  const InterposedCall in_call;
   if (!io_tracing()) return r_close.get()(fd);
   const uint64_t start = io_now();
   const int result = r_close.get()(fd);

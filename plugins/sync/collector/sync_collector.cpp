@@ -122,6 +122,8 @@ const lumen_collector_descriptor kPlugin = {
     .start = start,
     .stop = stop,
     .host_hooks = &kHostHooks,
+    .attach = LUMEN_WORKS_AFTER_ATTACH | LUMEN_INTERPOSES_AFTER_ATTACH,
+    .calls_in_progress = lumen::interposed_calls_in_progress,
 };
 
 }  // namespace
