@@ -47,6 +47,7 @@ class HijackedThread {
   uint64_t stopped_pc() const { return saved_.rip; }
   // It was stopped inside a system call (to be restarted when it resumes).
   bool stopped_in_system_call() const { return static_cast<long long>(saved_.orig_rax) >= 0; }
+  long stopped_system_call() const { return static_cast<long>(saved_.orig_rax); }
 
  private:
   void await_interrupt();  // the stop, then the thread's state saved

@@ -38,6 +38,23 @@ std::vector<CodeRange> runtime_library_code(pid_t pid) {
   });
 }
 
+// Stopped in a system call that waits for input, time or another
+// process: not one malloc or the loader makes (mmap, brk, madvise, futex
+// on their locks), so no lock of theirs is held.
+bool waits_for_the_world(const HijackedThread& thread) {
+  if (!thread.stopped_in_system_call()) return false;
+  switch (thread.stopped_system_call()) {
+    case SYS_read: case SYS_readv: case SYS_pread64: case SYS_preadv: case SYS_recvfrom: case SYS_recvmsg:
+    case SYS_poll: case SYS_ppoll: case SYS_select: case SYS_pselect6: case SYS_epoll_wait: case SYS_epoll_pwait:
+    case SYS_epoll_pwait2: case SYS_nanosleep: case SYS_clock_nanosleep: case SYS_accept: case SYS_accept4:
+    case SYS_wait4: case SYS_waitid: case SYS_pause: case SYS_rt_sigsuspend: case SYS_rt_sigtimedwait:
+    case SYS_msgrcv: case SYS_semtimedop: case SYS_io_getevents: case SYS_io_uring_enter:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 std::vector<CodeRange> code_of(pid_t pid, const std::function<bool(const std::string& path)>& chosen) {
@@ -86,11 +103,13 @@ std::unique_ptr<HijackedThread> stop_thread_for_loading(pid_t pid, const std::se
         if (thread->stopped_in_system_call() || !inside(runtime_library_code(pid), thread->stopped_pc())) return thread;
       }
   // Every thread runs: stop one until it is stopped in the program's own
-  // code (most of a busy thread's time, unless it lives in malloc).
+  // code (most of a busy thread's time, unless it lives in malloc), or in
+  // a call that waits for the world outside (/proc said "running" while a
+  // blocked call was being restarted: after an earlier stop, for one).
   const std::vector<CodeRange> library = runtime_library_code(pid);
   for (int attempt = 0; attempt < 500; ++attempt) {
     auto thread = std::make_unique<HijackedThread>(pid, tids[attempt % tids.size()]);
-    if (!inside(library, thread->stopped_pc())) return thread;
+    if (!inside(library, thread->stopped_pc()) || waits_for_the_world(*thread)) return thread;
     thread.reset();
     std::this_thread::sleep_for(std::chrono::microseconds(500));
   }

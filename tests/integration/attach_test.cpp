@@ -33,7 +33,9 @@ using nlohmann::json;
 // with its group if the test ends before it does.
 class Background {
  public:
-  Background(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
+  // `output`: where its standard output goes ("": the test's).
+  Background(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+             const std::string& output = "") {
     int input[2];
     if (pipe(input) != 0) return;
     pid_ = fork();
@@ -42,6 +44,7 @@ class Background {
       dup2(input[0], 0);
       close(input[0]);
       close(input[1]);
+      if (!output.empty()) freopen(output.c_str(), "w", stdout);
       for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
       std::vector<char*> args;
       for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -60,6 +63,14 @@ class Background {
     if (stdin_ >= 0) close(stdin_);
   }
   pid_t pid() const { return pid_; }
+  // Writes to its standard input; closing it ends a program reading it.
+  bool give_input(const std::string& text) {
+    return write(stdin_, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  }
+  void close_input() {
+    close(stdin_);
+    stdin_ = -1;
+  }
   // Its exit status, waiting at most `limit`; -1 when it did not end.
   int wait_exit(std::chrono::seconds limit) {
     const auto until = std::chrono::steady_clock::now() + limit;
@@ -359,6 +370,27 @@ TEST_F(Attach, AProcessAnotherTracerHoldsIsRefused) {
   waitpid(target_->pid(), &status, __WALL);
   ptrace(PTRACE_DETACH, target_->pid(), nullptr, nullptr);
   EXPECT_EQ(stop_target(), 3);
+}
+
+// A real program blocked reading its input, attached to as soon as it
+// reads (the stop collect makes first restarts its read, which /proc then
+// shows running): it is loaded into, traced, and copies its input as
+// before once detached.
+TEST(AttachToAProgram, CatBlockedReadingItsInput) {
+  const TempDir dir;
+  const std::string copied = (dir.path() / "copied").string();
+  Background cat({"/bin/cat"}, {}, copied);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const ProcessResult run = collect_attached(dir, "cat.er", cat.pid(), {"-H", "on", "-i", "on", "-t", "1"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("detached"), std::string::npos) << run.err;
+  EXPECT_FALSE(maps_collector(cat.pid())) << run.err;
+  ASSERT_TRUE(cat.give_input("after the detach\n"));
+  cat.close_input();
+  EXPECT_EQ(cat.wait_exit(std::chrono::seconds(10)), 0);
+  std::ifstream in(copied);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "after the detach\n");
 }
 
 TEST(AttachRefusal, AProcessThatIsGone) {
