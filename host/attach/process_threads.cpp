@@ -38,11 +38,19 @@ std::vector<CodeRange> runtime_library_code(pid_t pid) {
   });
 }
 
+// The dynamic linker's code: its own system calls (reading a library it
+// loads) run with its lock held.
+std::vector<CodeRange> loader_code(pid_t pid) {
+  return code_of(pid, [](const std::string& path) {
+    return path.substr(path.rfind('/') + 1).rfind("ld-linux", 0) == 0;
+  });
+}
+
 // Stopped in a system call that waits for input, time or another
-// process: not one malloc or the loader makes (mmap, brk, madvise, futex
-// on their locks), so no lock of theirs is held.
-bool waits_for_the_world(const HijackedThread& thread) {
-  if (!thread.stopped_in_system_call()) return false;
+// process: not one malloc makes (mmap, brk, madvise, futex on its locks),
+// nor one of the loader's own, so no lock of theirs is held.
+bool waits_for_the_world(pid_t pid, const HijackedThread& thread) {
+  if (!thread.stopped_in_system_call() || inside(loader_code(pid), thread.stopped_pc())) return false;
   switch (thread.stopped_system_call()) {
     case SYS_read: case SYS_readv: case SYS_pread64: case SYS_preadv: case SYS_recvfrom: case SYS_recvmsg:
     case SYS_poll: case SYS_ppoll: case SYS_select: case SYS_pselect6: case SYS_epoll_wait: case SYS_epoll_pwait:
@@ -109,7 +117,7 @@ std::unique_ptr<HijackedThread> stop_thread_for_loading(pid_t pid, const std::se
   const std::vector<CodeRange> library = runtime_library_code(pid);
   for (int attempt = 0; attempt < 500; ++attempt) {
     auto thread = std::make_unique<HijackedThread>(pid, tids[attempt % tids.size()]);
-    if (!inside(library, thread->stopped_pc()) || waits_for_the_world(*thread)) return thread;
+    if (!inside(library, thread->stopped_pc()) || waits_for_the_world(pid, *thread)) return thread;
     thread.reset();
     std::this_thread::sleep_for(std::chrono::microseconds(500));
   }

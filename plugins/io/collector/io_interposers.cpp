@@ -2,8 +2,9 @@
 // arguments, and returns its result and errno unchanged; while the plugin
 // records, it also times the call and hands the outcome to the tracer.
 //
-// These definitions replace libc's only because collect preloads the
-// collector half (LD_PRELOAD). On x86-64, glibc 2.36 exports each of these
+// These definitions replace libc's because collect preloads the collector
+// half (LD_PRELOAD), or, after collect -P, because the runtime points the
+// process's bound calls at them. On x86-64, glibc 2.36 exports each of these
 // names under one symbol version (objdump -T libc.so.6); the *64 names are
 // the same functions under the names programs built with
 // _FILE_OFFSET_BITS=64 use. Other architectures' base version differs
