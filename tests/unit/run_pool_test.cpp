@@ -91,6 +91,41 @@ TEST(RunPool, BusyThreadsTakePreparedRunsAndKeepEachThreadsRecordsInOrder) {
       << summary.blocks << " blocks hold records";
 }
 
+// Short threads one after another, each writing a few records: after the
+// first, each takes a first block mapped ahead; every record is read back,
+// and the first blocks still prepared at the stop hold no disk space.
+TEST(RunPool, NewThreadsTakeFirstBlocksPreparedAhead) {
+  TempDir dir;
+  const std::string name = unique_stream_name("first_blocks");
+  const int stream = collector::open_stream(dir.path().c_str(), name.c_str());
+  ASSERT_GE(stream, 0);
+  const collector::RunPoolCounts before = collector::run_pool_counts();
+  collector::run_pool_start(nullptr);
+  constexpr uint32_t kThreads = 40;
+  constexpr uint32_t kRecords = 5;
+  std::map<uint32_t, uint32_t> writer_of_tid;
+  for (uint32_t w = 0; w < kThreads; ++w) {
+    writer_of_tid[on_writer_thread([&] { write_numbered(stream, w, kRecords); })] = w;
+    usleep(2000);  // time for the pool to prepare the next
+  }
+  collector::run_pool_stop();
+  const collector::RunPoolCounts after = collector::run_pool_counts();
+  EXPECT_GE(after.first_taken - before.first_taken, kThreads / 2)
+      << "prepared " << after.first_prepared - before.first_prepared;
+  analysis::DataFileSummary summary;
+  const std::vector<ReadRecord> read = read_all(dir / name, &summary);
+  ASSERT_EQ(read.size(), kThreads * kRecords);
+  std::map<uint32_t, uint32_t> next_of_thread;
+  for (const ReadRecord& r : read) {
+    Numbered got;
+    std::memcpy(&got, r.record.payload.data(), sizeof got);
+    ASSERT_EQ(writer_of_tid.at(r.thread_id), got.writer);
+    ASSERT_EQ(got.sequence, next_of_thread[r.thread_id]++) << "thread " << r.thread_id;
+  }
+  EXPECT_LE(allocated_bytes(dir / name), (summary.blocks + 1) * uint64_t{LUMEN_BLOCK_BYTES})
+      << summary.blocks << " blocks hold records";
+}
+
 TEST(RunPool, WithoutItsThreadWritersMapTheirOwnRuns) {
   TempDir dir;
   const std::string name = unique_stream_name("unpooled");

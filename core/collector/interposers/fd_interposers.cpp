@@ -2,8 +2,9 @@
 // of the runtime is not closed (the call answers EBADF for it, as it would
 // have without collect), everything else is forwarded unchanged. pipe2 as
 // libunwind calls it from the runtime's unwinding (its validation pipe):
-// moved to the runtime's high numbers, so the program's first open()
-// returns what it would without collect.
+// emulated where libunwind's reads and writes could be redirected
+// (stacks/unwinder_validation.h), else moved to the runtime's numbers, so
+// the program's first open() returns what it would without collect.
 #include <dlfcn.h>
 #include <errno.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 
 #include "recording/runtime_fds.h"
 #include "stacks/stack_capture.h"
+#include "stacks/unwinder_validation.h"
 
 using namespace lumen::collector;
 
@@ -78,6 +80,10 @@ LUMEN_EXPORT void lumen_closefrom(int lowest) {
 }
 
 LUMEN_EXPORT int lumen_pipe2(int fds[2], int flags) {
+  if (unwinding_now() && unwinder_validation_pipe_emulated()) {
+    fake_validation_pipe(fds);
+    return 0;
+  }
   static const auto real = lumen::next_function<Pipe2>("pipe2", "GLIBC_2.9");
   if (real == nullptr) return (errno = ENOSYS, -1);
   const int rc = real(fds, flags);

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "recording/file_keeper.h"
 #include "recording/raw_syscalls.h"
 #include "recording/runtime_fds.h"
 #include "threads/own_descriptor_table.h"
@@ -32,12 +33,24 @@ int log_fd() {
   return g_log_fd;
 }
 
+// Where the files are (recording/file_keeper.h). A lost log line must not
+// disturb the target; nothing to do on failure.
+void write_line(const char* line, size_t bytes) {
+  auto write = [&] {
+    if (const int fd = log_fd(); fd >= 0) [[maybe_unused]] ssize_t written = raw_write(fd, line, bytes);
+  };
+  with_runtime_files(write);
+}
+
 }  // namespace
 
 bool experiment_log_open(const std::string& directory) {
   std::snprintf(g_log_path, sizeof g_log_path, "%s/%s", directory.c_str(), metadata::kLogFile);
   if (g_log_fd >= 0) close_runtime_fd(g_log_fd);
-  g_log_fd = open_log();
+  int fd = -1;
+  auto open = [&] { fd = open_log(); };
+  with_runtime_files(open);
+  g_log_fd = fd;
   return g_log_fd >= 0;
 }
 
@@ -49,19 +62,16 @@ void experiment_log_close() {
 
 void experiment_log_event(const char* event, const std::string& fields) {
   const std::string line = "- {event: " + std::string(event) + (fields.empty() ? "" : ", " + fields) + "}\n";
-  // A lost log line must not disturb the target; nothing to do on failure.
-  if (const int fd = log_fd(); fd >= 0) [[maybe_unused]] ssize_t written = raw_write(fd, line.data(), line.size());
+  write_line(line.data(), line.size());
 }
 
 void experiment_log_short_event(const char* event, const char* fields) {
   char line[512];
   const int n = std::snprintf(line, sizeof line, "- {event: %s%s%s}\n", event, *fields != '\0' ? ", " : "", fields);
   if (n <= 0 || static_cast<size_t>(n) >= sizeof line) return;
-  if (const int fd = log_fd(); fd >= 0) [[maybe_unused]] ssize_t written = raw_write(fd, line, static_cast<size_t>(n));
+  write_line(line, static_cast<size_t>(n));
 }
 
-void experiment_log_write_prepared(const char* line, size_t bytes) {
-  if (const int fd = log_fd(); fd >= 0) [[maybe_unused]] ssize_t written = raw_write(fd, line, bytes);
-}
+void experiment_log_write_prepared(const char* line, size_t bytes) { write_line(line, bytes); }
 
 }  // namespace lumen::collector

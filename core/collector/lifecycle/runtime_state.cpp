@@ -29,6 +29,7 @@
 #include "processes/process_ending.h"
 #include "processes/program_end.h"
 #include "stacks/reusable_capture.h"
+#include "recording/file_keeper.h"
 #include "recording/run_pool.h"
 #include "periodic/periodic_work.h"
 #include "collection_plan.h"
@@ -36,6 +37,7 @@
 #include "periodic/sample_points.h"
 #include "stacks/stack_capture.h"
 #include "stacks/stack_table.h"
+#include "stacks/unwinder_validation.h"
 #include "recording/stream_writer.h"
 #include "procfs/task_file_reader.h"
 #include "threads/program_thread_state.h"
@@ -159,7 +161,9 @@ bool begin_collection(bool attached) {
   if (!lineage.empty() && !follows(plan().follow, command_line())) return false;
   const std::string directory = lineage.empty() ? founder_directory() : sub_experiment(lineage);
   if (!lineage.empty()) mkdir(directory.c_str(), 0755);
+  file_keeper_start();  // before the first file is opened
   if (!experiment_log_open(directory)) return false;
+  log_file_keeper();
   log_start(lineage);
   g_attached.store(attached, std::memory_order_release);
   if (attached) {
@@ -167,6 +171,7 @@ bool begin_collection(bool attached) {
     keep_libunwind_loaded();
     redirect_calls_after_attach();
   }
+  emulate_unwinder_validation_pipe();
   stack_capture_init();
   blocked_stack_prepare();
   fork_safety_init();
@@ -221,10 +226,12 @@ namespace {
 // program's threads.
 void log_run_pool() {
   const RunPoolCounts runs = run_pool_counts();
-  if (runs.prepared == 0 && runs.handed_back == 0) return;
+  if (runs.prepared == 0 && runs.handed_back == 0 && runs.first_prepared == 0) return;
   const std::string text = "data files: " + std::to_string(runs.taken) + " of " + std::to_string(runs.prepared) +
                            " runs prepared ahead taken by writing threads (" + std::to_string(runs.passed_over) +
-                           " passed over), " + std::to_string(runs.handed_back) + " used runs unmapped off them";
+                           " passed over), " + std::to_string(runs.first_taken) + " of " +
+                           std::to_string(runs.first_prepared) + " first blocks prepared ahead taken by new threads, " +
+                           std::to_string(runs.handed_back) + " used runs unmapped off them";
   experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text));
 }
 
@@ -263,6 +270,7 @@ void stop_collection() {
   experiment_log_event(metadata::log_event::kEnd, "time_ns: " + std::to_string(monotonic_ns()) +
                        ", dropped_records: " + std::to_string(dropped_records()));
   finish_thread_streams();
+  file_keeper_stop();  // a file used later (the process ending) is opened where it is used
 }
 
 void restart_in_forked_child(const std::string& lineage) {
@@ -275,6 +283,8 @@ void restart_in_forked_child(const std::string& lineage) {
   forget_collector_threads();  // the parent's
   const std::string directory = sub_experiment(lineage);
   run_pool_forget_after_fork();  // before the parent's runs are let go here
+  file_keeper_forget_after_fork();
+  file_keeper_start();
   if (mkdir(directory.c_str(), 0755) != 0 || !redirect_streams_after_fork(directory.c_str())) {
     stop_in_forked_child();
     return;
@@ -283,6 +293,7 @@ void restart_in_forked_child(const std::string& lineage) {
   setenv("LUMEN_TARGET_PID", std::to_string(getpid()).c_str(), 1);
   experiment_log_open(directory);
   log_start(lineage);
+  log_file_keeper();
   stack_table_reset();
   task_file_reader_after_fork();
   current_thread().latest.stack.store(LUMEN_NO_STACK, std::memory_order_relaxed);  // the parent's table's
@@ -309,6 +320,7 @@ void stop_in_forked_child() {
   process_ending_forget();
   task_file_reader_after_fork();
   run_pool_forget_after_fork();
+  file_keeper_forget_after_fork();
   abandon_streams_after_fork();
   plugin_periodic_forget();
   program_end_watch_forget();
@@ -353,13 +365,26 @@ void end_collection_for_sandboxed_process() {
   g_process_sandboxed.store(true, std::memory_order_release);
 }
 
+namespace {
+
+void log_collector_thread(unsigned tid) {
+  char field[32];
+  std::snprintf(field, sizeof field, "tid: %u", tid);
+  experiment_log_short_event(metadata::log_event::kCollectorThread, field);
+}
+
+}  // namespace
+
 void mark_collector_thread() {
   // Also while collection starts (plugins start their threads then).
   const RuntimeGuard guard;
   collector_thread_begins();
-  char tid[32];
-  std::snprintf(tid, sizeof tid, "tid: %u", current_tid());
-  experiment_log_short_event(metadata::log_event::kCollectorThread, tid);
+  log_collector_thread(current_tid());
+}
+
+// Started before the log it would write to is open.
+void log_file_keeper() {
+  if (const pid_t tid = file_keeper_tid(); tid != 0) log_collector_thread(static_cast<unsigned>(tid));
 }
 
 void runtime_thread_end() {

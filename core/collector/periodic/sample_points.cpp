@@ -10,6 +10,7 @@
 
 #include "recording/raw_syscalls.h"
 #include "lifecycle/recording_control.h"
+#include "recording/file_keeper.h"
 #include "recording/runtime_fds.h"
 #include "threads/own_descriptor_table.h"
 #include "periodic/periodic_work.h"
@@ -25,10 +26,17 @@ int g_stream = -1;
 int g_statm_fd = -1;
 FileIdentity g_statm_identity;
 
-// Read with pread on a descriptor kept open, which a handler may do.
-void open_statm() {
+// Read with pread on a descriptor kept open, which a handler may do, where
+// the runtime's files are (recording/file_keeper.h).
+void open_statm_here() {
   g_statm_fd = adopt_runtime_fd(raw_open("/proc/self/statm", O_RDONLY | O_CLOEXEC));
   g_statm_identity = identity_of(g_statm_fd);
+}
+
+void open_statm() {
+  g_statm_fd = -1;
+  auto open = [] { open_statm_here(); };
+  with_runtime_files(open);
 }
 
 int g_sample_signal = 0;
@@ -39,12 +47,16 @@ uint64_t to_ns(const timeval& tv) { return uint64_t(tv.tv_sec) * 1000000000ull +
 // a descriptor opened at start, which a handler may do.
 uint64_t resident_bytes() {
   char text[128];
-  if (g_statm_fd < 0) return 0;
-  if (!still_open_on(g_statm_fd, g_statm_identity)) {
-    if (has_own_descriptor_table()) return 0;  // opened again by a thread of the program's table
-    open_statm();  // closed behind the runtime's back
-  }
-  const ssize_t n = raw_pread(g_statm_fd, text, sizeof text - 1, 0);
+  ssize_t n = 0;
+  auto read = [&] {
+    if (g_statm_fd < 0) return;
+    if (!still_open_on(g_statm_fd, g_statm_identity)) {
+      if (has_own_descriptor_table()) return;  // opened again by a thread of the program's table
+      open_statm_here();  // closed behind the runtime's back
+    }
+    n = raw_pread(g_statm_fd, text, sizeof text - 1, 0);
+  };
+  if (!with_runtime_files(read)) return 0;
   if (n <= 0) return 0;
   text[n] = '\0';
   const char* field = std::strchr(text, ' ');

@@ -45,6 +45,12 @@ bool claim(Slot& slot, int from, int to) {
 Slot g_prepared[kMaxStreams][kPreparedPerStream];
 Slot g_handed_back[kHandedBackSlots];
 std::atomic<bool> g_wanted[kMaxStreams];  // a thread of the stream asked for a full run
+// A new thread's first block of a stream, mapped ahead: where the runtime's
+// files are the keeper's, mapping one is a wait for that thread
+// (recording/file_keeper.h), and elsewhere three system calls.
+constexpr int kFirstBlocksPerStream = 4;
+Slot g_first_blocks[kMaxStreams][kFirstBlocksPerStream];
+std::atomic<bool> g_first_wanted[kMaxStreams];  // a thread took a first block of the stream
 
 std::atomic<bool> g_running{false};
 std::atomic<int> g_stop{0};
@@ -52,6 +58,7 @@ std::atomic<int> g_stop{0};
 std::atomic<int> g_requests{0};
 pthread_t g_thread;
 std::atomic<uint64_t> g_count_prepared{0}, g_count_taken{0}, g_count_passed_over{0}, g_count_handed_back{0};
+std::atomic<uint64_t> g_count_first_prepared{0}, g_count_first_taken{0};
 void (*g_thread_begins)() = collector_thread_begins;
 
 void futex(std::atomic<int>& word, int operation, int value) {
@@ -66,16 +73,30 @@ void ask() {
 // Maps a run and makes each page writable and touched: the touch is what
 // takes the first-access trap here rather than on the writer's first record
 // there (pages stay zeros, which readers skip until a block's header).
-bool prepare(int stream, Slot& slot) {
+bool prepare(int stream, Slot& slot, uint32_t blocks) {
   uint64_t offset = 0;
-  char* run = map_stream_run(stream, kMaxRunBlocks, offset);
+  char* run = map_stream_run(stream, blocks, offset);
   if (run == nullptr) return false;
-  syscall(SYS_madvise, run, kRunBytes, kPopulateWrite);
-  for (uint64_t at = 0; at < kRunBytes; at += 4096) reinterpret_cast<volatile char*>(run)[at] = 0;
+  const uint64_t bytes = uint64_t{blocks} * LUMEN_BLOCK_BYTES;
+  syscall(SYS_madvise, run, bytes, kPopulateWrite);
+  for (uint64_t at = 0; at < bytes; at += 4096) reinterpret_cast<volatile char*>(run)[at] = 0;
   slot.base = run;
   slot.offset = offset;
-  g_count_prepared.fetch_add(1, std::memory_order_relaxed);
+  (blocks == 1 ? g_count_first_prepared : g_count_prepared).fetch_add(1, std::memory_order_relaxed);
   return true;
+}
+
+void prepare_first_blocks() {
+  for (int stream = 0; stream < kMaxStreams; ++stream) {
+    if (!g_first_wanted[stream].load(std::memory_order_relaxed)) continue;
+    for (Slot& slot : g_first_blocks[stream]) {
+      if (g_stop.load(std::memory_order_acquire) != 0) return;
+      if (!claim(slot, kEmpty, kFilling)) continue;
+      const bool ok = prepare(stream, slot, 1);
+      slot.state.store(ok ? kReady : kEmpty, std::memory_order_release);
+      if (!ok) return;
+    }
+  }
 }
 
 void unmap_handed_back() {
@@ -97,7 +118,7 @@ void prepare_wanted() {
       } else if (!claim(slot, kEmpty, kFilling)) {
         continue;
       }
-      const bool ok = prepare(stream, slot);
+      const bool ok = prepare(stream, slot, kMaxRunBlocks);
       slot.state.store(ok ? kReady : kEmpty, std::memory_order_release);
       if (!ok) return;  // the file refuses (disk full, limit): asked again by the next writer
     }
@@ -112,6 +133,7 @@ void* run(void*) {
   int served = g_requests.load(std::memory_order_acquire);
   for (;;) {
     unmap_handed_back();
+    prepare_first_blocks();  // first: a thread that starts waits for one
     prepare_wanted();
     while (g_requests.load(std::memory_order_acquire) == served && g_stop.load(std::memory_order_acquire) == 0)
       futex(g_requests, FUTEX_WAIT_PRIVATE, served);
@@ -127,21 +149,28 @@ void* run(void*) {
 // claimed from them here are touched. A forked child is `alone`: a slot its
 // parent's threads left half-way is emptied too.
 template <typename Release>
+void empty_prepared(Slot& slot, int stream, uint32_t blocks, Release release, bool alone) {
+  if (claim(slot, kReady, kTaking) || claim(slot, kPassedOver, kTaking)) {
+    release(stream, slot.base, slot.offset, blocks);
+    slot.state.store(kEmpty, std::memory_order_release);
+  } else if (alone) {
+    slot.state.store(kEmpty, std::memory_order_relaxed);
+  }
+}
+
+// `release(stream, base, offset, blocks)` for a prepared run, and
+// `release(-1, base, bytes, 0)` for a handed-back one.
+template <typename Release>
 void empty_slots(Release release, bool alone) {
   for (int stream = 0; stream < kMaxStreams; ++stream) {
     g_wanted[stream].store(false, std::memory_order_relaxed);
-    for (Slot& slot : g_prepared[stream]) {
-      if (claim(slot, kReady, kTaking) || claim(slot, kPassedOver, kTaking)) {
-        release(stream, slot.base, slot.offset, true);
-        slot.state.store(kEmpty, std::memory_order_release);
-      } else if (alone) {
-        slot.state.store(kEmpty, std::memory_order_relaxed);
-      }
-    }
+    g_first_wanted[stream].store(false, std::memory_order_relaxed);
+    for (Slot& slot : g_prepared[stream]) empty_prepared(slot, stream, kMaxRunBlocks, release, alone);
+    for (Slot& slot : g_first_blocks[stream]) empty_prepared(slot, stream, 1, release, alone);
   }
   for (Slot& slot : g_handed_back) {
     if (claim(slot, kReady, kTaking)) {
-      release(-1, slot.base, slot.bytes, false);
+      release(-1, slot.base, slot.bytes, 0u);
       slot.state.store(kEmpty, std::memory_order_release);
     } else if (alone) {
       slot.state.store(kEmpty, std::memory_order_relaxed);
@@ -164,9 +193,9 @@ void run_pool_stop() {
   ask();
   const RuntimeGuard guard;
   pthread_join(g_thread, nullptr);
-  empty_slots([](int stream, char* base, uint64_t offset_or_bytes, bool prepared) {
-    if (prepared)
-      discard_stream_run(stream, base, offset_or_bytes, kMaxRunBlocks);
+  empty_slots([](int stream, char* base, uint64_t offset_or_bytes, uint32_t blocks) {
+    if (blocks != 0)
+      discard_stream_run(stream, base, offset_or_bytes, blocks);
     else
       raw_munmap(base, offset_or_bytes);
   }, false);
@@ -177,8 +206,8 @@ void run_pool_forget_after_fork() {
   g_stop.store(0, std::memory_order_relaxed);
   g_requests.store(0, std::memory_order_relaxed);
   // The child's copies of the parent's mappings; the parent keeps its own.
-  empty_slots([](int, char* base, uint64_t offset_or_bytes, bool prepared) {
-    raw_munmap(base, prepared ? kRunBytes : offset_or_bytes);
+  empty_slots([](int, char* base, uint64_t offset_or_bytes, uint32_t blocks) {
+    raw_munmap(base, blocks != 0 ? uint64_t{blocks} * LUMEN_BLOCK_BYTES : offset_or_bytes);
   }, true);
 }
 
@@ -206,10 +235,26 @@ bool take_prepared_run(int stream, uint64_t after_offset, PreparedRun& run) {
   return taken;
 }
 
+bool take_first_block(int stream, PreparedRun& run) {
+  if (stream < 0 || stream >= kMaxStreams || !g_running.load(std::memory_order_acquire)) return false;
+  if (!g_first_wanted[stream].exchange(true, std::memory_order_relaxed)) ask();  // from now on
+  for (Slot& slot : g_first_blocks[stream]) {
+    if (!claim(slot, kReady, kTaking)) continue;
+    run = PreparedRun{slot.base, slot.offset};
+    slot.state.store(kEmpty, std::memory_order_release);
+    g_count_first_taken.fetch_add(1, std::memory_order_relaxed);
+    ask();  // another one
+    return true;
+  }
+  return false;
+}
+
 RunPoolCounts run_pool_counts() {
   return RunPoolCounts{g_count_prepared.load(std::memory_order_relaxed), g_count_taken.load(std::memory_order_relaxed),
                        g_count_passed_over.load(std::memory_order_relaxed),
-                       g_count_handed_back.load(std::memory_order_relaxed)};
+                       g_count_handed_back.load(std::memory_order_relaxed),
+                       g_count_first_prepared.load(std::memory_order_relaxed),
+                       g_count_first_taken.load(std::memory_order_relaxed)};
 }
 
 bool hand_back_run(char* base, uint64_t bytes) {

@@ -8,7 +8,8 @@
 // an unmapping. A stream is prepared for once one of its threads has asked
 // for a full run (kMaxRunBlocks); until a run is ready, or without the
 // thread, or under a size limit (collect -L), a writer maps its own as
-// before.
+// before. A new thread's first block of a stream is prepared the same way,
+// once the stream has had a thread start writing to it.
 #pragma once
 
 #include <cstdint>
@@ -40,12 +41,20 @@ void run_pool_forget_after_fork();
 // either way the stream is prepared for from now on.
 bool take_prepared_run(int stream, uint64_t after_offset, PreparedRun& run);
 
+// [signal-safe] A thread's first block of `stream`, mapped and made
+// writable ahead, if one is ready; either way first blocks of the stream
+// are prepared from now on. A block's place in the file does not matter:
+// the thread has no earlier one there.
+bool take_first_block(int stream, PreparedRun& run);
+
 // [signal-safe] What the pool did so far (the experiment log says it).
 struct RunPoolCounts {
-  uint64_t prepared;     // runs mapped and made writable ahead
-  uint64_t taken;        // of those, taken by a writing thread
-  uint64_t passed_over;  // prepared too early for the thread that found them, given back
-  uint64_t handed_back;  // used runs unmapped by the pool's thread
+  uint64_t prepared;       // runs mapped and made writable ahead
+  uint64_t taken;          // of those, taken by a writing thread
+  uint64_t passed_over;    // prepared too early for the thread that found them, given back
+  uint64_t handed_back;    // used runs unmapped by the pool's thread
+  uint64_t first_prepared;  // threads' first blocks mapped ahead
+  uint64_t first_taken;     // of those, taken by a new thread
 };
 RunPoolCounts run_pool_counts();
 

@@ -194,8 +194,18 @@ int runtime_fds_between(unsigned first, unsigned last, int* out, int capacity) {
   return count;
 }
 
+bool room_above_programs_descriptors() {
+  rlimit limit{};
+  if (getlimit(&limit) != 0 || limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > kHighestFloor) return false;
+  if (!raise_soft_limit(limit)) return false;
+  setlimit(limit);
+  return true;
+}
+
 int adopt_runtime_fd(int fd) {
-  if (fd < 0) return fd;
+  // A thread with a table of its own opened it there: out of the program's
+  // reach already.
+  if (fd < 0 || has_own_descriptor_table()) return fd;
   restore_lost_pipes();
   const int moved = copy_above_program(fd);
   if (moved >= 0 && moved > fd) {

@@ -23,7 +23,14 @@ bool is_runtime_fd(int fd);
 // into `out` (at most `capacity`); returns how many.
 int runtime_fds_between(unsigned first, unsigned last, int* out, int capacity);
 
+// Not signal-safe. Whether numbers at or above the soft limit can be had
+// (it can be raised for a moment) and are not so high that the kernel's
+// table would grow to them: else the runtime's files stay out of the
+// program's table (recording/file_keeper.h).
+bool room_above_programs_descriptors();
+
 // [signal-safe: system calls only] First makes lost pipes again (above).
+// On a thread with a table of its own, `fd` is returned as it is.
 // Moves `fd` at or above the soft limit
 // (the limit raised for one fcntl and set back; where it cannot be, the
 // highest free number below it), close-on-exec, marks it as the runtime's

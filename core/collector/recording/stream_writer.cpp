@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "recording/file_keeper.h"
 #include "recording/run_pool.h"
 #include "recording/runtime_fds.h"
 #include "threads/own_descriptor_table.h"
@@ -84,11 +85,17 @@ int file_fd(DataFile& file) {
 // [signal-safe] Gives `bytes` of the file at `offset` back to the file
 // system: they read as zeros, which end a block or are a block never
 // handed out. Refused by file systems without holes: they then stay zeros.
-void punch_hole(const DataFile& file, uint64_t offset, uint64_t bytes) {
+// Where the files are (recording/file_keeper.h), without waiting for it.
+void punch_hole_here(const PostedValues& hole) {
+  const DataFile& file = g_files[hole.values[0]];
   const int fd = __atomic_load_n(&file.fd, __ATOMIC_ACQUIRE);
   if (fd >= 0 && still_open_on(fd, file.identity))
-    raw_fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
-                  static_cast<off_t>(bytes));
+    raw_fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(hole.values[1]),
+                  static_cast<off_t>(hole.values[2]));
+}
+
+void punch_hole(const DataFile& file, uint64_t offset, uint64_t bytes) {
+  post_to_file_keeper(punch_hole_here, PostedValues{{static_cast<uint64_t>(&file - g_files), offset, bytes, 0}});
 }
 
 // A thread's first run is one block; each next run doubles, up to
@@ -106,7 +113,7 @@ void note_write_failure(const DataFile& file) {
 // (a one-byte pwrite at their end never shrinks the file, unlike a racing
 // ftruncate) and maps them. Blocks of the run not yet handed out are holes
 // the readers skip. Only raw system calls: safe in a handler.
-char* map_new_run(DataFile& file, uint32_t blocks, uint64_t& offset) {
+char* map_new_run_here(DataFile& file, uint32_t blocks, uint64_t& offset) {
   const int fd = file_fd(file);
   if (fd < 0) return nullptr;
   const uint64_t bytes = uint64_t{blocks} * LUMEN_BLOCK_BYTES;
@@ -129,7 +136,7 @@ char* map_new_run(DataFile& file, uint32_t blocks, uint64_t& offset) {
 // a run's pages cost about 1 µs each, made writable and touched. The gap
 // left before it in the file is whole blocks of zeros, which readers skip.
 // Elsewhere (no large folios, THP off) it is an ordinary run.
-char* map_full_run(DataFile& file, uint64_t& offset) {
+char* map_full_run_here(DataFile& file, uint64_t& offset) {
   const int fd = file_fd(file);
   if (fd < 0) return nullptr;
   constexpr uint64_t kHuge = uint64_t{2} << 20;
@@ -159,6 +166,19 @@ char* map_full_run(DataFile& file, uint64_t& offset) {
   return aligned;
 }
 
+// Where the files are (recording/file_keeper.h): mapped there.
+char* map_new_run(DataFile& file, uint32_t blocks, uint64_t& offset) {
+  char* run = nullptr;
+  auto map = [&] { run = map_new_run_here(file, blocks, offset); };
+  return with_runtime_files(map) ? run : nullptr;
+}
+
+char* map_full_run(DataFile& file, uint64_t& offset) {
+  char* run = nullptr;
+  auto map = [&] { run = map_full_run_here(file, offset); };
+  return with_runtime_files(map) ? run : nullptr;
+}
+
 // A used run goes to the run pool's thread to be unmapped: a munmap of a
 // shared mapping is a TLB shootdown across the process's CPUs (0.35 ms a
 // megabyte on a virtual machine here), better paid off the program's threads.
@@ -181,7 +201,8 @@ char* take_block(int stream, ThreadBlock& block, uint32_t tid, ThreadBlock& reti
     const uint32_t blocks = block.run_blocks == 0 ? 1 : std::min(block.run_blocks * 2, kMaxRunBlocks);
     uint64_t offset = 0;
     PreparedRun ready{};
-    prepared = blocks == kMaxRunBlocks && take_prepared_run(stream, block.run_offset, ready);
+    prepared = blocks == kMaxRunBlocks ? take_prepared_run(stream, block.run_offset, ready)
+               : blocks == 1 && g_size_limit.load(std::memory_order_relaxed) == 0 && take_first_block(stream, ready);
     char* run = prepared                                                    ? ready.base
                 : blocks == kMaxRunBlocks && g_size_limit.load(std::memory_order_relaxed) == 0
                     ? map_full_run(g_files[stream], offset)
@@ -254,8 +275,8 @@ char* map_stream_run(int stream, uint32_t blocks, uint64_t& offset) {
   if (!open || g_abandoned.load(std::memory_order_relaxed)) return nullptr;
   // Under a size limit nothing is prepared: a prepared run would extend the
   // file before any of its blocks counted against the limit.
-  if (g_size_limit.load(std::memory_order_relaxed) != 0 || blocks != kMaxRunBlocks) return nullptr;
-  return map_full_run(g_files[stream], offset);
+  if (g_size_limit.load(std::memory_order_relaxed) != 0) return nullptr;
+  return blocks == kMaxRunBlocks ? map_full_run(g_files[stream], offset) : map_new_run(g_files[stream], blocks, offset);
 }
 
 void discard_stream_run(int stream, char* base, uint64_t offset, uint32_t blocks) {
@@ -270,13 +291,18 @@ int open_stream(const char* directory, const char* name) {
     if (std::strcmp(g_files[i].name, name) == 0) return i;
   if (count >= kMaxStreams || std::strlen(name) >= sizeof(g_files[0].name)) return -1;
   std::snprintf(g_directory, sizeof g_directory, "%s", directory);
-  const int fd = open_data_file(name, O_CREAT);
-  if (fd < 0) return -1;
+  int fd = -1;
+  off_t size = 0;
+  FileIdentity identity;
+  auto open = [&] {
+    fd = open_data_file(name, O_CREAT);
+    identity = identity_of(fd);
+    size = fd < 0 ? 0 : lseek(fd, 0, SEEK_END);  // appending to an existing file keeps what is there
+  };
+  if (!with_runtime_files(open) || fd < 0) return -1;
   DataFile& file = g_files[count];
-  file.identity = identity_of(fd);
+  file.identity = identity;
   file.fd = fd;
-  // Appending to an existing file keeps what is there, block-aligned.
-  const off_t size = lseek(fd, 0, SEEK_END);
   const uint64_t aligned = (static_cast<uint64_t>(size) + LUMEN_BLOCK_BYTES - 1) / LUMEN_BLOCK_BYTES * LUMEN_BLOCK_BYTES;
   file.next_block_offset.store(aligned, std::memory_order_relaxed);
   std::strncpy(file.name, name, sizeof file.name - 1);
@@ -364,9 +390,16 @@ bool redirect_streams_after_fork(const char* directory) {
     block.capacity.store(0, std::memory_order_relaxed);
     block.used.store(0, std::memory_order_relaxed);
     DataFile& file = g_files[i];
-    close_runtime_fd(file.fd);
-    file.fd = open_data_file(file.name, O_CREAT | O_TRUNC);
-    file.identity = identity_of(file.fd);
+    close_runtime_fd(file.fd);  // the program's table's (files_on_keeper: the parent's keeper's, gone)
+    int fd = -1;
+    FileIdentity identity;
+    auto open = [&] {
+      fd = open_data_file(file.name, O_CREAT | O_TRUNC);
+      identity = identity_of(fd);
+    };
+    with_runtime_files(open);
+    file.identity = identity;
+    file.fd = fd;
     file.next_block_offset.store(0, std::memory_order_relaxed);
     ok = ok && file.fd >= 0;
   }

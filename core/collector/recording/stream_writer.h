@@ -46,10 +46,10 @@ void charge_size_limit(uint64_t bytes);
 inline constexpr uint32_t kMaxRunBlocks = 32;
 // madvise's MADV_POPULATE_WRITE (Linux 5.14; older kernels refuse it).
 inline constexpr int kPopulateWrite = 23;
-// [signal-safe] Reserves, allocates and maps a full run (`blocks` is
-// kMaxRunBlocks) of `stream`'s file, 2 MiB-aligned and advised as huge
-// pages; nullptr when it cannot or under a size limit (the file's offset in
-// `offset`).
+// [signal-safe] Reserves, allocates and maps a run of `blocks` of
+// `stream`'s file (a full one, kMaxRunBlocks, 2 MiB-aligned and advised as
+// huge pages); nullptr when it cannot or under a size limit (the file's
+// offset in `offset`).
 char* map_stream_run(int stream, uint32_t blocks, uint64_t& offset);
 // [signal-safe] Gives an untouched run's file space back (a hole again) and
 // unmaps it.
