@@ -1,5 +1,6 @@
 // er_print's commands, formats and errors on real experiments.
 #include <gtest/gtest.h>
+#include <lumen/record_format.h>
 
 #include <fstream>
 #include <map>
@@ -138,15 +139,27 @@ TEST(ErPrintInput, NotAnExperimentAndCorruptDataAreReportedWithFileAndOffset) {
 
   const Collection c = collect(dir, {}, "threads_target", {"0.2"});
   ASSERT_EQ(c.run.exit_code, 0);
+  // The first record word of the second block written (blocks are where
+  // the writers' runs put them; holes between them read as zeros).
+  uint64_t corrupted = 0;
   {
     std::fstream profile(c.experiment / "profile", std::ios::in | std::ios::out | std::ios::binary);
-    profile.seekp(65536 + 16);  // the first record word of the second block
+    int written_blocks = 0;
+    for (uint64_t at = 0; corrupted == 0; at += LUMEN_BLOCK_BYTES) {
+      lumen_block_header header{};
+      profile.seekg(static_cast<std::streamoff>(at));
+      if (!profile.read(reinterpret_cast<char*>(&header), sizeof header)) break;
+      if (header.magic == LUMEN_BLOCK_MAGIC && ++written_blocks == 2) corrupted = at + sizeof header;
+    }
+    ASSERT_NE(corrupted, 0u) << "fewer than two blocks in the profile";
+    profile.clear();
+    profile.seekp(static_cast<std::streamoff>(corrupted));
     const uint32_t bogus = 0xfff00001u;  // kind 1, 65520 payload bytes
     profile.write(reinterpret_cast<const char*>(&bogus), 4);
   }
   r = run_process({er_print_path(), "-functions", c.experiment.string()});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("profile at offset 65552"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("profile at offset " + std::to_string(corrupted)), std::string::npos) << r.err;
 }
 
 TEST(ErPrintInput, NewerFormatIsRefusedWithTheVersionNeeded) {
