@@ -155,6 +155,41 @@ TEST(CollectionControl, OnlyTheCollectionWindowIsRecorded) {
   EXPECT_NEAR(user_seconds(rows, "window_work"), expected, sampling_tolerance(expected, 0.01));
 }
 
+// Allocations and leaks by function (0 for a function with none).
+double heap_figure(const std::map<std::string, nlohmann::json>& rows, const std::string& function,
+                   const std::string& metric) {
+  const auto row = rows.find(function);
+  return row == rows.end() ? 0.0 : row->second.at(metric).get<double>();
+}
+
+// Heap tracing buffers events and writes them later: a batch written after
+// the window closed, or while paused, still holds the calls made while
+// recording. Exactly those are counted: each phase allocates 1,000 blocks
+// and keeps 10.
+void expect_only_recorded_allocations(const Collection& c, const std::string& recorded,
+                                      const std::vector<std::string>& not_recorded) {
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  const auto rows =
+      rows_by_name(er_print_json({"-metrics", "i.heapalloccnt:i.heapleakcnt:name", "-functions"}, c.experiment));
+  EXPECT_EQ(heap_figure(rows, recorded, "i.heapalloccnt"), 1000.0);
+  EXPECT_EQ(heap_figure(rows, recorded, "i.heapleakcnt"), 10.0);
+  for (const std::string& name : not_recorded) EXPECT_EQ(heap_figure(rows, name, "i.heapalloccnt"), 0.0) << name;
+}
+
+TEST(CollectionControl, HeapTracingCountsTheWindowsCallsExactly) {
+  TempDir dir;
+  expect_only_recorded_allocations(
+      collect(dir, {"-p", "off", "-H", "on", "-t", "0.7-1.8"}, "collection_control_target", {"heap_window"}),
+      "window_allocs", {"early_allocs", "late_allocs"});
+}
+
+TEST(CollectionControl, HeapTracingCountsTheCallsMadeWhileResumedExactly) {
+  TempDir dir;
+  expect_only_recorded_allocations(
+      collect(dir, {"-p", "off", "-H", "on", "-y", "SIGUSR2"}, "collection_control_target", {"heap_window", "1"}),
+      "allocs_while_resumed", {"allocs_before_resume", "allocs_after_pause"});
+}
+
 uint64_t data_bytes(const fs::path& experiment) {
   uint64_t bytes = 0;
   for (const auto& entry : fs::directory_iterator(experiment))

@@ -7,11 +7,18 @@
  *   window          early_work until 0.5 s, window_work until 2.3 s,
  *                   late_work until 2.8 s after main starts (collect -t)
  *   threads N       N threads each burning 40 ms of CPU (collect -L)
+ *   heap_window     allocates at 0.1 s (early_allocs), 1.2 s (window_allocs)
+ *                   and 2.3 s (late_allocs) after main starts, 1,000 blocks
+ *                   each, freeing all but 10 0.1 s later (collect -t);
+ *                   with ARG 1 the same before, between and after two
+ *                   SIGUSR2 (allocs_before_resume, allocs_while_resumed,
+ *                   allocs_after_pause: collect -y)
  * Truth: {"functions": {...}, "wall_seconds": ..., "signals_sent": ...,
  * "window_timeline": [[CLOCK_MONOTONIC ns, thread CPU s], ...]}: window_work's
  * CPU time as it went, so that the CPU burned inside any wall-clock window
  * can be read off exactly, whatever the machine's load did to it. */
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -68,6 +75,27 @@ NOINLINE void window_work(double until) {
   truth_add("window_work", thread_cpu_seconds() - t0);
 }
 
+/* 1,000 allocations, 990 of them freed at `free_at` seconds after main
+ * started: the 10 kept are leaks. */
+enum { kAllocations = 1000, kKept = 10 };
+static void* volatile g_blocks[kAllocations];
+static void sleep_until(double at) {
+  const double left = at - (wall_seconds() - main_started);
+  if (left > 0) usleep((useconds_t)(left * 1e6));
+}
+#define ALLOCATING(name)                                                    \
+  NOINLINE void name(double free_at) {                                      \
+    for (int i = 0; i < kAllocations; ++i) g_blocks[i] = malloc(48 + i % 16); \
+    sleep_until(free_at);                                                   \
+    for (int i = kKept; i < kAllocations; ++i) free(g_blocks[i]);           \
+  }
+ALLOCATING(early_allocs)
+ALLOCATING(window_allocs)
+ALLOCATING(late_allocs)
+ALLOCATING(allocs_before_resume)
+ALLOCATING(allocs_while_resumed)
+ALLOCATING(allocs_after_pause)
+
 static void* burning_thread(void* arg) {
   (void)arg;
   thread_work(0.04);
@@ -113,6 +141,19 @@ int main(int argc, char** argv) {
     early_work(0.5);
     window_work(2.3);
     late_work(2.8);
+  } else if (strcmp(mode, "heap_window") == 0 && arg == 0) {
+    sleep_until(0.1);
+    early_allocs(0.2);
+    sleep_until(1.2);
+    window_allocs(1.3);
+    sleep_until(2.3);
+    late_allocs(2.4);
+  } else if (strcmp(mode, "heap_window") == 0) {
+    allocs_before_resume(0.1);
+    raise(SIGUSR2);
+    allocs_while_resumed(0.2);
+    raise(SIGUSR2);
+    allocs_after_pause(0.3);
   } else if (strcmp(mode, "threads") == 0) {
     for (int i = 0; i < (int)arg; ++i) {
       pthread_t thread;
@@ -120,7 +161,7 @@ int main(int argc, char** argv) {
       pthread_join(thread, NULL);
     }
   } else {
-    fprintf(stderr, "usage: collection_control_target run|signals|pause|window|threads [ARG]\n");
+    fprintf(stderr, "usage: collection_control_target run|signals|pause|window|threads|heap_window [ARG]\n");
     return 2;
   }
   write_truth(signals_sent);

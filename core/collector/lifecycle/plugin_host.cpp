@@ -70,6 +70,11 @@ int runtime_write_record(lumen_stream stream, uint16_t kind, const void* payload
   if (paused()) return 0;
   return write_record(stream, kind, payload, bytes) ? 1 : 0;
 }
+int runtime_recording_now() { return collecting() && !paused() ? 1 : 0; }
+int runtime_write_kept_record(lumen_stream stream, uint16_t kind, const void* payload, uint16_t bytes) {
+  if (size_limit_reached()) return 0;
+  return write_record(stream, kind, payload, bytes) ? 1 : 0;
+}
 uint64_t runtime_capture_stack(void* ucontext, int skip) {
   return paused() ? LUMEN_NO_STACK : capture_stack(ucontext, skip + 1);
 }
@@ -209,6 +214,8 @@ const lumen_recording_service kRecording = {
     .count_drop = count_dropped_record,
     .log_note = runtime_log_note,
     .founder_directory = founder_directory_path,
+    .recording_now = runtime_recording_now,
+    .write_kept_record = runtime_write_kept_record,
 };
 const lumen_stack_service kStacks = {
     .size = sizeof(lumen_stack_service),

@@ -132,6 +132,19 @@ typedef struct lumen_recording_service {
    * collection has its sub-experiment (a parallel job's ranks: _rankN.er).
    * Valid until the process ends. Since SDK 1.3 (ask with LUMEN_PROVIDES). */
   const char* (*founder_directory)(void);
+  /* [signal-safe] 1 when events happening now are recorded: this process is
+   * collected and recording is neither paused (collect -y), outside its
+   * window (collect -t) nor stopped by the size limit (collect -L); 0
+   * otherwise. A plugin that buffers events and writes them later asks at
+   * each event. Since SDK 1.7 (ask with LUMEN_PROVIDES). */
+  int (*recording_now)(void);
+  /* [signal-safe] write_record for what was recorded earlier or is not an
+   * event: a batch of events that happened while recording_now() was 1, a
+   * start or settings record that says how the plugin's other records are
+   * read, a name that later events refer to. Written while recording is
+   * paused or outside its window too (the size limit still stops it).
+   * Since SDK 1.7 (ask with LUMEN_PROVIDES). */
+  int (*write_kept_record)(lumen_stream stream, uint16_t kind, const void* payload, uint16_t payload_bytes);
 } lumen_recording_service;
 
 /* Call stacks, interned in the experiment's stack table (ids). */

@@ -140,6 +140,25 @@ class ErrnoKept {
   int saved_;
 };
 
+// [signal-safe] Whether events happening now are recorded (not paused,
+// inside the window, under the size limit): recording_now() of a runtime
+// with SDK 1.7, else always (an older runtime refuses at the write).
+inline bool recording_now(const lumen_runtime* runtime) noexcept {
+  const lumen_recording_service* recording = runtime->recording;
+  return !LUMEN_PROVIDES(recording, recording_now) || recording->recording_now() != 0;
+}
+
+// [signal-safe] write_kept_record of a runtime with SDK 1.7 (a batch of
+// events recorded earlier, a start or settings record, a name events refer
+// to: written while paused too), else write_record.
+inline int write_kept_record(const lumen_runtime* runtime, lumen_stream stream, uint16_t kind, const void* payload,
+                             uint16_t payload_bytes) noexcept {
+  const lumen_recording_service* recording = runtime->recording;
+  if (LUMEN_PROVIDES(recording, write_kept_record))
+    return recording->write_kept_record(stream, kind, payload, payload_bytes);
+  return recording->write_record(stream, kind, payload, payload_bytes);
+}
+
 }  // namespace lumen
 
 #pragma GCC visibility pop

@@ -118,8 +118,8 @@ size_t compress_batches(const uint8_t* from, size_t bytes, uint32_t batch_count)
 }
 
 void write_compressed(size_t size) {
-  g_runtime->recording->write_record(g_stream, kPairedCompactRecord, g_record,
-                                     static_cast<uint16_t>(sizeof(HeapCompressed) + size));
+  lumen::write_kept_record(g_runtime, g_stream, kPairedCompactRecord, g_record,
+                           static_cast<uint16_t>(sizeof(HeapCompressed) + size));
 }
 
 // The bytes of the first `count` gathered batches at `from`.
@@ -141,7 +141,7 @@ void compress_or_split(const uint8_t* from, size_t bytes, uint32_t batch_count) 
   const size_t size = compress_batches(from, bytes, batch_count);
   if (size != 0 && size <= kMaxCompressedBytes) return write_compressed(size);
   if (batch_count == 1) {
-    g_runtime->recording->write_record(g_stream, kPairedBatchRecord, from + 2, static_cast<uint16_t>(bytes - 2));
+    lumen::write_kept_record(g_runtime, g_stream, kPairedBatchRecord, from + 2, static_cast<uint16_t>(bytes - 2));
     return;
   }
   const size_t half = batch_bytes(from, batch_count / 2);

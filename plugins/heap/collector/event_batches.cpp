@@ -4,6 +4,7 @@
 #include "bytes_in_use.h"
 #include "event_clock.h"
 
+#include <lumen/collector_support.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -102,7 +103,7 @@ void write_batch(Slot& slot) {
   const uint8_t phase = t_phase;
   t_phase = kInWrite;
   if (!compressor_offer(slot.data, static_cast<uint16_t>(slot.used)))
-    g_runtime->recording->write_record(g_stream, kPairedBatchRecord, slot.data, static_cast<uint16_t>(slot.used));
+    lumen::write_kept_record(g_runtime, g_stream, kPairedBatchRecord, slot.data, static_cast<uint16_t>(slot.used));
   slot.used = 0;
   slot.count = 0;
   t_phase = phase;

@@ -84,6 +84,7 @@ void append_allocation(EventType type, Allocator allocator, bool frees, const Fr
 // the stack starts at the caller of the function that asks for it, so
 // inlined into the interposer it would lose the program's frame above.
 __attribute__((noinline)) void record_allocation(const TraceGuard&, Allocator allocator, const void* address, size_t size) noexcept {
+  if (!lumen::recording_now(g_runtime)) return;  // paused, or outside the window (collect -y, -t)
   const ErrnoKept errno_kept;
   append_allocation(EventType::kAlloc, allocator, false, Freed{}, address, size,
                     g_runtime->stacks->capture_stack(nullptr, 0));
@@ -100,6 +101,12 @@ void restore_live(const TraceGuard&, const Freed& freed, const void* address, bo
 __attribute__((noinline)) void record_reallocation(const TraceGuard&, Allocator allocator, bool frees,
                                                    const Freed& freed, const void* address, size_t size) noexcept {
   const ErrnoKept errno_kept;
+  // Not recording now: the new block is not recorded, the release of one
+  // that was is (a block's fate, once recorded, is followed to its free).
+  if (!lumen::recording_now(g_runtime)) {
+    if (frees && freed.known) append_free(is_mapping(allocator) ? EventType::kUnmap : EventType::kFree, freed);
+    return;
+  }
   append_allocation(EventType::kRealloc, allocator, frees, freed, address, size,
                     g_runtime->stacks->capture_stack(nullptr, 0));
 }
@@ -147,7 +154,7 @@ bool write_start_record() {
   const HeapStart record{g_runtime->time->now_ns(), static_cast<uint32_t>(getpid()), 0};
   event_clock_start(g_runtime, record.time_ns);
   g_start_ns = record.time_ns;
-  return g_runtime->recording->write_record(g_stream, kStartRecord, &record, sizeof record) != 0;
+  return lumen::write_kept_record(g_runtime, g_stream, kStartRecord, &record, sizeof record) != 0;
 }
 
 // The batches hold the parent's events, which the parent writes. A followed

@@ -23,6 +23,7 @@
 // (trap_overflow.h).
 #include <fcntl.h>
 #include <lumen/collector_plugin.h>
+#include <lumen/collector_support.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -436,7 +437,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
       if (g_cpu_wide[i]) close_cpu_wide(i);
     return 1;
   }
-  runtime->recording->write_record(g_stream, kSettingsRecord, &settings, sizeof settings);
+  lumen::write_kept_record(runtime, g_stream, kSettingsRecord, &settings, sizeof settings);
   g_running.store(true, std::memory_order_release);
   return 0;
 }

@@ -53,7 +53,8 @@ uint32_t new_file(const char* name, size_t length) {
   record.header.file = file;
   record.header.name_bytes = static_cast<uint32_t>(length);
   std::memcpy(record.name, name, length);
-  g_runtime->recording->write_record(g_stream, kFileRecord, &record, static_cast<uint16_t>(sizeof(IoFile) + length));
+  // A name later calls refer to, whenever they are recorded.
+  lumen::write_kept_record(g_runtime, g_stream, kFileRecord, &record, static_cast<uint16_t>(sizeof(IoFile) + length));
   return file;
 }
 
@@ -133,7 +134,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value*, size_t, char*
     return 1;
   }
   const IoStart begin{static_cast<uint32_t>(getpid()), 0};
-  runtime->recording->write_record(g_stream, kStartRecord, &begin, sizeof begin);
+  lumen::write_kept_record(runtime, g_stream, kStartRecord, &begin, sizeof begin);
   g_tracing.store(1, std::memory_order_release);
   return 0;
 }

@@ -7,6 +7,7 @@
 // launcher, its daemons) starts the plugin but writes nothing.
 #include "mpi_collector.h"
 
+#include <lumen/collector_support.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -90,7 +91,7 @@ void mark_incomplete() {
   const uint64_t recorded = g_recorded_bytes.load(std::memory_order_relaxed);
   MpiIncomplete incomplete{g_runtime->time->now_ns(), g_settings.max_flushes, recorded};
   // Past the budget on purpose: the reader must learn that the trace stops here.
-  g_runtime->recording->write_record(g_stream, kIncompleteRecord, &incomplete, sizeof incomplete);
+  lumen::write_kept_record(g_runtime, g_stream, kIncompleteRecord, &incomplete, sizeof incomplete);
   char note[256];
   std::snprintf(note, sizeof note,
                 "mpi: trace incomplete: rank %d filled VT_MAX_FLUSHES=%llu buffers of VT_BUFFER_SIZE=%llu bytes; "
@@ -328,7 +329,7 @@ void add_message(CallState& state, uint16_t direction, uint64_t bytes, int32_t p
 bool clock_sync_on() { return g_settings.clock_sync; }
 
 void write_clock(const MpiClock& clock) {
-  g_runtime->recording->write_record(g_stream, kClockRecord, &clock, sizeof clock);
+  lumen::write_kept_record(g_runtime, g_stream, kClockRecord, &clock, sizeof clock);
   char note[256];
   const char* when = clock.phase == kClockAtInit ? "MPI_Init" : "MPI_Finalize";
   const int rank = g_rank.load(std::memory_order_relaxed);

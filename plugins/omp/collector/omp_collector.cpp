@@ -3,6 +3,7 @@
 // (gomp_interposers.cpp) by publishing the runtime's services; stop()
 // records the end and closes them.
 #include <dlfcn.h>
+#include <lumen/collector_support.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <strings.h>
@@ -80,7 +81,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value*, size_t, char*
   const char* policy = std::getenv("OMP_WAIT_POLICY");
   process.wait_policy = static_cast<uint32_t>(wait_policy_of(policy));
   if (const char* threads = std::getenv("OMP_NUM_THREADS")) process.max_threads = std::strtoul(threads, nullptr, 10);
-  runtime->recording->write_record(g_stream, kProcessRecord, &process, sizeof process);
+  lumen::write_kept_record(runtime, g_stream, kProcessRecord, &process, sizeof process);
   char note[160];
   std::snprintf(note, sizeof note, "OpenMP: %s, OMP_WAIT_POLICY=%s", runtime_name(process.runtime),
                 policy != nullptr ? policy : "unset (the runtime's default)");
@@ -96,7 +97,7 @@ void stop() {
   const lumen_runtime* runtime = g_recording_runtime.load(std::memory_order_acquire);
   if (runtime == nullptr) return;
   const OmpProcessEnd end{runtime->time->now_ns()};
-  runtime->recording->write_record(g_stream, kProcessEndRecord, &end, sizeof end);
+  lumen::write_kept_record(runtime, g_stream, kProcessEndRecord, &end, sizeof end);
   g_recording_runtime.store(nullptr, std::memory_order_release);
 }
 

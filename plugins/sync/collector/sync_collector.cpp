@@ -91,7 +91,7 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
       std::snprintf(note, sizeof note, "sync: threshold %llu ns, as given ('%s')",
                     static_cast<unsigned long long>(settings.threshold_ns), written);
   }
-  runtime->recording->write_record(g_stream, kSettingsRecord, &settings, sizeof settings);
+  lumen::write_kept_record(runtime, g_stream, kSettingsRecord, &settings, sizeof settings);
   runtime->recording->log_note(note);
   g_threshold_ns.store(static_cast<int64_t>(settings.threshold_ns), std::memory_order_release);
   return 0;
