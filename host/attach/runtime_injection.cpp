@@ -27,7 +27,7 @@ constexpr milliseconds kLoadLimit{10'000};
 constexpr milliseconds kThreadLimit{5'000};
 constexpr milliseconds kBusyLimit{2'000};  // for threads inside the collector's code or its interposers
 constexpr int kBusy = -1;  // the runtime's answer for a thread inside its own work
-constexpr int kNotProgramThread = -2;  // lumen_detach's on a thread of the collector's
+constexpr int kNotProgramThread = -2;  // lumen_detach's on a thread of the collector's, or one in its wait
 // lumen_detach_thread's for a thread inside a plugin's interposer: its
 // collection ended now, or before.
 constexpr int kEndedInside = 3;
@@ -255,13 +255,16 @@ DetachOutcome detach_runtime(const InjectedRuntime& runtime) {
   outcome.threads = roll_call(runtime.pid, runtime.experiment, runtime.detach_thread);
   // On a thread of the program's: the collector's own have descriptor
   // tables of their own, and the detach waits for them to end.
-  std::set<pid_t> collectors;
+  // A program's thread that answers so waits for the collector's file
+  // keeper, which answers it within milliseconds: asked again after a pause.
+  std::set<pid_t> collectors = collector_threads(runtime.experiment);
   std::unique_ptr<HijackedThread> thread;
   int left = kNotProgramThread;
-  while (left == kNotProgramThread) {
+  for (int attempt = 0; left == kNotProgramThread; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(attempt < 100 ? 2 : 20));
     thread = stop_thread_for_loading(runtime.pid, collectors);
     left = static_cast<int>(thread->call(runtime.detach, {outcome.threads.inside != 0 ? 1u : 0u}, kLoadLimit));
-    if (left == kNotProgramThread) collectors.insert(thread->tid());
+    if (left == kNotProgramThread && attempt >= 300) collectors.insert(thread->tid());
   }
   outcome.why_loaded = left;
   // A thread never found outside the collector's code may still run it.

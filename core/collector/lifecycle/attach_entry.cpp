@@ -29,6 +29,7 @@
 #include "lifecycle/plugin_host.h"
 #include "lifecycle/runtime_state.h"
 #include "experiment_metadata.h"
+#include "recording/file_keeper.h"
 #include "recording/runtime_fds.h"
 #include "signals/signal_chain.h"
 #include "threads/own_descriptor_table.h"
@@ -45,7 +46,11 @@ namespace {
 // collector's) is asked again later: 0 means done, not applicable (-1 busy).
 constexpr int kBusy = -1;
 
-bool inside_runtime(const ThreadState& thread) { return thread.interposer_depth > 0 || thread.in_dispatch > 0; }
+// A thread collect stopped in a wait of the runtime's own (for the file
+// keeper) is inside it too: its stack holds the runtime's frames.
+bool inside_runtime(const ThreadState& thread) {
+  return thread.interposer_depth > 0 || thread.in_dispatch > 0 || waiting_for_file_keeper();
+}
 
 // lumen_detach_thread's answers for a thread inside a plugin's interposer
 // (below it, a wait of the program's): its collection ended now (3) or
@@ -209,9 +214,11 @@ LUMEN_EXPORT int lumen_detach_thread(void) {
 // the plugins loaded. 0: nothing of the runtime's runs any more and it may
 // be unloaded; 1: it stays loaded, a thread of its own still running or
 // one inside; -2: called on a thread of the collector's (whose descriptor
-// table is its own): call it on a thread of the program's.
+// table is its own), or on one stopped while it waits for the file keeper
+// (a writer of the runtime's, which may hold a block stopping collection
+// waits for): call it on another thread of the program's.
 LUMEN_EXPORT int lumen_detach(int threads_inside) {
-  if (is_collector_thread()) return -2;
+  if (is_collector_thread() || waiting_for_file_keeper()) return -2;
   if (!attached()) return 1;
   g_detaching.store(true, std::memory_order_release);
   plugins_stop_interposing();

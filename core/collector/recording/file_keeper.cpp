@@ -48,6 +48,8 @@ pthread_t g_keeper;
 enum KeeperReadiness : int { kKeeperStarting, kKeeperTableTaken, kKeeperNoTable };
 std::atomic<int> g_keeper_readiness{kKeeperStarting};
 __attribute__((tls_model("initial-exec"))) thread_local bool t_keeper = false;
+// How many calls of this thread wait for the keeper (a handler's over its own).
+__attribute__((tls_model("initial-exec"))) thread_local int t_waiting = 0;
 std::atomic<pid_t> g_keeper_tid{0};
 
 // A keeper that has not answered in this long is taken as gone: a file
@@ -176,6 +178,8 @@ void file_keeper_forget_after_fork() {
 
 pid_t file_keeper_tid() { return files_on_keeper() ? g_keeper_tid.load(std::memory_order_acquire) : 0; }
 
+bool waiting_for_file_keeper() { return t_waiting > 0; }
+
 bool files_on_keeper() { return g_keeper_running.load(std::memory_order_acquire); }
 
 bool with_runtime_files(void (*work)(void*), void* argument) {
@@ -183,6 +187,10 @@ bool with_runtime_files(void (*work)(void*), void* argument) {
     work(argument);
     return true;
   }
+  struct Waiting {
+    Waiting() { ++t_waiting; }
+    ~Waiting() { --t_waiting; }
+  } waiting;
   const long long deadline = keeper_now_ns() + kKeeperPatienceNs;
   KeeperCall* call = claim_keeper_call(deadline);
   if (call == nullptr) return false;

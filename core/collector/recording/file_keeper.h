@@ -38,6 +38,11 @@ void file_keeper_forget_after_fork();
 // [signal-safe] Whether the runtime's files are the keeper's.
 bool files_on_keeper();
 
+// [signal-safe] Whether the calling thread waits for the keeper: it is
+// inside the runtime's code, maybe holding a writer's state (collect -P
+// must not make it detach there).
+bool waiting_for_file_keeper();
+
 // [signal-safe] Runs `work(argument)` on the keeper and returns when it
 // has run; runs it here when this is the keeper or files are not kept.
 // False when it could not run (the keeper stopped or did not answer in
