@@ -161,7 +161,11 @@ bool begin_collection(bool attached) {
   if (!lineage.empty() && !follows(plan().follow, command_line())) return false;
   const std::string directory = lineage.empty() ? founder_directory() : sub_experiment(lineage);
   if (!lineage.empty()) mkdir(directory.c_str(), 0755);
-  file_keeper_start();  // before the first file is opened
+  // Before the first file is opened. Not into a process collect attached
+  // to: its detach runs on threads collect stops, one of which may wait for
+  // the keeper; there the files take the highest free numbers, while
+  // attached.
+  if (!attached) file_keeper_start();
   if (!experiment_log_open(directory)) return false;
   log_file_keeper();
   log_start(lineage);
