@@ -168,8 +168,14 @@ uint64_t HijackedThread::call(uint64_t function, const std::vector<uint64_t>& ar
   // No handler runs inside the call: one would end in sigreturn, which
   // makes the kernel's restart of an interrupted sleep fail with EINTR.
   // What arrives meanwhile is delivered once the thread's mask is back.
-  const uint64_t all_blocked = ~uint64_t{0};
-  if (ptrace(PTRACE_SETSIGMASK, tid_, reinterpret_cast<void*>(sizeof all_blocked), &all_blocked) != 0)
+  // SIGSEGV alone stays deliverable: the return to address 0 faults, and
+  // a fault the thread blocks makes the kernel reset the process's
+  // handler of it to the default (a JVM, which takes its safepoints by
+  // faults, would then end at the next one). This tracer stops the thread
+  // at the fault, before any handler runs, and never delivers it.
+  const uint64_t all_blocked_but_faults = ~(uint64_t{1} << (SIGSEGV - 1));
+  if (ptrace(PTRACE_SETSIGMASK, tid_, reinterpret_cast<void*>(sizeof all_blocked_but_faults),
+             &all_blocked_but_faults) != 0)
     throw failure("ptrace(PTRACE_SETSIGMASK)", errno);
   int signal = 0;
   for (;;) {

@@ -9,8 +9,8 @@
  * whole by a rename):  {"functions": {"hot_a": s, "hot_b": s, "hot_c": s}}
  *
  * The main thread sleeps in 100 ms nanosleeps, each checked: none may end
- * early or with EINTR. At start it installs a SIGUSR1 handler, blocks
- * SIGUSR2, and notes every signal's disposition and its descriptors; when
+ * early or with EINTR. At start it installs a SIGUSR1 handler and a
+ * SIGSEGV one (as a JVM does: it takes faults on purpose), blocks SIGUSR2, and notes every signal's disposition and its descriptors; when
  * DIR/stop appears it checks that all are as it left them and exits 3, or
  * prints what differs and exits 1. DIR/ready holds its pid once the workers run.
  *
@@ -94,6 +94,10 @@ static void write_truth(void) {
 }
 
 static void on_usr1(int signal) { (void)signal; }
+static void on_segv(int signal, siginfo_t* info, void* context) {
+  (void)signal, (void)info, (void)context;
+  _exit(70);  /* never taken: the program makes no fault */
+}
 
 enum { kStartBlocks = 50, kRoundBlocks = 1000, kKeptBlocks = 7, kLocks = 300, kWrites = 40 };
 static void* start_blocks[kStartBlocks];
@@ -198,6 +202,10 @@ int main(int argc, char** argv) {
   struct sigaction usr1 = {0};
   usr1.sa_handler = on_usr1;
   sigaction(SIGUSR1, &usr1, NULL);
+  struct sigaction segv = {0};
+  segv.sa_sigaction = on_segv;
+  segv.sa_flags = SA_SIGINFO;
+  sigaction(SIGSEGV, &segv, NULL);
   sigset_t blocked;
   sigemptyset(&blocked);
   sigaddset(&blocked, SIGUSR2);
