@@ -49,6 +49,15 @@ std::optional<MappedObject> mapped_object(pid_t pid, const std::string& name_pre
   });
 }
 
+std::vector<std::string> mapped_object_names(pid_t pid) {
+  std::vector<std::string> names;
+  first_mapping(pid, [&](const std::string& path) {
+    names.push_back(path.substr(path.rfind('/') + 1));
+    return false;
+  });
+  return names;
+}
+
 std::optional<MappedObject> mapped_object_at(pid_t pid, const std::string& wanted) {
   return first_mapping(pid, [&](const std::string& path) { return path == wanted; });
 }

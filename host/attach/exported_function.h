@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace lumen::attach {
 
@@ -20,6 +21,9 @@ struct MappedObject {
 // The first mapped object whose file name starts with `name_prefix`
 // ("libc.so"); nullopt when the process maps none.
 std::optional<MappedObject> mapped_object(pid_t pid, const std::string& name_prefix);
+
+// The file names (no directory) of every object the process maps.
+std::vector<std::string> mapped_object_names(pid_t pid);
 
 // The object mapped from `path` (its exact path); nullopt when none is.
 std::optional<MappedObject> mapped_object_at(pid_t pid, const std::string& path);

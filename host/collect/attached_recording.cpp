@@ -159,9 +159,6 @@ int record_attached(const CollectRequest& request, CollectionPlan plan,
                      " is statically linked: the collector cannot be loaded into it. er_kernel records it from "
                      "outside (er_kernel -t SECONDS, then er_print -filters 'PID == " + std::to_string(pid) + "')");
   refuse_plugins_needing_the_start(plan, installed);
-  if (attach::mapped_object(pid, "libjvm.so"))
-    std::cerr << "collect: process " << pid << " is a JVM: after an attach its Java methods are not named (the "
-              << "agent of -j is loaded only at a JVM's start); its native code is\n";
   plan.follow = "off";  // no call of the program's is interposed: its children are not followed
   const fs::path wanted = choose_experiment_path(request.experiment_name, request.directory, request.overwrite);
   if (request.overwrite) remove_replaced_experiment(wanted);

@@ -16,6 +16,7 @@
 #include "collector_variants.h"
 #include "command_line.h"
 #include "experiment_directory.h"
+#include "exported_function.h"
 #include "flag_table.h"
 #include "experiment_header.h"
 #include "job_founder.h"
@@ -34,6 +35,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
+bool works_after_attach(const InstalledPlugin& plugin) {
+  return plugin.manifest && plugin.manifest->data().collector.works_after_attach;
+}
+
+void remove_planned(CollectionPlan& plan, const std::string& name) {
+  std::erase_if(plan.plugins, [&](const PlannedPlugin& p) { return p.name == name; });
+}
 
 std::string profile_path(const std::optional<std::string>& profile) {
   const std::string name = profile.value_or("default");
@@ -145,9 +153,11 @@ int run_collect(const std::vector<std::string>& args) {
     check_plan_here(plan, installed, origins);
     if (request.attach_pid != 0) {
       // What comes with a planned plugin (the off-CPU states with the
-      // clock); not what a program's libraries would bring, which needs
-      // its calls from the start.
-      add_automatic_plugins(plan, {}, request, installed);
+      // clock), and what the libraries the process has loaded bring (Java
+      // profiling in a JVM), but not what needs its calls from the start.
+      for (const std::string& name :
+           add_automatic_plugins(plan, attach::mapped_object_names(request.attach_pid), request, installed))
+        if (!works_after_attach(installed.at(name))) remove_planned(plan, name);
       load_planned_collectors(plan, installed);
       if (request.dry_run) {
         print_plan(std::cout, plan, choose_experiment_path(request.experiment_name, request.directory, request.overwrite), request);

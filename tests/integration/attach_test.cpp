@@ -22,82 +22,13 @@
 #include <iterator>
 #include <thread>
 
+#include "background_process.h"
 #include "lumen_commands.h"
 
 namespace lumen::test {
 namespace {
 
 using nlohmann::json;
-
-// A target run in the background, in a process group of its own, killed
-// with its group if the test ends before it does.
-class Background {
- public:
-  // `output`: where its standard output goes ("": the test's).
-  Background(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-             const std::string& output = "") {
-    int input[2];
-    if (pipe(input) != 0) return;
-    pid_ = fork();
-    if (pid_ == 0) {
-      setpgid(0, 0);
-      dup2(input[0], 0);
-      close(input[0]);
-      close(input[1]);
-      if (!output.empty()) freopen(output.c_str(), "w", stdout);
-      for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
-      std::vector<char*> args;
-      for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-      args.push_back(nullptr);
-      execv(args[0], args.data());
-      _exit(127);
-    }
-    close(input[0]);
-    stdin_ = input[1];  // held open: a target reading its input waits
-  }
-  ~Background() {
-    if (pid_ > 0 && !reaped_) {
-      kill(-pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    if (stdin_ >= 0) close(stdin_);
-  }
-  pid_t pid() const { return pid_; }
-  // Writes to its standard input; closing it ends a program reading it.
-  bool give_input(const std::string& text) {
-    return write(stdin_, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  }
-  void close_input() {
-    close(stdin_);
-    stdin_ = -1;
-  }
-  // Its exit status, waiting at most `limit`; -1 when it did not end.
-  int wait_exit(std::chrono::seconds limit) {
-    const auto until = std::chrono::steady_clock::now() + limit;
-    int status = 0;
-    while (std::chrono::steady_clock::now() < until) {
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        reaped_ = true;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return -1;
-  }
-
- private:
-  pid_t pid_ = -1;
-  int stdin_ = -1;
-  bool reaped_ = false;
-};
-
-bool wait_for_file(const std::filesystem::path& file, std::chrono::seconds limit) {
-  const auto until = std::chrono::steady_clock::now() + limit;
-  while (!std::filesystem::exists(file))
-    if (std::chrono::steady_clock::now() > until) return false;
-    else std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  return true;
-}
 
 json read_truth(const std::filesystem::path& file) {
   std::ifstream in(file);
@@ -110,13 +41,6 @@ ProcessResult collect_attached(const TempDir& dir, const std::string& name, pid_
   argv.insert(argv.end(), extra.begin(), extra.end());
   argv.insert(argv.end(), {"-P", std::to_string(pid)});
   return run_process(argv);
-}
-
-// "collect: attached to process N (...) in 42 ms": the seconds.
-double reported_seconds(const std::string& text, const std::string& what) {
-  const size_t at = text.find(what);
-  const size_t in = at == std::string::npos ? at : text.find(" in ", at);
-  return in == std::string::npos ? 0 : std::atof(text.c_str() + in + 4) / 1000;
 }
 
 bool maps_collector(pid_t pid) {

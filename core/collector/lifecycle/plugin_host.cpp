@@ -131,6 +131,7 @@ void runtime_leave() {
   restore_cancellation(before);
 }
 int runtime_collecting() { return collecting() ? 1 : 0; }
+int runtime_attached() { return attached() ? 1 : 0; }
 int runtime_set_frame_provider(lumen_frame_provider provider) {
   return stack_capture_set_frame_provider(provider) ? 0 : -1;
 }
@@ -257,6 +258,7 @@ const lumen_guard_service kGuard = {
     .collecting = runtime_collecting,
     .enter = runtime_enter,
     .leave = runtime_leave,
+    .attached = runtime_attached,
 };
 const lumen_runtime kRuntime = {
     .size = sizeof(lumen_runtime),

@@ -344,6 +344,12 @@ typedef struct lumen_guard_service {
    * its thread_end (enter() returns 0 after). */
   int (*enter)(void);
   void (*leave)(void);
+  /* [signal-safe] 1 when collect -P loaded the runtime into this process
+   * while it ran (the process's environment, its children and its start
+   * are not the collection's: a plugin changes none of them), 0 when the
+   * process was started under collect. Since SDK 1.8 (ask with
+   * LUMEN_PROVIDES). */
+  int (*attached)(void);
 } lumen_guard_service;
 
 /* What the runtime provides to an event source: start() receives it, and it

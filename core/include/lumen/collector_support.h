@@ -148,6 +148,14 @@ inline bool recording_now(const lumen_runtime* runtime) noexcept {
   return !LUMEN_PROVIDES(recording, recording_now) || recording->recording_now() != 0;
 }
 
+// [signal-safe] Whether collect -P loaded the runtime into this process
+// while it ran: attached() of a runtime with SDK 1.8, else never (an older
+// runtime cannot be loaded so).
+inline bool attached(const lumen_runtime* runtime) noexcept {
+  const lumen_guard_service* guard = runtime->guard;
+  return LUMEN_PROVIDES(guard, attached) && guard->attached() != 0;
+}
+
 // [signal-safe] write_kept_record of a runtime with SDK 1.7 (a batch of
 // events recorded earlier, a start or settings record, a name events refer
 // to: written while paused too), else write_record.

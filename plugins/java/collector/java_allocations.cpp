@@ -10,6 +10,7 @@
 #include "../java_names.h"
 #include "../java_record.h"
 #include "java_agent.h"
+#include "java_agent_calls.h"
 #include "java_census.h"
 #include "java_stacks.h"
 
@@ -62,9 +63,9 @@ void java_allocations_disable(jvmtiEnv* jvmti) {
 }
 
 void JNICALL on_sampled_object_alloc(jvmtiEnv* jvmti, JNIEnv*, jthread, jobject object, jclass klass, jlong size) {
+  const CallbackScope scope;
+  if (!scope) return;
   const AgentContext& context = agent_context();
-  const TraceGuard guard(context.runtime);
-  if (!guard) return;
   const std::string name = allocated_class(jvmti, klass);
   JavaAllocation sample{};
   sample.time_ns = context.runtime->time->now_ns();

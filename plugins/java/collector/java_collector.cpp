@@ -2,8 +2,11 @@
 // itself as a JVMTI agent in JAVA_TOOL_OPTIONS, which every JVM reads at
 // start (one started by a script too); in a JVM, the agent (jvmti_agent.cpp)
 // describes Java code and installs the frame provider that adds Java frames
-// to every clock and hardware-counter stack (java_frames.h).
+// to every clock and hardware-counter stack (java_frames.h). Loaded into a
+// JVM that already runs (collect -P), it starts the agent there itself
+// (java_running_jvm.h) and changes nothing of the process's environment.
 #include <lumen/collector_plugin.h>
+#include <lumen/collector_support.h>
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -17,6 +20,7 @@
 #include "java_agent.h"
 #include "java_frames.h"
 #include "java_machine_code.h"
+#include "java_running_jvm.h"
 
 namespace lumen::java {
 
@@ -73,10 +77,18 @@ int start(const lumen_runtime* runtime, const lumen_option_value* options, size_
       static_cast<uint32_t>(std::strtoul(lumen_option(options, count, "heap_interval", "524288"), nullptr, 10));
   context.census_at_end = std::string(lumen_option(options, count, "heap_census", "1")) == "1";
   java_machine_code_init(std::strtoull(lumen_option(options, count, "code_limit", "67108864"), nullptr, 10));
+  if (attached(runtime)) {
+    if (start_in_running_jvm()) return 0;
+    std::snprintf(error, error_size, "no JVM runs in this process yet");
+    return 1;
+  }
   put_jdk_first(lumen_option(options, count, "jdk", ""));
   name_agent_for_jvms(lumen_option(options, count, "jvm_options", ""));
   return 0;
 }
+
+// A Java thread that ran before collect -P attached: its JNIEnv.
+void thread_begin() { running_jvm_thread_begin(); }
 
 // A JVM's own thread is named as it ends: the JVM ends its concurrent GC
 // threads and others before the process ends.
@@ -88,6 +100,7 @@ void thread_end() {
 void stop() {
   AgentContext& context = agent_context();
   if (context.runtime == nullptr) return;
+  stop_in_running_jvm();
   java_frames_report(context.runtime);
   java_machine_code_report(context.runtime);
   write_jvm_system_threads(context);
@@ -134,9 +147,11 @@ const lumen_collector_descriptor kPlugin = {
              "-j on|off|heap|PATH  Java profiling (on by default for a JVM; heap: Java allocations sampled too; PATH: "
              "the JDK scripts run)"},
     .start = start,
+    .thread_begin = thread_begin,
     .thread_end = thread_end,
     .stop = stop,
     .host_hooks = &kHooks,
+    .attach = LUMEN_WORKS_AFTER_ATTACH,
 };
 
 }  // namespace

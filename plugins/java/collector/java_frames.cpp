@@ -58,6 +58,7 @@ bool java_frames_init(const void* jvm_function) {
       dlclose(jvm);
     }
   }
+  for (std::atomic<uint64_t>& count : g_unwalked) count.store(0, std::memory_order_relaxed);  // this collection's
   g_walker.store(walker, std::memory_order_release);
   return walker != nullptr;
 }

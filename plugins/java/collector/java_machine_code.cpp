@@ -65,7 +65,14 @@ int32_t line_of(const std::vector<LineEntry>& lines, int32_t bci) {
 
 }  // namespace
 
-void java_machine_code_init(uint64_t limit) { g_limit.store(limit, std::memory_order_relaxed); }
+// Each collection counts its own (collect -P attaches again to a JVM that
+// kept this plugin loaded).
+void java_machine_code_init(uint64_t limit) {
+  g_limit.store(limit, std::memory_order_relaxed);
+  for (std::atomic<uint64_t>* count : {&g_recorded_bytes, &g_recorded_methods, &g_cut_methods, &g_skipped_methods})
+    count->store(0, std::memory_order_relaxed);
+  g_limit_noted.store(false, std::memory_order_relaxed);
+}
 
 void write_machine_code(const AgentContext& context, jvmtiEnv* jvmti, jmethodID method, const void* code_addr,
                         jint code_size, jint map_length, const jvmtiAddrLocationMap* map) {

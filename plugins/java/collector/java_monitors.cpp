@@ -14,6 +14,7 @@
 #include "../java_names.h"
 #include "../java_record.h"
 #include "java_agent.h"
+#include "java_agent_calls.h"
 #include "java_stacks.h"
 
 namespace lumen::java {
@@ -121,16 +122,24 @@ bool java_monitors_init() {
   return g_sync_stream >= 0;
 }
 
-void JNICALL on_monitor_contended_enter(jvmtiEnv*, JNIEnv*, jthread, jobject) { t_enter_ns = begin_wait(); }
-
-void JNICALL on_monitor_contended_entered(jvmtiEnv* jvmti, JNIEnv* env, jthread, jobject object) {
-  if (t_enter_ns != 0) record(jvmti, env, object, end_wait(&t_enter_ns), sync::Call::kMonitorEnter);
+void JNICALL on_monitor_contended_enter(jvmtiEnv*, JNIEnv*, jthread, jobject) {
+  const AgentCall call;
+  if (call) t_enter_ns = begin_wait();
 }
 
-void JNICALL on_monitor_wait(jvmtiEnv*, JNIEnv*, jthread, jobject, jlong) { t_wait_ns = begin_wait(); }
+void JNICALL on_monitor_contended_entered(jvmtiEnv* jvmti, JNIEnv* env, jthread, jobject object) {
+  const AgentCall call;
+  if (call && t_enter_ns != 0) record(jvmti, env, object, end_wait(&t_enter_ns), sync::Call::kMonitorEnter);
+}
+
+void JNICALL on_monitor_wait(jvmtiEnv*, JNIEnv*, jthread, jobject, jlong) {
+  const AgentCall call;
+  if (call) t_wait_ns = begin_wait();
+}
 
 void JNICALL on_monitor_waited(jvmtiEnv* jvmti, JNIEnv* env, jthread, jobject object, jboolean) {
-  if (t_wait_ns != 0) record(jvmti, env, object, end_wait(&t_wait_ns), sync::Call::kMonitorWait);
+  const AgentCall call;
+  if (call && t_wait_ns != 0) record(jvmti, env, object, end_wait(&t_wait_ns), sync::Call::kMonitorWait);
 }
 
 }  // namespace lumen::java

@@ -1,6 +1,8 @@
-// Agent_OnLoad and the JVMTI callbacks. They run on JVM threads in ordinary
-// context (never in a signal handler), inside the runtime's re-entry guard so
-// that what JVMTI allocates is not traced. What they describe:
+// Agent_OnLoad, the agent's set-up (shared with collect -P's start in a JVM
+// that already runs, java_running_jvm.h) and the JVMTI callbacks. They run
+// on JVM threads in ordinary context (never in a signal handler), inside
+// the runtime's re-entry guard so that what JVMTI allocates is not traced.
+// What they describe:
 //   * every method of every prepared class, as a function of the Java frame
 //     space (java_record.h) in the load-object map, and in JAVA_CLASSES with
 //     its class, source file, line table and bytecode;
@@ -28,11 +30,13 @@
 #include "../java_names.h"
 #include "../java_record.h"
 #include "java_agent.h"
+#include "java_agent_calls.h"
 #include "java_allocations.h"
 #include "java_census.h"
 #include "java_frames.h"
 #include "java_machine_code.h"
 #include "java_monitors.h"
+#include "jvmti_agent.h"
 
 namespace lumen::java {
 
@@ -137,16 +141,17 @@ void write_method(const AgentContext& context, jvmtiEnv* jvmti, jmethodID method
 
 // Describing a class's methods also makes their jmethodIDs, without which
 // AsyncGetCallTrace reports their frames without a method.
-void describe_class(jvmtiEnv* jvmti, jclass klass) {
+int describe_class(jvmtiEnv* jvmti, jclass klass) {
   const AgentContext& context = agent_context();
   jint method_count = 0;
   jmethodID* methods = nullptr;
-  if (jvmti->GetClassMethods(klass, &method_count, &methods) != JVMTI_ERROR_NONE) return;
+  if (jvmti->GetClassMethods(klass, &method_count, &methods) != JVMTI_ERROR_NONE) return 0;
   const std::string name = class_name(jvmti, klass);
   JvmtiText source(jvmti);
   jvmti->GetSourceFileName(klass, source.out());
   for (jint i = 0; i < method_count; ++i) write_method(context, jvmti, methods[i], name, source.str());
   jvmti->Deallocate(reinterpret_cast<unsigned char*>(methods));
+  return method_count;
 }
 
 // A thread's Java name, in full ("" when JVMTI gives none).
@@ -177,8 +182,8 @@ void name_threads_alive(jvmtiEnv* jvmti, JNIEnv* env, jthread current) {
 }
 
 void JNICALL on_class_prepare(jvmtiEnv* jvmti, JNIEnv*, jthread, jclass klass) {
-  const TraceGuard guard(agent_context().runtime);
-  if (guard) describe_class(jvmti, klass);
+  const CallbackScope scope;
+  if (scope) describe_class(jvmti, klass);
 }
 
 // AsyncGetCallTrace walks nothing ("no class load") unless some agent has
@@ -187,8 +192,8 @@ void JNICALL on_class_load(jvmtiEnv*, JNIEnv*, jthread, jclass) {}
 
 void JNICALL on_thread_start(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
   java_frames_set_thread_env(env);
-  const TraceGuard guard(agent_context().runtime);
-  if (guard) write_thread_name(jvmti, thread);
+  const CallbackScope scope;
+  if (scope) write_thread_name(jvmti, thread);
 }
 
 void JNICALL on_thread_end(jvmtiEnv*, JNIEnv*, jthread) { java_frames_set_thread_env(nullptr); }
@@ -225,9 +230,9 @@ CompiledVersions& compiled_versions() {
 
 void JNICALL on_compiled_method_load(jvmtiEnv* jvmti, jmethodID method, jint code_size, const void* code_addr,
                                      jint map_length, const jvmtiAddrLocationMap* map, const void*) {
+  const CallbackScope scope;
+  if (!scope) return;
   const AgentContext& context = agent_context();
-  const TraceGuard guard(context.runtime);
-  if (!guard) return;
   // Named apart from the method's own function (its Java frames), which a
   // view of native frames may show beside it.
   if (g_func_load != nullptr)
@@ -241,9 +246,9 @@ void JNICALL on_compiled_method_load(jvmtiEnv* jvmti, jmethodID method, jint cod
 }
 
 void JNICALL on_compiled_method_unload(jvmtiEnv*, jmethodID method, const void* code_addr) {
+  const CallbackScope scope;
+  if (!scope) return;
   const AgentContext& context = agent_context();
-  const TraceGuard guard(context.runtime);
-  if (!guard) return;
   if (g_func_unload != nullptr) g_func_unload(code_addr);
   compiled_versions().unloaded(code_addr);
   const auto id = reinterpret_cast<uint64_t>(method);
@@ -253,41 +258,50 @@ void JNICALL on_compiled_method_unload(jvmtiEnv*, jmethodID method, const void* 
 }
 
 void JNICALL on_dynamic_code(jvmtiEnv*, const char* name, const void* address, jint length) {
-  const TraceGuard guard(agent_context().runtime);
-  if (guard && g_func_load != nullptr) g_func_load(name, address, static_cast<unsigned long>(length));
+  const CallbackScope scope;
+  if (scope && g_func_load != nullptr) g_func_load(name, address, static_cast<unsigned long>(length));
 }
 
 void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* env, jthread thread) {
   java_frames_set_thread_env(env);
-  const TraceGuard guard(agent_context().runtime);
-  if (!guard) return;
+  const CallbackScope scope;
+  if (!scope) return;
   write_thread_name(jvmti, thread);
-  name_threads_alive(jvmti, env, thread);
-  java_census_vm_started();
-  jint class_count = 0;
-  jclass* classes = nullptr;
-  if (jvmti->GetLoadedClasses(&class_count, &classes) == JVMTI_ERROR_NONE) {
-    for (jint i = 0; i < class_count; ++i) {
-      jint status = 0;
-      if (jvmti->GetClassStatus(classes[i], &status) == JVMTI_ERROR_NONE && (status & JVMTI_CLASS_STATUS_PREPARED))
-        describe_class(jvmti, classes[i]);
-    }
-    jvmti->Deallocate(reinterpret_cast<unsigned char*>(classes));
-  }
-  jvmti->GenerateEvents(JVMTI_EVENT_COMPILED_METHOD_LOAD);
-  jvmti->GenerateEvents(JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
+  describe_running_vm(jvmti, env, thread);
 }
 
 // The JVM's end: its own threads named while they are all alive (it ends
 // some before the process does), and which sampled objects are still
 // reachable (-j heap).
 void JNICALL on_vm_death(jvmtiEnv* jvmti, JNIEnv*) {
-  const TraceGuard guard(agent_context().runtime);
-  if (!guard) return;
+  const CallbackScope scope;
+  if (!scope) return;
+  note_vm_death();
   write_jvm_system_threads(agent_context());
   if (!agent_context().sample_allocations) return;
   java_allocations_disable(jvmti);
   java_census_take(jvmti);
+}
+
+constexpr jvmtiEvent kAgentEvents[] = {
+    JVMTI_EVENT_VM_INIT,           JVMTI_EVENT_VM_DEATH,           JVMTI_EVENT_CLASS_LOAD,
+    JVMTI_EVENT_CLASS_PREPARE,     JVMTI_EVENT_THREAD_START,       JVMTI_EVENT_THREAD_END,
+    JVMTI_EVENT_COMPILED_METHOD_LOAD, JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED};
+constexpr jvmtiEvent kMonitorEvents[] = {JVMTI_EVENT_MONITOR_CONTENDED_ENTER, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED,
+                                         JVMTI_EVENT_MONITOR_WAIT, JVMTI_EVENT_MONITOR_WAITED};
+
+// The runtime's function-description calls (the collector API's), from the
+// runtime itself: it may have been loaded without its symbols made global
+// (collect -P loads it so).
+template <typename Function>
+Function runtime_function(const lumen_runtime* runtime, const char* name) {
+  Dl_info info{};
+  if (dladdr(runtime, &info) == 0 || info.dli_fname == nullptr) return nullptr;
+  void* library = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+  if (library == nullptr) return nullptr;
+  auto function = reinterpret_cast<Function>(dlsym(library, name));
+  dlclose(library);  // the process's own reference keeps it loaded
+  return function;
 }
 
 jint start_agent(JavaVM* vm) {
@@ -298,8 +312,17 @@ jint start_agent(JavaVM* vm) {
     context.runtime->recording->log_note("java: the JVM offers no JVMTI 1.2 environment; Java is not profiled");
     return JNI_OK;
   }
-  g_func_load = reinterpret_cast<FuncLoad>(dlsym(RTLD_DEFAULT, "lumen_api_func_load"));
-  g_func_unload = reinterpret_cast<FuncUnload>(dlsym(RTLD_DEFAULT, "lumen_api_func_unload"));
+  prepare_agent(jvmti);
+  install_java_frames(vm);
+  return JNI_OK;
+}
+
+}  // namespace
+
+void prepare_agent(jvmtiEnv* jvmti) {
+  const AgentContext& context = agent_context();
+  g_func_load = runtime_function<FuncLoad>(context.runtime, "lumen_api_func_load");
+  g_func_unload = runtime_function<FuncUnload>(context.runtime, "lumen_api_func_unload");
   // The roots the frame provider gives stacks without Java frames.
   if (g_func_load != nullptr) {
     g_func_load(kJvmSystemName, reinterpret_cast<const void*>(kJvmSystemBase), kMethodSpan);
@@ -337,30 +360,63 @@ jint start_agent(JavaVM* vm) {
   callbacks.MonitorContendedEntered = on_monitor_contended_entered;
   callbacks.MonitorWait = on_monitor_wait;
   callbacks.MonitorWaited = on_monitor_waited;
+  open_agent_calls();
   jvmti->SetEventCallbacks(&callbacks, sizeof callbacks);
   if (monitor_events)
-    for (jvmtiEvent event : {JVMTI_EVENT_MONITOR_CONTENDED_ENTER, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED,
-                             JVMTI_EVENT_MONITOR_WAIT, JVMTI_EVENT_MONITOR_WAITED})
-      jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
+    for (jvmtiEvent event : kMonitorEvents) jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
   if (allocations) java_allocations_enable(jvmti);
-  for (jvmtiEvent event : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_THREAD_START,
-                           JVMTI_EVENT_THREAD_END, JVMTI_EVENT_COMPILED_METHOD_LOAD,
-                           JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED})
-    jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
+  for (jvmtiEvent event : kAgentEvents) jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
+}
+
+DescribedCode describe_running_vm(jvmtiEnv* jvmti, JNIEnv* env, jthread current) {
+  name_threads_alive(jvmti, env, current);
+  java_census_vm_started();
+  DescribedCode described;
+  jint class_count = 0;
+  jclass* classes = nullptr;
+  if (jvmti->GetLoadedClasses(&class_count, &classes) == JVMTI_ERROR_NONE) {
+    for (jint i = 0; i < class_count; ++i) {
+      jint status = 0;
+      if (jvmti->GetClassStatus(classes[i], &status) != JVMTI_ERROR_NONE || !(status & JVMTI_CLASS_STATUS_PREPARED))
+        continue;
+      described.methods += describe_class(jvmti, classes[i]);
+      ++described.classes;
+    }
+    jvmti->Deallocate(reinterpret_cast<unsigned char*>(classes));
+  }
+  jvmti->GenerateEvents(JVMTI_EVENT_COMPILED_METHOD_LOAD);
+  jvmti->GenerateEvents(JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
+  return described;
+}
+
+bool install_java_frames(JavaVM* vm) {
+  const AgentContext& context = agent_context();
   // Any function of libjvm tells where it is.
   if (!java_frames_init(reinterpret_cast<const void*>(vm->functions->GetEnv))) {
     context.runtime->recording->log_note(
         "java: this JVM has no AsyncGetCallTrace; stacks are recorded without Java frames");
-    return JNI_OK;
+    return false;
   }
   if (context.runtime->stacks->set_frame_provider == nullptr ||
-      context.runtime->stacks->set_frame_provider(provide_java_frames) != 0)
+      context.runtime->stacks->set_frame_provider(provide_java_frames) != 0) {
     context.runtime->recording->log_note(
         "java: another frame provider is installed; stacks are recorded without Java frames");
-  return JNI_OK;
+    return false;
+  }
+  return true;
 }
 
-}  // namespace
+bool end_agent(jvmtiEnv* jvmti) {
+  const AgentContext& context = agent_context();
+  context.runtime->stacks->set_frame_provider(nullptr);
+  for (jvmtiEvent event : kAgentEvents) jvmti->SetEventNotificationMode(JVMTI_DISABLE, event, nullptr);
+  for (jvmtiEvent event : kMonitorEvents) jvmti->SetEventNotificationMode(JVMTI_DISABLE, event, nullptr);
+  java_allocations_disable(jvmti);
+  const bool none_running = close_agent_calls(5000);
+  jvmti->SetEventCallbacks(nullptr, 0);
+  jvmti->DisposeEnvironment();
+  return none_running;
+}
 
 }  // namespace lumen::java
 
