@@ -152,6 +152,11 @@ uint64_t HijackedThread::push_string(const std::string& text) {
 
 uint64_t HijackedThread::call(uint64_t function, const std::vector<uint64_t>& arguments,
                               std::chrono::milliseconds limit) {
+  start_call(function, arguments);
+  return finish_call(limit);
+}
+
+void HijackedThread::start_call(uint64_t function, const std::vector<uint64_t>& arguments) {
   if (arguments.size() > 6) throw std::invalid_argument("six arguments at most");
   user_regs_struct regs = saved_;
   // The function returns to address 0: the fault stops the thread here.
@@ -177,9 +182,15 @@ uint64_t HijackedThread::call(uint64_t function, const std::vector<uint64_t>& ar
   if (ptrace(PTRACE_SETSIGMASK, tid_, reinterpret_cast<void*>(sizeof all_blocked_but_faults),
              &all_blocked_but_faults) != 0)
     throw failure("ptrace(PTRACE_SETSIGMASK)", errno);
-  int signal = 0;
+  if (ptrace(PTRACE_CONT, tid_, nullptr, nullptr) != 0) throw failure("ptrace(PTRACE_CONT)", errno);
+}
+
+uint64_t HijackedThread::finish_call(std::chrono::milliseconds limit) {
+  // The function returns to address 0: the fault stops the thread there.
+  const uint64_t return_address = 0;
+  int signal = -1;  // none to resume with: start_call resumed the thread
   for (;;) {
-    if (ptrace(PTRACE_CONT, tid_, nullptr, reinterpret_cast<void*>(static_cast<long>(signal))) != 0)
+    if (signal >= 0 && ptrace(PTRACE_CONT, tid_, nullptr, reinterpret_cast<void*>(static_cast<long>(signal))) != 0)
       throw failure("ptrace(PTRACE_CONT)", errno);
     int status = 0;
     if (!wait_stop(tid_, &status, limit)) {

@@ -1,7 +1,7 @@
 // One thread of another process, stopped under ptrace, made to call
 // functions of its process and then put back exactly as it was: its
 // registers, its extended (FPU/SSE/AVX) state, its signal mask (every
-// signal is blocked during a call), and a system call it was
+// signal but SIGSEGV is blocked during a call), and a system call it was
 // interrupted in, which the kernel restarts when it resumes (a sleep is
 // not cut short). The calls run on the thread's own stack, below its red
 // zone. A called function must not sleep with nanosleep or clock_nanosleep
@@ -38,6 +38,10 @@ class HijackedThread {
   // thread and returns its rax; throws if it does not return within
   // `limit` (the thread is then left stopped where it was, restored).
   uint64_t call(uint64_t function, const std::vector<uint64_t>& arguments, std::chrono::milliseconds limit);
+  // The same in two steps, so that calls on several threads run at once:
+  // the call is started, and its return awaited later.
+  void start_call(uint64_t function, const std::vector<uint64_t>& arguments);
+  uint64_t finish_call(std::chrono::milliseconds limit);
 
   // Copies `text` with its NUL below the thread's stack pointer for the
   // calls that follow; returns its address there.

@@ -70,8 +70,9 @@ std::set<pid_t> collector_threads(const std::string& experiment) {
 
 // Runs `function` on each thread of the process until every thread has
 // answered, and again for threads that appeared meanwhile. The program's
-// threads are stopped together first: with none of them running, each
-// call and stop is quick. A thread stopped in the collector's own code (a
+// threads are stopped together first, then the calls run on all of them at
+// once (the program's own code runs on none meanwhile), each awaited in
+// turn. A thread stopped in the collector's own code (a
 // handler of its, a new thread's start) is busy: let go, and asked again
 // on its own.
 ThreadRollCall roll_call(pid_t pid, const std::string& experiment, uint64_t function) {
@@ -110,6 +111,9 @@ ThreadRollCall roll_call(pid_t pid, const std::string& experiment, uint64_t func
         count(-2);
       }
     }
+    // The calls run at once, each on its thread, and are awaited after:
+    // one at a time, each would wait for its thread to be scheduled.
+    std::vector<HijackedThread*> calling;
     for (const auto& thread : stopped) {
       if (inside(collector, thread->stopped_pc())) {
         busy.push_back(thread->tid());
@@ -117,7 +121,15 @@ ThreadRollCall roll_call(pid_t pid, const std::string& experiment, uint64_t func
         continue;
       }
       try {
-        const int answer = static_cast<int>(thread->call(function, {}, kThreadLimit));
+        thread->start_call(function, {});
+        calling.push_back(thread.get());
+      } catch (const std::exception&) {
+        count(-2);
+      }
+    }
+    for (HijackedThread* thread : calling) {
+      try {
+        const int answer = static_cast<int>(thread->finish_call(kThreadLimit));
         if (answer != kBusy) count(answer);
         if (answer == kBusy || answer == kInside || answer == kEndedInside) {
           busy.push_back(thread->tid());
