@@ -2,7 +2,7 @@
 // declared once for both halves.
 //
 // A Java frame on a recorded stack is a 64-bit word in a code address space
-// no process can map (bit 63 set): the method's jmethodID (8-aligned, below
+// no process can map (bit 63 set, below the kernel's): the method's jmethodID (8-aligned, below
 // 2^47) shifted into bits 17..60 and the bytecode index (+ kBciBias, so that
 // a native method's -3 and a return address's "minus one" stay inside the
 // method) in bits 0..16. Each method is described to the load-object map as
@@ -55,7 +55,10 @@ inline uint64_t java_frame(uint64_t method_id, int32_t bci) {
 }
 // The frame word of bytecode index `bci` of the method at `frame_base`.
 inline uint64_t java_frame_address(uint64_t frame_base, int32_t bci) { return frame_base + uint64_t(int64_t(bci) + kBciBias); }
-inline bool is_java_frame(uint64_t word) { return (word & kJavaFrameTag) != 0; }
+// Bit 63 set, bits 61 and 62 clear: the kernel's addresses (0xffff8...),
+// which a sample taken in the kernel has above its user frames, have them
+// set.
+inline bool is_java_frame(uint64_t word) { return (word >> 61) == 4; }
 inline int32_t frame_bci(uint64_t word) { return int32_t(int64_t(word & (kMethodSpan - 1)) - kBciBias); }
 
 // Records of JAVA_CLASSES. Each is valid on its own.

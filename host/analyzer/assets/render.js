@@ -136,8 +136,7 @@ const Render = (() => {
     ctx = Object.assign({}, ctx, { lineColumn: table.rows.some((r) => r.line !== undefined) });
     const keys = extraKeys(table.rows);
     t.append(headerWithName(table, ctx, keys));
-    for (const row of table.rows) t.append(rowOf(table, row, ctx, keys, ctx.clickNames));
-    return t;
+    return inPages(t, table.rows, TABLE_PAGE, (row) => rowOf(table, row, ctx, keys, ctx.clickNames));
   }
 
   // Rows in pre-order with their depth: each row's subtree opens and
@@ -228,23 +227,59 @@ const Render = (() => {
     return cell;
   }
 
+  // A long table (an MPI job's every call) is shown a page at a time:
+  // laying out tens of thousands of rows holds the page for tens of
+  // seconds. The rest follows a page per click, or all at once. The table
+  // says how many rows it has (data-rows) and shows (data-shown).
+  const TABLE_PAGE = 2000;
+  const RECORDS_PAGE = 1000;
+
+  function inPages(table, items, page, rowOfItem) {
+    const box = el("div", "paged");
+    const more = el("p", "more-rows");
+    let shown = 0;
+    function showUpTo(count) {
+      const rows = document.createDocumentFragment();
+      for (; shown < Math.min(count, items.length); ++shown) rows.append(rowOfItem(items[shown]));
+      table.append(rows);
+      table.dataset.shown = String(shown);
+      more.replaceChildren();
+      if (shown >= items.length) return;
+      const n = (x) => x.toLocaleString("en-US");
+      more.append(el("span", "", n(shown) + " of " + n(items.length) + " rows shown. "));
+      const next = el("button", "show-more", "Show " + n(Math.min(page, items.length - shown)) + " more");
+      next.addEventListener("click", () => showUpTo(shown + page));
+      const all = el("button", "show-all", "Show all");
+      all.addEventListener("click", () => showUpTo(items.length));
+      more.append(next, " ", all);
+    }
+    table.dataset.rows = String(items.length);
+    showUpTo(page);
+    box.append(table, more);
+    return box;
+  }
+
   function recordsTable(records, labels) {
     const t = el("table", "records");
     const keys = [];
-    for (const r of records) for (const k of Object.keys(r)) if (!keys.includes(k)) keys.push(k);
+    const seen = new Set();
+    for (const r of records)
+      for (const k of Object.keys(r))
+        if (!seen.has(k)) {
+          seen.add(k);
+          keys.push(k);
+        }
     const head = el("tr");
     for (const k of keys) head.append(labelCell("th", k, labels));
     t.append(head);
-    for (const r of records) {
+    return inPages(t, records, RECORDS_PAGE, (r) => {
       const tr = el("tr");
       for (const k of keys) {
         const v = r[k];
-        const td = el("td", typeof v === "number" ? "num" : "", v === undefined ? "" : typeof v === "object" ? JSON.stringify(v) : v);
-        tr.append(td);
+        tr.append(el("td", typeof v === "number" ? "num" : "", v === undefined ? "" : typeof v === "object" ? JSON.stringify(v) : v));
       }
-      t.append(tr);
-    }
-    return t;
+      return tr;
+    });
   }
 
   function members(object, labels) {

@@ -120,3 +120,22 @@ TEST(JavaViewModes, RootsAreArtificialFunctionsInEveryMode) {
   EXPECT_EQ(artificial(LUMEN_VIEW_USER, kBlockedJavaThread), (std::vector<bool>{true}));
   EXPECT_EQ(artificial(LUMEN_VIEW_EXPERT, kCompilerThread), (std::vector<bool>{false, true}));
 }
+
+// A sample taken in the kernel has the kernel's frames above the user ones
+// (collect -k). Kernel addresses have bit 63 set, as Java frames do; they
+// are not Java frames: a compiler thread's system time stays under
+// <JVM-System> in user mode, where it showed as kernel frames alone.
+TEST(JavaViewModes, KernelFramesAreNotJavaFrames) {
+  const lumen_view_frame futex_wait{0xffffffff8123f000, "futex_wait", "<Kernel>"};
+  const lumen_view_frame syscall_entry{0xffffffff82400080, "entry_SYSCALL_64_after_hwframe", "<Kernel>"};
+  EXPECT_FALSE(is_java_frame(futex_wait.pc));
+  std::vector<lumen_view_frame> compiler{futex_wait, syscall_entry};
+  compiler.insert(compiler.end(), kCompilerThread.begin(), kCompilerThread.end());
+  EXPECT_EQ(folded(LUMEN_VIEW_USER, compiler), (std::vector<std::string>{"<JVM-System>"}));
+  EXPECT_EQ(folded(LUMEN_VIEW_EXPERT, compiler),
+            (std::vector<std::string>{"futex_wait", "entry_SYSCALL_64_after_hwframe", "start_thread", "<JVM-System>"}));
+  std::vector<lumen_view_frame> java{futex_wait, syscall_entry};
+  java.insert(java.end(), kJavaThread.begin(), kJavaThread.end());
+  EXPECT_EQ(folded(LUMEN_VIEW_USER, java),
+            (std::vector<std::string>{"App.burnInC(long)", "App.main(java.lang.String[])"}));
+}

@@ -97,6 +97,16 @@ def main():
             check(len(set(lane_y.values())) == len(lane_y), f"each rank's lane apart: {lane_y}")
             check(drawn == drawn_sent, f"bytes drawn per sender and receiver {dict(drawn)} are er_print's "
                   f"{dict(drawn_sent)}")
+            # The calls' table below the drawing: a page of rows at first,
+            # the next page at a click, as many in all as er_print lists.
+            paged = "#view table.metric-table[data-rows='%d']" % calls
+            table = driver.find_element(By.CSS_SELECTOR, paged)
+            page = 2000  # render.js's TABLE_PAGE
+            shown = lambda: len(table.find_elements(By.CSS_SELECTOR, "tr[data-name]"))
+            check(shown() == min(calls, page), f"the calls' table shows {shown()} rows of {calls} at first")
+            if calls > page:
+                table.find_element(By.XPATH, "../p[@class='more-rows']/button[@class='show-more']").click()
+                check(shown() == min(calls, 2 * page), f"a click shows {shown()} rows of {calls}")
             errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
             check(not errors, f"console errors: {errors}")
             driver.save_screenshot(os.path.join(artifacts, "mpi-timeline.png"))
