@@ -107,7 +107,9 @@ void mark_incomplete() {
 }
 
 // Writes one record if the budget allows, charging it `charged` bytes
-// (its own span when 0).
+// (its own span when 0). Each is kept (written while recording is paused
+// too): a call's, as it was entered while recording; the settings and the
+// process's, as every other record is read by them.
 bool write_budgeted(uint16_t kind, const void* payload, uint16_t bytes, uint64_t charged = 0) {
   if (g_settings.max_flushes != 0) {
     const uint64_t span = charged != 0 ? charged : lumen_record_span(bytes);
@@ -118,7 +120,7 @@ bool write_budgeted(uint16_t kind, const void* payload, uint16_t bytes, uint64_t
       return false;
     }
   }
-  return g_runtime->recording->write_record(g_stream, kind, payload, bytes) != 0;
+  return lumen::write_kept_record(g_runtime, g_stream, kind, payload, bytes) != 0;
 }
 
 // The rank a parallel job's launcher gave this process, or -1.
@@ -231,6 +233,7 @@ bool open_call(CallState& state, Function function) {
   state.call.tag = -1;
   state.call.stack_id = LUMEN_NO_STACK;
   state.call.enter_ns = g_runtime->time->now_ns();
+  state.recorded = lumen::recording_now(g_runtime);
   return true;
 }
 
@@ -260,6 +263,7 @@ void write_call(CallState& state) {
 // which the runtime leaves out with the wrapper that called it. Only under
 // the runtime's re-entry guard.
 __attribute__((noinline)) static void finish_and_write(CallState& state) {
+  if (!state.recorded) return;
   const ErrnoKept errno_kept;
   if (state.call.rank < 0) state.call.rank = g_rank.load(std::memory_order_relaxed);
   if (g_settings.stacks) {
@@ -313,6 +317,7 @@ void add_message(CallState& state, uint16_t direction, uint64_t bytes, int32_t p
     return;
   }
   // More than a packed record holds: these go out now, the call in full.
+  if (!state.recorded) return;
   if (!state.spilled) {
     state.spilled_ns = g_runtime->time->now_ns();
     for (int i = 0; i < state.message_count; ++i) {

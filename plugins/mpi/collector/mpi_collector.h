@@ -25,6 +25,9 @@ struct CallState {
   bool spilled = false;
   uint64_t spilled_ns = 0;  // when the messages began to spill
   bool written = false;
+  // Entered while recording (not paused by -y, inside -t's window): its
+  // records are written whenever it ends; one entered otherwise, never.
+  bool recorded = false;
 };
 
 // Opens a traced call on this thread: true when it is to be recorded (the

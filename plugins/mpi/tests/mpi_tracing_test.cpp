@@ -216,6 +216,34 @@ TEST_P(MpiSettings, StacksOffKeepsTheFigures) {
         << function << " has MPI sends although no stack was recorded";
 }
 
+// collect -y SIGUSR2: recording starts paused and each rank toggles its
+// own. A call entered while recording is recorded whenever it ends (rank
+// 0's last receive ends after its pause), one entered while paused never,
+// and each rank is known by its rank though MPI_Init ran paused.
+TEST_P(MpiSettings, CallsEnteredWhileRecordingAreCountedExactly) {
+  const Implementation mpi = implementation(GetParam());
+  if (mpi.launcher.empty()) GTEST_SKIP() << GetParam() << " is not installed";
+  JobSpec spec;
+  spec.program = "mpi_window_target";
+  spec.truth_prefix = "window";
+  spec.collect_args = {"--profile", "mpi", "-y", "SIGUSR2"};
+  const Job job = run_job(mpi, spec);
+  ASSERT_EQ(job.run.exit_code, 0) << job.run.err;
+  const json ranks = er_print_json({"-mpi_ranks"}, job.experiment);
+  for (size_t rank = 0; rank < job.truth.size(); ++rank) {
+    ASSERT_FALSE(job.truth[rank].is_null()) << "rank " << rank << " wrote no account";
+    EXPECT_NE(ranks.dump().find("\"rank " + std::to_string(rank) + " on "), std::string::npos) << ranks.dump();
+    const auto rows = rows_by_name(table_titled(
+        er_print_json({"-rank_select", std::to_string(rank), "-mpi_stats"}, job.experiment), "MPI functions"));
+    for (const auto& [function, calls] : job.truth[rank].at("recorded").items()) {
+      ASSERT_TRUE(rows.count(function)) << "rank " << rank << ": " << function << " missing";
+      EXPECT_EQ(rows.at(function).at("calls").get<double>(), calls.get<double>())
+          << "rank " << rank << ": " << function;
+    }
+    EXPECT_EQ(rows.count("MPI_Barrier"), 0u) << "rank " << rank << ": a call entered while paused was recorded";
+  }
+}
+
 // Clock profiling and heap tracing on every process of the job, the
 // launcher's daemons included: they dlopen plugins on several threads while
 // others allocate, the case where unwinding must not wait for the linker's
