@@ -69,6 +69,9 @@ void write_memory(pid_t pid, uint64_t address, const void* bytes, size_t count) 
   if (!written) throw failure("writing the memory of process " + std::to_string(pid), error);
 }
 
+// A called function returns to address 0: the fault stops the thread there.
+constexpr uint64_t kReturnAddress = 0;
+
 }  // namespace
 
 bool HijackedThread::interrupt(pid_t tid) {
@@ -159,10 +162,8 @@ uint64_t HijackedThread::call(uint64_t function, const std::vector<uint64_t>& ar
 void HijackedThread::start_call(uint64_t function, const std::vector<uint64_t>& arguments) {
   if (arguments.size() > 6) throw std::invalid_argument("six arguments at most");
   user_regs_struct regs = saved_;
-  // The function returns to address 0: the fault stops the thread here.
-  const uint64_t return_address = 0;
   regs.rsp = scratch_top_ - 8;  // 16-byte aligned before the call's push, as the ABI wants
-  write_memory(pid_, regs.rsp, &return_address, sizeof return_address);
+  write_memory(pid_, regs.rsp, &kReturnAddress, sizeof kReturnAddress);
   regs.rip = function;
   regs.rax = 0;
   regs.orig_rax = static_cast<uint64_t>(-1);  // no system call to restart under the call
@@ -186,8 +187,6 @@ void HijackedThread::start_call(uint64_t function, const std::vector<uint64_t>& 
 }
 
 uint64_t HijackedThread::finish_call(std::chrono::milliseconds limit) {
-  // The function returns to address 0: the fault stops the thread there.
-  const uint64_t return_address = 0;
   int signal = -1;  // none to resume with: start_call resumed the thread
   for (;;) {
     if (signal >= 0 && ptrace(PTRACE_CONT, tid_, nullptr, reinterpret_cast<void*>(static_cast<long>(signal))) != 0)
@@ -207,7 +206,7 @@ uint64_t HijackedThread::finish_call(std::chrono::milliseconds limit) {
     if (!WIFSTOPPED(status) || (status >> 16) != 0) continue;  // an event stop: resume as is
     user_regs_struct now{};
     ptrace(PTRACE_GETREGS, tid_, nullptr, &now);
-    if (WSTOPSIG(status) == SIGSEGV && now.rip == return_address) return now.rax;
+    if (WSTOPSIG(status) == SIGSEGV && now.rip == kReturnAddress) return now.rax;
     signal = WSTOPSIG(status);  // the thread's own signal: delivered as it would have been
   }
 }

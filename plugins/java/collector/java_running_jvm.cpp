@@ -84,7 +84,9 @@ void* agent_thread(void*) {
   JNIEnv* env = nullptr;
   jvmtiEnv* jvmti = nullptr;
   JavaVMAttachArgs thread{JNI_VERSION_1_6, const_cast<char*>("lumen-java"), nullptr};
-  if (vm->AttachCurrentThreadAsDaemon(reinterpret_cast<void**>(&env), &thread) != JNI_OK) {
+  if (runtime->guard->collecting() == 0) {
+    note("java: collection did not begin within 10 s of the plugin's start; the agent was not started");
+  } else if (vm->AttachCurrentThreadAsDaemon(reinterpret_cast<void**>(&env), &thread) != JNI_OK) {
     env = nullptr;
     note("java: the running JVM refused the collector's thread; Java methods are not named");
   } else if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_1_2) != JNI_OK || jvmti == nullptr) {
