@@ -15,10 +15,11 @@ using er_print::CommandError;
 namespace {
 
 // er_print's views that read and write nothing but their output.
-constexpr std::array<std::string_view, 23> kReadOnlyViews = {
+constexpr std::array<std::string_view, 24> kReadOnlyViews = {
     "functions", "callers-callees", "csingle",   "calltree", "source",     "disasm",      "lines",   "pcs",
     "overview",  "header",          "statistics", "thread_list", "cpu_list", "exp_list", "metric_list", "fsummary",
-    "fsingle",   "objects",         "object_list", "samples", "lsummary",   "psummary",    "timeline"};
+    "fsingle",   "objects",         "object_list", "samples", "lsummary",   "psummary",    "timeline",
+    "event_list"};
 
 bool builtin(const std::string& name) {
   return std::any_of(er_print::command_table().begin(), er_print::command_table().end(),

@@ -1,6 +1,7 @@
 #include "command_table.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <ostream>
 
@@ -8,6 +9,7 @@
 #include "calltree_view.h"
 #include "compare_view.h"
 #include "code_views.h"
+#include "event_list.h"
 #include "experiment_views.h"
 #include "export_formats.h"
 #include "function_summary_views.h"
@@ -70,6 +72,14 @@ size_t function_number(const std::string& text) {
 }
 
 namespace {
+
+// -event_list's COUNT: how many events to list.
+size_t event_count(const std::string& text) {
+  char* end = nullptr;
+  const unsigned long long count = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || text[0] == '-') throw CommandError("'" + text + "' is not a count of events (0, 1, ...)");
+  return static_cast<size_t>(count);
+}
 
 // -compare of thread lists: each experiment's view keeps its own threads
 // (those with events) and drops what differs between experiments (its
@@ -253,6 +263,17 @@ const std::vector<Command>& command_table() {
          return render(timeline_view(s.experiments(), bins, s.timeline_bin_ns(), s.structure(), registry, request),
                        s.format());
        })},
+      {"event_list", 0, "[COUNT]",
+       "the selected events one by one in time order: thread, CPU, time, span, values and call stack (the first "
+       "COUNT; else -limit's, else 1000)",
+       view([](Session& s, const auto& a) {
+         require_experiments(s);
+         const exporting::ExportInput input{s.experiments(), s.profile(), s.structure(), s.registry(), {},
+                                            s.export_filter()};
+         return render(exporting::event_list(input, s.view_request(), a.empty() ? s.limit() : event_count(a[0])),
+                       s.format());
+       }),
+       1},
       {"samples", 0, "", "each sample with the process figures across it",
        view([](Session& s, const auto&) { return render(samples_view(s.experiments()), s.format()); })},
       {"overview", 0, "", "per experiment: samples and their figures, and the metric totals",

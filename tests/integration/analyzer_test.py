@@ -373,11 +373,24 @@ def check_sources(bin_dir, work, analyzer, experiment, source_dir):
     print("http: sources are read only from the experiment and the directories given")
 
 
+def drag_time_axis(driver, loaded_count, wait_after, start, end):
+    """Drags across the Timeline's time axis from `start` to `end` (fractions of its width) and waits for the page
+    the drag asks for."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    overlay = driver.find_element(By.CSS_SELECTOR, "svg.timeline g.brush rect.overlay")
+    width = overlay.size["width"]
+    before = loaded_count()
+    # Offsets are from the overlay's centre.
+    ActionChains(driver).move_to_element_with_offset(overlay, int((start - 0.5) * width), 0).click_and_hold() \
+        .move_by_offset(int((end - start) * width), 0).release().perform()
+    wait_after(before)
+
+
 def check_timeline(driver, open_page, loaded_count, wait_after, bin_dir, work, analyzer, experiment,
                    artifacts):
     """The Timeline tab: a box for each bin of er_print -timeline; a click shows the call tree er_print gives for
     that thread and time; dragging across the axis filters every tab to the bins under it."""
-    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
     open_page(analyzer, "tab=timeline")
@@ -410,12 +423,7 @@ def check_timeline(driver, open_page, loaded_count, wait_after, bin_dir, work, a
     check(row["name"] in [name for name, _ in shown], f"the bin's leading function {row['name']} is in its tree")
     driver.save_screenshot(os.path.join(artifacts, "timeline-bin.png"))
     # Dragging across the axis from a third to two thirds of the run.
-    overlay = driver.find_element(By.CSS_SELECTOR, "svg.timeline g.brush rect.overlay")
-    width = overlay.size["width"]
-    before = loaded_count()
-    ActionChains(driver).move_to_element_with_offset(overlay, int(-width / 6), 0).click_and_hold() \
-        .move_by_offset(int(width / 3), 0).release().perform()
-    wait_after(before)
+    drag_time_axis(driver, loaded_count, wait_after, 1 / 3, 2 / 3)
     WebDriverWait(driver, 60).until(lambda d: "filters=time" in d.current_url)
     from urllib.parse import parse_qs, urlparse
     filters = parse_qs(urlparse(driver.current_url).fragment)["filters"][0]
@@ -426,6 +434,77 @@ def check_timeline(driver, open_page, loaded_count, wait_after, bin_dir, work, a
     same_numbers(driver, er_print_json(bin_dir, work, experiment, "-filters", filters, "-functions"),
                  f"functions under the dragged {filters}")
     print(f"browser: the timeline draws er_print's {len(want)} bins, a bin's call tree and a dragged time filter")
+
+
+# threads_target: each thread burns its CPU in a function of its own.
+SPIN_OF_THREAD = {"1": "spin_main", "2": "spin_a", "3": "spin_b", "4": "spin_c"}
+
+
+def check_timeline_events(driver, open_page, loaded_count, wait_after, bin_dir, work, analyzer, experiment,
+                          artifacts):
+    """A time range of few events: the Timeline draws er_print -event_list's events one by one; a click on each
+    thread's first clock sample shows its values and the call stack er_print counts for that event alone (-filters
+    on its TSTAMP and thread, -calltree), which holds the thread's own spin function; a drag across the axis zooms
+    in to the events of the range dragged, to the nanosecond."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    # A tenth of a second from the middle of the threads' spinning: a few dozen samples and other events.
+    filters = "time in 0.100-0.200"
+    listed = er_print_json(bin_dir, work, experiment, "-filters", filters, "-event_list", "2000")
+    rows = listed["tables"][0]["rows"]
+    selected = int(listed["summary"]["selected"])
+    check(0 < len(rows) == selected <= 2000, f"{filters} holds few events: {selected}")
+    check([float(r["time"]) for r in rows] == sorted(float(r["time"]) for r in rows), "events in time order")
+    check(all(0.1 <= float(r["time"]) <= 0.2 for r in rows), f"every event listed is in {filters}")
+    open_page(analyzer, "tab=timeline&filters=" + urllib.parse.quote(filters))
+    svg = driver.find_element(By.CSS_SELECTOR, "svg.timeline.events")
+    check(svg.get_attribute("data-events") == str(len(rows)) and svg.get_attribute("data-selected") == str(selected),
+          f"the timeline draws the {selected} events one by one: {svg.get_attribute('data-events')}")
+    drawn = driver.execute_script(
+        "return Array.from(document.querySelectorAll('svg.timeline rect.event')).map(r => [r.dataset.name,"
+        " r.dataset.thread, r.dataset.tstamp])")
+    check(drawn == [[r["name"], r["thread"], r["tstamp"]] for r in rows], "each event where er_print lists it")
+    clicked = 0
+    for thread, spin in SPIN_OF_THREAD.items():
+        index = next((i for i, r in enumerate(rows) if r["thread"] == thread and r["data"] == "clock"), None)
+        if index is None:
+            continue
+        row = rows[index]
+        mark = driver.find_elements(By.CSS_SELECTOR, "svg.timeline rect.event")[index]
+        driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", mark)
+        WebDriverWait(driver, 30).until(
+            lambda d: d.find_element(By.ID, "timeline-details").get_attribute("data-event") == str(index))
+        shown = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#timeline-details ol.event-stack li')).map(l => l.textContent)")
+        check(shown == [f"{f['function']} ({f['load_object']})" for f in row["stack"]],
+              f"thread {thread}'s event at {row['time']} s shows its stack: {shown}")
+        check(spin in [f["function"] for f in row["stack"]], f"thread {thread}'s sample is in {spin}: {shown}")
+        # The same event alone, as the profile counts it: one path from <Total> to its leaf.
+        alone = er_print_json(bin_dir, work, experiment, "-filters", f"TSTAMP == {row['tstamp']} && THRID == {thread}",
+                              "-calltree")["rows"]
+        path = [r["name"] for r in alone if r["name"] != "<Total>"]
+        check(path == [f["function"] for f in reversed(row["stack"])],
+              f"the call tree of that event alone is its stack: {path} vs {shown}")
+        value_cells = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#timeline-details table.event-values td')).map(c => c.textContent)")
+        cpu = next(m for m in listed["tables"][0]["metrics"] if m["spec"] == "e.totalcpu")
+        check(value_cells and abs(float(value_cells[0].split()[0].replace(",", "")) - row["values"]["e.totalcpu"]) <= 5e-4,
+              f"its {cpu['title']} is shown to the millisecond: {value_cells} vs {row['values']}")
+        clicked += 1
+    check(clicked >= 3, f"a clock sample of at least three threads in {filters}: {clicked}")
+    driver.save_screenshot(os.path.join(artifacts, "timeline-events.png"))
+    # Zooming in: the second quarter of the axis.
+    drag_time_axis(driver, loaded_count, wait_after, 1 / 4, 1 / 2)
+    from urllib.parse import parse_qs, urlparse
+    zoomed = parse_qs(urlparse(driver.current_url).fragment)["filters"][0]
+    check(zoomed.startswith("time in ") and zoomed != filters, f"the drag zoomed in: {zoomed}")
+    inside = er_print_json(bin_dir, work, experiment, "-filters", zoomed, "-event_list", "2000")
+    svg = driver.find_element(By.CSS_SELECTOR, "svg.timeline.events")
+    check(0 < int(inside["summary"]["selected"]) < selected and
+          svg.get_attribute("data-selected") == str(inside["summary"]["selected"]),
+          f"{zoomed} draws its {inside['summary']['selected']} events: {svg.get_attribute('data-selected')}")
+    print(f"browser: {filters} draws its {selected} events, a click shows an event's stack ({clicked} threads), "
+          f"and a drag zooms in to {zoomed}'s {inside['summary']['selected']}")
 
 
 def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment, artifacts):
@@ -514,6 +593,8 @@ def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment
 
         check_timeline(driver, open_page, loaded_count, wait_after, bin_dir, work, analyzer, experiment,
                        artifacts)
+        check_timeline_events(driver, open_page, loaded_count, wait_after, bin_dir, work, analyzer, experiment,
+                              artifacts)
 
         # A bad filter: its message at the filter.
         open_page(analyzer, "tab=functions")

@@ -319,6 +319,55 @@ TEST_F(ErPrintViews, ThreadListAndThreadSelectAgree) {
   EXPECT_NE(bad.err.find("'2-x' is not a thread list"), std::string::npos) << bad.err;
 }
 
+// -event_list lists the events the other views count, one by one: all of
+// them add up to -functions' total and -timeline's events, each in the
+// thread that ran it (threads_target's threads each spin in a function of
+// their own), in time order; a count or -limit takes the first in time.
+TEST_F(ErPrintViews, EventListHoldsEachCountedEventInTimeOrder) {
+  const json all = er_print_json({"-metrics", "e.totalcpu:name", "-event_list", "100000"}, threads());
+  const json& events = all.at("tables").at(0).at("rows");
+  ASSERT_GT(events.size(), 50u);
+  EXPECT_EQ(all.at("summary").at("selected").get<size_t>(), events.size());
+  EXPECT_EQ(all.at("summary").at("listed").get<size_t>(), events.size());
+  double cpu = 0;
+  double last = -1;
+  const std::map<std::string, std::string> spin_of = {{"1", "spin_main"}, {"2", "spin_a"}, {"3", "spin_b"}, {"4", "spin_c"}};
+  for (const json& event : events) {
+    cpu += value(event, "e.totalcpu");
+    const double time = std::stod(event.at("time").get<std::string>());
+    EXPECT_GE(time, last);
+    last = time;
+    EXPECT_EQ(event.at("data"), "clock");
+    EXPECT_NEAR(std::stod(event.at("span").get<std::string>()), value(event, "e.totalcpu"), 1e-9) << event.dump();
+    bool in_spin = false;
+    for (const json& frame : event.at("stack")) in_spin |= frame.at("function") == spin_of.at(event.at("thread"));
+    const json& leaf = event.at("stack").at(0).at("function");
+    EXPECT_EQ(leaf, event.at("name"));
+    // main's samples before it started spinning (thread creation) are not in spin_main.
+    if (event.at("thread") != "1") EXPECT_TRUE(in_spin) << event.dump();
+  }
+  EXPECT_NEAR(cpu, total_of(er_print_json({"-metrics", "e.totalcpu:name", "-functions"}, threads()), "e.totalcpu"), 1e-6);
+  const json timeline = er_print_json({"-timeline"}, threads());
+  size_t binned = 0;
+  for (const json& bin : timeline.at("rows")) binned += std::stoul(bin.at("events").get<std::string>());
+  EXPECT_EQ(binned, events.size());
+  // The first ten in time, by count and by -limit.
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"-event_list", "10"},
+                                               std::vector<std::string>{"-limit", "10", "-event_list"}}) {
+    const json first = er_print_json(args, threads());
+    ASSERT_EQ(first.at("tables").at(0).at("rows").size(), 10u);
+    EXPECT_EQ(first.at("summary").at("selected").get<size_t>(), events.size());
+    for (size_t i = 0; i < 10; ++i)
+      EXPECT_EQ(first.at("tables").at(0).at("rows").at(i).at("tstamp"), events.at(i).at("tstamp")) << i;
+  }
+  // On the command line "3x" would be taken for an experiment: a script gives it as the count.
+  TempDir scratch;
+  const fs::path script = scratch.path() / "count.er_print";
+  std::ofstream(script) << "event_list 3x\n";
+  const ProcessResult bad = run_process({er_print_path(), "-script", script.string(), threads().string()});
+  EXPECT_NE(bad.err.find("'3x' is not a count of events"), std::string::npos) << bad.err;
+}
+
 TEST_F(ErPrintViews, CpuSelectPartitionsTheEvents) {
   const json all = er_print_json({"-metrics", "e.totalcpu:name", "-functions"}, threads());
   double sum = 0;

@@ -192,8 +192,11 @@ async function show() {
       if (ticket !== loading) return;
       if (fn) return go({ fn });
     }
+    // Zoomed in on few events, the timeline is those events alone.
+    const events = tab.timeline ? await fewEvents(s) : null;
+    if (ticket !== loading) return;
     const answers = [];
-    for (const command of tab.commands(s)) answers.push(await ask(viewURL(command, s)));
+    for (const command of events ? [] : tab.commands(s)) answers.push(await ask(viewURL(command, s)));
     if (ticket !== loading) return;
     const ctx = {
       clickNames: tab.clickNames,
@@ -205,10 +208,10 @@ async function show() {
       onTimeRange: (filters) => go({ filters }),
       onBin: (bin) => showBin(bin, s),
     };
-    const parts = tab.timeline ? [Timeline.draw(answers[0].view, ctx)] : answers.map((a) => Render.view(a.view, ctx));
-    const icicle = tab.icicle && answers[0].view && answers[0].view.rows ? Icicle.draw(answers[0].view, ctx) : null;
+    const parts = tab.timeline ? [Timeline.draw(events ? null : answers[0].view, ctx, events)] : answers.map((a) => Render.view(a.view, ctx));
+    const icicle = tab.icicle && answers[0] && answers[0].view && answers[0].view.rows ? Icicle.draw(answers[0].view, ctx) : null;
     if (icicle) parts.unshift(icicle);
-    if (tab.drawing && answers[0].view) parts.unshift(tab.drawing(answers[0].view, answers.map((a) => a.view)));
+    if (tab.drawing && answers[0] && answers[0].view) parts.unshift(tab.drawing(answers[0].view, answers.map((a) => a.view)));
     target.replaceChildren(...parts);
     target.dataset.tab = tab.id;
     notes.textContent = answers.map((a) => a.notes).join("");
@@ -222,6 +225,24 @@ async function show() {
     showError(error);
   }
   document.body.dataset.loaded = String(ticket);
+}
+
+// Zoomed in (a time filter) on no more than this many events, the
+// timeline draws them one by one; the whole run is drawn in bins.
+const EVENTS_DRAWN = 2000;
+
+// The selection's events, when a time filter leaves some and few enough;
+// null otherwise, or where none can be had (a report holds bins alone).
+async function fewEvents(s) {
+  if (!/\b(time|tstamp)\b/i.test(s.filters)) return null;
+  let events;
+  try {
+    events = (await ask(viewURL("event_list " + EVENTS_DRAWN, s))).view;
+  } catch (error) {
+    return null;  // the timeline's own request says what is wrong
+  }
+  const selected = events.summary ? Number(events.summary.selected) : 0;
+  return selected > 0 && selected <= EVENTS_DRAWN ? events : null;
 }
 
 // A timeline bin's call tree: its thread's events in its time, under the
