@@ -493,6 +493,17 @@ def check_timeline_events(driver, open_page, loaded_count, wait_after, bin_dir, 
         clicked += 1
     check(clicked >= 3, f"a clock sample of at least three threads in {filters}: {clicked}")
     driver.save_screenshot(os.path.join(artifacts, "timeline-events.png"))
+    # A lane per CPU: each CPU the events ran on (and one for those that record none).
+    from selenium.webdriver.support.ui import Select
+    before = loaded_count()
+    Select(driver.find_element(By.ID, "timeline-lanes")).select_by_value("cpu")
+    wait_after(before)
+    labels = [t.text for t in driver.find_elements(By.CSS_SELECTOR, "svg.timeline.events text.lane-label")]
+    cpus = sorted({int(r["cpu"]) for r in rows})
+    check(labels == [("no CPU" if c < 0 else f"CPU {c}") for c in cpus], f"a lane per CPU {cpus}: {labels}")
+    check(driver.find_element(By.CSS_SELECTOR, "svg.timeline.events").get_attribute("data-events") == str(len(rows)),
+          "the same events in lanes per CPU")
+    driver.save_screenshot(os.path.join(artifacts, "timeline-events-cpus.png"))
     # Zooming in: the second quarter of the axis.
     drag_time_axis(driver, loaded_count, wait_after, 1 / 4, 1 / 2)
     from urllib.parse import parse_qs, urlparse

@@ -55,7 +55,8 @@ function quoted(word) {
 
 function state() {
   const params = new URLSearchParams(location.hash.slice(1));
-  const s = { tab: params.get("tab") || "overview", fn: params.get("fn") || "" };
+  // lanes: the page's own (the timeline's lanes), never sent to the server.
+  const s = { tab: params.get("tab") || "overview", fn: params.get("fn") || "", lanes: params.get("lanes") || "" };
   for (const k of SETTINGS) s[k] = params.get(k) || "";
   return s;
 }
@@ -206,6 +207,8 @@ async function show() {
       onCode: (fn, where) => go({ fn, tab: where }),
       onThread: (thread) => go({ threads: thread, tab: "functions" }),
       onTimeRange: (filters) => go({ filters }),
+      lanes: s.lanes,
+      onLanes: (lanes) => go({ lanes }),
       onBin: (bin) => showBin(bin, s),
     };
     const parts = tab.timeline ? [Timeline.draw(events ? null : answers[0].view, ctx, events)] : answers.map((a) => Render.view(a.view, ctx));

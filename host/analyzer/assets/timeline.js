@@ -5,9 +5,9 @@
 // figures; a click shows that thread's call tree in that bin; dragging
 // across the time axis selects the bins under it as the time filter of
 // every tab. Once the selection holds few enough events (-event_list), they
-// are drawn one by one instead, over the selection's time: a click on one
-// shows its call stack and values, and a drag zooms further in. Names go
-// in as text.
+// are drawn one by one instead, over the selection's time, in a lane per
+// thread, CPU or experiment: a click on one shows its call stack and
+// values, and a drag zooms further in. Names go in as text.
 "use strict";
 
 const Timeline = (() => {
@@ -82,28 +82,35 @@ const Timeline = (() => {
     return box;
   }
 
-  // Lanes in order of first appearance, by experiment and thread.
-  function lanesOf(rows) {
-    const lanes = [];
-    const laneOf = new Map();
-    for (const row of rows) {
-      const key = row.experiment + "/" + row.thread;
-      if (!laneOf.has(key)) {
-        laneOf.set(key, lanes.length);
-        lanes.push({ experiment: row.experiment, thread: row.thread, tid: row.tid });
-      }
-    }
-    return { lanes, index: (row) => laneOf.get(row.experiment + "/" + row.thread) };
+  // What a lane holds: a thread (of an experiment), a CPU, or an experiment
+  // (a process; an MPI job's rank).
+  const LANES = {
+    thread: { key: (r) => r.experiment + "/" + r.thread, order: (r) => [Number(r.experiment), Number(r.thread)],
+              label: (r, several) => (several ? `exp ${r.experiment} ` : "") + `thread ${r.thread}` },
+    cpu: { key: (r) => r.cpu, order: (r) => [Number(r.cpu)],
+           label: (r) => (r.cpu === "-1" ? "no CPU" : `CPU ${r.cpu}`) },
+    experiment: { key: (r) => r.experiment, order: (r) => [Number(r.experiment)], label: (r) => `experiment ${r.experiment}` },
+  };
+
+  // Lanes of `rows` by `by` (a LANES key), in order of their numbers.
+  function lanesOf(rows, by = "thread") {
+    const kind = LANES[by] || LANES.thread;
+    const firsts = new Map();
+    for (const row of rows) if (!firsts.has(kind.key(row))) firsts.set(kind.key(row), row);
+    const several = new Set(rows.map((r) => r.experiment)).size > 1;
+    const numbers = (a, b) => kind.order(a).reduce((c, v, i) => c || v - kind.order(b)[i], 0);
+    const lanes = [...firsts.values()].sort(numbers).map((r) => ({ key: kind.key(r), label: kind.label(r, several) }));
+    const laneOf = new Map(lanes.map((l, i) => [l.key, i]));
+    return { lanes, index: (row) => laneOf.get(kind.key(row)) };
   }
 
-  // The chart's svg in `box`, with a labelled lane per thread.
+  // The chart's svg in `box`, with a labelled lane for each of `lanes`.
   function laneChart(box, className, lanes) {
     const height = AXIS + lanes.length * LANE;
     const svg = d3.select(box).append("svg").attr("class", className).attr("viewBox", [0, 0, LEFT + WIDTH + 10, height])
       .attr("width", "100%");
     svg.append("g").selectAll("text").data(lanes).join("text").attr("class", "lane-label")
-      .attr("x", 4).attr("y", (l, i) => AXIS + i * LANE + LANE / 2 + 4)
-      .text((l) => (lanes.some((o) => o.experiment !== l.experiment) ? `exp ${l.experiment} ` : "") + `thread ${l.thread}`);
+      .attr("x", 4).attr("y", (l, i) => AXIS + i * LANE + LANE / 2 + 4).text((l) => l.label);
     return svg;
   }
 
@@ -149,7 +156,8 @@ const Timeline = (() => {
     const rows = listed.rows;
     const box = document.createElement("div");
     box.className = "timeline-box";
-    const { lanes, index } = lanesOf(rows);
+    const by = LANES[ctx.lanes] ? ctx.lanes : "thread";
+    const { lanes, index } = lanesOf(rows, by);
     const begins = (r) => number(r.time) - number(r.span);
     let from = d3.min(rows, begins);
     let to = d3.max(rows, (r) => number(r.time));
@@ -166,7 +174,18 @@ const Timeline = (() => {
     const whole = Render.el("button", "timeline-whole", "Whole run");
     whole.type = "button";
     whole.addEventListener("click", () => ctx.onTimeRange && ctx.onTimeRange(""));
-    box.append(whole);
+    const choice = Render.el("label", "timeline-lanes", "Lanes: ");
+    const select = document.createElement("select");
+    select.id = "timeline-lanes";
+    for (const [value, text] of [["thread", "threads"], ["cpu", "CPUs"], ["experiment", "experiments (processes, ranks)"]]) {
+      const option = Render.el("option", "", text);
+      option.value = value;
+      option.selected = value === by;
+      select.append(option);
+    }
+    select.addEventListener("change", () => ctx.onLanes && ctx.onLanes(select.value === "thread" ? "" : select.value));
+    choice.append(select);
+    box.append(whole, choice);
     const svg = laneChart(box, "timeline events", lanes).attr("data-events", rows.length).attr("data-selected", selected);
     const details = Render.el("div", "timeline-details", "");
     details.id = "timeline-details";
