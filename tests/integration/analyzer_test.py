@@ -514,8 +514,19 @@ def check_timeline_events(driver, open_page, loaded_count, wait_after, bin_dir, 
     check(0 < int(inside["summary"]["selected"]) < selected and
           svg.get_attribute("data-selected") == str(inside["summary"]["selected"]),
           f"{zoomed} draws its {inside['summary']['selected']} events: {svg.get_attribute('data-selected')}")
+    # Panning: half the range later.
+    before = loaded_count()
+    driver.find_element(By.CSS_SELECTOR, "button.timeline-pan[data-direction='1']").click()
+    wait_after(before)
+    panned = parse_qs(urlparse(driver.current_url).fragment)["filters"][0]
+    a, b = (float(t) for t in zoomed.removeprefix("time in ").split("-"))
+    c, d = (float(t) for t in panned.removeprefix("time in ").split("-"))
+    check(abs((c - a) - (b - a) / 2) < 2e-9 and abs((d - c) - (b - a)) < 2e-9, f"{panned} is {zoomed} half later")
+    later = er_print_json(bin_dir, work, experiment, "-filters", panned, "-event_list", "0")["summary"]["selected"]
+    svg = driver.find_element(By.CSS_SELECTOR, "svg.timeline.events")
+    check(svg.get_attribute("data-selected") == str(later), f"{panned} draws its {later} events")
     print(f"browser: {filters} draws its {selected} events, a click shows an event's stack ({clicked} threads), "
-          f"and a drag zooms in to {zoomed}'s {inside['summary']['selected']}")
+          f"a drag zooms in to {zoomed}'s {inside['summary']['selected']}, and a pan to {panned}'s {later}")
 
 
 def check_browser(bin_dir, work, analyzer, markup, experiment, markup_experiment, artifacts):

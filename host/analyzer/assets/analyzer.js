@@ -194,10 +194,18 @@ async function show() {
       if (fn) return go({ fn });
     }
     // Zoomed in on few events, the timeline is those events alone.
-    const events = tab.timeline ? await fewEvents(s) : null;
+    const zoomed = tab.timeline ? await fewEvents(s) : null;
+    const events = zoomed && zoomed.drawn ? zoomed.events : null;
     if (ticket !== loading) return;
     const answers = [];
-    for (const command of events ? [] : tab.commands(s)) answers.push(await ask(viewURL(command, s)));
+    try {
+      for (const command of events ? [] : tab.commands(s)) answers.push(await ask(viewURL(command, s)));
+    } catch (error) {
+      // Bins cannot show a range that starts or ends inside one.
+      if (zoomed) error.message += ` (the range holds ${zoomed.selected} events, more than the ${EVENTS_DRAWN} ` +
+        "drawn one by one: drag a narrower range, or go back to the whole run)";
+      throw error;
+    }
     if (ticket !== loading) return;
     const ctx = {
       clickNames: tab.clickNames,
@@ -207,6 +215,7 @@ async function show() {
       onCode: (fn, where) => go({ fn, tab: where }),
       onThread: (thread) => go({ threads: thread, tab: "functions" }),
       onTimeRange: (filters) => go({ filters }),
+      filters: s.filters,
       lanes: s.lanes,
       onLanes: (lanes) => go({ lanes }),
       onBin: (bin) => showBin(bin, s),
@@ -234,8 +243,9 @@ async function show() {
 // timeline draws them one by one; the whole run is drawn in bins.
 const EVENTS_DRAWN = 2000;
 
-// The selection's events, when a time filter leaves some and few enough;
-// null otherwise, or where none can be had (a report holds bins alone).
+// Under a time filter, the selection's events and how many there are
+// (drawn: some and few enough to draw); null without one, or where none
+// can be had (a report holds bins alone).
 async function fewEvents(s) {
   if (!/\b(time|tstamp)\b/i.test(s.filters)) return null;
   let events;
@@ -245,7 +255,7 @@ async function fewEvents(s) {
     return null;  // the timeline's own request says what is wrong
   }
   const selected = events.summary ? Number(events.summary.selected) : 0;
-  return selected > 0 && selected <= EVENTS_DRAWN ? events : null;
+  return { events, selected, drawn: selected > 0 && selected <= EVENTS_DRAWN };
 }
 
 // A timeline bin's call tree: its thread's events in its time, under the

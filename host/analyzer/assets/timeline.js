@@ -7,7 +7,8 @@
 // every tab. Once the selection holds few enough events (-event_list), they
 // are drawn one by one instead, over the selection's time, in a lane per
 // thread, CPU or experiment: a click on one shows its call stack and
-// values, and a drag zooms further in. Names go in as text.
+// values, a drag zooms further in, and buttons move the range by half its
+// width. Names go in as text.
 "use strict";
 
 const Timeline = (() => {
@@ -152,6 +153,25 @@ const Timeline = (() => {
     Object.assign(details.dataset, { event: String(index), tstamp: row.tstamp, thread: row.thread, experiment: row.experiment });
   }
 
+  // A button moving a "time in A-B" filter by half its width (never before
+  // the start); none for another filter.
+  function panButton(label, direction, ctx) {
+    const range = /^\s*time\s+in\s+([0-9.]+)\s*-\s*([0-9.]+)\s*$/i.exec(ctx.filters || "");
+    const button = Render.el("button", "timeline-pan", direction < 0 ? "\u25c0 " + label : label + " \u25b6");
+    button.type = "button";
+    button.dataset.direction = String(direction);
+    if (!range) {
+      button.disabled = true;
+      return button;
+    }
+    const [from, to] = [Number(range[1]), Number(range[2])];
+    const step = Math.min((to - from) / 2, direction < 0 ? from : Infinity) * direction;
+    button.disabled = step === 0;
+    button.addEventListener("click", () => ctx.onTimeRange &&
+      ctx.onTimeRange(`time in ${(from + step).toFixed(9)}-${(to + step).toFixed(9)}`));
+    return button;
+  }
+
   function drawEvents(events, listed, ctx) {
     const rows = listed.rows;
     const box = document.createElement("div");
@@ -185,7 +205,7 @@ const Timeline = (() => {
     }
     select.addEventListener("change", () => ctx.onLanes && ctx.onLanes(select.value === "thread" ? "" : select.value));
     choice.append(select);
-    box.append(whole, choice);
+    box.append(whole, panButton("earlier", -1, ctx), panButton("later", 1, ctx), choice);
     const svg = laneChart(box, "timeline events", lanes).attr("data-events", rows.length).attr("data-selected", selected);
     const details = Render.el("div", "timeline-details", "");
     details.id = "timeline-details";
