@@ -37,6 +37,7 @@ std::string taken(std::ostringstream& output) {
 ViewService::ViewService(er_print::Session& session, std::ostringstream& output, size_t kept_bytes)
     : session_(session), output_(output), settings_(session), cache_(kept_bytes) {
   session_.set_format("json");
+  session_.cap_plugin_rows(kPluginRowsListed);
 }
 
 std::string ViewService::view(const std::string& command_line, const PageSettings& settings) {

@@ -21,6 +21,11 @@ struct ViewError {
   std::string setting;
 };
 
+// The most rows of each table a plugin's view gives the page: a browser
+// draws some tens of thousands of shapes (mpi_timeline.js draws 20,000
+// calls and needs the next one's start); er_print lists all.
+inline constexpr size_t kPluginRowsListed = 20001;
+
 class ViewService {
  public:
   // `output`: the stream `session` writes to. Views answered are kept up

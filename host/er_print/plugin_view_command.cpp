@@ -51,7 +51,7 @@ Document run_view(Session& s, const std::string& plugin, const std::string& comm
   // The description may come from a manifest: the half is loaded now.
   const lumen_view_def* loaded = s.plugins().loaded_view(plugin, command);
   if (loaded == nullptr || loaded->run == nullptr) throw CommandError("plugin '" + plugin + "' has no view -" + command);
-  return run_plugin_view(*loaded, plugin, s.experiments(), s.structure(), s.limit().value_or(0), s.record_filter(),
+  return run_plugin_view(*loaded, plugin, s.experiments(), s.structure(), s.plugin_row_limit(), s.record_filter(),
                          {s.decoded_profile(), &s.registry()});
 }
 

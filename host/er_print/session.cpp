@@ -199,6 +199,11 @@ void Session::set_limit(const std::string& count) {
   limit_ = n == 0 ? std::nullopt : std::optional<size_t>(static_cast<size_t>(n));
 }
 
+size_t Session::plugin_row_limit() const {
+  if (!plugin_row_cap_) return limit_.value_or(0);
+  return limit_ ? std::min(*limit_, *plugin_row_cap_) : *plugin_row_cap_;
+}
+
 void Session::set_format(const std::string& format) {
   flush_views();
   if (format == "text") format_ = OutputFormat::Text;

@@ -63,6 +63,11 @@ class Session {
   std::string metrics_in_force() const;
   std::string sort_in_force() const { return sort_spec_.value_or(""); }
   void set_limit(const std::string& count);
+  // The most rows a plugin's view lists in each table, whatever the limit:
+  // what a page can hold (the analyzer's), none by default.
+  void cap_plugin_rows(size_t rows) { plugin_row_cap_ = rows; }
+  // The row limit a plugin's view gets: the limit, within the cap; 0: none.
+  size_t plugin_row_limit() const;
   void set_format(const std::string& format);
   void set_name_style(const std::string& style);
   void set_viewmode(const std::string& mode);
@@ -193,6 +198,7 @@ class Session {
   std::vector<std::string> default_metrics_;
   std::vector<std::string> default_sort_;
   std::optional<size_t> limit_;
+  std::optional<size_t> plugin_row_cap_;
   analysis::OutputFormat format_ = analysis::OutputFormat::Text;
   analysis::ViewMode viewmode_ = analysis::ViewMode::User;
   double threshold_ = 75.0;

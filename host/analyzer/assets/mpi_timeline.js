@@ -6,8 +6,9 @@
 // zooms the time axis, a drag pans it; hovering names a call or a message.
 // A job of more than DRAWN calls is drawn up to the start of its DRAWN-th
 // call, every rank's calls and messages till then: a browser keeps some
-// tens of thousands of shapes responsive, and a time filter shows any other
-// stretch. Names go in as text.
+// tens of thousands of shapes responsive (the server lists DRAWN + 1 rows
+// of each table at most), and a time filter shows any other stretch. Names
+// go in as text.
 "use strict";
 
 const MpiTimeline = (() => {
@@ -31,6 +32,8 @@ const MpiTimeline = (() => {
       return box;
     }
     const listed = calls.rows.length;
+    // The selection's calls, of which the server may list fewer.
+    const total = view.summary && view.summary.calls !== undefined ? Number(view.summary.calls) : listed;
     let callRows = calls.rows;
     let messageRows = messages ? messages.rows : [];
     let cutoff = Infinity;
@@ -57,8 +60,9 @@ const MpiTimeline = (() => {
       "from send to receive; the wheel zooms time, a drag pans it"));
     if (listed > DRAWN)
       box.append(Render.el("p", "caption",
-        `Drawn up to ${cutoff} s, where the first ${DRAWN} of ${listed} calls start; the tables below list all, ` +
-        `and a time filter (time >= ${cutoff}) draws another stretch.`));
+        `Drawn up to ${cutoff} s after the selection's first MPI event, where the first ${DRAWN} of ${total} ` +
+        `calls start; the tables below list ${listed < total ? "the first " + listed : "all"} (er_print -mpi_timeline ` +
+        "lists all), and a time filter draws another stretch."));
     const height = AXIS + ranks.length * LANE + 6;
     const svg = d3.select(box).append("svg").attr("class", "mpi-timeline")
       .attr("viewBox", [0, 0, LEFT + WIDTH + 10, height]).attr("width", "100%");
