@@ -52,7 +52,7 @@ Document run_view(Session& s, const std::string& plugin, const std::string& comm
   const lumen_view_def* loaded = s.plugins().loaded_view(plugin, command);
   if (loaded == nullptr || loaded->run == nullptr) throw CommandError("plugin '" + plugin + "' has no view -" + command);
   return run_plugin_view(*loaded, plugin, s.experiments(), s.structure(), s.plugin_row_limit(), s.record_filter(),
-                         {s.decoded_profile(), &s.registry()});
+                         {s.decoded_profile(), &s.registry(), s.plugin_readings()});
 }
 
 void run_views(Session& s, const std::string& command, const std::vector<Definer>& definers) {

@@ -230,6 +230,7 @@ void Session::set_name_style(const std::string& style) {
   else if (suffix == "nosoname" || suffix == "no_shared_object_name") structure_.show_object_names(false);
   else if (colon != std::string::npos) throw refuse();
   structure_.set_name_style(chosen);
+  readings_.forget();  // names a plugin resolved
 }
 
 void Session::set_viewmode(const std::string& mode) {
@@ -347,6 +348,7 @@ void Session::set_output(const std::string& file, bool append) {
 }
 
 void Session::selection_changed() {
+  readings_.forget();
   profile_.reset();
   code_profile_.reset();
   each_.clear();

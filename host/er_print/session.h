@@ -20,6 +20,7 @@
 #include "index_objects.h"
 #include "metric_registry.h"
 #include "object_visibility.h"
+#include "plugin_readings.h"
 #include "stack_profile.h"
 #include "thread_timeline.h"
 #include "terminal_text.h"
@@ -155,6 +156,8 @@ class Session {
     if (selects_.selects_cpus() || expression_.selects_cpus() || filters_stacks()) return nullptr;
     return profile_.get();
   }
+  // What plugins' views read under the current selection and asked to keep.
+  analysis::PluginReadings* plugin_readings() { return &readings_; }
   // The selection as plugins' views apply it to their records (no CPU).
   analysis::EventFilter record_filter() const { return selection_filter(false); }
   // What such a view says of the selection it cannot apply; throws
@@ -187,6 +190,8 @@ class Session {
   };
 
   analysis::AnalysisPlugins plugins_;
+  // After plugins_: freed by their plugins' code before it is unloaded.
+  analysis::PluginReadings readings_;
   std::ostream& out_;
   std::unique_ptr<OutputFile> file_;
   std::vector<std::string> held_json_;  // views emitted since the last flush_views()

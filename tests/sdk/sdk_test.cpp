@@ -89,7 +89,7 @@ TEST(Installation, HoldsCommandsRuntimePluginsProfilesHeadersAndPackage) {
                            "lib/lumen/plugins/clock/collector.so", "lib/lumen/plugins/clock/analysis.so",
                            "share/lumen/profiles/default.yaml", "include/lumen/plugin_abi.h",
                            "include/lumen/collector_plugin.h", "include/lumen/analysis_plugin.h",
-                           "include/lumen/record_format.h", "lib/cmake/lumen/lumenConfig.cmake",
+                           "include/lumen/analysis_support.h", "include/lumen/record_format.h", "lib/cmake/lumen/lumenConfig.cmake",
                            "lib/cmake/lumen/lumenConfigVersion.cmake", "lib/cmake/lumen/LumenPlugin.cmake"})
     EXPECT_TRUE(fs::exists(kPrefix / file)) << file;
   EXPECT_TRUE(fs::exists(kFsyncPlugin / "collector.so"));

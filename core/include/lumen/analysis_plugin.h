@@ -432,6 +432,19 @@ typedef struct lumen_view_host {
    * experiments side by side (a timeline of ranks) adds it; selected and
    * map_epoch take the experiment's own times. (SDK 1.2) */
   int64_t (*clock_shift_ns)(void* context);
+
+  /* ---- what the plugin read already (SDK 1.9) ---- */
+  /* An object the plugin built from its records under the current
+   * selection and view mode, kept by the session until they change, so
+   * that its views read the records once between them: the object kept
+   * under `key` (a name of the plugin's own) if there is one; else what
+   * build(arg) returns, read through this host (NULL: nothing to keep, and
+   * kept returns NULL). The session owns what kept returns and frees it
+   * with release(object), never while a view runs; an object whose
+   * reading failed (record_failed) is not kept for later views. A view
+   * must not change it. */
+  void* (*kept)(void* context, const char* key, void* (*build)(void* arg), void (*release)(void* object),
+                void* arg);
 } lumen_view_host;
 
 

@@ -48,6 +48,7 @@ struct ViewRun {
   std::vector<ViewTable> tables;
   std::vector<std::string> names;  // storage behind lumen_frame_name pointers
   std::set<std::string> line_files;  // behind lumen_frame_line pointers, until the view returns
+  PluginReadings read_now;  // what kept() built and the session keeps not: freed after the view
 };
 
 // Thrown out of a record visitor to stop reading after record_failed.
@@ -315,6 +316,28 @@ int stack_sums(void* context, const char* const* metrics, size_t metric_count,
   return 1;
 }
 
+// The plugin's object under `key`: the session's, else built now and kept
+// by the session (or, without a session's store or after a failed read,
+// until the view returns).
+void* kept(void* context, const char* key, void* (*build)(void*), void (*release)(void*), void* arg) {
+  ViewRun& run = *static_cast<RecordScope*>(context)->run;
+  if (key == nullptr || build == nullptr) return nullptr;
+  if (run.decoded.readings != nullptr)
+    if (const auto found = run.decoded.readings->find(run.plugin, key)) {
+      // Rows' stacks resolve where they would after the reading itself.
+      run.top.experiment = found->last_experiment;
+      run.top.experiment_index = found->last_experiment_index;
+      return found->object;
+    }
+  void* object = build(arg);
+  if (object == nullptr) return nullptr;
+  const bool failed = record_failure(run).has_value() ||
+                      std::any_of(run.parts.begin(), run.parts.end(), [](const auto& p) { return p->read_failure != nullptr; });
+  (run.decoded.readings != nullptr && !failed ? *run.decoded.readings : run.read_now)
+      .keep(run.plugin, key, object, release, run.top.experiment, run.top.experiment_index);
+  return object;
+}
+
 int64_t clock_shift_ns(void* context) {
   const auto& scope = *static_cast<const RecordScope*>(context);
   return scope.experiment == nullptr ? 0 : scope.experiment->clock_shift_ns();
@@ -387,6 +410,7 @@ Document run_plugin_view(const lumen_view_def& view, const std::string& plugin,
   host.stack_lines_at = stack_lines_at;
   host.stack_sums = stack_sums;
   host.clock_shift_ns = clock_shift_ns;
+  host.kept = kept;
   char error[512] = "";
   const int failed = view.run(&host, error, sizeof error);
   if (const auto& record = record_failure(run)) throw std::runtime_error(std::string(view.command) + ": " + *record);

@@ -14,15 +14,18 @@
 #include "stack_profile.h"
 #include "program_structure.h"
 #include "document.h"
+#include "plugin_readings.h"
 
 namespace lumen::analysis {
 
 // What the session decoded already of the experiments: a profile under the
 // view's selection, with no stack filter (lumen_view_host.stack_sums sums
-// its stacks). Null: none, the view reads its records.
+// its stacks), and what plugins read under it (lumen_view_host.kept). Null:
+// none, the view reads its records (and what it reads is freed after it).
 struct DecodedEvents {
   const StackProfile* profile = nullptr;
   const MetricRegistry* registry = nullptr;
+  PluginReadings* readings = nullptr;
 };
 
 // `selection` answers the view's lumen_view_host.selected (empty: all is

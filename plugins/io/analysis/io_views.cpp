@@ -7,11 +7,14 @@
 //
 // File ids are per process; each process's records start with its IoStart
 // record, which is how the records of several experiments are told apart.
+#include <lumen/analysis_support.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -153,20 +156,26 @@ void emit(const lumen_view_host* host, const Scan& scan, const char* title, std:
   }
 }
 
-// Runs the scan, then `rows` turns it into the view's rows.
+// Runs the scan (once for all the I/O views while the selection stays,
+// lumen::kept_reading), then `rows` turns it into the view's rows.
 template <typename MakeRows>
 int run_view(const lumen_view_host* host, const char* title, bool want_stacks, char* error, size_t error_size,
              MakeRows rows) {
   try {
-    Scan scan;
-    scan.host = host;
-    scan.want_stacks = want_stacks;
-    host->for_each_record(host->context, visit, &scan);
-    if (!scan.problem.empty()) {
-      std::snprintf(error, error_size, "%s", scan.problem.c_str());
+    std::unique_ptr<Scan> own;
+    std::string problem;
+    const Scan* scan = kept_reading(host, want_stacks ? "scan with stacks" : "scan", own, problem, [&](Scan& into) {
+      into.host = host;
+      into.want_stacks = want_stacks;
+      host->for_each_record(host->context, visit, &into);
+      into.host = nullptr;  // the view's that read it
+      return into.problem;
+    });
+    if (scan == nullptr) {
+      std::snprintf(error, error_size, "%s", problem.c_str());
       return 1;
     }
-    emit(host, scan, title, rows(scan));
+    emit(host, *scan, title, rows(*scan));
     return 0;
   } catch (const std::exception& e) {
     std::snprintf(error, error_size, "%s", e.what());

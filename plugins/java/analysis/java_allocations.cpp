@@ -1,11 +1,14 @@
 #include "java_allocations.h"
 
+#include <lumen/analysis_support.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -141,13 +144,15 @@ void visit_record(void* arg, uint16_t kind, const void* payload, uint16_t bytes,
 
 int run_allocations_by_class(const lumen_view_host* host, char* error, size_t error_size) {
   try {
-    Aggregate aggregate;
-    aggregate.host = host;
-    host->for_each_record(host->context, visit_record, &aggregate);
-    if (!aggregate.problem.empty()) {
-      std::snprintf(error, error_size, "%s", aggregate.problem.c_str());
+    // Read once while the selection stays (lumen::kept_records).
+    std::unique_ptr<Aggregate> own;
+    std::string problem;
+    const Aggregate* read = kept_records(host, "allocations by class", visit_record, own, problem);
+    if (read == nullptr) {
+      std::snprintf(error, error_size, "%s", problem.c_str());
       return 1;
     }
+    const Aggregate& aggregate = *read;
     host->summary(host->context, "samples", "Java allocation samples", aggregate.total.samples, LUMEN_UNIT_COUNT);
     host->summary(host->context, "bytes", "Java bytes allocated (sampled estimate)", aggregate.total.bytes,
                   LUMEN_UNIT_BYTES);

@@ -1,5 +1,7 @@
 #include "mpi_reading.h"
 
+#include <lumen/analysis_support.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -250,5 +252,23 @@ bool aggregate_all(const lumen_view_host* host, Aggregate& a, char* error, size_
 }
 
 std::string rank_name(int32_t rank) { return rank < 0 ? std::string("unknown rank") : "rank " + std::to_string(rank); }
+
+const Aggregate* shared_aggregate(const lumen_view_host* host, Aggregate& own, char* error, size_t error_size) {
+  std::unique_ptr<Aggregate> read_now;
+  std::string problem;
+  const Aggregate* a = kept_reading(host, "aggregate", read_now, problem, [&](Aggregate& into) {
+    char why[256] = "";
+    return aggregate_all(host, into, why, sizeof why) ? std::string() : std::string(why[0] ? why : "no MPI records read");
+  });
+  if (a == nullptr) {
+    std::snprintf(error, error_size, "%s", problem.c_str());
+    return nullptr;
+  }
+  if (read_now) {  // an older host: read for this view alone
+    own = std::move(*read_now);
+    return &own;
+  }
+  return a;
+}
 
 }  // namespace lumen::mpi

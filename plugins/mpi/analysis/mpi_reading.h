@@ -116,6 +116,12 @@ struct Aggregate {
 // reports it with its file and offset).
 bool aggregate_all(const lumen_view_host* host, Aggregate& a, char* error, size_t error_size, bool keep_events = false);
 
+// The selection's aggregate without events, read once for all the views
+// that ask while the selection stays (lumen_view_host.kept; a host before
+// SDK 1.9 has them read it each time, into `own`). Null when a record
+// could not be read, with why in `error`.
+const Aggregate* shared_aggregate(const lumen_view_host* host, Aggregate& own, char* error, size_t error_size);
+
 std::string rank_name(int32_t rank);
 
 }  // namespace lumen::mpi

@@ -72,8 +72,10 @@ void totals_row(const lumen_view_host* host, const std::string& name, const Tota
 
 int run_stats(const lumen_view_host* host, char* error, size_t error_size) {
   try {
-    Aggregate a;
-    if (!aggregate_all(host, a, error, error_size)) return 1;
+    Aggregate own;
+    const Aggregate* read = shared_aggregate(host, own, error, error_size);
+    if (read == nullptr) return 1;
+    const Aggregate& a = *read;
     common_summaries(host, a);
     host->summary(host->context, "calls", "MPI calls", static_cast<double>(a.all.calls), LUMEN_UNIT_COUNT);
     host->summary(host->context, "mpitime", "MPI Time", static_cast<double>(a.all.time_ns), LUMEN_UNIT_NANOSECONDS);
@@ -92,8 +94,10 @@ int run_stats(const lumen_view_host* host, char* error, size_t error_size) {
 
 int run_ranks(const lumen_view_host* host, char* error, size_t error_size) {
   try {
-    Aggregate a;
-    if (!aggregate_all(host, a, error, error_size)) return 1;
+    Aggregate own;
+    const Aggregate* read = shared_aggregate(host, own, error, error_size);
+    if (read == nullptr) return 1;
+    const Aggregate& a = *read;
     common_summaries(host, a);
     host->table_begin(host->context, "MPI ranks", kTotalsColumns, std::size(kTotalsColumns));
     for (const auto& [rank, info] : a.ranks) {
@@ -155,8 +159,10 @@ void message_tables(const lumen_view_host* host, const char* what,
 
 int run_messages(const lumen_view_host* host, char* error, size_t error_size) {
   try {
-    Aggregate a;
-    if (!aggregate_all(host, a, error, error_size)) return 1;
+    Aggregate own;
+    const Aggregate* read = shared_aggregate(host, own, error, error_size);
+    if (read == nullptr) return 1;
+    const Aggregate& a = *read;
     common_summaries(host, a);
     int64_t count = 0, bytes = 0;
     for (const auto& [pair, totals] : a.sent) {
@@ -179,8 +185,10 @@ int run_messages(const lumen_view_host* host, char* error, size_t error_size) {
 // and what crossed between them.
 int run_hosts(const lumen_view_host* host, char* error, size_t error_size) {
   try {
-    Aggregate a;
-    if (!aggregate_all(host, a, error, error_size)) return 1;
+    Aggregate own;
+    const Aggregate* read = shared_aggregate(host, own, error, error_size);
+    if (read == nullptr) return 1;
+    const Aggregate& a = *read;
     common_summaries(host, a);
     const auto host_of = [&](int32_t rank) {
       const auto named = a.names.find(rank);

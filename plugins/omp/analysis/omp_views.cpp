@@ -15,6 +15,7 @@
 // that ran it and its end are; both are decided, and constructs resolved,
 // while their experiment's records are visited.
 #include <lumen/analysis_plugin.h>
+#include <lumen/analysis_support.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -22,6 +23,7 @@
 #include <exception>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -138,13 +140,25 @@ void row(const lumen_view_host* host, const Site& site, const double* values) {
   host->table_row_frames(host->context, site.name.c_str(), values, frames.data(), frames.size());
 }
 
-// Runs a view on every record of the trace; says when some were damaged.
+// Runs a view on every record of the trace (read once for all the OpenMP
+// views while the selection stays, lumen::kept_reading); says when some
+// were damaged.
 template <typename Show>
 int run_view(const lumen_view_host* host, char* error, size_t error_size, Show show) {
   try {
-    Collected c;
-    c.host = host;
-    host->for_each_record(host->context, visit, &c);
+    std::unique_ptr<Collected> own;
+    std::string problem;
+    const Collected* read = kept_reading(host, "trace", own, problem, [&](Collected& into) {
+      into.host = host;
+      host->for_each_record(host->context, visit, &into);
+      into.host = nullptr;  // the view's that read it
+      return std::string();
+    });
+    if (read == nullptr) {
+      std::snprintf(error, error_size, "%s", problem.c_str());
+      return 1;
+    }
+    const Collected& c = *read;
     show(host, c);
     if (c.damaged) {
       std::snprintf(error, error_size, "some OpenMP records were too short for their kind and were left out");

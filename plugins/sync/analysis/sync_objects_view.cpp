@@ -9,6 +9,7 @@
 // experiments are kept apart: the view host does not say which experiment a
 // record comes from.
 #include <lumen/analysis_plugin.h>
+#include <lumen/analysis_support.h>
 
 #include <algorithm>
 #include <cinttypes>
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <exception>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -150,13 +152,15 @@ void add_summaries(const lumen_view_host* host, const Aggregate& aggregate) {
 
 int run(const lumen_view_host* host, char* error, size_t error_size) {
   try {
-    Aggregate aggregate;
-    aggregate.host = host;
-    host->for_each_record(host->context, visit_record, &aggregate);
-    if (!aggregate.problem.empty()) {
-      std::snprintf(error, error_size, "%s", aggregate.problem.c_str());
+    // Read once while the selection stays (lumen::kept_records).
+    std::unique_ptr<Aggregate> own;
+    std::string problem;
+    const Aggregate* read = kept_records(host, "objects", visit_record, own, problem);
+    if (read == nullptr) {
+      std::snprintf(error, error_size, "%s", problem.c_str());
       return 1;
     }
+    const Aggregate& aggregate = *read;
     add_summaries(host, aggregate);
 
     std::vector<const ObjectTotal*> objects;
