@@ -39,8 +39,10 @@ const PLUGIN_TAB_LABELS = {
   mpi_stats: "MPI Statistics",
 };
 const PLUGIN_CHARTS = [
-  { id: "mpi-chart", label: "MPI Chart", commands: ["mpi_ranks", "mpi_messages"], draw: (views) => MpiChart.draw(views),
-    help: "each rank's MPI time, and the bytes each rank sent to each other [mpi]" },
+  { id: "mpi-chart", label: "MPI Chart", commands: ["mpi_ranks", "mpi_messages", "mpi_stats"],
+    draw: (views) => MpiChart.draw(views),
+    help: "each rank's MPI time, the bytes each rank sent to each other, each MPI function's time, and the " +
+      "messages sent by size [mpi]" },
 ];
 
 let tabs = BUILTIN_TABS.slice();

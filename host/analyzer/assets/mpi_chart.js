@@ -1,8 +1,9 @@
-// The MPI Chart tab, drawn from the mpi plugin's -mpi_ranks and
-// -mpi_messages with d3: each rank's MPI time as a bar (its calls and bytes
-// on hover), and the bytes each rank sent to each other as a matrix, sender
-// by row and receiver by column, shaded by their share of the largest.
-// Names go in as text.
+// The MPI Chart tab, drawn from the mpi plugin's -mpi_ranks, -mpi_messages
+// and -mpi_stats with d3: each rank's MPI time as a bar (its calls and
+// bytes on hover), the bytes each rank sent to each other as a matrix,
+// sender by row and receiver by column, shaded by their share of the
+// largest, each MPI function's time as a bar, and the messages sent by
+// size. Names go in as text.
 "use strict";
 
 const MpiChart = (() => {
@@ -12,28 +13,34 @@ const MpiChart = (() => {
   const CELL = 46;
   const RANKS = "MPI ranks";
   const BYTES = "Bytes sent: sender (row) x receiver (column)";
+  const SIZES = "Messages sent by size";
+  const FUNCTIONS = "MPI functions";
 
   const tableTitled = (view, title) => ((view && view.tables) || []).find((t) => t.title === title);
 
-  function timeBars(ranks) {
-    const rows = ranks.rows;
-    const x = d3.scaleLinear().domain([0, d3.max(rows, (r) => r.values.mpitime) || 1e-9]).range([0, WIDTH]);
-    const svg = d3.create("svg").attr("class", "mpi-chart-time")
+  // A bar per row of `table` by its `key` value (`unit` as render.js
+  // formats it), in an svg of class `className` whose bars are `barClass`.
+  function bars(table, key, unit, title, className, barClass, hover) {
+    const rows = table.rows;
+    const x = d3.scaleLinear().domain([0, d3.max(rows, (r) => r.values[key]) || 1e-9]).range([0, WIDTH]);
+    const svg = d3.create("svg").attr("class", className)
       .attr("viewBox", [0, 0, LEFT + WIDTH + 90, 24 + rows.length * BAR]).attr("width", "100%");
-    svg.append("text").attr("class", "chart-title").attr("x", 4).attr("y", 14).text("MPI time by rank (seconds)");
+    svg.append("text").attr("class", "chart-title").attr("x", 4).attr("y", 14).text(title);
     const bar = svg.append("g").selectAll("g").data(rows).join("g")
       .attr("transform", (r, i) => `translate(0,${24 + i * BAR})`);
     bar.append("text").attr("class", "lane-label").attr("x", 4).attr("y", BAR / 2 + 4)
       .text((r) => r.name.length > 36 ? r.name.slice(0, 35) + "\u2026" : r.name);
-    bar.append("rect").attr("class", "rank-bar").attr("x", LEFT).attr("y", 3).attr("height", BAR - 6)
-      .attr("width", (r) => Math.max(1, x(r.values.mpitime)))
-      .attr("data-name", (r) => r.name).attr("data-value", (r) => r.values.mpitime)
-      .append("title").text((r) => `${r.name}\nMPI time: ${Render.formatValue(r.values.mpitime, "sec.")} s\n` +
-        `calls: ${r.values.calls}\nbytes sent: ${r.values.mpibytessent}\nbytes received: ${r.values.mpibytesrecv}`);
-    bar.append("text").attr("class", "bar-value").attr("x", (r) => LEFT + Math.max(1, x(r.values.mpitime)) + 4)
-      .attr("y", BAR / 2 + 4).text((r) => Render.formatValue(r.values.mpitime, "sec."));
+    bar.append("rect").attr("class", barClass).attr("x", LEFT).attr("y", 3).attr("height", BAR - 6)
+      .attr("width", (r) => Math.max(1, x(r.values[key])))
+      .attr("data-name", (r) => r.name).attr("data-value", (r) => r.values[key])
+      .append("title").text(hover);
+    bar.append("text").attr("class", "bar-value").attr("x", (r) => LEFT + Math.max(1, x(r.values[key])) + 4)
+      .attr("y", BAR / 2 + 4).text((r) => Render.formatValue(r.values[key], unit));
     return svg.node();
   }
+
+  const callFigures = (r) => `${r.name}\nMPI time: ${Render.formatValue(r.values.mpitime, "sec.")} s\n` +
+    `calls: ${r.values.calls}\nbytes sent: ${r.values.mpibytessent}\nbytes received: ${r.values.mpibytesrecv}`;
 
   function bytesMatrix(bytes) {
     const senders = bytes.rows.map((r) => r.name);
@@ -63,18 +70,26 @@ const MpiChart = (() => {
     return svg.node();
   }
 
-  // `views`: -mpi_ranks's and -mpi_messages's documents.
+  // `views`: -mpi_ranks's, -mpi_messages's and -mpi_stats's documents.
   function draw(views) {
     const box = document.createElement("div");
     box.className = "mpi-chart-box";
     const ranks = tableTitled(views[0], RANKS);
     const bytes = tableTitled(views[1], BYTES);
+    const sizes = tableTitled(views[1], SIZES);
+    const functions = tableTitled(views[2], FUNCTIONS);
     if (!ranks || !ranks.rows.length) {
       box.append(Render.el("p", "caption", "No MPI ranks in the selection."));
       return box;
     }
-    box.append(timeBars(ranks));
+    box.append(bars(ranks, "mpitime", "sec.", "MPI time by rank (seconds)", "mpi-chart-time", "rank-bar", callFigures));
     if (bytes && bytes.rows.length) box.append(bytesMatrix(bytes));
+    if (functions && functions.rows.length)
+      box.append(bars(functions, "mpitime", "sec.", "MPI time by function (seconds)", "mpi-chart-functions",
+        "function-bar", callFigures));
+    if (sizes && sizes.rows.length)
+      box.append(bars(sizes, "messages", "count", "Messages sent by size", "mpi-chart-sizes", "size-bar",
+        (r) => `${r.name}\nmessages: ${r.values.messages}\nbytes: ${r.values.bytes}`));
     return box;
   }
 

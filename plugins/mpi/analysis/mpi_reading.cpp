@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "../mpi_packed_call.h"
+#include "mpi_message_sizes.h"
 
 namespace lumen::mpi {
 namespace {
@@ -69,6 +70,10 @@ void add_message(Part& p, const MpiMessage& m, uint32_t thread_id) {
   MessageTotals& t = m.direction == kMessageSent ? p.a.sent[{m.rank, m.peer}] : p.a.received[{m.peer, m.rank}];
   t.count += 1;
   t.bytes = lumen_saturating_add(t.bytes, lumen_value_of(m.bytes));
+  if (m.direction != kMessageSent) return;
+  MessageTotals& sized = p.a.sent_by_size[size_class(m.bytes)];
+  sized.count += 1;
+  sized.bytes = lumen_saturating_add(sized.bytes, lumen_value_of(m.bytes));
 }
 
 void* begin_part(void* arg, const lumen_record_part* part) {
@@ -175,6 +180,11 @@ void merge(Aggregate& a, const Aggregate& part, int32_t rank, const ClockPlaceme
   }
   for (const auto& [pair, t] : part.received) {
     MessageTotals& into = a.received[{pair.first, resolved(pair.second)}];
+    into.count += t.count;
+    into.bytes = lumen_saturating_add(into.bytes, t.bytes);
+  }
+  for (const auto& [k, t] : part.sent_by_size) {
+    MessageTotals& into = a.sent_by_size[k];
     into.count += t.count;
     into.bytes = lumen_saturating_add(into.bytes, t.bytes);
   }

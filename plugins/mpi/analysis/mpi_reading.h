@@ -96,6 +96,7 @@ struct Aggregate {
   std::map<int32_t, RankInfo> ranks;  // -1: calls before MPI_Init
   std::map<std::pair<int32_t, int32_t>, MessageTotals> sent;      // (sender, receiver)
   std::map<std::pair<int32_t, int32_t>, MessageTotals> received;  // (sender, receiver)
+  std::map<int, MessageTotals> sent_by_size;  // by size_class (mpi_message_sizes.h)
   std::map<int32_t, RankInfo> names;  // host and library of every rank, selected or not
   int64_t processes = 0;  // settings records: processes that traced
   // The launcher's rank (-1: none) of each process that traced and

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "mpi_analysis.h"
+#include "mpi_message_sizes.h"
 #include "mpi_reading.h"
 
 namespace lumen::mpi {
@@ -157,6 +158,19 @@ void message_tables(const lumen_view_host* host, const char* what,
   }
 }
 
+// The messages sent, by size class.
+void size_table(const lumen_view_host* host, const std::map<int, MessageTotals>& by_size) {
+  const lumen_view_column columns[] = {
+      {"messages", "Messages", LUMEN_UNIT_COUNT},
+      {"bytes", "Bytes", LUMEN_UNIT_BYTES},
+  };
+  host->table_begin(host->context, "Messages sent by size", columns, std::size(columns));
+  for (const auto& [k, totals] : by_size) {
+    const double values[] = {static_cast<double>(totals.count), static_cast<double>(totals.bytes)};
+    host->table_row(host->context, size_class_name(k).c_str(), values, LUMEN_NO_STACK);
+  }
+}
+
 int run_messages(const lumen_view_host* host, char* error, size_t error_size) {
   try {
     Aggregate own;
@@ -173,6 +187,7 @@ int run_messages(const lumen_view_host* host, char* error, size_t error_size) {
     host->summary(host->context, "bytes_sent", "Bytes sent", static_cast<double>(bytes), LUMEN_UNIT_BYTES);
     message_tables(host, "sent", a.sent);
     message_tables(host, "received", a.received);
+    size_table(host, a.sent_by_size);
     silent_processes_table(host, a);
     return 0;
   } catch (const std::exception& e) {

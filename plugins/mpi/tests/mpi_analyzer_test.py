@@ -9,8 +9,9 @@ ranks carry the bytes the sender counted. A job of more calls than the
 page draws (MPICH's, which tests its requests tens of thousands of times)
 is drawn up to the start of its DRAWN-th call, and says so; its tables list
 the first LISTED rows, as the server gives them. The MPI Chart draws each rank's
-MPI time as er_print lists it and a sender-by-receiver matrix of the bytes
-the senders counted. No console errors; screenshots are kept in ARTIFACTS.
+MPI time as er_print lists it, a sender-by-receiver matrix of the bytes
+the senders counted, each function's MPI time, and the messages sent by
+size as the ranks counted them. No console errors; screenshots are kept in ARTIFACTS.
 
 Exits 77 (skipped) when chromium, chromedriver or selenium are missing.
 Usage: mpi_analyzer_test.py BIN_DIR INTEGRATION_DIR MPIRUN TARGET ARTIFACTS
@@ -138,6 +139,30 @@ def main():
                     charted[(int(sender.split()[-1]), int(receiver.split()[-1]))] += size
             check(charted == sent, f"the matrix's bytes per sender and receiver {dict(charted)} are the senders' "
                   f"{dict(sent)}")
+            # A bar per MPI function with -mpi_stats's MPI time, and a bar
+            # per size class with the messages the ranks sent of each size.
+            stats_view = json.loads(run([os.path.join(bin_dir, "er_print"), "-format", "json", "-mpi_stats",
+                                         experiment], cwd=work).stdout)
+            bars = driver.execute_script(
+                "return [...document.querySelectorAll('svg.mpi-chart-functions rect.function-bar')].map((b) => "
+                "[b.dataset.name, +b.dataset.value])")
+            want = [[r["name"], r["values"]["mpitime"]] for r in stats_view["tables"][0]["rows"]]
+            check(bars == want, f"a bar per MPI function with er_print's MPI time: {bars} vs {want}")
+            sized = collections.Counter()
+            for rank in truth:
+                for size, count in rank["sent_sizes"].items():
+                    sized[int(size)] += count
+            size_rows = [t for t in json.loads(run([os.path.join(bin_dir, "er_print"), "-format", "json",
+                                                     "-mpi_messages", experiment], cwd=work).stdout)["tables"]
+                         if t["title"] == "Messages sent by size"][0]["rows"]
+            check(sum(r["values"]["messages"] for r in size_rows) == sum(sized.values()) and
+                  sum(r["values"]["bytes"] for r in size_rows) == sum(s * c for s, c in sized.items()),
+                  f"er_print's messages by size {size_rows} are the {sum(sized.values())} the ranks sent")
+            bars = driver.execute_script(
+                "return [...document.querySelectorAll('svg.mpi-chart-sizes rect.size-bar')].map((b) => "
+                "[b.dataset.name, +b.dataset.value])")
+            want = [[r["name"], r["values"]["messages"]] for r in size_rows]
+            check(bars == want, f"a bar per size class with its messages: {bars} vs {want}")
             errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
             check(not errors, f"console errors on the MPI Chart: {errors}")
             driver.save_screenshot(os.path.join(artifacts, "mpi-chart.png"))

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "lumen_commands.h"
+#include "mpi_message_sizes.h"
 
 namespace lumen::test {
 
@@ -103,6 +104,23 @@ void expect_messages(const fs::path& experiment, const std::vector<json>& truth,
       if (selection.selects(std::stoul(to))) expected["received"][pair] = counted;
     }
   const json view = er_print_json(with(selection, "-mpi_messages"), experiment);
+  // The selected ranks' messages by size class, from each size they sent.
+  std::map<std::string, std::pair<double, double>> by_size;
+  for (size_t rank = 0; rank < truth.size(); ++rank) {
+    if (!selection.selects(rank)) continue;
+    for (const auto& [bytes, messages] : truth[rank].at("sent_sizes").items()) {
+      auto& [count, total] = by_size[mpi::size_class_name(mpi::size_class(std::stoull(bytes)))];
+      count += messages.get<double>();
+      total += messages.get<double>() * std::stod(bytes);
+    }
+  }
+  const auto sized = rows_by_name(table_titled(view, "Messages sent by size"));
+  EXPECT_EQ(sized.size(), by_size.size()) << what << ": size classes";
+  for (const auto& [name, figures] : by_size) {
+    ASSERT_TRUE(sized.count(name)) << what << ": no messages of " << name;
+    EXPECT_EQ(sized.at(name).at("messages").get<double>(), figures.first) << what << " " << name;
+    EXPECT_EQ(sized.at(name).at("bytes").get<double>(), figures.second) << what << " " << name;
+  }
   for (const char* direction : {"sent", "received"}) {
     const auto rows = rows_by_name(table_titled(view, std::string("Messages ") + direction + " by sender and receiver"));
     EXPECT_EQ(rows.size(), expected[direction].size()) << what << ": sender/receiver pairs " << direction;

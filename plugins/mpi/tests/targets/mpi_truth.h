@@ -2,7 +2,7 @@
  * rules: per MPI function the calls made, the point-to-point sends started
  * and their bytes (count x type size), the receives completed and their
  * bytes, and the calls that did neither; per destination the messages and
- * bytes sent. Each rank writes its
+ * bytes sent; per size in bytes the messages sent. Each rank writes its
  * account to TRUTH_DIR/rank<N>.json at the end. */
 #ifndef LUMEN_MPI_TRUTH_H
 #define LUMEN_MPI_TRUTH_H
@@ -12,6 +12,7 @@
 
 #define TRUTH_MAX_FUNCTIONS 64
 #define TRUTH_MAX_RANKS 1024
+#define TRUTH_MAX_SIZES 256
 
 struct truth_function {
   const char* name;
@@ -23,6 +24,9 @@ static struct truth_function truth_functions[TRUTH_MAX_FUNCTIONS];
 static int truth_function_count;
 static long long truth_sent_messages[TRUTH_MAX_RANKS];
 static long long truth_sent_bytes[TRUTH_MAX_RANKS];
+static long long truth_sizes[TRUTH_MAX_SIZES];          /* distinct message sizes sent, */
+static long long truth_size_messages[TRUTH_MAX_SIZES];  /* and the messages of each */
+static int truth_size_count;
 static struct truth_function* truth_last_call;
 static int truth_last_call_had_message;
 
@@ -54,6 +58,10 @@ static void truth_send(const char* name, int to, long long bytes) {
   f->bytes_sent += bytes;
   truth_sent_messages[to] += 1;
   truth_sent_bytes[to] += bytes;
+  int size = 0;
+  while (size < truth_size_count && truth_sizes[size] != bytes) ++size;
+  if (size == truth_size_count && truth_size_count < TRUTH_MAX_SIZES) truth_sizes[truth_size_count++] = bytes;
+  if (size < truth_size_count) truth_size_messages[size] += 1;
 }
 /* A receive `name` completed. */
 static void truth_receive(const char* name, long long bytes) {
@@ -86,6 +94,9 @@ static void truth_write(const char* dir, int rank, int size) {
             truth_sent_bytes[to]);
     first = 0;
   }
+  fprintf(out, "}, \"sent_sizes\": {");
+  for (int size = 0; size < truth_size_count; ++size)
+    fprintf(out, "%s\"%lld\": %lld", size ? ", " : "", truth_sizes[size], truth_size_messages[size]);
   fprintf(out, "}}\n");
   fclose(out);
   rename(temporary, path);
