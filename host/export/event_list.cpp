@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
-#include <queue>
 #include <tuple>
 
 #include "export_frames.h"
@@ -49,29 +48,29 @@ analysis::Document event_list(const ExportInput& input, const analysis::ViewRequ
                               std::optional<size_t> limit) {
   const size_t most = limit.value_or(kDefaultListed);
   const analysis::MetricRegistry& registry = input.registry;
-  // The latest listed on top, so that a later event can take its place.
-  auto later_first = [](const Listed& a, const Listed& b) { return earlier(a, b); };
-  std::priority_queue<Listed, std::vector<Listed>, decltype(later_first)> kept(later_first);
+  // A heap with the latest listed on top, so that an earlier event takes its place.
+  std::vector<Listed> events;
   std::map<const analysis::DataFile*, FileShape> shapes;
   uint64_t selected = 0;
   for_each_selected_event(input, [&](size_t e, const analysis::DataFile& file, const lumen_event& event, uint32_t stack) {
     const analysis::Experiment& experiment = *input.experiments[e];
     Listed listed{static_cast<int64_t>(event.time_ns) + experiment.clock_shift_ns(), event.time_ns, selected++,
                   static_cast<uint32_t>(e), event.thread_id, event.cpu, stack, &file, 0, {}};
-    if (most == 0 || (kept.size() == most && !earlier(listed, kept.top()))) return;
+    if (most == 0 || (events.size() == most && !earlier(listed, events.front()))) return;
     auto shape = shapes.find(&file);
     if (shape == shapes.end()) shape = shapes.emplace(&file, shape_of(file, registry)).first;
     if (shape->second.shape != EventShape::Point) listed.duration_ns = event.values[shape->second.duration_value];
     listed.values.assign(registry.size(), 0);
     for (size_t v = 0; v < file.metric_index.size(); ++v)
       if (registry.metrics().at(file.metric_index[v]).split_of.empty()) listed.values[file.metric_index[v]] += event.values[v];
-    kept.push(std::move(listed));
-    if (kept.size() > most) kept.pop();
+    events.push_back(std::move(listed));
+    std::push_heap(events.begin(), events.end(), earlier);
+    if (events.size() > most) {
+      std::pop_heap(events.begin(), events.end(), earlier);
+      events.pop_back();
+    }
   });
-  std::vector<Listed> events;
-  events.reserve(kept.size());
-  for (; !kept.empty(); kept.pop()) events.push_back(std::move(const_cast<Listed&>(kept.top())));
-  std::reverse(events.begin(), events.end());
+  std::sort_heap(events.begin(), events.end(), earlier);
 
   const analysis::MetricSelection once = analysis::exclusive_once(request.metrics);
   analysis::ViewTable table;

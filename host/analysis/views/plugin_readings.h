@@ -34,7 +34,6 @@ class PluginReadings {
             const Experiment* last_experiment = nullptr, size_t last_experiment_index = 0);
   // Frees every object kept (what they were read under changed).
   void forget();
-  size_t size() const { return kept_.size(); }
 
  private:
   struct Kept {

@@ -317,8 +317,9 @@ int stack_sums(void* context, const char* const* metrics, size_t metric_count,
 }
 
 // The plugin's object under `key`: the session's, else built now and kept
-// by the session (or, without a session's store or after a failed read,
-// until the view returns).
+// by the session (or, without a session's store or after a record the view
+// could not read, until the view returns; a failure of the reader itself
+// is an exception, out of build).
 void* kept(void* context, const char* key, void* (*build)(void*), void (*release)(void*), void* arg) {
   ViewRun& run = *static_cast<RecordScope*>(context)->run;
   if (key == nullptr || build == nullptr) return nullptr;
@@ -331,8 +332,7 @@ void* kept(void* context, const char* key, void* (*build)(void*), void (*release
     }
   void* object = build(arg);
   if (object == nullptr) return nullptr;
-  const bool failed = record_failure(run).has_value() ||
-                      std::any_of(run.parts.begin(), run.parts.end(), [](const auto& p) { return p->read_failure != nullptr; });
+  const bool failed = record_failure(run).has_value();
   (run.decoded.readings != nullptr && !failed ? *run.decoded.readings : run.read_now)
       .keep(run.plugin, key, object, release, run.top.experiment, run.top.experiment_index);
   return object;
