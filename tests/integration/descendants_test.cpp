@@ -10,6 +10,7 @@
 
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "lumen_commands.h"
 
@@ -130,6 +131,36 @@ TEST(Descendants, EveryWayAChildEndsIsRecorded) {
   const auto killed = header_of(c.experiment / "_f3.er");
   EXPECT_EQ(killed.value("signal", ""), "SIGTERM") << killed.dump();
   EXPECT_FALSE(killed.contains("exit_code"));
+}
+
+// Threads that fork at once (a launcher starting ranks from several
+// threads): every child is collected, each in a sub-experiment of its own
+// lineage, with its own pid and ending.
+TEST(Descendants, ChildrenForkedAtOnceByManyThreadsAreEachCollected) {
+  TempDir dir;
+  const Collection c = collect(dir, {}, "descendants_target", {"concurrent"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  std::set<int64_t> children;
+  std::istringstream said(c.run.out);
+  std::string line;
+  while (std::getline(said, line)) {
+    const size_t space = line.find(' ');
+    ASSERT_EQ(line.substr(space), " child exit 5") << line;
+    children.insert(std::stoll(line.substr(0, space)));
+  }
+  ASSERT_EQ(children.size(), 32u) << c.run.out;
+  std::set<int64_t> collected;
+  std::set<std::string> lineages;
+  const nlohmann::json list = er_print_json({"-exp_list"}, c.experiment);
+  for (const auto& e : list.at("experiments")) {
+    const std::string lineage = e.at("lineage").get<std::string>();
+    if (lineage.empty()) continue;
+    collected.insert(e.at("pid").get<int64_t>());
+    lineages.insert(lineage);
+    EXPECT_EQ(e.value("ending", ""), "exit 5") << e.dump();
+  }
+  EXPECT_EQ(collected, children);
+  for (int fork = 1; fork <= 32; ++fork) EXPECT_TRUE(lineages.count("_f" + std::to_string(fork))) << fork;
 }
 
 TEST(Descendants, ATargetThatOutlivesCollectSaysCollectionWasCutShort) {

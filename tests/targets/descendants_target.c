@@ -11,7 +11,11 @@
  * "vfork": the founder works, then vforks a child that execs this program
  * as "exec" at once (the child shares the founder's memory until then).
  * "become": the founder works, then execs this program as "exec" itself,
- * with no fork: one process, two images. */
+ * with no fork: one process, two images.
+ * "concurrent": 8 threads fork at once, 4 rounds, as a launcher starting
+ * ranks from several threads does; each child exits 5 at once, and the
+ * founder prints each child's pid and status. */
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -109,7 +113,38 @@ static int become(const char* self) {
   return 99;
 }
 
+enum { kForkingThreads = 8, kForkRounds = 4 };
+static pthread_barrier_t g_start_together;
+
+static void* fork_at_once(void* slot) {
+  pid_t* children = slot;
+  for (int round = 0; round < kForkRounds; ++round) {
+    pthread_barrier_wait(&g_start_together);
+    const pid_t child = fork();
+    if (child == 0) _exit(5);
+    children[round] = child;
+  }
+  return NULL;
+}
+
+static int concurrent_forks(void) {
+  pthread_t threads[kForkingThreads];
+  pid_t children[kForkingThreads][kForkRounds];
+  pthread_barrier_init(&g_start_together, NULL, kForkingThreads);
+  for (int t = 0; t < kForkingThreads; ++t) pthread_create(&threads[t], NULL, fork_at_once, children[t]);
+  for (int t = 0; t < kForkingThreads; ++t) pthread_join(threads[t], NULL);
+  for (int t = 0; t < kForkingThreads; ++t)
+    for (int round = 0; round < kForkRounds; ++round) {
+      int status = 0;
+      waitpid(children[t][round], &status, 0);
+      printf("%d ", (int)children[t][round]);
+      print_status("child", status);
+    }
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && strcmp(argv[1], "concurrent") == 0) return concurrent_forks();
   if (argc > 1 && strcmp(argv[1], "endings") == 0) return endings();
   if (argc > 1 && strcmp(argv[1], "vfork") == 0) return vfork_exec(argv[0]);
   if (argc > 1 && strcmp(argv[1], "become") == 0) return become(argv[0]);

@@ -38,12 +38,14 @@ std::string& follow_setting() {
 }
 std::atomic<int> g_forks{0};
 std::atomic<int> g_execs{0};
-int g_fork_number = 0;  // set in the parent just before fork, read in the child
 std::mutex g_environment_mutex;  // system/popen change environ for a moment
 
 bool following() { return follow_setting() != "off"; }
 
-void before_fork() { g_fork_number = ++g_forks; }
+// The fork's number is the forking thread's own: threads of a launcher
+// fork at once (Open MPI's orted starts ranks from several threads), and
+// a child is a copy of the thread that forked it.
+void before_fork() { current_thread().fork_number = ++g_forks; }
 
 void in_forked_child() {
   // Another thread of the parent may have held it (in system or popen) at
@@ -54,7 +56,7 @@ void in_forked_child() {
     stop_in_forked_child();
     return;
   }
-  own_lineage() += "_f" + std::to_string(g_fork_number);
+  own_lineage() += "_f" + std::to_string(current_thread().fork_number);
   g_forks = 0;
   g_execs = 0;
   restart_in_forked_child(own_lineage());

@@ -89,6 +89,9 @@ struct ThreadState {
   // The plugins' thread_begin ran on this thread and their thread_end has
   // not yet (what collect -P's detach ends on each thread).
   bool collection_began = false;
+  // The number of the fork this thread is making (set before it forks,
+  // read in the child, which names its sub-experiment by it).
+  int fork_number = 0;
   ThreadBlock blocks[kMaxStreams];
   LatestInterned latest_interned;
 };
