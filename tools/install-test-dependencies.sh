@@ -14,6 +14,7 @@ packages=(
   heaptrack zstd time                    # heap tracing: the tool compared with (its data file read with zstd), CPU times
   strace                                 # counts the files a session of views opens
   iproute2                               # ip: the hosts tools/test-hosts.sh makes for MPI jobs across hosts
+  openssh-server openssh-client          # each such host's sshd, which launchers reach as on a cluster
   golang-go                              # go tool pprof: reads er_print -export pprof back
   chromium chromium-driver               # er_html's report in a real browser, headless
   python3-selenium                       # drives the browser from the report's tests

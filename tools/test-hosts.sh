@@ -19,6 +19,10 @@
 #                                    name): the launch agent, as ssh is called,
 #                                    of Open MPI (--mca plm_rsh_agent) and
 #                                    MPICH's Hydra (-launcher ssh -launcher-exec)
+# Where sshd is installed, each host also runs one, as cluster nodes do:
+# /tmp/lumen-test-hosts/ssh/ssh is then the ssh client with the hosts' key,
+# a launch agent in place of this script; a command it runs starts in a
+# fresh login environment, nothing inherited from the launcher.
 # Needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN) and ip(8).
 set -euo pipefail
 bridge=lumenbr0
@@ -27,6 +31,7 @@ prefix=lumen-h
 subnet=10.77.0
 scratch=/tmp/lumen-test-scratch
 scratch_root=/tmp/lumen-test-hosts
+keys=$scratch_root/ssh
 
 remove() {
   local ns
@@ -39,6 +44,42 @@ remove() {
   if mountpoint -q /run/netns 2>/dev/null && [ -z "$(ls -A /run/netns 2>/dev/null)" ]; then umount /run/netns || true; fi
   rm -rf "$scratch_root"
   rmdir "$scratch" 2>/dev/null || true
+  [[ -e /run/sshd.lumen-test-hosts ]] && rm -rf /run/sshd /run/sshd.lumen-test-hosts
+  return 0
+}
+
+# A key for the hosts, a client configuration that uses it, and an sshd in
+# each host (its network, host name, scratch and clock, as agent gives a
+# command) that accepts it for root.
+start_ssh_servers() {
+  local count=$1 i ns
+  mkdir -p "$keys"
+  ssh-keygen -q -t ed25519 -N "" -f "$keys/host_key"
+  ssh-keygen -q -t ed25519 -N "" -f "$keys/id"
+  cp "$keys/id.pub" "$keys/authorized_keys"
+  printf '%s\n' "HostKey $keys/host_key" "AuthorizedKeysFile $keys/authorized_keys" \
+    "PermitRootLogin prohibit-password" "PasswordAuthentication no" "KbdInteractiveAuthentication no" \
+    "UsePAM no" "StrictModes no" "PidFile none" >"$keys/sshd_config"
+  printf '%s\n' "Host *" "  IdentityFile $keys/id" "  StrictHostKeyChecking no" "  UserKnownHostsFile /dev/null" \
+    "  LogLevel ERROR" "  BatchMode yes" >"$keys/config"
+  printf '#!/bin/sh\nexec ssh -F %s "$@"\n' "$keys/config" >"$keys/ssh"
+  chmod +x "$keys/ssh"
+  if [[ ! -d /run/sshd ]]; then mkdir -p /run/sshd && touch /run/sshd.lumen-test-hosts; fi
+  for ((i = 1; i <= count; ++i)); do
+    ns=$prefix$i
+    local clock=()
+    [[ -e $scratch_root/clocks-apart ]] && clock=(--time --monotonic $(((i - 1) * 3600)))
+    setsid ip netns exec "$ns" unshare --uts --mount --propagation private --fork --kill-child "${clock[@]}" /bin/sh -c \
+      'hostname "$0" && mount --bind "$1" "$2" && exec /usr/sbin/sshd -D -f "$3"' \
+      "$ns" "$scratch_root/$ns" "$scratch" "$keys/sshd_config" </dev/null >"$keys/sshd-$ns.log" 2>&1 &
+  done
+  for ((i = 1; i <= count; ++i)); do
+    local tries=0
+    until ip netns exec "${prefix}0" "$keys/ssh" "$subnet.$((i + 1))" true 2>/dev/null; do
+      ((++tries < 50)) || { echo "test-hosts: sshd in $prefix$i did not answer" >&2; cat "$keys/sshd-$prefix$i.log" >&2; return 1; }
+      sleep 0.1
+    done
+  done
 }
 
 create() {
@@ -60,6 +101,7 @@ create() {
   done
   mkdir -p "$scratch"
   if unshare --fork --time --monotonic 3600 true 2>/dev/null; then touch "$scratch_root/clocks-apart"; fi
+  if [[ -x /usr/sbin/sshd ]] && command -v ssh-keygen >/dev/null; then start_ssh_servers "$count"; fi
   trap - ERR
 }
 

@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -209,7 +210,11 @@ int run_collect(const std::vector<std::string>& args) {
                        : experiment.filename().string())
               << "\n";
     StartContext context{experiment, &plan, &facts};
-    const LaunchResult result = run_target(program, request.target, preload, experiment.string(),
+    // Ranks this target launches on other hosts join its experiment.
+    const bool traces_mpi =
+        std::any_of(plan.plugins.begin(), plan.plugins.end(), [](const PlannedPlugin& p) { return p.name == "mpi"; });
+    const std::string job_experiment = traces_mpi && !rank ? fs::absolute(experiment).string() : "";
+    const LaunchResult result = run_target(program, request.target, preload, experiment.string(), job_experiment,
                                            on_target_started, &context);
     metadata::ProcessEnd end;
     end.exited = WIFEXITED(result.wait_status);

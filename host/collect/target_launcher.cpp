@@ -71,11 +71,15 @@ std::string resolve_target(const std::string& program) {
 
 LaunchResult run_target(const std::string& program_path, const std::vector<std::string>& argv,
                         const std::vector<std::string>& preload, const std::string& experiment,
-                        void (*on_started)(int pid, void* context), void* context) {
+                        const std::string& job_experiment, void (*on_started)(int pid, void* context),
+                        void* context) {
   std::string preload_list;
   for (const std::string& library : preload) preload_list += (preload_list.empty() ? "" : ":") + library;
   if (const char* existing = std::getenv("LD_PRELOAD"); existing != nullptr && *existing != '\0')
     preload_list += std::string(":") + existing;
+  std::string forwarded = "LD_PRELOAD;LUMEN_MPI_JOB";
+  if (const char* listed = std::getenv("OMPI_MCA_mca_base_env_list"); listed != nullptr && *listed != '\0')
+    forwarded = listed + (";" + forwarded);
 
   int exec_error[2];
   if (pipe2(exec_error, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
@@ -94,6 +98,10 @@ LaunchResult run_target(const std::string& program_path, const std::vector<std::
     setenv("LD_PRELOAD", preload_list.c_str(), 1);
     setenv("LUMEN_EXPERIMENT", experiment.c_str(), 1);
     setenv("LUMEN_TARGET_PID", std::to_string(getpid()).c_str(), 1);
+    if (!job_experiment.empty()) {
+      setenv("LUMEN_MPI_JOB", job_experiment.c_str(), 1);
+      setenv("OMPI_MCA_mca_base_env_list", forwarded.c_str(), 1);
+    }
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);

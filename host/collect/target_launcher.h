@@ -21,9 +21,15 @@ struct LaunchResult {
 };
 
 // `preload`: libraries to put before any LD_PRELOAD the user already has.
+// `job_experiment` (absolute; empty for none): the target may launch ranks
+// on other hosts, whose daemons (started over ssh, not collected) forward
+// the launcher's environment to them: LUMEN_MPI_JOB names the experiment,
+// and Open MPI is asked to forward it and LD_PRELOAD (mca_base_env_list;
+// MPICH's Hydra forwards the whole environment).
 LaunchResult run_target(const std::string& program_path, const std::vector<std::string>& argv,
                         const std::vector<std::string>& preload, const std::string& experiment,
-                        void (*on_started)(int pid, void* context), void* context);
+                        const std::string& job_experiment, void (*on_started)(int pid, void* context),
+                        void* context);
 
 // Ends collect the way the target ended: same exit code, or same signal.
 [[noreturn]] void exit_like(int wait_status);

@@ -1,6 +1,10 @@
 #include "lifecycle/collector_variables.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdlib>
+#include <cstring>
 
 namespace lumen::collector {
 
@@ -13,6 +17,31 @@ std::string take(const char* name, bool* found) {
   std::string copy = value;
   unsetenv(name);
   return copy;
+}
+
+// The launcher's rank of this process, or empty.
+std::string rank_in_environment() {
+  for (const char* name : kRankVariables) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && *value != '\0' && std::strspn(value, "0123456789") == std::strlen(value)) return value;
+  }
+  return "";
+}
+
+// A rank of a job whose launcher forwarded LUMEN_MPI_JOB: `_rankN` in the
+// founder, or, where a rank of that number already recorded (a second job
+// of one collection), `_pPID_rankN`.
+void join_job_as_rank(CollectorVariables& v) {
+  const char* job = std::getenv("LUMEN_MPI_JOB");
+  const std::string rank = rank_in_environment();
+  if (job == nullptr || *job != '/' || rank.empty()) return;
+  v.experiment = job;
+  v.target_pid = "any";
+  v.lineage = "_rank" + rank;
+  struct stat existing;
+  if (stat((v.experiment + "/" + v.lineage + ".er").c_str(), &existing) == 0)
+    v.lineage = "_p" + std::to_string(getpid()) + v.lineage;
+  v.present = true;
 }
 
 }  // namespace
@@ -29,6 +58,7 @@ void take_collector_variables() {
   v.target_pid = take("LUMEN_TARGET_PID", &target);
   v.lineage = take("LUMEN_LINEAGE", &lineage);
   v.present = experiment && target;
+  if (!experiment && !target && !lineage) join_job_as_rank(v);
   if (const char* preload = std::getenv("LD_PRELOAD")) v.preload = preload;
 }
 

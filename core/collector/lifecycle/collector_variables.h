@@ -6,6 +6,13 @@
 // program's environment when it loads, so the program sees its environment
 // as without collect (beside the preload), and puts them back only into
 // the environment of an image it starts (descendants.cpp).
+//
+// A rank started on another host by a launcher's daemon, which ssh started
+// out of collect's reach, has none of them; it has what the launcher
+// forwards from its own environment: the preload, LUMEN_MPI_JOB (the
+// founder's directory, set by collect for a target that traces MPI and
+// left in the environment for the launcher to forward) and the launcher's
+// rank variable. It records into the founder as `_rankN`.
 #pragma once
 
 #include <string>
@@ -19,6 +26,10 @@ struct CollectorVariables {
   std::string target_pid;
   std::string preload;  // LD_PRELOAD as the runtime found it
 };
+
+// The variables a parallel job's launcher (mpirun, mpiexec, a PMI or PMIx
+// server) gives each rank it starts.
+inline constexpr const char* kRankVariables[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
 
 // Not signal-safe. Reads the variables and removes them from `environ`;
 // run once, from the runtime's constructor.

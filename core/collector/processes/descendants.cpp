@@ -75,10 +75,6 @@ struct Handover {
   std::string target_pid;
 };
 
-// The variables a parallel job's launcher (mpirun, mpiexec, a PMI or PMIx
-// server) gives each rank it starts.
-constexpr const char* kRankVariables[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
-
 const char* variable_in(char* const envp[], const char* name) {
   const size_t length = std::strlen(name);
   for (int i = 0; envp != nullptr && envp[i] != nullptr; ++i)

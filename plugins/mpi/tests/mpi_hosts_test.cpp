@@ -1,7 +1,10 @@
 // MPI jobs across hosts: two hosts made on this machine (tools/test-hosts.sh:
 // network namespaces with their own addresses and host names, this file
-// system shared), the launcher on a third, reached through each launcher's own agent (Open MPI's
-// plm_rsh_agent, MPICH Hydra's -launcher-exec), 4 ranks, 2 a host. Both
+// system shared), the launcher on a third, 4 ranks, 2 a host. The hosts are
+// reached through real ssh to each host's own sshd (MpiAcrossHosts), as on
+// a cluster, or through tools/test-hosts.sh as each launcher's agent (Open
+// MPI's plm_rsh_agent, MPICH Hydra's -launcher-exec), which keeps the
+// launcher's environment (the clock skew the tests set there). Both
 // launch forms (collect wrapping the launcher; the launcher running collect
 // once per rank) record one founder whose ranks' figures equal what each
 // rank counted, each rank on the host it ran on. The second host's
@@ -45,13 +48,19 @@ class MpiNodeLocal : public OnTwoHosts<std::string> {};
 class MpiClockAlignment : public OnTwoHosts<std::tuple<std::string, bool>> {};
 class MpiRankKilled : public OnTwoHosts<std::string> {};
 
-// The launcher's options that place 2 ranks on each host through its agent.
-std::vector<std::string> across_hosts(const std::string& name) {
+// The ssh client of the hosts' own sshd (where sshd is installed): what a
+// command run through it inherits is a login's environment, as on a
+// cluster, not the launcher's.
+const std::string kSsh = "/tmp/lumen-test-hosts/ssh/ssh";
+
+// The launcher's options that place 2 ranks on each host through `agent`
+// (tools/test-hosts.sh, which keeps the launcher's environment, or kSsh).
+std::vector<std::string> across_hosts(const std::string& name, const std::string& agent = kHosts) {
   if (name == "openmpi")
-    return {"--allow-run-as-root", "--mca", "plm_rsh_agent", kHosts, "--mca", "oob_tcp_if_include",
+    return {"--allow-run-as-root", "--mca", "plm_rsh_agent", agent, "--mca", "oob_tcp_if_include",
             "10.77.0.0/24", "--mca", "btl_tcp_if_include", "10.77.0.0/24", "--mca", "btl", "tcp,self", "--host",
             "10.77.0.2:2,10.77.0.3:2"};
-  return {"-localhost", "10.77.0.1", "-launcher", "ssh", "-launcher-exec", kHosts, "-hosts",
+  return {"-localhost", "10.77.0.1", "-launcher", "ssh", "-launcher-exec", agent, "-hosts",
           "10.77.0.2:2,10.77.0.3:2"};
 }
 
@@ -132,7 +141,10 @@ TEST_P(MpiAcrossHosts, EachRankOnItsHostWithItsOwnFigures) {
   Implementation mpi = implementation(name);
   if (mpi.launcher.empty()) GTEST_SKIP() << name << " is not installed";
   if (!unavailable_->empty()) GTEST_SKIP() << *unavailable_;
-  mpi.launcher_options = across_hosts(name);
+  ASSERT_TRUE(fs::exists(kSsh)) << "the hosts have no sshd: install openssh-server (tools/install-test-dependencies.sh)";
+  // Through ssh: the daemons on the hosts are started out of collect's
+  // reach, with nothing of the launcher's environment.
+  mpi.launcher_options = across_hosts(name, kSsh);
   const JobSpec spec = four_ranks_on_two_hosts(per_rank);
   const auto started = std::chrono::steady_clock::now();
   const Job job = run_job(mpi, spec);
