@@ -24,10 +24,25 @@
 namespace lumen::mpi {
 namespace {
 
+// The ranks of the job, by the world size its ranks recorded, that left no
+// MPI data at all: not collected (a host where the experiment's directory
+// could not be reached, a rank not run under collect). Whatever the
+// selection: it leaves out figures, not ranks' processes.
+std::vector<int32_t> unrecorded_ranks(const Aggregate& a) {
+  int32_t world = 0;
+  for (const auto& [rank, info] : a.names) world = std::max(world, info.world_size);
+  std::vector<int32_t> missing;
+  for (int32_t rank = 0; rank < std::min(world, int32_t{1} << 20); ++rank)
+    if (!a.names.count(rank)) missing.push_back(rank);
+  return missing;
+}
+
 void common_summaries(const lumen_view_host* host, const Aggregate& a) {
   int64_t ranks = 0;
   for (const auto& [rank, info] : a.ranks) ranks += rank >= 0 ? 1 : 0;
   host->summary(host->context, "ranks", "Ranks", static_cast<double>(ranks), LUMEN_UNIT_COUNT);
+  host->summary(host->context, "unrecorded_ranks", "Ranks of the job that recorded nothing here",
+                static_cast<double>(unrecorded_ranks(a).size()), LUMEN_UNIT_COUNT);
   host->summary(host->context, "incomplete_traces", "Incomplete traces (VT_MAX_FLUSHES reached)",
                 static_cast<double>(a.incomplete), LUMEN_UNIT_COUNT);
   host->summary(host->context, "silent_processes", "Processes traced that recorded no MPI call",
@@ -51,6 +66,19 @@ void silent_processes_table(const lumen_view_host* host, const Aggregate& a) {
                                       : "rank " + std::to_string(rank) + " (as launched)";
     host->table_row(host->context, name.c_str(), &one, LUMEN_NO_STACK);
   }
+}
+
+// Said by rank, so that no view passes for the whole job's.
+void unrecorded_ranks_table(const lumen_view_host* host, const Aggregate& a) {
+  const std::vector<int32_t> unrecorded = unrecorded_ranks(a);
+  if (unrecorded.empty()) return;
+  const lumen_view_column columns[] = {{"ranks", "Ranks", LUMEN_UNIT_COUNT}};
+  host->table_begin(host->context,
+                    "Ranks of the job that recorded nothing here, so their figures are missing (not run under "
+                    "collect, or on a host that could not reach the experiment's directory)",
+                    columns, std::size(columns));
+  const double one = 1;
+  for (const int32_t rank : unrecorded) host->table_row(host->context, rank_name(rank).c_str(), &one, LUMEN_NO_STACK);
 }
 
 const lumen_view_column kTotalsColumns[] = {
@@ -85,6 +113,7 @@ int run_stats(const lumen_view_host* host, char* error, size_t error_size) {
     if (host->row_limit != 0 && rows.size() > host->row_limit) rows.resize(host->row_limit);
     host->table_begin(host->context, "MPI functions", kTotalsColumns, std::size(kTotalsColumns));
     for (const auto& [function, totals] : rows) totals_row(host, function_name(function), totals);
+    unrecorded_ranks_table(host, a);
     silent_processes_table(host, a);
     return 0;
   } catch (const std::exception& e) {
@@ -107,6 +136,7 @@ int run_ranks(const lumen_view_host* host, char* error, size_t error_size) {
       if (!info.library.empty()) name += " (" + info.library + ")";
       totals_row(host, name, info.totals);
     }
+    unrecorded_ranks_table(host, a);
     silent_processes_table(host, a);
     return 0;
   } catch (const std::exception& e) {
@@ -188,6 +218,7 @@ int run_messages(const lumen_view_host* host, char* error, size_t error_size) {
     message_tables(host, "sent", a.sent);
     message_tables(host, "received", a.received);
     size_table(host, a.sent_by_size);
+    unrecorded_ranks_table(host, a);
     silent_processes_table(host, a);
     return 0;
   } catch (const std::exception& e) {
@@ -236,6 +267,7 @@ int run_hosts(const lumen_view_host* host, char* error, size_t error_size) {
       const double values[] = {static_cast<double>(totals.count), static_cast<double>(totals.bytes)};
       host->table_row(host->context, (pair.first + " -> " + pair.second).c_str(), values, LUMEN_NO_STACK);
     }
+    unrecorded_ranks_table(host, a);
     silent_processes_table(host, a);
     return 0;
   } catch (const std::exception& e) {

@@ -53,15 +53,16 @@ class MpiRankKilled : public OnTwoHosts<std::string> {};
 // cluster, not the launcher's.
 const std::string kSsh = "/tmp/lumen-test-hosts/ssh/ssh";
 
-// The launcher's options that place 2 ranks on each host through `agent`
-// (tools/test-hosts.sh, which keeps the launcher's environment, or kSsh).
-std::vector<std::string> across_hosts(const std::string& name, const std::string& agent = kHosts) {
+// The launcher's options that place ranks on `hosts` (by default 2 on each
+// host) through `agent` (tools/test-hosts.sh, which keeps the launcher's
+// environment, or kSsh); 10.77.0.1 is the launcher's own host.
+std::vector<std::string> across_hosts(const std::string& name, const std::string& agent = kHosts,
+                                      const std::string& hosts = "10.77.0.2:2,10.77.0.3:2") {
   if (name == "openmpi")
     return {"--allow-run-as-root", "--mca", "plm_rsh_agent", agent, "--mca", "oob_tcp_if_include",
             "10.77.0.0/24", "--mca", "btl_tcp_if_include", "10.77.0.0/24", "--mca", "btl", "tcp,self", "--host",
-            "10.77.0.2:2,10.77.0.3:2"};
-  return {"-localhost", "10.77.0.1", "-launcher", "ssh", "-launcher-exec", agent, "-hosts",
-          "10.77.0.2:2,10.77.0.3:2"};
+            hosts};
+  return {"-localhost", "10.77.0.1", "-launcher", "ssh", "-launcher-exec", agent, "-hosts", hosts};
 }
 
 // Four ranks, two a host, the launcher on a host of its own.
@@ -176,6 +177,59 @@ TEST_P(MpiAcrossHosts, EachRankOnItsHostWithItsOwnFigures) {
   }
 }
 
+// The MPI views name the ranks of the job (its world size) that left no
+// data in `experiment`, and count them.
+void expect_unrecorded_ranks(const fs::path& experiment, const std::vector<std::string>& ranks, const std::string& what) {
+  for (const char* view : {"-mpi_stats", "-mpi_ranks", "-mpi_messages", "-mpi_hosts"}) {
+    const json shown = er_print_json({view}, experiment);
+    EXPECT_EQ(shown.at("summary").at("unrecorded_ranks").get<double>(), static_cast<double>(ranks.size()))
+        << what << " " << view;
+    std::vector<std::string> named;
+    for (const json& table : shown.at("tables"))
+      if (table.at("title").get<std::string>().rfind("Ranks of the job that recorded nothing here", 0) == 0)
+        for (const json& row : table.at("rows")) named.push_back(row.at("name"));
+    EXPECT_EQ(named, ranks) << what << " " << view;
+  }
+}
+
+// Collect around the launcher with the experiment on node-local scratch:
+// ranks 0 and 1 run beside the launcher and are collected; ranks 2 and 3,
+// on another host reached over ssh, find no founder there and are not.
+// Every MPI view says which ranks of the job are missing rather than
+// passing for the whole job.
+TEST_P(MpiNodeLocal, RanksThatCouldNotReachTheFounderAreNamed) {
+  const std::string name = GetParam();
+  Implementation mpi = implementation(name);
+  if (mpi.launcher.empty()) GTEST_SKIP() << name << " is not installed";
+  if (!unavailable_->empty()) GTEST_SKIP() << *unavailable_;
+  ASSERT_TRUE(fs::exists(kSsh)) << "the hosts have no sshd: install openssh-server (tools/install-test-dependencies.sh)";
+  const TempDir truth_dir;
+  const std::string founder = "/tmp/lumen-test-scratch/around-" + name + ".er";
+  std::vector<std::string> argv{kHosts, "launch", (bin_dir() / "collect").string(), "--profile", "mpi", "-o", founder,
+                                "--", mpi.launcher};
+  for (const std::string& option : across_hosts(name, kSsh, "10.77.0.1:2,10.77.0.3:2")) argv.push_back(option);
+  argv.insert(argv.end(), {"-np", "4", mpi.target("mpi_exchange_target"), truth_dir.path().string()});
+  fs::remove_all(founder);
+  struct RemovedAtEnd {
+    fs::path path;
+    ~RemovedAtEnd() { std::error_code ignored; fs::remove_all(path, ignored); }
+  } removed{founder};
+  const ProcessResult run = run_process(argv);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const fs::path here = founder;  // the launcher's host has this machine's scratch; the others their own
+  ASSERT_TRUE(fs::is_directory(here / "_rank1.er")) << run.err;
+  EXPECT_FALSE(fs::exists(here / "_rank2.er"));
+  expect_unrecorded_ranks(here, {"rank 2", "rank 3"}, name);
+  std::vector<json> truth;
+  for (int rank = 0; rank < 4; ++rank) {
+    std::ifstream in(truth_dir.path() / ("rank" + std::to_string(rank) + ".json"));
+    ASSERT_TRUE(in) << "rank " << rank << " wrote no truth";
+    truth.push_back(json::parse(in));
+  }
+  const RankSelection recorded{{0, 1}, {}};
+  expect_per_rank(here, truth, name + ", the ranks recorded", recorded);
+}
+
 // Node-local directories: the launcher runs collect per rank with -d on
 // each host's own scratch directory (the same path, a different directory
 // on each host), so each host holds a founder of the job with its own
@@ -203,6 +257,7 @@ TEST_P(MpiNodeLocal, FoundersOfEachHostAreGatheredByErCp) {
   const ProcessResult partial = run_process({(bin_dir() / "er_print").string(), "-mpi_ranks", first.string()});
   EXPECT_NE(partial.err.find("the job had 4 ranks, but rank 2, 3 recorded no experiment here"), std::string::npos)
       << partial.err;
+  expect_unrecorded_ranks(first, {"rank 2", "rank 3"}, name + ", one host's founder");
 
   const ProcessResult gathered = run_process({(bin_dir() / "er_cp").string(), second.string(), first.string()});
   ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
@@ -222,6 +277,7 @@ TEST_P(MpiNodeLocal, FoundersOfEachHostAreGatheredByErCp) {
   expect_messages(first, truth, what);
   const ProcessResult complete = run_process({(bin_dir() / "er_print").string(), "-mpi_ranks", first.string()});
   EXPECT_EQ(complete.err.find("recorded no experiment here"), std::string::npos) << complete.err;
+  expect_unrecorded_ranks(first, {}, what);
   // Gathered twice: refused, nothing copied.
   const ProcessResult again = run_process({(bin_dir() / "er_cp").string(), second.string(), first.string()});
   EXPECT_NE(again.exit_code, 0);
