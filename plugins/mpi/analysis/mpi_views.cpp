@@ -49,36 +49,34 @@ void common_summaries(const lumen_view_host* host, const Aggregate& a) {
                 static_cast<double>(a.silent.size()), LUMEN_UNIT_COUNT);
 }
 
+// Processes named one a row, each counted once (a table of who, not of how much).
+void named_processes_table(const lumen_view_host* host, const char* title, const lumen_view_column& column,
+                           const std::vector<std::string>& names) {
+  if (names.empty()) return;
+  host->table_begin(host->context, title, &column, 1);
+  const double one = 1;
+  for (const std::string& name : names) host->table_row(host->context, name.c_str(), &one, LUMEN_NO_STACK);
+}
+
 // A process that traced (its MPI library is the one the collector was
 // built for) and recorded no call made its MPI calls past the interface
 // traced, or none: said by name, so that no figure of 0 passes for a
-// measurement.
-void silent_processes_table(const lumen_view_host* host, const Aggregate& a) {
-  if (a.silent.empty()) return;
-  const lumen_view_column columns[] = {{"processes", "Processes", LUMEN_UNIT_COUNT}};
-  host->table_begin(host->context,
-                    "MPI tracing was on and no MPI call was recorded (the calls bypassed the MPI functions traced, "
-                    "or the process made none)",
-                    columns, std::size(columns));
-  const double one = 1;
-  for (const int32_t rank : a.silent) {
-    const std::string name = rank < 0 ? std::string("a process the launcher gave no rank")
-                                      : "rank " + std::to_string(rank) + " (as launched)";
-    host->table_row(host->context, name.c_str(), &one, LUMEN_NO_STACK);
-  }
-}
-
-// Said by rank, so that no view passes for the whole job's.
-void unrecorded_ranks_table(const lumen_view_host* host, const Aggregate& a) {
-  const std::vector<int32_t> unrecorded = unrecorded_ranks(a);
-  if (unrecorded.empty()) return;
-  const lumen_view_column columns[] = {{"ranks", "Ranks", LUMEN_UNIT_COUNT}};
-  host->table_begin(host->context,
-                    "Ranks of the job that recorded nothing here, so their figures are missing (not run under "
-                    "collect, or on a host that could not reach the experiment's directory)",
-                    columns, std::size(columns));
-  const double one = 1;
-  for (const int32_t rank : unrecorded) host->table_row(host->context, rank_name(rank).c_str(), &one, LUMEN_NO_STACK);
+// measurement. A rank that recorded nothing at all is said by rank, so
+// that no view passes for the whole job's.
+void unrecorded_and_silent_tables(const lumen_view_host* host, const Aggregate& a) {
+  std::vector<std::string> unrecorded, silent;
+  for (const int32_t rank : unrecorded_ranks(a)) unrecorded.push_back(rank_name(rank));
+  for (const int32_t rank : a.silent)
+    silent.push_back(rank < 0 ? std::string("a process the launcher gave no rank")
+                              : "rank " + std::to_string(rank) + " (as launched)");
+  named_processes_table(host,
+                        "Ranks of the job that recorded nothing here, so their figures are missing (not run under "
+                        "collect, or on a host that could not reach the experiment's directory)",
+                        {"ranks", "Ranks", LUMEN_UNIT_COUNT}, unrecorded);
+  named_processes_table(host,
+                        "MPI tracing was on and no MPI call was recorded (the calls bypassed the MPI functions "
+                        "traced, or the process made none)",
+                        {"processes", "Processes", LUMEN_UNIT_COUNT}, silent);
 }
 
 const lumen_view_column kTotalsColumns[] = {
@@ -113,8 +111,7 @@ int run_stats(const lumen_view_host* host, char* error, size_t error_size) {
     if (host->row_limit != 0 && rows.size() > host->row_limit) rows.resize(host->row_limit);
     host->table_begin(host->context, "MPI functions", kTotalsColumns, std::size(kTotalsColumns));
     for (const auto& [function, totals] : rows) totals_row(host, function_name(function), totals);
-    unrecorded_ranks_table(host, a);
-    silent_processes_table(host, a);
+    unrecorded_and_silent_tables(host, a);
     return 0;
   } catch (const std::exception& e) {
     std::snprintf(error, error_size, "%s", e.what());
@@ -136,8 +133,7 @@ int run_ranks(const lumen_view_host* host, char* error, size_t error_size) {
       if (!info.library.empty()) name += " (" + info.library + ")";
       totals_row(host, name, info.totals);
     }
-    unrecorded_ranks_table(host, a);
-    silent_processes_table(host, a);
+    unrecorded_and_silent_tables(host, a);
     return 0;
   } catch (const std::exception& e) {
     std::snprintf(error, error_size, "%s", e.what());
@@ -218,8 +214,7 @@ int run_messages(const lumen_view_host* host, char* error, size_t error_size) {
     message_tables(host, "sent", a.sent);
     message_tables(host, "received", a.received);
     size_table(host, a.sent_by_size);
-    unrecorded_ranks_table(host, a);
-    silent_processes_table(host, a);
+    unrecorded_and_silent_tables(host, a);
     return 0;
   } catch (const std::exception& e) {
     std::snprintf(error, error_size, "%s", e.what());
@@ -267,8 +262,7 @@ int run_hosts(const lumen_view_host* host, char* error, size_t error_size) {
       const double values[] = {static_cast<double>(totals.count), static_cast<double>(totals.bytes)};
       host->table_row(host->context, (pair.first + " -> " + pair.second).c_str(), values, LUMEN_NO_STACK);
     }
-    unrecorded_ranks_table(host, a);
-    silent_processes_table(host, a);
+    unrecorded_and_silent_tables(host, a);
     return 0;
   } catch (const std::exception& e) {
     std::snprintf(error, error_size, "%s", e.what());
