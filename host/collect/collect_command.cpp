@@ -1,12 +1,14 @@
 #include "collect_command.h"
 
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -29,6 +31,7 @@
 #include "profile.h"
 #include "recording_end.h"
 #include "target_launcher.h"
+#include "yaml_text.h"
 
 namespace lumen::collect {
 
@@ -97,13 +100,46 @@ struct StartContext {
   fs::path experiment;
   const CollectionPlan* plan;
   metadata::ProcessFacts* facts;
+  // The header's job_key line, for a target whose ranks may found its job
+  // on other hosts (which er_cp gathers back by that key).
+  std::string job;
 };
 
 void write_header(const StartContext& context, const metadata::ProcessEnd* end) {
   std::string error;
-  if (!metadata::write_header_file(context.experiment.string(), metadata::header_text(*context.plan, *context.facts, end),
-                                   error))
+  if (!metadata::write_header_file(context.experiment.string(),
+                                   metadata::header_text(*context.plan, *context.facts, end) + context.job, error))
     throw std::runtime_error(error);
+}
+
+// A job key no other collection has: this host, collect's pid, its start.
+std::string collection_job_key(const metadata::ProcessFacts& facts) {
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  return "collect:" + std::string(host) + ":" + std::to_string(getpid()) + ":" + std::to_string(facts.start_wall_ns);
+}
+
+std::string hex_of(const std::string& text) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  for (const unsigned char c : text) hex += {kDigits[c >> 4], kDigits[c & 15]};
+  return hex;
+}
+
+// What ranks this target launches on other hosts need to record into its
+// experiment (target_launcher.h): its path, and, where that is node-local
+// there, the plan and the job key to found it with (job_founder_here.h).
+// Only where MPI is traced, and not for a rank's own collect.
+ForwardedVariables variables_for_remote_ranks(const CollectionPlan& plan, bool is_rank, const fs::path& experiment,
+                                              const metadata::ProcessFacts& facts) {
+  const bool traces_mpi =
+      std::any_of(plan.plugins.begin(), plan.plugins.end(), [](const PlannedPlugin& p) { return p.name == "mpi"; });
+  if (!traces_mpi || is_rank) return {};
+  std::ifstream in(experiment / metadata::kPlanFile, std::ios::binary);
+  const std::string plan_text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return {{"LUMEN_MPI_JOB", fs::absolute(experiment).string()},
+          {"LUMEN_MPI_JOB_KEY", collection_job_key(facts)},
+          {"LUMEN_MPI_PLAN", hex_of(plan_text)}};
 }
 
 void on_target_started(int pid, void* opaque) {
@@ -209,12 +245,12 @@ int run_collect(const std::vector<std::string>& args) {
               << (rank ? (experiment.parent_path().filename() / experiment.filename()).string()
                        : experiment.filename().string())
               << "\n";
-    StartContext context{experiment, &plan, &facts};
-    // Ranks this target launches on other hosts join its experiment.
-    const bool traces_mpi =
-        std::any_of(plan.plugins.begin(), plan.plugins.end(), [](const PlannedPlugin& p) { return p.name == "mpi"; });
-    const std::string job_experiment = traces_mpi && !rank ? fs::absolute(experiment).string() : "";
-    const LaunchResult result = run_target(program, request.target, preload, experiment.string(), job_experiment,
+    StartContext context{experiment, &plan, &facts, ""};
+    const ForwardedVariables to_remote_ranks = variables_for_remote_ranks(plan, rank.has_value(), experiment, facts);
+    for (const auto& [name, value] : to_remote_ranks)
+      if (name == "LUMEN_MPI_JOB_KEY")
+        context.job = "job_key: " + metadata::yaml_scalar(value) + "\n";
+    const LaunchResult result = run_target(program, request.target, preload, experiment.string(), to_remote_ranks,
                                            on_target_started, &context);
     metadata::ProcessEnd end;
     end.exited = WIFEXITED(result.wait_status);

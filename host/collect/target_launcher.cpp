@@ -71,13 +71,14 @@ std::string resolve_target(const std::string& program) {
 
 LaunchResult run_target(const std::string& program_path, const std::vector<std::string>& argv,
                         const std::vector<std::string>& preload, const std::string& experiment,
-                        const std::string& job_experiment, void (*on_started)(int pid, void* context),
+                        const ForwardedVariables& to_remote_ranks, void (*on_started)(int pid, void* context),
                         void* context) {
   std::string preload_list;
   for (const std::string& library : preload) preload_list += (preload_list.empty() ? "" : ":") + library;
   if (const char* existing = std::getenv("LD_PRELOAD"); existing != nullptr && *existing != '\0')
     preload_list += std::string(":") + existing;
-  std::string forwarded = "LD_PRELOAD;LUMEN_MPI_JOB";
+  std::string forwarded = "LD_PRELOAD";
+  for (const auto& [name, value] : to_remote_ranks) forwarded += ";" + name;
   if (const char* listed = std::getenv("OMPI_MCA_mca_base_env_list"); listed != nullptr && *listed != '\0')
     forwarded = listed + (";" + forwarded);
 
@@ -98,10 +99,8 @@ LaunchResult run_target(const std::string& program_path, const std::vector<std::
     setenv("LD_PRELOAD", preload_list.c_str(), 1);
     setenv("LUMEN_EXPERIMENT", experiment.c_str(), 1);
     setenv("LUMEN_TARGET_PID", std::to_string(getpid()).c_str(), 1);
-    if (!job_experiment.empty()) {
-      setenv("LUMEN_MPI_JOB", job_experiment.c_str(), 1);
-      setenv("OMPI_MCA_mca_base_env_list", forwarded.c_str(), 1);
-    }
+    for (const auto& [name, value] : to_remote_ranks) setenv(name.c_str(), value.c_str(), 1);
+    if (!to_remote_ranks.empty()) setenv("OMPI_MCA_mca_base_env_list", forwarded.c_str(), 1);
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);

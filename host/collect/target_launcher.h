@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lumen::collect {
@@ -20,15 +21,17 @@ struct LaunchResult {
   int wait_status = 0;
 };
 
+// The variables that carry collection to ranks a launcher starts on other
+// hosts, through daemons (started over ssh) that collect does not reach:
+// the launcher forwards them from its own environment (Open MPI those
+// named in mca_base_env_list, which run_target adds them to with
+// LD_PRELOAD; MPICH's Hydra all).
+using ForwardedVariables = std::vector<std::pair<std::string, std::string>>;
+
 // `preload`: libraries to put before any LD_PRELOAD the user already has.
-// `job_experiment` (absolute; empty for none): the target may launch ranks
-// on other hosts, whose daemons (started over ssh, not collected) forward
-// the launcher's environment to them: LUMEN_MPI_JOB names the experiment,
-// and Open MPI is asked to forward it and LD_PRELOAD (mca_base_env_list;
-// MPICH's Hydra forwards the whole environment).
 LaunchResult run_target(const std::string& program_path, const std::vector<std::string>& argv,
                         const std::vector<std::string>& preload, const std::string& experiment,
-                        const std::string& job_experiment, void (*on_started)(int pid, void* context),
+                        const ForwardedVariables& to_remote_ranks, void (*on_started)(int pid, void* context),
                         void* context);
 
 // Ends collect the way the target ended: same exit code, or same signal.

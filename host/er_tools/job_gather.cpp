@@ -11,11 +11,16 @@ namespace lumen::er_tools {
 
 namespace fs = std::filesystem;
 
+// A founder of a job holding no process (its ranks made it) names the job
+// under `job`; one collect made around a launcher, whose ranks may have
+// founded the job on other hosts, under `job_key`.
 std::optional<std::string> job_key(const fs::path& experiment) {
   try {
-    const YAML::Node job = analysis::read_experiment_header(experiment)["job"];
-    if (!job || !job.IsMap()) return std::nullopt;
-    const std::string key = job["key"].as<std::string>("");
+    const YAML::Node header = analysis::read_experiment_header(experiment);
+    const YAML::Node job = header["job"];
+    std::string key;
+    if (job && job.IsMap()) key = job["key"].as<std::string>("");
+    else if (header["job_key"] && header["job_key"].IsScalar()) key = header["job_key"].as<std::string>("");
     if (key.empty()) return std::nullopt;
     return key;
   } catch (const std::exception&) {

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "processes/job_founder_here.h"
+
 namespace lumen::collector {
 
 namespace {
@@ -29,12 +31,12 @@ std::string rank_in_environment() {
 }
 
 // A rank of a job whose launcher forwarded LUMEN_MPI_JOB: `_rankN` in the
-// founder, or, where a rank of that number already recorded (a second job
+// founder (founded here, if it is not, from what collect forwarded), or, where a rank of that number already recorded (a second job
 // of one collection), `_pPID_rankN`.
 void join_job_as_rank(CollectorVariables& v) {
   const char* job = std::getenv("LUMEN_MPI_JOB");
   const std::string rank = rank_in_environment();
-  if (job == nullptr || *job != '/' || rank.empty()) return;
+  if (job == nullptr || *job != '/' || rank.empty() || !job_founder_here(job)) return;
   v.experiment = job;
   v.target_pid = "any";
   v.lineage = "_rank" + rank;

@@ -13,8 +13,6 @@
 
 namespace lumen::collector {
 
-namespace {
-
 std::vector<std::string> command_words() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -28,6 +26,8 @@ std::vector<std::string> command_words() {
   }
   return words;
 }
+
+namespace {
 
 // The rank a parallel job's launcher gave this process (or its ancestor), or -1.
 long job_rank() {

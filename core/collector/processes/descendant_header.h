@@ -4,10 +4,14 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "collection_plan.h"
 
 namespace lumen::collector {
+
+// Not signal-safe. This process's command line, word by word.
+std::vector<std::string> command_words();
 
 // Not signal-safe.
 void write_descendant_header(const std::string& directory, const std::string& lineage,

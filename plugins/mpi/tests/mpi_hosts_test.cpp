@@ -177,6 +177,23 @@ TEST_P(MpiAcrossHosts, EachRankOnItsHostWithItsOwnFigures) {
   }
 }
 
+// What each rank of a job counted (rankN.json in `dir`); null where a rank wrote none.
+std::vector<json> truth_of_ranks(const TempDir& dir, int ranks) {
+  std::vector<json> truth(static_cast<size_t>(ranks));
+  for (int rank = 0; rank < ranks; ++rank)
+    if (std::ifstream in(dir.path() / ("rank" + std::to_string(rank) + ".json")); in) truth[rank] = json::parse(in);
+  return truth;
+}
+
+// er_cp gathers ranks 2 and 3 (the second host's) of `from` into `into`, and says so.
+void expect_second_hosts_ranks_gathered(const fs::path& from, const fs::path& into) {
+  const ProcessResult gathered = run_process({(bin_dir() / "er_cp").string(), from.string(), into.string()});
+  ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
+  EXPECT_NE(gathered.out.find("gathered 2 ranks of " + from.string() + " into " + into.string() + ": _rank2.er _rank3.er"),
+            std::string::npos)
+      << gathered.out;
+}
+
 // The MPI views name the ranks of the job (its world size) that left no
 // data in `experiment`, and count them.
 void expect_unrecorded_ranks(const fs::path& experiment, const std::vector<std::string>& ranks, const std::string& what) {
@@ -193,11 +210,13 @@ void expect_unrecorded_ranks(const fs::path& experiment, const std::vector<std::
 }
 
 // Collect around the launcher with the experiment on node-local scratch:
-// ranks 0 and 1 run beside the launcher and are collected; ranks 2 and 3,
-// on another host reached over ssh, find no founder there and are not.
-// Every MPI view says which ranks of the job are missing rather than
-// passing for the whole job.
-TEST_P(MpiNodeLocal, RanksThatCouldNotReachTheFounderAreNamed) {
+// ranks 0 and 1 run beside the launcher and record into its founder;
+// ranks 2 and 3, on another host reached over ssh, find no founder there
+// and found the job's on that host's scratch. Until it is gathered, every
+// MPI view of the launcher's founder names ranks 2 and 3 as missing rather
+// than passing for the whole job; er_cp gathers them by the job's key,
+// after which every rank's figures equal its truth.
+TEST_P(MpiNodeLocal, AroundTheLauncherEachHostFoundsTheJobAndErCpGathersIt) {
   const std::string name = GetParam();
   Implementation mpi = implementation(name);
   if (mpi.launcher.empty()) GTEST_SKIP() << name << " is not installed";
@@ -216,18 +235,24 @@ TEST_P(MpiNodeLocal, RanksThatCouldNotReachTheFounderAreNamed) {
   } removed{founder};
   const ProcessResult run = run_process(argv);
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  const fs::path here = founder;  // the launcher's host has this machine's scratch; the others their own
+  // The launcher's host has this machine's scratch; the second host its own.
+  const fs::path here = founder, there = "/tmp/lumen-test-hosts/lumen-h2/around-" + name + ".er";
   ASSERT_TRUE(fs::is_directory(here / "_rank1.er")) << run.err;
   EXPECT_FALSE(fs::exists(here / "_rank2.er"));
-  expect_unrecorded_ranks(here, {"rank 2", "rank 3"}, name);
-  std::vector<json> truth;
-  for (int rank = 0; rank < 4; ++rank) {
-    std::ifstream in(truth_dir.path() / ("rank" + std::to_string(rank) + ".json"));
-    ASSERT_TRUE(in) << "rank " << rank << " wrote no truth";
-    truth.push_back(json::parse(in));
-  }
-  const RankSelection recorded{{0, 1}, {}};
-  expect_per_rank(here, truth, name + ", the ranks recorded", recorded);
+  ASSERT_TRUE(fs::is_directory(there / "_rank2.er") && fs::is_directory(there / "_rank3.er")) << run.err;
+  expect_unrecorded_ranks(here, {"rank 2", "rank 3"}, name + ", before gathering");
+
+  expect_second_hosts_ranks_gathered(there, here);
+  const std::vector<json> truth = truth_of_ranks(truth_dir, 4);
+  for (int rank = 0; rank < 4; ++rank) ASSERT_FALSE(truth[rank].is_null()) << "rank " << rank << " wrote no truth";
+  const std::string what = name + ", collect around the launcher, node-local founders gathered";
+  expect_unrecorded_ranks(here, {}, what);
+  expect_per_function(here, truth, what);
+  expect_per_rank(here, truth, what);
+  expect_messages(here, truth, what);
+  // The launcher's founder is still the mpirun's experiment.
+  const json founder_header = er_print_json({"-header"}, here).at("experiments").at(0);
+  EXPECT_EQ(founder_header.value("exit_code", -1), 0) << founder_header.dump();
 }
 
 // Node-local directories: the launcher runs collect per rank with -d on
@@ -259,18 +284,9 @@ TEST_P(MpiNodeLocal, FoundersOfEachHostAreGatheredByErCp) {
       << partial.err;
   expect_unrecorded_ranks(first, {"rank 2", "rank 3"}, name + ", one host's founder");
 
-  const ProcessResult gathered = run_process({(bin_dir() / "er_cp").string(), second.string(), first.string()});
-  ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
-  EXPECT_NE(gathered.out.find("gathered 2 ranks of " + second.string() + " into " + first.string() +
-                              ": _rank2.er _rank3.er"),
-            std::string::npos)
-      << gathered.out;
-  std::vector<json> truth;
-  for (int rank = 0; rank < 4; ++rank) {
-    std::ifstream in(truth_dir.path() / ("rank" + std::to_string(rank) + ".json"));
-    ASSERT_TRUE(in) << "rank " << rank << " wrote no truth";
-    truth.push_back(json::parse(in));
-  }
+  expect_second_hosts_ranks_gathered(second, first);
+  const std::vector<json> truth = truth_of_ranks(truth_dir, 4);
+  for (int rank = 0; rank < 4; ++rank) ASSERT_FALSE(truth[rank].is_null()) << "rank " << rank << " wrote no truth";
   const std::string what = name + ", node-local founders gathered";
   expect_per_function(first, truth, what);
   expect_per_rank(first, truth, what);
