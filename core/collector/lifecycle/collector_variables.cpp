@@ -31,8 +31,9 @@ std::string rank_in_environment() {
 }
 
 // A rank of a job whose launcher forwarded LUMEN_MPI_JOB: `_rankN` in the
-// founder (founded here, if it is not, from what collect forwarded), or, where a rank of that number already recorded (a second job
-// of one collection), `_pPID_rankN`.
+// founder (founded here, if it is not, from what collect forwarded), or,
+// where a rank of that number already recorded (a second job of one
+// collection), `_pPID_rankN`.
 void join_job_as_rank(CollectorVariables& v) {
   const char* job = std::getenv("LUMEN_MPI_JOB");
   const std::string rank = rank_in_environment();
@@ -61,6 +62,10 @@ void take_collector_variables() {
   v.lineage = take("LUMEN_LINEAGE", &lineage);
   v.present = experiment && target;
   if (!experiment && !target && !lineage) join_job_as_rank(v);
+  // A rank forwards nothing to processes of its own: one it starts after
+  // its collection ended must not join the job as a rank.
+  if (!rank_in_environment().empty())
+    for (const char* name : {"LUMEN_MPI_JOB", "LUMEN_MPI_JOB_KEY", "LUMEN_MPI_PLAN"}) unsetenv(name);
   if (const char* preload = std::getenv("LD_PRELOAD")) v.preload = preload;
 }
 

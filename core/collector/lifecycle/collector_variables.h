@@ -11,8 +11,8 @@
 // out of collect's reach, has none of them; it has what the launcher
 // forwards from its own environment: the preload, LUMEN_MPI_JOB (the
 // founder's directory, set by collect for a target that traces MPI and
-// left in the environment for the launcher to forward) and the launcher's
-// rank variable. It records into the founder as `_rankN`; where the
+// left in the environment for the launcher to forward; a rank takes it out
+// of its own) and the launcher's rank variable. It records into the founder as `_rankN`; where the
 // founder's directory is node-local, into one it founds on its host
 // (job_founder_here.h).
 #pragma once
