@@ -21,15 +21,6 @@ std::string take(const char* name, bool* found) {
   return copy;
 }
 
-// The launcher's rank of this process, or empty.
-std::string rank_in_environment() {
-  for (const char* name : kRankVariables) {
-    const char* value = std::getenv(name);
-    if (value != nullptr && *value != '\0' && std::strspn(value, "0123456789") == std::strlen(value)) return value;
-  }
-  return "";
-}
-
 // A rank of a job whose launcher forwarded LUMEN_MPI_JOB: `_rankN` in the
 // founder (founded here, if it is not, from what collect forwarded), or,
 // where a rank of that number already recorded (a second job of one
@@ -48,6 +39,14 @@ void join_job_as_rank(CollectorVariables& v) {
 }
 
 }  // namespace
+
+std::string rank_in_environment() {
+  for (const char* name : kRankVariables) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && *value != '\0' && std::strspn(value, "0123456789") == std::strlen(value)) return value;
+  }
+  return "";
+}
 
 CollectorVariables& collector_variables() {
   static auto* variables = new CollectorVariables;  // never destroyed: forked children and exit paths read it

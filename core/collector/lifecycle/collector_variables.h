@@ -33,6 +33,10 @@ struct CollectorVariables {
 // server) gives each rank it starts.
 inline constexpr const char* kRankVariables[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
 
+// Not signal-safe. The rank a launcher gave this process (or its
+// ancestor), from its environment; empty when none did.
+std::string rank_in_environment();
+
 // Not signal-safe. Reads the variables and removes them from `environ`;
 // run once, from the runtime's constructor.
 void take_collector_variables();

@@ -9,6 +9,7 @@
 
 #include "time/clock.h"
 #include "experiment_header.h"
+#include "lifecycle/collector_variables.h"
 #include "lifecycle/experiment_log.h"
 
 namespace lumen::collector {
@@ -27,22 +28,6 @@ std::vector<std::string> command_words() {
   return words;
 }
 
-namespace {
-
-// The rank a parallel job's launcher gave this process (or its ancestor), or -1.
-long job_rank() {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) {
-    const char* value = std::getenv(name);
-    if (value == nullptr || *value == '\0') continue;
-    char* end = nullptr;
-    const long rank = std::strtol(value, &end, 10);
-    if (*end == '\0' && rank >= 0) return rank;
-  }
-  return -1;
-}
-
-}  // namespace
-
 void write_descendant_header(const std::string& directory, const std::string& lineage,
                              const metadata::CollectionPlan& plan) {
   metadata::ProcessFacts facts;
@@ -52,7 +37,8 @@ void write_descendant_header(const std::string& directory, const std::string& li
   facts.target_pid = getpid();
   facts.parent_pid = getppid();
   facts.lineage = lineage;
-  facts.rank = job_rank();
+  const std::string rank = rank_in_environment();
+  facts.rank = rank.empty() ? -1 : std::strtol(rank.c_str(), nullptr, 10);
   std::string error;
   if (!metadata::write_header_file(directory, metadata::header_text(plan, facts, nullptr), error))
     experiment_log_event(metadata::log_event::kError, "message: " + yaml_quoted(error));
