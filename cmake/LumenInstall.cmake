@@ -39,6 +39,7 @@ function(lumen_install_sdk)
     ${PROJECT_BINARY_DIR}/cmake/lumenConfig.cmake
     ${PROJECT_BINARY_DIR}/cmake/lumenConfigVersion.cmake
     ${PROJECT_SOURCE_DIR}/cmake/LumenPlugin.cmake
+    ${PROJECT_SOURCE_DIR}/cmake/LumenPluginTls.ld
     DESTINATION ${package_dir} COMPONENT dev)
 endfunction()
 

@@ -21,6 +21,8 @@
 #   * hidden visibility: only the factory (and interposed functions) are
 #     exported, so two plugins' internals never bind to each other;
 #   * -Wl,--no-undefined: a missing symbol fails the link, not the target;
+#   * LumenPluginTls.ld: thread-local data ends aligned, so a detach gives
+#     back all of the static TLS an attach took (the script says why);
 #   * no "lib" prefix, output names collector/analysis.
 #
 # Where the halves go:
@@ -42,6 +44,9 @@
 # into each as COLLECTOR_LIBRARIES or ANALYSIS_LIBRARIES (or
 # target_link_libraries). Options a half's own sources get (such as
 # -fno-builtin) are the caller's to give its parts too.
+
+# Beside this file, in the source tree and in the installed package.
+set(LUMEN_PLUGIN_TLS_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/LumenPluginTls.ld)
 
 # The compile flags of a half and of its parts.
 function(lumen_plugin_compile_flags target)
@@ -69,7 +74,8 @@ function(lumen_plugin_half target output_dir output_name install_dir no_install)
     PREFIX "" OUTPUT_NAME ${output_name}
     LIBRARY_OUTPUT_DIRECTORY ${output_dir})
   lumen_plugin_compile_flags(${target})
-  target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,-T,${LUMEN_PLUGIN_TLS_SCRIPT})
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${LUMEN_PLUGIN_TLS_SCRIPT})
   if(NOT no_install)
     install(TARGETS ${target} LIBRARY DESTINATION ${install_dir})
   endif()

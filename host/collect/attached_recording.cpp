@@ -194,6 +194,15 @@ int record_attached(const CollectRequest& request, CollectionPlan plan,
             << " ms; recording " << experiment.filename().string()
             << (plan.runtime.window_end_ns ? "" : " until ^C or the process ends") << "\n";
   if (threads.missed != 0) std::cerr << "collect: " << threads.missed << " threads could not be stopped and are not recorded\n";
+  const std::vector<std::string> failures = plugin_failures(experiment);
+  for (const std::string& failure : failures) std::cerr << "collect: warning: " << failure << "\n";
+  if (!failures.empty() && failures.size() >= plan.plugins.size()) {
+    // Nothing can be recorded: the process is let go at once.
+    attach::detach_runtime(runtime);
+    std::error_code ec;
+    fs::remove_all(experiment, ec);
+    throw std::runtime_error("cannot record process " + std::to_string(pid) + ": no plugin could start in it");
+  }
   int signal_seen = 0;
   const long long deadline = plan.runtime.window_end_ns ? plan.origin_ns + plan.runtime.window_end_ns : 0;
   const Ending ending = wait_for_end(pid, deadline, &signal_seen);
@@ -229,7 +238,7 @@ int record_attached(const CollectRequest& request, CollectionPlan plan,
   if (plan.runtime.size_limit_bytes != 0) end.size_limit_reached = size_limit_reached(experiment);
   if (!metadata::write_header_file(experiment.string(), metadata::header_text(plan, facts, &end), error))
     throw std::runtime_error(error);
-  finish_recording(experiment, plan);
+  finish_recording(experiment, plan, true);
   return 0;
 }
 

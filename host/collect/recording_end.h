@@ -4,6 +4,8 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "experiment_metadata.h"
 
@@ -12,6 +14,13 @@ namespace lumen::collect {
 // Whether any process's log says the size limit stopped its recording.
 bool size_limit_reached(const std::filesystem::path& experiment);
 
-void finish_recording(const std::filesystem::path& experiment, const metadata::CollectionPlan& plan);
+// What the processes' logs say their plugins could not do, each plugin and
+// reason once: "plugin 'clock' did not collect: ...".
+std::vector<std::string> plugin_failures(const std::filesystem::path& experiment);
+
+// Also says on standard error which plugins did not collect, unless
+// `failures_told` (collect -P tells them once attached).
+void finish_recording(const std::filesystem::path& experiment, const metadata::CollectionPlan& plan,
+                      bool failures_told = false);
 
 }  // namespace lumen::collect

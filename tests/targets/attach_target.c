@@ -18,12 +18,12 @@
  * dlopens it and spends 50 ms of CPU in its burn_in_library at each tick,
  * written as "in_library".
  *
- * Once DIR/go appears, the main thread makes one round of traced calls:
- * allocate_round (1000 blocks of 777 bytes freed again, 7 of 999 kept
- * until the stop, and the 50 blocks of 4321 bytes allocated at start
- * freed), lock_round (300 pthread_mutex_lock), write_round (40 writes of
- * 512 bytes to DIR/written, opened at start). What it did is written to
- * DIR/round.json, then DIR/done is created.
+ * Each time DIR/go appears, the main thread removes it and makes one round
+ * of traced calls: allocate_round (1000 blocks of 777 bytes freed again, 7
+ * of 999 kept, and, the first time, the 50 blocks of 4321 bytes allocated
+ * at start freed), lock_round (300 pthread_mutex_lock), write_round (40
+ * writes of 512 bytes to DIR/written, opened at start). What the round did
+ * is written to DIR/round.json, then DIR/done is created.
  *
  * Once DIR/wait appears, a thread is started that waits on a condition
  * variable until the stop (DIR/waiting then exists).
@@ -115,7 +115,8 @@ __attribute__((noinline)) void allocate_round(void) {
   for (int i = 0; i < kRoundBlocks; ++i) round_blocks[i] = touched(malloc(777));
   for (int i = 0; i < kRoundBlocks; ++i) free(round_blocks[i]);
   for (int i = 0; i < kKeptBlocks; ++i) kept_blocks[i] = touched(malloc(999));
-  for (int i = 0; i < kStartBlocks; ++i) free(start_blocks[i]);
+  for (int i = 0; i < kStartBlocks; ++i)
+    if (start_blocks[i] != NULL) free(start_blocks[i]), start_blocks[i] = NULL;
 }
 
 __attribute__((noinline)) void lock_round(void) {
@@ -149,6 +150,7 @@ static void* waiter(void* dir) {
 }
 
 static void traced_round(const char* dir, int fd) {
+  const int first = start_blocks[0] != NULL, locks_before = locked_rounds;
   allocate_round();
   lock_round();
   const int writes = write_round(fd);
@@ -161,7 +163,7 @@ static void traced_round(const char* dir, int fd) {
           "{\"allocations\": %d, \"allocated_bytes\": %d, \"kept\": %d, \"kept_bytes\": %d, "
           "\"freed_from_before\": %d, \"locks\": %d, \"writes\": %d, \"written_bytes\": %d}\n",
           kRoundBlocks + kKeptBlocks, kRoundBlocks * 777 + kKeptBlocks * 999, kKeptBlocks, kKeptBlocks * 999,
-          kStartBlocks, locked_rounds, writes, writes * 512);
+          first ? kStartBlocks : 0, locked_rounds - locks_before, writes, writes * 512);
   fclose(f);
   rename(temporary, path);
   snprintf(path, sizeof path, "%s/done", dir);
@@ -194,7 +196,7 @@ int main(int argc, char** argv) {
   snprintf(path, sizeof path, "%s/written", argv[1]);
   const int written = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   for (int i = 0; i < kStartBlocks; ++i) start_blocks[i] = touched(malloc(4321));
-  int went = 0, waiting = 0;
+  int waiting = 0;
   char wait[4096];
   snprintf(wait, sizeof wait, "%s/wait", argv[1]);
   pthread_t waiting_thread;
@@ -241,8 +243,8 @@ int main(int argc, char** argv) {
       burn_in_library(0.05);
       atomic_fetch_add(&spent_ns[3], thread_cpu_ns() - before_ns);
     }
-    if (!went && access(go, F_OK) == 0) {
-      went = 1;
+    if (access(go, F_OK) == 0) {
+      unlink(go);
       traced_round(argv[1], written);
     }
     if (!waiting && access(wait, F_OK) == 0) waiting = pthread_create(&waiting_thread, NULL, waiter, argv[1]) == 0;
@@ -260,10 +262,8 @@ int main(int argc, char** argv) {
     pthread_mutex_unlock(&wait_mutex);
     pthread_join(waiting_thread, NULL);
   }
-  if (went)
-    for (int i = 0; i < kKeptBlocks; ++i) free(kept_blocks[i]);
-  else
-    for (int i = 0; i < kStartBlocks; ++i) free(start_blocks[i]);
+  for (int i = 0; i < kKeptBlocks; ++i) free(kept_blocks[i]);  /* the last round's; free(NULL) if none */
+  for (int i = 0; i < kStartBlocks; ++i) free(start_blocks[i]);
   for (int i = 0; i < 3; ++i) pthread_join(workers[i], NULL);
   write_truth();
 

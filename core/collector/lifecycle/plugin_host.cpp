@@ -303,27 +303,32 @@ void plugins_start(const metadata::CollectionPlan& plan, const std::string& dire
       log_failure(planned.name, why);
       continue;
     }
+    // A half refused before its start ran nothing: it is closed again.
+    const auto refuse = [&](const std::string& why) {
+      log_failure(planned.name, why);
+      dlclose(library);
+    };
     using Factory = const lumen_collector_descriptor* (*)();
     const auto factory = reinterpret_cast<Factory>(dlsym(library, LUMEN_COLLECTOR_FACTORY));
     if (factory == nullptr) {
-      log_failure(planned.name, path + " has no " LUMEN_COLLECTOR_FACTORY " factory");
+      refuse(path + " has no " LUMEN_COLLECTOR_FACTORY " factory");
       continue;
     }
     const lumen_collector_descriptor* given = factory();
     if (given == nullptr) {
-      log_failure(planned.name, path + ": its factory returned nothing");
+      refuse(path + ": its factory returned nothing");
       continue;
     }
     if (const std::string refusal =
             metadata::sdk_refusal(planned.name + " (" + path + ")", {given->sdk_major, given->sdk_minor});
         !refusal.empty()) {
-      log_failure(planned.name, refusal);
+      refuse(refusal);
       continue;
     }
     const lumen_collector_descriptor descriptor_read = metadata::read_sized(*given);
     const lumen_collector_descriptor* descriptor = &descriptor_read;
     if (descriptor->start == nullptr) {
-      log_failure(planned.name, path + " has no start function");
+      refuse(path + " has no start function");
       continue;
     }
     // Code of the collector half is left out of the target's stacks.
@@ -364,8 +369,13 @@ void plugins_stop() {
     if (p.descriptor.stop) p.descriptor.stop();
 }
 
+// Last loaded, first closed: glibc takes back a library's static TLS only
+// while it is the last taken, so closing in the order of loading would
+// lose the plugins' share at every detach, and the process would refuse
+// the plugins after a few attaches ("cannot allocate memory in static TLS
+// block"). The runtime, loaded before them, is closed after them.
 void plugins_unload() {
-  for (const StartedPlugin& p : started()) dlclose(p.library);
+  for (auto p = started().rbegin(); p != started().rend(); ++p) dlclose(p->library);
   started().clear();
 }
 
