@@ -81,7 +81,19 @@ PrintableTextBuffer::int_type PrintableTextBuffer::overflow(int_type c) {
 }
 
 std::streamsize PrintableTextBuffer::xsputn(const char* s, std::streamsize n) {
-  for (std::streamsize i = 0; i < n; ++i) put(static_cast<unsigned char>(s[i]));
+  // Runs of printable ASCII go to the sink whole: a byte at a time, a
+  // report of millions of lines spent a third of its time in putc.
+  for (std::streamsize i = 0; i < n;) {
+    std::streamsize run = i;
+    if (pending_size_ == 0)
+      while (run < n && static_cast<unsigned char>(s[run]) < 0x80 && !control(static_cast<unsigned char>(s[run]))) ++run;
+    if (run > i) {
+      sink_->sputn(s + i, run - i);
+      i = run;
+    } else {
+      put(static_cast<unsigned char>(s[i++]));
+    }
+  }
   return n;
 }
 

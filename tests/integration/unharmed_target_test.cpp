@@ -367,6 +367,18 @@ TEST(UnharmedTarget, ForksWhileAnotherThreadLoadsLibrariesAllFinish) {
   EXPECT_TRUE(log_has_end(c.experiment));
 }
 
+// A thread makes timers without pause (the runtime's timer_create holds a
+// lock of its own meanwhile) while the main thread forks: a child whose
+// fork caught that lock held must not wait for it for ever when its own
+// collection arms its clock timers. Before, most children hung at once.
+TEST(UnharmedTarget, ForksWhileAnotherThreadMakesTimersAllFinish) {
+  TempDir dir;
+  const Collection c = collect(dir, {"-p", "on"}, "unharmed_target", {"fork_timers", "300"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  EXPECT_EQ(c.run.out, "fork_timers: 300 of 300 children exited 0, 0 hung\n");
+  EXPECT_TRUE(log_has_end(c.experiment));
+}
+
 // Under heap tracing and clock profiling together, a profiling signal often
 // lands while the runtime unwinds for a traced malloc: libunwind and the
 // runtime never appear in the program's stacks.

@@ -15,6 +15,10 @@
  *                 every signal and reads it back
  *   fork_alloc N  3 threads allocate without pause while the main thread
  *                 forks N children, 8 at a time, each of which allocates
+ *   fork_timers N a thread creates and deletes a timer without pause while
+ *                 the main thread forks up to N children, one at a time,
+ *                 each of which exits at once; the first child not done
+ *                 within 10 s is killed, counted as hung, and ends the forks
  *   fork_dlopen N a thread opens and closes libm with dlopen without pause
  *                 while the main thread forks N children one at a time,
  *                 each of which opens libm too and allocates; a child not
@@ -271,6 +275,37 @@ static int wait_or_kill(pid_t child) {
   return -1;
 }
 
+static volatile int arming = 1;
+
+static void* arm_without_pause(void* arg) {
+  (void)arg;
+  struct sigevent none;
+  memset(&none, 0, sizeof none);
+  none.sigev_notify = SIGEV_NONE;
+  while (arming) {
+    timer_t id;
+    if (timer_create(CLOCK_MONOTONIC, &none, &id) == 0) timer_delete(id);
+  }
+  return NULL;
+}
+
+static int fork_timers(int n) {
+  pthread_t armer;
+  pthread_create(&armer, NULL, arm_without_pause, NULL);
+  int exited_zero = 0, forked = 0, hung = 0;
+  for (; forked < n && !hung; ++forked) {
+    const pid_t child = fork();
+    if (child == 0) _exit(0);
+    const int status = child < 0 ? 1 : wait_or_kill(child);
+    if (status == 0) ++exited_zero;
+    if (status == -1) hung = 1;
+  }
+  arming = 0;
+  pthread_join(armer, NULL);
+  printf("fork_timers: %d of %d children exited 0, %d hung\n", exited_zero, forked, hung);
+  return 0;
+}
+
 static int fork_dlopen(int n) {
   pthread_t reopener;
   pthread_create(&reopener, NULL, reopen_without_pause, NULL);
@@ -475,6 +510,7 @@ int main(int argc, char** argv) {
   else if (strcmp(mode, "mask") == 0) status = mask();
   else if (strcmp(mode, "fork_alloc") == 0) status = fork_alloc(arg);
   else if (strcmp(mode, "fork_dlopen") == 0) status = fork_dlopen(arg);
+  else if (strcmp(mode, "fork_timers") == 0) status = fork_timers(arg);
   else if (strcmp(mode, "close_range") == 0) status = close_range_raw(arg);
   else if (strcmp(mode, "spin") == 0) status = spin_threads(arg);
   else if (strcmp(mode, "main_leaves") == 0) status = main_leaves();
@@ -484,7 +520,7 @@ int main(int argc, char** argv) {
   else if (strcmp(mode, "filter_every_thread") == 0) status = filter_every_thread();
   else if (strcmp(mode, "traces") == 0) status = traces();
   else if (strcmp(mode, "address_limit") == 0) status = address_limit();
-  else fprintf(stderr, "usage: unharmed_target sleeps|fds|mask|fork_alloc N|fork_dlopen N|close_range N|spin N|main_leaves|"
+  else fprintf(stderr, "usage: unharmed_target sleeps|fds|mask|fork_alloc N|fork_dlopen N|fork_timers N|close_range N|spin N|main_leaves|"
                        "exit_call N|strict_mode|strict_syscall|filter_every_thread\n");
   truth_write();
   return status;

@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "interposers/timer_interposers.h"
 #include "threads/program_thread_state.h"
 
 using namespace lumen::collector;
@@ -66,12 +67,6 @@ bool collectors(timer_t id) {
 
 bool runtime_on_stack() { return current_thread().interposer_depth > 0; }
 
-// Timers are not inherited by a forked child: its ids are free again.
-void forget_all_after_fork() {
-  for (auto& slot : g_timers) slot.store(0, std::memory_order_relaxed);
-  g_used.store(0, std::memory_order_relaxed);
-}
-__attribute__((constructor)) void watch_forks() { pthread_atfork(nullptr, nullptr, forget_all_after_fork); }
 
 using Create = int (*)(clockid_t, struct sigevent*, timer_t*);
 using Delete = int (*)(timer_t);
@@ -100,11 +95,6 @@ std::atomic<int> g_program_next{-1};  // written with g_creating held
 std::atomic<int> g_next_collector_id{kFirstCollectorTimerId};
 std::atomic<bool> g_ids_chosen{true};  // false once the kernel refused to let the process choose
 
-void unlock_after_fork() {
-  new (&g_creating) std::mutex;
-  g_program_next.store(-1, std::memory_order_relaxed);  // a child's counter is its own, from 0
-}
-__attribute__((constructor)) void reset_lock_in_children() { pthread_atfork(nullptr, nullptr, unlock_after_fork); }
 
 long raw_timer_create(clockid_t clock, struct sigevent* event, int* kernel_id) {
   return syscall(SYS_timer_create, clock, event, kernel_id);
@@ -224,3 +214,15 @@ int unless_collectors(Function* real, timer_t id, Args... args) {
   LUMEN_VERSIONED_INTERPOSER(lumen_timer_##name, Result, params, symbol, version, binding, call);
 #include "interposers/timer_functions.def"
 #undef TIMER_FUNCTION
+
+// Run by the runtime's first fork handler (fork_safety.cpp), before the
+// child's restart arms its clock timers: handlers registered on their own
+// ran after that restart, which then waited for ever on a lock a thread of
+// the parent held at the fork, or had its new timers forgotten.
+void lumen::collector::timer_interposers_after_fork() {
+  // Timers are not inherited by a forked child: its ids are free again.
+  for (auto& slot : g_timers) slot.store(0, std::memory_order_relaxed);
+  g_used.store(0, std::memory_order_relaxed);
+  new (&g_creating) std::mutex;
+  g_program_next.store(-1, std::memory_order_relaxed);  // a child's counter is its own, from 0
+}

@@ -4,6 +4,7 @@
 
 #include <mutex>
 
+#include "interposers/timer_interposers.h"
 #include "stacks/loadobject_tracker.h"
 #include "stacks/object_snapshot.h"
 #include "signals/program_signal_view.h"
@@ -32,6 +33,7 @@ void parent() {
 
 void child() {
   tsc_clock_after_fork();
+  timer_interposers_after_fork();
   object_snapshot_fork_done();
   loadobject_tracker_fork_done();
   unwinder_fork_child();
@@ -44,5 +46,9 @@ void fork_safety_init() {
   static std::once_flag registered;
   std::call_once(registered, [] { pthread_atfork(prepare, parent, child); });
 }
+
+// As soon as the runtime is loaded, collecting or not: the program's own
+// timer_create passes through the runtime's lock in any process.
+__attribute__((constructor)) static void register_fork_safety() { fork_safety_init(); }
 
 }  // namespace lumen::collector

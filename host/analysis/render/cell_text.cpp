@@ -1,5 +1,6 @@
 #include "cell_text.h"
 
+#include <charconv>
 #include <cstdio>
 
 #include "terminal_text.h"
@@ -24,26 +25,28 @@ bool fractional(const Quantity& q) {
   return q.percent || q.unit == LUMEN_UNIT_NANOSECONDS || q.unit == LUMEN_UNIT_RATIO;
 }
 
+// What printf's "%.{precision}f" or "%.{precision}g" writes, several times
+// quicker (a table of millions of cells spent half its time in printf).
+std::string formatted(double value, std::chars_format format, int precision) {
+  char buffer[400];  // DBL_MAX written in full, with nine decimals
+  const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value, format, precision);
+  if (error != std::errc()) return "";
+  return std::string(buffer, end);
+}
+
 }  // namespace
 
 std::string text_number(double value, const Quantity& quantity) {
-  char buffer[64];
-  if (quantity.percent) std::snprintf(buffer, sizeof buffer, "%.2f", value);
-  else if (fractional(quantity)) std::snprintf(buffer, sizeof buffer, "%.3f", value);
-  else std::snprintf(buffer, sizeof buffer, "%.0f", value);
-  return buffer;
+  return formatted(value, std::chars_format::fixed, quantity.percent ? 2 : fractional(quantity) ? 3 : 0);
 }
 
 std::string data_number(double value, const Quantity& quantity) {
-  char buffer[64];
-  if (quantity.percent || quantity.unit != LUMEN_UNIT_NANOSECONDS) {
-    std::snprintf(buffer, sizeof buffer, fractional(quantity) ? "%.9g" : "%.0f", value);
-    return buffer;
-  }
+  if (quantity.percent || quantity.unit != LUMEN_UNIT_NANOSECONDS)
+    return fractional(quantity) ? formatted(value, std::chars_format::general, 9)
+                                : formatted(value, std::chars_format::fixed, 0);
   // Seconds to the nanosecond, whatever their size: nine significant
   // digits held a day's CPU time to the millisecond only.
-  std::snprintf(buffer, sizeof buffer, "%.9f", value);
-  std::string text = buffer;
+  std::string text = formatted(value, std::chars_format::fixed, 9);
   if (text.find_first_of("0123456789") == std::string::npos) return text;  // inf, nan
   text.erase(text.find_last_not_of('0') + 1);
   if (text.back() == '.') text.pop_back();

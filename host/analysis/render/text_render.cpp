@@ -2,7 +2,6 @@
 // column where the view puts it; records as "label: value" lines or as
 // aligned columns.
 #include <algorithm>
-#include <sstream>
 
 #include "format_renderers.h"
 
@@ -61,21 +60,26 @@ std::string field_cells(const std::vector<size_t>& widths, const std::vector<std
   return text;
 }
 
-std::string right_aligned(const std::string& text, size_t width) {
-  return std::string(width > text.size() ? width - text.size() : 1, ' ') + text;
+void right_aligned_into(std::string& out, const std::string& text, size_t width) {
+  out.append(width > text.size() ? width - text.size() : 1, ' ');
+  out += text;
 }
 
-void text_row(std::ostringstream& out, const ViewTable& t, const std::vector<size_t>& widths,
+void text_row(std::string& out, const ViewTable& t, const std::vector<size_t>& widths,
               const std::vector<size_t>& fields, const ViewRow& row, const std::string& marker) {
   const std::string name = field_cells(fields, row.fields, false) + marker +
                            std::string(t.tree ? 2 * static_cast<size_t>(row.depth) : 0, ' ') + row.name;
   for (size_t c = 0; c <= t.columns.size(); ++c) {
     // Plugins' tables keep their names two apart from the last figure.
-    if (c == t.name_position) out << (t.stacks ? "  " : " ") << name << (c < t.columns.size() ? "  " : "");
-    if (c < t.columns.size()) out << right_aligned(text_number(row.values[c], t.columns[c].quantity()), widths[c]);
+    if (c == t.name_position) {
+      out += t.stacks ? "  " : " ";
+      out += name;
+      if (c < t.columns.size()) out += "  ";
+    }
+    if (c < t.columns.size()) right_aligned_into(out, text_number(row.values[c], t.columns[c].quantity()), widths[c]);
   }
-  out << "\n";
-  for (const StackFrame& f : row.stack) out << std::string(16, ' ') << f.function << " (" << f.load_object << ")\n";
+  out += '\n';
+  for (const StackFrame& f : row.stack) out += std::string(16, ' ') + f.function + " (" + f.load_object + ")\n";
 }
 
 std::string labelled_lines(const std::vector<RecordField>& fields, const std::string& indent, bool units) {
@@ -134,17 +138,20 @@ std::string list_text(const RecordList& list) {
 
 }  // namespace
 
-std::string text_table(const ViewTable& t) {
-  std::ostringstream out;
-  out << t.title << "\n\n";
+namespace {
+
+// Appended to `out`, which a long table's text is grown in once, not
+// copied from a stream and then into the document's text.
+void append_text_table(std::string& out, const ViewTable& t) {
+  out += t.title + "\n\n";
   const std::vector<size_t> widths = column_widths(t);
   // Three header lines: flavor, title, unit; the name column heads "Name".
   auto header_line = [&](auto cell_text, const std::string& name_text) {
     for (size_t c = 0; c <= t.columns.size(); ++c) {
-      if (c == t.name_position) out << "  " << name_text << (c < t.columns.size() ? "  " : "");
-      if (c < t.columns.size()) out << right_aligned(cell_text(t.columns[c]), widths[c]);
+      if (c == t.name_position) out += "  " + name_text + (c < t.columns.size() ? "  " : "");
+      if (c < t.columns.size()) right_aligned_into(out, cell_text(t.columns[c]), widths[c]);
     }
-    out << "\n";
+    out += '\n';
   };
   const std::vector<size_t> fields = t.nested ? std::vector<size_t>() : field_widths(t);
   const std::string field_heads = t.rows.empty() ? "" : field_cells(fields, t.rows.front().fields, true);
@@ -160,15 +167,25 @@ std::string text_table(const ViewTable& t) {
     for (const ViewRow& caller : row.callers) text_row(out, t, widths, fields, caller, "  ");
     text_row(out, t, widths, fields, row, "*");
     for (const ViewRow& callee : row.callees) text_row(out, t, widths, fields, callee, "  ");
-    out << "\n";
+    out += '\n';
   }
-  return out.str();
+}
+
+}  // namespace
+
+std::string text_table(const ViewTable& t) {
+  std::string text;
+  append_text_table(text, t);
+  return text;
 }
 
 std::string text_document(const Document& document) {
   std::string text = document.title.empty() ? "" : document.title + "\n\n";
   for (const RecordList& list : document.lists) text += list_text(list);
-  for (const ViewTable& table : document.tables) text += (text.empty() ? "" : "\n") + text_table(table);
+  for (const ViewTable& table : document.tables) {
+    if (!text.empty()) text += '\n';
+    append_text_table(text, table);
+  }
   return text;
 }
 
