@@ -67,7 +67,6 @@ bool collectors(timer_t id) {
 
 bool runtime_on_stack() { return current_thread().interposer_depth > 0; }
 
-
 using Create = int (*)(clockid_t, struct sigevent*, timer_t*);
 using Delete = int (*)(timer_t);
 
@@ -94,7 +93,6 @@ std::atomic<int> g_program_next{-1};  // written with g_creating held
 
 std::atomic<int> g_next_collector_id{kFirstCollectorTimerId};
 std::atomic<bool> g_ids_chosen{true};  // false once the kernel refused to let the process choose
-
 
 long raw_timer_create(clockid_t clock, struct sigevent* event, int* kernel_id) {
   return syscall(SYS_timer_create, clock, event, kernel_id);

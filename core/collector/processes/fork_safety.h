@@ -7,9 +7,10 @@
 
 namespace lumen::collector {
 
-// Not signal-safe. Registers the fork handlers, once; call before anything
-// else registers its own (descendants.h), so that these run last before
-// the fork and first in the child.
+// Not signal-safe. Registers the fork handlers, once; a constructor calls
+// it as the runtime loads, before anything else registers its own
+// (descendants.h, the program's), so that these run last before the fork
+// and first in the child (the timer interposers' reset among them).
 void fork_safety_init();
 
 }  // namespace lumen::collector
