@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <stdexcept>
 #include <algorithm>
@@ -19,6 +20,9 @@ namespace {
 
 constexpr uint64_t kRedZone = 128;
 constexpr size_t kXstateBytes = 64 * 1024;  // above any XSAVE area (AMX's is 11 KiB)
+// The kernel's XSAVE size, once one thread's was read: a roll call of many
+// threads then allocates (and faults in) only that much for each.
+std::atomic<size_t> g_xstate_bytes{kXstateBytes};
 
 std::runtime_error failure(const std::string& what, int error) {
   return std::runtime_error(what + ": " + std::strerror(error));
@@ -112,7 +116,7 @@ void HijackedThread::await_interrupt() {
     ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
     throw failure("ptrace(PTRACE_GETREGS)", error);
   }
-  saved_xstate_.resize(kXstateBytes);  // cut to the kernel's size below
+  saved_xstate_.resize(g_xstate_bytes.load(std::memory_order_relaxed));  // cut to the kernel's size below
   iovec xstate{saved_xstate_.data(), saved_xstate_.size()};
   if (ptrace(PTRACE_GETREGSET, tid, reinterpret_cast<void*>(NT_X86_XSTATE), &xstate) != 0) {
     const int error = errno;
@@ -120,6 +124,7 @@ void HijackedThread::await_interrupt() {
     throw failure("ptrace(PTRACE_GETREGSET)", error);
   }
   saved_xstate_.resize(xstate.iov_len);
+  g_xstate_bytes.store(xstate.iov_len, std::memory_order_relaxed);
   if (ptrace(PTRACE_GETSIGMASK, tid, reinterpret_cast<void*>(sizeof saved_mask_), &saved_mask_) != 0) {
     const int error = errno;
     ptrace(PTRACE_DETACH, tid, nullptr, nullptr);

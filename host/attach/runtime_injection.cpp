@@ -130,6 +130,7 @@ ThreadRollCall roll_call(pid_t pid, const std::string& experiment, uint64_t func
     for (HijackedThread* thread : calling) {
       try {
         const int answer = static_cast<int>(thread->finish_call(kThreadLimit));
+        thread->restore();  // while the others' calls run
         if (answer != kBusy) count(answer);
         if (answer == kBusy || answer == kInside || answer == kEndedInside) {
           busy.push_back(thread->tid());
@@ -238,7 +239,9 @@ InjectedRuntime inject_runtime(pid_t pid, const std::string& runtime, const std:
     injected.detach_calls = entry("lumen_detach_calls");
     const uint64_t directory = thread->push_string(experiment);
     const uint64_t collect = static_cast<uint64_t>(getpid());
-    if (static_cast<int>(thread->call(entry("lumen_attach"), {directory, collect}, kLoadLimit)) != 0)
+    const int started = static_cast<int>(thread->call(entry("lumen_attach"), {directory, collect}, kLoadLimit));
+    injected.calls_to_redirect = started == 1;
+    if (started != 0 && started != 1)
       throw std::runtime_error("the collector loaded into process " + std::to_string(pid) +
                                " could not start (its log in " + experiment + " says why)");
   } catch (...) {
@@ -257,7 +260,7 @@ void call_on_program_thread(const InjectedRuntime& runtime, uint64_t function) {
 
 ThreadRollCall begin_every_thread(const InjectedRuntime& runtime) {
   const ThreadRollCall result = roll_call(runtime.pid, runtime.experiment, runtime.attach_thread);
-  call_on_program_thread(runtime, runtime.attach_calls);
+  if (runtime.calls_to_redirect) call_on_program_thread(runtime, runtime.attach_calls);
   return result;
 }
 

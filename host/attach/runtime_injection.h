@@ -22,6 +22,7 @@ struct InjectedRuntime {
   uint64_t detach_thread = 0;
   uint64_t detach = 0;
   uint64_t attach_calls = 0;  // the program's calls to the plugins' interposers, and back
+  bool calls_to_redirect = false;  // a plugin started there has interposers
   uint64_t detach_calls = 0;
 };
 

@@ -140,17 +140,19 @@ bool detach_begun() { return g_detach_begun.load(std::memory_order_acquire); }
 
 using namespace lumen::collector;
 
-// 0 once collection runs; -1 when it cannot start (the experiment's log
-// says why where it could be opened). Collection stops by itself if
-// `collect_pid` ends first.
+// 1 once collection runs and a plugin has interposers (collect then calls
+// lumen_attach_calls), 0 once it runs with none; -1 when it cannot start
+// (the experiment's log says why where it could be opened). Collection
+// stops by itself if `collect_pid` ends first.
 LUMEN_EXPORT int lumen_attach(const char* experiment, int collect_pid) {
+  const RuntimeThreadStarts starts;  // every thread known before collect's roll call
   if (!start_attached_collection(experiment)) return -1;
   g_collect_pid = collect_pid;
   g_detaching.store(false, std::memory_order_release);
   g_detach_begun.store(false, std::memory_order_release);
   pthread_t watcher;
   if (start_runtime_thread(&watcher, watch_collect, nullptr, 64 * 1024)) pthread_detach(watcher);
-  return 0;
+  return plugins_have_interposers() ? 1 : 0;
 }
 
 // 1: the calling thread's collection began; 0: nothing to do (not

@@ -411,6 +411,12 @@ void plugins_stop_interposing() {
 
 bool plugins_interposing() { return g_interposing.load(std::memory_order_acquire); }
 
+bool plugins_have_interposers() {
+  for (const StartedPlugin& p : started())
+    if (interposes(p.descriptor)) return true;
+  return false;
+}
+
 int plugins_calls_in_progress() {
   int calls = 0;
   for (const StartedPlugin& p : started())

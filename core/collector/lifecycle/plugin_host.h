@@ -34,6 +34,10 @@ int plugins_interpose_program_calls();
 void plugins_stop_interposing();
 bool plugins_interposing();
 
+// Whether a plugin started has interposers (the program's calls are led to
+// them after an attach).
+bool plugins_have_interposers();
+
 // [signal-safe] How many of the plugins' interposers the calling thread is
 // inside.
 int plugins_calls_in_progress();

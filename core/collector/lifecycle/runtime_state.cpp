@@ -18,6 +18,7 @@
 #include "interposers/thread_interposers.h"
 #include "stacks/blocked_stack.h"
 #include "time/clock.h"
+#include "threads/own_thread_start.h"
 #include "threads/own_threads_alive.h"
 #include "lifecycle/collector_variables.h"
 #include "processes/descendant_header.h"
@@ -145,6 +146,7 @@ void redirect_calls_after_attach() {
 bool begin_collection(bool attached) {
   CollectorVariables& variables = collector_variables();
   const RuntimeGuard guard;
+  const RuntimeThreadStarts starts;  // the runtime's threads, awaited together
   tsc_clock_init();
 #ifdef LUMEN_TEST_HOOKS
   test_clock_skew_init();
@@ -166,8 +168,12 @@ bool begin_collection(bool attached) {
   // the keeper; there the files take the highest free numbers, while
   // attached.
   if (!attached) file_keeper_start();
+  // Attached, the runtime's first file waits for the program's descriptor
+  // table to grow (an RCU grace period, 10-16 ms): the /proc reader starts
+  // meanwhile, ready for the plugins' first requests.
+  if (attached) task_file_reader_start();
   if (!experiment_log_open(directory)) return false;
-  log_file_keeper();
+  log_collector_threads_started();
   log_start(lineage);
   g_attached.store(attached, std::memory_order_release);
   if (attached) {
@@ -297,7 +303,7 @@ void restart_in_forked_child(const std::string& lineage) {
   setenv("LUMEN_TARGET_PID", std::to_string(getpid()).c_str(), 1);
   experiment_log_open(directory);
   log_start(lineage);
-  log_file_keeper();
+  log_collector_threads_started();
   stack_table_reset();
   task_file_reader_after_fork();
   current_thread().latest.stack.store(LUMEN_NO_STACK, std::memory_order_relaxed);  // the parent's table's
@@ -386,9 +392,11 @@ void mark_collector_thread() {
   log_collector_thread(current_tid());
 }
 
-// Started before the log it would write to is open.
-void log_file_keeper() {
-  if (const pid_t tid = file_keeper_tid(); tid != 0) log_collector_thread(static_cast<unsigned>(tid));
+// Started before the log they would write to is open.
+void log_collector_threads_started() {
+  uint32_t tids[32];
+  const size_t count = collector_thread_ids(tids, std::size(tids));
+  for (size_t i = 0; i < count; ++i) log_collector_thread(tids[i]);
 }
 
 void runtime_thread_end() {

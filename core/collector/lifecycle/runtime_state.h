@@ -36,9 +36,10 @@ void runtime_thread_end();
 // it, so analysis does not list it among the program's threads.
 void mark_collector_thread();
 
-// Not signal-safe. Names the file keeper (recording/file_keeper.h), which
-// starts before the log is open, among them.
-void log_file_keeper();
+// Not signal-safe. Names the collector's threads already known, which
+// start before the log is open (the file keeper, recording/file_keeper.h;
+// the /proc reader of an attach), among them.
+void log_collector_threads_started();
 
 // Not signal-safe. The calling thread enters a seccomp sandbox in `mode`
 // (1 strict, 2 filter): its collection ends, threads created from now on

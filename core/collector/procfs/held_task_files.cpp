@@ -15,7 +15,7 @@ namespace {
 
 // Direct-mapped: a file whose slot another takes is closed (opened again
 // at its next read). Far more slots than a few files of each live thread.
-constexpr size_t kSlots = 4096;
+constexpr size_t kHeldSlots = 4096;
 
 struct HeldFile {
   uint32_t tid = 0;
@@ -23,12 +23,12 @@ struct HeldFile {
   int fd = -1;
 };
 
-HeldFile g_held[kSlots];
+HeldFile g_held[kHeldSlots];
 
 size_t slot_of(uint32_t tid, const char* name) {
   uint64_t hash = 0xcbf29ce484222325u ^ tid;
   for (const char* c = name; *c != '\0'; ++c) hash = (hash ^ static_cast<unsigned char>(*c)) * 0x100000001b3u;
-  return static_cast<size_t>(hash % kSlots);
+  return static_cast<size_t>(hash % kHeldSlots);
 }
 
 void drop(HeldFile& held) {

@@ -18,6 +18,7 @@
 #include "threads/own_threads_alive.h"
 #include "lifecycle/experiment_log.h"
 #include "procfs/held_task_files.h"
+#include "procfs/small_requests.h"
 #include "lifecycle/runtime_state.h"
 #include "threads/own_descriptor_table.h"
 #include "threads/own_thread_start.h"
@@ -64,7 +65,8 @@ constexpr long kUnread = -2;
 constexpr long kInvalid = -3;
 
 Request g_request;
-std::atomic<uint32_t> g_asked{0};     // the latest request's number; the thread waits on it
+std::atomic<uint32_t> g_doorbell{0};  // rung by every request and the stop; the thread waits on it
+std::atomic<uint32_t> g_asked{0};     // the latest request's number (g_request)
 std::atomic<uint32_t> g_answered{0};  // the latest answer's number; callers wait on it
 std::atomic<uint32_t> g_lock{0};      // one request at a time
 std::atomic<int> g_stop{0};
@@ -151,42 +153,82 @@ void* run(void*) {
   for (;;) {
     // It sleeps between requests: spinning for the next one of a reading
     // cost more CPU (the sampler unwinds between them) than waking does.
-    uint32_t asked = g_asked.load(std::memory_order_acquire);
-    while (asked == served && g_stop.load(std::memory_order_acquire) == 0) {
-      futex(&g_asked, FUTEX_WAIT_PRIVATE, served, nullptr);
-      asked = g_asked.load(std::memory_order_acquire);
-    }
+    // The bell is read before the requests are looked at: one asked after
+    // that rings it again, and the wait returns at once.
+    const uint32_t bell = g_doorbell.load(std::memory_order_acquire);
     if (g_stop.load(std::memory_order_acquire) != 0) break;
-    served = asked;
-    Request& r = g_request;
-    r.private_table = own_table;
-    if (r.work != nullptr && own_table) {
-      errno = 0;
-      r.work_result = r.work(r.argument);
-      r.work_errno = errno;
+    serve_small_requests(own_table, task_dir);
+    const uint32_t asked = g_asked.load(std::memory_order_acquire);
+    if (asked != served) {
+      served = asked;
+      Request& r = g_request;
+      r.private_table = own_table;
+      if (r.work != nullptr && own_table) {
+        errno = 0;
+        r.work_result = r.work(r.argument);
+        r.work_errno = errno;
+      }
+      for (size_t i = 0; own_table && i < r.count; ++i) {
+        FileAsked& f = r.files[i];
+        f.result = read_held_task_file(task_dir, f.tid, f.name, r.bytes + f.offset, f.size);
+      }
+      g_answered.store(served, std::memory_order_release);
+      futex(&g_answered, FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr);
     }
-    for (size_t i = 0; own_table && i < r.count; ++i) {
-      FileAsked& f = r.files[i];
-      f.result = read_held_task_file(task_dir, f.tid, f.name, r.bytes + f.offset, f.size);
-    }
-    g_answered.store(served, std::memory_order_release);
-    futex(&g_answered, FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr);
+    if (g_doorbell.load(std::memory_order_acquire) == bell) futex(&g_doorbell, FUTEX_WAIT_PRIVATE, bell, nullptr);
   }
+  serve_small_requests(own_table, task_dir);  // those asked before the stop was seen
   collector_thread_ends();
   return nullptr;
 }
 
 bool start_thread() { return start_runtime_thread(&g_thread, run, nullptr, 64 * 1024); }
 
+void ring() {
+  g_doorbell.fetch_add(1, std::memory_order_acq_rel);
+  futex(&g_doorbell, FUTEX_WAKE_PRIVATE, 1, nullptr);
+}
+
+bool reader_running() { return g_state.load(std::memory_order_acquire) == kRunning; }
+
+// Starts the reading thread on the first request.
+void start_reader_once() {
+  if (g_state.load(std::memory_order_acquire) != kNoThread) return;
+  lock();
+  if (g_state.load(std::memory_order_acquire) == kNoThread)
+    g_state.store(start_thread() ? kRunning : kUnavailable, std::memory_order_release);
+  unlock();
+}
+
 void note(const char* text) { experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text)); }
 
 enum class Answer { kRead, kNoPrivateTable, kLate };
+
+void no_private_table() {
+  if (g_state.exchange(kUnavailable, std::memory_order_acq_rel) == kRunning)
+    note("the runtime's /proc reading thread cannot have a descriptor table of its own (unshare refused): "
+         "thread files are read with a descriptor of the program's table for a moment");
+}
+
+void stuck() {
+  int running = kRunning;
+  if (g_state.compare_exchange_strong(running, kStuck, std::memory_order_acq_rel))
+    note("the runtime's /proc reading thread did not answer within 2 s: thread files are not read from now on");
+}
+
+// A small request in a slot of its own: false when it must be asked the
+// one-at-a-time way (no slot free), true when answered or refused.
+bool small_answer_taken(SmallAnswer answer) {
+  if (answer == SmallAnswer::kNoPrivateTable) no_private_table();
+  if (answer == SmallAnswer::kNoReader && reader_running()) stuck();
+  return answer != SmallAnswer::kNoSlot;
+}
 
 // Asks the thread for the files of g_request.
 Answer ask() {
   const uint32_t number = g_asked.load(std::memory_order_relaxed) + 1;
   g_asked.store(number, std::memory_order_release);
-  futex(&g_asked, FUTEX_WAKE_PRIVATE, 1, nullptr);
+  ring();
   constexpr long long kSliceNs = 100'000'000;
   long long deadline_ns = monotonic_ns() + kAnswerWithinNs;
   spin_while_equal(g_answered, number - 1);  // a /proc file is read in microseconds
@@ -194,8 +236,7 @@ Answer ask() {
     const long long before = monotonic_ns();
     const long long left = deadline_ns - before;
     if (left <= 0) {
-      g_state.store(kStuck, std::memory_order_release);
-      note("the runtime's /proc reading thread did not answer within 2 s: thread files are not read from now on");
+      stuck();
       return Answer::kLate;
     }
     // In slices: a wait that took far longer than its slice was the whole
@@ -235,9 +276,7 @@ void read_by_thread(lumen_task_file* files, size_t from, size_t to) {
   }
   const Answer answer = ask();
   if (answer == Answer::kNoPrivateTable) {
-    note("the runtime's /proc reading thread cannot have a descriptor table of its own (unshare refused): "
-         "thread files are read with a descriptor of the program's table for a moment");
-    g_state.store(kUnavailable, std::memory_order_release);
+    no_private_table();
     return;
   }
   size_t asked = 0;
@@ -249,15 +288,34 @@ void read_by_thread(lumen_task_file* files, size_t from, size_t to) {
   }
 }
 
+// What no reading thread read, read in the program's table where the
+// thread cannot have one of its own; the count read.
+size_t finish_files(lumen_task_file* files, size_t count) {
+  if (g_state.load(std::memory_order_acquire) == kUnavailable)
+    for (size_t i = 0; i < count; ++i)
+      if (files[i].bytes == kUnread)
+        files[i].bytes = read_in_programs_table(files[i].tid, files[i].name, files[i].buffer, files[i].size);
+  size_t read = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (files[i].bytes < 0) files[i].bytes = -1;
+    read += files[i].bytes > 0 ? 1 : 0;
+  }
+  return read;
+}
+
 }  // namespace
 
 size_t read_task_files(lumen_task_file* files, size_t count) {
   if (files == nullptr || count == 0) return 0;
   for (size_t i = 0; i < count; ++i) files[i].bytes = valid(files[i]) ? kUnread : kInvalid;
   const RuntimeGuard guard;
+  start_reader_once();
+  bool all_valid = true;
+  for (size_t i = 0; i < count; ++i) all_valid = all_valid && files[i].bytes != kInvalid;
+  if (all_valid && fits_small_request(files, count) && reader_running() &&
+      small_answer_taken(ask_small_files(files, count, reader_running, ring)))
+    return finish_files(files, count);
   lock();
-  if (g_state.load(std::memory_order_acquire) == kNoThread)
-    g_state.store(start_thread() ? kRunning : kUnavailable, std::memory_order_release);
   // In runs that fit one request: as many files as it holds, their bytes
   // within its arena.
   for (size_t from = 0; from < count && g_state.load(std::memory_order_acquire) == kRunning;) {
@@ -270,27 +328,25 @@ size_t read_task_files(lumen_task_file* files, size_t count) {
     if (files_in > 0) read_by_thread(files, from, to);
     from = to;
   }
-  if (g_state.load(std::memory_order_acquire) == kUnavailable)
-    for (size_t i = 0; i < count; ++i)
-      if (files[i].bytes == kUnread)
-        files[i].bytes = read_in_programs_table(files[i].tid, files[i].name, files[i].buffer, files[i].size);
-  size_t read = 0;
-  for (size_t i = 0; i < count; ++i) {
-    if (files[i].bytes < 0) files[i].bytes = -1;
-    read += files[i].bytes > 0 ? 1 : 0;
-  }
   unlock();
-  return read;
+  return finish_files(files, count);
 }
 
 long run_in_own_table(long (*work)(void*), void* argument) {
   if (work == nullptr) return errno = EINVAL, -1;
   const RuntimeGuard guard;
-  lock();
-  if (g_state.load(std::memory_order_acquire) == kNoThread)
-    g_state.store(start_thread() ? kRunning : kUnavailable, std::memory_order_release);
+  start_reader_once();
   long result = -1;
   int error = ENOTSUP;
+  if (reader_running()) {
+    const SmallAnswer answer = ask_small_work(work, argument, &result, &error, reader_running, ring);
+    if (small_answer_taken(answer)) {
+      if (answer != SmallAnswer::kDone) result = -1, error = ENOTSUP;
+      errno = error;
+      return result;
+    }
+  }
+  lock();
   if (g_state.load(std::memory_order_acquire) == kRunning) {
     Request& r = g_request;
     r.count = 0;
@@ -300,7 +356,7 @@ long run_in_own_table(long (*work)(void*), void* argument) {
     r.work_errno = ENOTSUP;
     const Answer answer = ask();
     if (answer == Answer::kRead) result = r.work_result, error = r.work_errno;
-    if (answer == Answer::kNoPrivateTable) g_state.store(kUnavailable, std::memory_order_release);
+    if (answer == Answer::kNoPrivateTable) no_private_table();
     r.work = nullptr;
   }
   unlock();
@@ -314,23 +370,29 @@ long read_task_file(uint32_t tid, const char* name, char* buffer, size_t size) {
   return file.bytes;
 }
 
+void task_file_reader_start() { start_reader_once(); }
+
 void task_file_reader_stop() {
   lock();
   if (g_state.load(std::memory_order_acquire) == kRunning) {
     g_stop.store(1, std::memory_order_release);
-    g_asked.fetch_add(1, std::memory_order_acq_rel);
-    futex(&g_asked, FUTEX_WAKE_PRIVATE, 1, nullptr);
+    ring();
     pthread_join(g_thread, nullptr);
   }
   g_state.store(kStopped, std::memory_order_release);
+  // A small request asked after the thread's last look is let go: its
+  // caller, woken, sees the reader stopped.
+  wake_small_requests();
   unlock();
 }
 
 void task_file_reader_after_fork() {
   g_lock.store(0, std::memory_order_relaxed);
   g_stop.store(0, std::memory_order_relaxed);
+  g_doorbell.store(0, std::memory_order_relaxed);
   g_asked.store(0, std::memory_order_relaxed);
   g_answered.store(0, std::memory_order_relaxed);
+  forget_small_requests();
   g_state.store(kNoThread, std::memory_order_relaxed);
   forget_held_task_files();
 }

@@ -29,6 +29,10 @@ size_t read_task_files(lumen_task_file* files, size_t count);
 // its own.
 long run_in_own_table(long (*work)(void*), void* argument);
 
+// Not signal-safe. Starts the reading thread now rather than at the first
+// request.
+void task_file_reader_start();
+
 // Not signal-safe. Ends the reading thread (after the plugins' last
 // readings at the end of collection).
 void task_file_reader_stop();
