@@ -1,5 +1,5 @@
-// The runtime's own threads: started together, each is known as the
-// collector's by the time its starter goes on; small requests to the /proc
+// The runtime's own threads: each is listed as the collector's by the time
+// its starter goes on, and unlisted at its end; small requests to the /proc
 // reader from many threads at once each get their own answer.
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -48,16 +48,14 @@ void* report_and_wait(void* opaque) {
   return nullptr;
 }
 
-TEST(RuntimeThreads, ThreadsStartedTogetherAreEachKnownWhenTheirStarterGoesOn) {
-  std::vector<Started> started(6);
+TEST(RuntimeThreads, EachIsListedWhenItsStarterGoesOnAndUnlistedAtItsEnd) {
+  std::vector<Started> started(12);
   std::vector<pthread_t> threads(started.size());
   const size_t before = collector_threads_listed();
-  {
-    const collector::RuntimeThreadStarts together;
-    for (size_t i = 0; i < started.size(); ++i)
-      ASSERT_TRUE(collector::start_runtime_thread(&threads[i], report_and_wait, &started[i], 64 * 1024));
+  for (size_t i = 0; i < started.size(); ++i) {
+    ASSERT_TRUE(collector::start_runtime_thread(&threads[i], report_and_wait, &started[i], 64 * 1024));
+    EXPECT_EQ(collector_threads_listed(), before + i + 1);  // before it may even have run
   }
-  EXPECT_EQ(collector_threads_listed(), before + started.size());
   for (Started& s : started) {
     while (s.tid.load(std::memory_order_acquire) == 0) std::this_thread::yield();
     EXPECT_TRUE(listed_as_collector(s.tid.load()));
@@ -65,18 +63,24 @@ TEST(RuntimeThreads, ThreadsStartedTogetherAreEachKnownWhenTheirStarterGoesOn) {
   for (Started& s : started) s.go.store(true, std::memory_order_release);
   for (pthread_t t : threads) pthread_join(t, nullptr);
   for (Started& s : started) EXPECT_FALSE(listed_as_collector(s.tid.load()));
+  EXPECT_EQ(collector_threads_listed(), before);
 }
 
-TEST(RuntimeThreads, AThreadStartedAloneIsKnownOnReturn) {
-  Started started;
-  pthread_t thread;
+// A thread whose body ends at once (a start that fails) is never left
+// listed: its end comes after its starter listed it.
+void* end_at_once(void*) {
+  collector::collector_thread_ends();
+  return nullptr;
+}
+
+TEST(RuntimeThreads, OneThatEndsAtOnceIsNotLeftListed) {
   const size_t before = collector_threads_listed();
-  ASSERT_TRUE(collector::start_runtime_thread(&thread, report_and_wait, &started, 64 * 1024));
-  EXPECT_EQ(collector_threads_listed(), before + 1);  // listed before it may even have run its body
-  while (started.tid.load(std::memory_order_acquire) == 0) std::this_thread::yield();
-  EXPECT_TRUE(listed_as_collector(started.tid.load()));
-  started.go.store(true, std::memory_order_release);
-  pthread_join(thread, nullptr);
+  for (int i = 0; i < 200; ++i) {
+    pthread_t thread;
+    ASSERT_TRUE(collector::start_runtime_thread(&thread, end_at_once, nullptr, 64 * 1024));
+    pthread_join(thread, nullptr);
+  }
+  EXPECT_EQ(collector_threads_listed(), before);
 }
 
 // A reader as the runtime's /proc reader serves small requests: its own

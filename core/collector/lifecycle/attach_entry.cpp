@@ -145,7 +145,6 @@ using namespace lumen::collector;
 // (the experiment's log says why where it could be opened). Collection
 // stops by itself if `collect_pid` ends first.
 LUMEN_EXPORT int lumen_attach(const char* experiment, int collect_pid) {
-  const RuntimeThreadStarts starts;  // every thread known before collect's roll call
   if (!start_attached_collection(experiment)) return -1;
   g_collect_pid = collect_pid;
   g_detaching.store(false, std::memory_order_release);

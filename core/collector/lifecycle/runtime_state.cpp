@@ -18,7 +18,6 @@
 #include "interposers/thread_interposers.h"
 #include "stacks/blocked_stack.h"
 #include "time/clock.h"
-#include "threads/own_thread_start.h"
 #include "threads/own_threads_alive.h"
 #include "lifecycle/collector_variables.h"
 #include "processes/descendant_header.h"
@@ -146,7 +145,6 @@ void redirect_calls_after_attach() {
 bool begin_collection(bool attached) {
   CollectorVariables& variables = collector_variables();
   const RuntimeGuard guard;
-  const RuntimeThreadStarts starts;  // the runtime's threads, awaited together
   tsc_clock_init();
 #ifdef LUMEN_TEST_HOOKS
   test_clock_skew_init();

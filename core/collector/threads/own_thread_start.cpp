@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <lumen/collector_support.h>
@@ -17,47 +18,69 @@ namespace lumen::collector {
 
 namespace {
 
-// The new thread is known as the collector's before its creator goes on:
-// collect -P's roll call, which may stop it at its first instruction,
-// finds it so and leaves it be. A start awaited later lives in a slot.
+// A start's slot, from the creator's claim until the new thread has read
+// it: the creator goes on at once, so the slot outlives its call.
+enum StartState : int {
+  kStartFree,
+  kStartClaimed,
+  kStartListed,    // the creator listed the thread: it may run (and frees the slot)
+  kStartUnlisted,  // it lists itself, and the creator waits for that
+  kStartKnown,     // it did: the creator frees the slot
+};
 struct Start {
   void* (*body)(void*);
   void* argument;
-  std::atomic<int> known{0};
+  std::atomic<int> state{kStartFree};
 };
+constexpr int kStarts = 32;
+Start g_starts[kStarts];
 
 void start_futex(std::atomic<int>& word, int operation, int value) {
   syscall(SYS_futex, reinterpret_cast<int*>(&word), operation, value, nullptr, nullptr, 0);
 }
 
-void* known_then_run(void* opaque) {
-  auto* start = static_cast<Start*>(opaque);
-  void* (*const body)(void*) = start->body;
-  void* const argument = start->argument;
-  collector_thread_begins();
-  start->known.store(1, std::memory_order_release);
-  start_futex(start->known, FUTEX_WAKE_PRIVATE, 1);  // `start` is the creator's from here: it may be gone once woken
-  return body(argument);
-}
-
 // A futex wait, not a sleep: a sleep from a thread collect -P stopped
 // would end its own interrupted sleep early. Nor a yield: on a busy CPU
 // each gives a whole time slice away (2-3 ms seen).
-void await_known(Start& start) {
-  while (start.known.load(std::memory_order_acquire) == 0) start_futex(start.known, FUTEX_WAIT_PRIVATE, 0);
+int await_change(std::atomic<int>& word, int from) {
+  int now;
+  while ((now = word.load(std::memory_order_acquire)) == from) start_futex(word, FUTEX_WAIT_PRIVATE, from);
+  return now;
 }
 
-// The starts of the open RuntimeThreadStarts: its owner alone adds to them.
-constexpr int kBatchSlots = 16;
-Start g_batch[kBatchSlots];
-int g_batch_used = 0;
-std::atomic<uint32_t> g_batch_owner{0};  // the tid of the thread whose starts are batched
+Start* claim_start() {
+  for (Start& start : g_starts) {
+    int free = kStartFree;
+    if (start.state.compare_exchange_strong(free, kStartClaimed, std::memory_order_acquire)) return &start;
+  }
+  return nullptr;
+}
 
-uint32_t starting_tid() { return static_cast<uint32_t>(syscall(SYS_gettid)); }
+void* listed_then_run(void* opaque) {
+  auto* start = static_cast<Start*>(opaque);
+  // Its body runs only once it is listed, so its end (which unlists it)
+  // comes after.
+  const int state = await_change(start->state, kStartClaimed);
+  void* (*const body)(void*) = start->body;
+  void* const argument = start->argument;
+  collector_thread_begins();
+  if (state == kStartListed) {
+    start->state.store(kStartFree, std::memory_order_release);
+  } else {
+    start->state.store(kStartKnown, std::memory_order_release);
+    start_futex(start->state, FUTEX_WAKE_PRIVATE, 1);  // the slot is the creator's from here
+  }
+  return body(argument);
+}
 
-bool batching() {
-  const uint32_t owner = g_batch_owner.load(std::memory_order_acquire);
-  return owner != 0 && owner == starting_tid() && g_batch_used < kBatchSlots;
+// The new thread's id, as the kernel wrote it into glibc's thread
+// descriptor before clone returned: its CPU clock names it
+// (MAKE_THREAD_CPUCLOCK: the id's complement, shifted by 3). 0 if unknown.
+uint32_t created_tid(pthread_t thread) {
+  clockid_t clock;
+  if (pthread_getcpuclockid(thread, &clock) != 0 || (clock & 7) != 6) return 0;
+  const long tid = ~(static_cast<long>(clock) >> 3);
+  return tid > 0 ? static_cast<uint32_t>(tid) : 0;
 }
 
 }  // namespace
@@ -66,6 +89,10 @@ bool start_runtime_thread(pthread_t* thread, void* (*body)(void*), void* argumen
   using PthreadCreate = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
   static const auto real_create = lumen::next_function<PthreadCreate>("pthread_create", "GLIBC_2.34");
   if (real_create == nullptr) return false;
+  Start* start = claim_start();
+  if (start == nullptr) return false;  // as many starting at once as slots
+  start->body = body;
+  start->argument = argument;
   sigset_t all, previous;
   sigfillset(&all);
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &previous, sizeof(long));
@@ -73,33 +100,28 @@ bool start_runtime_thread(pthread_t* thread, void* (*body)(void*), void* argumen
   pthread_attr_init(&attributes);
   pthread_attr_setstacksize(&attributes, stack_bytes);
   const RuntimeGuard guard;
-  Start here{body, argument};
-  const bool later = batching();
-  Start& start = later ? g_batch[g_batch_used] : here;
-  if (later) {
-    start.body = body;
-    start.argument = argument;
-    start.known.store(0, std::memory_order_relaxed);
-  }
-  const bool started = real_create(thread, &attributes, known_then_run, &start) == 0;
+  const bool started = real_create(thread, &attributes, listed_then_run, start) == 0;
   pthread_attr_destroy(&attributes);
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &previous, nullptr, sizeof(long));
-  if (started && later) ++g_batch_used;
-  if (started && !later) await_known(start);
-  return started;
-}
-
-RuntimeThreadStarts::RuntimeThreadStarts() {
-  uint32_t none = 0;
-  owner_ = g_batch_owner.compare_exchange_strong(none, starting_tid(), std::memory_order_acq_rel);
-  if (owner_) g_batch_used = 0;
-}
-
-RuntimeThreadStarts::~RuntimeThreadStarts() {
-  if (!owner_) return;
-  for (int i = 0; i < g_batch_used; ++i) await_known(g_batch[i]);
-  g_batch_used = 0;
-  g_batch_owner.store(0, std::memory_order_release);
+  if (!started) {
+    start->state.store(kStartFree, std::memory_order_release);
+    return false;
+  }
+  // Listed before the creator goes on, and without waiting for the new
+  // thread to run (on a busy machine each would wait for a CPU): collect
+  // -P's roll call, which may stop it at its first instruction, finds it
+  // so and leaves it be.
+  if (const uint32_t tid = created_tid(*thread); tid != 0) {
+    collector_thread_created(tid);
+    start->state.store(kStartListed, std::memory_order_release);
+    start_futex(start->state, FUTEX_WAKE_PRIVATE, 1);
+    return true;
+  }
+  start->state.store(kStartUnlisted, std::memory_order_release);
+  start_futex(start->state, FUTEX_WAKE_PRIVATE, 1);
+  await_change(start->state, kStartUnlisted);
+  start->state.store(kStartFree, std::memory_order_release);
+  return true;
 }
 
 }  // namespace lumen::collector

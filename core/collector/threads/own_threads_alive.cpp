@@ -26,6 +26,15 @@ void collector_thread_begins() {
   }
 }
 
+void collector_thread_created(uint32_t tid) {
+  for (const auto& slot : g_tids)
+    if (slot.load(std::memory_order_acquire) == tid) return;
+  for (auto& slot : g_tids) {
+    uint32_t expected = 0;
+    if (slot.compare_exchange_strong(expected, tid, std::memory_order_acq_rel)) return;
+  }
+}
+
 void collector_thread_ends() {
   const uint32_t tid = current_tid();
   retire_thread_state();
