@@ -27,7 +27,9 @@ constexpr milliseconds kLoadLimit{10'000};
 constexpr milliseconds kThreadLimit{5'000};
 constexpr milliseconds kBusyLimit{2'000};  // for threads inside the collector's code or its interposers
 constexpr int kBusy = -1;  // the runtime's answer for a thread inside its own work
-constexpr int kNotProgramThread = -2;  // lumen_detach's on a thread of the collector's, or one in its wait
+// The runtime's answer on a thread of the collector's (lumen_detach's also
+// on one in its wait): another thread is asked.
+constexpr int kNotProgramThread = -2;
 // lumen_detach_thread's for a thread inside a plugin's interposer: its
 // collection ended now, or before.
 constexpr int kEndedInside = 3;
@@ -252,10 +254,16 @@ InjectedRuntime inject_runtime(pid_t pid, const std::string& runtime, const std:
 }
 
 // Calls `function` on a thread of the program's, stopped where the
-// dynamic linker may be entered (redirecting takes its lock).
+// dynamic linker may be entered (redirecting takes its lock). A thread the
+// runtime answers is its own (one the log did not name yet) is passed over.
 void call_on_program_thread(const InjectedRuntime& runtime, uint64_t function) {
-  const std::set<pid_t> collectors = collector_threads(runtime.experiment);
-  stop_thread_for_loading(runtime.pid, collectors)->call(function, {}, kLoadLimit);
+  std::set<pid_t> collectors = collector_threads(runtime.experiment);
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    std::unique_ptr<HijackedThread> thread = stop_thread_for_loading(runtime.pid, collectors);
+    if (static_cast<int>(thread->call(function, {}, kLoadLimit)) != kNotProgramThread) return;
+    collectors.insert(thread->tid());
+  }
+  throw std::runtime_error("no thread of process " + std::to_string(runtime.pid) + " but the collector's could be stopped");
 }
 
 ThreadRollCall begin_every_thread(const InjectedRuntime& runtime) {

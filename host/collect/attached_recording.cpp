@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -194,9 +195,12 @@ int record_attached(const CollectRequest& request, CollectionPlan plan,
             << " ms; recording " << experiment.filename().string()
             << (plan.runtime.window_end_ns ? "" : " until ^C or the process ends") << "\n";
   if (threads.missed != 0) std::cerr << "collect: " << threads.missed << " threads could not be stopped and are not recorded\n";
-  const std::vector<std::string> failures = plugin_failures(experiment);
-  for (const std::string& failure : failures) std::cerr << "collect: warning: " << failure << "\n";
-  if (!failures.empty() && failures.size() >= plan.plugins.size()) {
+  const std::vector<PluginFailure> failures = plugin_failures(experiment);
+  for (const PluginFailure& failure : failures) std::cerr << "collect: warning: " << failure.text() << "\n";
+  const auto failed = [&](const PlannedPlugin& p) {
+    return std::any_of(failures.begin(), failures.end(), [&](const PluginFailure& f) { return f.plugin == p.name; });
+  };
+  if (!plan.plugins.empty() && std::all_of(plan.plugins.begin(), plan.plugins.end(), failed)) {
     // Nothing can be recorded: the process is let go at once.
     attach::detach_runtime(runtime);
     std::error_code ec;

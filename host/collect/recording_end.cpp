@@ -60,8 +60,8 @@ bool size_limit_reached(const fs::path& experiment) {
   return false;
 }
 
-std::vector<std::string> plugin_failures(const fs::path& experiment) {
-  std::vector<std::string> failures;
+std::vector<PluginFailure> plugin_failures(const fs::path& experiment) {
+  std::vector<PluginFailure> failures;
   const std::string marker = "event: " + std::string(metadata::log_event::kPluginFailed);
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(experiment, ec); it != fs::recursive_directory_iterator();
@@ -72,8 +72,7 @@ std::vector<std::string> plugin_failures(const fs::path& experiment) {
       if (line.find(marker) == std::string::npos) continue;
       try {
         const YAML::Node entry = YAML::Load(line.substr(line.find('{')));
-        const std::string failure = "plugin '" + entry["plugin"].as<std::string>("?") +
-                                    "' did not collect: " + entry["message"].as<std::string>("");
+        const PluginFailure failure{entry["plugin"].as<std::string>("?"), entry["message"].as<std::string>("")};
         if (std::find(failures.begin(), failures.end(), failure) == failures.end()) failures.push_back(failure);
       } catch (const YAML::Exception&) {
         // A line cut short by a crash: er_print says where the log ends.
@@ -85,7 +84,8 @@ std::vector<std::string> plugin_failures(const fs::path& experiment) {
 
 void finish_recording(const fs::path& experiment, const CollectionPlan& plan, bool failures_told) {
   if (!failures_told)
-    for (const std::string& failure : plugin_failures(experiment)) std::cerr << "collect: warning: " << failure << "\n";
+    for (const PluginFailure& failure : plugin_failures(experiment))
+      std::cerr << "collect: warning: " << failure.text() << "\n";
   if (records_kernel_frames(plan)) name_kernel_frames(experiment);
   archive_experiment(experiment, plan.runtime.archive);
 }

@@ -15,8 +15,15 @@ namespace lumen::collect {
 bool size_limit_reached(const std::filesystem::path& experiment);
 
 // What the processes' logs say their plugins could not do, each plugin and
-// reason once: "plugin 'clock' did not collect: ...".
-std::vector<std::string> plugin_failures(const std::filesystem::path& experiment);
+// reason once.
+struct PluginFailure {
+  std::string plugin;
+  std::string message;
+  // "plugin 'clock' did not collect: ..."
+  std::string text() const { return "plugin '" + plugin + "' did not collect: " + message; }
+  bool operator==(const PluginFailure&) const = default;
+};
+std::vector<PluginFailure> plugin_failures(const std::filesystem::path& experiment);
 
 // Also says on standard error which plugins did not collect, unless
 // `failures_told` (collect -P tells them once attached).

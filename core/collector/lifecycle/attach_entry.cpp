@@ -166,10 +166,15 @@ LUMEN_EXPORT int lumen_attach_thread(void) {
   return 1;
 }
 
+// A call meant for a program's thread, made on one of the collector's
+// (collect did not know it yet): collect asks another.
+constexpr int kNotProgramThread = -2;
+
 // Once every thread's collection has begun: the program's calls of the
 // functions the plugins interpose on lead to their interposers.
 LUMEN_EXPORT int lumen_attach_calls(void) {
-  if (!collecting() || !attached() || is_collector_thread()) return 0;
+  if (is_collector_thread()) return kNotProgramThread;
+  if (!collecting() || !attached()) return 0;
   const RuntimeGuard guard;
   const int slots = plugins_interpose_program_calls();
   if (slots > 0)
@@ -183,7 +188,8 @@ LUMEN_EXPORT int lumen_attach_calls(void) {
 // and threads started from now on are not collected (the roll call that
 // follows may have passed them).
 LUMEN_EXPORT int lumen_detach_calls(void) {
-  if (!attached() || is_collector_thread()) return 0;
+  if (is_collector_thread()) return kNotProgramThread;
+  if (!attached()) return 0;
   g_detach_begun.store(true, std::memory_order_release);
   const RuntimeGuard guard;
   plugins_stop_interposing();
@@ -219,7 +225,7 @@ LUMEN_EXPORT int lumen_detach_thread(void) {
 // (a writer of the runtime's, which may hold a block stopping collection
 // waits for): call it on another thread of the program's.
 LUMEN_EXPORT int lumen_detach(int threads_inside) {
-  if (is_collector_thread() || waiting_for_file_keeper()) return -2;
+  if (is_collector_thread() || waiting_for_file_keeper()) return kNotProgramThread;
   if (!attached()) return 1;
   g_detaching.store(true, std::memory_order_release);
   plugins_stop_interposing();

@@ -18,6 +18,7 @@
 #include "interposers/thread_interposers.h"
 #include "stacks/blocked_stack.h"
 #include "time/clock.h"
+#include "threads/own_thread_start.h"
 #include "threads/own_threads_alive.h"
 #include "lifecycle/collector_variables.h"
 #include "processes/descendant_header.h"
@@ -142,6 +143,9 @@ void redirect_calls_after_attach() {
 // started and one it attached to, where the program's calls are not
 // interposed (descendants, pthread_exit of main and exit statuses are not
 // followed, and collect starts each thread's collection).
+// Names a runtime thread in the log as it is started (below).
+void log_new_collector_thread(uint32_t tid);
+
 bool begin_collection(bool attached) {
   CollectorVariables& variables = collector_variables();
   const RuntimeGuard guard;
@@ -150,6 +154,7 @@ bool begin_collection(bool attached) {
   test_clock_skew_init();
 #endif
   on_periodic_thread_begin(mark_collector_thread);
+  tell_runtime_threads_to(log_new_collector_thread);
   // Whatever this process starts next is told apart by its own pid.
   variables.target_pid = std::to_string(getpid());
   founder_directory() = variables.experiment;
@@ -380,6 +385,8 @@ void log_collector_thread(unsigned tid) {
   std::snprintf(field, sizeof field, "tid: %u", tid);
   experiment_log_short_event(metadata::log_event::kCollectorThread, field);
 }
+
+void log_new_collector_thread(uint32_t tid) { log_collector_thread(tid); }
 
 }  // namespace
 

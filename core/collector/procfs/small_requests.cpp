@@ -30,21 +30,24 @@ struct SmallFile {
   long result;
 };
 
+// All zero until used: the slots are constant-initialized (constinit), so
+// no constructor of this file's, run after the runtime's own started
+// collection in a preloaded process, can free a slot under way.
 struct SmallSlot {
   std::atomic<uint32_t> state{kSlotFree};
-  bool private_table = true;
-  long (*work)(void*) = nullptr;
-  void* argument = nullptr;
-  long work_result = -1;
-  int work_errno = 0;
-  size_t count = 0;
+  bool private_table;
+  long (*work)(void*);
+  void* argument;
+  long work_result;
+  int work_errno;
+  size_t count;
   SmallFile files[kSmallRequestFiles];
   char bytes[kSmallRequestBytes];
 };
 
 constexpr size_t kSmallSlots = 64;
-SmallSlot g_slots[kSmallSlots];
-std::atomic<uint32_t> g_waiting{0};  // callers awaiting an answer
+constinit SmallSlot g_slots[kSmallSlots];
+constinit std::atomic<uint32_t> g_waiting{0};  // callers awaiting an answer
 
 // A slot's answer comes in microseconds, unless the reader waits for a
 // CPU; a reader that has not answered within this long is taken as gone.

@@ -38,21 +38,25 @@ constexpr size_t kArenaBytes = 256 * 1024;
 // rather than hang the plugin's thread.
 constexpr long long kAnswerWithinNs = 2'000'000'000;
 
+// All zero until asked: the request is constant-initialized (constinit),
+// so no constructor of this file's, run after the runtime's own began
+// collection in a preloaded process, can reset one under way. The asker
+// sets what it asks; the thread sets the answer.
 struct FileAsked {
-  uint32_t tid = 0;
-  char name[32] = {};
-  size_t size = 0;
-  size_t offset = 0;  // of its bytes in the arena
-  long result = -1;
+  uint32_t tid;
+  char name[32];
+  size_t size;
+  size_t offset;  // of its bytes in the arena
+  long result;
 };
 
 struct Request {
-  size_t count = 0;
-  bool private_table = true;  // false: the thread cannot read for the caller
-  long (*work)(void*) = nullptr;  // or: this to run there
-  void* argument = nullptr;
-  long work_result = -1;
-  int work_errno = 0;
+  size_t count;
+  bool private_table;  // false: the thread cannot read for the caller
+  long (*work)(void*);  // or: this to run there
+  void* argument;
+  long work_result;
+  int work_errno;
   FileAsked files[kMaxFiles];
   char bytes[kArenaBytes];
 };
@@ -64,7 +68,7 @@ enum ReaderState : int { kNoThread, kRunning, kUnavailable, kStuck, kStopped };
 constexpr long kUnread = -2;
 constexpr long kInvalid = -3;
 
-Request g_request;
+constinit Request g_request;
 std::atomic<uint32_t> g_doorbell{0};  // rung by every request and the stop; the thread waits on it
 std::atomic<uint32_t> g_asked{0};     // the latest request's number (g_request)
 std::atomic<uint32_t> g_answered{0};  // the latest answer's number; callers wait on it

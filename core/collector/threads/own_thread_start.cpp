@@ -33,7 +33,10 @@ struct Start {
   std::atomic<int> state{kStartFree};
 };
 constexpr int kStarts = 32;
-Start g_starts[kStarts];
+// constinit: no constructor may clear a start under way (this file's
+// initializers can run after the runtime's, which starts threads).
+constinit Start g_starts[kStarts];
+constinit std::atomic<void (*)(uint32_t)> g_told{nullptr};
 
 void start_futex(std::atomic<int>& word, int operation, int value) {
   syscall(SYS_futex, reinterpret_cast<int*>(&word), operation, value, nullptr, nullptr, 0);
@@ -113,6 +116,7 @@ bool start_runtime_thread(pthread_t* thread, void* (*body)(void*), void* argumen
   // so and leaves it be.
   if (const uint32_t tid = created_tid(*thread); tid != 0) {
     collector_thread_created(tid);
+    if (void (*const told)(uint32_t) = g_told.load(std::memory_order_acquire)) told(tid);
     start->state.store(kStartListed, std::memory_order_release);
     start_futex(start->state, FUTEX_WAKE_PRIVATE, 1);
     return true;
@@ -123,5 +127,7 @@ bool start_runtime_thread(pthread_t* thread, void* (*body)(void*), void* argumen
   start->state.store(kStartFree, std::memory_order_release);
   return true;
 }
+
+void tell_runtime_threads_to(void (*told)(uint32_t tid)) { g_told.store(told, std::memory_order_release); }
 
 }  // namespace lumen::collector

@@ -8,6 +8,7 @@
 #include <pthread.h>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace lumen::collector {
 
@@ -15,5 +16,9 @@ namespace lumen::collector {
 // thread is listed as the collector's (own_threads_alive.h) when this
 // returns, whether or not it has run yet.
 bool start_runtime_thread(pthread_t* thread, void* (*body)(void*), void* argument, size_t stack_bytes);
+
+// Not signal-safe. `told(tid)` is called for each thread started from now
+// on, as it is listed (the experiment's log names it for collect -P).
+void tell_runtime_threads_to(void (*told)(uint32_t tid));
 
 }  // namespace lumen::collector
