@@ -139,13 +139,13 @@ void redirect_calls_after_attach() {
   redirect_program_calls();
 }
 
+// Names a collector thread in the log (below).
+void log_collector_thread(uint32_t tid);
+
 // What collection is, from the plan on: the same for a process collect
 // started and one it attached to, where the program's calls are not
 // interposed (descendants, pthread_exit of main and exit statuses are not
 // followed, and collect starts each thread's collection).
-// Names a runtime thread in the log as it is started (below).
-void log_new_collector_thread(uint32_t tid);
-
 bool begin_collection(bool attached) {
   CollectorVariables& variables = collector_variables();
   const RuntimeGuard guard;
@@ -154,7 +154,7 @@ bool begin_collection(bool attached) {
   test_clock_skew_init();
 #endif
   on_periodic_thread_begin(mark_collector_thread);
-  tell_runtime_threads_to(log_new_collector_thread);
+  tell_runtime_threads_to(log_collector_thread);  // each named as it is started
   // Whatever this process starts next is told apart by its own pid.
   variables.target_pid = std::to_string(getpid());
   founder_directory() = variables.experiment;
@@ -294,6 +294,9 @@ void restart_in_forked_child(const std::string& lineage) {
   }
   const RuntimeGuard guard;
   forget_collector_threads();  // the parent's
+  // The log is still the parent's until the child's opens: the child's
+  // first threads are named after that.
+  tell_runtime_threads_to(nullptr);
   const std::string directory = sub_experiment(lineage);
   run_pool_forget_after_fork();  // before the parent's runs are let go here
   file_keeper_forget_after_fork();
@@ -307,6 +310,7 @@ void restart_in_forked_child(const std::string& lineage) {
   experiment_log_open(directory);
   log_start(lineage);
   log_collector_threads_started();
+  tell_runtime_threads_to(log_collector_thread);
   stack_table_reset();
   task_file_reader_after_fork();
   current_thread().latest.stack.store(LUMEN_NO_STACK, std::memory_order_relaxed);  // the parent's table's
@@ -330,6 +334,7 @@ void stop_in_forked_child() {
   // the parent's data. It is not collected (its timers are not inherited).
   g_collecting.store(false, std::memory_order_relaxed);
   forget_collector_threads();
+  tell_runtime_threads_to(nullptr);
   process_ending_forget();
   task_file_reader_after_fork();
   run_pool_forget_after_fork();
@@ -380,21 +385,19 @@ void end_collection_for_sandboxed_process() {
 
 namespace {
 
-void log_collector_thread(unsigned tid) {
+void log_collector_thread(uint32_t tid) {
   char field[32];
   std::snprintf(field, sizeof field, "tid: %u", tid);
   experiment_log_short_event(metadata::log_event::kCollectorThread, field);
 }
 
-void log_new_collector_thread(uint32_t tid) { log_collector_thread(tid); }
-
 }  // namespace
 
 void mark_collector_thread() {
-  // Also while collection starts (plugins start their threads then).
+  // Also while collection starts (plugins start their threads then). One
+  // start_runtime_thread listed was named by its starter.
   const RuntimeGuard guard;
-  collector_thread_begins();
-  log_collector_thread(current_tid());
+  if (collector_thread_begins()) log_collector_thread(current_tid());
 }
 
 // Started before the log they would write to is open.

@@ -311,11 +311,13 @@ size_t finish_files(lumen_task_file* files, size_t count) {
 
 size_t read_task_files(lumen_task_file* files, size_t count) {
   if (files == nullptr || count == 0) return 0;
-  for (size_t i = 0; i < count; ++i) files[i].bytes = valid(files[i]) ? kUnread : kInvalid;
+  bool all_valid = true;
+  for (size_t i = 0; i < count; ++i) {
+    files[i].bytes = valid(files[i]) ? kUnread : kInvalid;
+    all_valid = all_valid && files[i].bytes != kInvalid;
+  }
   const RuntimeGuard guard;
   start_reader_once();
-  bool all_valid = true;
-  for (size_t i = 0; i < count; ++i) all_valid = all_valid && files[i].bytes != kInvalid;
   if (all_valid && fits_small_request(files, count) && reader_running() &&
       small_answer_taken(ask_small_files(files, count, reader_running, ring)))
     return finish_files(files, count);

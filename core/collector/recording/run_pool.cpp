@@ -59,7 +59,7 @@ std::atomic<int> g_requests{0};
 pthread_t g_thread;
 std::atomic<uint64_t> g_count_prepared{0}, g_count_taken{0}, g_count_passed_over{0}, g_count_handed_back{0};
 std::atomic<uint64_t> g_count_first_prepared{0}, g_count_first_taken{0};
-void (*g_thread_begins)() = collector_thread_begins;
+void (*g_thread_begins)() = [] { collector_thread_begins(); };
 
 void futex(std::atomic<int>& word, int operation, int value) {
   syscall(SYS_futex, reinterpret_cast<int*>(&word), operation, value, nullptr, nullptr, 0);

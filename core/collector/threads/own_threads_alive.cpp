@@ -16,23 +16,16 @@ std::atomic<uint32_t> g_tids[kMaxCollectorThreads];
 
 }  // namespace
 
-void collector_thread_begins() {
-  const uint32_t tid = current_tid();
-  for (const auto& slot : g_tids)
-    if (slot.load(std::memory_order_acquire) == tid) return;  // known already (own_thread_start.cpp)
-  for (auto& slot : g_tids) {
-    uint32_t expected = 0;
-    if (slot.compare_exchange_strong(expected, tid, std::memory_order_acq_rel)) return;
-  }
-}
+bool collector_thread_begins() { return collector_thread_created(current_tid()); }
 
-void collector_thread_created(uint32_t tid) {
+bool collector_thread_created(uint32_t tid) {
   for (const auto& slot : g_tids)
-    if (slot.load(std::memory_order_acquire) == tid) return;
+    if (slot.load(std::memory_order_acquire) == tid) return false;  // listed already (own_thread_start.cpp)
   for (auto& slot : g_tids) {
     uint32_t expected = 0;
-    if (slot.compare_exchange_strong(expected, tid, std::memory_order_acq_rel)) return;
+    if (slot.compare_exchange_strong(expected, tid, std::memory_order_acq_rel)) return true;
   }
+  return false;
 }
 
 void collector_thread_ends() {

@@ -9,12 +9,14 @@
 namespace lumen::collector {
 
 // [signal-safe] The calling thread is one of the collector's, from now on
-// until it calls collector_thread_ends (just before it returns).
-void collector_thread_begins();
+// until it calls collector_thread_ends (just before it returns). True when
+// this listed it (false: listed already, or no room).
+bool collector_thread_begins();
 void collector_thread_ends();
 // [signal-safe] Thread `tid`, just created by the caller, is one of them
 // from now on: called before the thread's body runs (which may end it).
-void collector_thread_created(uint32_t tid);
+// True when this listed it.
+bool collector_thread_created(uint32_t tid);
 
 // [signal-safe] Copies the ids of the collector's live threads, at most
 // `capacity`; returns how many were copied.
