@@ -236,7 +236,7 @@ const std::vector<Command>& command_table() {
            const exporting::ExportFormat format = exporting::parse_export_format(a[0]);
            const exporting::ExportInput input{s.experiments(), s.profile(), s.structure(), s.registry(),
                                               exporting::exported_metrics(s.view_request().metrics, s.registry()),
-                                              s.export_filter()};
+                                              s.export_filter(), s.time_window()};
            exporting::write_export(format, input, a[1]);
          } catch (const exporting::ExportError& e) {
            throw CommandError(std::string("-export: ") + e.what());
@@ -269,7 +269,7 @@ const std::vector<Command>& command_table() {
        view([](Session& s, const auto& a) {
          require_experiments(s);
          const exporting::ExportInput input{s.experiments(), s.profile(), s.structure(), s.registry(), {},
-                                            s.export_filter()};
+                                            s.export_filter(), s.time_window()};
          return render(exporting::event_list(input, s.view_request(), a.empty() ? s.limit() : event_count(a[0])),
                        s.format());
        }),

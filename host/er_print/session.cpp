@@ -370,7 +370,10 @@ std::shared_ptr<StackShaper> Session::shaper(ViewMode mode, bool inline_frames) 
 std::unique_ptr<StackProfile> Session::profile_from_cells(const EventFilter& only) {
   // The first profile of a session is a pass over the files: a session
   // asked for one selection only (er_print -functions) never pays for cells.
-  if (!EventCells::can_select({selects_, expression_}) || (cells_.empty() && !profiled_once_)) return nullptr;
+  // Nor does a stretch of time: its pass reads only the blocks holding it.
+  if (!EventCells::can_select({selects_, expression_}) || (cells_.empty() && !profiled_once_) ||
+      (cells_.empty() && time_window().bounded()))
+    return nullptr;
   const std::optional<StackAggregate> aggregate =
       cells().select({selects_, expression_}, only, SampledParts(experiments_, registry_));
   if (!aggregate) return nullptr;
@@ -463,7 +466,7 @@ std::vector<const StackProfile*> Session::profiles_of_each() {
       if (!of_k)
         of_k = std::make_unique<StackProfile>(experiments_, registry_, structure_, only_k,
                                               stack_filter(expression_, structure_), inline_frames_, viewmode_,
-                                              visibility_.rewrite(structure_));
+                                              visibility_.rewrite(structure_), nullptr, time_window());
       each_.push_back(std::move(of_k));
     }
   }
@@ -481,7 +484,7 @@ const StackProfile& Session::profile() {
     if (!profile_)
       profile_ = std::make_unique<StackProfile>(experiments_, registry_, structure_, selection_filter(),
                                                 stack_filter(expression_, structure_), inline_frames_, viewmode_,
-                                                visibility_.rewrite(structure_), observer);
+                                                visibility_.rewrite(structure_), observer, time_window());
     profiled_once_ = true;
     const bool cpu_selected = selects_.selects_cpus() || expression_.selects_cpus();
     if (cpu_selected && profile_->events_read() > 0 && profile_->events_with_cpu() == 0) {

@@ -165,6 +165,8 @@ class Session {
   std::vector<std::string> record_view_notes(const std::string& view) const;
   // The selection as profile() applies it to events (-export walks them).
   analysis::EventFilter export_filter() const { return selection_filter(true); }
+  // The time the selection keeps events from, at most.
+  analysis::TimeWindow time_window() const { return analysis::time_window(selects_, expression_); }
 
  private:
   void selection_changed();

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "event_selection.h"
 #include "experiment.h"
 #include "metric_registry.h"
 #include "metric_spec.h"
@@ -41,6 +42,9 @@ struct ExportInput {
   // ratios are left out (they do not add up along a stack).
   std::vector<size_t> metrics;
   analysis::EventFilter event_filter;
+  // The time event_filter keeps at most: only the blocks of the data files
+  // that hold events in it are decoded.
+  analysis::TimeWindow window;
 };
 
 // The metrics a -metrics selection names, each once, ratios left out.

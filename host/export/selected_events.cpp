@@ -55,14 +55,22 @@ void for_each_selected_event(const ExportInput& input, const SelectedEventVisito
     if (timeline != nullptr && timeline->level)
       drawn.level = [&](const analysis::DataFile& file, const char* name, lumen_metric_unit unit, uint64_t time_ns,
                         int64_t value) { timeline->level(e, file, name, unit, time_ns, value); };
-    experiment.for_each_event([&](const analysis::DataFile& file, const lumen_event& event) {
+    auto selected = [&](const analysis::DataFile& file, const lumen_event& event) {
       if (input.event_filter && !input.event_filter(e, event)) return;
       const auto it = stack_of.find(
           Key{static_cast<uint32_t>(e), experiment.loadobjects().epoch_at(event.time_ns), event.stack_id,
               input.profile.chain_at(e, event.thread_id, event.time_ns)});
       if (it == stack_of.end()) return;
       visit(e, file, event, it->second);
-    }, timeline != nullptr ? &drawn : nullptr);
+    };
+    if (timeline != nullptr || (!input.window.from_s && !input.window.to_s)) {
+      experiment.for_each_event(selected, timeline != nullptr ? &drawn : nullptr);
+      continue;
+    }
+    // A stretch of time: only the blocks that hold it, where a file's blocks can be read alone.
+    const auto [from_ns, to_ns] = input.window.on_clock(experiment.start_ns());
+    for (const analysis::DataFile& file : experiment.data_files())
+      if (!experiment.for_each_event_near(file, from_ns, to_ns, selected)) experiment.for_each_event_in(file, selected);
   }
 }
 

@@ -16,50 +16,11 @@ Usage: plugin_readings_test.py BIN_DIR DATA_FILE FIRST SHARED OTHER -- COLLECT_A
 (@WORK@ in COLLECT_ARGS is the test's directory)
 """
 import os
-import select
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 
-from er_test_support import check, run
-
-SENTINEL = "exp_list"  # its table ends each answer: the last line names the founder's directory
-
-
-class Session:
-    """er_print at its prompt over pipes (it answers each line as it is run)."""
-
-    def __init__(self, er_print, experiment):
-        self.name = os.path.basename(experiment)
-        self.process = subprocess.Popen([er_print, experiment], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE)
-
-    def ask(self, command):
-        """What `command` printed on stdout and stderr."""
-        self.process.stdin.write(f"{command}\n{SENTINEL}\n".encode())
-        self.process.stdin.flush()
-        out, err = b"", b""
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            ready, _, _ = select.select([self.process.stdout, self.process.stderr], [], [], 1)
-            for stream in ready:
-                chunk = os.read(stream.fileno(), 1 << 16)
-                check(chunk != b"", f"er_print ended during '{command}'")
-                if stream is self.process.stdout:
-                    out += chunk
-                else:
-                    err += chunk
-            text = out.decode(errors="replace")
-            table = text.rfind("\nID ") + 1 if "\nID " in text else (0 if text.startswith("ID ") else -1)
-            if table >= 0 and text.endswith("\n") and self.name in text[table:].splitlines()[-1]:
-                return text[:table], err.decode(errors="replace")
-        check(False, f"er_print answered '{command}' within two minutes: {out[-400:]!r} {err[-400:]!r}")
-
-    def close(self):
-        self.process.stdin.close()
-        self.process.wait(timeout=60)
+from er_test_support import PromptSession, check, run
 
 
 def corrupt(experiment, data_file):
@@ -87,7 +48,7 @@ def main():
         shutil.copytree(experiment, untouched, symlinks=True)
         want = run([er_print, f"-{shared}", untouched], cwd=work).stdout
 
-        session = Session(er_print, experiment)
+        session = PromptSession(er_print, experiment)
         try:
             answer, problem = session.ask(first)
             check(problem == "" and answer.strip() != "", f"-{first} answers: {problem}")

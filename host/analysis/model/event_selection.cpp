@@ -221,6 +221,14 @@ EventFilter event_filter(const EventSelection& s, const std::vector<std::unique_
   };
 }
 
+TimeWindow time_window(const EventSelection& selection) { return {selection.from_s, selection.to_s}; }
+
+TimeWindow time_window(const EventSelection& a, const EventSelection& b) {
+  auto later = [](std::optional<double> x, std::optional<double> y) { return x && y ? std::max(*x, *y) : x ? x : y; };
+  auto earlier = [](std::optional<double> x, std::optional<double> y) { return x && y ? std::min(*x, *y) : x ? x : y; };
+  return {later(a.from_s, b.from_s), earlier(a.to_s, b.to_s)};
+}
+
 std::vector<std::string> record_selection_notes(const std::string& view, const EventSelection& selection) {
   if (!selection.functions.empty())
     throw SelectionError("-" + view + " cannot apply the filter 'function == " + selection.functions.front() +

@@ -17,6 +17,7 @@
 
 #include "event_expression.h"
 #include "stack_profile.h"
+#include "time_window.h"
 
 namespace lumen::analysis {
 
@@ -59,6 +60,12 @@ struct EventSelection {
 std::vector<std::string> record_selection_notes(const std::string& view, const EventSelection& selection);
 
 EventSelection parse_filter_expression(const std::string& expression);
+
+// The time a selection keeps events from ("time in A-B", "time >= S",
+// "time <= S"): no event outside it is selected. Of two selections, the
+// time both keep.
+TimeWindow time_window(const EventSelection& selection);
+TimeWindow time_window(const EventSelection& a, const EventSelection& b);
 
 // The event filter and the stack filter a StackProfile applies. A CPU list
 // chooses among the events that record their CPU; the others are kept.

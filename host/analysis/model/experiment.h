@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -204,6 +205,26 @@ class Experiment {
   // in file order: adopting the parts of a file in order numbers every
   // stack exactly as one pass over the file does. Not thread-safe.
   PartIdMap adopt_part_ids(const PartStackIds& ids) const;
+  // One id of a part as the experiment's, the part's decoding still under
+  // way (its id tables hold every id it gave so far). Not thread-safe.
+  uint64_t adopt_part_id(const PartStackIds& ids, uint64_t stack_id) const;
+
+  // The blocks of `file` whose events may lie in [from_ns, to_ns] (this
+  // experiment's clock), as runs [first, end) in file order, and how many
+  // events the others hold: by an index of each block's first and last
+  // event, made on first use (one pass). Nothing for a file whose blocks
+  // cannot each be decoded alone (see decodes_blocks_apart; a plugin that
+  // merges its parts' states). Not thread-safe.
+  struct BlocksNear {
+    std::vector<std::pair<size_t, size_t>> runs;
+    uint64_t events_elsewhere = 0;
+    uint64_t events_with_cpu_elsewhere = 0;
+  };
+  std::optional<BlocksNear> blocks_near(const DataFile& file, uint64_t from_ns, uint64_t to_ns) const;
+  // Visits the events of those blocks, in file order, with the stack ids a
+  // whole pass gives them (the caller still tests each event's time).
+  // False, visiting nothing, where blocks_near has nothing.
+  bool for_each_event_near(const DataFile& file, uint64_t from_ns, uint64_t to_ns, const EventVisitor& visit) const;
 
  private:
   // Walks the file's block headers: its threads, and what is damaged (a
@@ -229,6 +250,15 @@ class Experiment {
   mutable std::map<std::pair<uint64_t, std::string>, uint64_t> traced_call_ids_;
   mutable std::map<uint32_t, ThreadName> thread_names_;
   mutable DescribedCodeTable described_code_;
+  // Each block's earliest and latest event (for_each_event_near), by file.
+  struct BlockTimes {
+    uint64_t first_ns = UINT64_MAX;
+    uint64_t last_ns = 0;
+    uint64_t events = 0;
+    uint64_t events_with_cpu = 0;
+  };
+  const std::vector<BlockTimes>& block_times(const DataFile& file) const;
+  mutable std::map<const DataFile*, std::vector<BlockTimes>> block_times_;
 };
 
 }  // namespace lumen::analysis

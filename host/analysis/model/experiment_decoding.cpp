@@ -190,20 +190,38 @@ void Experiment::finish_parts(const DataFile& file, std::vector<DecoderState>& s
     throw FormatError(data_path.string() + ": " + error);
 }
 
-PartIdMap Experiment::adopt_part_ids(const PartStackIds& part) const {
-  std::vector<uint64_t> artificial;
-  for (const std::string& name : part.artificial) {
-    auto found = std::find(artificial_functions_.begin(), artificial_functions_.end(), name);
-    if (found == artificial_functions_.end()) found = artificial_functions_.insert(artificial_functions_.end(), name);
-    artificial.push_back(kArtificialStackBase + static_cast<uint64_t>(found - artificial_functions_.begin()));
+namespace {
+
+uint64_t adopt_artificial(std::vector<std::string>& functions, const std::string& name) {
+  auto found = std::find(functions.begin(), functions.end(), name);
+  if (found == functions.end()) found = functions.insert(functions.end(), name);
+  return kArtificialStackBase + static_cast<uint64_t>(found - functions.begin());
+}
+
+}  // namespace
+
+uint64_t Experiment::adopt_part_id(const PartStackIds& part, uint64_t stack_id) const {
+  if (is_artificial_stack(stack_id)) {
+    const uint64_t index = stack_id - kArtificialStackBase;
+    return index < part.artificial.size() ? adopt_artificial(artificial_functions_, part.artificial[index]) : stack_id;
   }
-  std::vector<uint64_t> traced;
-  for (const PartStackIds::TracedCall& call : part.traced) {
+  if (is_traced_call_stack(stack_id)) {
+    const uint64_t index = stack_id - kTracedCallStackBase;
+    if (index >= part.traced.size()) return stack_id;
+    const PartStackIds::TracedCall& call = part.traced[index];
     const auto [it, inserted] = traced_call_ids_.try_emplace(std::make_pair(call.stack_id, call.function),
                                                              kTracedCallStackBase + traced_calls_.size());
     if (inserted) traced_calls_.push_back({call.stack_id, call.function});
-    traced.push_back(it->second);
+    return it->second;
   }
+  return stack_id;
+}
+
+PartIdMap Experiment::adopt_part_ids(const PartStackIds& part) const {
+  std::vector<uint64_t> artificial;
+  for (const std::string& name : part.artificial) artificial.push_back(adopt_artificial(artificial_functions_, name));
+  std::vector<uint64_t> traced;
+  for (size_t i = 0; i < part.traced.size(); ++i) traced.push_back(adopt_part_id(part, kTracedCallStackBase + i));
   for (const auto& [thread_id, name] : part.thread_names) thread_names_[thread_id] = name;
   for (const DescribedCode& code : part.described_code) described_code_.add(code);
   return PartIdMap(std::move(artificial), std::move(traced));

@@ -113,7 +113,8 @@ struct Part {
 StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& experiments, size_t metric_count,
                                 const EventFilter& filter, const IntervalSplits& splits,
                                 const SampledParts* sampled_parts, const StackShaper& shaper,
-                                const ProfileObserver* observer, const CellBinning* binning) {
+                                const ProfileObserver* observer, const CellBinning* binning,
+                                const TimeWindow& window) {
   // `observe` only for the one-pass aggregate (its rows are the profile's).
   auto visitor = [&](StackAggregate& into, size_t e, const ProfileObserver* observe) {
     const Experiment& experiment = *experiments[e];
@@ -139,14 +140,25 @@ StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& 
   };
   std::vector<Step> steps;
   std::vector<Part> parts;
+  StackAggregate total(metric_count, binning != nullptr);
   for (size_t e = 0; e < experiments.size(); ++e)
     for (const DataFile& file : experiments[e]->data_files()) {
       Step step{e, &file, parts.size(), parts.size()};
       if (observer == nullptr && experiments[e]->decodes_blocks_apart(file)) {
         const size_t blocks = file.block_offsets.size();
+        std::vector<std::pair<size_t, size_t>> runs{{0, blocks}};
+        if (window.bounded()) {
+          const auto [from_ns, to_ns] = window.on_clock(experiments[e]->start_ns());
+          if (const auto near = experiments[e]->blocks_near(file, from_ns, to_ns)) {
+            runs = near->runs;
+            total.events_read += near->events_elsewhere;
+            total.events_with_cpu += near->events_with_cpu_elsewhere;
+          }
+        }
         const size_t per_part = blocks_per_part(blocks);
-        for (size_t b = 0; b < blocks; b += per_part)
-          parts.push_back({e, &file, b, std::min(blocks, b + per_part), nullptr, {}, nullptr, {}});
+        for (const auto& [first, end] : runs)
+          for (size_t b = first; b < end; b += per_part)
+            parts.push_back({e, &file, b, std::min(end, b + per_part), nullptr, {}, nullptr, {}});
         step.end_part = parts.size();
       }
       steps.push_back(step);
@@ -168,7 +180,6 @@ StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& 
       },
       [&](size_t finished) { progress.update(finished, parts.size()); });
 
-  StackAggregate total(metric_count, binning != nullptr);
   for (const Step& step : steps) {
     const Experiment& experiment = *experiments[step.experiment];
     if (step.first_part == step.end_part && (observer != nullptr || !experiment.decodes_blocks_apart(*step.file))) {

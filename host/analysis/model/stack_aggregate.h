@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "experiment.h"
+#include "time_window.h"
 #include "interval_split.h"
 #include "view_mode.h"
 #include "metric_sum.h"
@@ -236,10 +237,14 @@ struct CellBinning {
 // observer watches. Progress is shown on a terminal when this takes long
 // (progress.h).
 // Each sampled part (sampled_parts.h) is placed at its samples, when given.
-// With `binning`, an aggregate of cells.
+// With `binning`, an aggregate of cells. With a bounded `window` (which
+// `filter` must keep no event outside of), the files decoded apart are
+// read only in the blocks holding that time; events_read counts the others
+// as read.
 StackAggregate aggregate_events(const std::vector<std::unique_ptr<Experiment>>& experiments, size_t metric_count,
                                 const EventFilter& filter, const IntervalSplits& splits,
                                 const SampledParts* sampled_parts, const StackShaper& shaper,
-                                const ProfileObserver* observer = nullptr, const CellBinning* binning = nullptr);
+                                const ProfileObserver* observer = nullptr, const CellBinning* binning = nullptr,
+                                const TimeWindow& window = {});
 
 }  // namespace lumen::analysis

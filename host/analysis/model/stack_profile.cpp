@@ -12,7 +12,8 @@ namespace lumen::analysis {
 
 StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
                  ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter,
-                 bool inline_frames, ViewMode mode, const FrameRewrite& rewrite, const ProfileObserver* observer)
+                 bool inline_frames, ViewMode mode, const FrameRewrite& rewrite, const ProfileObserver* observer,
+                 const TimeWindow& window)
     : metric_count_(registry.size()),
       shaper_(std::make_shared<StackShaper>(experiments, structure, mode, inline_frames)),
       functions_(registry.size(), kTotalFunction),
@@ -20,7 +21,7 @@ StackProfile::StackProfile(const std::vector<std::unique_ptr<Experiment>>& exper
   const IntervalSplits splits(experiments, registry);
   const SampledParts sampled_parts(experiments, registry);
   const StackAggregate aggregate =
-      aggregate_events(experiments, metric_count_, filter, splits, &sampled_parts, *shaper_, observer);
+      aggregate_events(experiments, metric_count_, filter, splits, &sampled_parts, *shaper_, observer, nullptr, window);
   attribute(aggregate, structure, stack_filter, rewrite, observer != nullptr);
 }
 

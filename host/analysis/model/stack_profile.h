@@ -58,7 +58,7 @@ class StackProfile {
   StackProfile(const std::vector<std::unique_ptr<Experiment>>& experiments, const MetricRegistry& registry,
           ProgramStructure& structure, const EventFilter& filter, const StackFilter& stack_filter = {},
           bool inline_frames = false, ViewMode mode = ViewMode::User, const FrameRewrite& rewrite = {},
-          const ProfileObserver* observer = nullptr);
+          const ProfileObserver* observer = nullptr, const TimeWindow& window = {});
   // The same profile from events summed already (event_cells.h), their
   // chains those of `shaper`'s view mode.
   StackProfile(const StackAggregate& aggregate, std::shared_ptr<StackShaper> shaper, const MetricRegistry& registry,
