@@ -3,10 +3,10 @@
 // one pass and from several threads reading it in many parts (down to one
 // block a part), on a large clock experiment, on one with traced calls of
 // several threads (synchronization tracing), whose traced-call stack ids the
-// parts number on their own until they are merged, and on a heap experiment
-// beside clock profiling (heap parts merged by address for the leaks). A
-// corrupt record is reported the same way, file and offset, on any number
-// of threads.
+// parts number on their own until they are merged, on I/O tracing of a
+// program from Debian, and on a heap experiment beside clock profiling
+// (heap parts merged by address for the leaks). A corrupt record is
+// reported the same way, file and offset, on any number of threads.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -48,6 +48,17 @@ TEST(ParallelAnalysis, TracedCallsOfSeveralThreadsReadTheSameOnAnyNumberOfThread
   ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
   expect_same_on_any_threads(c.experiment, {"-metrics", "e.sync:i.sync:e.syncn:e.totalcpu", "-functions",
                                             "-callers-callees", "-calltree", "-thread_list"});
+}
+
+// dd copying byte by byte: 100,000 reads and as many writes, each a traced
+// call of its own (a few hundred blocks).
+TEST(ParallelAnalysis, IoTracingOfAProgramFromDebianReadsTheSameOnAnyNumberOfThreads) {
+  TempDir dir;
+  const Collection c =
+      collect(dir, {"-p", "on", "-i", "on"}, "/bin/dd", {"if=/dev/zero", "of=/dev/null", "bs=1", "count=100000"});
+  ASSERT_EQ(c.run.exit_code, 0) << c.run.err;
+  expect_same_on_any_threads(c.experiment, {"-metrics", "e.ioreadtime:e.iowritetime:e.ioreadcnt:e.iowritecnt:e.totalcpu",
+                                            "-functions", "-callers-callees", "-calltree", "-thread_list"});
 }
 
 TEST(ParallelAnalysis, HeapTracingBesideClockProfilingReadsTheSameOnAnyNumberOfThreads) {

@@ -62,6 +62,7 @@ const lumen_analysis_descriptor kPlugin = {
     .metrics = kMetrics,
     .metric_count = std::size(kMetrics),
     .decode = decode,
+    .decodes_in_parts = 1,  // each call record is one event
     .views = kViews,
     .view_count = kViewCount,
 };
