@@ -63,6 +63,8 @@ class ClockPlacement {
     const double since = static_cast<double>(static_cast<int64_t>(t - anchor_ns_));
     return t + shift_ns_ + static_cast<uint64_t>(static_cast<int64_t>(since * drift_));
   }
+  // Job nanoseconds a nanosecond of the rank's clock lasts.
+  double rate() const { return 1.0 + drift_; }
 
  private:
   static constexpr double kMaxDrift = 0.01;

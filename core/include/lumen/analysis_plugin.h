@@ -445,6 +445,13 @@ typedef struct lumen_view_host {
    * must not change it. */
   void* (*kept)(void* context, const char* key, void* (*build)(void* arg), void (*release)(void* object),
                 void* arg);
+
+  /* ---- the experiment whose records are visited (SDK 1.10) ---- */
+  /* Its number as selections name it (EXPID in -filters, from 1), and when
+   * it started on its own clock: a record's time minus that start is the
+   * TSTAMP a selection names it by. Each 0 outside a visit. */
+  uint32_t (*experiment_number)(void* context);
+  uint64_t (*experiment_start_ns)(void* context);
 } lumen_view_host;
 
 

@@ -51,7 +51,7 @@ extern "C" {
 
 /* The SDK version a plugin is built against: the only place it is set. */
 #define LUMEN_SDK_VERSION_MAJOR 1u
-#define LUMEN_SDK_VERSION_MINOR 9u
+#define LUMEN_SDK_VERSION_MINOR 10u
 
 /* The first members of each descriptor, set with LUMEN_SDK_HEAD(type) in
  * its designated initializer; every major version keeps them first. */

@@ -343,6 +343,16 @@ int64_t clock_shift_ns(void* context) {
   return scope.experiment == nullptr ? 0 : scope.experiment->clock_shift_ns();
 }
 
+uint32_t experiment_number(void* context) {
+  const auto& scope = *static_cast<const RecordScope*>(context);
+  return scope.experiment == nullptr ? 0 : static_cast<uint32_t>(scope.experiment_index + 1);
+}
+
+uint64_t experiment_start_ns(void* context) {
+  const auto& scope = *static_cast<const RecordScope*>(context);
+  return scope.experiment == nullptr ? 0 : scope.experiment->start_ns();
+}
+
 void summary(void* context, const char* key, const char* label, double value, lumen_metric_unit unit) {
   static_cast<RecordScope*>(context)->run->summary.add_number(key, label, shown(unit, value), {unit});
 }
@@ -411,6 +421,8 @@ Document run_plugin_view(const lumen_view_def& view, const std::string& plugin,
   host.stack_sums = stack_sums;
   host.clock_shift_ns = clock_shift_ns;
   host.kept = kept;
+  host.experiment_number = experiment_number;
+  host.experiment_start_ns = experiment_start_ns;
   char error[512] = "";
   const int failed = view.run(&host, error, sizeof error);
   if (const auto& record = record_failure(run)) throw std::runtime_error(std::string(view.command) + ": " + *record);

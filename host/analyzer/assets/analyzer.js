@@ -27,7 +27,7 @@ const BUILTIN_TABS = [
 
 // Plugin views drawn as well as tabulated, and their tabs' names.
 const PLUGIN_DRAWINGS = {
-  mpi_timeline: (view) => MpiTimeline.draw(view),
+  mpi_timeline: (view, views, ctx) => MpiTimeline.draw(view, ctx),
   heap_in_use: (view) => HeapInUse.draw(view),
 };
 for (const command of PluginBars.commands) PLUGIN_DRAWINGS[command] = (view) => PluginBars.draw(command, view);
@@ -225,7 +225,7 @@ async function show() {
     const parts = tab.timeline ? [Timeline.draw(events ? null : answers[0].view, ctx, events)] : answers.map((a) => Render.view(a.view, ctx));
     const icicle = tab.icicle && answers[0] && answers[0].view && answers[0].view.rows ? Icicle.draw(answers[0].view, ctx) : null;
     if (icicle) parts.unshift(icicle);
-    if (tab.drawing && answers[0] && answers[0].view) parts.unshift(tab.drawing(answers[0].view, answers.map((a) => a.view)));
+    if (tab.drawing && answers[0] && answers[0].view) parts.unshift(tab.drawing(answers[0].view, answers.map((a) => a.view), ctx));
     target.replaceChildren(...parts);
     target.dataset.tab = tab.id;
     notes.textContent = answers.map((a) => a.notes).join("");

@@ -7,8 +7,10 @@
 // A job of more than DRAWN calls is drawn up to the start of its DRAWN-th
 // call, every rank's calls and messages till then: a browser keeps some
 // tens of thousands of shapes responsive (the server lists DRAWN + 1 rows
-// of each table at most), and a time filter shows any other stretch. Names
-// go in as text.
+// of each table at most), and a time filter shows any other stretch: a
+// button selects the stretch in view everywhere, each rank's experiment by
+// its own times (the view's table of where each experiment starts on the
+// timeline and how fast its clock runs there). Names go in as text.
 "use strict";
 
 const MpiTimeline = (() => {
@@ -19,10 +21,23 @@ const MpiTimeline = (() => {
   const CALLS = "MPI calls in time";
   const MESSAGES = "Messages from the send";
   const DRAWN = 20000;
+  const EXPERIMENTS = "Each rank's experiment on the timeline";
 
   const tableStarting = (view, title) => (view.tables || []).find((t) => t.title.startsWith(title));
 
-  function draw(view) {
+  // The filter that keeps the timeline's stretch [from, to] (seconds since
+  // its zero): in each rank's experiment, the times since its start that
+  // its clock shows then, whole nanoseconds around them.
+  function stretchFilter(experiments, from, to) {
+    return experiments.rows.map((r) => {
+      const rate = 1 + r.values.drift_ppm / 1e6;
+      const low = Math.max(0, Math.floor(((from - r.values.start) / rate) * 1e9));
+      const high = Math.max(0, Math.ceil(((to - r.values.start) / rate) * 1e9));
+      return `(EXPID == ${r.values.experiment} && TSTAMP >= ${low} && TSTAMP <= ${high})`;
+    }).join(" || ");
+  }
+
+  function draw(view, ctx) {
     const box = document.createElement("div");
     box.className = "mpi-timeline-box";
     const calls = tableStarting(view, CALLS);
@@ -63,6 +78,15 @@ const MpiTimeline = (() => {
         `Drawn up to ${cutoff} s after the selection's first MPI event, where the first ${DRAWN} of ${total} ` +
         `calls start; the tables below list ${listed < total ? "the first " + listed : "all"} (er_print -mpi_timeline ` +
         "lists all), and a time filter draws another stretch."));
+    const experiments = tableStarting(view, EXPERIMENTS);
+    const select = Render.el("button", "mpi-select-stretch", "");
+    select.type = "button";
+    select.disabled = !experiments || !experiments.rows.length || !ctx || !ctx.onTimeRange;
+    select.addEventListener("click", () => {
+      const [from, to] = x.domain();
+      ctx.onTimeRange(stretchFilter(experiments, from, to));
+    });
+    box.append(select);
     const height = AXIS + ranks.length * LANE + 6;
     const svg = d3.select(box).append("svg").attr("class", "mpi-timeline")
       .attr("viewBox", [0, 0, LEFT + WIDTH + 10, height]).attr("width", "100%");
@@ -94,6 +118,9 @@ const MpiTimeline = (() => {
         .attr("width", (r) => Math.max(1, x(r.values.start + r.values.duration) - x(r.values.start)));
       lines.attr("x1", (r) => x(r.values.sent)).attr("x2", (r) => x(r.values.received));
       axis.call(d3.axisTop(x).ticks(10).tickFormat((t) => t + " s"));
+      const [from, to] = x.domain();
+      Object.assign(select.dataset, { from: String(from), to: String(to) });
+      select.textContent = `Select ${from.toFixed(6)}-${to.toFixed(6)} s (the stretch in view) in every tab`;
     }
     place();
     svg.call(d3.zoom().scaleExtent([1, 1e6]).translateExtent([[LEFT, 0], [LEFT + WIDTH, height]])

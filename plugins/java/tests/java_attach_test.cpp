@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <thread>
 
@@ -36,6 +37,23 @@ std::vector<std::string> collector_objects(pid_t pid) {
         line.find("/plugins/java/") == std::string::npos)
       objects.push_back(line);
   return objects;
+}
+
+// Seconds from the experiment's start to when the agent, started in the
+// running JVM, could walk Java stacks: the java plugin's start and the time
+// the agent says it took (samples before have native stacks only). -1 when
+// the log does not say.
+double agent_ready_seconds(const std::string& log) {
+  auto time_of = [&](const std::string& event) -> long long {
+    const size_t at = log.find(event);
+    const size_t time = at == std::string::npos ? at : log.find("time_ns: ", at);
+    return time == std::string::npos ? -1 : std::stoll(log.substr(time + 9));
+  };
+  const long long start = time_of("{event: start,"), plugin = time_of("plugin: \"java\"");
+  const size_t note = log.find("the agent started in the running JVM in ");
+  if (start < 0 || plugin < 0 || note == std::string::npos) return -1;
+  const double took_ms = std::stod(log.substr(note + std::string("the agent started in the running JVM in ").size()));
+  return (static_cast<double>(plugin - start) + took_ms * 1e6) / 1e9;
 }
 
 ProcessResult attach(const TempDir& dir, const std::string& name, pid_t pid, const std::string& seconds) {
@@ -86,10 +104,17 @@ TEST(JavaAttach, MethodsAreNamedAndTimedAsTheJvmMeasuredThemAndItRunsOnUnharmed)
     EXPECT_LE(measured, truth_seconds + sampling_tolerance(truth_seconds, 0.01)) << methods.front();
     EXPECT_GE(measured, truth_seconds - sampling_tolerance(truth_seconds, 0.01) - slack) << methods.front();
   }
-  unwalked_cpu(rows);
   std::ifstream log(experiment / "collector.log");
   const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("java: the agent started in the running JVM"), std::string::npos) << text;
+  // Stacks the agent could not walk once it could walk any: as few as in a
+  // JVM started under collect. Before, a sample has native frames only.
+  const double ready = agent_ready_seconds(text);
+  ASSERT_GE(ready, 0) << text;
+  char since_ready[64];
+  std::snprintf(since_ready, sizeof since_ready, "time >= %.9f", ready);
+  unwalked_cpu(rows_by_name(er_print_json({"-filters", since_ready, "-metrics", "i.totalcpu", "-limit", "0", "-functions"},
+                                          experiment)));
   // The worker threads are named as Java names them.
   const std::string threads = er_print_json({"-thread_list"}, experiment).dump();
   EXPECT_NE(threads.find("attach-worker-0"), std::string::npos) << threads;

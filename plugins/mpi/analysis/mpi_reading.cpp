@@ -32,6 +32,8 @@ struct Part {
   // clock: the timeline's times are placed when the parts are merged.
   int64_t clock_shift_ns = 0;
   RankClock clock;
+  uint32_t experiment_number = 0;  // 0: the host does not say (before SDK 1.10)
+  uint64_t experiment_start_ns = 0;
 };
 
 struct Reading {
@@ -83,6 +85,10 @@ void* begin_part(void* arg, const lumen_record_part* part) {
   state->context = part->context;
   if (LUMEN_PROVIDES(reading->host, clock_shift_ns))
     state->clock_shift_ns = reading->host->clock_shift_ns(part->context);
+  if (LUMEN_PROVIDES(reading->host, experiment_start_ns)) {
+    state->experiment_number = reading->host->experiment_number(part->context);
+    state->experiment_start_ns = reading->host->experiment_start_ns(part->context);
+  }
   state->experiment = part->experiment;
   state->keep_events = reading->keep_events;
   reading->parts.push_back(std::move(state));
@@ -249,7 +255,11 @@ bool aggregate_all(const lumen_view_host* host, Aggregate& a, char* error, size_
   }
   for (const auto& part : reading.parts) {
     const auto found = experiment_ranks.find(part->experiment);
-    merge(a, part->a, found != experiment_ranks.end() ? found->second : -1, placements[part->experiment]);
+    const ClockPlacement& placement = placements[part->experiment];
+    merge(a, part->a, found != experiment_ranks.end() ? found->second : -1, placement);
+    if (found != experiment_ranks.end() && part->experiment_number != 0)
+      a.experiments[found->second] = {part->experiment_number, placement.place(part->experiment_start_ns),
+                                      placement.rate()};
   }
   for (auto& [rank, info] : a.ranks) {
     const auto named = a.names.find(rank);

@@ -110,6 +110,16 @@ struct Aggregate {
   std::vector<TimedMessage> messages;
   // What each rank measured of its clock against rank 0's, selected or not.
   std::map<int32_t, RankClock> clocks;
+  // Each rank's experiment (when the host names it, SDK 1.10): its number
+  // and start, the start placed on the job's clock as the times are, and
+  // how fast its clock runs there; what turns a stretch of the timeline
+  // into each experiment's own times (TSTAMP).
+  struct ExperimentPlace {
+    uint32_t number = 0;
+    uint64_t start_ns = 0;  // placed
+    double rate = 1.0;
+  };
+  std::map<int32_t, ExperimentPlace> experiments;
 };
 
 // Reads every record of the selection into `a` (with each call and message

@@ -136,6 +136,29 @@ void messages_table(const lumen_view_host* host, const Matching& matching, uint6
   }
 }
 
+// Where each rank's experiment starts on the timeline, and how fast its
+// clock runs there: a stretch [a, b] of the timeline is, in the rank's own
+// times since its start (a selection's TSTAMP), [(a - start) / rate,
+// (b - start) / rate].
+void experiments_table(const lumen_view_host* host, const Aggregate& a, uint64_t zero) {
+  if (a.experiments.empty()) return;
+  const lumen_view_column columns[] = {
+      {"rank", "Rank", LUMEN_UNIT_COUNT},
+      {"experiment", "Experiment", LUMEN_UNIT_COUNT},
+      {"start", "Start", LUMEN_UNIT_NANOSECONDS},
+      {"drift_ppm", "Drift (ppm)", LUMEN_UNIT_COUNT},
+  };
+  host->table_begin(host->context,
+                    "Each rank's experiment on the timeline (its start; its clock runs 1 + drift as fast)", columns,
+                    std::size(columns));
+  for (const auto& [rank, place] : a.experiments) {
+    const double values[] = {static_cast<double>(rank), static_cast<double>(place.number),
+                             static_cast<double>(static_cast<int64_t>(place.start_ns - zero)),
+                             (place.rate - 1.0) * 1e6};
+    host->table_row(host->context, rank_name(rank).c_str(), values, LUMEN_NO_STACK);
+  }
+}
+
 // What each rank measured of its clock against rank 0's: how its times were
 // placed on the job's clock, and how far they may be off.
 void clocks_table(const lumen_view_host* host, const Aggregate& a) {
@@ -199,6 +222,7 @@ int run_timeline(const lumen_view_host* host, char* error, size_t error_size) {
           static_cast<double>(matching.sizes_differ));
     calls_table(host, a.calls, zero);
     messages_table(host, matching, zero);
+    experiments_table(host, a, zero);
     clocks_table(host, a);
     return 0;
   } catch (const std::exception& e) {

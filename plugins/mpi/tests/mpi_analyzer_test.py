@@ -11,7 +11,10 @@ is drawn up to the start of its DRAWN-th call, and says so; its tables list
 the first LISTED rows, as the server gives them. The MPI Chart draws each rank's
 MPI time as er_print lists it, a sender-by-receiver matrix of the bytes
 the senders counted, each function's MPI time, and the messages sent by
-size as the ranks counted them. No console errors; screenshots are kept in ARTIFACTS.
+size as the ranks counted them. Zoomed in, a button selects the stretch in
+view in every tab, each rank's experiment by its own times: -mpi_timeline
+under that selection holds the calls that returned in the stretch. No
+console errors; screenshots are kept in ARTIFACTS.
 
 Exits 77 (skipped) when chromium, chromedriver or selenium are missing.
 Usage: mpi_analyzer_test.py BIN_DIR INTEGRATION_DIR MPIRUN TARGET ARTIFACTS
@@ -166,11 +169,59 @@ def main():
             errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
             check(not errors, f"console errors on the MPI Chart: {errors}")
             driver.save_screenshot(os.path.join(artifacts, "mpi-chart.png"))
+            stretch = select_stretch(driver, call_rows, experiment, work)
         finally:
             driver.quit()
             analyzer.stop()
     print(f"mpi analyzer: {drawn_calls} of {calls} calls and {len(drawn_messages)} of {messages} messages drawn on "
-          f"{RANKS} lanes, as er_print lists them")
+          f"{RANKS} lanes, as er_print lists them; {stretch}")
+
+
+def select_stretch(driver, call_rows, experiment, work):
+    """Zooms the MPI Timeline in on its middle and selects the stretch in
+    view: every tab's selection is then each rank's experiment over that
+    stretch, and -mpi_timeline under it holds the calls that returned in it
+    (a call counts by its return), within a microsecond of either end."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    driver.find_element(By.CSS_SELECTOR, '#tabs button[data-tab="view-mpi_timeline"]').click()
+    WebDriverWait(driver, 60).until(
+        lambda d: d.find_element(By.ID, "view").get_attribute("data-tab") == "view-mpi_timeline"
+        and d.find_element(By.ID, "status").text == "")
+    button = driver.find_element(By.CSS_SELECTOR, "button.mpi-select-stretch")
+    span = float(button.get_attribute("data-to"))  # the whole drawing at first
+    ends = [r["values"]["start"] + r["values"]["duration"] for r in call_rows]
+    middle = sorted(t for t in ends if t < span)[len([t for t in ends if t < span]) // 2]
+    # The wheel over the middle call's return, in the drawing's coordinates
+    # (mpi_timeline.js: 80 units of labels, 1200 of time, 10 of margin).
+    driver.execute_script(
+        "const svg = document.querySelector('svg.mpi-timeline'); const box = svg.getBoundingClientRect();"
+        "const x = box.left + box.width * (80 + 1200 * arguments[0]) / 1290;"
+        "for (let i = 0; i < 3; ++i) svg.dispatchEvent(new WheelEvent('wheel', {deltaY: -300, bubbles: true,"
+        " cancelable: true, clientX: x, clientY: box.top + box.height / 2}));", middle / span)
+    low, high = float(button.get_attribute("data-from")), float(button.get_attribute("data-to"))
+    check(0 <= low < middle < high and high - low < span / 2, f"the wheel zoomed in on {middle} s: {low}-{high} s "
+          f"of {span} s")
+    surely = sum(1 for t in ends if low + 1e-6 < t < high - 1e-6)
+    maybe = sum(1 for t in ends if low - 1e-6 <= t <= high + 1e-6)
+    check(surely > 0, f"calls return in {low}-{high} s")
+    before = driver.execute_script("return location.hash")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'}); arguments[0].click();", button)
+    WebDriverWait(driver, 60).until(
+        lambda d: d.execute_script("return location.hash") != before and d.find_element(By.ID, "status").text == ""
+        and d.find_element(By.ID, "view").get_attribute("data-tab") == "view-mpi_timeline")
+    check(driver.find_element(By.ID, "view-error").text == "", "the stretch's MPI Timeline shows no error")
+    selection = driver.execute_script("return new URLSearchParams(location.hash.slice(1)).get('filters')")
+    check(selection and "EXPID == " in selection, f"the page selects each rank's experiment: {selection!r}")
+    kept = json.loads(run([os.path.join(bin_dir, "er_print"), "-format", "json", "-filters", selection,
+                           "-mpi_timeline", experiment], cwd=work).stdout)
+    got = len([t for t in kept["tables"] if t["title"].startswith("MPI calls in time")][0]["rows"])
+    check(surely <= got <= maybe, f"the stretch {low}-{high} s holds {got} calls, of which {surely} to {maybe} "
+          "returned in it")
+    boxes = driver.find_elements(By.CSS_SELECTOR, "svg.mpi-timeline rect.mpi-call")
+    check(len(boxes) == min(got, DRAWN), f"the page draws the stretch's {got} calls: {len(boxes)}")
+    driver.save_screenshot(os.path.join(artifacts, "mpi-timeline-stretch.png"))
+    return f"the stretch {low:.6f}-{high:.6f} s selected holds {got} calls"
 
 
 if __name__ == "__main__":
