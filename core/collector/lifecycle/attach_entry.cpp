@@ -67,7 +67,8 @@ bool thread_gone(uint32_t tid) { return syscall(SYS_tgkill, getpid(), tid, 0) !=
 bool collector_threads_gone(std::chrono::milliseconds limit) {
   const auto until = std::chrono::steady_clock::now() + limit;
   uint32_t seen[128];
-  size_t seen_count = 0;
+  // Those that ended their listing already may still run the runtime's code.
+  size_t seen_count = ended_collector_thread_ids(seen, 64);
   for (;;) {
     uint32_t now[64];
     const size_t count = collector_thread_ids(now, std::size(now));
@@ -252,5 +253,6 @@ LUMEN_EXPORT int lumen_detach(int threads_inside) {
   if (!gone || threads_inside != 0) return 1;
   stop_hearing_thread_ends();
   release_thread_states();
+  forget_ended_collector_threads();  // seen gone
   return 0;
 }

@@ -13,6 +13,9 @@ namespace {
 // then explains less, never more).
 constexpr size_t kMaxCollectorThreads = 32;
 std::atomic<uint32_t> g_tids[kMaxCollectorThreads];
+// Those that ended their listing, until a detach saw them gone: each still
+// runs the runtime's code (and uses its thread state) for a while after.
+std::atomic<uint32_t> g_ended[kMaxCollectorThreads];
 
 }  // namespace
 
@@ -31,10 +34,27 @@ bool collector_thread_created(uint32_t tid) {
 void collector_thread_ends() {
   const uint32_t tid = current_tid();
   retire_thread_state();
+  for (auto& ended : g_ended) {
+    uint32_t expected = 0;
+    if (ended.compare_exchange_strong(expected, tid, std::memory_order_acq_rel)) break;
+  }
   for (auto& slot : g_tids) {
     uint32_t expected = tid;
     if (slot.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) return;
   }
+}
+
+size_t ended_collector_thread_ids(uint32_t* tids, size_t capacity) {
+  size_t count = 0;
+  for (const auto& slot : g_ended) {
+    const uint32_t tid = slot.load(std::memory_order_acquire);
+    if (tid != 0 && count < capacity) tids[count++] = tid;
+  }
+  return count;
+}
+
+void forget_ended_collector_threads() {
+  for (auto& slot : g_ended) slot.store(0, std::memory_order_relaxed);
 }
 
 size_t collector_thread_ids(uint32_t* tids, size_t capacity) {
@@ -55,6 +75,7 @@ bool is_collector_thread() {
 
 void forget_collector_threads() {
   for (auto& slot : g_tids) slot.store(0, std::memory_order_relaxed);
+  forget_ended_collector_threads();
 }
 
 }  // namespace lumen::collector

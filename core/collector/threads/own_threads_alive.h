@@ -22,6 +22,12 @@ bool collector_thread_created(uint32_t tid);
 // `capacity`; returns how many were copied.
 size_t collector_thread_ids(uint32_t* tids, size_t capacity);
 
+// [signal-safe] Copies the ids of those that ended their listing since
+// forget_ended_collector_threads, at most `capacity` (a detach waits for
+// them to be gone: they run the runtime's code a while after).
+size_t ended_collector_thread_ids(uint32_t* tids, size_t capacity);
+void forget_ended_collector_threads();
+
 // [signal-safe] Whether the calling thread is one of them.
 bool is_collector_thread();
 
