@@ -121,6 +121,12 @@ TEST_F(DamagedExperimentNotice, DroppedRecordsGiveTheLoggedReason) {
                 "888 records were dropped while recording (writing profile failed: No space left on device)");
 }
 
+TEST_F(DamagedExperimentNotice, DroppedRecordsGiveEachLoggedCause) {
+  edit(copy_ / "collector.log", "dropped_records: [0-9]+[^}]*", "dropped_records: 5, dropped_causes: {thread_finished: 2, plugin: 3}");
+  expect_notice({"-functions"}, "5 records were dropped while recording (3 a plugin could not record them; 2 written "
+                                "after their thread's collection ended)");
+}
+
 TEST_F(DamagedExperimentNotice, ImplausibleHeaderValuesAreUnknown) {
   const fs::path header = copy_ / "header.yaml";
   edit(header, "\ncpus: [^\n]*", "\ncpus: -5");

@@ -259,6 +259,18 @@ void log_tsc_clock() {
   experiment_log_event(metadata::log_event::kNote, "text: " + yaml_quoted(text));
 }
 
+// The end event's map of why records were dropped (", dropped_causes:
+// {block_busy: 2}"), empty when none were.
+std::string dropped_causes_entry() {
+  std::string causes;
+  for (int i = 0; i < static_cast<int>(DropCause::kCount); ++i) {
+    const auto cause = static_cast<DropCause>(i);
+    if (const uint64_t count = dropped_records(cause); count != 0)
+      causes += std::string(causes.empty() ? "" : ", ") + drop_cause_name(cause) + ": " + std::to_string(count);
+  }
+  return causes.empty() ? "" : ", dropped_causes: {" + causes + "}";
+}
+
 }  // namespace
 
 void stop_collection() {
@@ -281,7 +293,7 @@ void stop_collection() {
                          ", file: " + yaml_quoted(failed_file) + ", errno: " + std::to_string(failed_errno) +
                          ", error: " + yaml_quoted(std::strerror(failed_errno)));
   experiment_log_event(metadata::log_event::kEnd, "time_ns: " + std::to_string(monotonic_ns()) +
-                       ", dropped_records: " + std::to_string(dropped_records()));
+                       ", dropped_records: " + std::to_string(dropped_records()) + dropped_causes_entry());
   finish_thread_streams();
   file_keeper_stop();  // a file used later (the process ending) is opened where it is used
 }

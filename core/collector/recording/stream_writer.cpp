@@ -33,7 +33,7 @@ struct DataFile {
 DataFile g_files[kMaxStreams];
 char g_directory[4096];  // where the data files are (a forked child's own)
 std::atomic<int> g_file_count{0};
-std::atomic<uint64_t> g_dropped{0};
+std::atomic<uint64_t> g_dropped[static_cast<int>(DropCause::kCount)];
 // The first failure to extend or map a data file (a full disk: ENOSPC), for
 // the log: why records were dropped.
 std::atomic<int> g_write_errno{0};
@@ -191,6 +191,15 @@ void unmap_run(ThreadBlock& block) {
   block.run_prepared = false;
 }
 
+void write_block_header(char* fresh, uint32_t tid) {
+  auto* header = reinterpret_cast<lumen_block_header*>(fresh);
+  header->format_major = LUMEN_FORMAT_MAJOR;
+  header->format_minor = LUMEN_FORMAT_MINOR;
+  header->block_bytes = LUMEN_BLOCK_BYTES;
+  header->thread_id = tid;
+  __atomic_store_n(&header->magic, LUMEN_BLOCK_MAGIC, __ATOMIC_RELEASE);
+}
+
 // The next block of the thread's run, a new run mapped when it is used up
 // (the old one is returned in `retired` to be unmapped once the block has
 // moved). The header is written here, when the block comes into use.
@@ -223,13 +232,48 @@ char* take_block(int stream, ThreadBlock& block, uint32_t tid, ThreadBlock& reti
   // machine it costs microseconds); a prepared run's are already. Kernels
   // before 5.14 refuse the advice and the pages fault in as they are written.
   if (!block.run_prepared) syscall(SYS_madvise, fresh, LUMEN_BLOCK_BYTES, kPopulateWrite);
-  auto* header = reinterpret_cast<lumen_block_header*>(fresh);
-  header->format_major = LUMEN_FORMAT_MAJOR;
-  header->format_minor = LUMEN_FORMAT_MINOR;
-  header->block_bytes = LUMEN_BLOCK_BYTES;
-  header->thread_id = tid;
-  __atomic_store_n(&header->magic, LUMEN_BLOCK_MAGIC, __ATOMIC_RELEASE);
+  write_block_header(fresh, tid);
   return fresh;
+}
+
+// A nested writer (a signal handler on this thread) that found no room
+// while the writer it interrupted was changing blocks writes its record in
+// the thread's block apart for the stream, mapping one (a run of one block,
+// whose untouched pages stay a hole) if there is none. Rare: only within a
+// block change, a few microseconds each 64 KiB of a stream that a handler
+// also writes (the stacks: a sample's new stack while a traced call's is
+// interned). Handlers nest: one interrupted while installing a block finds
+// the one installed meanwhile and gives its own back; none unmaps a block
+// another may be writing into.
+bool write_in_block_apart(int stream, ThreadBlock& block, uint16_t kind, const void* payload, uint16_t payload_bytes,
+                          uint32_t tid) {
+  if (block.apart_base.load(std::memory_order_relaxed) == nullptr) {
+    if (!within_size_limit()) return false;
+    uint64_t offset = 0;
+    char* fresh = map_new_run(g_files[stream], 1, offset);
+    if (fresh == nullptr) return false;
+    write_block_header(fresh, tid);
+    block.apart_used.store(sizeof(lumen_block_header), std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    char* none = nullptr;
+    if (!block.apart_base.compare_exchange_strong(none, fresh, std::memory_order_relaxed))
+      raw_munmap(fresh, LUMEN_BLOCK_BYTES);  // its header alone: a block the readers find empty
+  }
+  char* apart = block.apart_base.load(std::memory_order_relaxed);
+  const uint32_t span = lumen_record_span(payload_bytes);
+  const uint32_t at = own_thread_fetch_add(block.apart_used, span);
+  if (at + span > LUMEN_BLOCK_BYTES) return false;  // 64 KiB within one block change: the block stays full
+  char* record = apart + at;
+  std::memcpy(record + 4, payload, payload_bytes);
+  __atomic_store_n(reinterpret_cast<uint32_t*>(record), lumen_record_word(kind, payload_bytes), __ATOMIC_RELEASE);
+  return true;
+}
+
+// By the outermost writer or at thread end, when no writer of this thread
+// is inside it (a handler that interrupts meanwhile maps another).
+void let_go_of_block_apart(ThreadBlock& block) {
+  char* apart = block.apart_base.exchange(nullptr, std::memory_order_relaxed);
+  if (apart != nullptr && !hand_back_run(apart, LUMEN_BLOCK_BYTES)) raw_munmap(apart, LUMEN_BLOCK_BYTES);
 }
 
 // Called only by the outermost writer of this thread and stream. A nested
@@ -251,6 +295,7 @@ bool refill(int stream, ThreadBlock& block, uint32_t tid) {
   std::atomic_signal_fence(std::memory_order_seq_cst);
   block.capacity.store(LUMEN_BLOCK_BYTES, std::memory_order_relaxed);
   unmap_run(retired);
+  let_go_of_block_apart(block);
   return true;
 }
 
@@ -263,7 +308,15 @@ char* reserve(int stream, ThreadBlock& block, uint32_t span, bool may_refill, ui
     const uint32_t capacity = block.capacity.load(std::memory_order_relaxed);
     const uint32_t at = own_thread_fetch_add(block.used, span);
     if (base != nullptr && at + span <= capacity) return base + at;
-    if (!may_refill || !refill(stream, block, tid)) return nullptr;
+    if (!may_refill) {
+      // Given back, so that no gap is left: the writer this one interrupted
+      // may have just put a fresh block in, whose capacity is not yet set,
+      // and zeros where a record should start end a block for its readers.
+      // Handlers nest, so each one's reservation is the last when it undoes.
+      own_thread_fetch_add(block.used, 0u - span);
+      return nullptr;
+    }
+    if (!refill(stream, block, tid)) return nullptr;
   }
   return nullptr;
 }
@@ -315,25 +368,29 @@ bool write_record(int stream, uint16_t kind, const void* payload, uint16_t paylo
   ThreadState& thread = current_thread();
   // Kind 0 with no payload would make a zero record word, which readers take
   // as the end of the block: refused, so it cannot hide later records.
-  if (kind == 0 || stream < 0 || stream >= g_file_count.load(std::memory_order_acquire) || thread.finished ||
-      g_abandoned.load(std::memory_order_relaxed)) {
-    count_dropped_record();
+  if (kind == 0 || stream < 0 || stream >= g_file_count.load(std::memory_order_acquire)) {
+    count_dropped_record(DropCause::kUnwritable);
+    return false;
+  }
+  if (thread.finished || g_abandoned.load(std::memory_order_relaxed)) {
+    count_dropped_record(thread.finished ? DropCause::kThreadFinished : DropCause::kAfterFork);
     return false;
   }
   ThreadBlock& block = thread.blocks[stream];
   const uint32_t span = lumen_record_span(payload_bytes);
   const bool outermost = own_thread_fetch_add(block.writers, 1) == 0;
-  char* record = span <= LUMEN_BLOCK_BYTES - sizeof(lumen_block_header)
-                     ? reserve(stream, block, span, outermost, thread.tid)
-                     : nullptr;
+  const bool fits = span <= LUMEN_BLOCK_BYTES - sizeof(lumen_block_header);
+  char* record = fits ? reserve(stream, block, span, outermost, thread.tid) : nullptr;
   if (record != nullptr) {
     std::memcpy(record + 4, payload, payload_bytes);
     __atomic_store_n(reinterpret_cast<uint32_t*>(record), lumen_record_word(kind, payload_bytes),
                      __ATOMIC_RELEASE);
   }
   own_thread_fetch_add(block.writers, ~uint32_t{0});  // less one
-  if (record == nullptr) count_dropped_record();
-  return record != nullptr;
+  if (record != nullptr) return true;
+  if (fits && !outermost && write_in_block_apart(stream, block, kind, payload, payload_bytes, thread.tid)) return true;
+  count_dropped_record(!fits ? DropCause::kUnwritable : outermost ? DropCause::kNoBlock : DropCause::kBlockBusy);
+  return false;
 }
 
 // The current block was made writable whole (its pages are on disk even if
@@ -372,6 +429,7 @@ void finish_thread_streams() {
     release_untaken_blocks(g_files[i], block);
     block.base.store(nullptr, std::memory_order_relaxed);
     unmap_run(block);
+    let_go_of_block_apart(block);
   }
 }
 
@@ -386,6 +444,7 @@ bool redirect_streams_after_fork(const char* directory) {
   for (int i = 0; i < count; ++i) {
     ThreadBlock& block = thread.blocks[i];
     unmap_run(block);  // the parent's, mapped here too
+    let_go_of_block_apart(block);
     block.base.store(nullptr, std::memory_order_relaxed);
     block.capacity.store(0, std::memory_order_relaxed);
     block.used.store(0, std::memory_order_relaxed);
@@ -403,7 +462,7 @@ bool redirect_streams_after_fork(const char* directory) {
     file.next_block_offset.store(0, std::memory_order_relaxed);
     ok = ok && file.fd >= 0;
   }
-  g_dropped.store(0, std::memory_order_relaxed);
+  for (std::atomic<uint64_t>& dropped : g_dropped) dropped.store(0, std::memory_order_relaxed);
   g_bytes_mapped.store(0, std::memory_order_relaxed);
   g_limit_reached.store(false, std::memory_order_relaxed);
   return ok;
@@ -429,7 +488,26 @@ bool first_write_failure(std::string* file, int* error) {
   return true;
 }
 
-uint64_t dropped_records() { return g_dropped.load(std::memory_order_relaxed); }
-void count_dropped_record() { g_dropped.fetch_add(1, std::memory_order_relaxed); }
+uint64_t dropped_records() {
+  uint64_t all = 0;
+  for (const std::atomic<uint64_t>& dropped : g_dropped) all += dropped.load(std::memory_order_relaxed);
+  return all;
+}
+uint64_t dropped_records(DropCause cause) { return g_dropped[static_cast<int>(cause)].load(std::memory_order_relaxed); }
+void count_dropped_record(DropCause cause) { g_dropped[static_cast<int>(cause)].fetch_add(1, std::memory_order_relaxed); }
+void count_plugin_dropped_record() { count_dropped_record(DropCause::kPlugin); }
+
+const char* drop_cause_name(DropCause cause) {
+  switch (cause) {
+    case DropCause::kThreadFinished: return "thread_finished";
+    case DropCause::kBlockBusy: return "block_busy";
+    case DropCause::kNoBlock: return "no_block";
+    case DropCause::kUnwritable: return "unwritable";
+    case DropCause::kAfterFork: return "after_fork";
+    case DropCause::kPlugin: return "plugin";
+    case DropCause::kCount: break;
+  }
+  return "unknown";
+}
 
 }  // namespace lumen::collector

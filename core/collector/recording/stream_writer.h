@@ -12,8 +12,10 @@ namespace lumen::collector {
 int open_stream(const char* directory, const char* name);
 
 // [signal-safe] Appends one record to the calling thread's block of `stream`.
-// Never waits: returns false (and counts a drop) when the record cannot be
-// written now (nested refill on this thread, disk full, thread finished).
+// Never waits: returns false (and counts a drop with its cause) when the
+// record cannot be written (disk full, size limit, thread finished). A
+// handler interrupting a write on the same stream while it changes blocks
+// writes its record in a block of its own.
 bool write_record(int stream, uint16_t kind, const void* payload, uint16_t payload_bytes);
 
 // Not signal-safe. Unmaps the calling thread's blocks; later writes drop.
@@ -55,12 +57,30 @@ char* map_stream_run(int stream, uint32_t blocks, uint64_t& offset);
 // unmaps it.
 void discard_stream_run(int stream, char* base, uint64_t offset, uint32_t blocks);
 
+// Why a record was not written, counted apart so the log can say.
+enum class DropCause : int {
+  kThreadFinished,  // its thread's collection had ended (thread_end ran)
+  kBlockBusy,       // a signal handler wrote while its thread was changing blocks
+  kNoBlock,         // no block could be had: the size limit, or mapping the file failed
+  kUnwritable,      // a record the writer refuses (no stream, no kind, too large)
+  kAfterFork,       // in a forked child that is not collected
+  kPlugin,          // a plugin could not record (count_drop: a thread's timer or slot)
+  kCount
+};
+
 // [signal-safe] Records dropped so far, by any thread.
 uint64_t dropped_records();
+// [signal-safe] Those of them dropped for `cause`.
+uint64_t dropped_records(DropCause cause);
+// The log's name of a cause ("thread_finished").
+const char* drop_cause_name(DropCause cause);
 
 // Not signal-safe. The first data file the writer failed to extend or map,
 // and the error (a full disk: ENOSPC); false when none failed.
 bool first_write_failure(std::string* file, int* error);
-void count_dropped_record();
+// [signal-safe]
+void count_dropped_record(DropCause cause);
+// [signal-safe] For plugins (lumen_recording.count_drop).
+void count_plugin_dropped_record();
 
 }  // namespace lumen::collector

@@ -21,7 +21,8 @@ inline constexpr int kMaxStreams = 32;
 // handler interrupting a write on the same thread reserves its own, disjoint
 // space; no other thread touches a thread's blocks. Only the outermost writer
 // (writers was 0 when it entered) may replace the block: a nested writer that
-// finds no room drops its record, so a block never moves under a writer.
+// finds no room writes its record in a block apart (below), so a block
+// never moves under a writer.
 // `base` and `capacity` are atomics (relaxed, ordered by signal fences in
 // stream_writer.cpp) because a handler on this thread reads them while the
 // outermost writer replaces the block.
@@ -40,6 +41,12 @@ struct ThreadBlock {
   uint32_t run_blocks = 0;  // blocks in the run
   uint32_t run_next = 0;    // the next block of the run not yet handed out
   bool run_prepared = false;  // the run came from the run pool: its pages are writable already
+  // A block apart for nested writers that found no room while the writer
+  // they interrupted was changing blocks: the first maps it, later ones
+  // append to it, and the outermost writer lets it go once its fresh block
+  // is in (or the thread's streams finish).
+  std::atomic<char*> apart_base{nullptr};
+  std::atomic<uint32_t> apart_used{0};
 };
 static_assert(std::atomic<char*>::is_always_lock_free && std::atomic<uint32_t>::is_always_lock_free,
               "read in signal handlers");

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <ctime>
 
 #include "data_limit.h"
@@ -43,19 +44,44 @@ bool data_file_created(const std::vector<YAML::Node>& log, const std::string& da
   return false;
 }
 
+namespace {
+
+// The collector's names of why records were dropped (the end event's
+// dropped_causes), in words.
+std::string drop_cause_in_words(const std::string& cause) {
+  if (cause == "thread_finished") return "written after their thread's collection ended";
+  if (cause == "block_busy") return "a signal handler's with no block to write in";
+  if (cause == "no_block") return "no block of a data file could be mapped";
+  if (cause == "unwritable") return "records the writer refuses";
+  if (cause == "after_fork") return "written in a forked child that was not collected";
+  if (cause == "plugin") return "a plugin could not record them";
+  return cause;
+}
+
+}  // namespace
+
 std::optional<std::string> dropped_records_notice(const YAML::Node& header, const std::vector<YAML::Node>& log) {
   unsigned long long dropped = 0;
+  std::map<std::string, unsigned long long> causes;
   std::string reason;
   for (const YAML::Node& entry : log) {
     if (!entry.IsMap() || !entry["event"]) continue;
     const std::string event = entry["event"].as<std::string>("");
-    if (event == metadata::log_event::kEnd) dropped += entry["dropped_records"].as<unsigned long long>(0);
+    if (event == metadata::log_event::kEnd) {
+      dropped += entry["dropped_records"].as<unsigned long long>(0);
+      if (const YAML::Node listed = entry["dropped_causes"]; listed && listed.IsMap())
+        for (const auto& cause : listed) causes[cause.first.as<std::string>("")] += cause.second.as<unsigned long long>(0);
+    }
     if (event == metadata::log_event::kWriteFailed && reason.empty())
       reason = "writing " + entry["file"].as<std::string>("a data file") + " failed: " +
                entry["error"].as<std::string>("no error recorded");
   }
   if (dropped == 0) return std::nullopt;
   if (reason.empty() && data_limit_reached(header, log)) reason = "the data limit (collect -L) was reached";
+  const bool mapping_explained = !reason.empty();  // a failed write or the limit
+  for (const auto& [cause, count] : causes)
+    if (!mapping_explained || cause != "no_block")
+      reason += (reason.empty() ? "" : "; ") + std::to_string(count) + " " + drop_cause_in_words(cause);
   if (reason.empty()) reason = "the collector did not log why";
   return std::to_string(dropped) + " records were dropped while recording (" + reason +
          "); every figure leaves them out";
