@@ -17,6 +17,15 @@ std::atomic<uint32_t> g_tids[kMaxCollectorThreads];
 // runs the runtime's code (and uses its thread state) for a while after.
 std::atomic<uint32_t> g_ended[kMaxCollectorThreads];
 
+size_t listed_ids(const std::atomic<uint32_t> (&list)[kMaxCollectorThreads], uint32_t* tids, size_t capacity) {
+  size_t count = 0;
+  for (const auto& slot : list) {
+    const uint32_t tid = slot.load(std::memory_order_acquire);
+    if (tid != 0 && count < capacity) tids[count++] = tid;
+  }
+  return count;
+}
+
 }  // namespace
 
 bool collector_thread_begins() { return collector_thread_created(current_tid()); }
@@ -44,27 +53,13 @@ void collector_thread_ends() {
   }
 }
 
-size_t ended_collector_thread_ids(uint32_t* tids, size_t capacity) {
-  size_t count = 0;
-  for (const auto& slot : g_ended) {
-    const uint32_t tid = slot.load(std::memory_order_acquire);
-    if (tid != 0 && count < capacity) tids[count++] = tid;
-  }
-  return count;
-}
+size_t ended_collector_thread_ids(uint32_t* tids, size_t capacity) { return listed_ids(g_ended, tids, capacity); }
 
 void forget_ended_collector_threads() {
   for (auto& slot : g_ended) slot.store(0, std::memory_order_relaxed);
 }
 
-size_t collector_thread_ids(uint32_t* tids, size_t capacity) {
-  size_t count = 0;
-  for (const auto& slot : g_tids) {
-    const uint32_t tid = slot.load(std::memory_order_acquire);
-    if (tid != 0 && count < capacity) tids[count++] = tid;
-  }
-  return count;
-}
+size_t collector_thread_ids(uint32_t* tids, size_t capacity) { return listed_ids(g_tids, tids, capacity); }
 
 bool is_collector_thread() {
   const uint32_t tid = current_tid();

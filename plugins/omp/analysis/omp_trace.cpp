@@ -82,6 +82,7 @@ bool OmpTrace::add(uint16_t kind, const void* payload, uint16_t bytes) {
     OmpProcessEnd end;
     if (!read(payload, bytes, &end)) return false;
     end_ns = std::max(end_ns, end.end_ns);
+    process_ended = true;
   } else if (kind == kProcessRecord) {
     OmpProcess process;
     if (!read(payload, bytes, &process)) return false;

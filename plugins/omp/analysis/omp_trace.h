@@ -18,6 +18,9 @@ struct OmpTrace {
   std::vector<OmpExplicitTask> explicit_tasks;
   std::vector<OmpState> states;  // one per clock sample, under an OMPT runtime
   uint64_t end_ns = 0;  // the process's end, else the latest time recorded
+  // The process's end was recorded (omp's stop; the other plugins' stops
+  // record the threads' last stretches a little later).
+  bool process_ended = false;
 
   // Takes one record; returns false for a record too short for its kind,
   // or a region-and-task record whose task lies outside its region.

@@ -96,11 +96,16 @@ void declare_stitches(const OmpTrace& trace, const std::vector<OmpWait>& recorde
   // A wait covers (begin, end]: its own traced event happens at its end,
   // where the next wait (a worker's idle time after a region's barrier)
   // may begin.
+  // A worker idle when the process ended stays idle for what the other
+  // plugins record of it after omp's stop (the states' last stretch of
+  // each thread, stamped when they stop).
   for (const OmpWait& wait : implied) {
     const auto region = region_by_id.find(wait.region_id);
     const uint64_t parent = region == region_by_id.end() ? LUMEN_NO_STACK : region->second->call_stack_id;
-    declare_regions(sink, region_by_id, wait.region_id, false, wait.thread_id, wait.begin_ns + 1, wait.end_ns + 1);
-    declare(sink, wait.thread_id, wait.begin_ns + 1, wait.end_ns + 1, 0, parent, wait_function_name(wait.kind));
+    const bool idle_at_end = trace.process_ended && static_cast<WaitKind>(wait.kind) == WaitKind::kIdle && wait.end_ns == trace.end_ns;
+    const uint64_t end = idle_at_end ? UINT64_MAX : wait.end_ns + 1;
+    declare_regions(sink, region_by_id, wait.region_id, false, wait.thread_id, wait.begin_ns + 1, end);
+    declare(sink, wait.thread_id, wait.begin_ns + 1, end, 0, parent, wait_function_name(wait.kind));
   }
   for (const OmpWait& wait : recorded)
     declare(sink, wait.thread_id, wait.begin_ns + 1, wait.end_ns + 1, LUMEN_STITCH_KEEP_FRAMES, LUMEN_NO_STACK,
