@@ -5,8 +5,8 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <map>
 #include <ctime>
+#include <map>
 
 #include "data_limit.h"
 #include "experiment_metadata.h"
