@@ -5,9 +5,11 @@
 // merged, whenever a run would need more than kMaxBins: memory stays bounded
 // whatever the length of the run, and every bin is whole milliseconds.
 #include <lumen/analysis_plugin.h>
+#include <lumen/analysis_support.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,9 +36,15 @@ struct Series {
   std::vector<Bin> bins;
 };
 
+// What the view shows: kept by the session while the selection stays, so
+// that asking again (the analyzer's chart) does not sweep the ops again.
+struct InUseSeries {
+  std::vector<Series> series;
+};
+
 class InUseOverTime final : public HeapVisitor {
  public:
-  explicit InUseOverTime(const HeapData& data) : data_(data) {}
+  InUseOverTime(const HeapData& data, InUseSeries& into) : data_(data), series_(into.series) {}
 
   void experiment_begin(uint32_t experiment) override {
     series_.push_back({experiment, data_.start_ns(experiment), kFirstBinNs, {}});
@@ -55,12 +63,12 @@ class InUseOverTime final : public HeapVisitor {
     note(by.time_ns);
   }
 
-  void report(const lumen_view_host& host) const {
+  static void report(const lumen_view_host& host, const std::vector<Series>& series) {
     uint64_t highest = 0;
-    for (const Series& s : series_)
+    for (const Series& s : series)
       for (const Bin& b : s.bins) highest = std::max(highest, b.highest);
     host.summary(host.context, "highest", "Highest bytes in use", static_cast<double>(highest), LUMEN_UNIT_BYTES);
-    host.summary(host.context, "bin", "Bin width", series_.empty() ? 0.0 : static_cast<double>(series_[0].bin_ns),
+    host.summary(host.context, "bin", "Bin width", series.empty() ? 0.0 : static_cast<double>(series[0].bin_ns),
                  LUMEN_UNIT_NANOSECONDS);
     const lumen_view_column columns[] = {
         {"experiment", "Experiment", LUMEN_UNIT_COUNT}, {"start", "Start", LUMEN_UNIT_NANOSECONDS},
@@ -68,7 +76,7 @@ class InUseOverTime final : public HeapVisitor {
         {"at_end", "In Use at End", LUMEN_UNIT_BYTES},  {"live", "Live Allocations at End", LUMEN_UNIT_COUNT},
     };
     host.table_begin(host.context, "Bytes in use over time, since collection start", columns, std::size(columns));
-    for (const Series& s : series_) {
+    for (const Series& s : series) {
       Bin previous;
       for (size_t i = 0; i < s.bins.size(); ++i) {
         const Bin bin = s.bins[i].changed ? s.bins[i] : Bin{previous.at_end, previous.at_end, previous.live_at_end, false};
@@ -126,21 +134,26 @@ class InUseOverTime final : public HeapVisitor {
   }
 
   const HeapData& data_;
-  std::vector<Series> series_;
+  std::vector<Series>& series_;
   uint64_t in_use_ = 0, live_ = 0;
 };
 
 }  // namespace
 
 int run_heap_in_use_view(const lumen_view_host* host, char* error, size_t error_size) {
-  HeapData data(*host);
-  InUseOverTime series(data);
+  std::unique_ptr<InUseSeries> own;
   std::string problem;
-  if (!data.sweep(series, problem)) {
+  const InUseSeries* read = kept_reading(host, "bytes in use over time", own, problem, [&](InUseSeries& into) {
+    HeapData data(*host);
+    InUseOverTime visitor(data, into);
+    std::string why;
+    return data.sweep(visitor, why) ? std::string() : why.empty() ? "the heap records could not be read" : why;
+  });
+  if (read == nullptr) {
     std::snprintf(error, error_size, "%s", problem.c_str());
     return 1;
   }
-  series.report(*host);
+  InUseOverTime::report(*host, read->series);
   return 0;
 }
 

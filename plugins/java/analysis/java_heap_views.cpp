@@ -1,11 +1,14 @@
 #include "java_heap_views.h"
 
+#include <lumen/analysis_support.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <exception>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -85,15 +88,23 @@ bool nothing_sampled(const lumen_view_host& host, const JavaSamples& samples) {
   return true;
 }
 
+// Runs a view on the samples: read once for -allocs and -leaks while the
+// selection and view mode stay (lumen::kept_reading), their sites' frames
+// resolved under them.
 template <typename Run>
-int guarded(Run&& run, char* error, size_t error_size) {
+int guarded(const lumen_view_host& host, Run&& run, char* error, size_t error_size) {
   try {
-    JavaSamples samples;
+    std::unique_ptr<JavaSamples> own;
     std::string problem;
-    if (!run(samples, problem)) {
+    const JavaSamples* samples = kept_reading(&host, "allocation samples", own, problem, [&](JavaSamples& into) {
+      std::string why;
+      return read_java_samples(host, into, why) ? std::string() : why.empty() ? "no Java allocation record read" : why;
+    });
+    if (samples == nullptr) {
       std::snprintf(error, error_size, "%s", problem.c_str());
       return 1;
     }
+    run(*samples);
     return 0;
   } catch (const std::exception& e) {
     std::snprintf(error, error_size, "%s", e.what());
@@ -105,9 +116,9 @@ int guarded(Run&& run, char* error, size_t error_size) {
 
 int run_java_allocs_view(const lumen_view_host* host, char* error, size_t error_size) {
   return guarded(
-      [&](JavaSamples& samples, std::string& problem) {
-        if (!read_java_samples(*host, samples, problem)) return false;
-        if (nothing_sampled(*host, samples)) return true;
+      *host,
+      [&](const JavaSamples& samples) {
+        if (nothing_sampled(*host, samples)) return;
         Totals total;
         for (const JavaSample& sample : samples.samples) total.add(sample);
         host->summary(host->context, "samples", "Java allocation samples", total.samples, LUMEN_UNIT_COUNT);
@@ -119,16 +130,15 @@ int run_java_allocs_view(const lumen_view_host* host, char* error, size_t error_
         const Keep all = [](const JavaSample&) { return true; };
         site_table(*host, samples, "Java allocations by allocation site and class (sampled estimates)", all);
         class_table(*host, samples, "Java allocations by class (sampled estimates)", all);
-        return true;
       },
       error, error_size);
 }
 
 int run_java_leaks_view(const lumen_view_host* host, char* error, size_t error_size) {
   return guarded(
-      [&](JavaSamples& samples, std::string& problem) {
-        if (!read_java_samples(*host, samples, problem)) return false;
-        if (nothing_sampled(*host, samples)) return true;
+      *host,
+      [&](const JavaSamples& samples) {
+        if (nothing_sampled(*host, samples)) return;
         Totals live, freed, unknown;
         for (const JavaSample& sample : samples.samples)
           (sample.fate == SampleFate::Live ? live : sample.fate == SampleFate::Freed ? freed : unknown).add(sample);
@@ -166,7 +176,6 @@ int run_java_leaks_view(const lumen_view_host* host, char* error, size_t error_s
                          "of leaks)",
                      is_unknown);
         }
-        return true;
       },
       error, error_size);
 }
