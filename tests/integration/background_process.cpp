@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <thread>
 
 namespace lumen::test {
@@ -66,6 +67,22 @@ double reported_seconds(const std::string& text, const std::string& what) {
   const size_t at = text.find(what);
   const size_t in = at == std::string::npos ? at : text.find(" in ", at);
   return in == std::string::npos ? 0 : std::atof(text.c_str() + in + 4) / 1000;
+}
+
+uint64_t logged_detach_ns(const std::filesystem::path& experiment) {
+  std::ifstream log(experiment / "collector.log");
+  const std::string marker = "time_ns: ";
+  for (std::string line; std::getline(log, line);)
+    if (line.find("event: detached") != std::string::npos && line.find(marker) != std::string::npos)
+      return std::stoull(line.substr(line.find(marker) + marker.size()));
+  return 0;
+}
+
+double seconds_after_detach(const std::filesystem::path& experiment, std::chrono::steady_clock::time_point then) {
+  const uint64_t detached = logged_detach_ns(experiment);
+  const auto at = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(then.time_since_epoch()).count());
+  return detached != 0 && at > detached ? static_cast<double>(at - detached) / 1e9 : 0.0;
 }
 
 bool wait_for_file(const std::filesystem::path& file, std::chrono::seconds limit) {

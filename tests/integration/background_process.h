@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -39,6 +40,15 @@ class Background {
 // "collect: attached to process N (...) in 42 ms": the seconds collect
 // reports after `what` (0 when it reports none).
 double reported_seconds(const std::string& text, const std::string& what);
+
+// When an attached experiment's log says the collector detached
+// (CLOCK_MONOTONIC ns, as std::chrono::steady_clock reads it); 0 when it
+// says nothing of it.
+uint64_t logged_detach_ns(const std::filesystem::path& experiment);
+// Seconds from that detach to `then` (0 when the log names none): what
+// collect spent finishing the experiment after it, a target's time that
+// truth read after collect's end holds and the experiment does not.
+double seconds_after_detach(const std::filesystem::path& experiment, std::chrono::steady_clock::time_point then);
 
 // Waits for `file` to exist, at most `limit`.
 bool wait_for_file(const std::filesystem::path& file, std::chrono::seconds limit);

@@ -16,7 +16,9 @@
  *
  * Given LIBRARY (burn_library), once DIR/load appears the main thread
  * dlopens it and spends 50 ms of CPU in its burn_in_library at each tick,
- * written as "in_library".
+ * written as "in_library"; and after each burn a line is appended to
+ * DIR/in_library: its CLOCK_MONOTONIC time and "in_library" then, both in
+ * nanoseconds (so that a window of time can be given its share).
  *
  * Each time DIR/go appears, the main thread removes it and makes one round
  * of traced calls: allocate_round (1000 blocks of 777 bytes freed again, 7
@@ -77,6 +79,17 @@ static void* late_thread(void* unused) {
   (void)unused;
   hot_c();
   return NULL;
+}
+
+static void note_library_time(const char* dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/in_library", dir);
+  FILE* f = fopen(path, "a");
+  if (f == NULL) return;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  fprintf(f, "%lld %lld\n", now.tv_sec * 1000000000LL + now.tv_nsec, atomic_load(&spent_ns[3]));
+  fclose(f);
 }
 
 static void write_truth(void) {
@@ -242,6 +255,7 @@ int main(int argc, char** argv) {
       const long long before_ns = thread_cpu_ns();
       burn_in_library(0.05);
       atomic_fetch_add(&spent_ns[3], thread_cpu_ns() - before_ns);
+      note_library_time(argv[1]);
     }
     if (access(go, F_OK) == 0) {
       unlink(go);
