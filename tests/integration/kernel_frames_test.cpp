@@ -10,7 +10,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -99,8 +101,13 @@ TEST_F(KernelFrames, EachFunctionsSystemTimeSitsOnTheKernelFunctionsOfItsCalls) 
     const double measured = c.truth.at("functions").at(function).at("system").get<double>();
     const Placement p = placement_of(c.experiment, function);
     EXPECT_NEAR(p.inclusive_system, measured, sampling_tolerance(measured, 0.004)) << function;
-    EXPECT_GE(p.under_kernel_entry, share * p.inclusive_system) << function;
-    EXPECT_LE(p.exclusive_system, (1 - share) * p.inclusive_system + 1e-9) << function;
+    // Each sample lands on the kernel's side or not: the share seen in n
+    // samples (-p hi: 1 ms each) may fall short of it by three standard
+    // errors (fault_loop once showed 89.1 % of 251 samples).
+    const double samples = std::max(1.0, p.inclusive_system / 0.001);
+    const double least = share - 3 * std::sqrt(share * (1 - share) / samples);
+    EXPECT_GE(p.under_kernel_entry, least * p.inclusive_system) << function;
+    EXPECT_LE(p.exclusive_system, (1 - least) * p.inclusive_system + 1e-9) << function;
   }
 
   // The kernel functions of each call, under the function that made it
