@@ -101,7 +101,8 @@ TEST_F(Attach, TheWindowsFiguresAreWhatTheTargetSpentAndItRunsOnUnharmed) {
   // (the times collect reports) and after, while collect finished the
   // experiment, up to a tick (0.1 s) and the wait for the next, each of its
   // four busy threads.
-  const double slack = 4 * (0.1 + waited + seconds_after_detach(experiment, ended) + reported_seconds(run.err, "attached to process") +
+  const double slack = 4 * (0.1 + waited + seconds_after_detach(experiment, ended) +
+                            reported_seconds(run.err, "attached to process") +
                             reported_seconds(run.err, "detached from process"));
   // The workers' time (hot_a and hot_b, which a sample's skid on a loaded
   // machine shares out between them), and the short-lived threads' (hot_c).
@@ -200,19 +201,19 @@ TEST_F(AttachWithLibrary, ALibraryLoadedWhileAttachedIsRecorded) {
   Background collect({"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>\"$LUMEN_TEST_ERR\"", (bin_dir() / "collect").string(),
                       "-o", "library.er", "-d", dir_.path().string(), "-t", "4", "-P", std::to_string(target_->pid())},
                      {{"LUMEN_TEST_ERR", said.string()}});
+  const auto collect_said = [&] {
+    std::ifstream err(said);
+    return std::string((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
+  };
   bool begun = false;
   for (int i = 0; i < 1000 && !begun; ++i) {
-    std::ifstream err(said);
-    const std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
-    begun = text.find("attached to process") != std::string::npos;
+    begun = collect_said().find("attached to process") != std::string::npos;
     if (!begun) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   std::ofstream(dir_.path() / "load").put('\n');
   const int status = collect.wait_exit(std::chrono::seconds(60));
-  std::ifstream err(said);
-  const std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
-  ASSERT_TRUE(begun) << text;
-  ASSERT_EQ(status, 0) << text;
+  ASSERT_TRUE(begun) << collect_said();
+  ASSERT_EQ(status, 0) << collect_said();
   const uint64_t detached = logged_detach_ns(dir_.path() / "library.er");
   ASSERT_NE(detached, 0u) << "the log names no detach";
   const double truth = library_seconds_until(dir_.path() / "in_library", detached);

@@ -90,7 +90,8 @@ TEST(JavaAttach, MethodsAreNamedAndTimedAsTheJvmMeasuredThemAndItRunsOnUnharmed)
   // the JVM's three busy threads spent while collect attached and
   // detached, and after, while it finished the experiment, up to a tick
   // (0.1 s) and the wait for the next.
-  const double slack = 3 * (0.1 + waited + seconds_after_detach(experiment, ended) + reported_seconds(run.err, "attached to process") +
+  const double slack = 3 * (0.1 + waited + seconds_after_detach(experiment, ended) +
+                            reported_seconds(run.err, "attached to process") +
                             reported_seconds(run.err, "detached from process"));
   auto spent = [](const json& times, const std::vector<std::string>& methods) {
     double total = 0;

@@ -25,15 +25,13 @@ static_assert(std::is_trivially_destructible_v<ThreadSlot>, "no destructor runs 
 SlotStorage g_storage[kMaxThreads];
 std::atomic<int> g_high_water{0};  // slots at and above are untouched
 
-ThreadSlot& slot(int index) { return g_storage[index].slot; }
-
 }  // namespace
 
 ThreadSlot* claim_slot(uint32_t tid, uint64_t now_ns, const volatile lumen_latest_stacks* latest_stacks) {
   for (int i = 0; i < kMaxThreads; ++i) {
     int expected = kFree;
     // kReading here keeps the sampler out until the slot is filled.
-    ThreadSlot& claimed = slot(i);
+    ThreadSlot& claimed = slot_at(i);
     if (!claimed.phase.compare_exchange_strong(expected, kReading, std::memory_order_acquire)) continue;
     claimed.tid = tid;
     claimed.next_tick.store(0, std::memory_order_relaxed);
@@ -81,14 +79,15 @@ void publish_slot(ThreadSlot& slot) { slot.phase.store(kLive, std::memory_order_
 
 int slot_count() { return g_high_water.load(std::memory_order_acquire); }
 
-ThreadSlot& slot_at(int index) { return slot(index); }
+ThreadSlot& slot_at(int index) { return g_storage[index].slot; }
 
 void forget_all_slots() {
   const int count = slot_count();
   for (int i = 0; i < count; ++i) {
-    slot(i).history = History{};
-    slot(i).tid = 0;
-    slot(i).phase.store(kFree, std::memory_order_release);
+    ThreadSlot& forgotten = slot_at(i);
+    forgotten.history = History{};
+    forgotten.tid = 0;
+    forgotten.phase.store(kFree, std::memory_order_release);
   }
 }
 
