@@ -9,8 +9,10 @@
  *       burn_cpu() computes on each of THREADS threads (default 1: the main
  *       thread alone) until that thread's CPU clock advanced by MILLISECONDS;
  *       truth: the sum of the CPU times the threads measured around it, and
- *       the whole process's CPU time so far (process_cpu_seconds) and at
- *       main's entry (process_cpu_at_main_seconds).
+ *       the program's threads' CPU time from main's entry to the truth's
+ *       writing (program_cpu_since_main_seconds: the main thread's since
+ *       main's entry, each burning thread's whole life; not the collector's
+ *       own threads, which the process's CPU time would include).
  *   hwc_target switches COUNT
  *       sleep_often() sleeps 200 us COUNT times (each sleep leaves the CPU);
  *       truth: the thread's context switches around it, voluntary and
@@ -154,13 +156,19 @@ __attribute__((noinline)) static double forked_child_work(double seconds) { retu
 
 static double g_burn_seconds;
 
+struct burn_result {
+  double burned;    /* in burn_cpu */
+  double lifetime;  /* the thread's CPU time at its end */
+};
+
 static void* burn_thread(void* result) {
-  *(double*)result = burn_cpu(g_burn_seconds);
+  ((struct burn_result*)result)->burned = burn_cpu(g_burn_seconds);
+  ((struct burn_result*)result)->lifetime = thread_cpu_seconds();
   return NULL;
 }
 
 int main(int argc, char** argv) {
-  const double process_cpu_at_main = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
+  const double main_cpu_at_entry = thread_cpu_seconds();
   char json[400];
   if (argc == 3 && strcmp(argv[1], "faults") == 0) {
     const long pages = atol(argv[2]);
@@ -175,22 +183,24 @@ int main(int argc, char** argv) {
     g_burn_seconds = atof(argv[2]) / 1000.0;
     const int threads = argc == 4 ? atoi(argv[3]) : 1;
     double seconds = 0;
+    double other_threads_cpu = 0;
     if (threads <= 1) {
       seconds = burn_cpu(g_burn_seconds);
     } else {
       pthread_t ids[16];
-      double spent[16];
+      struct burn_result spent[16];
       if (threads > 16) return 2;
       for (int i = 0; i < threads; ++i) pthread_create(&ids[i], NULL, burn_thread, &spent[i]);
       for (int i = 0; i < threads; ++i) {
         pthread_join(ids[i], NULL);
-        seconds += spent[i];
+        seconds += spent[i].burned;
+        other_threads_cpu += spent[i].lifetime;
       }
     }
     snprintf(json, sizeof json,
              "{\"function\": \"burn_cpu\", \"cpu_seconds\": %.9f, \"threads\": %d, "
-             "\"process_cpu_seconds\": %.9f, \"process_cpu_at_main_seconds\": %.9f}\n",
-             seconds, threads, cpu_seconds(CLOCK_PROCESS_CPUTIME_ID), process_cpu_at_main);
+             "\"program_cpu_since_main_seconds\": %.9f}\n",
+             seconds, threads, thread_cpu_seconds() - main_cpu_at_entry + other_threads_cpu);
     write_truth(json);
     return 0;
   }
