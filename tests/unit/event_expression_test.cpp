@@ -46,6 +46,20 @@ TEST(EventExpression, BadExpressionsNameTheProblem) {
   }
 }
 
+TEST(EventExpression, AFractionOrUnitIsNamedAsNotAWholeNumber) {
+  for (const char* bad : {"TSTAMP < 0.02", "(TSTAMP > 1.5e9)", "THRID IN (1, 2.0)", "TSTAMP < 20ms"}) {
+    try {
+      EventExpression::parse(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const analysis::ExpressionError& e) {
+      EXPECT_NE(std::string(e.what()).find("is not a whole number: expressions take integers (TSTAMP is in "
+                                           "nanoseconds)"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(EventExpression, ALoneEqualsSignIsNamed) {
   for (const char* bad : {"THRID = 2", "(THRID = 2)", "CPUID == 1 && (THRID = 2)"}) {
     try {

@@ -137,6 +137,13 @@ class Parser {
     const size_t start = at_;
     while (at_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[at_]))) ++at_;
     if (at_ == start) fail("a number is missing");
+    // Else "0.5" would stop at the '.', and be named as a missing ')'.
+    if (at_ < text_.size() && (text_[at_] == '.' || std::isalpha(static_cast<unsigned char>(text_[at_])))) {
+      size_t end = at_;
+      while (end < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '.')) ++end;
+      fail("number " + text_.substr(start, end - start) +
+           " is not a whole number: expressions take integers (TSTAMP is in nanoseconds)");
+    }
     try {
       return std::stoll(text_.substr(start, at_ - start));
     } catch (const std::out_of_range&) {
