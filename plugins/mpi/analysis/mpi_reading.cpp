@@ -174,8 +174,9 @@ void add_totals(Map& into, const Map& from) {
 }
 
 // Takes one part's totals into `a`, its compact calls under `rank`, its
-// times placed on the job's clock.
-void merge(Aggregate& a, const Aggregate& part, int32_t rank, const ClockPlacement& placement) {
+// times placed on the job's clock; the part's events are let go as they
+// are taken (a long trace's are most of the reading's memory).
+void merge(Aggregate& a, Aggregate& part, int32_t rank, const ClockPlacement& placement) {
   auto resolved = [rank](int32_t r) { return r == kProcessRank ? rank : r; };
   add_totals(a.functions, part.functions);
   for (const auto& [r, info] : part.ranks) a.ranks[resolved(r)].totals.add(info.totals);
@@ -204,11 +205,13 @@ void merge(Aggregate& a, const Aggregate& part, int32_t rank, const ClockPlaceme
     call.exit_ns = placement.place(call.exit_ns);
     a.calls.push_back(call);
   }
+  std::vector<TimedCall>().swap(part.calls);
   for (TimedMessage m : part.messages) {
     m.rank = resolved(m.rank);
     m.time_ns = placement.place(m.time_ns);
     a.messages.push_back(m);
   }
+  std::vector<TimedMessage>().swap(part.messages);
 }
 
 }  // namespace
@@ -253,6 +256,10 @@ bool aggregate_all(const lumen_view_host* host, Aggregate& a, char* error, size_
     const auto rank = experiment_ranks.find(experiment);
     if (rank != experiment_ranks.end() && clock.second.measured()) a.clocks[rank->second] = clock.second;
   }
+  size_t calls = 0, messages = 0;
+  for (const auto& part : reading.parts) calls += part->a.calls.size(), messages += part->a.messages.size();
+  a.calls.reserve(calls);
+  a.messages.reserve(messages);
   for (const auto& part : reading.parts) {
     const auto found = experiment_ranks.find(part->experiment);
     const ClockPlacement& placement = placements[part->experiment];

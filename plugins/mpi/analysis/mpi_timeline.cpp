@@ -17,11 +17,13 @@
 // what the rank measured at MPI_Init and MPI_Finalize (a last table shows
 // it), or else by its experiment's wall-clock placement.
 #include <lumen/analysis_plugin.h>
+#include <lumen/analysis_support.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -84,7 +86,26 @@ uint64_t first_time(const Aggregate& a) {
 
 double since(uint64_t time_ns, uint64_t zero) { return static_cast<double>(time_ns - zero); }
 
-void calls_table(const lumen_view_host* host, std::vector<TimedCall>& calls, uint64_t zero) {
+// What the timeline reads, kept by the session while the selection stays
+// (lumen_view_host.kept): every call in time, and the messages matched.
+struct TimelineReading {
+  Aggregate a;
+  Matching matching;  // points into a.messages
+  uint64_t zero = 0;
+};
+
+std::string read_timeline(const lumen_view_host* host, TimelineReading& into) {
+  char why[256] = "";
+  if (!aggregate_all(host, into.a, why, sizeof why, true)) return why[0] ? why : "no MPI records read";
+  std::stable_sort(into.a.calls.begin(), into.a.calls.end(), [](const TimedCall& a, const TimedCall& b) {
+    return std::tie(a.enter_ns, a.rank) < std::tie(b.enter_ns, b.rank);
+  });
+  into.matching = match_messages(into.a.messages);
+  into.zero = first_time(into.a);
+  return "";
+}
+
+void calls_table(const lumen_view_host* host, const std::vector<TimedCall>& calls, uint64_t zero) {
   const lumen_view_column columns[] = {
       {"rank", "Rank", LUMEN_UNIT_COUNT},
       {"start", "Start", LUMEN_UNIT_NANOSECONDS},
@@ -93,9 +114,6 @@ void calls_table(const lumen_view_host* host, std::vector<TimedCall>& calls, uin
       {"bytes_sent", "Bytes Sent", LUMEN_UNIT_BYTES},
       {"bytes_received", "Bytes Received", LUMEN_UNIT_BYTES},
   };
-  std::stable_sort(calls.begin(), calls.end(), [](const TimedCall& a, const TimedCall& b) {
-    return std::tie(a.enter_ns, a.rank) < std::tie(b.enter_ns, b.rank);
-  });
   host->table_begin(host->context, "MPI calls in time (peer -1: none, or several)", columns, std::size(columns));
   const size_t shown = host->row_limit != 0 ? std::min(host->row_limit, calls.size()) : calls.size();
   for (size_t i = 0; i < shown; ++i) {
@@ -203,10 +221,17 @@ void clocks_table(const lumen_view_host* host, const Aggregate& a) {
 
 int run_timeline(const lumen_view_host* host, char* error, size_t error_size) {
   try {
-    Aggregate a;
-    if (!aggregate_all(host, a, error, error_size, true)) return 1;
-    const Matching matching = match_messages(a.messages);
-    const uint64_t zero = first_time(a);
+    std::unique_ptr<TimelineReading> read_now;
+    std::string problem;
+    const TimelineReading* reading = kept_reading(
+        host, "timeline", read_now, problem, [&](TimelineReading& into) { return read_timeline(host, into); });
+    if (reading == nullptr) {
+      std::snprintf(error, error_size, "%s", problem.c_str());
+      return 1;
+    }
+    const Aggregate& a = reading->a;
+    const Matching& matching = reading->matching;
+    const uint64_t zero = reading->zero;
     int64_t ranks = 0;
     for (const auto& [rank, info] : a.ranks) ranks += rank >= 0 ? 1 : 0;
     const auto count = [&](const char* key, const char* label, double value) {
