@@ -8,15 +8,16 @@ shows exactly what a pass over every event shows:
     scaled by clock_experiment_gen, about 200 blocks in time order) and on
     one with traced calls and off-CPU states of several threads
     (sync_target under -s all), for ranges at the start, middle and end,
-    -event_list and -functions equal those of the same range given as a
-    gprofng expression (TSTAMP), which names no stretch of time and reads
-    all; a range with no event says how many events were recorded, as a
-    full pass counts them;
+    -event_list and -functions equal those of the same range given as
+    gprofng's comparisons of TSTAMP (which read only that stretch too) and
+    those of a pass over every event (the range as negated comparisons,
+    which name no stretch); a range with no event says how many events
+    were recorded, as a full pass counts them;
   - in one er_print session, once a range was listed, the second half of
     the clock file is overwritten: the same range lists the same events
-    again, another early range shows its functions (neither read those
-    blocks), and a range inside the overwritten half says where the file
-    could not be read.
+    again, given as TSTAMP comparisons too, another early range shows its
+    functions (none read those blocks), and a range inside the overwritten
+    half says where the file could not be read.
 
 Usage: event_range_test.py BIN_DIR THREADS_TARGET SYNC_TARGET
 """
@@ -50,26 +51,27 @@ def ranges_of(er_print, experiment):
 def expect_same_as_a_full_pass(er_print, experiment):
     for begin, end in ranges_of(er_print, experiment):
         by_time = listing(er_print, experiment, f"time in {begin:.9f}-{end:.9f}")
-        expression = f"TSTAMP >= {int(begin * 1e9)} && TSTAMP <= {int(end * 1e9)}"
-        by_expression = listing(er_print, experiment, expression)
+        stamped = f"TSTAMP >= {int(begin * 1e9)} && TSTAMP <= {int(end * 1e9)}"
+        every_event = f"!(TSTAMP < {int(begin * 1e9)}) && !(TSTAMP > {int(end * 1e9)})"
+        full_pass = listing(er_print, experiment, every_event)
         selected = by_time["summary"]["selected"]
         check(selected > 0, f"events in {begin:.3f}-{end:.3f} s of {experiment}")
-        check(by_time == by_expression,
-              f"{experiment}, {begin:.3f}-{end:.3f} s: the same {selected} events as a full pass "
-              f"({by_expression['summary']['selected']})")
-        functions = listing(er_print, experiment, f"time in {begin:.9f}-{end:.9f}", ["-functions"])
-        check(functions == listing(er_print, experiment, expression, ["-functions"]),
-              f"{experiment}, {begin:.3f}-{end:.3f} s: the functions of a full pass")
+        for name, shown in (("time in", by_time), ("TSTAMP", listing(er_print, experiment, stamped))):
+            check(shown == full_pass,
+                  f"{experiment}, {begin:.3f}-{end:.3f} s, as {name}: the same {shown['summary']['selected']} events "
+                  f"as a full pass ({full_pass['summary']['selected']})")
+        functions = listing(er_print, experiment, every_event, ["-functions"])
+        for selection in (f"time in {begin:.9f}-{end:.9f}", stamped):
+            check(listing(er_print, experiment, selection, ["-functions"]) == functions,
+                  f"{experiment}, {begin:.3f}-{end:.3f} s, as '{selection}': the functions of a full pass")
         print(f"{os.path.basename(experiment)} {begin:.3f}-{end:.3f} s: {selected} events and their functions, "
               "as a full pass shows them")
-    late = "time in 1000-2000"
-    said = subprocess.run([er_print, "-filters", late, "-functions", experiment], capture_output=True, text=True,
-                          timeout=120).stderr
-    full = subprocess.run([er_print, "-filters", "TSTAMP >= 1000000000000", "-functions", experiment],
-                          capture_output=True, text=True, timeout=120).stderr
-    counted = [re.search(r"leaves none of the (\d+) events", text) for text in (said, full)]
-    check(None not in counted and counted[0].group(1) == counted[1].group(1),
-          f"an empty range counts the events recorded as a full pass does: {said!r} vs {full!r}")
+    said = [subprocess.run([er_print, "-filters", late, "-functions", experiment], capture_output=True, text=True,
+                           timeout=120).stderr
+            for late in ("time in 1000-2000", "TSTAMP >= 1000000000000", "!(TSTAMP < 1000000000000)")]
+    counted = [re.search(r"leaves none of the (\d+) events", text) for text in said]
+    check(None not in counted and len({c.group(1) for c in counted}) == 1,
+          f"an empty range counts the events recorded as a full pass does: {said!r}")
 
 
 def spoil_second_half(data_file):
@@ -105,6 +107,10 @@ def main():
             after, problem = session.ask("event_list 1000000")
             check(problem == "", f"the early range read none of the overwritten blocks: {problem}")
             check(after == before, "the early range lists the same events after the second half was overwritten")
+            session.ask(f"filters TSTAMP >= {int(early[0] * 1e9)} && TSTAMP <= {int(early[1] * 1e9)}")
+            stamped, problem = session.ask("event_list 1000000")
+            check(problem == "" and stamped == after,
+                  f"the early range as TSTAMP comparisons read none of the overwritten blocks either: {problem}")
             session.ask(f"filters time in {early[1]:.9f}-{(early[1] * 2):.9f}")
             functions, problem = session.ask("functions")
             check(problem == "" and "<Total>" in functions,

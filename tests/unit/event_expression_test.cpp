@@ -10,6 +10,7 @@ namespace {
 
 using analysis::EventExpression;
 using analysis::EventTokens;
+using analysis::TimestampBounds;
 
 int64_t value(const std::string& text, const EventTokens& tokens = {}) {
   return EventExpression::parse(text).evaluate(tokens);
@@ -56,6 +57,45 @@ TEST(EventExpression, AFractionOrUnitIsNamedAsNotAWholeNumber) {
                                            "nanoseconds)"),
                 std::string::npos)
           << e.what();
+    }
+  }
+}
+
+// The stretch of TSTAMP an expression can hold in: what a reading may skip
+// outside of, never narrower than what the expression selects.
+TEST(EventExpression, TimestampBoundsHoldEveryTimeTheExpressionSelects) {
+  struct Case {
+    const char* text;
+    std::optional<int64_t> from, to;
+  };
+  const Case cases[] = {
+      {"TSTAMP >= 100 && TSTAMP < 200", 100, 199},
+      {"100 <= TSTAMP && 200 > TSTAMP", 100, 199},
+      {"TSTAMP > 100", 101, std::nullopt},
+      {"TSTAMP <= 5 && THRID == 2", std::nullopt, 5},
+      {"TSTAMP == 7", 7, 7},
+      {"TSTAMP IN (30, 10, 20)", 10, 30},
+      {"(TSTAMP < 10 || TSTAMP > 50) && TSTAMP < 100", std::nullopt, 99},
+      {"TSTAMP >= 10 && TSTAMP <= 20 || TSTAMP >= 40 && TSTAMP <= 60", 10, 60},
+      {"TSTAMP > -5", -4, std::nullopt},
+      {"!(TSTAMP < 100)", std::nullopt, std::nullopt},
+      {"TSTAMP / 1000 < 2", std::nullopt, std::nullopt},
+      {"TSTAMP < 10 || THRID == 1", std::nullopt, std::nullopt},
+      {"THRID == 1", std::nullopt, std::nullopt},
+  };
+  for (const Case& c : cases) {
+    const EventExpression e = EventExpression::parse(c.text);
+    const TimestampBounds b = e.timestamp_bounds();
+    EXPECT_EQ(b.from_ns, c.from) << c.text;
+    EXPECT_EQ(b.to_ns, c.to) << c.text;
+    // Every time the expression selects lies within the bounds.
+    for (int64_t t = -10; t <= 250; ++t) {
+      EventTokens tokens;
+      tokens.timestamp = t;
+      tokens.thread = 2;
+      if (e.evaluate(tokens) == 0) continue;
+      if (b.from_ns) EXPECT_GE(t, *b.from_ns) << c.text;
+      if (b.to_ns) EXPECT_LE(t, *b.to_ns) << c.text;
     }
   }
 }

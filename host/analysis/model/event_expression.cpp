@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace lumen::analysis {
@@ -198,7 +200,58 @@ int64_t evaluate_node(const Node& n, const EventTokens& t) {
   return a >= b;
 }
 
+// A literal's value (a number, or one negated), if `n` is one.
+std::optional<int64_t> literal(const Node& n) {
+  if (n.op == "n") return n.number;
+  if (n.op == "~" && n.left->op == "n") return -n.left->number;
+  return std::nullopt;
+}
+
+bool is_timestamp(const Node& n) { return n.op == "t" && n.token == "TSTAMP"; }
+
+// The comparison `op` seen from its right-hand side: "a < b" is "b > a".
+std::string mirrored(const std::string& op) {
+  if (op == "<") return ">";
+  if (op == "<=") return ">=";
+  if (op == ">") return "<";
+  if (op == ">=") return "<=";
+  return op;
+}
+
+TimestampBounds bounds_of(const Node& n) {
+  TimestampBounds b;
+  if (n.op == "&&" || n.op == "||") {
+    const TimestampBounds l = bounds_of(*n.left), r = bounds_of(*n.right);
+    const bool both = n.op == "&&";
+    auto pick = [both](std::optional<int64_t> x, std::optional<int64_t> y, bool lower) -> std::optional<int64_t> {
+      if (both) return x && y ? (lower ? std::max(*x, *y) : std::min(*x, *y)) : x ? x : y;
+      return x && y ? std::optional<int64_t>(lower ? std::min(*x, *y) : std::max(*x, *y)) : std::nullopt;
+    };
+    return {pick(l.from_ns, r.from_ns, true), pick(l.to_ns, r.to_ns, false)};
+  }
+  if (n.op == "in" && is_timestamp(*n.left) && !n.members.empty())
+    return {*std::min_element(n.members.begin(), n.members.end()),
+            *std::max_element(n.members.begin(), n.members.end())};
+  if (n.left == nullptr || n.right == nullptr) return b;
+  std::string op = n.op;
+  std::optional<int64_t> value;
+  if (is_timestamp(*n.left)) {
+    value = literal(*n.right);
+  } else if (is_timestamp(*n.right)) {
+    value = literal(*n.left);
+    op = mirrored(op);
+  }
+  if (!value) return b;
+  if (op == "==" || op == ">=") b.from_ns = *value;
+  if (op == "==" || op == "<=") b.to_ns = *value;
+  if (op == ">" && *value < INT64_MAX) b.from_ns = *value + 1;
+  if (op == "<" && *value > INT64_MIN) b.to_ns = *value - 1;
+  return b;
+}
+
 }  // namespace
+
+TimestampBounds EventExpression::timestamp_bounds() const { return bounds_of(*root_); }
 
 EventExpression EventExpression::parse(const std::string& text) {
   EventExpression expression;

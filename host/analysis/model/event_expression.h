@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -21,6 +22,13 @@ namespace lumen::analysis {
 
 struct ExpressionError : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+
+// The stretch of TSTAMP an expression can be true in, where it says (a
+// comparison of TSTAMP with a number, IN, and these joined by && or ||):
+// nanoseconds since collection start, inclusive; unbounded where not.
+struct TimestampBounds {
+  std::optional<int64_t> from_ns, to_ns;
 };
 
 struct EventTokens {
@@ -38,6 +46,9 @@ class EventExpression {
   // Whether it reads the time (TSTAMP): then it can select some of the
   // events of one thread, CPU and sample and not others.
   bool uses_time() const { return uses_time_; }
+  // Where TSTAMP must be for it to be true (a reading skips the blocks of
+  // events outside); never narrower than what it selects.
+  TimestampBounds timestamp_bounds() const;
 
   struct Node;
 

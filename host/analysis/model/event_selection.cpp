@@ -221,12 +221,31 @@ EventFilter event_filter(const EventSelection& s, const std::vector<std::unique_
   };
 }
 
-TimeWindow time_window(const EventSelection& selection) { return {selection.from_s, selection.to_s}; }
+namespace {
+
+std::optional<double> later(std::optional<double> x, std::optional<double> y) {
+  return x && y ? std::max(*x, *y) : x ? x : y;
+}
+std::optional<double> earlier(std::optional<double> x, std::optional<double> y) {
+  return x && y ? std::min(*x, *y) : x ? x : y;
+}
+std::optional<double> seconds(std::optional<int64_t> ns) {
+  return ns ? std::optional<double>(static_cast<double>(*ns) / 1e9) : std::nullopt;
+}
+
+}  // namespace
+
+// The time clauses' stretch, within where a gprofng expression's TSTAMP
+// comparisons hold.
+TimeWindow time_window(const EventSelection& selection) {
+  if (!selection.expression || !selection.expression->uses_time()) return {selection.from_s, selection.to_s};
+  const TimestampBounds stamped = selection.expression->timestamp_bounds();
+  return {later(selection.from_s, seconds(stamped.from_ns)), earlier(selection.to_s, seconds(stamped.to_ns))};
+}
 
 TimeWindow time_window(const EventSelection& a, const EventSelection& b) {
-  auto later = [](std::optional<double> x, std::optional<double> y) { return x && y ? std::max(*x, *y) : x ? x : y; };
-  auto earlier = [](std::optional<double> x, std::optional<double> y) { return x && y ? std::min(*x, *y) : x ? x : y; };
-  return {later(a.from_s, b.from_s), earlier(a.to_s, b.to_s)};
+  const TimeWindow x = time_window(a), y = time_window(b);
+  return {later(x.from_s, y.from_s), earlier(x.to_s, y.to_s)};
 }
 
 std::vector<std::string> record_selection_notes(const std::string& view, const EventSelection& selection) {

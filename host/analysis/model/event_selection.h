@@ -62,8 +62,8 @@ std::vector<std::string> record_selection_notes(const std::string& view, const E
 EventSelection parse_filter_expression(const std::string& expression);
 
 // The time a selection keeps events from ("time in A-B", "time >= S",
-// "time <= S"): no event outside it is selected. Of two selections, the
-// time both keep.
+// "time <= S", and the TSTAMP comparisons of its gprofng expression): no
+// event outside it is selected. Of two selections, the time both keep.
 TimeWindow time_window(const EventSelection& selection);
 TimeWindow time_window(const EventSelection& a, const EventSelection& b);
 
