@@ -1,7 +1,10 @@
 #include "plugin_view_command.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "plugin_view.h"
@@ -47,12 +50,68 @@ std::vector<std::string> missing_data_of(Session& s, const std::vector<Definer>&
   return missing;
 }
 
-Document run_view(Session& s, const std::string& plugin, const std::string& command) {
+Document run_view(Session& s, const std::string& plugin, const std::string& command,
+                  const RowPassing* passing = nullptr) {
   // The description may come from a manifest: the half is loaded now.
   const lumen_view_def* loaded = s.plugins().loaded_view(plugin, command);
   if (loaded == nullptr || loaded->run == nullptr) throw CommandError("plugin '" + plugin + "' has no view -" + command);
   return run_plugin_view(*loaded, plugin, s.experiments(), s.structure(), s.plugin_row_limit(), s.record_filter(),
-                         {s.decoded_profile(), &s.registry(), s.plugin_readings()});
+                         {s.decoded_profile(), &s.registry(), s.plugin_readings()}, passing);
+}
+
+// Rows a table of a view's text holds; LUMEN_ER_PRINT_ROWS_HELD sets another
+// count (tests write short tables as long ones are).
+size_t rows_held() {
+  if (const char* value = std::getenv("LUMEN_ER_PRINT_ROWS_HELD")) {
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(value, &end, 10);
+    if (end != value && *end == '\0') return static_cast<size_t>(n);
+  }
+  return 65536;
+}
+
+// A view's text. Its rows are measured as they come, and a table holds its
+// first rows_held(); when one had more (every call of a long MPI trace),
+// the view runs again and each row is written as it comes, in columns as
+// wide as measured: the same text as held rows give, in memory bounded by
+// what the view itself keeps, not by its rows.
+void emit_text(Session& s, const std::string& plugin, const std::string& command) {
+  std::vector<std::vector<size_t>> widths;
+  const RowPassing measuring{rows_held(), [&widths](size_t table, const ViewTable& columns, const ViewRow& row) {
+                               if (widths.size() <= table) widths.resize(table + 1);
+                               if (widths[table].empty()) widths[table] = text_widths(columns);
+                               widen_text_widths(widths[table], columns, row);
+                             }};
+  Document document = run_view(s, plugin, command, &measuring);
+  if (std::none_of(document.tables.begin(), document.tables.end(), [](const ViewTable& t) { return t.rows_passed; })) {
+    s.emit(render(document, OutputFormat::Text));
+    return;
+  }
+  std::vector<ViewTable> tables = std::move(document.tables);  // their titles and columns
+  for (ViewTable& table : tables) std::vector<ViewRow>().swap(table.rows);
+  document.tables.clear();
+  widths.resize(tables.size());
+  std::string text = render(document, OutputFormat::Text);
+  bool written = !text.empty();
+  size_t heads = 0;  // tables whose head is written
+  auto heads_until = [&](size_t end) {
+    for (; heads < end && heads < tables.size(); ++heads) {
+      if (written) text += '\n';
+      written = true;
+      if (widths[heads].empty()) widths[heads] = text_widths(tables[heads]);
+      text += text_table_head(tables[heads], widths[heads]);
+    }
+  };
+  constexpr size_t kChunk = 1 << 16;
+  const RowPassing writing{0, [&](size_t table, const ViewTable& columns, const ViewRow& row) {
+                             if (table >= tables.size()) throw std::runtime_error("-" + command + " gave another table");
+                             heads_until(table + 1);
+                             append_text_table_row(text, columns, widths[table], row);
+                             if (text.size() >= kChunk) s.emit(text), text.clear();
+                           }};
+  run_view(s, plugin, command, &writing);
+  heads_until(tables.size());
+  s.emit(text);
 }
 
 void run_views(Session& s, const std::string& command, const std::vector<Definer>& definers) {
@@ -69,6 +128,10 @@ void run_views(Session& s, const std::string& command, const std::vector<Definer
     serving.push_back(&definers.front());
   }
   for (const std::string& note : s.record_view_notes(command)) std::cerr << "er_print: " << note << "\n";
+  if (serving.size() == 1 && s.format() == OutputFormat::Text) {
+    emit_text(s, serving.front()->plugin, command);
+    return;
+  }
   if (serving.size() == 1) {
     s.emit(render(run_view(s, serving.front()->plugin, command), s.format()));
     return;

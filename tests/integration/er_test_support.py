@@ -54,6 +54,13 @@ def run(argv, **kw):
     return r
 
 
+def collect_experiment(bin_dir, work, name, collect_args):
+    """Records NAME in WORK with collect COLLECT_ARGS (@WORK@ in them is WORK); returns its path."""
+    args = [a.replace("@WORK@", work) for a in collect_args]
+    run([os.path.join(bin_dir, "collect"), "-d", work, "-o", name, *args], cwd=work)
+    return os.path.join(work, name)
+
+
 def check(condition, message):
     if not condition:
         sys.exit("FAILED: " + message)

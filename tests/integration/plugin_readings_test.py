@@ -20,7 +20,7 @@ import shutil
 import sys
 import tempfile
 
-from er_test_support import PromptSession, check, run
+from er_test_support import PromptSession, check, collect_experiment, run
 
 
 def corrupt(experiment, data_file):
@@ -41,9 +41,7 @@ def main():
     bin_dir = os.path.abspath(bin_dir)
     er_print = os.path.join(bin_dir, "er_print")
     with tempfile.TemporaryDirectory() as work:
-        collect_args = [a.replace("@WORK@", work) for a in sys.argv[separator + 1:]]
-        run([os.path.join(bin_dir, "collect"), "-d", work, "-o", "read.er", *collect_args], cwd=work)
-        experiment = os.path.join(work, "read.er")
+        experiment = collect_experiment(bin_dir, work, "read.er", sys.argv[separator + 1:])
         untouched = os.path.join(work, "untouched.er")
         shutil.copytree(experiment, untouched, symlinks=True)
         want = run([er_print, f"-{shared}", untouched], cwd=work).stdout

@@ -176,5 +176,36 @@ TEST(HeaderOptions, DurationsHaveUnitsAndSwitchesReadOnOrOff) {
   EXPECT_EQ(analysis::readable_option(nullptr, "10000000"), "10000000");
 }
 
+// A plugin's table written row by row (er_print's text of a table too long
+// to hold) is the text of the table held whole: the columns as wide as the
+// widest cell measured over every row first, the stacks under their rows.
+TEST(ViewRender, ATableWrittenRowByRowIsTheTextOfTheTableHeld) {
+  ViewTable t;
+  t.view = "mpi_timeline";
+  t.title = "MPI calls in time";
+  t.stacks = true;
+  t.columns = {{"start", "", "Start", LUMEN_UNIT_NANOSECONDS, false},
+               {"bytes", "", "Bytes Sent", LUMEN_UNIT_BYTES, false},
+               {"peer", "", "Peer", LUMEN_UNIT_COUNT, false}};
+  t.name_position = 3;
+  ViewRow narrow{"MPI_Init", "", {0.25, 0, -1}, {}, {}};
+  ViewRow wide{"MPI_Send", "", {123456789.5, 1234567890123456.0, 12}, {}, {}};
+  wide.stack = {{"exchange", "/usr/bin/app"}, {"main", "/usr/bin/app"}};
+  t.rows = {narrow, wide, narrow};
+
+  std::vector<size_t> widths = analysis::text_widths(t);
+  for (const ViewRow& row : t.rows) analysis::widen_text_widths(widths, t, row);
+  std::string written = analysis::text_table_head(t, widths);
+  for (const ViewRow& row : t.rows) analysis::append_text_table_row(written, t, widths, row);
+  const std::string held = analysis::render(t, OutputFormat::Text);
+  EXPECT_EQ(held.substr(held.find(t.title)), written);
+  EXPECT_NE(written.find("1234567890123456"), std::string::npos) << written;
+  // Measured on the header lines alone, the wide row would not line up.
+  std::vector<size_t> headers = analysis::text_widths(t);
+  std::string unmeasured = analysis::text_table_head(t, headers);
+  for (const ViewRow& row : t.rows) analysis::append_text_table_row(unmeasured, t, headers, row);
+  EXPECT_NE(unmeasured, written);
+}
+
 }  // namespace
 }  // namespace lumen::test

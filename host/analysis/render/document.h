@@ -84,4 +84,14 @@ std::string render(const std::string& view, const std::vector<DocumentSection>& 
 // the table's title.
 std::string render(const ViewTable& table, OutputFormat format);
 
+// Text of a table written as its rows come rather than held (a listing too
+// long to hold), the same as render's once `widths` were widened over every
+// row: the header lines' widths, widened by a row, the head (title and
+// header lines), a row appended. For rows without fields nor callers.
+std::vector<size_t> text_widths(const ViewTable& columns);
+void widen_text_widths(std::vector<size_t>& widths, const ViewTable& columns, const ViewRow& row);
+std::string text_table_head(const ViewTable& columns, const std::vector<size_t>& widths);
+void append_text_table_row(std::string& out, const ViewTable& columns, const std::vector<size_t>& widths,
+                           const ViewRow& row);
+
 }  // namespace lumen::analysis

@@ -30,10 +30,7 @@ void widen_to_cells(std::vector<size_t>& widths, const ViewTable& t, const ViewR
 // Each column as wide as its longest header line or cell, so nothing is cut
 // and no two cells run together.
 std::vector<size_t> column_widths(const ViewTable& t) {
-  std::vector<size_t> widths;
-  for (const ViewColumn& c : t.columns)
-    widths.push_back(
-        std::max({kMinWidth, c.flavor.size() + 1, short_title(c).size() + 1, unit_text(c.quantity()).size() + 1}));
+  std::vector<size_t> widths = text_widths(t);
   for (const ViewRow& row : t.rows) widen_to_cells(widths, t, row);
   return widths;
 }
@@ -140,12 +137,11 @@ std::string list_text(const RecordList& list) {
 
 namespace {
 
-// Appended to `out`, which a long table's text is grown in once, not
-// copied from a stream and then into the document's text.
-void append_text_table(std::string& out, const ViewTable& t) {
+// The title and three header lines (flavor, title, unit); the name column
+// heads "Name", after the rows' field heads.
+void append_head(std::string& out, const ViewTable& t, const std::vector<size_t>& widths,
+                 const std::string& field_heads) {
   out += t.title + "\n\n";
-  const std::vector<size_t> widths = column_widths(t);
-  // Three header lines: flavor, title, unit; the name column heads "Name".
   auto header_line = [&](auto cell_text, const std::string& name_text) {
     for (size_t c = 0; c <= t.columns.size(); ++c) {
       if (c == t.name_position) out += "  " + name_text + (c < t.columns.size() ? "  " : "");
@@ -153,12 +149,18 @@ void append_text_table(std::string& out, const ViewTable& t) {
     }
     out += '\n';
   };
-  const std::vector<size_t> fields = t.nested ? std::vector<size_t>() : field_widths(t);
-  const std::string field_heads = t.rows.empty() ? "" : field_cells(fields, t.rows.front().fields, true);
   const bool flavors = std::any_of(t.columns.begin(), t.columns.end(), [](const ViewColumn& c) { return !c.flavor.empty(); });
   if (flavors) header_line([](const ViewColumn& c) { return c.flavor; }, field_heads + "Name");
   header_line(short_title, flavors ? "" : field_heads + "Name");
   header_line([](const ViewColumn& c) { return unit_text(c.quantity()); }, "");
+}
+
+// Appended to `out`, which a long table's text is grown in once, not
+// copied from a stream and then into the document's text.
+void append_text_table(std::string& out, const ViewTable& t) {
+  const std::vector<size_t> widths = column_widths(t);
+  const std::vector<size_t> fields = t.nested ? std::vector<size_t>() : field_widths(t);
+  append_head(out, t, widths, t.rows.empty() ? "" : field_cells(fields, t.rows.front().fields, true));
   for (const ViewRow& row : t.rows) {
     if (!t.nested) {
       text_row(out, t, widths, fields, row, row.marker);
@@ -172,6 +174,29 @@ void append_text_table(std::string& out, const ViewTable& t) {
 }
 
 }  // namespace
+
+std::vector<size_t> text_widths(const ViewTable& t) {
+  std::vector<size_t> widths;
+  for (const ViewColumn& c : t.columns)
+    widths.push_back(
+        std::max({kMinWidth, c.flavor.size() + 1, short_title(c).size() + 1, unit_text(c.quantity()).size() + 1}));
+  return widths;
+}
+
+void widen_text_widths(std::vector<size_t>& widths, const ViewTable& t, const ViewRow& row) {
+  widen_to_cells(widths, t, row);
+}
+
+std::string text_table_head(const ViewTable& t, const std::vector<size_t>& widths) {
+  std::string text;
+  append_head(text, t, widths, "");
+  return text;
+}
+
+void append_text_table_row(std::string& out, const ViewTable& t, const std::vector<size_t>& widths,
+                           const ViewRow& row) {
+  text_row(out, t, widths, {}, row, row.marker);
+}
 
 std::string text_table(const ViewTable& t) {
   std::string text;

@@ -50,6 +50,7 @@ struct ViewTable {
   bool nested = false;  // rows carry callers and callees
   bool tree = false;    // rows carry a depth (calltree)
   bool stacks = false;  // rows carry a stack (plugins' tables)
+  bool rows_passed = false;  // more rows than were held went on as they came (plugin_view.h RowPassing)
   std::vector<ViewRow> rows;
 };
 

@@ -49,6 +49,7 @@ struct ViewRun {
   std::vector<std::string> names;  // storage behind lumen_frame_name pointers
   std::set<std::string> line_files;  // behind lumen_frame_line pointers, until the view returns
   PluginReadings read_now;  // what kept() built and the session keeps not: freed after the view
+  const RowPassing* passing = nullptr;
 };
 
 // Thrown out of a record visitor to stop reading after record_failed.
@@ -366,6 +367,23 @@ void table_begin(void* context, const char* title, const lumen_view_column* colu
   static_cast<RecordScope*>(context)->run->tables.push_back(std::move(table));
 }
 
+// Holds `row` in the view's last table, or hands it on (RowPassing).
+void add_row(ViewRun& run, ViewRow row) {
+  ViewTable& table = run.tables.back();
+  if (run.passing == nullptr) {
+    table.rows.push_back(std::move(row));
+    return;
+  }
+  run.passing->pass(run.tables.size() - 1, table, row);
+  if (table.rows_passed) return;
+  if (table.rows.size() < run.passing->hold) {
+    table.rows.push_back(std::move(row));
+    return;
+  }
+  table.rows_passed = true;
+  std::vector<ViewRow>().swap(table.rows);
+}
+
 void table_row(void* context, const char* name, const double* values, uint64_t stack_id) {
   const auto& scope = *static_cast<RecordScope*>(context);
   ViewRun* run = scope.run;
@@ -375,7 +393,7 @@ void table_row(void* context, const char* name, const double* values, uint64_t s
   row.name = name;
   row.stack = frames_of(*run, scope.experiment, stack_id);
   for (size_t i = 0; i < table.columns.size(); ++i) row.values.push_back(shown(table.columns[i].unit, values[i]));
-  table.rows.push_back(std::move(row));
+  add_row(*run, std::move(row));
 }
 
 void table_row_frames(void* context, const char* name, const double* values, const lumen_frame_name* frames,
@@ -387,15 +405,17 @@ void table_row_frames(void* context, const char* name, const double* values, con
   row.name = name;
   for (size_t i = 0; i < frame_count; ++i) row.stack.push_back({frames[i].function, frames[i].load_object});
   for (size_t i = 0; i < table.columns.size(); ++i) row.values.push_back(shown(table.columns[i].unit, values[i]));
-  table.rows.push_back(std::move(row));
+  add_row(*run, std::move(row));
 }
 
 }  // namespace
 
 Document run_plugin_view(const lumen_view_def& view, const std::string& plugin,
                          const std::vector<std::unique_ptr<Experiment>>& experiments, ProgramStructure& structure,
-                         size_t row_limit, const EventFilter& selection, const DecodedEvents& decoded) {
+                         size_t row_limit, const EventFilter& selection, const DecodedEvents& decoded,
+                         const RowPassing* passing) {
   ViewRun run;
+  run.passing = passing;
   run.plugin = plugin;
   run.experiments = &experiments;
   run.structure = &structure;
