@@ -1,9 +1,9 @@
 // I/O tracing end to end: io_target reads and writes known byte counts on
 // files and from functions it names, counts what each call returned, and
 // times each call from outside; collected with -i on, er_print's I/O views
-// and metrics must equal its counts, and each kind of traced time (read,
-// write, other, error) its own measurement of those calls, less only what
-// the collector spends around a call outside its own timing.
+// and metrics must equal its counts. Each kind of traced time (read, write,
+// other, error) lies within the target's own timing of those calls, and a
+// read that waits for another thread's write is timed across the wait.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -24,19 +24,11 @@ const char* const kTimes[] = {"ioreadtime", "iowritetime", "ioothertime", "ioerr
 // ns), where the target reads CLOCK_MONOTONIC. A call's traced time may pass
 // the target's by the two clocks' rounding and rate, under 1 us a call.
 constexpr double kClocksPerCall = 1e-6;
-// What the collector does around a call outside its timing (the check that
-// the thread records, and after the call naming a file met for the first
-// time, the stack walk and the record's write) on a CPU: under 100 us a
-// call (1 to 10 us seen, up to 66 us where a file is named through /proc
-// under load). A thread's first record takes its first run of the data
-// file besides: under 2 ms on a CPU (0.42 to 0.55 ms seen). Off the CPU:
-// the run delay the target measured, the machine's steal, and the time the
-// thread was blocked across the calls (neither on a CPU nor waiting for
-// one), in the call or around it: a loaded file system may keep the
-// collector waiting as it maps a run of its data file (some 5 ms seen),
-// which a traced call's blocking inside it cannot be told apart from.
-constexpr double kCollectorPerCall = 100e-6;
-constexpr double kCollectorFirstCall = 2e-3;
+// What runs on the reading thread between the target's clock read before
+// the pipe's read and the plugin's (a clock read, the interposer's check
+// that the thread records): well under a microsecond on a CPU, bounded here
+// at 1 ms. Time off the CPU there is the run delay the target measured.
+constexpr double kBeforeTheRead = 1e-3;
 
 json run_er_print(const std::vector<std::string>& args, const fs::path& experiment) {
   return er_print_json(args, experiment);
@@ -57,25 +49,21 @@ long long calls_of(const json& counted) {
 }
 
 // Each kind of traced time, `traced(metric)` in seconds, against the
-// target's own timing of those calls in `counted`: never more than it,
-// never less than it but for the collector's work outside its timing, the
-// run delay the target measured across its calls and the machine's steal.
-// (The pipe's read waits 30 ms: far above what may be missing.)
+// target's own timing of those calls in `counted`: never more than it, and
+// some time wherever there were calls of the kind. (How much less is the
+// collector's own work around each call, unwinding and recording, which
+// the target cannot tell apart from the call's; the pipe's read bounds it
+// from below where the call's own time is known.)
 template <typename Traced>
-void expect_times_are_the_targets(const Traced& traced, const json& counted, double stolen, const std::string& what) {
+void expect_times_are_the_targets(const Traced& traced, const json& counted, const std::string& what) {
   const double calls = static_cast<double>(calls_of(counted));
-  const double delay = counted.at("delay_ns").get<double>() * 1e-9;
-  const double outside = calls * kCollectorPerCall + counted.at("first_calls").get<double>() * kCollectorFirstCall +
-                         counted.at("blocked_ns").get<double>() * 1e-9;
-  for (const char* t : kTimes) {
-    const double truth = counted.at(std::string(t) + "_ns").get<double>() * 1e-9;
-    const double seen = traced(std::string(t));
+  const char* const counts[] = {"ioreadcnt", "iowritecnt", "ioothercnt", "ioerrorcnt"};
+  for (size_t i = 0; i < std::size(kTimes); ++i) {
+    const std::string t = kTimes[i];
+    const double truth = counted.at(t + "_ns").get<double>() * 1e-9;
+    const double seen = traced(t);
     EXPECT_LE(seen, truth + calls * kClocksPerCall) << what << " " << t << ": the target timed " << truth << " s";
-    EXPECT_GE(seen, truth - outside - delay - stolen)
-        << what << " " << t << ": the target timed " << truth << " s over " << calls << " calls ("
-        << counted.at("first_calls") << " a thread's first, blocked " << counted.at("blocked_ns")
-        << " ns), waited " << delay << " s for a CPU, the machine's steal "
-        << stolen << " s";
+    if (counted.at(counts[i]).get<long long>() > 0) EXPECT_GT(seen, 0) << what << " " << t << " has calls";
   }
 }
 
@@ -125,8 +113,7 @@ TEST_F(IoTracing, ActivityByFileEqualsTheTargetsCounts) {
     const json& values = rows.at(file).at("values");
     for (const char* counter : kCounters)
       EXPECT_EQ(values.at(counter).get<long long>(), counted.at(counter).get<long long>()) << file << " " << counter;
-    expect_times_are_the_targets([&](const std::string& t) { return values.at(t).get<double>(); }, counted, stolen_,
-                                 file);
+    expect_times_are_the_targets([&](const std::string& t) { return values.at(t).get<double>(); }, counted, file);
   }
 }
 
@@ -204,10 +191,26 @@ TEST_F(IoTracing, FunctionsViewAttributesTheMetricsWithTheCallsAsLeaves) {
                        timed.at("close_directory").at("i." + t).get<double>();
           return seconds;
         },
-        counted, stolen_, function);
+        counted, function);
   }
   EXPECT_EQ(rows.at("dup2").at("e.ioothercnt").get<long long>(), 1);
   EXPECT_EQ(rows.at("read").at("e.ioerrorcnt").get<long long>(), 1) << "write_alpha's read of a write-only file";
+}
+
+// The pipe's read cannot return before the writer's write began (after a
+// 30 ms sleep): its traced time spans at least from the plugin's clock read
+// before it to that moment, whatever the collector does after the call.
+TEST_F(IoTracing, APipeReadIsTimedAcrossItsWait) {
+  const json& pipe = truth().at("pipe_read");
+  const double waited =
+      (pipe.at("write_started_ns").get<double>() - pipe.at("read_started_ns").get<double>()) * 1e-9;
+  ASSERT_GT(waited, 0.025) << "the writer slept 30 ms before its write";
+  const double delay = pipe.at("delay_ns").get<double>() * 1e-9;
+  const auto rows = rows_by_name(run_er_print({"-metrics", "i.ioreadtime:name", "-functions"}, experiment()));
+  ASSERT_EQ(rows.count("read_pipe"), 1u);
+  EXPECT_GE(rows.at("read_pipe").at("i.ioreadtime").get<double>(), waited - delay - stolen_ - kBeforeTheRead)
+      << "the write began " << waited << " s after the target's clock read before the read; the reading thread waited "
+      << delay << " s for a CPU across it, the machine's steal " << stolen_ << " s";
 }
 
 TEST_F(IoTracing, StatisticsCountEveryCallBySize) {

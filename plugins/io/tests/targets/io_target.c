@@ -8,13 +8,12 @@
  *
  * Each call is timed from outside with CLOCK_MONOTONIC, the time summed by
  * the kind the plugin files it under (a read or write that returned bytes,
- * any other call, a failure), with the thread's run delay across it (time
- * runnable but off a CPU, which lands outside the plugin's own timing when
- * it falls in its bookkeeping), read from /proc/thread-self/schedstat by
- * system calls the plugin does not trace, and how many were the first traced
- * call of their thread (which takes the thread's first run of the data file
- * besides). One read waits 30 ms for a pipe another thread writes into: a
- * call whose time is far above what the collector spends around it.
+ * any other call, a failure). One read waits 30 ms for a pipe another thread
+ * writes into after a sleep: the read cannot return before the write began,
+ * whatever the collector does around it; the target writes down when each
+ * began, and the reading thread's run delay across the read (time runnable
+ * but off a CPU, read from /proc/thread-self/schedstat by system calls the
+ * plugin does not trace).
  *
  * The truth file is written with stdio, which the plugin does not trace;
  * the checks are per file and per function anyway, so it would not matter.
@@ -44,12 +43,6 @@ typedef struct tally {
   long long outer_ns; /* time around the calls, measured here */
   /* outer_ns by the kind the plugin files a call under */
   long long read_ns, write_ns, other_ns, error_ns;
-  long long delay_ns; /* the thread's run delay across the calls */
-  long long first_calls; /* calls that were the first traced call of their thread */
-  /* the time the thread was neither on a CPU nor waiting for one across
-   * the calls: blocked, in the call or around it (where a collector maps
-   * its data file's runs, the file system may keep it waiting) */
-  long long blocked_ns;
 } tally;
 
 static char directory[4096];
@@ -71,38 +64,28 @@ static long long now_ns(void) {
   return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* This thread's time on a CPU and run delay so far in ns (0 where the
- * kernel keeps none), by raw system calls on a descriptor of its own, so
- * that reading them is no traced call. */
-typedef struct sched_times {
-  long long on_cpu, delay;
-} sched_times;
-static sched_times sched_now(void) {
+/* This thread's run delay so far in ns (0 where the kernel keeps none), by
+ * raw system calls on a descriptor of its own, so that reading it is no
+ * traced call. */
+static long long run_delay_ns(void) {
   static __thread int schedstat = -1;
-  sched_times times = {0, 0};
   if (schedstat < 0) schedstat = (int)syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-  if (schedstat < 0) return times;
+  if (schedstat < 0) return 0;
   char text[128];
   const long n = syscall(SYS_pread64, schedstat, text, sizeof text - 1, 0);
-  if (n <= 0) return times;
+  if (n <= 0) return 0;
   text[n] = '\0';
   unsigned long long on_cpu = 0, delay = 0;
-  if (sscanf(text, "%llu %llu", &on_cpu, &delay) != 2) return times;
-  times.on_cpu = (long long)on_cpu;
-  times.delay = (long long)delay;
-  return times;
+  if (sscanf(text, "%llu %llu", &on_cpu, &delay) != 2) return 0;
+  return (long long)delay;
 }
 
-static void count(tally* file, tally* function, int kind, long long result, long long outer_ns, long long delay_ns,
-                  int first, long long blocked_ns) {
+static void count(tally* file, tally* function, int kind, long long result, long long outer_ns) {
   pthread_mutex_lock(&tally_lock);
   tally* both[2] = {file, function};
   for (int i = 0; i < 2; ++i) {
     tally* t = both[i];
     t->outer_ns += outer_ns;
-    t->delay_ns += delay_ns;
-    t->first_calls += first;
-    t->blocked_ns += blocked_ns;
     if (result < 0) ++t->error_count, t->error_ns += outer_ns;
     else if (kind == READ) t->read_bytes += result, ++t->read_count, t->read_ns += outer_ns;
     else if (kind == WRITE) t->write_bytes += result, ++t->write_count, t->write_ns += outer_ns;
@@ -111,22 +94,14 @@ static void count(tally* file, tally* function, int kind, long long result, long
   pthread_mutex_unlock(&tally_lock);
 }
 
-static __thread int traced_before; /* this thread made a traced call */
-
 /* Runs one call, timing it from outside, and tallies what it returned. */
-#define CALL(file, function, kind, expression)                                                        \
-  ({                                                                                                  \
-    const int first_call = !traced_before;                                                            \
-    traced_before = 1;                                                                                \
-    const sched_times sched_start = sched_now();                                                      \
-    const long long call_start = now_ns();                                                            \
-    const long long call_result = (long long)(expression);                                            \
-    const long long call_ns = now_ns() - call_start;                                                  \
-    const sched_times sched_end = sched_now();                                                        \
-    const long long delay = sched_end.delay - sched_start.delay;                                      \
-    const long long blocked = call_ns - (sched_end.on_cpu - sched_start.on_cpu) - delay;             \
-    count(file, function, kind, call_result, call_ns, delay, first_call, blocked > 0 ? blocked : 0);  \
-    call_result;                                                                                      \
+#define CALL(file, function, kind, expression)                  \
+  ({                                                            \
+    const long long call_start = now_ns();                      \
+    const long long call_result = (long long)(expression);      \
+    const long long call_ns = now_ns() - call_start;            \
+    count(file, function, kind, call_result, call_ns);          \
+    call_result;                                                \
   })
 
 static char* path_of(const char* name) {
@@ -241,10 +216,12 @@ static void* delta_thread(void* unused) {
 /* A pipe, which the plugin names on first use: the reader waits 30 ms for
  * what the writer, on a thread of its own, writes after a sleep. */
 static int pipe_ends[2];
+static long long pipe_read_started_ns, pipe_write_started_ns, pipe_read_delay_ns;
 
 NOINLINE void write_pipe(void) {
   const struct timespec pause = {0, 30 * 1000 * 1000};
   nanosleep(&pause, NULL);
+  pipe_write_started_ns = now_ns();
   CALL(&files[PIPE], &functions[7], WRITE, write(pipe_ends[1], "ping", 4));
   CALL(&files[PIPE], &functions[7], OTHER, close(pipe_ends[1]));
 }
@@ -265,7 +242,10 @@ NOINLINE int read_pipe(void) {
   pthread_t writer;
   pthread_create(&writer, NULL, pipe_thread, NULL);
   char message[8];
+  const long long delay_before = run_delay_ns();
+  pipe_read_started_ns = now_ns();
   CALL(&files[PIPE], &functions[6], READ, read(pipe_ends[0], message, sizeof message));
+  pipe_read_delay_ns = run_delay_ns() - delay_before;
   pthread_join(writer, NULL);
   CALL(&files[PIPE], &functions[6], OTHER, close(pipe_ends[0]));
   return 0;
@@ -275,11 +255,9 @@ static void write_tally(FILE* out, const tally* t, const char* name, int last) {
   fprintf(out,
           "  \"%s\": {\"ioreadbytes\": %lld, \"iowritebytes\": %lld, \"ioreadcnt\": %lld, \"iowritecnt\": %lld, "
           "\"ioothercnt\": %lld, \"ioerrorcnt\": %lld, \"outer_ns\": %lld, \"ioreadtime_ns\": %lld, "
-          "\"iowritetime_ns\": %lld, \"ioothertime_ns\": %lld, \"ioerrortime_ns\": %lld, \"delay_ns\": %lld, \"first_calls\": %lld, "
-          "\"blocked_ns\": %lld}%s\n",
+          "\"iowritetime_ns\": %lld, \"ioothertime_ns\": %lld, \"ioerrortime_ns\": %lld}%s\n",
           name, t->read_bytes, t->write_bytes, t->read_count, t->write_count, t->other_count, t->error_count,
-          t->outer_ns, t->read_ns, t->write_ns, t->other_ns, t->error_ns, t->delay_ns, t->first_calls,
-          t->blocked_ns, last ? "" : ",");
+          t->outer_ns, t->read_ns, t->write_ns, t->other_ns, t->error_ns, last ? "" : ",");
 }
 
 int main(int argc, char** argv) {
@@ -322,7 +300,8 @@ int main(int argc, char** argv) {
                 i == FILES - 1);
   fprintf(out, "}, \"functions\": {\n");
   for (int i = 0; i < FUNCTIONS; ++i) write_tally(out, &functions[i], functions[i].name, i == FUNCTIONS - 1);
-  fprintf(out, "}}\n");
+  fprintf(out, "}, \"pipe_read\": {\"read_started_ns\": %lld, \"write_started_ns\": %lld, \"delay_ns\": %lld}}\n",
+          pipe_read_started_ns, pipe_write_started_ns, pipe_read_delay_ns);
   fclose(out);
   printf("io_target done\n");
   return 0;
