@@ -205,9 +205,13 @@ void release_held_waits(const lumen_runtime& runtime, lumen_stream stream, Histo
 
 }  // namespace
 
-void begin_thread_history(const lumen_runtime& runtime, ThreadSlot& slot, uint64_t created_ns) {
+void begin_thread_history(const lumen_runtime& runtime, ThreadSlot& slot, uint64_t created_ns, bool attached) {
   History& h = slot.history;
   h.tid = slot.tid;
+  if (attached && created_ns == 0) {
+    h.baseline_pending = true;
+    return;
+  }
   // Its switches first: one after them falls between begin and end, so
   // the thread cannot end as if it had stayed on its CPU.
   uint64_t switches = 0, clock = 0;
@@ -261,6 +265,29 @@ void plan_reading(const ThreadSlot& slot, bool final, ThreadReading& reading, Ta
   files.wants_whereabouts = !reading.gone && moved && !final;
 }
 
+// The first reading of a thread whose baseline was left to it
+// (baseline_pending): its counters, state and stacks now begin its history;
+// nothing is written. A thread gone or ending by then has none.
+Reading begin_at_first_reading(const lumen_runtime& runtime, ThreadSlot& slot, uint64_t now_ns, bool final,
+                               const ThreadReading& reading, const TaskFiles& files, const SchedStat& now) {
+  History& h = slot.history;
+  if (reading.gone || final) return reading.gone ? Reading::kGone : Reading::kRead;
+  LatestWords latest_words;
+  latest_words.at = slot.latest_stacks;
+  const Observation seen = observe(runtime, h, reading, files, &latest_words);
+  h.baseline_pending = false;
+  h.first_ns = h.last_ns = now_ns;
+  h.counters = h.first_counters = now;
+  h.first_known = true;
+  h.stopped_seen_ns = reading.stopped_total_ns;
+  h.blocked = seen.blocked;
+  h.blocked_stack = seen.stack;
+  h.known = seen.known;
+  h.clock_ns = reading.clock_ns;
+  h.latest = latest_words.read ? latest_words.stacks : latest_stacks(slot);
+  return Reading::kRead;
+}
+
 Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadSlot& slot, uint64_t now_ns,
                       bool final, const ThreadReading& reading, const TaskFiles& files) {
   History& h = slot.history;
@@ -279,6 +306,7 @@ Reading sample_thread(const lumen_runtime& runtime, lumen_stream stream, ThreadS
   } else if (files.wants_counters) {
     if (!files.counters(&now) && !final) return Reading::kUnread;
   }
+  if (h.baseline_pending) return begin_at_first_reading(runtime, slot, now_ns, final, reading, files, now);
   const bool ran = now.switches != h.counters.switches || now.cpu_ns != h.counters.cpu_ns;
   LatestWords latest_words;  // read with the blocked thread's stack, if it is read
   latest_words.at = slot.latest_stacks;

@@ -14,8 +14,11 @@ namespace lumen::states {
 // lumen_thread_service.thread_created_ns, else 0) starts at its creator's call
 // with the zero counters of its clone, and nothing is read; any other (the
 // main thread, a forked child's: they ran before collection began here)
-// has its counters read now, a round trip to the runtime's reading thread.
-void begin_thread_history(const lumen_runtime& runtime, ThreadSlot& slot, uint64_t created_ns);
+// has its counters read now, a round trip to the runtime's reading thread;
+// when `attached` (collect -P), its first reading by the sampler begins its
+// history instead: the roll call's hundreds of begins would wait for that
+// thread one by one, the whole process paused meanwhile.
+void begin_thread_history(const lumen_runtime& runtime, ThreadSlot& slot, uint64_t created_ns, bool attached);
 
 enum class Reading {
   kRead,    // its interval is written

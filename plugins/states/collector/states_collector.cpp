@@ -262,7 +262,8 @@ void thread_begin() {
     g_runtime->recording->count_drop();
     return;
   }
-  begin_thread_history(*g_runtime, *t_slot, g_runtime->threads->thread_created_ns());
+  const bool attached = LUMEN_PROVIDES(g_runtime->guard, attached) && g_runtime->guard->attached() != 0;
+  begin_thread_history(*g_runtime, *t_slot, g_runtime->threads->thread_created_ns(), attached);
   t_slot->history.stopped_seen_ns = g_stops.stopped_total_ns();  // stops before it began are not its
   publish_slot(*t_slot);
   // An empty interval from the thread itself: analysis lists a thread by the

@@ -46,6 +46,11 @@ struct History {
   uint64_t first_ns = 0;
   SchedStat first_counters;
   bool first_known = false;
+  // A thread that ran before collect -P loaded the runtime: its counters are
+  // taken at the sampler's first reading of it, which begins its history
+  // (at most an interval after its begin), so that its begin in the attach's
+  // roll call asks the /proc reader nothing.
+  bool baseline_pending = false;
   // A thread the program created while collecting (thread_created_ns):
   // its counters were zero at its clone, so its history starts at its
   // creator's call with zero counters and no reading. What it saw of
