@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "access_guard.h"
+#include "idle_decoder.h"
 #include "page_assets.h"
 
 namespace lumen::analyzer {
@@ -51,13 +52,15 @@ void send_json(httplib::Response& response, int status, const std::string& json)
 }  // namespace
 
 struct Server::Impl {
-  Impl(ViewService& views, const std::string& host) : views(views), host(url_host(host)) {}
+  Impl(ViewService& views, const std::string& host)
+      : views(views), host(url_host(host)), decoder(session_lock, [&views] { views.decode_events(); }) {}
   ViewService& views;
   std::string host;
   int port = 0;
   std::unique_ptr<AccessGuard> guard;
   httplib::Server http;
   std::mutex session_lock;  // one request at a time reaches the session
+  IdleDecoder decoder;      // after the lock it takes: ends before it
 
   void routes();
 };
@@ -108,6 +111,7 @@ void Server::Impl::routes() {
     try {
       send_json(response, 200, views.view(request.get_param_value("cmd"), settings_of(request)));
       response.set_header("X-Lumen-View", views.last_from_cache() ? "kept" : "made");
+      decoder.view_answered();
     } catch (const ViewError& e) {
       nlohmann::json error = {{"error", e.message}};
       if (!e.setting.empty()) error["setting"] = e.setting;

@@ -100,6 +100,7 @@ std::string ViewService::session_summary() {
   summary["default_sort"] = settings_.defaults().sort;
   summary["default_viewmode"] = settings_.defaults().viewmode;
   summary["default_compare"] = settings_.defaults().compare;
+  summary["events_decoded"] = session_.events_decoded();
   return summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

@@ -41,9 +41,13 @@ class ViewService {
   std::string view(const std::string& command_line, const PageSettings& settings);
   // Whether the last view() was answered from the views kept.
   bool last_from_cache() const { return last_from_cache_; }
-  // {"experiments", "plugin_views", "default_metrics", "metrics"} for the
-  // page's tabs and controls.
+  // {"experiments", "plugin_views", "default_metrics", ...} for the page's
+  // tabs and controls, and "events_decoded": whether the events are
+  // decoded for the settings of the last view.
   std::string session_summary();
+  // Decodes the session's events for the settings of the last view
+  // (Session::decode_events): what the server does while the page waits.
+  void decode_events() { session_.decode_events(); }
 
  private:
   std::string answer_view(const std::vector<std::string>& words, const PageSettings& settings);

@@ -142,6 +142,14 @@ class Session {
   // need be), the leaf of each ranked by `rank`; and the bins' width.
   std::vector<analysis::TimelineBin> timeline(const analysis::LeafRank& rank);
   uint64_t timeline_bin_ns();
+  // Decodes the events into cells for the current view mode and metrics
+  // now, unless they are already: later changes of selection (threads,
+  // samples, filters, whole stretches of time) and the timeline are then
+  // summed from them, no file read again. An interactive caller does it
+  // while it waits for its user; er_print does it at its second selection.
+  void decode_events() { cells(); }
+  // Whether that is done for the current view mode and metrics.
+  bool events_decoded();
   analysis::ViewRequest view_request() const;
   const analysis::ProgramStructure& structure() const { return structure_; }
   analysis::ProgramStructure& structure() { return structure_; }
@@ -177,6 +185,8 @@ class Session {
   std::unique_ptr<analysis::StackProfile> profile_from_cells(const analysis::EventFilter& only = {});
   std::shared_ptr<analysis::StackShaper> shaper(analysis::ViewMode mode, bool inline_frames);
   analysis::EventCells& cells();
+  // Where cells() keeps the current view mode's cells.
+  std::unique_ptr<analysis::EventCells>& cells_slot();
   // The selection left no event: says why (throws for a function filter
   // naming no function).
   void explain_empty_selection();

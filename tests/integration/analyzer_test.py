@@ -288,6 +288,41 @@ def check_kept_views(analyzer):
     print("http: views asked again are the answers kept; other settings and sources are made anew")
 
 
+def check_decoded_while_idle(bin_dir, work, experiment):
+    # Nothing is decoded before a view is asked; once one is answered and
+    # the page is quiet, the events are decoded, and a change of filter is
+    # er_print's answer all the same.
+    analyzer = Analyzer(bin_dir, work, experiment)
+
+    def decoded():
+        response, body = analyzer.request("/api/session", {"X-Lumen-Token": analyzer.token})
+        check(response.status == 200, f"/api/session: {response.status} {body[:200]}")
+        return json.loads(body)["events_decoded"]
+
+    def decoded_within(seconds):
+        deadline = time.monotonic() + seconds
+        while not decoded():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.1)
+        return True
+
+    try:
+        check(decoded() is False, "events decoded before any view was asked")
+        for settings in ({}, {"viewmode": "machine"}):
+            status, answer = analyzer.view("functions", **settings)
+            check(status == 200, f"functions {settings}: {status} {answer}")
+            check(decoded_within(60), f"the events were not decoded within 60 s of the view {settings}")
+            flags = ["-viewmode", settings["viewmode"]] if settings else []
+            status, answer = analyzer.view("functions", filters="thread in 2-3", **settings)
+            want = er_print_json(bin_dir, work, experiment, *flags, "-filters", "thread in 2-3", "-functions")
+            check(status == 200 and answer["view"] == want, f"a filter after the decoding {settings} is er_print's")
+            check(decoded(), f"the decoding {settings} still serves after a change of filter")
+    finally:
+        analyzer.stop()
+    print("http: once a view is answered and the page is quiet, the events are decoded; filters then are er_print's")
+
+
 def check_defaults_files(bin_dir, work, experiment):
     # The .er.rc er_print reads (here both $HOME's and the current
     # directory's) sets the page's defaults: a view asked with no settings
@@ -813,6 +848,7 @@ def main():
                 check_compare(bin_dir, work, experiment, markup_experiment)
                 check_defaults_files(bin_dir, work, experiment)
                 check_kept_views(analyzer)
+                check_decoded_while_idle(bin_dir, work, experiment)
                 check_browser_launch(bin_dir, work, experiment)
                 check_omp_views(bin_dir, work, omp_experiment)
                 status, answer = markup.view("functions")
