@@ -4,7 +4,9 @@ after the first view (the events decoded when asked) and asked once the
 analyzer decoded them while the page was quiet (its /api/session says
 "events_decoded"). Reports figures and never judges them.
 
-  bench/analysis/analyzer_idle.py BIN_DIR EXPERIMENT
+  bench/analysis/analyzer_idle.py BIN_DIR EXPERIMENT [FILTER]
+
+FILTER: the filters asked, {k} taking 3, 4 and 5 (default "sample in 1-{k}").
 """
 import http.client
 import json
@@ -42,6 +44,7 @@ def timed_view(port, token, **query):
 
 def main():
     bin_dir, experiment = sys.argv[1], sys.argv[2]
+    template = sys.argv[3] if len(sys.argv) > 3 else "sample in 1-{k}"
     for quiet in (False, True):
         process, port, token = start(bin_dir, experiment)
         try:
@@ -52,7 +55,7 @@ def main():
                 while not json.loads(ask(port, token, "/api/session"))["events_decoded"]:
                     time.sleep(0.05)
                 waited = time.monotonic() - started
-            changes = [timed_view(port, token, cmd="functions", filters=f"sample in 1-{k}") for k in (3, 4, 5)]
+            changes = [timed_view(port, token, cmd="functions", filters=template.format(k=k)) for k in (3, 4, 5)]
             timeline = timed_view(port, token, cmd="timeline")
         finally:
             process.terminate()
