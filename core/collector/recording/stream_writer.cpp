@@ -231,11 +231,9 @@ char* take_block(int stream, ThreadBlock& block, uint32_t tid, ThreadBlock& reti
   // write (a fault is an exception taken by the traced thread; on a virtual
   // machine it costs microseconds); a prepared run's are already. Kernels
   // before 5.14 refuse the advice and the pages fault in as they are written.
-  // A thread's first block of a stream gets its first page alone: many
-  // threads write a record or two in their lives (a pool's idle threads
-  // write one as they begin), and each page made costs some 8 µs here.
-  if (!block.run_prepared)
-    syscall(SYS_madvise, fresh, block.run_blocks == 1 ? kFirstBlockPopulated : LUMEN_BLOCK_BYTES, kPopulateWrite);
+  // All of it, even for a thread that writes one record: a page first
+  // written on a full disk is a SIGBUS (hostile.FullDisk).
+  if (!block.run_prepared) syscall(SYS_madvise, fresh, LUMEN_BLOCK_BYTES, kPopulateWrite);
   write_block_header(fresh, tid);
   return fresh;
 }

@@ -48,9 +48,6 @@ void charge_size_limit(uint64_t bytes);
 inline constexpr uint32_t kMaxRunBlocks = 32;
 // madvise's MADV_POPULATE_WRITE (Linux 5.14; older kernels refuse it).
 inline constexpr int kPopulateWrite = 23;
-// What of a thread's first block of a stream is made writable as it comes
-// into use (the page its first records go to); the rest faults in as written.
-inline constexpr uint64_t kFirstBlockPopulated = 4096;
 // [signal-safe] Reserves, allocates and maps a run of `blocks` of
 // `stream`'s file (a full one, kMaxRunBlocks, 2 MiB-aligned and advised as
 // huge pages); nullptr when it cannot or under a size limit (the file's

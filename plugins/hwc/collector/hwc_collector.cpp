@@ -71,14 +71,11 @@ constexpr long kPollNs = 10'000'000;
 // rest in its last record, which then counts several whole intervals.
 constexpr uint64_t kMaxRecordsPerPoll = 256;
 std::atomic<bool> g_running{false};
-// Overflows on one thread coming faster than one each kMinOverflowGapNs for
-// longer than a burst of kOverflowBurst are a storm (a tiny interval of a
-// busy counter): not unwound, their counts go with the next recorded
-// overflow, so the thread keeps running its own code and the kernel's
-// signal queue never fills. A short burst (two context switches a few
-// microseconds apart) is recorded one by one.
+// Overflows closer together on one thread than this are a storm (a tiny
+// interval of a busy counter): not unwound, their counts go with the next
+// recorded overflow, so the thread keeps running its own code and the
+// kernel's signal queue never fills.
 constexpr uint64_t kMinOverflowGapNs = 20'000;
-constexpr uint64_t kOverflowBurst = 8;
 std::atomic<uint64_t> g_throttled{0};
 
 // One thread's counters, in a table of raw mmap memory that a handler and
@@ -94,10 +91,7 @@ struct ThreadCounters {
   uint64_t last[kMaxCounters];   // the count at the previous record of each counter
   timer_t poll_timer;            // with g_any_polled
   bool poll_armed;
-  // The rate limit's clock (a generic cell rate algorithm): each recorded
-  // overflow moves it kMinOverflowGapNs on from its handling; an overflow
-  // is throttled while it runs more than a burst ahead of now.
-  uint64_t paced_until_ns;
+  uint64_t handled_ns;           // when the thread's last recorded overflow was handled
 };
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free,
               "touched in the signal handler");
@@ -199,7 +193,7 @@ void on_poll(ThreadCounters* slot) {
 // [signal-safe] Records counter `index`'s increment since its previous
 // record with the stack of `ucontext`: an overflow of the calling thread.
 void record_overflow(ThreadCounters* slot, int index, void* ucontext) {
-  if (slot->paced_until_ns > g_runtime->time->now_ns() + kOverflowBurst * kMinOverflowGapNs) {
+  if (g_runtime->time->now_ns() - slot->handled_ns < kMinOverflowGapNs) {
     g_throttled.fetch_add(1, std::memory_order_relaxed);
     return;
   }
@@ -213,8 +207,7 @@ void record_overflow(ThreadCounters* slot, int index, void* ucontext) {
       write_overflow(g_runtime->stacks->capture_stack(ucontext, 0), increment, slot->tid, static_cast<uint32_t>(index),
                      0);
     }
-    const uint64_t handled_ns = g_runtime->time->now_ns();
-    slot->paced_until_ns = (slot->paced_until_ns > handled_ns ? slot->paced_until_ns : handled_ns) + kMinOverflowGapNs;
+    slot->handled_ns = g_runtime->time->now_ns();
   }
   slot->in_handler.store(false, std::memory_order_release);
 }
@@ -313,7 +306,7 @@ void thread_begin() {
   slot->tid = g_runtime->threads->thread_id();
   slot->in_handler.store(false, std::memory_order_relaxed);
   slot->poll_armed = false;
-  slot->paced_until_ns = 0;
+  slot->handled_ns = 0;
   for (uint32_t i = 0; i < kMaxCounters; ++i) {
     slot->fds[i] = -1;
     slot->last[i] = 0;
@@ -474,10 +467,9 @@ void fork_child() {
 void stop() {
   if (!g_running.exchange(false, std::memory_order_acq_rel)) return;
   if (const uint64_t throttled = g_throttled.load(std::memory_order_relaxed); throttled > 0) {
-    const std::string note = "hwc: " + std::to_string(throttled) + " overflows came in a storm (more than " +
-                             std::to_string(kOverflowBurst) + " in a row, each within " +
+    const std::string note = "hwc: " + std::to_string(throttled) + " overflows came within " +
                              std::to_string(kMinOverflowGapNs / 1000) +
-                             " us of the thread's previous one) and were not unwound; their counts went with the "
+                             " us of the thread's previous one and were not unwound; their counts went with the "
                              "next recorded overflow";
     g_runtime->recording->log_note(note.c_str());
   }
