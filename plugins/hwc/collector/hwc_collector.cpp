@@ -72,9 +72,12 @@ constexpr long kPollNs = 10'000'000;
 constexpr uint64_t kMaxRecordsPerPoll = 256;
 std::atomic<bool> g_running{false};
 // Overflows closer together on one thread than this are a storm (a tiny
-// interval of a busy counter): not unwound, their counts go with the next
-// recorded overflow, so the thread keeps running its own code and the
-// kernel's signal queue never fills.
+// interval of a busy counter): not unwound nor read, so the thread keeps
+// running its own code and the kernel's signal queue never fills. Their
+// counts are read with the next recorded overflow and go with the stack of
+// the one before (where the thread was microseconds before): two context
+// switches a few microseconds apart are not both counted in the function
+// the second came in.
 constexpr uint64_t kMinOverflowGapNs = 20'000;
 std::atomic<uint64_t> g_throttled{0};
 
@@ -92,6 +95,8 @@ struct ThreadCounters {
   timer_t poll_timer;            // with g_any_polled
   bool poll_armed;
   uint64_t handled_ns;           // when the thread's last recorded overflow was handled
+  uint64_t recorded_stack;       // its stack
+  bool throttled[kMaxCounters];  // overflows of each counter went unrecorded since
 };
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free,
               "touched in the signal handler");
@@ -195,6 +200,7 @@ void on_poll(ThreadCounters* slot) {
 void record_overflow(ThreadCounters* slot, int index, void* ucontext) {
   if (g_runtime->time->now_ns() - slot->handled_ns < kMinOverflowGapNs) {
     g_throttled.fetch_add(1, std::memory_order_relaxed);
+    slot->throttled[index] = true;
     return;
   }
   slot->in_handler.store(true, std::memory_order_seq_cst);
@@ -202,10 +208,19 @@ void record_overflow(ThreadCounters* slot, int index, void* ucontext) {
     uint64_t value = 0;
     if (read(slot->fds[index], &value, sizeof value) == static_cast<ssize_t>(sizeof value) &&
         value > slot->last[index]) {
-      const uint64_t increment = value - slot->last[index];
+      uint64_t increment = value - slot->last[index];
       slot->last[index] = value;
-      write_overflow(g_runtime->stacks->capture_stack(ucontext, 0), increment, slot->tid, static_cast<uint32_t>(index),
-                     0);
+      const uint64_t stack = g_runtime->stacks->capture_stack(ucontext, 0);
+      // This overflow's own interval here; what the storm before it counted
+      // with the stack recorded before it.
+      const uint64_t interval = g_intervals[index];
+      if (slot->throttled[index] && slot->recorded_stack != LUMEN_NO_STACK && increment > interval) {
+        write_overflow(slot->recorded_stack, increment - interval, slot->tid, static_cast<uint32_t>(index), 0);
+        increment = interval;
+      }
+      write_overflow(stack, increment, slot->tid, static_cast<uint32_t>(index), 0);
+      slot->recorded_stack = stack;
+      slot->throttled[index] = false;
     }
     slot->handled_ns = g_runtime->time->now_ns();
   }
@@ -307,9 +322,11 @@ void thread_begin() {
   slot->in_handler.store(false, std::memory_order_relaxed);
   slot->poll_armed = false;
   slot->handled_ns = 0;
+  slot->recorded_stack = LUMEN_NO_STACK;
   for (uint32_t i = 0; i < kMaxCounters; ++i) {
     slot->fds[i] = -1;
     slot->last[i] = 0;
+    slot->throttled[i] = false;
   }
   for (uint32_t i = 0; i < g_counter_count; ++i) {
     if (g_cpu_wide[i]) continue;
@@ -470,7 +487,7 @@ void stop() {
     const std::string note = "hwc: " + std::to_string(throttled) + " overflows came within " +
                              std::to_string(kMinOverflowGapNs / 1000) +
                              " us of the thread's previous one and were not unwound; their counts went with the "
-                             "next recorded overflow";
+                             "stack of the one recorded before them";
     g_runtime->recording->log_note(note.c_str());
   }
   if (g_any_cpu_wide) close_cpu_wide_counters();
