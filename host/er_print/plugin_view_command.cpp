@@ -114,6 +114,47 @@ void emit_text(Session& s, const std::string& plugin, const std::string& command
   s.emit(text);
 }
 
+// A view's CSV, held as its text is: past rows_held() rows in a table, the
+// view runs again and each row's lines are written as they come, a header
+// line where render writes one (a table's, unless the table before had the
+// same): the same bytes as held rows give.
+void emit_csv(Session& s, const std::string& plugin, const std::string& command) {
+  const RowPassing holding{rows_held(), [](size_t, const ViewTable&, const ViewRow&) {}};
+  Document document = run_view(s, plugin, command, &holding);
+  if (std::none_of(document.tables.begin(), document.tables.end(), [](const ViewTable& t) { return t.rows_passed; })) {
+    s.emit(render(document, OutputFormat::Csv));
+    return;
+  }
+  std::vector<ViewTable> tables = std::move(document.tables);  // their titles and columns
+  for (ViewTable& table : tables) std::vector<ViewRow>().swap(table.rows);
+  document.tables.clear();
+  std::string text = render(document, OutputFormat::Csv);  // its record lists
+  std::string last_header;
+  size_t heads = 0;  // tables whose header is settled
+  auto head = [&](size_t table, const ViewRow* first_row) {
+    std::string header = csv_table_head(tables[table], first_row);
+    if (header != last_header) text += header;
+    last_header = std::move(header);
+  };
+  auto rowless_until = [&](size_t end) {
+    for (; heads < end && heads < tables.size(); ++heads) head(heads, nullptr);
+  };
+  constexpr size_t kChunk = 1 << 16;
+  const RowPassing writing{0, [&](size_t table, const ViewTable& columns, const ViewRow& row) {
+                             if (table >= tables.size()) throw std::runtime_error("-" + command + " gave another table");
+                             if (table >= heads) {
+                               rowless_until(table);
+                               head(table, &row);
+                               heads = table + 1;
+                             }
+                             append_csv_table_row(text, columns, row);
+                             if (text.size() >= kChunk) s.emit(text), text.clear();
+                           }};
+  run_view(s, plugin, command, &writing);
+  rowless_until(tables.size());
+  s.emit(text);
+}
+
 void run_views(Session& s, const std::string& command, const std::vector<Definer>& definers) {
   require_experiments(s);
   std::vector<const Definer*> serving;
@@ -130,6 +171,10 @@ void run_views(Session& s, const std::string& command, const std::vector<Definer
   for (const std::string& note : s.record_view_notes(command)) std::cerr << "er_print: " << note << "\n";
   if (serving.size() == 1 && s.format() == OutputFormat::Text) {
     emit_text(s, serving.front()->plugin, command);
+    return;
+  }
+  if (serving.size() == 1 && s.format() == OutputFormat::Csv) {
+    emit_csv(s, serving.front()->plugin, command);
     return;
   }
   if (serving.size() == 1) {

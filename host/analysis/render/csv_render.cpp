@@ -5,7 +5,10 @@
 
 namespace lumen::analysis {
 
-std::string csv_table(const ViewTable& t, const std::string* table_title, const std::string* data) {
+namespace {
+
+std::string csv_head(const ViewTable& t, const ViewRow* first, const std::string* table_title,
+                     const std::string* data) {
   std::ostringstream out;
   if (data) out << "data,";
   if (table_title) out << "table,";
@@ -13,31 +16,56 @@ std::string csv_table(const ViewTable& t, const std::string* table_title, const 
   for (const ViewColumn& c : t.columns) out << csv_field(c.key) << ",";
   out << "name,load_object";
   if (t.tree) out << ",depth";
-  if (!t.rows.empty())
-    for (const auto& field : t.rows.front().fields) out << "," << csv_field(field.first);
+  if (first)
+    for (const auto& field : first->fields) out << "," << csv_field(field.first);
   if (t.stacks) out << ",stack";
   out << "\n";
-  auto line = [&](const ViewRow& row, const std::string& function, const std::string& role) {
-    if (data) out << csv_field(*data) << ",";
-    if (table_title) out << csv_field(*table_title) << ",";
-    if (t.nested) out << csv_field(function) << "," << role << ",";
-    for (size_t c = 0; c < t.columns.size(); ++c) out << data_number(row.values[c], t.columns[c].quantity()) << ",";
-    out << csv_field(row.name) << "," << csv_field(row.load_object);
-    if (t.tree) out << "," << row.depth;
-    for (const auto& field : row.fields) out << "," << csv_field(field.second);
-    if (t.stacks) {
-      std::string stack;
-      for (const StackFrame& f : row.stack) stack += (stack.empty() ? "" : ";") + f.function;
-      out << "," << csv_field(stack);
-    }
-    out << "\n";
-  };
-  for (const ViewRow& row : t.rows) {
-    for (const ViewRow& caller : row.callers) line(caller, row.name, "caller");
-    line(row, row.name, t.nested ? "function" : "");
-    for (const ViewRow& callee : row.callees) line(callee, row.name, "callee");
-  }
   return out.str();
+}
+
+void csv_line(std::ostringstream& out, const ViewTable& t, const ViewRow& row, const std::string& function,
+              const std::string& role, const std::string* table_title, const std::string* data) {
+  if (data) out << csv_field(*data) << ",";
+  if (table_title) out << csv_field(*table_title) << ",";
+  if (t.nested) out << csv_field(function) << "," << role << ",";
+  for (size_t c = 0; c < t.columns.size(); ++c) out << data_number(row.values[c], t.columns[c].quantity()) << ",";
+  out << csv_field(row.name) << "," << csv_field(row.load_object);
+  if (t.tree) out << "," << row.depth;
+  for (const auto& field : row.fields) out << "," << csv_field(field.second);
+  if (t.stacks) {
+    std::string stack;
+    for (const StackFrame& f : row.stack) stack += (stack.empty() ? "" : ";") + f.function;
+    out << "," << csv_field(stack);
+  }
+  out << "\n";
+}
+
+// A row's lines: its callers, itself, its callees.
+void csv_row(std::ostringstream& out, const ViewTable& t, const ViewRow& row, const std::string* table_title,
+             const std::string* data) {
+  for (const ViewRow& caller : row.callers) csv_line(out, t, caller, row.name, "caller", table_title, data);
+  csv_line(out, t, row, row.name, t.nested ? "function" : "", table_title, data);
+  for (const ViewRow& callee : row.callees) csv_line(out, t, callee, row.name, "callee", table_title, data);
+}
+
+}  // namespace
+
+std::string csv_table(const ViewTable& t, const std::string* table_title, const std::string* data) {
+  std::ostringstream out;
+  out << csv_head(t, t.rows.empty() ? nullptr : &t.rows.front(), table_title, data);
+  for (const ViewRow& row : t.rows) csv_row(out, t, row, table_title, data);
+  return out.str();
+}
+
+std::string csv_table_head(const ViewTable& columns, const ViewRow* first_row) {
+  return csv_head(columns, first_row, &columns.title, nullptr);
+}
+
+void append_csv_table_row(std::string& out, const ViewTable& columns, const ViewRow& row) {
+  thread_local std::ostringstream lines;  // one a thread: a stream made a row costs more than the row
+  lines.str(std::string());
+  csv_row(lines, columns, row, &columns.title, nullptr);
+  out += lines.str();
 }
 
 namespace {

@@ -93,5 +93,11 @@ void widen_text_widths(std::vector<size_t>& widths, const ViewTable& columns, co
 std::string text_table_head(const ViewTable& columns, const std::vector<size_t>& widths);
 void append_text_table_row(std::string& out, const ViewTable& columns, const std::vector<size_t>& widths,
                            const ViewRow& row);
+// The same for CSV, as render writes a document's table: its header line
+// (the keys of `first_row`'s fields, none when the table has no row), then
+// a row's lines appended. Tables of one document with the same header
+// line are one CSV table: its header is written once.
+std::string csv_table_head(const ViewTable& columns, const ViewRow* first_row);
+void append_csv_table_row(std::string& out, const ViewTable& columns, const ViewRow& row);
 
 }  // namespace lumen::analysis
