@@ -70,6 +70,20 @@ size_t rows_held() {
   return 65536;
 }
 
+// A view run with rows_held() rows a table held: emitted whole when no
+// table had more (true); else its tables' titles and columns (their rows
+// let go) are moved to `tables`, for a second run to write its rows.
+bool emitted_as_held(Session& s, Document& document, OutputFormat format, std::vector<ViewTable>& tables) {
+  if (std::none_of(document.tables.begin(), document.tables.end(), [](const ViewTable& t) { return t.rows_passed; })) {
+    s.emit(render(document, format));
+    return true;
+  }
+  tables = std::move(document.tables);
+  for (ViewTable& table : tables) std::vector<ViewRow>().swap(table.rows);
+  document.tables.clear();
+  return false;
+}
+
 // A view's text. Its rows are measured as they come, and a table holds its
 // first rows_held(); when one had more (every call of a long MPI trace),
 // the view runs again and each row is written as it comes, in columns as
@@ -83,13 +97,8 @@ void emit_text(Session& s, const std::string& plugin, const std::string& command
                                widen_text_widths(widths[table], columns, row);
                              }};
   Document document = run_view(s, plugin, command, &measuring);
-  if (std::none_of(document.tables.begin(), document.tables.end(), [](const ViewTable& t) { return t.rows_passed; })) {
-    s.emit(render(document, OutputFormat::Text));
-    return;
-  }
-  std::vector<ViewTable> tables = std::move(document.tables);  // their titles and columns
-  for (ViewTable& table : tables) std::vector<ViewRow>().swap(table.rows);
-  document.tables.clear();
+  std::vector<ViewTable> tables;
+  if (emitted_as_held(s, document, OutputFormat::Text, tables)) return;
   widths.resize(tables.size());
   std::string text = render(document, OutputFormat::Text);
   bool written = !text.empty();
@@ -121,13 +130,8 @@ void emit_text(Session& s, const std::string& plugin, const std::string& command
 void emit_csv(Session& s, const std::string& plugin, const std::string& command) {
   const RowPassing holding{rows_held(), [](size_t, const ViewTable&, const ViewRow&) {}};
   Document document = run_view(s, plugin, command, &holding);
-  if (std::none_of(document.tables.begin(), document.tables.end(), [](const ViewTable& t) { return t.rows_passed; })) {
-    s.emit(render(document, OutputFormat::Csv));
-    return;
-  }
-  std::vector<ViewTable> tables = std::move(document.tables);  // their titles and columns
-  for (ViewTable& table : tables) std::vector<ViewRow>().swap(table.rows);
-  document.tables.clear();
+  std::vector<ViewTable> tables;
+  if (emitted_as_held(s, document, OutputFormat::Csv, tables)) return;
   std::string text = render(document, OutputFormat::Csv);  // its record lists
   std::string last_header;
   size_t heads = 0;  // tables whose header is settled
