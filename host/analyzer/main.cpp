@@ -7,6 +7,7 @@
 
 #include <iostream>
 #include <sstream>
+#include <cstdlib>
 #include <thread>
 
 #include "browser_launch.h"
@@ -128,7 +129,11 @@ int main(int argc, char** argv) {
     server.serve();
     // serve() returns only once stopped, that is after ender's signal.
     ender.join();
-    return 0;
+    // Ends now: a decoding under way (idle_decoder.h) would hold the exit
+    // until it ended, and the analyzer has nothing left to write.
+    std::cout.flush();
+    std::cerr.flush();
+    std::_Exit(0);
   } catch (const analysis::FormatError& e) {
     std::cerr << "analyzer: " << e.what() << "\n";
     return 1;
