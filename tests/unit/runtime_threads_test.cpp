@@ -163,7 +163,15 @@ TEST(SmallRequests, ManyThreadsAskingAtOnceEachGetTheirOwnAnswer) {
   for (std::thread& t : askers) t.join();
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_EQ(answered.load() + no_slot.load(), kThreads * kRounds * 2);
-  EXPECT_GT(answered.load(), kThreads * kRounds);  // most fit a slot
+  // How many fit a slot is the scheduler's (under a loaded CI, fewer than
+  // half): some did, and every slot is free again once they are answered.
+  EXPECT_GT(answered.load(), 0);
+  uint32_t tid = own_tid();
+  char stat[512] = "";
+  lumen_task_file file{tid, "stat", stat, sizeof stat - 1, -1};
+  EXPECT_EQ(collector::ask_small_files(&file, 1, Reader::running, Reader::ring), collector::SmallAnswer::kDone)
+      << "a lone asker after them";
+  EXPECT_EQ(std::string(stat).rfind(std::to_string(tid) + " (", 0), 0u) << stat;
 }
 
 TEST(SmallRequests, ACallerOfAStoppedReaderIsToldAtOnce) {
