@@ -224,7 +224,7 @@ TEST_F(AttachWithLibrary, ALibraryLoadedWhileAttachedIsRecorded) {
   const double measured = rows.at("burn_in_library").at("i.totalcpu").get<double>();
   // The burn under way at the detach is partly recorded: up to 50 ms more.
   EXPECT_NEAR(measured, truth, sampling_tolerance(truth, 0.01) + 0.1);
-  EXPECT_FALSE(maps_collector(target_->pid()));
+  EXPECT_FALSE(maps_collector(target_->pid())) << "collect said: " << collect_said();
   EXPECT_EQ(stop_target(), 3);
 }
 
