@@ -381,24 +381,25 @@ std::unique_ptr<StackProfile> Session::profile_from_cells(const EventFilter& onl
                                         stack_filter(expression_, structure_), visibility_.rewrite(structure_));
 }
 
-std::unique_ptr<EventCells>& Session::cells_slot() {
+std::optional<ViewMode> Session::cells_key() {
   bool stitched = false;
   const std::shared_ptr<StackShaper> shaped = shaper(viewmode_, inline_frames_);
   for (size_t e = 0; e < experiments_.size(); ++e) stitched = stitched || shaped->stitches_in(e);
   // Cells of a mode no plugin stitches in hold no chain: any such mode's.
-  return cells_[stitched ? std::optional<ViewMode>(viewmode_) : std::nullopt];
+  return stitched ? std::optional<ViewMode>(viewmode_) : std::nullopt;
 }
 
 EventCells& Session::cells() {
-  std::unique_ptr<EventCells>& cells = cells_slot();
+  std::unique_ptr<EventCells>& cells = cells_[cells_key()];
   if (!cells || cells->metric_count() != registry_.size())
     cells = std::make_unique<EventCells>(experiments_, registry_, *shaper(viewmode_, inline_frames_));
   return *cells;
 }
 
+// A lookup only: an empty entry would count as cells made (profile_from_cells).
 bool Session::events_decoded() {
-  const std::unique_ptr<EventCells>& cells = cells_slot();
-  return cells && cells->metric_count() == registry_.size();
+  const auto kept = cells_.find(cells_key());
+  return kept != cells_.end() && kept->second && kept->second->metric_count() == registry_.size();
 }
 
 uint64_t Session::timeline_bin_ns() { return cells().bin_ns(); }

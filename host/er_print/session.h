@@ -185,8 +185,8 @@ class Session {
   std::unique_ptr<analysis::StackProfile> profile_from_cells(const analysis::EventFilter& only = {});
   std::shared_ptr<analysis::StackShaper> shaper(analysis::ViewMode mode, bool inline_frames);
   analysis::EventCells& cells();
-  // Where cells() keeps the current view mode's cells.
-  std::unique_ptr<analysis::EventCells>& cells_slot();
+  // Which of cells_ holds the current view mode's cells.
+  std::optional<analysis::ViewMode> cells_key();
   // The selection left no event: says why (throws for a function filter
   // naming no function).
   void explain_empty_selection();
