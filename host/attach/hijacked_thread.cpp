@@ -159,9 +159,9 @@ uint64_t HijackedThread::push_string(const std::string& text) {
 }
 
 uint64_t HijackedThread::call(uint64_t function, const std::vector<uint64_t>& arguments,
-                              std::chrono::milliseconds limit) {
+                              std::chrono::milliseconds limit, const std::function<void()>& if_slow) {
   start_call(function, arguments);
-  return finish_call(limit);
+  return finish_call(limit, if_slow);
 }
 
 void HijackedThread::start_call(uint64_t function, const std::vector<uint64_t>& arguments) {
@@ -191,13 +191,20 @@ void HijackedThread::start_call(uint64_t function, const std::vector<uint64_t>& 
   if (ptrace(PTRACE_CONT, tid_, nullptr, nullptr) != 0) throw failure("ptrace(PTRACE_CONT)", errno);
 }
 
-uint64_t HijackedThread::finish_call(std::chrono::milliseconds limit) {
+uint64_t HijackedThread::finish_call(std::chrono::milliseconds limit, const std::function<void()>& if_slow) {
   int signal = -1;  // none to resume with: start_call resumed the thread
+  bool patient = static_cast<bool>(if_slow);
   for (;;) {
     if (signal >= 0 && ptrace(PTRACE_CONT, tid_, nullptr, reinterpret_cast<void*>(static_cast<long>(signal))) != 0)
       throw failure("ptrace(PTRACE_CONT)", errno);
     int status = 0;
-    if (!wait_stop(tid_, &status, limit)) {
+    bool stopped = false;
+    if (patient) {
+      stopped = wait_stop(tid_, &status, kPatience);
+      if (!stopped) if_slow();
+      patient = false;
+    }
+    if (!stopped && !wait_stop(tid_, &status, limit)) {
       ptrace(PTRACE_INTERRUPT, tid_, nullptr, nullptr);
       wait_stop(tid_, &status, std::chrono::seconds(5));
       throw std::runtime_error("the call into process " + std::to_string(pid_) + " did not return within " +

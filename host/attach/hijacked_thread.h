@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,11 +38,16 @@ class HijackedThread {
   // Calls `function(arguments...)` (up to six integer arguments) on the
   // thread and returns its rax; throws if it does not return within
   // `limit` (the thread is then left stopped where it was, restored).
-  uint64_t call(uint64_t function, const std::vector<uint64_t>& arguments, std::chrono::milliseconds limit);
+  // `if_slow`, when given, runs once if the call has not returned after
+  // kPatience (to let go of threads held while it runs, in case the call
+  // waits for one of them).
+  uint64_t call(uint64_t function, const std::vector<uint64_t>& arguments, std::chrono::milliseconds limit,
+                const std::function<void()>& if_slow = {});
+  static constexpr std::chrono::milliseconds kPatience{100};
   // The same in two steps, so that calls on several threads run at once:
   // the call is started, and its return awaited later.
   void start_call(uint64_t function, const std::vector<uint64_t>& arguments);
-  uint64_t finish_call(std::chrono::milliseconds limit);
+  uint64_t finish_call(std::chrono::milliseconds limit, const std::function<void()>& if_slow = {});
   // Puts the thread's registers and mask back as they were stopped; it
   // stays stopped until let go. Done as soon as its calls are over, the
   // letting go of many threads together is quicker.

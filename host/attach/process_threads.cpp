@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -63,6 +64,23 @@ bool waits_for_the_world(pid_t pid, const HijackedThread& thread) {
   }
 }
 
+// Running or runnable, as /proc's stat says ("R"): the state follows the
+// name's closing parenthesis.
+bool runs_now(pid_t pid, pid_t tid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat");
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const size_t close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'R';
+}
+
+// Code of every file mapped but the program's executable: shared
+// libraries, the dynamic linker, plugins.
+std::vector<CodeRange> library_code(pid_t pid) {
+  std::error_code ec;
+  const std::string executable = fs::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec).string();
+  return code_of(pid, [&executable](const std::string& path) { return path.starts_with('/') && path != executable; });
+}
+
 }  // namespace
 
 std::vector<CodeRange> code_of(pid_t pid, const std::function<bool(const std::string& path)>& chosen) {
@@ -96,10 +114,13 @@ std::vector<pid_t> process_threads(pid_t pid) {
   return tids;
 }
 
-std::unique_ptr<HijackedThread> stop_thread_for_loading(pid_t pid, const std::set<pid_t>& passed_over) {
+std::unique_ptr<HijackedThread> stop_thread_for_loading(pid_t pid, const std::set<pid_t>& passed_over,
+                                                        HeldThreads* held) {
   std::vector<pid_t> tids = process_threads(pid);
-  std::erase_if(tids, [&](pid_t tid) { return passed_over.count(tid) != 0; });
-  if (tids.empty()) throw std::runtime_error("process " + std::to_string(pid) + " has no threads to stop (it ended)");
+  std::erase_if(tids, [&](pid_t tid) {
+    return passed_over.count(tid) != 0 ||
+           (held != nullptr && std::any_of(held->begin(), held->end(), [tid](const auto& t) { return t->tid() == tid; }));
+  });
   for (const Where wanted : {Where::Syscall, Where::FutexWait})
     for (const pid_t tid : tids)
       if (where_is(pid, tid) == wanted) {
@@ -110,6 +131,13 @@ std::unique_ptr<HijackedThread> stop_thread_for_loading(pid_t pid, const std::se
         auto thread = std::make_unique<HijackedThread>(pid, tid);
         if (thread->stopped_in_system_call() || !inside(runtime_library_code(pid), thread->stopped_pc())) return thread;
       }
+  // A held thread is stopped in the program's own code already.
+  if (held != nullptr && !held->empty()) {
+    std::unique_ptr<HijackedThread> thread = std::move(held->back());
+    held->pop_back();
+    return thread;
+  }
+  if (tids.empty()) throw std::runtime_error("process " + std::to_string(pid) + " has no threads to stop (it ended)");
   // Every thread runs: stop one until it is stopped in the program's own
   // code (most of a busy thread's time, unless it lives in malloc), or in
   // a call that waits for the world outside (/proc said "running" while a
@@ -124,6 +152,23 @@ std::unique_ptr<HijackedThread> stop_thread_for_loading(pid_t pid, const std::se
   throw std::runtime_error("no thread of process " + std::to_string(pid) +
                            " could be stopped outside the C library in 500 tries (the collector is loaded only "
                            "where no lock of malloc or of the dynamic linker can be held)");
+}
+
+HeldThreads hold_running_threads(pid_t pid) {
+  std::vector<pid_t> running;
+  for (const pid_t tid : process_threads(pid))
+    if (runs_now(pid, tid) && HijackedThread::interrupt(tid)) running.push_back(tid);
+  HeldThreads held;
+  if (running.empty()) return held;
+  const std::vector<CodeRange> libraries = library_code(pid);
+  for (const pid_t tid : running) {
+    try {
+      auto thread = std::make_unique<HijackedThread>(pid, tid, HijackedThread::Interrupted{});
+      if (!thread->stopped_in_system_call() && !inside(libraries, thread->stopped_pc())) held.push_back(std::move(thread));
+    } catch (const std::exception&) {
+    }
+  }
+  return held;
 }
 
 }  // namespace lumen::attach

@@ -27,11 +27,21 @@ bool inside(const std::vector<CodeRange>& ranges, uint64_t pc);
 // The process's thread ids, its main thread first.
 std::vector<pid_t> process_threads(pid_t pid);
 
+// The threads of `pid` that run (not blocked in a system call) in the
+// program's own code, stopped and held: while the collector loads and
+// starts, they would take the CPUs it waits for. One stopped inside a
+// library (whose locks a load may need) or in a system call is let go at
+// once. Letting go of the rest (destroying them) resumes them as they were.
+using HeldThreads = std::vector<std::unique_ptr<HijackedThread>>;
+HeldThreads hold_running_threads(pid_t pid);
+
 // A thread of `pid` stopped where a call into the dynamic linker is safe:
 // blocked in a system call other than a futex wait (a sleep, a read, a
-// poll), then one in a futex wait, then one running whose stop finds it
-// outside the C library and the dynamic linker. Throws when none is found.
-// Threads in `passed_over` are not taken.
-std::unique_ptr<HijackedThread> stop_thread_for_loading(pid_t pid, const std::set<pid_t>& passed_over = {});
+// poll), then one in a futex wait, then one of `held` (taken from it),
+// then one running whose stop finds it outside the C library and the
+// dynamic linker. Throws when none is found. Threads in `passed_over` are
+// not taken.
+std::unique_ptr<HijackedThread> stop_thread_for_loading(pid_t pid, const std::set<pid_t>& passed_over = {},
+                                                        HeldThreads* held = nullptr);
 
 }  // namespace lumen::attach

@@ -16,6 +16,7 @@
 
 #include "exported_function.h"
 #include "process_threads.h"
+#include "raised_priority.h"
 
 namespace lumen::attach {
 
@@ -79,6 +80,7 @@ std::set<pid_t> collector_threads(const std::string& experiment) {
 // on its own.
 ThreadRollCall roll_call(pid_t pid, const std::string& experiment, uint64_t function) {
   const std::vector<CodeRange> collector = collector_code(pid);
+  const RaisedPriority first({0});
   ThreadRollCall result;
   std::set<pid_t> answered;
   std::vector<pid_t> busy;
@@ -219,9 +221,15 @@ InjectedRuntime inject_runtime(pid_t pid, const std::string& runtime, const std:
   const uint64_t dlopen_at = libc_function(pid, *libc, "dlopen");
   const uint64_t dlerror_at = libc_function(pid, *libc, "dlerror");
   injected.dlclose = libc_function(pid, *libc, "dlclose");
-  std::unique_ptr<HijackedThread> thread = stop_thread_for_loading(pid);
+  const RaisedPriority first({0});
+  // The program's busy threads wait meanwhile (they would hold the CPUs
+  // the load waits for); a call that is slow may wait for one of them,
+  // and lets them go.
+  HeldThreads held = hold_running_threads(pid);
+  std::unique_ptr<HijackedThread> thread = stop_thread_for_loading(pid, {}, &held);
+  const auto let_go = [&held] { held.clear(); };
   const uint64_t path = thread->push_string(runtime);
-  injected.handle = thread->call(dlopen_at, {path, RTLD_NOW | RTLD_LOCAL}, kLoadLimit);
+  injected.handle = thread->call(dlopen_at, {path, RTLD_NOW | RTLD_LOCAL}, kLoadLimit, let_go);
   if (injected.handle == 0) {
     const std::string why = read_string(pid, thread->call(dlerror_at, {}, kLoadLimit));
     throw std::runtime_error("process " + std::to_string(pid) + " could not load the collector: " +
@@ -241,7 +249,10 @@ InjectedRuntime inject_runtime(pid_t pid, const std::string& runtime, const std:
     injected.detach_calls = entry("lumen_detach_calls");
     const uint64_t directory = thread->push_string(experiment);
     const uint64_t collect = static_cast<uint64_t>(getpid());
-    const int started = static_cast<int>(thread->call(entry("lumen_attach"), {directory, collect}, kLoadLimit));
+    const uint64_t threads = process_threads(pid).size();
+    const int started =
+        static_cast<int>(thread->call(entry("lumen_attach"), {directory, collect, threads}, kLoadLimit, let_go));
+    let_go();
     injected.calls_to_redirect = started == 1;
     if (started != 0 && started != 1)
       throw std::runtime_error("the collector loaded into process " + std::to_string(pid) +

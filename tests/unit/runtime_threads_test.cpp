@@ -3,6 +3,7 @@
 // reader from many threads at once each get their own answer.
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <gtest/gtest.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "procfs/reader_placement.h"
 #include "procfs/small_requests.h"
 #include "threads/own_thread_start.h"
 #include "threads/own_threads_alive.h"
@@ -87,7 +89,10 @@ TEST(RuntimeThreads, OneThatEndsAtOnceIsNotLeftListed) {
 // thread, answering every slot asked at each wake-up.
 class Reader {
  public:
-  Reader() : thread_([this] { serve(); }) {}
+  Reader() {
+    running_.store(true, std::memory_order_release);  // after an earlier test's reader
+    thread_ = std::thread([this] { serve(); });
+  }
   ~Reader() {
     running_.store(false, std::memory_order_release);
     ring();
@@ -103,6 +108,19 @@ class Reader {
  private:
   void serve() {
     tid_.store(syscall(SYS_gettid));
+    // Started on the first CPU it may run on, then let run on all of them
+    // (as the runtime's reader, which a program thread starts).
+    cpu_set_t allowed, first;
+    sched_getaffinity(0, sizeof allowed, &allowed);
+    CPU_ZERO(&first);
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+      if (CPU_ISSET(cpu, &allowed)) {
+        CPU_SET(cpu, &first);
+        break;
+      }
+    sched_setaffinity(0, sizeof first, &first);
+    sched_setaffinity(0, sizeof allowed, &allowed);
+    collector::reader_placement_start();
     const int task_dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     while (running()) {
       const uint32_t bell = bell_.load(std::memory_order_acquire);
@@ -187,6 +205,101 @@ TEST(SmallRequests, ACallerOfAStoppedReaderIsToldAtOnce) {
   collector::serve_small_requests(true, task_dir);
   close(task_dir);
   EXPECT_EQ(result, 0);
+}
+
+// Two CPUs this process may run on, or none.
+bool two_cpus(int* first, int* second) {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return false;
+  *first = *second = -1;
+  for (int cpu = 0; cpu < CPU_SETSIZE && *second < 0; ++cpu)
+    if (CPU_ISSET(cpu, &allowed)) (*first < 0 ? *first : *second) = cpu;
+  return *second >= 0;
+}
+
+void pin_to(int cpu) {
+  cpu_set_t only;
+  CPU_ZERO(&only);
+  CPU_SET(cpu, &only);
+  sched_setaffinity(0, sizeof only, &only);
+}
+
+TEST(ReaderPlacement, MovesOnlyWhereItMayRunAndGivesItsCpusBack) {
+  int first, second;
+  if (!two_cpus(&first, &second)) GTEST_SKIP() << "this process may run on one CPU only";
+  std::thread([&] {
+    cpu_set_t before;
+    sched_getaffinity(0, sizeof before, &before);
+    collector::reader_placement_start();
+    EXPECT_TRUE(collector::move_reader_to(second));
+    EXPECT_EQ(sched_getcpu(), second);
+    collector::let_reader_roam();
+    cpu_set_t after;
+    sched_getaffinity(0, sizeof after, &after);
+    EXPECT_TRUE(CPU_EQUAL(&before, &after));
+    EXPECT_FALSE(collector::move_reader_to(CPU_SETSIZE + 1));
+    EXPECT_FALSE(collector::move_reader_to(-1));
+    pin_to(first);  // a reader started on one CPU stays there
+    collector::reader_placement_start();
+    EXPECT_FALSE(collector::move_reader_to(second));
+  }).join();
+}
+
+// What the work saw: the CPU it ran on, and its asker's.
+struct Placed {
+  int asker_cpu = -1;
+  std::atomic<int> ran_on{-1};
+};
+std::atomic<int> g_placed_asking{0};
+std::atomic<bool> g_gate_open{false};
+
+long note_cpu(void* opaque) {
+  static_cast<Placed*>(opaque)->ran_on.store(sched_getcpu());
+  return 0;
+}
+
+// Holds the reader until the askers on the other CPU have asked.
+long gate(void*) {
+  while (!g_gate_open.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return 0;
+}
+
+// Work asked from one CPU while the reader was busy runs on that CPU once
+// several such requests wait (the kernel installs a counter for a thread
+// from the CPU the thread waits on without an interrupt there).
+TEST(SmallRequests, WorkWaitingOnAnotherCpuIsDoneFromThatCpu) {
+  int first, second;
+  if (!two_cpus(&first, &second)) GTEST_SKIP() << "this process may run on one CPU only";
+  std::thread gate_asker([&] {
+    pin_to(first);
+    long result;
+    int error;
+    collector::ask_small_work(gate, nullptr, &result, &error, Reader::running, Reader::ring);
+  });
+  Reader reader;
+  constexpr int kAskers = 6;
+  Placed placed[kAskers];
+  std::vector<std::thread> askers;
+  for (Placed& p : placed)
+    askers.emplace_back([&p, second] {
+      pin_to(second);
+      p.asker_cpu = sched_getcpu();
+      g_placed_asking.fetch_add(1);
+      long result;
+      int error;
+      collector::ask_small_work(note_cpu, &p, &result, &error, Reader::running, Reader::ring);
+    });
+  while (g_placed_asking.load() < kAskers) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // from counted to asked
+  g_gate_open.store(true);
+  for (std::thread& t : askers) t.join();
+  gate_asker.join();
+  int on_their_cpu = 0;
+  for (const Placed& p : placed) {
+    EXPECT_GE(p.ran_on.load(), 0);
+    on_their_cpu += p.ran_on.load() == p.asker_cpu ? 1 : 0;
+  }
+  EXPECT_GE(on_their_cpu, 2) << "of " << kAskers;
 }
 
 }  // namespace

@@ -30,6 +30,7 @@
 #include "lifecycle/runtime_state.h"
 #include "experiment_metadata.h"
 #include "recording/file_keeper.h"
+#include "recording/run_pool.h"
 #include "recording/runtime_fds.h"
 #include "signals/signal_chain.h"
 #include "threads/own_descriptor_table.h"
@@ -82,6 +83,7 @@ bool collector_threads_gone(std::chrono::milliseconds limit) {
 }
 
 std::atomic<bool> g_detach_begun{false};
+std::atomic<uint32_t> g_attached_here{0};  // the thread lumen_attach began
 
 // collect's own process: when it ends without detaching (killed), the
 // runtime stops collection by itself (the experiment stays whole; the
@@ -144,14 +146,25 @@ using namespace lumen::collector;
 // 1 once collection runs and a plugin has interposers (collect then calls
 // lumen_attach_calls), 0 once it runs with none; -1 when it cannot start
 // (the experiment's log says why where it could be opened). Collection
-// stops by itself if `collect_pid` ends first.
-LUMEN_EXPORT int lumen_attach(const char* experiment, int collect_pid) {
+// stops by itself if `collect_pid` ends first. `threads`: how many the
+// process has, which collect's roll call begins together next. The
+// calling thread (one of the program's) begins here: the first blocks its
+// begin took show the run pool which streams a thread's begin writes to,
+// and the pool prepares one of each for every other thread meanwhile (made
+// by the thread itself, each is some 100 µs of the roll call's CPU).
+LUMEN_EXPORT int lumen_attach(const char* experiment, int collect_pid, int threads) {
   if (!start_attached_collection(experiment)) return -1;
   g_collect_pid = collect_pid;
   g_detaching.store(false, std::memory_order_release);
   g_detach_begun.store(false, std::memory_order_release);
   pthread_t watcher;
   if (start_runtime_thread(&watcher, watch_collect, nullptr, 64 * 1024)) pthread_detach(watcher);
+  if (collecting() && !is_collector_thread() && !inside_runtime(current_thread())) {
+    runtime_thread_begin();
+    hear_thread_end_here();
+    g_attached_here.store(current_thread().tid, std::memory_order_relaxed);
+    run_pool_expect_thread_begins(threads > 1 ? static_cast<uint32_t>(threads - 1) : 0);
+  }
   return plugins_have_interposers() ? 1 : 0;
 }
 
@@ -161,7 +174,8 @@ LUMEN_EXPORT int lumen_attach_thread(void) {
   if (!collecting() || !attached() || is_collector_thread()) return 0;
   ThreadState& thread = current_thread();
   if (inside_runtime(thread)) return kBusy;
-  if (thread.collection_began) return 0;
+  // The thread lumen_attach ran on began there, with the attach.
+  if (thread.collection_began) return thread.tid == g_attached_here.load(std::memory_order_relaxed) ? 1 : 0;
   runtime_thread_begin();
   hear_thread_end_here();  // its end, if it ends while attached
   return 1;

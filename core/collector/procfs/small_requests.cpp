@@ -1,6 +1,7 @@
 #include "procfs/small_requests.h"
 
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <cstring>
 
 #include "procfs/held_task_files.h"
+#include "procfs/reader_placement.h"
 
 namespace lumen::collector {
 
@@ -38,6 +40,7 @@ struct SmallSlot {
   bool private_table;
   long (*work)(void*);
   void* argument;
+  int cpu;  // the asker's, for work (reader_placement.h); -1 for files
   long work_result;
   int work_errno;
   size_t count;
@@ -45,7 +48,7 @@ struct SmallSlot {
   char bytes[kSmallRequestBytes];
 };
 
-constexpr size_t kSmallSlots = 64;
+constexpr size_t kSmallSlots = 128;
 constinit SmallSlot g_slots[kSmallSlots];
 constinit std::atomic<uint32_t> g_waiting{0};  // callers awaiting an answer
 
@@ -145,6 +148,7 @@ SmallAnswer ask_small_files(lumen_task_file* files, size_t count, bool (*reader_
   SmallSlot* slot = claim_slot();
   if (slot == nullptr) return SmallAnswer::kNoSlot;
   slot->work = nullptr;
+  slot->cpu = -1;
   slot->count = count;
   size_t used = 0;
   for (size_t i = 0; i < count; ++i) {
@@ -173,6 +177,7 @@ SmallAnswer ask_small_work(long (*work)(void*), void* argument, long* result, in
   if (slot == nullptr) return SmallAnswer::kNoSlot;
   slot->work = work;
   slot->argument = argument;
+  slot->cpu = asking_cpu();
   slot->work_result = -1;
   slot->work_errno = ENOTSUP;
   slot->count = 0;
@@ -184,18 +189,57 @@ SmallAnswer ask_small_work(long (*work)(void*), void* argument, long* result, in
   return answered ? SmallAnswer::kDone : SmallAnswer::kNoPrivateTable;
 }
 
+namespace {
+
+// Serves `slot` if it is still asked.
+void serve_if_asked(SmallSlot& slot, bool own_table, int task_dir) {
+  uint32_t state = kSlotAsked;
+  if (!slot.state.compare_exchange_strong(state, kSlotServing, std::memory_order_acq_rel)) return;
+  serve_slot(slot, own_table, task_dir);
+  slot.state.store(kSlotAnswered, std::memory_order_release);
+  slot_futex(slot.state, FUTEX_WAKE_PRIVATE, 1, nullptr);
+}
+
+}  // namespace
+
 void serve_small_requests(bool own_table, int task_dir) {
-  for (SmallSlot& slot : g_slots) {
-    uint32_t state = slot.state.load(std::memory_order_acquire);
-    if (state == kSlotAbandoned) {
-      slot.state.compare_exchange_strong(state, kSlotFree, std::memory_order_acq_rel);
-      continue;
+  // Work asked from another CPU waits while the reader serves what it can
+  // from where it is. Then, if several requests wait on the CPU of the
+  // first of them, it moves there and serves them (a move costs about
+  // what it saves on one); a lone one is served from here; and so on,
+  // until none is left.
+  constexpr int kWorthAMove = 2;
+  int here = asking_cpu();
+  cpu_set_t refused;  // CPUs it may not move to: their work is served from here
+  CPU_ZERO(&refused);
+  for (;;) {
+    SmallSlot* first_elsewhere = nullptr;
+    int elsewhere = -1, waiting = 0;
+    for (SmallSlot& slot : g_slots) {
+      uint32_t state = slot.state.load(std::memory_order_acquire);
+      if (state == kSlotAbandoned) {
+        slot.state.compare_exchange_strong(state, kSlotFree, std::memory_order_acq_rel);
+        continue;
+      }
+      if (state != kSlotAsked) continue;
+      const int cpu = slot.cpu;
+      if (own_table && slot.work != nullptr && cpu >= 0 && cpu < CPU_SETSIZE && cpu != here &&
+          !CPU_ISSET(cpu, &refused)) {
+        if (elsewhere < 0) elsewhere = cpu, first_elsewhere = &slot;
+        waiting += cpu == elsewhere ? 1 : 0;
+        continue;
+      }
+      serve_if_asked(slot, own_table, task_dir);
     }
-    if (state != kSlotAsked || !slot.state.compare_exchange_strong(state, kSlotServing, std::memory_order_acq_rel)) continue;
-    serve_slot(slot, own_table, task_dir);
-    slot.state.store(kSlotAnswered, std::memory_order_release);
-    slot_futex(slot.state, FUTEX_WAKE_PRIVATE, 1, nullptr);
+    if (elsewhere < 0) break;
+    if (waiting < kWorthAMove)
+      serve_if_asked(*first_elsewhere, own_table, task_dir);
+    else if (move_reader_to(elsewhere))
+      here = elsewhere;
+    else
+      CPU_SET(elsewhere, &refused);
   }
+  let_reader_roam();
 }
 
 void wake_small_requests() {

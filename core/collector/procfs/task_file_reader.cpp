@@ -18,6 +18,7 @@
 #include "threads/own_threads_alive.h"
 #include "lifecycle/experiment_log.h"
 #include "procfs/held_task_files.h"
+#include "procfs/reader_placement.h"
 #include "procfs/small_requests.h"
 #include "lifecycle/runtime_state.h"
 #include "threads/own_descriptor_table.h"
@@ -153,6 +154,7 @@ void* run(void*) {
   mark_collector_thread();  // while the log's descriptor is still in this thread's table
   const bool own_table = take_own_descriptor_table(false);
   const int task_dir = own_table ? raw_openat(AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+  reader_placement_start();
   uint32_t served = 0;
   for (;;) {
     // It sleeps between requests: spinning for the next one of a reading

@@ -48,8 +48,13 @@ std::atomic<bool> g_wanted[kMaxStreams];  // a thread of the stream asked for a 
 // A new thread's first block of a stream, mapped ahead: where the runtime's
 // files are the keeper's, mapping one is a wait for that thread
 // (recording/file_keeper.h), and elsewhere three system calls.
-constexpr int kFirstBlocksPerStream = 4;
-Slot g_first_blocks[kMaxStreams][kFirstBlocksPerStream];
+// A few kept ready; and once, as many more as the threads collect -P is
+// about to begin at once (run_pool_expect_thread_begins, up to
+// kFirstBlocksAtMost in all), for the streams a thread's begin writes to.
+constexpr int kFirstBlocksUsually = 4;
+constexpr int kFirstBlocksAtMost = 128;
+Slot g_first_blocks[kMaxStreams][kFirstBlocksAtMost];
+std::atomic<int> g_first_extra[kMaxStreams];  // still to prepare beyond the usual few
 std::atomic<bool> g_first_wanted[kMaxStreams];  // a thread took a first block of the stream
 
 std::atomic<bool> g_running{false};
@@ -89,12 +94,15 @@ bool prepare(int stream, Slot& slot, uint32_t blocks) {
 void prepare_first_blocks() {
   for (int stream = 0; stream < kMaxStreams; ++stream) {
     if (!g_first_wanted[stream].load(std::memory_order_relaxed)) continue;
-    for (Slot& slot : g_first_blocks[stream]) {
+    for (int i = 0; i < kFirstBlocksAtMost; ++i) {
+      Slot& slot = g_first_blocks[stream][i];
       if (g_stop.load(std::memory_order_acquire) != 0) return;
+      if (i >= kFirstBlocksUsually && g_first_extra[stream].load(std::memory_order_relaxed) <= 0) break;
       if (!claim(slot, kEmpty, kFilling)) continue;
       const bool ok = prepare(stream, slot, 1);
       slot.state.store(ok ? kReady : kEmpty, std::memory_order_release);
       if (!ok) return;
+      if (i >= kFirstBlocksUsually) g_first_extra[stream].fetch_sub(1, std::memory_order_relaxed);
     }
   }
 }
@@ -165,6 +173,7 @@ void empty_slots(Release release, bool alone) {
   for (int stream = 0; stream < kMaxStreams; ++stream) {
     g_wanted[stream].store(false, std::memory_order_relaxed);
     g_first_wanted[stream].store(false, std::memory_order_relaxed);
+    g_first_extra[stream].store(0, std::memory_order_relaxed);
     for (Slot& slot : g_prepared[stream]) empty_prepared(slot, stream, kMaxRunBlocks, release, alone);
     for (Slot& slot : g_first_blocks[stream]) empty_prepared(slot, stream, 1, release, alone);
   }
@@ -247,6 +256,14 @@ bool take_first_block(int stream, PreparedRun& run) {
     return true;
   }
   return false;
+}
+
+void run_pool_expect_thread_begins(uint32_t count) {
+  const int extra = count > kFirstBlocksAtMost - kFirstBlocksUsually ? kFirstBlocksAtMost - kFirstBlocksUsually
+                                                                     : static_cast<int>(count);
+  for (int stream = 0; stream < kMaxStreams; ++stream)
+    if (g_first_wanted[stream].load(std::memory_order_relaxed)) g_first_extra[stream].store(extra, std::memory_order_relaxed);
+  ask();
 }
 
 RunPoolCounts run_pool_counts() {

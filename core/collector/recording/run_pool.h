@@ -47,6 +47,14 @@ bool take_prepared_run(int stream, uint64_t after_offset, PreparedRun& run);
 // the thread has no earlier one there.
 bool take_first_block(int stream, PreparedRun& run);
 
+// Not signal-safe. How many threads are about to begin at once (collect -P
+// begins every thread of the process together): that many more first
+// blocks (up to a bound) are prepared, once, for each stream that has had
+// one taken so far (those a thread's begin writes to, once one thread has
+// begun). Those left over are taken by later threads, or given back at
+// the stop.
+void run_pool_expect_thread_begins(uint32_t count);
+
 // [signal-safe] What the pool did so far (the experiment log says it).
 struct RunPoolCounts {
   uint64_t prepared;       // runs mapped and made writable ahead
