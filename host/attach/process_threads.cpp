@@ -39,19 +39,11 @@ std::vector<CodeRange> runtime_library_code(pid_t pid) {
   });
 }
 
-// The dynamic linker's code: its own system calls (reading a library it
-// loads) run with its lock held.
-std::vector<CodeRange> loader_code(pid_t pid) {
-  return code_of(pid, [](const std::string& path) {
-    return path.substr(path.rfind('/') + 1).rfind("ld-linux", 0) == 0;
-  });
-}
-
 // Stopped in a system call that waits for input, time or another
 // process: not one malloc makes (mmap, brk, madvise, futex on its locks),
 // nor one of the loader's own, so no lock of theirs is held.
-bool waits_for_the_world(pid_t pid, const HijackedThread& thread) {
-  if (!thread.stopped_in_system_call() || inside(loader_code(pid), thread.stopped_pc())) return false;
+bool waits_for_the_world(const HijackedThread& thread, const std::vector<CodeRange>& loader) {
+  if (!thread.stopped_in_system_call() || inside(loader, thread.stopped_pc())) return false;
   switch (thread.stopped_system_call()) {
     case SYS_read: case SYS_readv: case SYS_pread64: case SYS_preadv: case SYS_recvfrom: case SYS_recvmsg:
     case SYS_poll: case SYS_ppoll: case SYS_select: case SYS_pselect6: case SYS_epoll_wait: case SYS_epoll_pwait:
@@ -81,7 +73,21 @@ std::vector<CodeRange> library_code(pid_t pid) {
   return code_of(pid, [&executable](const std::string& path) { return path.starts_with('/') && path != executable; });
 }
 
+constexpr int kLooksForAWaitingThread = 10;
+
 }  // namespace
+
+std::vector<CodeRange> loader_code(pid_t pid) {
+  return code_of(pid, [](const std::string& path) {
+    return path.substr(path.rfind('/') + 1).rfind("ld-linux", 0) == 0;
+  });
+}
+
+bool stopped_waiting(const HijackedThread& thread, const std::vector<CodeRange>& loader) {
+  return waits_for_the_world(thread, loader) ||
+         (thread.stopped_in_system_call() && thread.stopped_system_call() == SYS_futex &&
+          !inside(loader, thread.stopped_pc()));
+}
 
 std::vector<CodeRange> code_of(pid_t pid, const std::function<bool(const std::string& path)>& chosen) {
   std::vector<CodeRange> ranges;
@@ -121,16 +127,25 @@ std::unique_ptr<HijackedThread> stop_thread_for_loading(pid_t pid, const std::se
     return passed_over.count(tid) != 0 ||
            (held != nullptr && std::any_of(held->begin(), held->end(), [tid](const auto& t) { return t->tid() == tid; }));
   });
-  for (const Where wanted : {Where::Syscall, Where::FutexWait})
-    for (const pid_t tid : tids)
-      if (where_is(pid, tid) == wanted) {
-        // Stopped in its system call, it holds no lock a loader needs
-        // (malloc's system calls are quick: a thread is not found waiting
-        // in one). One that left the call before the stop is taken only
-        // where it runs outside the libraries.
-        auto thread = std::make_unique<HijackedThread>(pid, tid);
-        if (thread->stopped_in_system_call() || !inside(runtime_library_code(pid), thread->stopped_pc())) return thread;
-      }
+  // A thread stopped running its own code may hold a lock of the
+  // program's own allocator, which the call would wait for: threads that
+  // wait in a system call (between two sleeps, a thread runs for moments)
+  // are looked for a few times first.
+  for (int look = 0; look < kLooksForAWaitingThread; ++look) {
+    if (look > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    for (const Where wanted : {Where::Syscall, Where::FutexWait})
+      for (const pid_t tid : tids)
+        if (where_is(pid, tid) == wanted) {
+          // Stopped in its system call, it holds no lock a loader needs
+          // (malloc's system calls are quick: a thread is not found waiting
+          // in one). One that left the call before the stop is taken only
+          // where it runs outside the libraries.
+          auto thread = std::make_unique<HijackedThread>(pid, tid);
+          if (thread->stopped_in_system_call() || !inside(runtime_library_code(pid), thread->stopped_pc()))
+            return thread;
+        }
+    if (held != nullptr && !held->empty()) break;
+  }
   // A held thread is stopped in the program's own code already.
   if (held != nullptr && !held->empty()) {
     std::unique_ptr<HijackedThread> thread = std::move(held->back());
@@ -145,7 +160,7 @@ std::unique_ptr<HijackedThread> stop_thread_for_loading(pid_t pid, const std::se
   const std::vector<CodeRange> library = runtime_library_code(pid);
   for (int attempt = 0; attempt < 500; ++attempt) {
     auto thread = std::make_unique<HijackedThread>(pid, tids[attempt % tids.size()]);
-    if (!inside(library, thread->stopped_pc()) || waits_for_the_world(pid, *thread)) return thread;
+    if (!inside(library, thread->stopped_pc()) || waits_for_the_world(*thread, loader_code(pid))) return thread;
     thread.reset();
     std::this_thread::sleep_for(std::chrono::microseconds(500));
   }

@@ -7,7 +7,9 @@
 // own checks of its handlers, mask, descriptors and sleeps pass when it
 // exits with its own status; nothing of the collector stays mapped. A
 // second attach works, and a library the target loads while attached is
-// recorded. Refusals name the reason: a process that is gone,
+// recorded, and a program with its own malloc, locked by a busy thread,
+// is attached to, sampled and detached from. Refusals name the reason: a
+// process that is gone,
 // one another tracer holds, a statically linked one, and a data type that
 // needs the program's calls from its start.
 #include <gtest/gtest.h>
@@ -422,6 +424,30 @@ TEST(AttachToAProgram, CatBlockedReadingItsInput) {
   std::ifstream in(copied);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text, "after the detach\n");
+}
+
+// A program with its own malloc, whose busy thread holds that allocator's
+// lock nearly all the time. collect holds the busy thread while the
+// collector loads, and the load allocates: collect lets the thread go when
+// the load is slow, which then finishes (else it waited for the thread
+// until collect gave up on it). The busy thread's profiling signals come
+// while it holds the lock: their stacks are taken without the
+// thread-local storage glibc would allocate for libunwind there (which
+// waited for that lock for ever: no sample, and a detach that failed).
+TEST(AttachToAProgram, WithItsOwnMallocLockedByABusyThread) {
+  const TempDir dir;
+  Background target({(target_dir() / "own_malloc_target").string(), dir.path().string()}, {});
+  ASSERT_TRUE(wait_for_file(dir.path() / "ready", std::chrono::seconds(10)));
+  const ProcessResult run = collect_attached(dir, "own.er", target.pid(), {"-t", "3"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("attached to process"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("detached"), std::string::npos) << run.err;
+  EXPECT_FALSE(maps_collector(target.pid())) << run.err;
+  const json rows = rows_by_name(er_print_json({"-metrics", "e.totalcpu", "-functions"}, dir.path() / "own.er"));
+  ASSERT_TRUE(rows.contains("busy")) << rows.dump();
+  EXPECT_GT(rows["busy"]["e.totalcpu"].get<double>(), 0.0) << rows.dump();
+  std::ofstream(dir.path() / "stop").put('\n');
+  EXPECT_EQ(target.wait_exit(std::chrono::seconds(20)), 0);
 }
 
 TEST(AttachRefusal, AProcessThatIsGone) {

@@ -224,6 +224,7 @@ void start_collection() {
 
 bool start_attached_collection(const char* experiment) {
   if (collecting() || experiment == nullptr) return false;
+  stack_capture_unwinder_loaded_late();
   CollectorVariables& variables = collector_variables();
   variables.present = true;
   variables.experiment = experiment;

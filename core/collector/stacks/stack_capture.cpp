@@ -104,6 +104,10 @@ AddressRange object_range_of(const void* address) {
 
 namespace {
 __attribute__((tls_model("initial-exec"))) thread_local int t_unwinding_depth;
+// stack_capture_unwinder_loaded_late: unw_backtrace from a handler waits
+// for this thread's stack_capture_thread_may_allocate.
+std::atomic<bool> g_unwinder_loaded_late{false};
+__attribute__((tls_model("initial-exec"))) thread_local bool t_unwinder_storage_made;
 }
 
 void stack_capture_init() {
@@ -406,6 +410,9 @@ void unwinder_fork_child() {
 
 __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
   const bool interrupted_collector_work = ucontext != nullptr && t_collector_work > 0;
+  const bool step_a_cursor =
+      interrupted_collector_work ||
+      (ucontext != nullptr && !t_unwinder_storage_made && g_unwinder_loaded_late.load(std::memory_order_relaxed));
   const CollectorWork collector_work;
   // Outside a profiling handler, and before libunwind holds any lock of its
   // own, is where waiting for the linker's lock is harmless.
@@ -422,8 +429,9 @@ __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
   // A handler over the collector's own capture may have interrupted
   // libunwind's first unw_backtrace, which sets up its trace cache under a
   // pthread_once: unw_backtrace here would wait on that once for ever.
-  // Stepping a cursor from the signal's context takes no such once.
-  if (interrupted_collector_work) return remembered_sample(capture_from_context(ucontext, true));
+  // Stepping a cursor from the signal's context takes no such once, nor
+  // the thread-local storage a late-loaded libunwind would allocate here.
+  if (step_a_cursor) return remembered_sample(capture_from_context(ucontext, interrupted_collector_work));
   void* frames[LUMEN_MAX_STACK_DEPTH + 16];
   const int count = unw_backtrace(frames, static_cast<int>(std::size(frames)));
   if (ucontext == nullptr) {
@@ -442,6 +450,22 @@ __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
     if (reinterpret_cast<uint64_t>(frames[i]) == interrupted)
       return remembered_sample(intern_frames(frames, count, i, 0, interrupted_collector_work, ucontext));
   return remembered_sample(capture_from_context(ucontext, interrupted_collector_work));
+}
+
+void stack_capture_unwinder_loaded_late() { g_unwinder_loaded_late.store(true, std::memory_order_relaxed); }
+
+void stack_capture_thread_may_allocate() {
+  if (t_unwinder_storage_made || !g_unwinder_loaded_late.load(std::memory_order_relaxed)) return;
+  const CollectorWork collector_work;
+  const UnwindingScope unwinding;
+  if (!enter_unwinder(true)) return;
+  {
+    const RuntimeGuard in_runtime;
+    void* frames[4];
+    unw_backtrace(frames, static_cast<int>(std::size(frames)));
+  }
+  leave_unwinder();
+  t_unwinder_storage_made = true;
 }
 
 uint64_t capture_stack_under(void* ucontext, const uint64_t* leaf_pcs, uint32_t leaf_count) {
