@@ -39,6 +39,14 @@ std::vector<CodeRange> runtime_library_code(pid_t pid) {
   });
 }
 
+// The dynamic linker's code: its own system calls (reading a library it
+// loads) run with its lock held.
+std::vector<CodeRange> loader_code(pid_t pid) {
+  return code_of(pid, [](const std::string& path) {
+    return path.substr(path.rfind('/') + 1).rfind("ld-linux", 0) == 0;
+  });
+}
+
 // Stopped in a system call that waits for input, time or another
 // process: not one malloc makes (mmap, brk, madvise, futex on its locks),
 // nor one of the loader's own, so no lock of theirs is held.
@@ -76,18 +84,6 @@ std::vector<CodeRange> library_code(pid_t pid) {
 constexpr int kLooksForAWaitingThread = 10;
 
 }  // namespace
-
-std::vector<CodeRange> loader_code(pid_t pid) {
-  return code_of(pid, [](const std::string& path) {
-    return path.substr(path.rfind('/') + 1).rfind("ld-linux", 0) == 0;
-  });
-}
-
-bool stopped_waiting(const HijackedThread& thread, const std::vector<CodeRange>& loader) {
-  return waits_for_the_world(thread, loader) ||
-         (thread.stopped_in_system_call() && thread.stopped_system_call() == SYS_futex &&
-          !inside(loader, thread.stopped_pc()));
-}
 
 std::vector<CodeRange> code_of(pid_t pid, const std::function<bool(const std::string& path)>& chosen) {
   std::vector<CodeRange> ranges;

@@ -24,15 +24,6 @@ struct CodeRange {
 std::vector<CodeRange> code_of(pid_t pid, const std::function<bool(const std::string& path)>& chosen);
 bool inside(const std::vector<CodeRange>& ranges, uint64_t pc);
 
-// The dynamic linker's code: its own system calls (reading a library it
-// loads) run with its lock held.
-std::vector<CodeRange> loader_code(pid_t pid);
-
-// Stopped blocked in a system call that waits (for input, time, another
-// thread or process), outside the dynamic linker: it holds no lock of
-// malloc's or of the loader's, and may allocate.
-bool stopped_waiting(const HijackedThread& thread, const std::vector<CodeRange>& loader);
-
 // The process's thread ids, its main thread first.
 std::vector<pid_t> process_threads(pid_t pid);
 

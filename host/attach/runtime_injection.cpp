@@ -80,11 +80,6 @@ std::set<pid_t> collector_threads(const std::string& experiment) {
 // on its own.
 ThreadRollCall roll_call(pid_t pid, const std::string& experiment, uint64_t function) {
   const std::vector<CodeRange> collector = collector_code(pid);
-  const std::vector<CodeRange> loader = loader_code(pid);
-  // The function's argument: 1 for a thread stopped where it may allocate.
-  const auto argument = [&loader](const HijackedThread& thread) -> uint64_t {
-    return stopped_waiting(thread, loader) ? 1 : 0;
-  };
   const RaisedPriority first({0});
   ThreadRollCall result;
   std::set<pid_t> answered;
@@ -130,7 +125,7 @@ ThreadRollCall roll_call(pid_t pid, const std::string& experiment, uint64_t func
         continue;
       }
       try {
-        thread->start_call(function, {argument(*thread)});
+        thread->start_call(function, {});
         calling.push_back(thread.get());
       } catch (const std::exception&) {
         count(-2);
@@ -163,9 +158,7 @@ ThreadRollCall roll_call(pid_t pid, const std::string& experiment, uint64_t func
       int answer;
       try {
         HijackedThread thread(pid, tid);
-        answer = inside(collector, thread.stopped_pc())
-                     ? kBusy
-                     : static_cast<int>(thread.call(function, {argument(thread)}, kThreadLimit));
+        answer = inside(collector, thread.stopped_pc()) ? kBusy : static_cast<int>(thread.call(function, {}, kThreadLimit));
       } catch (const std::exception&) {
         answer = -2;
       }

@@ -115,7 +115,6 @@ void* (*begin_started_thread(ThreadStart* given, void** argument))(void*) {
   set_claimed_signals_blocked_by_target(claimed_signals_blocked);
   release_inherited_holds();
   current_thread().created_ns = created_ns;
-  stack_capture_thread_may_allocate();  // a new thread holds no lock yet
   if (!detach_begun()) runtime_thread_begin();
   return routine;
 }

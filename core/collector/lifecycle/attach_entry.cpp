@@ -33,7 +33,6 @@
 #include "recording/run_pool.h"
 #include "recording/runtime_fds.h"
 #include "signals/signal_chain.h"
-#include "stacks/stack_capture.h"
 #include "threads/own_descriptor_table.h"
 #include "threads/own_thread_start.h"
 #include "threads/own_threads_alive.h"
@@ -161,7 +160,6 @@ LUMEN_EXPORT int lumen_attach(const char* experiment, int collect_pid, int threa
   pthread_t watcher;
   if (start_runtime_thread(&watcher, watch_collect, nullptr, 64 * 1024)) pthread_detach(watcher);
   if (collecting() && !is_collector_thread() && !inside_runtime(current_thread())) {
-    stack_capture_thread_may_allocate();  // it just ran dlopen, which allocates
     runtime_thread_begin();
     hear_thread_end_here();
     g_attached_here.store(current_thread().tid, std::memory_order_relaxed);
@@ -172,15 +170,12 @@ LUMEN_EXPORT int lumen_attach(const char* experiment, int collect_pid, int threa
 
 // 1: the calling thread's collection began; 0: nothing to do (not
 // collecting, a collector thread, begun already); -1: ask again later.
-// `may_allocate`: collect stopped the thread waiting in a system call,
-// where it holds no allocator's lock (stack_capture.h).
-LUMEN_EXPORT int lumen_attach_thread(int may_allocate) {
+LUMEN_EXPORT int lumen_attach_thread(void) {
   if (!collecting() || !attached() || is_collector_thread()) return 0;
   ThreadState& thread = current_thread();
   if (inside_runtime(thread)) return kBusy;
   // The thread lumen_attach ran on began there, with the attach.
   if (thread.collection_began) return thread.tid == g_attached_here.load(std::memory_order_relaxed) ? 1 : 0;
-  if (may_allocate != 0) stack_capture_thread_may_allocate();
   runtime_thread_begin();
   hear_thread_end_here();  // its end, if it ends while attached
   return 1;

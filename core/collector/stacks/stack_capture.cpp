@@ -104,10 +104,8 @@ AddressRange object_range_of(const void* address) {
 
 namespace {
 __attribute__((tls_model("initial-exec"))) thread_local int t_unwinding_depth;
-// stack_capture_unwinder_loaded_late: unw_backtrace from a handler waits
-// for this thread's stack_capture_thread_may_allocate.
+// stack_capture_unwinder_loaded_late: no unw_backtrace from a handler.
 std::atomic<bool> g_unwinder_loaded_late{false};
-__attribute__((tls_model("initial-exec"))) thread_local bool t_unwinder_storage_made;
 }
 
 void stack_capture_init() {
@@ -412,7 +410,7 @@ __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
   const bool interrupted_collector_work = ucontext != nullptr && t_collector_work > 0;
   const bool step_a_cursor =
       interrupted_collector_work ||
-      (ucontext != nullptr && !t_unwinder_storage_made && g_unwinder_loaded_late.load(std::memory_order_relaxed));
+      (ucontext != nullptr && g_unwinder_loaded_late.load(std::memory_order_relaxed));
   const CollectorWork collector_work;
   // Outside a profiling handler, and before libunwind holds any lock of its
   // own, is where waiting for the linker's lock is harmless.
@@ -453,20 +451,6 @@ __attribute__((noinline)) uint64_t capture_stack(void* ucontext, int skip) {
 }
 
 void stack_capture_unwinder_loaded_late() { g_unwinder_loaded_late.store(true, std::memory_order_relaxed); }
-
-void stack_capture_thread_may_allocate() {
-  if (t_unwinder_storage_made || !g_unwinder_loaded_late.load(std::memory_order_relaxed)) return;
-  const CollectorWork collector_work;
-  const UnwindingScope unwinding;
-  if (!enter_unwinder(true)) return;
-  {
-    const RuntimeGuard in_runtime;
-    void* frames[4];
-    unw_backtrace(frames, static_cast<int>(std::size(frames)));
-  }
-  leave_unwinder();
-  t_unwinder_storage_made = true;
-}
 
 uint64_t capture_stack_under(void* ucontext, const uint64_t* leaf_pcs, uint32_t leaf_count) {
   const LeafFrames outer = t_leaf_frames;

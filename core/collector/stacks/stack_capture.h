@@ -21,15 +21,8 @@ void stack_capture_use_global_cache();
 // which glibc allocates with malloc at a thread's first unw_backtrace. In a
 // handler that malloc may wait for a lock the interrupted code holds (the C
 // library's, or a program's own allocator's), for ever: handlers step a
-// cursor instead (no thread-local storage) on a thread until
-// stack_capture_thread_may_allocate has run on it.
+// cursor instead, which needs no thread-local storage.
 void stack_capture_unwinder_loaded_late();
-
-// Not signal-safe. Called where the calling thread holds no allocator's
-// lock (a new thread's start, a thread collect stopped waiting in a system
-// call): its thread-local storage of libunwind is allocated here, and its
-// handlers' captures take the quick walk from now on.
-void stack_capture_thread_may_allocate();
 
 // Not signal-safe. Frames inside the object that holds `address` (the
 // runtime itself, a plugin's collector half) are left out of every stack
