@@ -1,9 +1,9 @@
 // While collect holds a process stopped (its attach and its detach), the
-// work that ends the pause runs first: collect's own thread and the
-// collector's threads in the process are raised above the program's
-// (whose begins and ends compete with them for the CPUs), and put back as
-// they were at the end. Raising takes root or CAP_SYS_NICE; without it
-// nothing changes.
+// work that ends the pause runs first: collect's own thread is raised
+// above the program's (whose begins and ends compete with it for the
+// CPUs), and put back as it was at the end. Raising the collector's /proc
+// reader too was not quicker. Raising takes root or CAP_SYS_NICE; without
+// it nothing changes.
 #pragma once
 
 #include <sys/types.h>
