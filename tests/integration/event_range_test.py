@@ -51,8 +51,10 @@ def ranges_of(er_print, experiment):
 def expect_same_as_a_full_pass(er_print, experiment):
     for begin, end in ranges_of(er_print, experiment):
         by_time = listing(er_print, experiment, f"time in {begin:.9f}-{end:.9f}")
-        stamped = f"TSTAMP >= {int(begin * 1e9)} && TSTAMP <= {int(end * 1e9)}"
-        every_event = f"!(TSTAMP < {int(begin * 1e9)}) && !(TSTAMP > {int(end * 1e9)})"
+        # The ends are events' own times: rounded to their nanosecond (a
+        # truncated 0.031841771 s is 31841770 ns, which leaves them out).
+        stamped = f"TSTAMP >= {round(begin * 1e9)} && TSTAMP <= {round(end * 1e9)}"
+        every_event = f"!(TSTAMP < {round(begin * 1e9)}) && !(TSTAMP > {round(end * 1e9)})"
         full_pass = listing(er_print, experiment, every_event)
         selected = by_time["summary"]["selected"]
         check(selected > 0, f"events in {begin:.3f}-{end:.3f} s of {experiment}")
@@ -107,7 +109,7 @@ def main():
             after, problem = session.ask("event_list 1000000")
             check(problem == "", f"the early range read none of the overwritten blocks: {problem}")
             check(after == before, "the early range lists the same events after the second half was overwritten")
-            session.ask(f"filters TSTAMP >= {int(early[0] * 1e9)} && TSTAMP <= {int(early[1] * 1e9)}")
+            session.ask(f"filters TSTAMP >= {round(early[0] * 1e9)} && TSTAMP <= {round(early[1] * 1e9)}")
             stamped, problem = session.ask("event_list 1000000")
             check(problem == "" and stamped == after,
                   f"the early range as TSTAMP comparisons read none of the overwritten blocks either: {problem}")
