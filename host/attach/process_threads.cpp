@@ -6,7 +6,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -64,14 +63,18 @@ bool waits_for_the_world(const HijackedThread& thread, const std::vector<CodeRan
   }
 }
 
-// Running or runnable, as /proc's stat says ("R"): the state follows the
-// name's closing parenthesis.
-bool runs_now(pid_t pid, pid_t tid) {
+// The thread's state letter in /proc's stat (it follows the name's closing
+// parenthesis); 0 once the thread is gone.
+char state_of(pid_t pid, pid_t tid) {
   std::ifstream file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat");
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::string text;
+  std::getline(file, text);  // a thread gone meanwhile fails the read: no line (an iterator would throw)
   const size_t close = text.rfind(')');
-  return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'R';
+  return close != std::string::npos && close + 2 < text.size() ? text[close + 2] : '\0';
 }
+
+// Running or runnable.
+bool runs_now(pid_t pid, pid_t tid) { return state_of(pid, tid) == 'R'; }
 
 // Code of every file mapped but the program's executable: shared
 // libraries, the dynamic linker, plugins.
@@ -99,6 +102,11 @@ std::vector<CodeRange> code_of(pid_t pid, const std::function<bool(const std::st
                       std::stoull(range.substr(range.find('-') + 1), nullptr, 16)});
   }
   return ranges;
+}
+
+bool thread_ended(pid_t pid, pid_t tid) {
+  const char state = state_of(pid, tid);
+  return state == '\0' || state == 'Z' || state == 'X';
 }
 
 bool inside(const std::vector<CodeRange>& ranges, uint64_t pc) {

@@ -24,6 +24,9 @@ struct CodeRange {
 std::vector<CodeRange> code_of(pid_t pid, const std::function<bool(const std::string& path)>& chosen);
 bool inside(const std::vector<CodeRange>& ranges, uint64_t pc);
 
+// Whether the thread has ended (gone, or a zombie): it runs no code any more.
+bool thread_ended(pid_t pid, pid_t tid);
+
 // The process's thread ids, its main thread first.
 std::vector<pid_t> process_threads(pid_t pid);
 

@@ -7,8 +7,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 #include <set>
 #include <stdexcept>
@@ -95,6 +97,14 @@ ThreadRollCall roll_call(pid_t pid, const std::string& experiment, uint64_t func
     else
       ++result.missed;
   };
+  // A thread that could not be stopped or called: missed, unless it ended
+  // meanwhile (a short-lived thread of the program's).
+  auto lost = [&](pid_t tid) {
+    if (thread_ended(pid, tid))
+      ++result.ended;
+    else
+      count(-2);
+  };
   // Asks the threads not asked yet, stopped together; false when none.
   auto ask_new_threads = [&]() {
     const std::set<pid_t> collectors = collector_threads(experiment);
@@ -105,14 +115,14 @@ ThreadRollCall roll_call(pid_t pid, const std::string& experiment, uint64_t func
       if (HijackedThread::interrupt(tid))
         asked.push_back(tid);
       else
-        count(-2);  // gone meanwhile, or not stoppable
+        lost(tid);
     }
     std::vector<std::unique_ptr<HijackedThread>> stopped;
     for (const pid_t tid : asked) {
       try {
         stopped.push_back(std::make_unique<HijackedThread>(pid, tid, HijackedThread::Interrupted{}));
       } catch (const std::exception&) {
-        count(-2);
+        lost(tid);
       }
     }
     // The calls run at once, each on its thread, and are awaited after:
@@ -128,7 +138,7 @@ ThreadRollCall roll_call(pid_t pid, const std::string& experiment, uint64_t func
         thread->start_call(function, {});
         calling.push_back(thread.get());
       } catch (const std::exception&) {
-        count(-2);
+        lost(thread->tid());
       }
     }
     for (HijackedThread* thread : calling) {
@@ -141,7 +151,7 @@ ThreadRollCall roll_call(pid_t pid, const std::string& experiment, uint64_t func
           latest[thread->tid()] = answer;
         }
       } catch (const std::exception&) {
-        count(-2);
+        lost(thread->tid());
       }
     }
     return !asked.empty();
@@ -160,7 +170,8 @@ ThreadRollCall roll_call(pid_t pid, const std::string& experiment, uint64_t func
         HijackedThread thread(pid, tid);
         answer = inside(collector, thread.stopped_pc()) ? kBusy : static_cast<int>(thread.call(function, {}, kThreadLimit));
       } catch (const std::exception&) {
-        answer = -2;
+        lost(tid);
+        continue;
       }
       if (answer != kBusy) count(answer);
       if (answer == kBusy || answer == kInside || answer == kEndedInside) {
@@ -207,6 +218,62 @@ bool all_outside_collector(pid_t pid, pid_t calling) {
   return false;
 }
 
+// A runtime already loaded in the process: one an earlier attach's detach
+// left loaded, inert, is unloaded first where it now can be (no thread is
+// inside it any more), since a runtime starts once per load; otherwise the
+// attach is refused with the reason.
+void unload_earlier_runtime(pid_t pid, const MappedObject& earlier, uint64_t dlopen_at, uint64_t dlclose_at) {
+  const std::string name = "process " + std::to_string(pid);
+  const std::optional<uint64_t> leftover = exported_function(pid, earlier, "lumen_leftover");
+  const std::optional<uint64_t> thread_inside = exported_function(pid, earlier, "lumen_thread_inside");
+  const std::optional<uint64_t> unloading = exported_function(pid, earlier, "lumen_unloading");
+  if (!leftover || !thread_inside || !unloading)
+    throw std::runtime_error(name + " has another lumen's collector loaded (" + earlier.path + "): it is recorded already");
+  // Calls on one of the program's threads (the collector's are passed over).
+  std::set<pid_t> passed_over;
+  const auto on_program_thread = [&](const std::function<uint64_t(HijackedThread&)>& calls) {
+    for (int attempt = 0; attempt < 64; ++attempt) {
+      std::unique_ptr<HijackedThread> thread = stop_thread_for_loading(pid, passed_over);
+      const uint64_t answer = calls(*thread);
+      if (static_cast<int>(answer) != kNotProgramThread) return answer;
+      passed_over.insert(thread->tid());
+    }
+    throw std::runtime_error("no thread of " + name + " but the collector's could be stopped");
+  };
+  // A reference of this attach's own keeps it loaded meanwhile.
+  uint64_t handle = 0;
+  const int state = static_cast<int>(on_program_thread([&](HijackedThread& thread) -> uint64_t {
+    if (handle == 0)
+      handle = thread.call(dlopen_at, {thread.push_string(earlier.path), RTLD_NOW | RTLD_NOLOAD}, kLoadLimit);
+    return handle == 0 ? 0 : thread.call(earlier.base + *leftover, {0}, kLoadLimit);
+  }));
+  if (handle == 0) return;  // unloaded meanwhile
+  const bool someone_inside = state == 0 && roll_call(pid, "", earlier.base + *thread_inside).inside != 0;
+  bool unloaded = false;
+  on_program_thread([&](HijackedThread& thread) -> uint64_t {
+    if (state == 0 && !someone_inside) {
+      const int answer = static_cast<int>(thread.call(earlier.base + *leftover, {1}, kLoadLimit));
+      if (answer == kNotProgramThread) return static_cast<uint64_t>(answer);
+      if (answer == 0 && all_outside_collector(pid, thread.tid())) {
+        thread.call(earlier.base + *unloading, {}, kLoadLimit);
+        thread.call(dlclose_at, {handle}, kLoadLimit);  // the earlier attach's reference
+        unloaded = true;
+      }
+    }
+    thread.call(dlclose_at, {handle}, kLoadLimit);  // this one's
+    return 0;
+  });
+  if (unloaded) return;
+  throw std::runtime_error(
+      state == 2 ? name + " is recorded already: it runs under collect, or another collect -P is attached to it"
+      : someone_inside
+          ? "the collector an earlier attach loaded stays in " + name +
+                ", inert: a thread is still inside a call it traced then (a wait that has not ended). Attach again "
+                "once that call has returned"
+          : "the collector an earlier attach loaded stays in " + name +
+                ", inert: a thread still runs its code. Attach again in a moment");
+}
+
 }  // namespace
 
 InjectedRuntime inject_runtime(pid_t pid, const std::string& runtime, const std::string& experiment) {
@@ -221,6 +288,8 @@ InjectedRuntime inject_runtime(pid_t pid, const std::string& runtime, const std:
   const uint64_t dlopen_at = libc_function(pid, *libc, "dlopen");
   const uint64_t dlerror_at = libc_function(pid, *libc, "dlerror");
   injected.dlclose = libc_function(pid, *libc, "dlclose");
+  if (const std::optional<MappedObject> earlier = mapped_object(pid, "liblumen_collector"))
+    unload_earlier_runtime(pid, *earlier, dlopen_at, injected.dlclose);
   const RaisedPriority first({0});
   // The program's busy threads wait meanwhile (they would hold the CPUs
   // the load waits for); a call that is slow may wait for one of them,
@@ -245,6 +314,7 @@ InjectedRuntime inject_runtime(pid_t pid, const std::string& runtime, const std:
     injected.attach_thread = entry("lumen_attach_thread");
     injected.detach_thread = entry("lumen_detach_thread");
     injected.detach = entry("lumen_detach");
+    injected.unloading = entry("lumen_unloading");
     injected.attach_calls = entry("lumen_attach_calls");
     injected.detach_calls = entry("lumen_detach_calls");
     const uint64_t directory = thread->push_string(experiment);
@@ -307,6 +377,7 @@ DetachOutcome detach_runtime(const InjectedRuntime& runtime) {
   else if (left == 0 && (outcome.threads.missed != 0 || !all_outside_collector(runtime.pid, thread->tid())))
     outcome.why_loaded = 2;
   if (outcome.why_loaded == 0) {
+    thread->call(runtime.unloading, {}, kLoadLimit);
     thread->call(runtime.dlclose, {runtime.handle}, kLoadLimit);
     outcome.unloaded = true;
   }

@@ -21,6 +21,7 @@ struct InjectedRuntime {
   uint64_t attach_thread = 0;  // the runtime's lumen_attach_thread, ...
   uint64_t detach_thread = 0;
   uint64_t detach = 0;
+  uint64_t unloading = 0;  // lumen_unloading: called right before dlclose
   uint64_t attach_calls = 0;  // the program's calls to the plugins' interposers, and back
   bool calls_to_redirect = false;  // a plugin started there has interposers
   uint64_t detach_calls = 0;
@@ -34,7 +35,8 @@ InjectedRuntime inject_runtime(pid_t pid, const std::string& runtime, const std:
 struct ThreadRollCall {
   size_t begun = 0;    // threads whose collection began (or ended)
   size_t skipped = 0;  // the collector's own, or begun already
-  size_t missed = 0;   // gone, or busy in the runtime every time asked
+  size_t missed = 0;   // not stoppable, or busy in the runtime every time asked
+  size_t ended = 0;    // ended before they could be asked (short-lived threads)
   size_t inside = 0;   // never seen outside the collector's code and its interposers (their collection may have ended)
 };
 

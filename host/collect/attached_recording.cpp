@@ -219,10 +219,12 @@ int record_attached(const CollectRequest& request, CollectionPlan plan,
       std::cerr << "collect: detached from process " << pid << " in " << ms_since(detach_began) << " ms"
                 << (outcome.unloaded          ? ""
                     : outcome.why_loaded == 3 ? "; a thread is still inside a traced call (a wait that has not ended) "
-                                                "or the collector's code, so the collector stays loaded there, inert"
+                                                "or the collector's code, so the collector stays loaded there, inert "
+                                                "(a later attach unloads it once that call has returned)"
                     : outcome.why_loaded == 2 ? "; a thread was never stopped outside the collector's code, so the "
-                                                "collector stays loaded there, inert"
-                                              : "; a thread of the collector did not end, so its code stays loaded, inert")
+                                                "collector stays loaded there, inert (a later attach unloads it)"
+                                              : "; a thread of the collector did not end, so its code stays loaded, "
+                                                "inert (a later attach unloads it)")
                 << "\n";
     } catch (const std::exception& e) {
       // It ended meanwhile, or cannot be stopped any more.

@@ -326,7 +326,10 @@ TEST_F(Attach, TracingCountsTheCallsMadeWhileAttachedExactly) {
 // A thread that began a wait while attached (through the sync plugin's
 // interposer) and still waits at the detach: the collector cannot be
 // unloaded under it. It stays loaded, inert, collect says why, and the
-// wait ends later through the interposer without harm.
+// wait ends later through the interposer without harm. A second attach
+// meanwhile is refused with the reason (a runtime starts once per load);
+// once the wait ended, a third one unloads what the first left and counts
+// its round exactly.
 TEST_F(Attach, AWaitUnderwayAtTheDetachKeepsTheCollectorLoadedAndInert) {
   ProcessResult run;
   ASSERT_TRUE(attach_and_trigger(dir_, target_->pid(), "waiting.er", {"-s", "all", "-t", "3"}, "wait", "waiting", &run))
@@ -334,7 +337,42 @@ TEST_F(Attach, AWaitUnderwayAtTheDetachKeepsTheCollectorLoadedAndInert) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.err.find("still inside a traced call"), std::string::npos) << run.err;
   EXPECT_TRUE(maps_collector(target_->pid())) << run.err;
+
+  const ProcessResult refused = collect_attached(dir_, "refused.er", target_->pid(), {"-s", "all", "-t", "1"});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("a thread is still inside a call it traced then"), std::string::npos) << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "refused.er"));
+
+  std::ofstream(dir_.path() / "wake").put('\n');
+  ASSERT_TRUE(wait_for_file(dir_.path() / "woken", std::chrono::seconds(10)));
+  ProcessResult again;
+  ASSERT_TRUE(attach_and_trigger(dir_, target_->pid(), "again.er", {"-p", "on", "-H", "on", "-s", "all", "-i", "on", "-t", "2"},
+                                 "go", "done", &again))
+      << again.err;
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  expect_round_recorded(dir_, "again.er");
+  EXPECT_FALSE(maps_collector(target_->pid())) << again.err;
   EXPECT_EQ(stop_target(), 3) << "the wait ended through the inert interposer";
+}
+
+// A process that runs under collect already: an attach is refused, and
+// the recording from its start goes on.
+TEST_F(Attach, AProcessRecordedFromItsStartIsRefused) {
+  // (target_ runs without collect: this one is started under it)
+  TempDir own;
+  Background recorded({(bin_dir() / "collect").string(), "-d", own.path().string(), "-o", "start.er", "-p", "on",
+                       (target_dir() / target_name()).string(), own.path().string()},
+                      {{"LUMEN_TEST_TRUTH", (own.path() / "truth.json").string()}});
+  ASSERT_TRUE(wait_for_file(own.path() / "ready", std::chrono::seconds(20)));
+  std::ifstream ready(own.path() / "ready");
+  pid_t pid = 0;
+  ready >> pid;
+  const ProcessResult refused = collect_attached(dir_, "refused.er", pid, {"-p", "on", "-t", "1"});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("is recorded already: it runs under collect"), std::string::npos) << refused.err;
+  std::ofstream(own.path() / "stop").put('\n');
+  EXPECT_EQ(recorded.wait_exit(std::chrono::seconds(30)), 3);
+  EXPECT_EQ(rows_by_name(er_print_json({"-functions"}, own.path() / "start.er")).count("worker"), 1u);
 }
 
 // glibc keeps a small reserve of static TLS for libraries loaded later

@@ -28,7 +28,9 @@
  * is written to DIR/round.json, then DIR/done is created.
  *
  * Once DIR/wait appears, a thread is started that waits on a condition
- * variable until the stop (DIR/waiting then exists).
+ * variable until the stop (DIR/waiting then exists), or until DIR/wake
+ * appears: the main thread then ends the wait, joins the thread, removes
+ * DIR/wake and creates DIR/woken.
  *
  * usage: attach_target DIR [LIBRARY] */
 #define _GNU_SOURCE
@@ -162,6 +164,14 @@ static void* waiter(void* dir) {
   return NULL;
 }
 
+static void end_the_wait(pthread_t waiting_thread) {
+  pthread_mutex_lock(&wait_mutex);
+  wait_over = 1;
+  pthread_cond_signal(&wait_cond);
+  pthread_mutex_unlock(&wait_mutex);
+  pthread_join(waiting_thread, NULL);
+}
+
 static void traced_round(const char* dir, int fd) {
   const int first = start_blocks[0] != NULL, locks_before = locked_rounds;
   allocate_round();
@@ -212,6 +222,9 @@ int main(int argc, char** argv) {
   int waiting = 0;
   char wait[4096];
   snprintf(wait, sizeof wait, "%s/wait", argv[1]);
+  char wake[4096], woken_path[4096];
+  snprintf(wake, sizeof wake, "%s/wake", argv[1]);
+  snprintf(woken_path, sizeof woken_path, "%s/woken", argv[1]);
   pthread_t waiting_thread;
   double (*burn_in_library)(double) = NULL;
   struct sigaction usr1 = {0};
@@ -262,6 +275,13 @@ int main(int argc, char** argv) {
       traced_round(argv[1], written);
     }
     if (!waiting && access(wait, F_OK) == 0) waiting = pthread_create(&waiting_thread, NULL, waiter, argv[1]) == 0;
+    if (waiting && access(wake, F_OK) == 0) {
+      end_the_wait(waiting_thread);
+      waiting = 0;
+      unlink(wake);
+      FILE* woken = fopen(woken_path, "w");
+      if (woken != NULL) fclose(woken);
+    }
     if (tick % 5 == 0) {
       pthread_t late;
       if (pthread_create(&late, NULL, late_thread, NULL) == 0) pthread_join(late, NULL);
@@ -269,13 +289,7 @@ int main(int argc, char** argv) {
     write_truth();
   }
   atomic_store(&stopping, 1);
-  if (waiting) {
-    pthread_mutex_lock(&wait_mutex);
-    wait_over = 1;
-    pthread_cond_signal(&wait_cond);
-    pthread_mutex_unlock(&wait_mutex);
-    pthread_join(waiting_thread, NULL);
-  }
+  if (waiting) end_the_wait(waiting_thread);
   for (int i = 0; i < kKeptBlocks; ++i) free(kept_blocks[i]);  /* the last round's; free(NULL) if none */
   for (int i = 0; i < kStartBlocks; ++i) free(start_blocks[i]);
   for (int i = 0; i < 3; ++i) pthread_join(workers[i], NULL);

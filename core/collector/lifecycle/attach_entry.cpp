@@ -266,7 +266,40 @@ LUMEN_EXPORT int lumen_detach(int threads_inside) {
   if (!program_calls_left_runtime()) return 1;
   if (!gone || threads_inside != 0) return 1;
   stop_hearing_thread_ends();
-  release_thread_states();
   forget_ended_collector_threads();  // seen gone
   return 0;
 }
+
+// For a later collect -P that finds this runtime loaded already. 2: it
+// records (the process started under collect, or an attach runs); 1: a
+// thread of the collector's still runs; 0: an earlier detach left it
+// loaded, inert, and once collect asked each thread whether it is inside
+// a plugin's interposer (lumen_thread_inside), `unload` 1 unloads the
+// plugins, and collect may unload the runtime once it sees no other
+// thread in its code (lumen_unloading, then dlclose).
+LUMEN_EXPORT int lumen_leftover(int unload) {
+  if (is_collector_thread() || waiting_for_file_keeper()) return kNotProgramThread;
+  if (collecting() || !attached() || !g_detaching.load(std::memory_order_acquire)) return 2;
+  if (!program_calls_left_runtime() || !collector_threads_gone(std::chrono::milliseconds(100))) return 1;
+  if (unload == 1) {
+    plugins_unload();
+    stop_hearing_thread_ends();
+    forget_ended_collector_threads();
+  }
+  return 0;
+}
+
+// 2: the calling thread is inside a plugin's interposer (a traced wait
+// that began while attached); -1: inside the runtime's own work; 0: neither.
+LUMEN_EXPORT int lumen_thread_inside(void) {
+  if (is_collector_thread() || t_thread_state == nullptr) return 0;
+  if (inside_runtime(current_thread())) return kBusy;
+  return plugins_calls_in_progress() > 0 ? kInside : 0;
+}
+
+// Called by collect right before it unloads the runtime, once it saw every
+// other thread outside the collector's code: the threads' states are given
+// back. Not in lumen_detach: where collect keeps the runtime loaded after
+// all (a thread it could not see leave), threads keep pointers to their
+// states, which a later attach to the same process uses again.
+LUMEN_EXPORT void lumen_unloading(void) { release_thread_states(); }

@@ -134,9 +134,16 @@ void remember_wait(pid_t pid, int status) {
   slot.pid.store(pid, std::memory_order_release);
 }
 
+// Empty where the read fails (/proc's file of a process reaped after the
+// open): read directly, since libstdc++'s filebuf throws for that.
 std::string read_text(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text;
+  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char chunk[4096];
+  for (ssize_t n; (n = read(fd, chunk, sizeof chunk)) > 0;) text.append(chunk, static_cast<size_t>(n));
+  close(fd);
+  return text;
 }
 
 // Whether process `pid` is ending: exiting already (PF_EXITING in its
