@@ -488,6 +488,34 @@ TEST(AttachToAProgram, WithItsOwnMallocLockedByABusyThread) {
   EXPECT_EQ(target.wait_exit(std::chrono::seconds(20)), 0);
 }
 
+// Threads that appear and end while collect stops and calls the
+// process's threads: one that ended before it could be asked is no thread
+// missed (which kept the collector loaded after the detach, and a later
+// attach then crashed the process in the collector's released state).
+// Each of eight attaches in a row records and unloads the collector, and
+// the program's threads all run to their end.
+TEST(AttachToAProgram, ThatStartsShortLivedThreadsWithoutPause) {
+  const TempDir dir;
+  Background target({(target_dir() / "thread_churn_target").string(), dir.path().string()}, {});
+  ASSERT_TRUE(wait_for_file(dir.path() / "ready", std::chrono::seconds(10)));
+  for (int attach = 1; attach <= 8; ++attach) {
+    SCOPED_TRACE("attach " + std::to_string(attach));
+    const std::string name = "churn" + std::to_string(attach) + ".er";
+    const ProcessResult run = collect_attached(dir, name, target.pid(), {"-p", "on", "-s", "all", "-t", "0.3"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(run.err.find("could not be stopped"), std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find("stays loaded"), std::string::npos) << run.err;
+    ASSERT_FALSE(maps_collector(target.pid())) << run.err;
+    // (A thread's 30 µs of CPU is far below a clock tick of its own: the
+    // traced joins of them are what every window holds.)
+    const json rows = rows_by_name(er_print_json({"-metrics", "i.syncn", "-functions"}, dir.path() / name));
+    ASSERT_TRUE(rows.contains("pthread_join")) << rows.dump();
+    EXPECT_GT(rows["pthread_join"]["i.syncn"].get<long long>(), 0) << rows.dump();
+  }
+  std::ofstream(dir.path() / "stop").put('\n');
+  EXPECT_EQ(target.wait_exit(std::chrono::seconds(20)), 0);
+}
+
 TEST(AttachRefusal, AProcessThatIsGone) {
   const pid_t gone = fork();
   if (gone == 0) _exit(0);
