@@ -65,6 +65,7 @@ std::vector<CodeRange> collector_code(pid_t pid) {
 // keep running through a roll call (a thread's begin may wait for one).
 std::set<pid_t> collector_threads(const std::string& experiment) {
   std::set<pid_t> tids;
+  if (experiment.empty()) return tids;  // an earlier runtime's, whose threads ended
   std::ifstream log(experiment + "/collector.log");
   const std::string marker = "event: collector_thread, tid: ";
   for (std::string line; std::getline(log, line);)
