@@ -219,6 +219,21 @@ bool all_outside_collector(pid_t pid, pid_t calling) {
   return false;
 }
 
+// `calls` on a thread of the program's, stopped where the dynamic linker
+// may be entered (redirecting takes its lock); their answer. A thread the
+// runtime answers is its own (one the log did not name yet) is added to
+// `passed_over`, and another is asked.
+uint64_t on_thread_of_program(pid_t pid, std::set<pid_t>& passed_over,
+                              const std::function<uint64_t(HijackedThread&)>& calls) {
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    std::unique_ptr<HijackedThread> thread = stop_thread_for_loading(pid, passed_over);
+    const uint64_t answer = calls(*thread);
+    if (static_cast<int>(answer) != kNotProgramThread) return answer;
+    passed_over.insert(thread->tid());
+  }
+  throw std::runtime_error("no thread of process " + std::to_string(pid) + " but the collector's could be stopped");
+}
+
 // A runtime already loaded in the process: one an earlier attach's detach
 // left loaded, inert, is unloaded first where it now can be (no thread is
 // inside it any more), since a runtime starts once per load; otherwise the
@@ -230,16 +245,9 @@ void unload_earlier_runtime(pid_t pid, const MappedObject& earlier, uint64_t dlo
   const std::optional<uint64_t> unloading = exported_function(pid, earlier, "lumen_unloading");
   if (!leftover || !thread_inside || !unloading)
     throw std::runtime_error(name + " has another lumen's collector loaded (" + earlier.path + "): it is recorded already");
-  // Calls on one of the program's threads (the collector's are passed over).
-  std::set<pid_t> passed_over;
+  std::set<pid_t> passed_over;  // the runtime's own threads, as it answers
   const auto on_program_thread = [&](const std::function<uint64_t(HijackedThread&)>& calls) {
-    for (int attempt = 0; attempt < 64; ++attempt) {
-      std::unique_ptr<HijackedThread> thread = stop_thread_for_loading(pid, passed_over);
-      const uint64_t answer = calls(*thread);
-      if (static_cast<int>(answer) != kNotProgramThread) return answer;
-      passed_over.insert(thread->tid());
-    }
-    throw std::runtime_error("no thread of " + name + " but the collector's could be stopped");
+    return on_thread_of_program(pid, passed_over, calls);
   };
   // A reference of this attach's own keeps it loaded meanwhile.
   uint64_t handle = 0;
@@ -335,17 +343,10 @@ InjectedRuntime inject_runtime(pid_t pid, const std::string& runtime, const std:
   return injected;
 }
 
-// Calls `function` on a thread of the program's, stopped where the
-// dynamic linker may be entered (redirecting takes its lock). A thread the
-// runtime answers is its own (one the log did not name yet) is passed over.
 void call_on_program_thread(const InjectedRuntime& runtime, uint64_t function) {
   std::set<pid_t> collectors = collector_threads(runtime.experiment);
-  for (int attempt = 0; attempt < 64; ++attempt) {
-    std::unique_ptr<HijackedThread> thread = stop_thread_for_loading(runtime.pid, collectors);
-    if (static_cast<int>(thread->call(function, {}, kLoadLimit)) != kNotProgramThread) return;
-    collectors.insert(thread->tid());
-  }
-  throw std::runtime_error("no thread of process " + std::to_string(runtime.pid) + " but the collector's could be stopped");
+  on_thread_of_program(runtime.pid, collectors,
+                       [function](HijackedThread& thread) { return thread.call(function, {}, kLoadLimit); });
 }
 
 ThreadRollCall begin_every_thread(const InjectedRuntime& runtime) {
